@@ -1,0 +1,36 @@
+# `make demo` and `make test` work on a fresh machine with only Python 3.11+ installed:
+# they build .venv from nothing the first time (and again whenever pyproject.toml changes).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed
+
+.PHONY: demo test lint typecheck check bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bench_nb)" >/dev/null
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/bench-nb demo
+
+test: $(STAMP) check
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+check: lint typecheck
+
+bench: $(STAMP)
+	$(BIN)/python bench/load.py
+
+clean:
+	rm -rf $(VENV) reports/*.html

@@ -1,0 +1,56 @@
+"""bench_nb: benchmark AI memory providers from Jupyter.
+
+The public API; implementation lives in modules named after what they hold.
+"""
+
+from __future__ import annotations
+
+from bench_nb.errors import (
+    BenchNbError,
+    ComparisonError,
+    DatasetError,
+    JudgeError,
+    ModelError,
+    Problem,
+    ProviderError,
+    ReportError,
+    RunFormatError,
+)
+from bench_nb.frames.load import Run, RunSet, load_runs
+from bench_nb.frames.questions import questions_df, runs_df
+from bench_nb.memorybench.report import memorybench_report
+from bench_nb.metrics import (
+    accuracy,
+    accuracy_by_type,
+    latency_stats,
+    memscore,
+    success_rate,
+    token_summary,
+    wilson_interval,
+)
+
+__all__ = [
+    "BenchNbError",
+    "ComparisonError",
+    "DatasetError",
+    "JudgeError",
+    "ModelError",
+    "Problem",
+    "ProviderError",
+    "ReportError",
+    "Run",
+    "RunFormatError",
+    "RunSet",
+    "accuracy",
+    "accuracy_by_type",
+    "latency_stats",
+    "load_runs",
+    "memorybench_report",
+    "memscore",
+    "questions_df",
+    "runs_df",
+    "success_rate",
+    "token_summary",
+    "wilson_interval",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from bench_nb.cli import main
+
+main()

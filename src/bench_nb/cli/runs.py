@@ -1,0 +1,139 @@
+"""Commands that read runs: status, show-failures, summary, memorybench-report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import polars as pl
+
+from bench_nb.frames.load import load_runs, read_run
+from bench_nb.frames.questions import questions_frame
+from bench_nb.memorybench.format import PHASES, decode_results
+from bench_nb.memorybench.report import dumps_js, memorybench_report
+from bench_nb.metrics.accuracy import success_frame
+from bench_nb.metrics.memscore import memscore_frame
+from bench_nb.text import hit_text, one_line
+
+_RULE = "=" * 60
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def status(run_dir: Path) -> None:
+    """How far a run got: questions per phase, failures and problems."""
+    run = read_run(run_dir)
+    df = questions_frame(run)
+    click.echo(_RULE)
+    click.echo(f"Run: {run.run_id}")
+    if len(df):
+        click.echo(f"Provider: {df['provider'][0]}")
+        click.echo(f"Benchmark: {df['benchmark'][0]}")
+    if run.checkpoint is not None:
+        click.echo(f"Status: {run.checkpoint.status}")
+    click.echo(_RULE)
+    click.echo(f"Total Questions: {len(df)}")
+    for phase, word in zip(PHASES, ("Ingested", "Indexed", "Searched", "Answered", "Evaluated"), strict=True):
+        done = int((df[f"{phase}_status"] == "completed").sum())
+        failed = int((df[f"{phase}_status"] == "failed").sum())
+        extra = f"  ({failed} failed)" if failed else ""
+        click.echo(f"{word}: {done}{extra}")
+    s = success_frame(df) if len(df) else None
+    if s is not None and len(s):
+        row = s.row(0, named=True)
+        click.echo(
+            f"Success rate: {row['success_rate']:.1%} ({row['evaluated']} of {row['target']}; "
+            f"{row['failed']} failed, {row['pending'] + row['in_progress']} not finished, "
+            f"{row['unscored']} unscored)"
+        )
+    click.echo(_RULE)
+    for p in run.problems:
+        click.echo(f"problem: {p}", err=True)
+
+
+@click.command("show-failures")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--limit", "-n", type=int, default=20, show_default=True, help="Show at most this many.")
+@click.option("--results", "n_results", type=int, default=5, show_default=True, help="Top results shown.")
+def show_failures(run_dir: Path, limit: int, n_results: int) -> None:
+    """Incorrect, unscored and errored questions: question, ground truth, answer, verdict, top results."""
+    run = read_run(run_dir)
+    df = questions_frame(run)
+    bad = df.filter(
+        (pl.col("status") == "failed") | (pl.col("unscored") == True) | (pl.col("correct") == False)  # noqa: E712
+    )
+    click.echo("=" * 80)
+    header = f"FAILURES: {df['provider'][0]} + {df['benchmark'][0]}" if len(df) else "FAILURES"
+    click.echo(f"{header} (run: {run.run_id})")
+    click.echo("=" * 80)
+    click.echo(f"Showing {min(limit, len(bad))} of {len(bad)} failures")
+    for i, row in enumerate(bad.head(limit).iter_rows(named=True), start=1):
+        click.echo(f"\n[{i}/{len(bad)}] {row['question_id']}")
+        click.echo("-" * 80)
+        click.echo(f"Type: {row['question_type']} (normalised: {row['question_type_norm']})")
+        click.echo(f"Question: {row['question']}")
+        click.echo(f"Ground Truth: {row['ground_truth']}")
+        if row["status"] == "failed":
+            click.echo(f"Error in {row['failed_phase']}: {row['error']}")
+        else:
+            click.echo(f"Generated Answer: {row['hypothesis'] or ''}")
+            verdict = "unscored" if row["unscored"] else (row["label"] or "incorrect")
+            click.echo(f"Judge Verdict: {verdict}")
+            click.echo(f"Explanation: {row['explanation'] or ''}")
+        hits = []
+        if run.checkpoint is not None and row["question_id"] in run.checkpoint.questions:
+            hits = decode_results(run.checkpoint.questions[row["question_id"]].phases.search.results)
+        if hits:
+            click.echo(f"\nSearch Results ({len(hits)}):")
+            for j, hit in enumerate(hits[:n_results], start=1):
+                click.echo(f"  {j}. {one_line(hit_text(hit), 160)!r}")
+        click.echo("-" * 80)
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--dataset", type=click.Path(exists=True, dir_okay=False), help="Benchmark file (true types).")
+def summary(runs: tuple[str, ...], dataset: str | None) -> None:
+    """A MemScore table of several runs: RUNS are run directories, globs, runs folders or manifests."""
+    runset = load_runs(list(runs))
+    for p in runset.all_problems:
+        click.echo(f"problem: {p}", err=True)
+    if not runset:
+        raise click.ClickException("no run loaded")
+    df = questions_frame(runset, dataset=dataset)
+    ms = memscore_frame(df)
+    succ = success_frame(df)
+    table = ms.join(succ.select("run_id", "success_rate"), on="run_id", how="left")
+    click.echo(
+        f"{'run':<32} {'provider':<14} {'MemScore':<24} {'accuracy 95% CI':<16} {'evaluated':>11} {'failed':>6}"
+    )
+    for r in table.iter_rows(named=True):
+        ci = f"{r['accuracy_ci_low']:.0%}-{r['accuracy_ci_high']:.0%}" if r["accuracy"] is not None else "n/a"
+        mark = " *" if r["custom_prompt"] else ""
+        click.echo(
+            f"{one_line(r['run_id'], 32):<32} {one_line(r['provider'], 14):<14} {r['memscore'] + mark:<24} "
+            f"{ci:<16} {r['evaluated']:>5}/{r['target']:<5} {r['failed']:>6}"
+        )
+    if table["custom_prompt"].any():
+        click.echo("* graded with a provider's own prompt: not comparable with the others")
+
+
+@click.command("memorybench-report")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--dataset", required=True, type=click.Path(exists=True, dir_okay=False), help="Benchmark file."
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Default: RUN_DIR/report.json"
+)
+def memorybench_report_cmd(run_dir: Path, dataset: str, output: Path | None) -> None:
+    """Write the report.json MemoryBench would write for RUN_DIR (same values, same key order)."""
+    report = memorybench_report(run_dir, dataset)
+    out = output or run_dir / "report.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    tmp.write_text(dumps_js(report), encoding="utf-8")
+    tmp.replace(out)
+    click.echo(f"wrote {out} ({report['summary']['totalQuestions']} evaluated)")
+    if "memscore" in report:
+        click.echo(f"MemScore: {report['memscore']}")

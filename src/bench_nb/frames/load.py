@@ -1,0 +1,256 @@
+"""Finding and reading run directories: ours and MemoryBench's share one format.
+
+``load_runs`` accepts run directories, globs, a folder of runs (``data/runs``), a MemoryBench compare
+manifest, or a run that only has its ``report.json`` (how people share runs). In strict mode the first
+problem raises a ``RunFormatError`` naming the file and field; in lenient mode (the default) every
+question that can be read is loaded and the rest is listed in ``RunSet.problems``.
+"""
+
+from __future__ import annotations
+
+import gc
+import glob
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.memorybench.format import Checkpoint, CheckpointShell, CompareManifest, Question
+
+RunSource = str | os.PathLike[str]
+Sources = RunSource | Iterable[RunSource]
+
+
+@dataclass
+class Run:
+    """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems."""
+
+    path: Path
+    checkpoint: Checkpoint | None
+    report: dict[str, Any] | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        if self.checkpoint is not None:
+            return self.checkpoint.runId
+        if self.report is not None:
+            return str(self.report.get("runId", self.path.name))
+        return self.path.name
+
+    @property
+    def source(self) -> Literal["checkpoint", "report"]:
+        return "checkpoint" if self.checkpoint is not None else "report"
+
+    @property
+    def is_bench_nb(self) -> bool:
+        """Written by bench_nb's runner (its labels are true labels), not by MemoryBench."""
+        return self.checkpoint is not None and self.checkpoint.benchNb is not None
+
+
+class RunSet(list[Run]):
+    """The runs that loaded, plus every problem met on the way (``.problems``)."""
+
+    def __init__(self, runs: Iterable[Run] = (), problems: Iterable[Problem] = ()) -> None:
+        super().__init__(runs)
+        self.problems: list[Problem] = list(problems)
+
+    @property
+    def all_problems(self) -> list[Problem]:
+        return self.problems + [p for run in self for p in run.problems]
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # The collector dominates decoding of very large files (many containers allocated at once).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _msgspec_field(err: Exception) -> str | None:
+    text = str(err)
+    if " - at `" in text:
+        return text.rsplit(" - at `", 1)[1].rstrip("`")
+    return None
+
+
+def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, list[Problem]]:
+    """Decode one checkpoint.json. Lenient mode drops the questions that do not decode."""
+    data = path.read_bytes()
+    try:
+        with _gc_paused():
+            return msgspec.json.decode(data, type=Checkpoint), []
+    except msgspec.DecodeError as err:
+        if strict:
+            raise RunFormatError(path, str(err).split(" - at `")[0], _msgspec_field(err)) from None
+        first_error = err
+    # Lenient: decode the run level, then each question on its own.
+    try:
+        with _gc_paused():
+            shell = msgspec.json.decode(data, type=CheckpointShell)
+    except msgspec.DecodeError:
+        raise RunFormatError(
+            path, str(first_error).split(" - at `")[0], _msgspec_field(first_error)
+        ) from None
+    problems: list[Problem] = []
+    questions: dict[str, Question] = {}
+    for qid, raw in shell.questions.items():
+        try:
+            questions[qid] = msgspec.json.decode(raw, type=Question)
+        except msgspec.DecodeError as err:
+            where = _msgspec_field(err) or "$"
+            problems.append(
+                Problem(
+                    str(path),
+                    str(err).split(" - at `")[0] + "; question skipped",
+                    field=f"questions.{qid}" + where[1:],
+                    question_id=qid,
+                )
+            )
+    fields = {f: getattr(shell, f) for f in shell.__struct_fields__ if f != "questions"}
+    return Checkpoint(**fields, questions=questions), problems
+
+
+def read_run(path: RunSource, *, strict: bool = False) -> Run:
+    """Read one run directory (checkpoint.json and/or report.json)."""
+    run_dir = Path(path)
+    ckpt_path = run_dir / "checkpoint.json"
+    report_path = run_dir / "report.json"
+    problems: list[Problem] = []
+    checkpoint: Checkpoint | None = None
+    report: dict[str, Any] | None = None
+    if ckpt_path.is_file():
+        checkpoint, problems = read_checkpoint(ckpt_path, strict=strict)
+        if checkpoint.targetQuestionIds:
+            missing = [q for q in checkpoint.targetQuestionIds if q not in checkpoint.questions]
+            if missing:
+                problems.append(
+                    Problem(
+                        str(ckpt_path),
+                        f"{len(missing)} target question(s) have no entry, e.g. {missing[0]}",
+                        field="questions",
+                    )
+                )
+    if report_path.is_file() and checkpoint is None:
+        try:
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise RunFormatError(report_path, f"not valid JSON: {err}") from None
+        if not isinstance(report, dict) or not isinstance(report.get("evaluations"), list):
+            raise RunFormatError(report_path, "expected an object with an 'evaluations' list", "evaluations")
+    if checkpoint is None and report is None:
+        raise RunFormatError(run_dir, "not a run directory: no checkpoint.json and no report.json")
+    if strict and problems:
+        p = problems[0]
+        raise RunFormatError(p.path, p.message, p.field)
+    return Run(run_dir, checkpoint, report, problems)
+
+
+def _is_run_dir(p: Path) -> bool:
+    return (p / "checkpoint.json").is_file() or (p / "report.json").is_file()
+
+
+def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
+    text = os.fspath(source)
+    if any(ch in text for ch in "*?["):
+        matches = sorted(Path(m) for m in glob.glob(text))
+        dirs: list[Path] = []
+        for m in matches:
+            if m.is_file() and m.name in ("checkpoint.json", "report.json"):
+                m = m.parent
+            if m.is_dir() and _is_run_dir(m) and m not in dirs:
+                dirs.append(m)
+            elif m.is_file() and m.name == "manifest.json":
+                found, probs = _from_manifest(m)
+                dirs.extend(found)
+                if probs:
+                    return dirs, probs
+        if not dirs:
+            return [], [Problem(text, "the pattern matched no run directory")]
+        return dirs, []
+    p = Path(text)
+    if p.is_file() and p.name == "manifest.json":
+        return _from_manifest(p)
+    if p.is_file() and p.name in ("checkpoint.json", "report.json"):
+        return [p.parent], []
+    if p.is_dir():
+        if _is_run_dir(p):
+            return [p], []
+        if (p / "manifest.json").is_file():
+            return _from_manifest(p / "manifest.json")
+        children = sorted(c for c in p.iterdir() if c.is_dir() and _is_run_dir(c))
+        if children:
+            return children, []
+        return [], [Problem(text, "no run directory here (no checkpoint.json or report.json below it)")]
+    return [], [Problem(text, "no such file or directory")]
+
+
+def _from_manifest(manifest: Path) -> tuple[list[Path], list[Problem]]:
+    try:
+        m = msgspec.json.decode(manifest.read_bytes(), type=CompareManifest)
+    except msgspec.DecodeError as err:
+        raise RunFormatError(manifest, str(err).split(" - at `")[0], _msgspec_field(err)) from None
+    # data/compare/<id>/manifest.json -> data/runs/<runId>; also accept runs beside the manifest.
+    candidates = [manifest.parent.parent.parent / "runs", manifest.parent, manifest.parent / "runs"]
+    dirs: list[Path] = []
+    problems: list[Problem] = []
+    for entry in m.runs:
+        for base in candidates:
+            if _is_run_dir(base / entry.runId):
+                dirs.append(base / entry.runId)
+                break
+        else:
+            problems.append(
+                Problem(str(manifest), f"run {entry.runId} ({entry.provider}) not found", field="runs")
+            )
+    return dirs, problems
+
+
+def load_runs(sources: Sources | RunSet | Run, *, strict: bool = False) -> RunSet:
+    """Load runs from directories, globs, a runs folder or a compare manifest.
+
+    Args:
+        sources: one source or a list of them. A ``RunSet`` or ``Run`` is passed through.
+        strict: raise ``RunFormatError`` on the first problem instead of collecting problems.
+
+    Returns:
+        A ``RunSet`` (a list of ``Run``) whose ``problems`` lists what could not be read.
+    """
+    if isinstance(sources, RunSet):
+        return sources
+    if isinstance(sources, Run):
+        return RunSet([sources])
+    items: list[RunSource] = (
+        [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
+    )
+    runs = RunSet()
+    seen: set[Path] = set()
+    for item in items:
+        dirs, problems = _expand(item)
+        if problems and strict:
+            p = problems[0]
+            raise RunFormatError(p.path, p.message, p.field)
+        runs.problems.extend(problems)
+        for d in dirs:
+            key = d.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                runs.append(read_run(d, strict=strict))
+            except RunFormatError as err:
+                if strict:
+                    raise
+                runs.problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
+    return runs

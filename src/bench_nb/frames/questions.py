@@ -1,0 +1,364 @@
+"""Runs -> polars frames: one row per (run, question), and one row per run.
+
+Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in milliseconds):
+
+- identity: ``run_id, provider, benchmark, judge, answering_model, question_id, question, ground_truth,
+  question_date, container_tag``
+- types: ``question_type`` (raw, as the run wrote it), ``question_type_norm`` (see ``bench_nb.taxonomy``),
+  ``true_category`` (LoCoMo's true category id, when known), ``type_source`` (``run``, ``dataset`` or
+  ``memorybench-label``: where the normalised type came from)
+- phases: ``<phase>_status`` and ``<phase>_ms`` for ingest, indexing, search, answer, evaluate;
+  ``total_ms`` (sum of the five durations, MemoryBench's definition)
+- outcome: ``status`` (``evaluated``, ``failed``, ``in_progress`` or ``pending``), ``failed_phase``,
+  ``error``, ``hypothesis``, ``score``, ``label``, ``explanation``, ``unscored``, ``correct``
+- tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``
+- retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``
+- provenance: ``source`` (``checkpoint`` or ``report``), ``custom_prompt`` (graded with a provider's own
+  prompt: not like the others), ``run_path``
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, overload
+
+import pandas as pd
+import polars as pl
+
+from bench_nb.frames.load import Run, RunSet, Sources, load_runs
+from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
+from bench_nb.memorybench.format import PHASES, Question
+from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LABEL_TO_CATEGORY, normalize_question_type
+
+Backend = Literal["pandas", "polars"]
+
+_STR, _INT, _FLT, _BOOL = pl.Utf8, pl.Int64, pl.Float64, pl.Boolean
+QUESTION_SCHEMA: dict[str, Any] = {
+    "run_id": _STR,
+    "provider": _STR,
+    "benchmark": _STR,
+    "judge": _STR,
+    "answering_model": _STR,
+    "question_id": _STR,
+    "question": _STR,
+    "ground_truth": _STR,
+    "question_date": _STR,
+    "container_tag": _STR,
+    "question_type": _STR,
+    "question_type_norm": _STR,
+    "true_category": _INT,
+    "type_source": _STR,
+    **{f"{p}_status": _STR for p in PHASES},
+    **{f"{p}_ms": _FLT for p in PHASES},
+    "total_ms": _FLT,
+    "status": _STR,
+    "failed_phase": _STR,
+    "error": _STR,
+    "hypothesis": _STR,
+    "score": _FLT,
+    "label": _STR,
+    "explanation": _STR,
+    "unscored": _BOOL,
+    "correct": _BOOL,
+    "prompt_tokens": _INT,
+    "base_prompt_tokens": _INT,
+    "context_tokens": _INT,
+    "tokenizer": _STR,
+    "search_result_count": _INT,
+    "hit_at_k": _FLT,
+    "precision_at_k": _FLT,
+    "recall_at_k": _FLT,
+    "f1_at_k": _FLT,
+    "mrr": _FLT,
+    "ndcg": _FLT,
+    "k": _INT,
+    "source": _STR,
+    "custom_prompt": _BOOL,
+    "run_path": _STR,
+}
+_LOCOMO_NAME_TO_CATEGORY = {v: k for k, v in LOCOMO_CATEGORIES.items()}
+_RETRIEVAL = (
+    ("hit_at_k", "hitAtK"),
+    ("precision_at_k", "precisionAtK"),
+    ("recall_at_k", "recallAtK"),
+    ("f1_at_k", "f1AtK"),
+    ("mrr", "mrr"),
+    ("ndcg", "ndcg"),
+    ("k", "k"),
+)
+
+
+@overload
+def to_backend(df: pl.DataFrame, backend: Literal["polars"]) -> pl.DataFrame: ...
+@overload
+def to_backend(df: pl.DataFrame, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def to_backend(df: pl.DataFrame, backend: Backend) -> pd.DataFrame | pl.DataFrame: ...
+def to_backend(df: pl.DataFrame, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+    """Return ``df`` as pandas (default) or polars: the one place frames change library."""
+    if backend == "polars":
+        return df
+    if backend == "pandas":
+        return df.to_pandas(use_pyarrow_extension_array=False)
+    raise ValueError(f"backend must be 'pandas' or 'polars', not {backend!r}")
+
+
+def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | None:
+    return None if dataset is None else read_memorybench_dataset(dataset).by_id()
+
+
+def questions_frame(
+    runs: Sources | RunSet | Run, *, dataset: str | Path | None = None, strict: bool = False
+) -> pl.DataFrame:
+    """``questions_df`` as a polars frame (the engine every metric uses)."""
+    runset = load_runs(runs, strict=strict)
+    index = _dataset_index(dataset)
+    cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
+    for run in runset:
+        if run.checkpoint is not None:
+            _add_checkpoint_rows(cols, run, index)
+        else:
+            _add_report_rows(cols, run, index)
+    return pl.DataFrame(cols, schema=QUESTION_SCHEMA)
+
+
+def questions_df(
+    runs: Sources | RunSet | Run,
+    *,
+    dataset: str | Path | None = None,
+    strict: bool = False,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """One row per (run, question): phase statuses, durations, tokens, verdict, types and error.
+
+    Args:
+        runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
+        dataset: the benchmark file the runs were made on; gives LoCoMo's true category by question id.
+        strict: raise on the first problem instead of skipping what cannot be read.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+    """
+    return to_backend(questions_frame(runs, dataset=dataset, strict=strict), backend)
+
+
+def _types(
+    qid: str, raw: str, run: Run, benchmark: str, index: dict[str, DatasetQuestion] | None
+) -> tuple[str, int | None, str]:
+    if index is not None and qid in index:
+        dq = index[qid]
+        return dq.norm_type, dq.category, "dataset"
+    memorybench_labels = not run.is_bench_nb
+    norm = normalize_question_type(
+        raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
+    )
+    category = None
+    if benchmark.lower() == "locomo":
+        if memorybench_labels:
+            category = MEMORYBENCH_LABEL_TO_CATEGORY.get(raw)
+        else:
+            category = _LOCOMO_NAME_TO_CATEGORY.get(raw)
+    source = "memorybench-label" if memorybench_labels and benchmark.lower() == "locomo" else "run"
+    return norm, category, source
+
+
+def _add_checkpoint_rows(
+    cols: dict[str, list[Any]], run: Run, index: dict[str, DatasetQuestion] | None
+) -> None:
+    ck = run.checkpoint
+    assert ck is not None
+    run_extra = ck.benchNb or {}
+    custom_run = bool(run_extra.get("customPrompt"))
+    tokenizer_run = run_extra.get("tokenizer")
+    path = str(run.path)
+    # Appending to local lists is the hot loop at 100,000 questions: bind them once.
+    a = {name: col.append for name, col in cols.items()}
+    for qid, q in ck.questions.items():
+        ph = q.phases
+        extra = q.benchNb or {}
+        norm, category, type_source = _types(qid, q.questionType, run, ck.benchmark, index)
+        a["run_id"](ck.runId)
+        a["provider"](ck.provider)
+        a["benchmark"](ck.benchmark)
+        a["judge"](ck.judge)
+        a["answering_model"](ck.answeringModel)
+        a["question_id"](qid)
+        a["question"](q.question)
+        a["ground_truth"](q.groundTruth)
+        a["question_date"](q.questionDate)
+        a["container_tag"](q.containerTag)
+        a["question_type"](q.questionType)
+        a["question_type_norm"](norm)
+        a["true_category"](category)
+        a["type_source"](type_source)
+        status, failed_phase, error = _question_status(q)
+        total = 0.0
+        for name in PHASES:
+            phase = getattr(ph, name)
+            a[f"{name}_status"](phase.status)
+            a[f"{name}_ms"](phase.durationMs)
+            total += phase.durationMs or 0
+        a["total_ms"](total)
+        a["status"](status)
+        a["failed_phase"](failed_phase)
+        a["error"](error)
+        ans, ev = ph.answer, ph.evaluate
+        a["hypothesis"](ans.hypothesis)
+        evaluated = ev.status == "completed"
+        unscored = evaluated and (bool(extra.get("unscored")) or ev.score is None)
+        a["score"](ev.score if evaluated else None)
+        a["label"](ev.label)
+        a["explanation"](ev.explanation)
+        a["unscored"](unscored)
+        a["correct"]((ev.score == 1) if evaluated and not unscored else None)
+        a["prompt_tokens"](ans.promptTokens)
+        a["base_prompt_tokens"](ans.basePromptTokens)
+        a["context_tokens"](ans.contextTokens)
+        a["tokenizer"](extra.get("tokenizer", tokenizer_run))
+        results = ph.search.results
+        a["search_result_count"](None if results is None else len(results))
+        rm = ev.retrievalMetrics
+        for col, attr in _RETRIEVAL:
+            a[col](None if rm is None else getattr(rm, attr))
+        a["source"]("checkpoint")
+        a["custom_prompt"](custom_run or bool(extra.get("customPrompt")))
+        a["run_path"](path)
+
+
+def _question_status(q: Question) -> tuple[str, str | None, str | None]:
+    ph = q.phases
+    for name in PHASES:
+        phase = getattr(ph, name)
+        if phase.status == "failed":
+            return "failed", name, phase.error or "(no error message recorded)"
+    if ph.evaluate.status == "completed":
+        return "evaluated", None, None
+    if any(getattr(ph, name).status != "pending" for name in PHASES):
+        return "in_progress", None, None
+    return "pending", None, None
+
+
+def _add_report_rows(cols: dict[str, list[Any]], run: Run, index: dict[str, DatasetQuestion] | None) -> None:
+    rep = run.report or {}
+    benchmark = str(rep.get("benchmark", ""))
+    for i, ev in enumerate(rep.get("evaluations", [])):
+        qid = str(ev.get("questionId", f"#{i}"))
+        raw_type = str(ev.get("questionType", ""))
+        norm, category, type_source = _types(qid, raw_type, run, benchmark, index)
+        score = ev.get("score")
+        row: dict[str, Any] = dict.fromkeys(QUESTION_SCHEMA)
+        row.update(
+            run_id=run.run_id,
+            provider=rep.get("provider", ""),
+            benchmark=benchmark,
+            judge=rep.get("judge", ""),
+            answering_model=rep.get("answeringModel", ""),
+            question_id=qid,
+            question=ev.get("question", ""),
+            ground_truth=ev.get("groundTruth", ""),
+            question_type=raw_type,
+            question_type_norm=norm,
+            true_category=category,
+            type_source=type_source,
+            search_ms=ev.get("searchDurationMs"),
+            answer_ms=ev.get("answerDurationMs"),
+            total_ms=ev.get("totalDurationMs"),
+            status="evaluated",
+            hypothesis=ev.get("hypothesis"),
+            score=score,
+            label=ev.get("label"),
+            explanation=ev.get("explanation"),
+            unscored=score is None,
+            correct=None if score is None else score == 1,
+            search_result_count=len(ev.get("searchResults") or []),
+            source="report",
+            custom_prompt=False,
+            run_path=str(run.path),
+        )
+        for p in PHASES:
+            row[f"{p}_status"] = "completed"
+        rm = ev.get("retrievalMetrics") or {}
+        for col, attr in _RETRIEVAL:
+            row[col] = rm.get(attr)
+        for name, value in row.items():
+            cols[name].append(value)
+
+
+def runs_frame(runs: Sources | RunSet | Run, *, strict: bool = False) -> pl.DataFrame:
+    """``runs_df`` as a polars frame."""
+    runset = load_runs(runs, strict=strict)
+    rows: list[dict[str, Any]] = []
+    for run in runset:
+        row: dict[str, Any] = {"run_id": run.run_id, "run_path": str(run.path), "source": run.source}
+        if run.checkpoint is not None:
+            ck = run.checkpoint
+            extra = ck.benchNb or {}
+            row.update(
+                provider=ck.provider,
+                benchmark=ck.benchmark,
+                judge=ck.judge,
+                answering_model=ck.answeringModel,
+                status=ck.status,
+                created_at=ck.createdAt,
+                updated_at=ck.updatedAt,
+                target_questions=len(ck.targetQuestionIds) or len(ck.questions),
+                questions=len(ck.questions),
+                k=extra.get("k"),
+                written_by="bench_nb" if run.is_bench_nb else "memorybench",
+                problems=len(run.problems),
+            )
+            for phase in PHASES:
+                counts = {"completed": 0, "failed": 0, "pending": 0, "in_progress": 0}
+                for q in ck.questions.values():
+                    counts[getattr(q.phases, phase).status] += 1
+                for st, n in counts.items():
+                    row[f"{phase}_{st}"] = n
+        else:
+            rep = run.report or {}
+            n = len(rep.get("evaluations", []))
+            row.update(
+                provider=rep.get("provider", ""),
+                benchmark=rep.get("benchmark", ""),
+                judge=rep.get("judge", ""),
+                answering_model=rep.get("answeringModel", ""),
+                status="completed",
+                created_at=rep.get("timestamp"),
+                updated_at=rep.get("timestamp"),
+                target_questions=n,
+                questions=n,
+                k=None,
+                written_by="memorybench",
+                problems=len(run.problems),
+            )
+            for phase in PHASES:
+                row[f"{phase}_completed"] = n
+                row[f"{phase}_failed"] = 0
+                row[f"{phase}_pending"] = 0
+                row[f"{phase}_in_progress"] = 0
+        rows.append(row)
+    schema: dict[str, Any] = {
+        "run_id": _STR,
+        "run_path": _STR,
+        "source": _STR,
+        "provider": _STR,
+        "benchmark": _STR,
+        "judge": _STR,
+        "answering_model": _STR,
+        "status": _STR,
+        "created_at": _STR,
+        "updated_at": _STR,
+        "target_questions": _INT,
+        "questions": _INT,
+        "k": _INT,
+        "written_by": _STR,
+        "problems": _INT,
+    }
+    for phase in PHASES:
+        for st in ("completed", "failed", "pending", "in_progress"):
+            schema[f"{phase}_{st}"] = _INT
+    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+
+
+def runs_df(
+    runs: Sources | RunSet | Run, *, strict: bool = False, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
+    return to_backend(runs_frame(runs, strict=strict), backend)

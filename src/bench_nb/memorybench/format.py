@@ -1,0 +1,186 @@
+"""MemoryBench's on-disk run format as typed msgspec structs.
+
+A run directory is ``checkpoint.json`` + ``results/<questionId>.json`` + ``report.json``
+(see docs/run-format.md). These structs decode exactly the fields bench_nb reads: msgspec skips
+everything else without building it, which is what makes loading a 100,000-question run fast.
+The providers' raw search results stay undecoded (``msgspec.Raw``) until someone asks for them.
+
+bench_nb writes its own runs with the same structs, so MemoryBench can read them; bench_nb's
+additions are optional fields MemoryBench ignores (see ``Question.benchNb``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+PhaseStatus = Literal["pending", "in_progress", "completed", "failed"]
+RunStatus = Literal["initializing", "running", "completed", "failed"]
+PHASES: tuple[str, ...] = ("ingest", "indexing", "search", "answer", "evaluate")
+
+
+class _Struct(msgspec.Struct, omit_defaults=True, kw_only=True, forbid_unknown_fields=False):
+    pass
+
+
+class IngestResult(_Struct):
+    documentIds: list[str] = msgspec.field(default_factory=list)
+    taskIds: list[str] | None = None
+
+
+class RetrievalMetrics(_Struct):
+    hitAtK: float = 0.0
+    precisionAtK: float = 0.0
+    recallAtK: float = 0.0
+    f1AtK: float = 0.0
+    mrr: float = 0.0
+    ndcg: float = 0.0
+    k: int = 0
+    relevantRetrieved: int | None = None
+    totalRelevant: int | None = None
+
+
+class Phase(_Struct):
+    status: PhaseStatus = "pending"
+    startedAt: str | None = None
+    completedAt: str | None = None
+    durationMs: float | None = None
+    error: str | None = None
+
+
+class IngestPhase(Phase):
+    completedSessions: list[str] = msgspec.field(default_factory=list)
+    ingestResult: IngestResult | None = None
+
+
+class IndexingPhase(Phase):
+    completedIds: list[str] | None = None
+    failedIds: list[str] | None = None
+
+
+class SearchPhase(Phase):
+    resultFile: str | None = None
+    # The provider's raw result objects, any shape; kept as undecoded JSON.
+    results: list[msgspec.Raw] | None = None
+
+
+class AnswerPhase(Phase):
+    hypothesis: str | None = None
+    promptTokens: int | None = None
+    basePromptTokens: int | None = None
+    contextTokens: int | None = None
+
+
+class EvaluatePhase(Phase):
+    score: float | None = None
+    label: str | None = None
+    explanation: str | None = None
+    retrievalMetrics: RetrievalMetrics | None = None
+
+
+class Phases(_Struct):
+    ingest: IngestPhase = msgspec.field(default_factory=IngestPhase)
+    indexing: IndexingPhase = msgspec.field(default_factory=IndexingPhase)
+    search: SearchPhase = msgspec.field(default_factory=SearchPhase)
+    answer: AnswerPhase = msgspec.field(default_factory=AnswerPhase)
+    evaluate: EvaluatePhase = msgspec.field(default_factory=EvaluatePhase)
+
+
+class SessionRef(_Struct):
+    sessionId: str
+    date: str | None = None
+    messageCount: int | None = None
+
+
+class Question(_Struct):
+    questionId: str
+    containerTag: str = ""
+    question: str = ""
+    groundTruth: str = ""
+    questionType: str = ""
+    questionDate: str | None = None
+    phases: Phases = msgspec.field(default_factory=Phases)
+    sessions: list[SessionRef] | None = None
+    # bench_nb's own additions (MemoryBench ignores unknown fields): normalised type, evidence ids,
+    # tokenizer, cost, retries, judge verdicts, ... Free-form so later stages can add to it.
+    benchNb: dict[str, Any] | None = None
+
+
+class Sampling(_Struct):
+    mode: str = "full"
+    sampleType: str | None = None
+    perCategory: int | None = None
+    limit: int | None = None
+
+
+class Concurrency(_Struct):
+    default: int = 1
+    ingest: int | None = None
+    indexing: int | None = None
+    search: int | None = None
+    answer: int | None = None
+    evaluate: int | None = None
+
+
+class Checkpoint(_Struct):
+    runId: str
+    dataSourceRunId: str | None = None
+    status: RunStatus = "running"
+    provider: str = ""
+    benchmark: str = ""
+    judge: str = ""
+    answeringModel: str = ""
+    createdAt: str | None = None
+    updatedAt: str | None = None
+    limit: int | None = None
+    sampling: Sampling | None = None
+    targetQuestionIds: list[str] = msgspec.field(default_factory=list)
+    concurrency: Concurrency | None = None
+    questions: dict[str, Question] = msgspec.field(default_factory=dict)
+    # bench_nb run settings (k, answerer, judges, prompts' hashes, tokenizer, ...).
+    benchNb: dict[str, Any] | None = None
+
+
+class CheckpointShell(_Struct):
+    """The checkpoint with each question left undecoded: used to load the good questions of a bad file."""
+
+    runId: str
+    dataSourceRunId: str | None = None
+    status: str = "running"
+    provider: str = ""
+    benchmark: str = ""
+    judge: str = ""
+    answeringModel: str = ""
+    createdAt: str | None = None
+    updatedAt: str | None = None
+    limit: int | None = None
+    sampling: Sampling | None = None
+    targetQuestionIds: list[str] = msgspec.field(default_factory=list)
+    concurrency: Concurrency | None = None
+    questions: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
+    benchNb: dict[str, Any] | None = None
+
+
+class CompareRun(_Struct):
+    provider: str
+    runId: str
+
+
+class CompareManifest(_Struct):
+    compareId: str
+    createdAt: str | None = None
+    updatedAt: str | None = None
+    benchmark: str = ""
+    judge: str = ""
+    answeringModel: str = ""
+    sampling: Sampling | None = None
+    targetQuestionIds: list[str] = msgspec.field(default_factory=list)
+    runs: list[CompareRun] = msgspec.field(default_factory=list)
+
+
+def decode_results(raw: list[msgspec.Raw] | None) -> list[Any]:
+    """Decode a question's raw search results into plain Python objects."""
+    if not raw:
+        return []
+    return [msgspec.json.decode(r) for r in raw]

@@ -1,0 +1,78 @@
+"""Metrics over the questions frame: MemScore, accuracy per type, latency, success rate, tokens.
+
+Every function takes a questions frame (pandas or polars, as ``questions_df`` returns it) or anything
+``load_runs`` accepts, and returns pandas by default or polars with ``backend="polars"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+from bench_nb.frames.questions import Backend, questions_frame, to_backend
+from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
+from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.latency import latency_frame, memorybench_stats
+from bench_nb.metrics.memscore import format_memscore, memscore_frame
+from bench_nb.metrics.rounding import js_round
+from bench_nb.metrics.tokens import tokens_frame
+
+__all__ = [
+    "accuracy",
+    "accuracy_by_type",
+    "as_questions",
+    "format_memscore",
+    "js_round",
+    "latency_stats",
+    "memorybench_stats",
+    "memscore",
+    "success_rate",
+    "token_summary",
+    "wilson_interval",
+]
+
+
+def as_questions(data: Any) -> pl.DataFrame:
+    """A polars questions frame from a frame (pandas or polars) or from run sources."""
+    if isinstance(data, pl.DataFrame):
+        return data
+    if isinstance(data, pd.DataFrame):
+        return pl.from_pandas(data)
+    return questions_frame(data)
+
+
+def memscore(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+    """MemScore per run (``quality``, ``latencyMs``, ``contextTokens``, ``memscore``) with the accuracy's
+    Wilson 95% interval and the counts behind it."""
+    return to_backend(memscore_frame(as_questions(data)), backend)
+
+
+def accuracy(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas") -> Any:
+    """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
+    return to_backend(accuracy_frame(as_questions(data), by), backend)
+
+
+def accuracy_by_type(
+    data: Any, *, raw: bool = False, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
+) -> Any:
+    """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
+    column = "question_type" if raw else "question_type_norm"
+    return to_backend(accuracy_by_type_frame(as_questions(data), column, by), backend)
+
+
+def latency_stats(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas") -> Any:
+    """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named."""
+    return to_backend(latency_frame(as_questions(data), by), backend)
+
+
+def success_rate(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas") -> Any:
+    """Evaluated / target per run, with failed, in-progress, pending and unscored counts."""
+    return to_backend(success_frame(as_questions(data), by), backend)
+
+
+def token_summary(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas") -> Any:
+    """Prompt, base-prompt and context token totals and means per run."""
+    return to_backend(tokens_frame(as_questions(data), by), backend)

@@ -1,0 +1,79 @@
+"""Accuracy (overall and per question type) with Wilson 95% intervals, and success rate.
+
+Accuracy counts evaluated questions that a judge scored: ``correct / scored``. Unscored answers (a judge
+reply that could not be parsed) are excluded and counted in ``unscored``; MemoryBench has no such state.
+Success rate is ``evaluated / target``, with failed and pending questions counted: MemoryBench drops them
+silently from every number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics.intervals import wilson_interval
+
+_SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
+
+
+def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
+    lows, highs = [], []
+    for c, n in zip(df["correct"].to_list(), df["scored"].to_list(), strict=True):
+        lo, hi = wilson_interval(int(c), int(n))
+        lows.append(lo)
+        highs.append(hi)
+    return df.with_columns(
+        pl.Series("ci_low", lows, dtype=pl.Float64), pl.Series("ci_high", highs, dtype=pl.Float64)
+    )
+
+
+def accuracy_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Accuracy per group: ``scored, correct, accuracy, ci_low, ci_high, unscored``."""
+    keys = list(by)
+    out = (
+        questions.filter(pl.col("status") == "evaluated")
+        .group_by(keys, maintain_order=True)
+        .agg(
+            scored=(~pl.col("unscored")).sum().cast(pl.Int64),
+            correct=(pl.col("correct").fill_null(False) & ~pl.col("unscored")).sum().cast(pl.Int64),
+            unscored=pl.col("unscored").sum().cast(pl.Int64),
+        )
+        .with_columns(
+            accuracy=pl.when(pl.col("scored") > 0).then(pl.col("correct") / pl.col("scored")).otherwise(None)
+        )
+    )
+    return _with_ci(out).select([*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored"])
+
+
+def accuracy_by_type_frame(
+    questions: pl.DataFrame, type_column: str = "question_type_norm", by: Sequence[str] = ("run_id",)
+) -> pl.DataFrame:
+    """Accuracy per run and question type (normalised by default; pass ``question_type`` for raw)."""
+    return accuracy_frame(questions, by=[*by, type_column])
+
+
+def success_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Per group: ``target, evaluated, failed, in_progress, pending, unscored, success_rate`` (+ interval)."""
+    keys = list(by)
+    out = questions.group_by(keys, maintain_order=True).agg(
+        target=pl.len().cast(pl.Int64),
+        evaluated=(pl.col("status") == "evaluated").sum().cast(pl.Int64),
+        failed=(pl.col("status") == "failed").sum().cast(pl.Int64),
+        in_progress=(pl.col("status") == "in_progress").sum().cast(pl.Int64),
+        pending=(pl.col("status") == "pending").sum().cast(pl.Int64),
+        unscored=pl.col("unscored").sum().cast(pl.Int64),
+    )
+    out = out.with_columns(success_rate=pl.col("evaluated") / pl.col("target"))
+    lows, highs = [], []
+    for e, t in zip(out["evaluated"].to_list(), out["target"].to_list(), strict=True):
+        lo, hi = wilson_interval(e, t)
+        lows.append(lo)
+        highs.append(hi)
+    return out.with_columns(pl.Series("ci_low", lows), pl.Series("ci_high", highs))
+
+
+def scored_mask() -> Any:
+    """The polars expression selecting questions that count toward accuracy."""
+    return _SCORED

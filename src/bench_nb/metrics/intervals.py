@@ -1,0 +1,26 @@
+"""Confidence intervals for proportions."""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import norm
+
+Z95 = float(norm.ppf(0.975))
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for ``successes / n``; ``(nan, nan)`` when ``n == 0``.
+
+    low, high = (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be in [0, {n}], got {successes}")
+    z = Z95 if confidence == 0.95 else float(norm.ppf(0.5 + confidence / 2))
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom))

@@ -1,0 +1,105 @@
+"""Latency statistics per phase.
+
+Two definitions, named apart so nobody mixes them:
+
+- ``memorybench_stats``: MemoryBench's exact rule (index ``floor(q*n)`` into the ascending list, upper
+  median, JavaScript rounding of mean and population standard deviation, zero or missing durations
+  skipped). Its ``median``/``p95``/``p99`` are what MemoryBench's report.json shows.
+- ``p50_linear`` / ``p95_linear`` in ``latency_df``: the usual linearly interpolated percentiles
+  (numpy's and polars' ``linear`` method), better behaved on small samples.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import polars as pl
+
+from bench_nb.memorybench.format import PHASES
+from bench_nb.metrics.rounding import js_round, js_sum
+
+STAT_KEYS = ("min", "max", "mean", "median", "p95", "p99", "stdDev", "count")
+LATENCY_PHASES = (*PHASES, "total")
+
+
+def _index(sorted_values: Sequence[float], q: float) -> float:
+    i = math.floor(q * len(sorted_values))
+    return sorted_values[i] if i < len(sorted_values) else sorted_values[-1]
+
+
+def memorybench_stats(values: Iterable[float | None]) -> dict[str, int | float]:
+    """MemoryBench's ``{min, max, mean, median, p95, p99, stdDev, count}`` for one list of durations.
+
+    Values that are None or 0 are skipped, as MemoryBench does; all zeros when nothing is left.
+    """
+    xs = sorted(float(v) for v in values if v)
+    n = len(xs)
+    if n == 0:
+        return dict.fromkeys(STAT_KEYS, 0)
+    mean = js_sum(xs) / n
+    variance = js_sum((x - mean) ** 2 for x in xs) / n
+    out: dict[str, int | float] = {
+        "min": xs[0],
+        "max": xs[-1],
+        "mean": js_round(mean),
+        "median": xs[n // 2],
+        "p95": _index(xs, 0.95),
+        "p99": _index(xs, 0.99),
+        "stdDev": js_round(math.sqrt(variance)),
+        "count": n,
+    }
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in out.items()}
+
+
+def latency_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Latency per phase over evaluated questions: one row per (group, phase).
+
+    Columns: ``phase, count, min, max, mean (JS-rounded), median_memorybench, p95_memorybench,
+    p99_memorybench, std_dev, p50_linear, p95_linear`` plus the ``by`` columns.
+    """
+    evaluated = questions.filter(pl.col("status") == "evaluated")
+    rows: list[dict[str, Any]] = []
+    groups = evaluated.partition_by(list(by), as_dict=True, maintain_order=True) if len(evaluated) else {}
+    for key, group in groups.items():
+        for phase in LATENCY_PHASES:
+            col = f"{phase}_ms"
+            values = [v for v in group[col].to_list() if v]
+            stats = memorybench_stats(values)
+            series = pl.Series(values, dtype=pl.Float64)
+            row: dict[str, Any] = dict(zip(by, key, strict=True))
+            row.update(
+                phase=phase,
+                count=stats["count"],
+                min=float(stats["min"]),
+                max=float(stats["max"]),
+                mean=float(stats["mean"]),
+                median_memorybench=float(stats["median"]),
+                p95_memorybench=float(stats["p95"]),
+                p99_memorybench=float(stats["p99"]),
+                std_dev=float(stats["stdDev"]),
+                p50_linear=series.quantile(0.5, "linear") if values else None,
+                p95_linear=series.quantile(0.95, "linear") if values else None,
+            )
+            rows.append(row)
+    schema: dict[str, Any] = {c: questions.schema[c] for c in by}
+    schema.update(
+        phase=pl.Utf8,
+        count=pl.Int64,
+        **{
+            c: pl.Float64
+            for c in (
+                "min",
+                "max",
+                "mean",
+                "median_memorybench",
+                "p95_memorybench",
+                "p99_memorybench",
+                "std_dev",
+                "p50_linear",
+                "p95_linear",
+            )
+        },
+    )
+    return pl.DataFrame(rows, schema=schema)

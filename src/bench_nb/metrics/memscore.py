@@ -1,0 +1,91 @@
+"""MemScore: ``accuracy% / search latency ms / context tokens``, computed exactly as MemoryBench does.
+
+- quality = ``Math.round(correct / evaluated * 100)``
+- latencyMs = MemoryBench's mean search duration (``round(sum / n)`` over non-zero durations)
+- contextTokens = ``round(sum(contextTokens) / number of questions that have it)``, shown only when every
+  evaluated question has ``promptTokens`` (otherwise ``None`` and ``n/a`` in the display string)
+
+The three numbers are never collapsed into one. The one deliberate difference from MemoryBench: answers
+whose judge reply could not be parsed (``unscored``) are left out instead of counted as incorrect;
+MemoryBench's own runs never have any, so their MemScore is identical.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.latency import memorybench_stats
+from bench_nb.metrics.rounding import js_round
+
+
+def format_memscore(quality: int | None, latency_ms: int | None, context_tokens: int | None) -> str:
+    """The display string, e.g. ``86% / 145ms / 1823tok`` (``n/a`` for a missing part)."""
+    q = "n/a" if quality is None else f"{quality}%"
+    lat = "n/a" if latency_ms is None else f"{latency_ms}ms"
+    tok = "n/a" if context_tokens is None else f"{context_tokens}tok"
+    return f"{q} / {lat} / {tok}"
+
+
+def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
+    """MemScore of the questions of one run (a questions frame filtered to one run)."""
+    ev = group.filter((pl.col("status") == "evaluated") & ~pl.col("unscored"))
+    n = len(ev)
+    correct = int(ev["correct"].fill_null(False).sum()) if n else 0
+    accuracy = correct / n if n else None
+    quality = js_round(accuracy * 100) if accuracy is not None else None
+    search = memorybench_stats(ev["search_ms"].to_list())
+    latency = int(search["mean"]) if search["count"] else None
+    ctx = [v for v in ev["context_tokens"].to_list() if v is not None]
+    all_have_prompt = n > 0 and ev["prompt_tokens"].null_count() == 0
+    context_tokens = js_round(sum(ctx) / len(ctx)) if ctx and all_have_prompt else None
+    lo, hi = wilson_interval(correct, n)
+    return {
+        "quality": quality,
+        "latencyMs": latency,
+        "contextTokens": context_tokens,
+        "memscore": format_memscore(quality, latency, context_tokens),
+        "accuracy": accuracy,
+        "accuracy_ci_low": lo,
+        "accuracy_ci_high": hi,
+        "evaluated": n,
+        "correct": correct,
+    }
+
+
+def memscore_frame(questions: pl.DataFrame) -> pl.DataFrame:
+    """One row per run: ``run_id, provider, benchmark, quality, latencyMs, contextTokens, memscore, ...``."""
+    rows = []
+    for (run_id,), group in questions.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
+        row: dict[str, Any] = {
+            "run_id": run_id,
+            "provider": group["provider"][0],
+            "benchmark": group["benchmark"][0],
+        }
+        row.update(memscore_components(group))
+        row["target"] = len(group)
+        row["unscored"] = int(group["unscored"].sum())
+        row["failed"] = int((group["status"] == "failed").sum())
+        row["custom_prompt"] = bool(group["custom_prompt"].any())
+        rows.append(row)
+    schema: dict[str, Any] = {
+        "run_id": pl.Utf8,
+        "provider": pl.Utf8,
+        "benchmark": pl.Utf8,
+        "quality": pl.Int64,
+        "latencyMs": pl.Int64,
+        "contextTokens": pl.Int64,
+        "memscore": pl.Utf8,
+        "accuracy": pl.Float64,
+        "accuracy_ci_low": pl.Float64,
+        "accuracy_ci_high": pl.Float64,
+        "evaluated": pl.Int64,
+        "correct": pl.Int64,
+        "target": pl.Int64,
+        "unscored": pl.Int64,
+        "failed": pl.Int64,
+        "custom_prompt": pl.Boolean,
+    }
+    return pl.DataFrame(rows, schema=schema)

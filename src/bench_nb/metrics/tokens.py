@@ -1,0 +1,28 @@
+"""Token summaries per run: sums and means of prompt, base-prompt and context tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+
+def tokens_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Per group over evaluated questions: totals, means, p50/p95 of context tokens, and coverage.
+
+    ``with_tokens`` counts the questions that carry ``prompt_tokens`` (runs made before MemoryBench recorded
+    tokens carry none); means are over those questions only.
+    """
+    ev = questions.filter(pl.col("status") == "evaluated")
+    return ev.group_by(list(by), maintain_order=True).agg(
+        evaluated=pl.len().cast(pl.Int64),
+        with_tokens=pl.col("prompt_tokens").is_not_null().sum().cast(pl.Int64),
+        total_prompt_tokens=pl.col("prompt_tokens").sum(),
+        total_base_prompt_tokens=pl.col("base_prompt_tokens").sum(),
+        total_context_tokens=pl.col("context_tokens").sum(),
+        mean_prompt_tokens=pl.col("prompt_tokens").mean(),
+        mean_context_tokens=pl.col("context_tokens").mean(),
+        p50_context_tokens=pl.col("context_tokens").quantile(0.5, "linear"),
+        p95_context_tokens=pl.col("context_tokens").quantile(0.95, "linear"),
+        tokenizer=pl.col("tokenizer").drop_nulls().first(),
+    )

@@ -1,0 +1,36 @@
+"""The Provider protocol: what the runner needs from a memory system."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from bench_nb.records import IngestResult, SearchHit, Session
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A memory system under test.
+
+    A *container* isolates one haystack's memories (a LoCoMo conversation, or one LongMemEval question);
+    its name is unique per run, so two runs never share one. Methods are called from worker threads:
+    implementations must be thread-safe.
+    """
+
+    name: str
+
+    def ingest(self, container: str, sessions: Sequence[Session]) -> IngestResult:
+        """Store the sessions (one document or message batch per session, with the session date)."""
+        ...
+
+    def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
+        """Block until what was ingested is searchable; raise ProviderError on timeout or failure."""
+        ...
+
+    def search(self, container: str, query: str, k: int) -> list[SearchHit]:
+        """The top ``k`` hits for ``query`` (the run's k, the same for every provider)."""
+        ...
+
+    def clear(self, container: str) -> None:
+        """Delete what this container holds at the provider."""
+        ...

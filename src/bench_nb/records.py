@@ -1,0 +1,118 @@
+"""Typed in-memory records shared by every stage (benchmarks, providers, models, judges, runner).
+
+Frozen dataclasses: cheap, hashable, and importing nothing of ours. What is read from or written to disk
+has its own structs (``bench_nb.memorybench.format`` for runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+VerdictLabel = Literal["correct", "incorrect", "unscored"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of a conversation."""
+
+    role: str  # speaker name (LoCoMo) or "user"/"assistant" (LongMemEval)
+    content: str
+    timestamp: str | None = None  # ISO-8601 when known
+    message_id: str | None = None  # LoCoMo dia_id, e.g. "D1:3"
+    has_answer: bool = False  # LongMemEval marks evidence turns
+
+
+@dataclass(frozen=True)
+class Session:
+    """A dated conversation session."""
+
+    session_id: str
+    date: str | None  # ISO-8601 (parsed from the dataset's own format)
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True)
+class Haystack:
+    """What a provider ingests before answering: one LoCoMo conversation, or one LongMemEval history."""
+
+    haystack_id: str
+    sessions: tuple[Session, ...]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One benchmark question."""
+
+    question_id: str
+    question: str
+    answer: str  # ground truth as text ("" for unanswerable items)
+    question_type: str  # the benchmark's true raw type
+    norm_type: str  # bench_nb.taxonomy.NormType
+    haystack_id: str
+    question_date: str | None = None
+    evidence_ids: tuple[str, ...] = ()  # LoCoMo dia_ids / LongMemEval answer_session_ids
+    category: int | None = None  # LoCoMo category id
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def is_abstention(self) -> bool:
+        return self.norm_type == "abstention"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One retrieved item, normalised across providers; ``raw`` is the provider's own object."""
+
+    text: str
+    score: float | None = None
+    session_id: str | None = None
+    date: str | None = None
+    hit_id: str | None = None
+    raw: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    document_ids: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answerer's output, with MemoryBench's token fields."""
+
+    hypothesis: str
+    prompt_tokens: int | None = None
+    base_prompt_tokens: int | None = None
+    context_tokens: int | None = None
+    tokenizer: str | None = None  # which tokenizer counted, e.g. "tiktoken:o200k_base"
+    model: str | None = None
+    input_tokens: int | None = None  # as billed by the API
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's grade. ``score`` is None exactly when ``label == "unscored"``."""
+
+    score: int | None
+    label: VerdictLabel
+    explanation: str
+    judge: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.score is None) != (self.label == "unscored"):
+            raise ValueError(f"score {self.score!r} does not fit label {self.label!r}")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A loaded benchmark: questions in order, and the haystacks they are asked about."""
+
+    name: str
+    questions: tuple[Question, ...]
+    haystacks: dict[str, Haystack]
+    type_registry: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, hash=False)
+    sha256: str | None = None
