@@ -231,9 +231,7 @@ def load_runs(sources: Sources | RunSet | Run, *, strict: bool = False) -> RunSe
         return sources
     if isinstance(sources, Run):
         return RunSet([sources])
-    items: list[RunSource] = (
-        [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
-    )
+    items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     runs = RunSet()
     seen: set[Path] = set()
     for item in items:
