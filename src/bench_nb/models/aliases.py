@@ -1,0 +1,164 @@
+"""Model aliases: the short names users pass as ``-m`` / ``-j``, resolved to an API, a model id and defaults.
+
+Three wire protocols cover every model:
+
+- ``openai``: OpenAI's Chat Completions (gpt-4o, gpt-4.1, gpt-5, o-series), and any OpenAI-compatible server
+  (vLLM, Ollama, LM Studio) through ``base_url``;
+- ``anthropic``: Anthropic's Messages API (Claude 4.x);
+- ``gemini``: Gemini 2.x through Google's OpenAI-compatible endpoint.
+
+Besides the aliases in ``MODELS``, a name with a prefix selects the API for any model id:
+``openai:<id>``, ``anthropic:<id>``, ``gemini:<id>``, ``local:<id>`` (an OpenAI-compatible server at
+``$BENCH_NB_LOCAL_BASE_URL``, default vLLM's ``http://localhost:8000/v1``) and ``ollama:<id>``
+(``http://localhost:11434/v1``). Bare ids starting with ``gpt-``, ``o1``/``o3``/``o4``, ``claude-`` or
+``gemini-`` are recognised too; anything else is an error, never a silent guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from bench_nb.errors import ModelError
+
+Api = Literal["openai", "anthropic", "gemini"]
+Family = Literal["openai", "anthropic", "google", "local"]
+
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+VLLM_BASE_URL = "http://localhost:8000/v1"
+OLLAMA_BASE_URL = "http://localhost:11434/v1"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved model: what to call, how, and with which defaults.
+
+    Attributes:
+        alias: the name the user gave (recorded in runs).
+        model_id: the id sent to the API.
+        api: the wire protocol (``openai``, ``anthropic`` or ``gemini``).
+        family: whose model it is; picks the tokenizer and the price.
+        reasoning: a reasoning model (gpt-5, o-series): no temperature, ``max_completion_tokens``.
+        base_url: a fixed endpoint (local servers); None uses the API's default or its environment variable.
+        key_env: the environment variable holding the API key (None: no key needed).
+    """
+
+    alias: str
+    model_id: str
+    api: Api
+    family: Family
+    reasoning: bool = False
+    base_url: str | None = None
+    key_env: str | None = "OPENAI_API_KEY"
+
+    @property
+    def supports_temperature(self) -> bool:
+        return not self.reasoning
+
+
+def _openai(model_id: str, reasoning: bool = False) -> ModelSpec:
+    return ModelSpec(model_id, model_id, "openai", "openai", reasoning=reasoning)
+
+
+def _claude(alias: str, model_id: str) -> ModelSpec:
+    return ModelSpec(alias, model_id, "anthropic", "anthropic", key_env="ANTHROPIC_API_KEY")
+
+
+def _gemini(model_id: str) -> ModelSpec:
+    return ModelSpec(model_id, model_id, "gemini", "google", key_env="GEMINI_API_KEY")
+
+
+MODELS: dict[str, ModelSpec] = {
+    spec.alias: spec
+    for spec in (
+        _openai("gpt-4o"),
+        _openai("gpt-4o-mini"),
+        _openai("gpt-4.1"),
+        _openai("gpt-4.1-mini"),
+        _openai("gpt-4.1-nano"),
+        _openai("gpt-5", reasoning=True),
+        _openai("gpt-5-mini", reasoning=True),
+        _openai("gpt-5-nano", reasoning=True),
+        _openai("o1", reasoning=True),
+        _openai("o3", reasoning=True),
+        _openai("o3-mini", reasoning=True),
+        _openai("o4-mini", reasoning=True),
+        _claude("sonnet-4", "claude-sonnet-4-20250514"),
+        _claude("sonnet-4.5", "claude-sonnet-4-5-20250929"),
+        _claude("sonnet-4.6", "claude-sonnet-4-6"),
+        _claude("haiku-4.5", "claude-haiku-4-5-20251001"),
+        _claude("opus-4", "claude-opus-4-20250514"),
+        _claude("opus-4.1", "claude-opus-4-1-20250805"),
+        _claude("opus-4.5", "claude-opus-4-5-20251101"),
+        _claude("opus-4.6", "claude-opus-4-6"),
+        _gemini("gemini-2.0-flash"),
+        _gemini("gemini-2.5-flash"),
+        _gemini("gemini-2.5-flash-lite"),
+        _gemini("gemini-2.5-pro"),
+    )
+}
+
+_REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
+
+
+def _is_openai_id(model_id: str) -> bool:
+    return model_id.startswith("gpt-") or model_id.startswith(_REASONING_PREFIXES)
+
+
+def resolve_model(alias: str, *, base_url: str | None = None) -> ModelSpec:
+    """The ``ModelSpec`` of an alias, a prefixed name (``local:llama3``) or a recognised model id.
+
+    Args:
+        alias: what the user wrote.
+        base_url: an explicit endpoint; it makes the model an OpenAI-compatible one when the alias alone
+            does not say which API to use.
+
+    Raises:
+        ModelError: the name is not an alias, has no known prefix, and is not a recognised model id.
+    """
+    name = alias.strip()
+    spec = MODELS.get(name.lower())
+    if spec is None and ":" in name:
+        prefix, _, model_id = name.partition(":")
+        spec = _prefixed(prefix.lower(), model_id, name)
+    if spec is None:
+        lowered = name.lower()
+        if _is_openai_id(lowered):
+            spec = replace(_openai(name, reasoning=lowered.startswith(_REASONING_PREFIXES)), alias=name)
+        elif lowered.startswith("claude-"):
+            spec = _claude(name, name)
+        elif lowered.startswith("gemini-"):
+            spec = _gemini(name)
+        elif base_url:
+            spec = ModelSpec(name, name, "openai", "local", key_env=None)
+    if spec is None:
+        known = ", ".join(sorted(MODELS))
+        raise ModelError(
+            f"unknown model {alias!r}: use an alias ({known}), a prefixed name such as "
+            "'openai:<id>', 'anthropic:<id>', 'local:<id>' or 'ollama:<id>', or pass base_url"
+        )
+    if base_url:
+        spec = replace(spec, base_url=base_url)
+    return spec
+
+
+def _prefixed(prefix: str, model_id: str, alias: str) -> ModelSpec | None:
+    import os
+
+    if not model_id:
+        return None
+    if prefix == "openai":
+        return ModelSpec(
+            alias, model_id, "openai", "openai", reasoning=model_id.startswith(_REASONING_PREFIXES)
+        )
+    if prefix == "anthropic":
+        return _claude(alias, model_id)
+    if prefix in ("gemini", "google"):
+        return replace(_gemini(model_id), alias=alias)
+    if prefix in ("local", "vllm"):
+        url = os.environ.get("BENCH_NB_LOCAL_BASE_URL", VLLM_BASE_URL)
+        return ModelSpec(alias, model_id, "openai", "local", base_url=url, key_env=None)
+    if prefix == "ollama":
+        url = os.environ.get("BENCH_NB_OLLAMA_BASE_URL", OLLAMA_BASE_URL)
+        return ModelSpec(alias, model_id, "openai", "local", base_url=url, key_env=None)
+    return None
