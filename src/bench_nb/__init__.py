@@ -28,6 +28,7 @@ from bench_nb.metrics import (
     token_summary,
     wilson_interval,
 )
+from bench_nb.models.tokens import TokenCount, count_tokens
 
 __all__ = [
     "BenchNbError",
@@ -41,8 +42,10 @@ __all__ = [
     "Run",
     "RunFormatError",
     "RunSet",
+    "TokenCount",
     "accuracy",
     "accuracy_by_type",
+    "count_tokens",
     "latency_stats",
     "load_runs",
     "memorybench_report",
