@@ -30,6 +30,7 @@ class Session:
     session_id: str
     date: str | None  # ISO-8601 (parsed from the dataset's own format)
     messages: tuple[Message, ...]
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)  # e.g. {"date_raw": ...}
 
 
 @dataclass(frozen=True)
