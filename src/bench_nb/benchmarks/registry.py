@@ -1,0 +1,291 @@
+"""The benchmark registry: a name -> how to read it, where to download it, and which sha256 it must have.
+
+``load_benchmark`` reads an explicit path directly; otherwise it looks the file up in the cache directory
+(``<cache_dir>/<name>/<filename>``) and downloads it from its official URL when missing, verifying the pinned
+sha256. ``Benchmark.sha256`` always records the hash of the file actually read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from importlib import resources
+from pathlib import Path
+
+from bench_nb.errors import DatasetError, Problem
+from bench_nb.records import Benchmark
+
+from .custom import read_custom
+from .download import DatasetWarning, check_sha256, download_file, sha256_file
+from .jsonfile import read_json
+from .locomo import read_locomo
+from .longmemeval import read_longmemeval
+
+BenchmarkReader = Callable[[Path, list[Problem] | None], Benchmark]
+"""Reads a file into a Benchmark: ``reader(path, problems)``; ``problems`` is None (raise on the first problem)
+or a list to fill while loading leniently."""
+
+DEFAULT_CACHE_DIR = "data/benchmarks"
+_HF = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main"
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One registered benchmark.
+
+    Attributes:
+        name: the canonical name (``Benchmark.name`` of what it loads).
+        reader: turns a file into a Benchmark.
+        description: one line for ``bench-nb datasets list``.
+        url: the official download URL (None: the file must be given, or is bundled).
+        sha256: the pinned hash of the official file (None: unpinned; the hash read is still recorded).
+        filename: the file's name in the cache directory.
+        aliases: other names that resolve to this one.
+        bundled: a file shipped inside the package (the sample benchmark).
+    """
+
+    name: str
+    reader: BenchmarkReader
+    description: str = ""
+    url: str | None = None
+    sha256: str | None = None
+    filename: str | None = None
+    aliases: tuple[str, ...] = ()
+    bundled: Path | None = None
+
+    def cache_path(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> Path | None:
+        """Where the downloaded file lives in ``cache_dir`` (None for benchmarks that are not downloaded)."""
+        return Path(cache_dir) / self.name / self.filename if self.filename else None
+
+
+_REGISTRY: dict[str, BenchmarkSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register_benchmark(
+    name: str,
+    reader: BenchmarkReader,
+    *,
+    description: str = "",
+    url: str | None = None,
+    sha256: str | None = None,
+    filename: str | None = None,
+    aliases: tuple[str, ...] = (),
+    bundled: Path | None = None,
+    replace: bool = False,
+) -> BenchmarkSpec:
+    """Register a benchmark under ``name`` (and ``aliases``).
+
+    Args:
+        name: the name ``load_benchmark`` takes.
+        reader: ``reader(path, problems) -> Benchmark`` (see ``BenchmarkReader``).
+        description: one line shown by ``bench-nb datasets list``.
+        url: official download URL; ``filename`` defaults to its last path segment.
+        sha256: the pinned hex digest a download (or cached copy) must have.
+        filename: the file's name in the cache directory.
+        aliases: other names for it.
+        bundled: a file shipped with the package, read when no path is given.
+        replace: allow replacing an existing registration of ``name``.
+
+    Raises:
+        DatasetError: the name or an alias is taken and ``replace`` is False.
+    """
+    key = name.lower()
+    for n in (key, *(a.lower() for a in aliases)):
+        owner = _ALIASES.get(n, n if n in _REGISTRY else None)
+        if owner is not None and not (replace and owner == key):
+            raise DatasetError(
+                f"benchmark name {n!r} is already registered (pass replace=True to replace it)"
+            )
+    if url and not filename:
+        filename = url.rstrip("/").rsplit("/", 1)[-1]
+    spec = BenchmarkSpec(key, reader, description, url, sha256.lower() if sha256 else None, filename)
+    spec = dataclasses.replace(spec, aliases=tuple(a.lower() for a in aliases), bundled=bundled)
+    for alias in [a for a, owner in _ALIASES.items() if owner == key]:
+        del _ALIASES[alias]
+    _REGISTRY[key] = spec
+    for alias in spec.aliases:
+        _ALIASES[alias] = key
+    return spec
+
+
+def unregister_benchmark(name: str) -> None:
+    """Remove a registered benchmark and its aliases (mainly for tests and notebooks)."""
+    key = get_benchmark_spec(name).name
+    del _REGISTRY[key]
+    for alias in [a for a, owner in _ALIASES.items() if owner == key]:
+        del _ALIASES[alias]
+
+
+def list_benchmarks() -> list[str]:
+    """The registered benchmark names, in registration order (aliases not included)."""
+    return list(_REGISTRY)
+
+
+def get_benchmark_spec(name: str) -> BenchmarkSpec:
+    """The registration of ``name`` or one of its aliases (case-insensitive).
+
+    Raises:
+        DatasetError: no such benchmark; the message lists the known names.
+    """
+    key = name.lower()
+    spec = _REGISTRY.get(_ALIASES.get(key, key))
+    if spec is None:
+        known = ", ".join(list(_REGISTRY) + list(_ALIASES))
+        raise DatasetError(f"unknown benchmark {name!r}; known: {known}")
+    return spec
+
+
+def load_benchmark(
+    name: str,
+    path: str | Path | None = None,
+    *,
+    cache_dir: str | Path = DEFAULT_CACHE_DIR,
+    download: bool = True,
+    sha256: str | None = None,
+    problems: list[Problem] | None = None,
+    progress: bool = True,
+) -> Benchmark:
+    """Load a benchmark by name.
+
+    Args:
+        name: a registered name (see ``list_benchmarks``): "locomo", "longmemeval" (or "longmemeval-oracle"),
+            "longmemeval-s", "longmemeval-m", "custom" (needs ``path``), "sample" (bundled).
+        path: read this file directly instead of the cache. If it differs from the pinned hash a
+            DatasetWarning names both hashes (a modified copy is allowed, never hidden).
+        cache_dir: where downloads are kept, one folder per benchmark.
+        download: fetch the official file when it is not cached.
+        sha256: a hash the file must have (raises on mismatch); overrides the registry's pin.
+        problems: None to raise on the first bad record; a list to load leniently (bad records are skipped and
+            described there).
+        progress: show a download progress bar.
+
+    Returns:
+        The Benchmark, with ``sha256`` set to the hash of the file read.
+
+    Raises:
+        DatasetError: unknown name, missing file, failed download, hash mismatch, or a malformed dataset.
+    """
+    spec = get_benchmark_spec(name)
+    pin = sha256.lower() if sha256 else spec.sha256
+    if path is not None:
+        file = Path(path)
+        if not file.is_file():
+            raise DatasetError(f"{file}: no such dataset file (benchmark {spec.name})")
+    elif spec.bundled is not None:
+        file = spec.bundled
+    else:
+        file = _cached(spec, cache_dir, download=download, pin=pin, progress=progress)
+    actual = sha256_file(file)
+    if path is not None and sha256 is None and pin is not None and actual != pin:
+        warnings.warn(
+            f"{file}: sha256 {actual} differs from the pinned {spec.name} dataset ({pin}); "
+            "results may not compare with published numbers",
+            DatasetWarning,
+            stacklevel=2,
+        )
+    elif path is None and spec.bundled is None and pin is not None and actual != pin:
+        raise DatasetError(
+            f"{file}: the cached {spec.name} file has sha256 {actual}, expected {pin}; delete it or run "
+            f"`bench-nb datasets download {spec.name} --force`"
+        )
+    else:
+        check_sha256(actual, pin, source=str(file))
+    return dataclasses.replace(spec.reader(file, problems), sha256=actual)
+
+
+def _cached(
+    spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool, pin: str | None, progress: bool
+) -> Path:
+    target = spec.cache_path(cache_dir)
+    if target is None or spec.url is None:
+        raise DatasetError(
+            f"benchmark {spec.name!r} has no download URL: pass the file, "
+            f"e.g. load_benchmark({spec.name!r}, 'questions.json') or --dataset PATH"
+        )
+    if target.is_file():
+        return target
+    if not download:
+        raise DatasetError(
+            f"{target}: {spec.name} is not downloaded (download=False); run `bench-nb datasets download "
+            f"{spec.name}` or pass a local path"
+        )
+    download_file(spec.url, target, sha256=pin, progress=progress)
+    return target
+
+
+def fetch_benchmark(
+    name: str, *, cache_dir: str | Path = DEFAULT_CACHE_DIR, progress: bool = True, force: bool = False
+) -> Path:
+    """Download a benchmark's official file into the cache (verified when pinned) and return its path."""
+    spec = get_benchmark_spec(name)
+    target = spec.cache_path(cache_dir)
+    if force and target is not None and target.is_file():
+        target.unlink()
+    return _cached(spec, cache_dir, download=True, pin=spec.sha256, progress=progress)
+
+
+def detect_benchmark(path: str | Path) -> str:
+    """Guess which registered reader fits a file: by pinned hash first, then by shape.
+
+    Raises:
+        DatasetError: the file matches no known shape.
+    """
+    p = Path(path)
+    actual = sha256_file(p)
+    for spec in _REGISTRY.values():
+        if spec.sha256 == actual:
+            return spec.name
+    if p.suffix.lower() == ".jsonl":
+        return "custom"
+    data = read_json(p)
+    if isinstance(data, dict) and "conversations" in data:
+        return "custom"
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        if "qa" in data[0]:
+            return "locomo"
+        if "question_id" in data[0]:
+            return "longmemeval"
+    raise DatasetError(f"{p}: not LoCoMo, LongMemEval or the custom format; say which with a benchmark name")
+
+
+def _sample_path() -> Path:
+    return Path(str(resources.files("bench_nb.benchmarks").joinpath("data", "sample.json")))
+
+
+register_benchmark(
+    "locomo",
+    read_locomo,
+    description="LoCoMo: 10 long conversations, 1,986 questions (Maharana et al., ACL 2024; CC BY-NC 4.0)",
+    url="https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
+    sha256="79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
+)
+register_benchmark(
+    "longmemeval",
+    read_longmemeval,
+    description="LongMemEval oracle split: 500 questions, evidence sessions only (Wu et al., ICLR 2025; MIT)",
+    url=f"{_HF}/longmemeval_oracle.json",
+    aliases=("longmemeval-oracle",),
+)
+register_benchmark(
+    "longmemeval-s",
+    partial(read_longmemeval, name="longmemeval-s"),
+    description="LongMemEval S: 500 questions, ~48 sessions each (~277 MB)",
+    url=f"{_HF}/longmemeval_s_cleaned.json",
+)
+register_benchmark(
+    "longmemeval-m",
+    partial(read_longmemeval, name="longmemeval-m"),
+    description="LongMemEval M: 500 questions, ~500 sessions each (several GB)",
+    url=f"{_HF}/longmemeval_m_cleaned.json",
+)
+register_benchmark("custom", read_custom, description="your own questions (docs/benchmarks.md); needs a path")
+register_benchmark(
+    "sample",
+    read_custom,
+    description="bundled sample: fictional conversations written by the project, for the demo and tests",
+    bundled=_sample_path(),
+)
