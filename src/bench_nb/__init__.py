@@ -16,8 +16,10 @@ from bench_nb.errors import (
     ReportError,
     RunFormatError,
 )
+from bench_nb.frames.judgments import disputed_questions, judgments_df
 from bench_nb.frames.load import Run, RunSet, load_runs
 from bench_nb.frames.questions import questions_df, runs_df
+from bench_nb.judges.rejudge import rejudge
 from bench_nb.memorybench.report import memorybench_report
 from bench_nb.metrics import (
     accuracy,
@@ -28,14 +30,18 @@ from bench_nb.metrics import (
     token_summary,
     wilson_interval,
 )
+from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
+from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
 from bench_nb.models.tokens import TokenCount, count_tokens
 
 __all__ = [
     "BenchNbError",
     "ComparisonError",
     "DatasetError",
+    "JudgeAgreement",
     "JudgeError",
     "ModelError",
+    "PairedComparison",
     "Problem",
     "ProviderError",
     "ReportError",
@@ -46,11 +52,17 @@ __all__ = [
     "accuracy",
     "accuracy_by_type",
     "count_tokens",
+    "disputed_questions",
+    "judge_agreement",
+    "judgments_df",
     "latency_stats",
     "load_runs",
     "memorybench_report",
     "memscore",
+    "paired_comparison",
+    "paired_comparisons",
     "questions_df",
+    "rejudge",
     "runs_df",
     "success_rate",
     "token_summary",

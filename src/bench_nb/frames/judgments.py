@@ -1,0 +1,292 @@
+"""Runs -> one row per (run, question, judge): every judge's verdict, the primary one flagged.
+
+Sources, per run: ``judgments.jsonl`` (every verdict of every judge, see ``bench_nb.judges.store``) and the
+checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluations for a report-only run),
+which is the primary judge's. The checkpoint's verdict is added when ``judgments.jsonl`` has no line for
+that (question, primary judge): MemoryBench runs have only that one.
+
+Columns: ``run_id, provider, question_id, question_type, question_type_norm, judge, score, label,
+explanation, unscored, primary, source`` (``judgments`` or ``checkpoint``: where the verdict was read),
+``run_path``. ``score`` is 0 or 1, and null exactly when ``unscored``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.load import Run, RunSet, Sources, load_runs
+from bench_nb.frames.questions import Backend, questions_frame, to_backend
+from bench_nb.judges.store import read_verdicts
+from bench_nb.memorybench.format import decode_results
+from bench_nb.text import hit_text, one_line
+
+JUDGMENT_SCHEMA: dict[str, Any] = {
+    "run_id": pl.Utf8,
+    "provider": pl.Utf8,
+    "question_id": pl.Utf8,
+    "question_type": pl.Utf8,
+    "question_type_norm": pl.Utf8,
+    "judge": pl.Utf8,
+    "score": pl.Int64,
+    "label": pl.Utf8,
+    "explanation": pl.Utf8,
+    "unscored": pl.Boolean,
+    "primary": pl.Boolean,
+    "source": pl.Utf8,
+    "run_path": pl.Utf8,
+}
+
+
+def primary_judge(run: Run) -> str:
+    """The judge whose verdict the checkpoint holds: ``benchNb.primaryJudge``, else the run's ``judge``."""
+    if run.checkpoint is not None:
+        extra = run.checkpoint.benchNb or {}
+        return str(extra.get("primaryJudge") or run.checkpoint.judge)
+    return str((run.report or {}).get("judge", ""))
+
+
+def judgments_frame(
+    runs: Sources | RunSet | Run, *, dataset: str | None = None, strict: bool = False
+) -> pl.DataFrame:
+    """``judgments_df`` as a polars frame."""
+    runset = load_runs(runs, strict=strict)
+    questions = questions_frame(runset, dataset=dataset, strict=strict)
+    rows: dict[str, list[Any]] = {name: [] for name in JUDGMENT_SCHEMA}
+    wanted = ["run_path", "question_id", "provider", "question_type", "question_type_norm", "status"]
+    wanted += ["score", "label", "explanation", "unscored"]
+    parts = {
+        str(key[0]): part
+        for key, part in questions.select(wanted).partition_by("run_path", as_dict=True).items()
+    }
+    for run in runset:
+        primary = primary_judge(run)
+        verdicts, problems = read_verdicts(run.path)
+        if problems:
+            if strict:
+                p = problems[0]
+                raise RunFormatError(p.path, p.message, p.field)
+            _add_problems(run, problems)
+        info = parts.get(str(run.path))
+        by_qid = {} if info is None else {r["question_id"]: r for r in info.iter_rows(named=True)}
+        for (qid, judge), rec in verdicts.items():
+            q = by_qid.get(qid, {})
+            unscored = bool(rec.get("unscored")) or rec.get("score") is None or rec.get("label") == "unscored"
+            score = None if unscored else _score(rec.get("score"), run, qid, judge, strict)
+            if not unscored and score is None:
+                continue
+            _append(
+                rows,
+                run=run,
+                q=q,
+                qid=qid,
+                judge=judge,
+                score=score,
+                label="unscored" if unscored else rec.get("label"),
+                explanation=rec.get("explanation"),
+                unscored=unscored,
+                primary=judge == primary,
+                source="judgments",
+            )
+        for qid, q in by_qid.items():
+            if q["status"] != "evaluated" or (qid, primary) in verdicts:
+                continue
+            unscored = bool(q["unscored"])
+            score = None if unscored else _score(q["score"], run, qid, primary, strict)
+            if not unscored and score is None:
+                continue
+            _append(
+                rows,
+                run=run,
+                q=q,
+                qid=qid,
+                judge=primary,
+                score=score,
+                label="unscored" if unscored else q["label"],
+                explanation=q["explanation"],
+                unscored=unscored,
+                primary=True,
+                source="checkpoint",
+            )
+    return pl.DataFrame(rows, schema=JUDGMENT_SCHEMA)
+
+
+def judgments_df(
+    runs: Sources | RunSet | Run,
+    *,
+    dataset: str | None = None,
+    strict: bool = False,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """One row per (run, question, judge): score, label, explanation, unscored flag, primary flag.
+
+    Args:
+        runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
+        dataset: the benchmark file the runs were made on (true question types, as in ``questions_df``).
+        strict: raise ``RunFormatError`` on the first problem (a bad judgments line included) instead of
+            skipping it and listing it in the run's ``problems``.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+    """
+    return to_backend(judgments_frame(runs, dataset=dataset, strict=strict), backend)
+
+
+def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> int | None:
+    """0 or 1; anything else raises in strict mode, else becomes a problem and the verdict is skipped."""
+    if value in (0, 1) and not isinstance(value, bool):
+        return int(value)
+    err = RunFormatError(
+        run.path, f"score {value!r} of judge {judge!r} is not 0 or 1; verdict skipped", field="score"
+    )
+    if strict:
+        raise err
+    _add_problems(run, [Problem(str(run.path), str(err).split(": ", 1)[-1], "score", question_id=qid)])
+    return None
+
+
+def _append(rows: dict[str, list[Any]], *, run: Run, q: dict[str, Any], qid: str, **values: Any) -> None:
+    rows["run_id"].append(run.run_id)
+    rows["provider"].append(q.get("provider") or _provider(run))
+    rows["question_id"].append(qid)
+    rows["question_type"].append(q.get("question_type"))
+    rows["question_type_norm"].append(q.get("question_type_norm"))
+    for name, value in values.items():
+        rows[name].append(value)
+    rows["run_path"].append(str(run.path))
+
+
+def _provider(run: Run) -> str:
+    if run.checkpoint is not None:
+        return run.checkpoint.provider
+    return str((run.report or {}).get("provider", ""))
+
+
+def _add_problems(run: Run, problems: list[Problem]) -> None:
+    known = {(p.path, p.message) for p in run.problems}
+    run.problems.extend(p for p in problems if (p.path, p.message) not in known)
+
+
+def disputed_questions(
+    data: Any,
+    *,
+    judges: list[str] | None = None,
+    n_hits: int = 3,
+    include_unscored: bool = False,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """The answers judges split on, most split first, with what a reader needs to settle them.
+
+    A question is disputed when at least one judge scored it correct and another incorrect (with
+    ``include_unscored=True``, also when one judge scored it and another could not). ``split`` is the
+    minority share of the scored verdicts (0.5 = an even split). Columns: ``run_id, provider, question_id,
+    question_type_norm, question, ground_truth, hypothesis, context`` (the top ``n_hits`` retrieved texts),
+    ``n_judges, n_correct, n_incorrect, n_unscored, split, correct_judges, incorrect_judges``, then
+    ``label:<judge>`` and ``explanation:<judge>`` for each judge.
+
+    Args:
+        data: run sources (anything ``load_runs`` takes) or a ``judgments_df`` frame (its runs are read
+            from ``run_path`` for the question, answer and retrieved context).
+        judges: only these judges' verdicts (default all).
+        n_hits: how many retrieved items to show in ``context``.
+        include_unscored: count "scored by one judge, unscored by another" as a dispute.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+    """
+    if isinstance(data, (pd.DataFrame, pl.DataFrame)):
+        frame = pl.from_pandas(data) if isinstance(data, pd.DataFrame) else data
+        runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+    else:
+        runset = load_runs(data)
+        frame = judgments_frame(runset)
+    if judges is not None:
+        frame = frame.filter(pl.col("judge").is_in(judges))
+    judge_names = frame["judge"].unique(maintain_order=True).to_list()
+    counts = frame.group_by("run_id", "question_id", maintain_order=True).agg(
+        pl.col("provider").first(),
+        pl.col("question_type_norm").first(),
+        pl.col("run_path").first(),
+        n_judges=pl.len().cast(pl.Int64),
+        n_correct=(pl.col("score") == 1).sum().cast(pl.Int64),
+        n_incorrect=(pl.col("score") == 0).sum().cast(pl.Int64),
+        n_unscored=pl.col("unscored").sum().cast(pl.Int64),
+        correct_judges=pl.col("judge").filter(pl.col("score") == 1).str.join(", "),
+        incorrect_judges=pl.col("judge").filter(pl.col("score") == 0).str.join(", "),
+    )
+    scored = pl.col("n_correct") + pl.col("n_incorrect")
+    split_on = (pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)
+    if include_unscored:
+        split_on = split_on | ((pl.col("n_unscored") > 0) & (scored > 0))
+    disputed = (
+        counts.filter(split_on)
+        .with_columns(split=pl.min_horizontal("n_correct", "n_incorrect") / scored)
+        .sort(["split", "n_judges", "run_id", "question_id"], descending=[True, True, False, False])
+    )
+    wide = frame.select("run_id", "question_id", "judge", "label", "explanation")
+    for j in judge_names:
+        part = wide.filter(pl.col("judge") == j).select(
+            "run_id",
+            "question_id",
+            pl.col("label").alias(f"label:{j}"),
+            pl.col("explanation").alias(f"explanation:{j}"),
+        )
+        disputed = disputed.join(part, on=["run_id", "question_id"], how="left", maintain_order="left")
+    context = _question_context(runset, disputed, n_hits)
+    disputed = disputed.join(context, on=["run_path", "question_id"], how="left", maintain_order="left")
+    front = ["run_id", "provider", "question_id", "question_type_norm", "question", "ground_truth"]
+    front += ["hypothesis", "context", "n_judges", "n_correct", "n_incorrect", "n_unscored", "split"]
+    front += ["correct_judges", "incorrect_judges"]
+    rest = [c for c in disputed.columns if c not in front and c != "run_path"]
+    return to_backend(disputed.select(*front, *rest), backend)
+
+
+def _question_context(runset: RunSet, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:
+    """run_path, question_id -> question, ground truth, answer, and the top retrieved texts."""
+    wanted: dict[str, set[str]] = {}
+    for path, qid in disputed.select("run_path", "question_id").iter_rows():
+        wanted.setdefault(path, set()).add(qid)
+    rows: list[dict[str, Any]] = []
+    for run in runset:
+        qids = wanted.get(str(run.path))
+        if not qids:
+            continue
+        questions = questions_frame(run).filter(pl.col("question_id").is_in(list(qids)))
+        for q in questions.iter_rows(named=True):
+            hits = _hits(run, q["question_id"])[:n_hits]
+            text = "\n".join(f"{i}. {one_line(hit_text(h), 500)}" for i, h in enumerate(hits, start=1))
+            rows.append(
+                {
+                    "run_path": str(run.path),
+                    "question_id": q["question_id"],
+                    "question": q["question"],
+                    "ground_truth": q["ground_truth"],
+                    "hypothesis": q["hypothesis"],
+                    "context": text,
+                }
+            )
+    schema = dict.fromkeys(
+        ("run_path", "question_id", "question", "ground_truth", "hypothesis", "context"), pl.Utf8
+    )
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _hits(run: Run, qid: str) -> list[Any]:
+    """The question's raw search results: checkpoint, else results/<qid>.json, else report.json."""
+    if run.checkpoint is not None:
+        q = run.checkpoint.questions.get(qid)
+        if q is not None and q.phases.search.results:
+            return decode_results(q.phases.search.results)
+        path = run.path / "results" / f"{qid}.json"
+        if path.is_file():
+            try:
+                results = json.loads(path.read_text(encoding="utf-8")).get("results")
+            except (OSError, ValueError, AttributeError):
+                return []
+            return results if isinstance(results, list) else []
+        return []
+    for ev in (run.report or {}).get("evaluations", []):
+        if str(ev.get("questionId")) == qid:
+            results = ev.get("searchResults")
+            return results if isinstance(results, list) else []
+    return []

@@ -1,0 +1,264 @@
+"""Grade a finished run's answers with more judges, without re-running ingest, search or answer.
+
+Every verdict is appended to the run's ``judgments.jsonl`` (``bench_nb.judges.store``), as it comes, so a
+crash loses at most the verdicts in flight and a second call resumes: a (question, judge) pair that already
+has a verdict is skipped unless ``force=True``. The checkpoint is left untouched, so MemoryBench still reads
+the run as before, unless ``primary=`` names another judge: then each question's ``phases.evaluate`` takes
+that judge's verdict and the run's ``judge`` becomes its name, written atomically (temporary file, fsync,
+rename). The previous primary verdicts are first copied into ``judgments.jsonl``, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from bench_nb.errors import JudgeError, RunFormatError
+from bench_nb.frames.judgments import primary_judge
+from bench_nb.frames.load import Run, read_run
+from bench_nb.frames.questions import questions_frame
+from bench_nb.judges.base import Judge
+from bench_nb.judges.store import append_verdicts, read_verdicts
+from bench_nb.memorybench.report import dumps_js
+from bench_nb.records import Question, Verdict
+
+FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
+
+
+@dataclass(frozen=True)
+class RejudgeResult:
+    """What a ``rejudge`` call did."""
+
+    run_dir: Path
+    judges: tuple[str, ...]
+    graded: dict[str, int]  # verdicts appended now, per judge
+    skipped: dict[str, int]  # questions that already had this judge's verdict
+    unscored: dict[str, int]  # of the verdicts appended now, how many the judge could not score
+    primary: str  # the primary judge after the call
+    primary_changed: bool
+    report_stale: bool  # report.json was written under another primary judge: regenerate it
+
+
+def resolve_judge(spec: str | Judge) -> Judge:
+    """A Judge from a spec (``"f1"``, ``"contains"``, a model alias...) through the judge registry."""
+    if not isinstance(spec, str):
+        if not isinstance(spec, Judge):
+            raise JudgeError(
+                f"{spec!r} is not a judge (needs a name and a judge(question, hypothesis) method)"
+            )
+        return spec
+    try:
+        from bench_nb.judges.registry import get_judge
+    except ImportError as err:  # pragma: no cover - the registry ships with the runner
+        raise JudgeError(
+            f"cannot build judge {spec!r}: the judge registry is not available ({err})"
+        ) from None
+    return get_judge(spec)
+
+
+def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
+    """question id -> (the Question a judge needs, the run's answer), for every answered question."""
+    out: dict[str, tuple[Question, str]] = {}
+    df = questions_frame(run).filter(
+        pl.col("hypothesis").is_not_null()
+        & ((pl.col("answer_status") == "completed") | (pl.col("source") == "report"))
+    )
+    extras = run.checkpoint.questions if run.checkpoint is not None else {}
+    for row in df.iter_rows(named=True):
+        qid = row["question_id"]
+        cq = extras.get(qid)
+        evidence = tuple((cq.benchNb or {}).get("evidenceIds") or ()) if cq is not None else ()
+        question = Question(
+            question_id=qid,
+            question=row["question"] or "",
+            answer=row["ground_truth"] or "",
+            question_type=row["question_type"] or "",
+            norm_type=row["question_type_norm"] or "other",
+            haystack_id=row["container_tag"] or "",
+            question_date=row["question_date"],
+            evidence_ids=evidence,
+            category=row["true_category"],
+        )
+        out[qid] = (question, row["hypothesis"])
+    return out
+
+
+def rejudge(
+    run_dir: str | os.PathLike[str],
+    judges: Sequence[str | Judge] = (),
+    *,
+    primary: str | None = None,
+    force: bool = False,
+    concurrency: int = 1,
+) -> RejudgeResult:
+    """Grade a run's existing answers with more judges; optionally make one of them the primary judge.
+
+    Args:
+        run_dir: the run directory (bench_nb's or MemoryBench's).
+        judges: judge specs for ``bench_nb.judges.registry.get_judge`` (``"f1"``, ``"contains"``, a model
+            alias...) or Judge objects.
+        primary: make this judge the one the checkpoint (and so MemoryBench) reports. It must have graded
+            every evaluated question. Default: keep the run's primary judge.
+        force: grade again questions that already have this judge's verdict (the new line wins).
+        concurrency: how many answers to grade at once (LLM judges are network-bound).
+
+    Raises:
+        JudgeError: a judge failed; every verdict obtained before is already saved.
+        RunFormatError: not a run directory, or a primary switch the run cannot take.
+    """
+    path = Path(run_dir)
+    run = read_run(path)
+    resolved = [resolve_judge(j) for j in judges]
+    names = [j.name for j in resolved]
+    if len(set(names)) != len(names):
+        raise JudgeError(f"judge names must be distinct, got {names}")
+    todo = answered_questions(run)
+    existing, _ = read_verdicts(path)
+    graded: dict[str, int] = {}
+    skipped: dict[str, int] = {}
+    unscored: dict[str, int] = {}
+    for judge in resolved:
+        qids = [q for q in todo if force or (q, judge.name) not in existing]
+        skipped[judge.name] = len(todo) - len(qids)
+        verdicts = _grade(path, judge, [(q, *todo[q]) for q in qids], max(1, concurrency))
+        graded[judge.name] = len(verdicts)
+        unscored[judge.name] = sum(v.label == "unscored" for v in verdicts)
+    old = primary_judge(run)
+    changed = primary is not None and primary != old
+    if changed:
+        assert primary is not None
+        _switch_primary(run, old, primary)
+    return RejudgeResult(
+        run_dir=path,
+        judges=tuple(names),
+        graded=graded,
+        skipped=skipped,
+        unscored=unscored,
+        primary=primary if changed and primary is not None else old,
+        primary_changed=changed,
+        report_stale=changed and (path / "report.json").is_file(),
+    )
+
+
+def _grade(path: Path, judge: Judge, items: list[tuple[str, Question, str]], workers: int) -> list[Verdict]:
+    """Grade items, appending verdicts every FLUSH_EVERY; on a failure save what is done, then raise."""
+
+    def one(qid: str, question: Question, hypothesis: str) -> tuple[str, Verdict]:
+        verdict = judge.judge(question, hypothesis)
+        if not isinstance(verdict, Verdict):
+            raise JudgeError(f"judge {judge.name!r} returned {type(verdict).__name__}, not a Verdict")
+        return qid, verdict if verdict.judge == judge.name else replace(verdict, judge=judge.name)
+
+    done: list[Verdict] = []
+    buffer: list[tuple[str, Verdict]] = []
+    taken: set[Future[tuple[str, Verdict]]] = set()
+    failure: tuple[str, BaseException] | None = None
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(one, *item): item[0] for item in items}
+            for fut in as_completed(futures):
+                err = fut.exception()
+                if err is not None:
+                    failure = (futures[fut], err)
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    break
+                taken.add(fut)
+                buffer.append(fut.result())
+                if len(buffer) >= FLUSH_EVERY:
+                    append_verdicts(path, buffer)
+                    done.extend(v for _, v in buffer)
+                    buffer.clear()
+            # Verdicts that finished while the failure was being handled are kept too.
+            for fut in futures:
+                if fut not in taken and fut.done() and not fut.cancelled() and fut.exception() is None:
+                    buffer.append(fut.result())
+    finally:
+        append_verdicts(path, buffer)
+        done.extend(v for _, v in buffer)
+    if failure is not None:
+        qid, err = failure
+        raise JudgeError(f"judge {judge.name!r} failed on question {qid}: {err}") from err
+    return done
+
+
+def _switch_primary(run: Run, old: str, new: str) -> None:
+    path = run.path
+    if run.checkpoint is None:
+        raise RunFormatError(
+            path, "a run with only report.json has no checkpoint to switch the primary judge in"
+        )
+    journal = path / "journal.jsonl"
+    if journal.is_file() and journal.stat().st_size > 0:
+        raise RunFormatError(
+            journal, "the run has progress not yet compacted into checkpoint.json: resume or finish it first"
+        )
+    verdicts, _ = read_verdicts(path)
+    evaluated = [
+        qid for qid, q in run.checkpoint.questions.items() if q.phases.evaluate.status == "completed"
+    ]
+    missing = [q for q in evaluated if (q, new) not in verdicts]
+    if missing:
+        raise JudgeError(
+            f"judge {new!r} has no verdict for {len(missing)} evaluated question(s) (e.g. {missing[0]}): "
+            f"grade them first (rejudge -j {new}) before making it the primary judge"
+        )
+    # Keep the current primary verdicts: MemoryBench runs hold them only in the checkpoint.
+    keep = []
+    for qid in evaluated:
+        if (qid, old) not in verdicts:
+            ev = run.checkpoint.questions[qid].phases.evaluate
+            extra = run.checkpoint.questions[qid].benchNb or {}
+            if extra.get("unscored") or ev.score not in (0, 1):
+                keep.append((qid, Verdict(None, "unscored", ev.explanation or "", judge=old)))
+            else:
+                label = "correct" if ev.score == 1 else "incorrect"
+                keep.append((qid, Verdict(int(ev.score), label, ev.explanation or "", judge=old)))
+    append_verdicts(path, keep)
+    ckpt_path = path / "checkpoint.json"
+    data: dict[str, Any] = json.loads(ckpt_path.read_text(encoding="utf-8"))
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    for qid, q in data.get("questions", {}).items():
+        rec = verdicts.get((qid, new))
+        if rec is None:
+            continue
+        ev = q.setdefault("phases", {}).setdefault("evaluate", {})
+        was_completed = ev.get("status") == "completed"
+        ev["status"] = "completed"
+        ev.pop("error", None)
+        ev.setdefault("completedAt", now)
+        unscored = bool(rec.get("unscored")) or rec.get("score") is None
+        if unscored:
+            ev.pop("score", None)
+        else:
+            ev["score"] = int(rec["score"])
+        ev["label"] = "unscored" if unscored else rec.get("label")
+        ev["explanation"] = rec.get("explanation") or ""
+        extra = q.get("benchNb")
+        if unscored:
+            q["benchNb"] = {**(extra or {}), "unscored": True}
+        elif extra is not None and "unscored" in extra:
+            extra.pop("unscored")
+        if not was_completed:
+            ev.setdefault("startedAt", now)
+    data["judge"] = new
+    if isinstance(data.get("benchNb"), dict):
+        data["benchNb"]["primaryJudge"] = new
+    data["updatedAt"] = now
+    _write_atomic(ckpt_path, dumps_js(data))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

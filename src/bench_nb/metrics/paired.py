@@ -1,0 +1,354 @@
+"""Paired comparison of two runs on the same questions: accuracy difference, its 95% interval, McNemar.
+
+Only questions both runs scored are paired (failed, pending and unscored ones are dropped and counted).
+With ``a`` = both correct, ``b`` = only A correct, ``c`` = only B correct, ``d`` = neither, n = a+b+c+d:
+
+- difference = (a+b)/n − (a+c)/n, with Newcombe's square-and-add interval for paired proportions
+  (Newcombe 1998, method 10; the form recommended by Fagerland, Lydersen & Laake 2013): Wilson intervals
+  of the two accuracies combined with the correction ψ for their correlation.
+- McNemar's test on the discordant pairs b and c: exact (two-sided binomial, p = min(1, 2·P[X ≤ min(b, c)]),
+  X ~ Bin(b+c, ½)) when b+c < 25, else chi-square with continuity correction (|b−c|−1)²/(b+c) on 1 df.
+  Both equal statsmodels' ``mcnemar(table, exact=...)``.
+
+Runs that differ in question set, benchmark, judge, answering model, retrieval limit k, answerer, prompts
+or a provider's own judge prompt are not like for like: the result says so (``like_for_like``, ``warning``),
+or ``require_like_for_like=True`` raises ``ComparisonError``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from itertools import combinations
+from typing import Any, Literal
+
+import pandas as pd
+import polars as pl
+from scipy.stats import binom, chi2
+from statsmodels.stats.multitest import multipletests
+
+from bench_nb.errors import ComparisonError
+from bench_nb.frames.load import Run, load_runs
+from bench_nb.frames.questions import Backend, questions_frame, to_backend
+from bench_nb.metrics.intervals import wilson_interval
+
+McNemarMethod = Literal["exact", "chi2-cc", "none"]
+EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
+_NAN = math.nan
+
+
+def newcombe_paired_interval(
+    both: int, a_only: int, b_only: int, neither: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Newcombe's (1998, method 10) interval for p_A − p_B from a paired 2×2 table; ``nan`` when n = 0."""
+    n = both + a_only + b_only + neither
+    if n == 0:
+        return (_NAN, _NAN)
+    p1, p2 = (both + a_only) / n, (both + b_only) / n
+    l1, u1 = wilson_interval(both + a_only, n, confidence)
+    l2, u2 = wilson_interval(both + b_only, n, confidence)
+    margins = (both + a_only) * (b_only + neither) * (both + b_only) * (a_only + neither)
+    psi = 0.0
+    if margins > 0:
+        cross = both * neither - a_only * b_only
+        if cross > n / 2:
+            psi = (cross - n / 2) / math.sqrt(margins)
+        elif cross < 0:
+            psi = cross / math.sqrt(margins)
+    d = p1 - p2
+    low = d - math.sqrt(max(0.0, (p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * psi * (p1 - l1) * (u2 - p2)))
+    high = d + math.sqrt(max(0.0, (p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1)))
+    return (max(-1.0, low), min(1.0, high))
+
+
+def mcnemar_test(a_only: int, b_only: int, exact: bool | None = None) -> tuple[float, float, McNemarMethod]:
+    """McNemar's test: ``(statistic, p_value, method)``; exact when ``a_only + b_only < 25`` by default."""
+    m = a_only + b_only
+    if exact is None:
+        exact = m < EXACT_BELOW
+    if exact:
+        k = min(a_only, b_only)
+        return float(k), float(min(1.0, 2 * binom.cdf(k, m, 0.5))), "exact"
+    if m == 0:
+        return _NAN, _NAN, "none"
+    stat = (abs(a_only - b_only) - 1) ** 2 / m
+    return float(stat), float(chi2.sf(stat, 1)), "chi2-cc"
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B)."""
+
+    run_a: str
+    run_b: str
+    provider_a: str
+    provider_b: str
+    judge: str | None
+    n_pairs: int
+    n_dropped: int
+    accuracy_a: float
+    accuracy_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    both_correct: int
+    a_only: int
+    b_only: int
+    both_incorrect: int
+    test: McNemarMethod
+    statistic: float
+    p_value: float
+    like_for_like: bool
+    warning: str
+    by_type: Any = None  # the same per question type (pandas or polars)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The scalar fields (everything but ``by_type``)."""
+        out = asdict(self)
+        out.pop("by_type")
+        return out
+
+
+def _stats(pairs: pl.DataFrame) -> dict[str, Any]:
+    a, b = pairs["correct_a"], pairs["correct_b"]
+    both, a_only = int((a & b).sum()), int((a & ~b).sum())
+    b_only, neither = int((~a & b).sum()), int((~a & ~b).sum())
+    n = len(pairs)
+    low, high = newcombe_paired_interval(both, a_only, b_only, neither)
+    stat, p, method = mcnemar_test(a_only, b_only)
+    acc_a = (both + a_only) / n if n else _NAN
+    acc_b = (both + b_only) / n if n else _NAN
+    return {
+        "n_pairs": n,
+        "accuracy_a": acc_a,
+        "accuracy_b": acc_b,
+        "difference": acc_a - acc_b,
+        "ci_low": low,
+        "ci_high": high,
+        "both_correct": both,
+        "a_only": a_only,
+        "b_only": b_only,
+        "both_incorrect": neither,
+        "test": method,
+        "statistic": stat,
+        "p_value": p,
+    }
+
+
+def paired_comparison(
+    data: Any,
+    run_a: str,
+    run_b: str,
+    *,
+    judge: str | None = None,
+    require_like_for_like: bool = False,
+    backend: Backend = "pandas",
+) -> PairedComparison:
+    """Compare two runs question by question.
+
+    Args:
+        data: run directories (or anything ``load_runs`` takes: every setting is checked), a questions
+            frame (``questions_df``) or a judgments frame (``judgments_df``).
+        run_a: the first run's id; ``difference`` is A − B.
+        run_b: the second run's id.
+        judge: grade both runs with this judge's verdicts (from judgments.jsonl); default the primary one.
+        require_like_for_like: raise ``ComparisonError`` instead of flagging runs that are not comparable.
+        backend: ``"pandas"`` (default) or ``"polars"`` for ``by_type``.
+    """
+    outcomes, settings = _outcomes(data, judge)
+    return _compare(outcomes, settings, run_a, run_b, judge, require_like_for_like, backend)
+
+
+def paired_comparisons(
+    data: Any, *, judge: str | None = None, by_type: bool = False, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
+
+    With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
+    overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
+    """
+    outcomes, settings = _outcomes(data, judge)
+    run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
+    rows: list[dict[str, Any]] = []
+    for a, b in combinations(run_ids, 2):
+        result = _compare(outcomes, settings, a, b, judge, False, "polars")
+        rows.append(result.as_dict() | {"question_type_norm": "all"})
+        if by_type:
+            for t in result.by_type.iter_rows(named=True):
+                base = {k: v for k, v in result.as_dict().items() if k not in t}
+                rows.append(base | t)
+    table = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(schema=_EMPTY)
+    overall = table["question_type_norm"] == "all" if rows else pl.Series([], dtype=pl.Boolean)
+    holm = [None] * len(table)
+    ps = [(i, p) for i, (p, is_all) in enumerate(zip(table["p_value"], overall, strict=True)) if is_all]
+    valid = [(i, p) for i, p in ps if p is not None and not math.isnan(p)]
+    if valid:
+        adjusted = multipletests([p for _, p in valid], method="holm")[1]
+        for (i, _), adj in zip(valid, adjusted, strict=True):
+            holm[i] = float(adj)
+    table = table.with_columns(pl.Series("p_value_holm", holm, dtype=pl.Float64))
+    front = ["run_a", "run_b", "provider_a", "provider_b", "question_type_norm"]
+    return to_backend(table.select(*front, *[c for c in table.columns if c not in front]), backend)
+
+
+_EMPTY: dict[str, Any] = {
+    "run_a": pl.Utf8,
+    "run_b": pl.Utf8,
+    "provider_a": pl.Utf8,
+    "provider_b": pl.Utf8,
+    "question_type_norm": pl.Utf8,
+    "p_value": pl.Float64,
+}
+
+
+def _compare(
+    outcomes: pl.DataFrame,
+    settings: dict[str, dict[str, Any]],
+    run_a: str,
+    run_b: str,
+    judge: str | None,
+    require: bool,
+    backend: Backend,
+) -> PairedComparison:
+    known = outcomes["run_id"].unique(maintain_order=True).to_list()
+    for rid in (run_a, run_b):
+        if rid not in known:
+            raise ComparisonError(f"run {rid!r} is not in the data; runs: {known}")
+    if run_a == run_b:
+        raise ComparisonError(f"cannot compare run {run_a!r} with itself")
+    a = outcomes.filter(pl.col("run_id") == run_a)
+    b = outcomes.filter(pl.col("run_id") == run_b)
+    warning = _differences(a, b, settings.get(run_a, {}), settings.get(run_b, {}), run_a, run_b)
+    if warning and require:
+        raise ComparisonError(f"runs {run_a!r} and {run_b!r} are not like for like: {warning}")
+    pairs = a.select("question_id", "question_type_norm", correct_a="correct").join(
+        b.select("question_id", correct_b="correct"), on="question_id", how="inner"
+    )
+    pairs = pairs.drop_nulls(["correct_a", "correct_b"])
+    union = pl.concat([a["question_id"], b["question_id"]]).n_unique()
+    by_type = [
+        {"question_type_norm": t} | _stats(part)
+        for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
+    ]
+    by_type_df = pl.DataFrame(by_type, infer_schema_length=None) if by_type else pl.DataFrame()
+    return PairedComparison(
+        run_a=run_a,
+        run_b=run_b,
+        provider_a=_first(a, "provider"),
+        provider_b=_first(b, "provider"),
+        judge=judge,
+        n_dropped=union - len(pairs),
+        like_for_like=not warning,
+        warning=warning,
+        by_type=to_backend(by_type_df, backend),
+        **_stats(pairs),
+    )
+
+
+def _first(df: pl.DataFrame, col: str) -> str:
+    return str(df[col][0]) if len(df) and col in df.columns and df[col][0] is not None else ""
+
+
+_SETTINGS = ("benchmark", "judge", "answering_model", "k", "answerer", "prompt_hashes", "custom_prompt")
+
+
+def _differences(
+    a: pl.DataFrame, b: pl.DataFrame, sa: dict[str, Any], sb: dict[str, Any], run_a: str, run_b: str
+) -> str:
+    notes: list[str] = []
+    qa, qb = set(a["question_id"].to_list()), set(b["question_id"].to_list())
+    if qa != qb:
+        notes.append(f"question sets differ ({len(qa - qb)} only in {run_a}, {len(qb - qa)} only in {run_b})")
+    for key in _SETTINGS:
+        va, vb = sa.get(key), sb.get(key)
+        if key == "custom_prompt":
+            if va or vb:
+                which = [r for r, v in ((run_a, va), (run_b, vb)) if v]
+                notes.append(f"graded with a provider's own judge prompt ({', '.join(which)})")
+            continue
+        if va is None or vb is None or va == vb:
+            continue
+        notes.append(f"{key.replace('_', ' ')} differs ({va!r} vs {vb!r})")
+    return "; ".join(notes)
+
+
+def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, dict[str, Any]]]:
+    """(run_id, provider, question_id, question_type_norm, correct) rows, and each run's settings."""
+    if isinstance(data, pd.DataFrame):
+        data = pl.from_pandas(data)
+    if isinstance(data, pl.DataFrame):
+        if "primary" in data.columns:  # a judgments frame
+            return _from_judgments(data, judge), {}
+        if judge is not None:
+            raise ValueError("judge= needs a judgments frame (judgments_df) or run directories")
+        return _from_questions(data), _frame_settings(data)
+    runset = load_runs(data)
+    settings = {run.run_id: _run_settings(run) for run in runset}
+    if judge is None:
+        return _from_questions(questions_frame(runset)), settings
+    from bench_nb.frames.judgments import judgments_frame
+
+    for s in settings.values():
+        s["judge"] = judge
+    return _from_judgments(judgments_frame(runset), judge), settings
+
+
+def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
+    scored = (pl.col("status") == "evaluated") & ~pl.col("unscored").fill_null(False)
+    return q.select(
+        "run_id",
+        pl.col("provider") if "provider" in q.columns else pl.lit("").alias("provider"),
+        "question_id",
+        pl.col("question_type_norm").fill_null("other"),
+        correct=pl.when(scored).then(pl.col("correct")).otherwise(None),
+    )
+
+
+def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
+    rows = j.filter(pl.col("primary")) if judge is None else j.filter(pl.col("judge") == judge)
+    if rows.is_empty():
+        raise ComparisonError(
+            f"no verdict of judge {judge!r} in the data" if judge else "no primary verdicts"
+        )
+    return rows.select(
+        "run_id",
+        "provider",
+        "question_id",
+        pl.col("question_type_norm").fill_null("other"),
+        correct=pl.when(pl.col("unscored")).then(None).otherwise(pl.col("score") == 1),
+    )
+
+
+def _frame_settings(q: pl.DataFrame) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for (rid,), part in q.group_by("run_id", maintain_order=True):
+        s: dict[str, Any] = {}
+        for key in ("benchmark", "judge", "answering_model"):
+            if key in part.columns:
+                s[key] = part[key][0]
+        if "custom_prompt" in part.columns:
+            s["custom_prompt"] = bool(part["custom_prompt"].any())
+        if "k" in part.columns and part["k"].drop_nulls().len():
+            s["k"] = part["k"].max()
+        out[str(rid)] = s
+    return out
+
+
+def _run_settings(run: Run) -> dict[str, Any]:
+    from bench_nb.frames.judgments import primary_judge
+
+    if run.checkpoint is None:
+        rep = run.report or {}
+        keys = (("benchmark", "benchmark"), ("judge", "judge"), ("answering_model", "answeringModel"))
+        return {ours: rep.get(theirs) for ours, theirs in keys}
+    ck = run.checkpoint
+    extra = ck.benchNb or {}
+    return {
+        "benchmark": ck.benchmark,
+        "judge": primary_judge(run),
+        "answering_model": ck.answeringModel,
+        "k": extra.get("k"),
+        "answerer": extra.get("answerer"),
+        "prompt_hashes": extra.get("promptHashes"),
+        "custom_prompt": bool(extra.get("customPrompt")),
+    }
