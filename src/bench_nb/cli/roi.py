@@ -1,0 +1,207 @@
+"""``bench-nb roi``: import memories, run the ROI benchmark, show its status, serve it over MCP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bench_nb.roi.errors import RunInProgressError
+
+DB_OPTION = click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="BENCH_NB_ROI_DB",
+    default=Path(".bench_nb/roi.sqlite"),
+    show_default=True,
+    help="The ROI store (SQLite file; env BENCH_NB_ROI_DB).",
+)
+OWNER_OPTION = click.option(
+    "--owner", required=True, envvar="BENCH_NB_ROI_OWNER", help="Whose memories (env BENCH_NB_ROI_OWNER)."
+)
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def _run_options(fn: Any) -> Any:
+    options = [
+        click.option(
+            "--deterministic", is_flag=True, help="No key: templated prober and deterministic judge."
+        ),
+        click.option(
+            "--probe-mode",
+            type=click.Choice(["template", "paraphrase"]),
+            default="template",
+            show_default=True,
+            help="The deterministic prober's mode (with --deterministic).",
+        ),
+        click.option("--model", default=None, help="The LLM prober's model (bench_nb.models alias)."),
+        click.option("--judge-model", default=None, help="The LLM judge's model (default: --model)."),
+        click.option(
+            "--provider", default="sqlite", show_default=True, help="The registered provider that recalls."
+        ),
+        click.option("-k", "k", type=int, default=None, help="Hits per recall (default 5)."),
+        click.option("--own-key", is_flag=True, help="Model calls use the owner's own key (metered apart)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _options(
+    deterministic: bool,
+    probe_mode: str,
+    model: str | None,
+    judge_model: str | None,
+    provider: str,
+    k: int | None,
+    own_key: bool,
+) -> Any:
+    from bench_nb.roi.options import DEFAULT_MODEL, RoiOptions
+    from bench_nb.roi.recall import DEFAULT_K
+
+    return RoiOptions(
+        deterministic=deterministic,
+        probe_mode=probe_mode,  # type: ignore[arg-type]
+        model=model or DEFAULT_MODEL,
+        judge_model=judge_model,
+        provider=provider,
+        k=k or DEFAULT_K,
+        own_key=own_key,
+    )
+
+
+def _echo(data: dict[str, Any], as_json: bool, text: str) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
+
+
+def _summary_text(d: dict[str, Any]) -> str:
+    if d.get("run_id") is None:
+        return f"owner {d['owner']}: no finished run yet ({d.get('active_probes', 0)} active probes)"
+    rate = d["exclusive_rate"]
+    rate_text = "n/a (no probe judged)" if rate is None else f"{rate:.1%}"
+    lines = [
+        f"run {d['run_id']} (owner {d['owner']}, probe mode {d['probe_mode']}, judge {d['judge']})",
+        f"  probes {d['probes']}  judged {d['judged']}  failed {d['failed']}",
+        f"  with memory {d['with_memory']}  without memory {d['without_memory']}  exclusive {d['exclusive']}",
+        f"  exclusive rate {rate_text}: {d['exclusive']} of {d['judged']} project questions a bare agent could not answer",
+    ]
+    return "\n".join(lines)
+
+
+@click.group()
+def roi() -> None:
+    """The ROI benchmark: what would an agent lose without memory?"""
+
+
+@roi.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@DB_OPTION
+@click.option("--lenient", is_flag=True, help="Import what can be read and list the problems.")
+@JSON_OPTION
+def import_cmd(file: Path, db: Path, lenient: bool, as_json: bool) -> None:
+    """Import memories from a JSONL file or a memory export zip."""
+    from bench_nb.roi.imports import import_memories
+
+    s = import_memories(file, db, lenient=lenient)
+    data = {
+        "path": s.path,
+        "inserted": s.inserted,
+        "updated": s.updated,
+        "members": s.members,
+        "owners": list(s.owners),
+        "problems": [str(p) for p in s.problems],
+    }
+    text = f"imported {s.inserted} new and {s.updated} updated memories of {', '.join(s.owners) or 'no owner'} into {db}"
+    text += "".join(f"\n  problem: {p}" for p in s.problems)
+    _echo(data, as_json, text)
+
+
+@roi.command("run")
+@OWNER_OPTION
+@DB_OPTION
+@_run_options
+@JSON_OPTION
+def run_cmd(owner: str, db: Path, as_json: bool, **opts: Any) -> None:
+    """Run the benchmark for OWNER (the first call on an empty pool generates the pool)."""
+    from bench_nb.roi.run import start_run
+
+    options = _options(**opts)
+    try:
+        run = start_run(owner, db, **options.start_kwargs())
+    except RunInProgressError as err:
+        data: dict[str, Any] = {
+            "status": "in_progress",
+            "owner": owner,
+            "run_id": err.run_id,
+            "phase": err.phase,
+            "message": str(err),
+        }
+        _echo(data, as_json, str(err))
+        raise SystemExit(1) from None
+    if run.status == "generating":
+        added = run.generated.added if run.generated else 0
+        message = (
+            f"generated {added} probes; run again to benchmark"
+            if added
+            else "no decision, gotcha or convention memory to probe yet: import memories first"
+        )
+        data = {
+            "status": "generating",
+            "owner": owner,
+            "run_id": run.run_id,
+            "probes": added,
+            "message": message,
+        }
+        _echo(data, as_json, f"generating ({owner}): {message}")
+        return
+    summary = run.finish().to_dict()
+    if run.notes:
+        summary["notes"] = list(run.notes)
+    _echo(summary, as_json, _summary_text(summary))
+
+
+@roi.command("status")
+@OWNER_OPTION
+@DB_OPTION
+@JSON_OPTION
+def status_cmd(owner: str, db: Path, as_json: bool) -> None:
+    """Show OWNER's latest run, the pool and any run in progress."""
+    from bench_nb.roi.summary import roi_status
+
+    status = roi_status(owner, db)
+    data = status.to_dict()
+    text = _summary_text(data)
+    if status.in_progress is not None:
+        text += f"\n  in progress: {status.in_progress.run_id} ({status.in_progress.phase})"
+    text += f"\n  pool: {data['active_probes']} active, {data['retired_probes']} retired, {data['unprobed_memories']} unprobed"
+    _echo(data, as_json, text)
+
+
+@roi.command("tile")
+@OWNER_OPTION
+@DB_OPTION
+@click.option(
+    "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
+)
+def tile_cmd(owner: str, db: Path, out: Path) -> None:
+    """Write OWNER's "Only memory knows" tile as a standalone HTML file."""
+    from bench_nb.roi.tile import roi_tile_html
+
+    out.write_text(
+        f"<!doctype html><meta charset='utf-8'><title>ROI</title>{roi_tile_html(owner, db)}\n", "utf-8"
+    )
+    click.echo(f"wrote {out}")
+
+
+@roi.command("mcp")
+@OWNER_OPTION
+@DB_OPTION
+@_run_options
+def mcp_cmd(owner: str, db: Path, **opts: Any) -> None:
+    """Serve the tool benchmark_memory over MCP (stdio) for OWNER."""
+    from bench_nb.roi.mcp_server import serve
+
+    serve(owner, db, _options(**opts))

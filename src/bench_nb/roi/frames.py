@@ -1,0 +1,109 @@
+"""ROI tables: one row per finished run, one row per probe result. Always one owner's rows only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+
+from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.roi.store import RoiStore
+from bench_nb.roi.summary import finished_runs
+
+RUNS_SCHEMA: dict[str, type[pl.DataType] | pl.DataType] = {
+    "run_id": pl.String,
+    "owner": pl.String,
+    "started_at": pl.String,
+    "finished_at": pl.String,
+    "provider": pl.String,
+    "judge": pl.String,
+    "probe_mode": pl.String,
+    "probes": pl.Int64,
+    "judged": pl.Int64,
+    "failed": pl.Int64,
+    "with_memory": pl.Int64,
+    "without_memory": pl.Int64,
+    "exclusive": pl.Int64,
+    "exclusive_rate": pl.Float64,
+}
+
+RESULTS_SCHEMA: dict[str, type[pl.DataType] | pl.DataType] = {
+    "run_id": pl.String,
+    "probe_id": pl.String,
+    "memory_id": pl.String,
+    "scope": pl.String,
+    "question": pl.String,
+    "probe_mode": pl.String,
+    "status": pl.String,
+    "with_memory": pl.Boolean,
+    "without_memory": pl.Boolean,
+    "exclusive": pl.Boolean,
+    "confidence": pl.Float64,
+    "judge": pl.String,
+    "explanation": pl.String,
+    "error": pl.String,
+    "surfaced": pl.List(pl.String),
+    "source_surfaced": pl.Boolean,
+    "dropped": pl.Int64,
+    "latency_ms": pl.Float64,
+}
+
+
+def _open(db: str | Path | RoiStore) -> tuple[RoiStore, bool]:
+    return (db, False) if isinstance(db, RoiStore) else (RoiStore(db), True)
+
+
+def roi_runs_df(
+    owner: str, db: str | Path | RoiStore, *, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """``owner``'s finished benchmark runs, oldest first, with their numbers (see ``roi.summary``)."""
+    store, close = _open(db)
+    try:
+        rows = [
+            {k: v for k, v in s.to_dict().items() if k in RUNS_SCHEMA} for s in finished_runs(store, owner)
+        ]
+    finally:
+        if close:
+            store.close()
+    return to_backend(pl.DataFrame(rows, schema=RUNS_SCHEMA), backend)
+
+
+def roi_results_df(
+    owner: str, db: str | Path | RoiStore, *, run_id: str | None = None, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """One row per (run, probe) of ``owner``: the probe, what was surfaced, and the judgment.
+
+    Args:
+        owner: whose results.
+        db: the ROI store.
+        run_id: one run only (default: all of the owner's runs).
+        backend: ``pandas`` (default) or ``polars``.
+    """
+    store, close = _open(db)
+    try:
+        sql = (
+            "SELECT r.run_id, r.probe_id, r.memory_id, p.scope, p.question, r.probe_mode, r.status, "
+            "r.with_memory, r.without_memory, r.confidence, r.judge, r.explanation, r.error, "
+            "c.surfaced, c.dropped, c.latency_ms "
+            "FROM results r JOIN probes p ON p.id = r.probe_id AND p.owner = r.owner "
+            "LEFT JOIN recalls c ON c.run_id = r.run_id AND c.probe_id = r.probe_id AND c.owner = r.owner "
+            "WHERE r.owner = ?" + (" AND r.run_id = ?" if run_id else "") + " ORDER BY r.id"
+        )
+        fetched = store.execute(sql, (owner, run_id) if run_id else (owner,)).fetchall()
+    finally:
+        if close:
+            store.close()
+    rows = []
+    for r in fetched:
+        row = dict(r)
+        surfaced = json.loads(row["surfaced"]) if row["surfaced"] else []
+        judged = row["status"] == "judged"
+        row["with_memory"] = bool(row["with_memory"]) if judged else None
+        row["without_memory"] = bool(row["without_memory"]) if judged else None
+        row["exclusive"] = (row["with_memory"] and not row["without_memory"]) if judged else None
+        row["surfaced"] = surfaced
+        row["source_surfaced"] = row["memory_id"] in surfaced
+        rows.append(row)
+    return to_backend(pl.DataFrame(rows, schema=RESULTS_SCHEMA), backend)

@@ -1,0 +1,64 @@
+"""ROI judges decide, per probe, two things: could it be answered with what memory surfaced (``with_memory``),
+and could a competent agent answer it without project memory, from general knowledge alone
+(``without_memory``).
+
+The deterministic judge is an honest lower bound needing no key: ``with_memory`` is true only when the source
+memory itself was surfaced, ``without_memory`` is always false, confidence 1. The LLM judge lives in
+``bench_nb.roi.llm``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from bench_nb.errors import JudgeError
+from bench_nb.roi.memory import Memory
+from bench_nb.roi.records import Judgment, ModelUsage, Probe, Recall
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """A judgment and the model calls that produced it (for metering)."""
+
+    judgment: Judgment
+    usage: tuple[ModelUsage, ...] = ()
+
+
+class JudgmentFailed(JudgeError):
+    """A probe could not be judged (the model failed, or its reply did not parse): the probe is skipped.
+
+    ``usage`` holds the model calls made anyway, so they are still metered.
+    """
+
+    def __init__(self, probe_id: str, message: str, usage: tuple[ModelUsage, ...] = ()) -> None:
+        self.probe_id = probe_id
+        self.usage = usage
+        super().__init__(f"probe {probe_id}: {message}")
+
+
+@runtime_checkable
+class RoiJudge(Protocol):
+    """Judges one probe given its source memory and what the pinned recall surfaced."""
+
+    name: str
+
+    def judge(self, probe: Probe, source: Memory, recall: Recall) -> JudgeReply:
+        """Raises JudgmentFailed when no judgment could be made."""
+        ...
+
+
+class DeterministicRoiJudge:
+    """``with_memory`` iff the source memory's id was surfaced; ``without_memory`` false; confidence 1."""
+
+    name = "deterministic"
+
+    def judge(self, probe: Probe, source: Memory, recall: Recall) -> JudgeReply:
+        ids = recall.memory_ids
+        if probe.memory_id in ids:
+            why = f"source memory {probe.memory_id} surfaced at rank {ids.index(probe.memory_id) + 1} of {len(ids)}"
+            found = True
+        else:
+            why = f"source memory {probe.memory_id} not among the {len(ids)} surfaced"
+            found = False
+        return JudgeReply(Judgment(with_memory=found, without_memory=False, confidence=1.0, explanation=why))

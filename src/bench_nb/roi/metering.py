@@ -1,0 +1,87 @@
+"""Metering: every model call of the prober and the judge is a usage event in the store.
+
+A usage event holds the owner, the purpose (``prober`` or ``judge``), the model and the billed input and output
+tokens. Calls made on the owner's own key are marked ``own_key`` and left out of the deployment's totals
+(:func:`deployment_usage`). Benchmark results are not usage events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+
+from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.roi.records import ModelUsage, Purpose
+from bench_nb.roi.store import RoiStore
+
+
+@dataclass(frozen=True)
+class Meter:
+    """Records model calls for one owner (and run) in the store."""
+
+    store: RoiStore
+    owner: str
+    own_key: bool = False
+    run_id: str | None = None
+
+    def record(self, purpose: Purpose, usage: Iterable[ModelUsage]) -> None:
+        for event in usage:
+            self.store.add_usage(self.owner, purpose, event, own_key=self.own_key, run_id=self.run_id)
+
+
+def usage_df(
+    owner: str, db: str | Path | RoiStore, *, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """The owner's usage events, oldest first (one row per model call)."""
+    store = db if isinstance(db, RoiStore) else RoiStore(db)
+    try:
+        rows = store.execute(
+            "SELECT id, owner, purpose, model, input_tokens, output_tokens, own_key, run_id, created_at "
+            "FROM usage_events WHERE owner = ? ORDER BY id",
+            (owner,),
+        ).fetchall()
+    finally:
+        if store is not db:
+            store.close()
+    schema = {
+        "id": pl.Int64,
+        "owner": pl.String,
+        "purpose": pl.String,
+        "model": pl.String,
+        "input_tokens": pl.Int64,
+        "output_tokens": pl.Int64,
+        "own_key": pl.Boolean,
+        "run_id": pl.String,
+        "created_at": pl.String,
+    }
+    frame = pl.DataFrame([dict(r) for r in rows], schema=schema) if rows else pl.DataFrame(schema=schema)
+    return to_backend(frame, backend)
+
+
+def deployment_usage(db: str | Path | RoiStore) -> dict[str, dict[str, int]]:
+    """The deployment's token totals per purpose, without calls made on owners' own keys.
+
+    Returns:
+        ``{purpose: {"calls": n, "input_tokens": n, "output_tokens": n}}`` for ``prober`` and ``judge``.
+    """
+    store = db if isinstance(db, RoiStore) else RoiStore(db)
+    try:
+        rows = store.execute(
+            "SELECT purpose, count(*) AS calls, coalesce(sum(input_tokens), 0) AS input_tokens, "
+            "coalesce(sum(output_tokens), 0) AS output_tokens FROM usage_events WHERE own_key = 0 GROUP BY purpose"
+        ).fetchall()
+    finally:
+        if store is not db:
+            store.close()
+    totals = {p: {"calls": 0, "input_tokens": 0, "output_tokens": 0} for p in ("prober", "judge")}
+    for r in rows:
+        totals[r["purpose"]] = {
+            "calls": r["calls"],
+            "input_tokens": r["input_tokens"],
+            "output_tokens": r["output_tokens"],
+        }
+    return totals

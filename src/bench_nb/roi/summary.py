@@ -1,0 +1,142 @@
+"""The numbers of a run, and an owner's status. Every query is filtered by owner: nothing here reads across.
+
+Definitions: ``probes`` = probes recalled in the run; ``judged`` = probes with a judgment; ``failed`` = probes
+whose judgment failed (skipped); ``exclusive`` = judged probes with ``with_memory`` and not
+``without_memory``; ``exclusive_rate`` = exclusive / judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench_nb.roi.records import RunProbeMode, RunSummary
+from bench_nb.roi.store import RoiStore
+
+
+def summarize_run(store: RoiStore, owner: str, run_id: str) -> RunSummary | None:
+    """The numbers of ``owner``'s run ``run_id`` (None if there is no such run for this owner)."""
+    run = store.run(owner, run_id)
+    if run is None:
+        return None
+    modes = {
+        r["mode"]: r["n"]
+        for r in store.execute(
+            "SELECT p.mode, count(*) AS n FROM recalls r JOIN probes p ON p.id = r.probe_id "
+            "WHERE r.run_id = ? AND r.owner = ? GROUP BY p.mode ORDER BY p.mode",
+            (run_id, owner),
+        )
+    }
+    counts = store.execute(
+        "SELECT count(*) FILTER (WHERE status = 'judged') AS judged, "
+        "count(*) FILTER (WHERE status = 'failed') AS failed, "
+        "coalesce(sum(with_memory), 0) AS with_memory, coalesce(sum(without_memory), 0) AS without_memory, "
+        "count(*) FILTER (WHERE with_memory = 1 AND without_memory = 0) AS exclusive "
+        "FROM results WHERE run_id = ? AND owner = ?",
+        (run_id, owner),
+    ).fetchone()
+    mode: RunProbeMode = "none" if not modes else next(iter(modes)) if len(modes) == 1 else "mixed"
+    return RunSummary(
+        run_id=run["id"],
+        owner=run["owner"],
+        kind=run["kind"],
+        status=run["status"],
+        phase=run["phase"],
+        started_at=run["started_at"],
+        finished_at=run["finished_at"],
+        provider=run["provider"],
+        judge=run["judge"],
+        probes=sum(modes.values()),
+        judged=counts["judged"],
+        failed=counts["failed"],
+        with_memory=counts["with_memory"],
+        without_memory=counts["without_memory"],
+        exclusive=counts["exclusive"],
+        probe_mode=mode,
+        probe_modes=modes,
+    )
+
+
+def finished_runs(store: RoiStore, owner: str) -> list[RunSummary]:
+    """``owner``'s finished benchmark runs, oldest first."""
+    out = []
+    for row in store.runs(owner, "benchmark"):
+        if row["status"] == "done":
+            summary = summarize_run(store, owner, row["id"])
+            if summary is not None:
+                out.append(summary)
+    return out
+
+
+@dataclass(frozen=True)
+class RoiStatus:
+    """Where ``owner`` stands: the pool, the run in progress if any, and the latest finished run."""
+
+    owner: str
+    active_probes: int
+    retired_probes: int
+    unprobed_memories: int
+    in_progress: RunSummary | None
+    latest: RunSummary | None
+    runs: int  # finished benchmark runs
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: the latest run's numbers at the top level (None before the first run)."""
+        empty: dict[str, object] = dict.fromkeys(
+            (
+                "run_id",
+                "probes",
+                "judged",
+                "failed",
+                "with_memory",
+                "without_memory",
+                "exclusive",
+                "exclusive_rate",
+                "probe_mode",
+                "started_at",
+                "finished_at",
+                "provider",
+                "judge",
+            )
+        )
+        latest = self.latest.to_dict() if self.latest else empty
+        return {
+            **latest,
+            "owner": self.owner,
+            "status": "in_progress" if self.in_progress else ("done" if self.latest else "no_runs"),
+            "in_progress": None
+            if self.in_progress is None
+            else {
+                "run_id": self.in_progress.run_id,
+                "phase": self.in_progress.phase,
+                "kind": self.in_progress.kind,
+            },
+            "active_probes": self.active_probes,
+            "retired_probes": self.retired_probes,
+            "unprobed_memories": self.unprobed_memories,
+            "runs": self.runs,
+        }
+
+
+def roi_status(owner: str, db: str | Path | RoiStore) -> RoiStatus:
+    """``owner``'s ROI status (reads only ``owner``'s rows)."""
+    from bench_nb.roi.memory import PROBE_KINDS
+
+    store = db if isinstance(db, RoiStore) else RoiStore(db)
+    try:
+        probes = store.probes(owner)
+        running = [r for r in store.runs(owner) if r["status"] == "running"]
+        finished = finished_runs(store, owner)
+        unprobed = len(store.unprobed_memories(owner, PROBE_KINDS, limit=1_000_000))
+        return RoiStatus(
+            owner=owner,
+            active_probes=sum(p.retired_at is None for p in probes),
+            retired_probes=sum(p.retired_at is not None for p in probes),
+            unprobed_memories=unprobed,
+            in_progress=summarize_run(store, owner, running[0]["id"]) if running else None,
+            latest=finished[-1] if finished else None,
+            runs=len(finished),
+        )
+    finally:
+        if store is not db:
+            store.close()

@@ -1,0 +1,136 @@
+"""The report tile "Only memory knows": the latest exclusive rate, its trend, or an invitation to run.
+
+:func:`roi_tile_html` returns one self-contained HTML fragment (inline SVG, no script, every piece of text
+escaped) that a report can embed; :func:`roi_tile` wraps it for display in Jupyter.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+
+from bench_nb.roi.frames import roi_runs_df
+from bench_nb.roi.store import RoiStore
+from bench_nb.roi.summary import RoiStatus, roi_status
+
+TITLE = "Only memory knows"
+
+_STYLE = (
+    "font-family:system-ui,-apple-system,Segoe UI,sans-serif;border:1px solid #d0d7de;border-radius:8px;"
+    "padding:16px 20px;max-width:520px;background:#fff;color:#1f2328"
+)
+
+
+def chart_roi_trend(runs: pd.DataFrame) -> alt.Chart:
+    """The exclusive rate per finished run (x: when it finished), as a line with points."""
+    data = runs.loc[
+        runs["exclusive_rate"].notna(), ["run_id", "finished_at", "exclusive_rate", "exclusive", "judged"]
+    ]
+    data = data.assign(finished=pd.to_datetime(data["finished_at"], utc=True))
+    return (
+        alt.Chart(data)
+        .mark_line(point=True, color="#0969da")
+        .encode(
+            x=alt.X("finished:T", title="run"),
+            y=alt.Y(
+                "exclusive_rate:Q",
+                title="exclusive rate",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
+            ),
+            tooltip=["run_id", "exclusive", "judged", alt.Tooltip("exclusive_rate:Q", format=".0%")],
+        )
+        .properties(width=440, height=120)
+    )
+
+
+def chart_svg(chart: alt.Chart) -> str:
+    """An altair chart rendered offline to SVG (vl-convert): no CDN, no script."""
+    import vl_convert as vlc
+
+    return str(vlc.vegalite_to_svg(chart.to_dict()))
+
+
+def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
+    """The tile for ``owner`` as an HTML fragment (only ``owner``'s runs are read)."""
+    status = roi_status(owner, db)
+    runs = roi_runs_df(owner, db)
+    assert isinstance(runs, pd.DataFrame)
+    esc = html.escape
+    parts = [
+        f'<section class="bench-nb-roi-tile" style="{_STYLE}">',
+        f'<h3 style="margin:0 0 8px">{esc(TITLE)}</h3>',
+    ]
+    latest = status.latest
+    if latest is None:
+        parts.append(_invitation(status))
+    elif latest.exclusive_rate is None:
+        parts.append(
+            f"<p>The latest run ({esc(latest.run_id)}) could not judge any of its {latest.probes} probes; "
+            "run the benchmark again.</p>"
+        )
+    else:
+        parts.append(
+            f'<div style="font-size:40px;font-weight:600;line-height:1.1">{latest.exclusive_rate:.0%}</div>'
+            f'<p style="margin:4px 0 8px">{latest.exclusive} of {latest.judged} project questions a bare agent '
+            "could not answer</p>"
+        )
+        details = [
+            f"probe mode: {latest.probe_mode}",
+            f"judge: {latest.judge}",
+            f"provider: {latest.provider}",
+            f"run {latest.run_id}",
+        ]
+        if latest.failed:
+            details.append(
+                f"{latest.failed} probe{'s' if latest.failed != 1 else ''} skipped (judgment failed)"
+            )
+        parts.append(f'<p style="margin:0;color:#59636e;font-size:12px">{esc(" · ".join(details))}</p>')
+        judged_runs = runs[runs["exclusive_rate"].notna()]
+        if len(judged_runs) >= 2:
+            parts.append(
+                f'<div class="bench-nb-roi-trend" style="margin-top:12px">{chart_svg(chart_roi_trend(judged_runs))}</div>'
+            )
+    if status.in_progress is not None:
+        parts.append(
+            f'<p style="margin:8px 0 0;font-size:12px">A run is in progress ({esc(status.in_progress.run_id)}, '
+            f"{esc(status.in_progress.phase or 'starting')}).</p>"
+        )
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _invitation(status: RoiStatus) -> str:
+    esc = html.escape
+    command = f"bench-nb roi run --owner {status.owner} --db PATH --deterministic"
+    pool = (
+        f"{status.active_probes} probe{'s are' if status.active_probes != 1 else ' is'} ready."
+        if status.active_probes
+        else "The first run generates the probe pool from your decisions, gotchas and conventions."
+    )
+    return (
+        "<p>How many of your project questions could an agent answer only because memory exists? "
+        "Run the ROI benchmark to find out.</p>"
+        f'<p style="margin:4px 0">{esc(pool)}</p>'
+        f'<pre style="margin:8px 0 0;background:#f6f8fa;padding:6px 8px;border-radius:4px">{esc(command)}</pre>'
+        '<p style="margin:4px 0 0;font-size:12px;color:#59636e">or call the MCP tool benchmark_memory.</p>'
+    )
+
+
+@dataclass(frozen=True)
+class RoiTile:
+    """The tile, displayable in Jupyter (``_repr_html_``); ``html`` is the fragment."""
+
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def roi_tile(owner: str, db: str | Path | RoiStore) -> RoiTile:
+    """The "Only memory knows" tile for ``owner``, for a notebook."""
+    return RoiTile(roi_tile_html(owner, db))
