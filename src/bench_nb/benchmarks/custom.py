@@ -184,7 +184,7 @@ def _questions(
     items: list[tuple[str, CustomQuestion]], haystacks: dict[str, Haystack], problems: list[Problem] | None
 ) -> list[Question]:
     ids_by_haystack: dict[str, set[str | None]] = {
-        hid: {s.session_id for s in h.sessions} | {m.message_id for s in h.sessions for m in s.messages}
+        hid: {*(s.session_id for s in h.sessions), *(m.message_id for s in h.sessions for m in s.messages)}
         for hid, h in haystacks.items()
     }
     out: list[Question] = []
