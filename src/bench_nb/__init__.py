@@ -5,6 +5,7 @@ The public API; implementation lives in modules named after what they hold.
 
 from __future__ import annotations
 
+from bench_nb.benchmarks import list_benchmarks, load_benchmark
 from bench_nb.errors import (
     BenchNbError,
     ComparisonError,
@@ -56,6 +57,8 @@ __all__ = [
     "judge_agreement",
     "judgments_df",
     "latency_stats",
+    "list_benchmarks",
+    "load_benchmark",
     "load_runs",
     "memorybench_report",
     "memscore",

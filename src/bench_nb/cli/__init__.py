@@ -22,7 +22,7 @@ COMMANDS: dict[str, str] = {
     "memorybench-report": "bench_nb.cli.runs:memorybench_report_cmd",
     "run": "bench_nb.cli.run:run",
     "compare": "bench_nb.cli.run:compare",
-    "datasets": "bench_nb.cli.run:datasets",
+    "datasets": "bench_nb.cli.datasets:datasets",
     "rejudge": "bench_nb.cli.judging:rejudge",
     "report": "bench_nb.cli.reporting:report",
     "serve": "bench_nb.cli.reporting:serve",

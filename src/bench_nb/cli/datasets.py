@@ -1,0 +1,128 @@
+"""``bench-nb datasets``: list the registered benchmarks, download one into the cache, verify a file."""
+
+from __future__ import annotations
+
+import collections
+import warnings
+from pathlib import Path
+
+import click
+
+from bench_nb.benchmarks import (
+    DatasetWarning,
+    detect_benchmark,
+    fetch_benchmark,
+    get_benchmark_spec,
+    list_benchmarks,
+    load_benchmark,
+)
+from bench_nb.benchmarks.download import sha256_file
+from bench_nb.errors import DatasetError, Problem
+
+_CACHE = click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default="data/benchmarks",
+    show_default=True,
+    help="Where downloaded datasets are kept.",
+)
+
+
+@click.group()
+def datasets() -> None:
+    """Benchmark datasets: list, download (verified by sha256), verify."""
+
+
+@datasets.command("list")
+@_CACHE
+def list_cmd(cache_dir: Path) -> None:
+    """The registered benchmarks, their pinned hash and whether they are cached."""
+    for name in list_benchmarks():
+        spec = get_benchmark_spec(name)
+        aliases = f" (alias {', '.join(spec.aliases)})" if spec.aliases else ""
+        click.echo(f"{name}{aliases}: {spec.description}")
+        cached = spec.cache_path(cache_dir)
+        if spec.bundled is not None:
+            where = "bundled with the package"
+        elif cached is None:
+            where = "no download: pass your file"
+        else:
+            where = f"cached at {cached}" if cached.is_file() else "not downloaded"
+        pin = f"sha256 {spec.sha256}" if spec.sha256 else ("unpinned" if spec.url else "")
+        click.echo("    " + "; ".join(x for x in (where, pin) if x))
+
+
+@datasets.command()
+@click.argument("name")
+@_CACHE
+@click.option("--force", is_flag=True, help="Download again even when a cached copy exists.")
+def download(name: str, cache_dir: Path, force: bool) -> None:
+    """Download NAME from its official URL into the cache, verifying its sha256."""
+    spec = get_benchmark_spec(name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DatasetWarning)
+        path = fetch_benchmark(spec.name, cache_dir=cache_dir, force=force)
+    actual = sha256_file(path)
+    click.echo(f"{spec.name}: {path}")
+    click.echo(f"sha256 {actual} ({'verified' if spec.sha256 else 'unpinned: recorded, not verified'})")
+    for w in caught:
+        click.echo(f"warning: {w.message}", err=True)
+
+
+@datasets.command()
+@click.argument("target")
+@click.option("-b", "--benchmark", "benchmark", help="Read the file as this benchmark (default: detect).")
+@click.option("--sha256", "expected", help="The hash the file must have.")
+@_CACHE
+def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: Path) -> None:
+    """Check a dataset: TARGET is a benchmark name (its cached copy) or a file path.
+
+    Prints the file's sha256 against the pin, then loads it and prints what it holds; every record that
+    cannot be read is listed. Exits with status 1 on a hash mismatch or unreadable records.
+    """
+    path = Path(target)
+    if path.exists():
+        name = benchmark or detect_benchmark(path)
+    else:
+        spec = get_benchmark_spec(target)
+        name = spec.name
+        cached = spec.cache_path(cache_dir)
+        if spec.bundled is not None:
+            path = spec.bundled
+        elif cached is None or not cached.is_file():
+            raise DatasetError(f"{target}: not downloaded; run `bench-nb datasets download {target}`")
+        else:
+            path = cached
+    spec = get_benchmark_spec(name)
+    pin = (expected or spec.sha256 or "").lower() or None
+    actual = sha256_file(path)
+    click.echo(f"file: {path}")
+    click.echo(f"benchmark: {spec.name}")
+    click.echo(f"sha256: {actual}")
+    ok = True
+    if pin is None:
+        click.echo("pin: none (unpinned: the hash above is what a run records)")
+    elif pin == actual:
+        click.echo("pin: matches")
+    else:
+        click.echo(f"pin: MISMATCH, expected {pin}")
+        ok = False
+    problems: list[Problem] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        bench = load_benchmark(spec.name, path, problems=problems, progress=False)
+    sessions = sum(len(h.sessions) for h in bench.haystacks.values())
+    messages = sum(len(s.messages) for h in bench.haystacks.values() for s in h.sessions)
+    click.echo(
+        f"holds: {len(bench.questions)} questions, {len(bench.haystacks)} haystacks, "
+        f"{sessions} sessions, {messages} messages"
+    )
+    counts = collections.Counter(q.question_type for q in bench.questions)
+    for qtype, n in counts.items():
+        click.echo(f"    {qtype}: {n}")
+    abstention = sum(q.is_abstention for q in bench.questions)
+    click.echo(f"    (abstention: {abstention})")
+    for p in problems:
+        click.echo(f"problem: {p}", err=True)
+    if problems or not ok:
+        raise SystemExit(1)
