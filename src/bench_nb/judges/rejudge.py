@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.base import Judge
 from bench_nb.judges.store import append_verdicts, read_verdicts
 from bench_nb.memorybench.report import dumps_js
-from bench_nb.records import Question, Verdict
+from bench_nb.records import Question, Verdict, VerdictLabel
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
 
@@ -159,27 +159,34 @@ def _grade(path: Path, judge: Judge, items: list[tuple[str, Question, str]], wor
 
     done: list[Verdict] = []
     buffer: list[tuple[str, Verdict]] = []
-    taken: set[Future[tuple[str, Verdict]]] = set()
     failure: tuple[str, BaseException] | None = None
+    todo = iter(items)
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(one, *item): item[0] for item in items}
-            for fut in as_completed(futures):
-                err = fut.exception()
-                if err is not None:
-                    failure = (futures[fut], err)
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    break
-                taken.add(fut)
-                buffer.append(fut.result())
+            running: dict[Future[tuple[str, Verdict]], str] = {}
+
+            def submit_next() -> None:
+                item = next(todo, None)
+                if item is not None:
+                    running[pool.submit(one, *item)] = item[0]
+
+            for _ in range(workers):
+                submit_next()
+            while running:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    qid = running.pop(fut)
+                    err = fut.exception()
+                    if err is not None:
+                        failure = failure or (qid, err)
+                        continue
+                    buffer.append(fut.result())
+                    if failure is None:  # after a failure, let the running ones finish, start no more
+                        submit_next()
                 if len(buffer) >= FLUSH_EVERY:
                     append_verdicts(path, buffer)
                     done.extend(v for _, v in buffer)
                     buffer.clear()
-            # Verdicts that finished while the failure was being handled are kept too.
-            for fut in futures:
-                if fut not in taken and fut.done() and not fut.cancelled() and fut.exception() is None:
-                    buffer.append(fut.result())
     finally:
         append_verdicts(path, buffer)
         done.extend(v for _, v in buffer)
@@ -219,7 +226,7 @@ def _switch_primary(run: Run, old: str, new: str) -> None:
             if extra.get("unscored") or ev.score not in (0, 1):
                 keep.append((qid, Verdict(None, "unscored", ev.explanation or "", judge=old)))
             else:
-                label = "correct" if ev.score == 1 else "incorrect"
+                label: VerdictLabel = "correct" if ev.score == 1 else "incorrect"
                 keep.append((qid, Verdict(int(ev.score), label, ev.explanation or "", judge=old)))
     append_verdicts(path, keep)
     ckpt_path = path / "checkpoint.json"

@@ -179,7 +179,7 @@ def paired_comparisons(
                 rows.append(base | t)
     table = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(schema=_EMPTY)
     overall = table["question_type_norm"] == "all" if rows else pl.Series([], dtype=pl.Boolean)
-    holm = [None] * len(table)
+    holm: list[float | None] = [None] * len(table)
     ps = [(i, p) for i, (p, is_all) in enumerate(zip(table["p_value"], overall, strict=True)) if is_all]
     valid = [(i, p) for i, p in ps if p is not None and not math.isnan(p)]
     if valid:
@@ -250,13 +250,15 @@ def _first(df: pl.DataFrame, col: str) -> str:
 
 
 _SETTINGS = ("benchmark", "judge", "answering_model", "k", "answerer", "prompt_hashes", "custom_prompt")
+# questions: the run's question ids (all of them, scored or not), compared as sets
 
 
 def _differences(
     a: pl.DataFrame, b: pl.DataFrame, sa: dict[str, Any], sb: dict[str, Any], run_a: str, run_b: str
 ) -> str:
     notes: list[str] = []
-    qa, qb = set(a["question_id"].to_list()), set(b["question_id"].to_list())
+    qa = sa.get("questions") or set(a["question_id"].to_list())
+    qb = sb.get("questions") or set(b["question_id"].to_list())
     if qa != qb:
         notes.append(f"question sets differ ({len(qa - qb)} only in {run_a}, {len(qb - qa)} only in {run_b})")
     for key in _SETTINGS:
@@ -277,19 +279,26 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, dic
     if isinstance(data, pd.DataFrame):
         data = pl.from_pandas(data)
     if isinstance(data, pl.DataFrame):
-        if "primary" in data.columns:  # a judgments frame
-            return _from_judgments(data, judge), {}
+        if "primary" in data.columns:  # a judgments frame: a run's questions are those any judge graded
+            sets = {
+                str(k[0]): set(p["question_id"].to_list())
+                for k, p in data.partition_by("run_id", as_dict=True).items()
+            }
+            return _from_judgments(data, judge), {rid: {"questions": qs} for rid, qs in sets.items()}
         if judge is not None:
             raise ValueError("judge= needs a judgments frame (judgments_df) or run directories")
         return _from_questions(data), _frame_settings(data)
     runset = load_runs(data)
     settings = {run.run_id: _run_settings(run) for run in runset}
+    questions = questions_frame(runset)
+    for (rid,), part in questions.group_by("run_id"):
+        settings.setdefault(str(rid), {})["questions"] = set(part["question_id"].to_list())
     if judge is None:
-        return _from_questions(questions_frame(runset)), settings
+        return _from_questions(questions), settings
     from bench_nb.frames.judgments import judgments_frame
 
     for s in settings.values():
-        s["judge"] = judge
+        s["judge"] = judge  # one judge grades both runs
     return _from_judgments(judgments_frame(runset), judge), settings
 
 
@@ -330,6 +339,7 @@ def _frame_settings(q: pl.DataFrame) -> dict[str, dict[str, Any]]:
             s["custom_prompt"] = bool(part["custom_prompt"].any())
         if "k" in part.columns and part["k"].drop_nulls().len():
             s["k"] = part["k"].max()
+        s["questions"] = set(part["question_id"].to_list())
         out[str(rid)] = s
     return out
 
