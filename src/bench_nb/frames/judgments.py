@@ -1,4 +1,5 @@
-"""Runs -> one row per (run, question, judge): every judge's verdict, the primary one flagged.
+"""Runs -> one row per (run, question, judge): every judge's verdict, the primary one flagged; and the
+questions judges split on (``disputed_questions``).
 
 Sources, per run: ``judgments.jsonl`` (every verdict of every judge, see ``bench_nb.judges.store``) and the
 checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluations for a report-only run),
@@ -173,6 +174,7 @@ def disputed_questions(
     data: Any,
     *,
     judges: list[str] | None = None,
+    runs: RunSet | None = None,
     n_hits: int = 3,
     include_unscored: bool = False,
     backend: Backend = "pandas",
@@ -190,13 +192,16 @@ def disputed_questions(
         data: run sources (anything ``load_runs`` takes) or a ``judgments_df`` frame (its runs are read
             from ``run_path`` for the question, answer and retrieved context).
         judges: only these judges' verdicts (default all).
+        runs: the loaded runs behind a ``judgments_df`` frame, so they are not read again.
         n_hits: how many retrieved items to show in ``context``.
         include_unscored: count "scored by one judge, unscored by another" as a dispute.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
     if isinstance(data, (pd.DataFrame, pl.DataFrame)):
         frame = pl.from_pandas(data) if isinstance(data, pd.DataFrame) else data
-        runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+        runset = (
+            runs if runs is not None else load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+        )
     else:
         runset = load_runs(data)
         frame = judgments_frame(runset)
