@@ -1,0 +1,214 @@
+"""LLM judges: a model grades an answer with the rubric of the question's type (``bench_nb.judges.prompts``).
+
+    judge = make_llm_judge("gpt-4o")
+    verdict = judge.judge(question, hypothesis)   # Verdict(score, label, explanation, judge="gpt-4o")
+
+The reply must be the JSON verdict ``{score, label, explanation}``. A reply that cannot be read is asked again
+(the bad reply and a reminder of the format are added to the conversation, so each retry is its own cache
+entry and a re-judge replays the same sequence); still unreadable after ``max_parse_attempts`` it becomes
+``Verdict(score=None, label="unscored")``: excluded from accuracy, counted and shown, never "incorrect".
+A failed HTTP call (after the client's retries) raises ``JudgeError``: the question's evaluation failed and
+can be retried, which is different from an unscored reply.
+
+A provider's own judge prompt is used only with ``allow_custom_prompt=True``; the judge then says so
+(``custom_prompt``), and the run must record ``benchNb.customPrompt = true``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bench_nb.errors import JudgeError, ModelError
+from bench_nb.judges.prompts import (
+    PROMPT_SET_HASH,
+    custom_judge_messages,
+    custom_prompt_hash,
+    judge_messages,
+    prompt_hashes,
+)
+from bench_nb.models.aliases import resolve_model
+from bench_nb.models.client import Completion, LLMClient, UsageTotals, default_client
+from bench_nb.records import Question, Verdict
+
+log = logging.getLogger(__name__)
+
+FORMAT_REMINDER = (
+    "Your reply could not be read as the verdict. Reply with only the JSON object "
+    '{"score": 0 or 1, "label": "correct" or "incorrect", "explanation": "<one sentence>"} and nothing else.'
+)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+_LABELS = {"correct": 1, "incorrect": 0}
+
+
+def parse_verdict(text: str) -> tuple[int, str, str] | None:
+    """``(score, label, explanation)`` from a judge's reply, or None when it is not a usable verdict.
+
+    Accepts the JSON object alone, in a code fence, or with text around it; ``score`` as 0/1, true/false or
+    "0"/"1"; a missing label or score is derived from the other. A score and label that disagree are not a
+    usable verdict.
+    """
+    body = _FENCE.sub("", text.strip())
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(body[start : end + 1])
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    score = _score(data.get("score"))
+    label_raw = data.get("label")
+    label = label_raw.strip().lower() if isinstance(label_raw, str) else None
+    if label is not None and label not in _LABELS:
+        return None
+    if score is None and label is None:
+        return None
+    if score is None:
+        score = _LABELS[label]  # type: ignore[index]
+    if label is None:
+        label = "correct" if score == 1 else "incorrect"
+    if _LABELS[label] != score:
+        return None
+    explanation = data.get("explanation", "")
+    return score, label, explanation if isinstance(explanation, str) else json.dumps(explanation)
+
+
+def _score(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float) and value in (0, 1):
+        return int(value)
+    if isinstance(value, str) and value.strip() in ("0", "1"):
+        return int(value.strip())
+    return None
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A verdict and the model calls that produced it (one per parse attempt)."""
+
+    verdict: Verdict
+    completions: tuple[Completion, ...]
+
+
+class LLMJudge:
+    """Grades answers with a model (see the module docstring).
+
+    Attributes:
+        name: the judge's name in runs (the model alias).
+        prompt_hash: one hash of the prompts this judge uses (the standard set, or the custom prompt).
+        prompt_hashes: the hash of each rubric.
+        custom_prompt: True when a provider's own prompt is in use.
+        usage: calls, tokens and cost so far.
+    """
+
+    def __init__(
+        self,
+        alias: str,
+        *,
+        client: LLMClient | None = None,
+        base_url: str | None = None,
+        prompt: str | None = None,
+        allow_custom_prompt: bool = False,
+        max_parse_attempts: int = 3,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.spec = resolve_model(alias, base_url=base_url)
+        self.name = name or alias
+        self._client = client
+        self.max_parse_attempts = max(1, max_parse_attempts)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.usage = UsageTotals()
+        if prompt is not None and not allow_custom_prompt:
+            log.warning(
+                "judge %s: a custom judge prompt was given but not allowed; using the standard prompts", alias
+            )
+            prompt = None
+        self.custom_template = prompt
+        self.custom_prompt = prompt is not None
+        if prompt is not None:
+            self.prompt_hash = custom_prompt_hash(prompt)
+            self.prompt_hashes = {"custom": self.prompt_hash}
+        else:
+            self.prompt_hash = PROMPT_SET_HASH
+            self.prompt_hashes = prompt_hashes()
+
+    @property
+    def client(self) -> LLMClient:
+        return self._client or default_client()
+
+    def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade ``hypothesis`` as an answer to ``question`` (unscored when the reply stays unreadable)."""
+        return self.grade(question, hypothesis).verdict
+
+    def grade(self, question: Question, hypothesis: str) -> Graded:
+        """``judge`` with the model calls it made (tokens and cost of each)."""
+        if self.custom_template is not None:
+            messages = custom_judge_messages(self.custom_template, question, hypothesis)
+        else:
+            messages = judge_messages(question, hypothesis)
+        completions: list[Completion] = []
+        reply = ""
+        for _ in range(self.max_parse_attempts):
+            try:
+                c = self.client.complete(
+                    self.spec, messages, json=True, temperature=self.temperature, max_tokens=self.max_tokens
+                )
+            except ModelError as err:
+                raise JudgeError(f"judge {self.name}, question {question.question_id}: {err}") from err
+            completions.append(c)
+            self.usage.add(c)
+            reply = c.text
+            parsed = parse_verdict(reply)
+            if parsed is not None:
+                score, label, explanation = parsed
+                verdict = Verdict(score, label, explanation, judge=self.name)  # type: ignore[arg-type]
+                return Graded(verdict, tuple(completions))
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply},
+                {"role": "user", "content": FORMAT_REMINDER},
+            ]
+        shown = " ".join(reply.split())[:200]
+        explanation = f"unparseable judge reply after {len(completions)} attempts: {shown!r}"
+        return Graded(Verdict(None, "unscored", explanation, judge=self.name), tuple(completions))
+
+
+_OPTIONS = {
+    "client",
+    "base_url",
+    "prompt",
+    "allow_custom_prompt",
+    "max_parse_attempts",
+    "temperature",
+    "max_tokens",
+    "name",
+}
+
+
+def make_llm_judge(alias: str, **opts: Any) -> LLMJudge:
+    """The LLM judge for a model alias (the registry's factory for every non-built-in judge name).
+
+    Options: ``client``, ``base_url``, ``prompt`` (a provider's own judge prompt) with
+    ``allow_custom_prompt``, ``max_parse_attempts``, ``temperature``, ``max_tokens``, ``name``.
+
+    Raises:
+        JudgeError: an unknown model alias or option.
+    """
+    unknown = sorted(set(opts) - _OPTIONS)
+    if unknown:
+        raise JudgeError(
+            f"judge {alias!r}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}"
+        )
+    try:
+        return LLMJudge(alias, **opts)
+    except ModelError as err:
+        raise JudgeError(f"judge {alias!r}: {err}") from err

@@ -1,0 +1,394 @@
+"""One call to a model: the official SDKs, retries, the response cache, tokens and cost.
+
+    from bench_nb.models.client import complete
+    reply = complete("gpt-4o-mini", [{"role": "user", "content": "Say hi"}])
+    reply.text, reply.input_tokens, reply.output_tokens, reply.cost_usd, reply.cached
+
+Retries are ours (tenacity; the SDKs' own are turned off so the behaviour is one, tested, thing): a 429 waits
+what its ``Retry-After`` (or ``retry-after-ms``) header says; 5xx, 408/409, timeouts, dropped connections and
+unreadable bodies back off exponentially with jitter. Other errors (400, 401, 404) fail at once. What still
+fails raises ``ModelError`` naming the model and the last error.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json as jsonlib
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import openai
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from bench_nb.errors import ModelError
+from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
+from bench_nb.models.cache import ResponseCache
+from bench_nb.models.prices import cost_usd
+from bench_nb.models.settings import ClientSettings
+
+Messages = Sequence[Mapping[str, str]]
+DEFAULT_MAX_TOKENS = 1024
+REASONING_MAX_TOKENS = 8192
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's reply and what it cost.
+
+    Attributes:
+        text: the reply text.
+        model: the alias asked for; ``model_id`` the id sent to the API.
+        input_tokens / output_tokens: as billed by the API (None if it did not say).
+        cost_usd: list price of those tokens (see ``bench_nb.models.prices``); None if the price is unknown.
+            Also set for cached replies: it is what the reply cost when it was made.
+        cached: the reply came from the response cache (no HTTP call, nothing spent now).
+        attempts: HTTP attempts made (0 when cached).
+        duration_ms: wall time of this call, retries included.
+    """
+
+    text: str
+    model: str
+    model_id: str
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    cached: bool
+    attempts: int
+    duration_ms: float
+
+
+@dataclass
+class UsageTotals:
+    """Running totals of calls, tokens and cost (thread-safe)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    http_attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, c: Completion) -> None:
+        with self._lock:
+            self.calls += 1
+            self.cached_calls += int(c.cached)
+            self.http_attempts += c.attempts
+            self.input_tokens += c.input_tokens or 0
+            self.output_tokens += c.output_tokens or 0
+            self.cost_usd += c.cost_usd or 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        """Plain numbers, for a run's ``benchNb`` record."""
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "cachedCalls": self.cached_calls,
+                "httpAttempts": self.http_attempts,
+                "inputTokens": self.input_tokens,
+                "outputTokens": self.output_tokens,
+                "costUsd": round(self.cost_usd, 6),
+            }
+
+
+class LLMClient:
+    """Calls models by alias with retries and an on-disk cache; thread-safe, one per process is enough."""
+
+    def __init__(self, settings: ClientSettings | None = None) -> None:
+        self.settings = settings or ClientSettings.from_env()
+        self.cache = ResponseCache(self.settings.cache_path) if self.settings.cache_path else None
+        self.usage = UsageTotals()
+        self._sdk: dict[tuple[str, str | None, str | None], Any] = {}
+        self._lock = threading.Lock()
+
+    # -- public ------------------------------------------------------------------------------------------
+    def complete(
+        self,
+        model: str | ModelSpec,
+        messages: Messages,
+        *,
+        json: bool = False,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        use_cache: bool = True,
+    ) -> Completion:
+        """Send ``messages`` (``{"role": "system"|"user"|"assistant", "content": str}``) and return the reply.
+
+        Args:
+            model: an alias (``gpt-4o-mini``, ``sonnet-4.5``, ``local:llama3``) or a ``ModelSpec``.
+            messages: the conversation; system messages go to Anthropic's ``system`` field.
+            json: ask for a JSON object (OpenAI-style ``response_format``; Claude is asked by the prompt).
+            temperature: default 0 for OpenAI-style APIs (omitted for reasoning models, which do not take it);
+                Claude gets the Messages API's default unless one is given.
+            max_tokens: reply budget; default 1024 (8192 for reasoning models, whose thinking counts).
+            use_cache: read and write the response cache.
+
+        Raises:
+            ModelError: no key, a non-retryable error, or retries exhausted.
+        """
+        spec = model if isinstance(model, ModelSpec) else resolve_model(model)
+        request = self._request(spec, messages, json, temperature, max_tokens)
+        started = time.perf_counter()
+        if use_cache and self.cache is not None:
+            hit = self.cache.get(request)
+            if hit is not None:
+                done = self._completion(spec, hit.text, hit.input_tokens, hit.output_tokens, True, 0, started)
+                self.usage.add(done)
+                return done
+        attempts = 0
+
+        def call() -> tuple[str, int | None, int | None]:
+            nonlocal attempts
+            attempts += 1
+            return self._send(spec, request)
+
+        text, n_in, n_out = self._retrying(spec, call)
+        if use_cache and self.cache is not None:
+            self.cache.put(request, text, n_in, n_out)
+        done = self._completion(spec, text, n_in, n_out, False, attempts, started)
+        self.usage.add(done)
+        return done
+
+    def count_anthropic_tokens(self, text: str, spec: ModelSpec) -> int:
+        """Anthropic's count of ``text`` as one user message (count_tokens API, cached like replies)."""
+        request = {"api": "anthropic", "endpoint": "count_tokens", "model": spec.model_id, "text": text}
+        if (
+            self.cache is not None
+            and (hit := self.cache.get(request)) is not None
+            and hit.input_tokens is not None
+        ):
+            return hit.input_tokens
+
+        def call() -> tuple[str, int | None, int | None]:
+            sdk = self._client(spec)
+            result = sdk.messages.count_tokens(
+                model=spec.model_id, messages=[{"role": "user", "content": text}]
+            )
+            return "", int(result.input_tokens), None
+
+        _, n, _ = self._retrying(spec, call)
+        if self.cache is not None:
+            self.cache.put(request, "", n, None)
+        return int(n or 0)
+
+    # -- internals ---------------------------------------------------------------------------------------
+    def _request(
+        self,
+        spec: ModelSpec,
+        messages: Messages,
+        json: bool,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
+        """The cache key's content: everything that decides the reply, and nothing secret."""
+        params: dict[str, Any] = {
+            "max_tokens": max_tokens or (REASONING_MAX_TOKENS if spec.reasoning else DEFAULT_MAX_TOKENS)
+        }
+        if spec.api == "anthropic":
+            if temperature is not None:  # the Messages API's default otherwise (the SDK no longer types it)
+                params["temperature"] = float(temperature)
+        elif spec.supports_temperature:
+            params["temperature"] = 0.0 if temperature is None else float(temperature)
+        if json:
+            params["json"] = True
+        msgs = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+        return {"api": spec.api, "model": spec.model_id, "messages": msgs, "params": params}
+
+    def _send(self, spec: ModelSpec, request: dict[str, Any]) -> tuple[str, int | None, int | None]:
+        sdk = self._client(spec)
+        params = request["params"]
+        if spec.api == "anthropic":
+            system = "\n\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
+            kwargs: dict[str, Any] = {
+                "model": spec.model_id,
+                "max_tokens": params["max_tokens"],
+                "messages": [m for m in request["messages"] if m["role"] != "system"],
+            }
+            if system:
+                kwargs["system"] = system
+            if "temperature" in params:
+                kwargs["extra_body"] = {"temperature": params["temperature"]}
+            msg = sdk.messages.create(**kwargs)
+            text = "".join(getattr(b, "text", "") for b in msg.content if getattr(b, "type", "") == "text")
+            return text, msg.usage.input_tokens, msg.usage.output_tokens
+        kwargs = {"model": spec.model_id, "messages": request["messages"]}
+        budget = "max_completion_tokens" if spec.family == "openai" else "max_tokens"
+        kwargs[budget] = params["max_tokens"]
+        if "temperature" in params:
+            kwargs["temperature"] = params["temperature"]
+        if params.get("json"):
+            kwargs["response_format"] = {"type": "json_object"}
+        resp = sdk.chat.completions.create(**kwargs)
+        if not resp.choices:
+            raise ModelError(f"{spec.alias}: the reply has no choices")
+        usage = resp.usage
+        return (
+            resp.choices[0].message.content or "",
+            usage.prompt_tokens if usage else None,
+            usage.completion_tokens if usage else None,
+        )
+
+    def _client(self, spec: ModelSpec) -> Any:
+        base_url = spec.base_url
+        if base_url is None:
+            base_url = {
+                "openai": self.settings.openai_base_url,
+                "anthropic": self.settings.anthropic_base_url,
+                "gemini": self.settings.gemini_base_url or GEMINI_BASE_URL,
+            }[spec.api]
+        slot = (spec.api, base_url, spec.key_env)
+        with self._lock:
+            if slot not in self._sdk:
+                key = _api_key(spec)
+                common: dict[str, Any] = {"timeout": self.settings.timeout_s, "max_retries": 0}
+                if spec.api == "anthropic":
+                    self._sdk[slot] = anthropic.Anthropic(api_key=key, base_url=base_url, **common)
+                else:
+                    self._sdk[slot] = openai.OpenAI(api_key=key, base_url=base_url, **common)
+            return self._sdk[slot]
+
+    def _retrying(self, spec: ModelSpec, call: Any) -> Any:
+        s = self.settings
+        backoff = wait_exponential(multiplier=s.backoff_initial_s, max=s.backoff_max_s) + wait_random(
+            0, s.backoff_initial_s
+        )
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            after = retry_after_seconds(exc)
+            return min(after, s.max_retry_after_s) if after is not None else float(backoff(state))
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_retryable),
+            wait=wait,
+            stop=stop_after_attempt(s.max_retries + 1),
+            reraise=True,
+        )
+        try:
+            return retrying(call)
+        except ModelError:
+            raise
+        except Exception as err:
+            raise ModelError(
+                _describe(spec, err, retryable=is_retryable(err), tries=s.max_retries + 1)
+            ) from err
+
+    def _completion(
+        self,
+        spec: ModelSpec,
+        text: str,
+        n_in: int | None,
+        n_out: int | None,
+        cached: bool,
+        attempts: int,
+        started: float,
+    ) -> Completion:
+        return Completion(
+            text=text,
+            model=spec.alias,
+            model_id=spec.model_id,
+            input_tokens=n_in,
+            output_tokens=n_out,
+            cost_usd=cost_usd(spec, n_in, n_out),
+            cached=cached,
+            attempts=attempts,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+
+
+def is_retryable(err: BaseException | None) -> bool:
+    """429, 5xx, 408/409, timeouts, dropped connections and unreadable (non-JSON or cut) bodies."""
+    if isinstance(err, openai.APIStatusError | anthropic.APIStatusError):
+        return err.status_code in (408, 409, 429) or err.status_code >= 500
+    if isinstance(err, openai.APIConnectionError | anthropic.APIConnectionError):
+        return True  # includes timeouts and bodies cut short
+    return isinstance(err, jsonlib.JSONDecodeError | openai.APIResponseValidationError)
+
+
+def retry_after_seconds(err: BaseException | None) -> float | None:
+    """The wait a 429/5xx response asks for (``retry-after-ms`` or ``Retry-After``: seconds or a date)."""
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, when.timestamp() - time.time()) if when else None
+
+
+def _api_key(spec: ModelSpec) -> str:
+    if spec.key_env is None:
+        return os.environ.get("OPENAI_API_KEY") or "not-needed"  # local servers ignore it
+    key = os.environ.get(spec.key_env)
+    if not key and spec.key_env == "GEMINI_API_KEY":
+        key = os.environ.get("GOOGLE_API_KEY")
+    if not key:
+        raise ModelError(
+            f"{spec.key_env} is not set: export it to call {spec.alias!r} (keys come from the environment only)"
+        )
+    return key
+
+
+def _describe(spec: ModelSpec, err: BaseException, *, retryable: bool, tries: int) -> str:
+    status = getattr(err, "status_code", None)
+    what = f"HTTP {status}" if status else type(err).__name__
+    detail = str(err).splitlines()[0][:300] if str(err) else ""
+    hint = ""
+    if status == 401:
+        hint = f" (check {spec.key_env})"
+    elif status == 404:
+        hint = f" (is {spec.model_id!r} served at this endpoint?)"
+    tail = f"after {tries} attempts" if retryable else "(not retryable)"
+    return f"{spec.alias}: {what} {tail}: {detail}{hint}"
+
+
+_default: LLMClient | None = None
+_default_lock = threading.Lock()
+
+
+def default_client() -> LLMClient:
+    """The process-wide client, built from the environment on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = LLMClient()
+        return _default
+
+
+def set_default_client(client: LLMClient | None) -> None:
+    """Replace the process-wide client (None: rebuild from the environment on next use)."""
+    global _default
+    with _default_lock:
+        _default = client
+
+
+def complete(model: str | ModelSpec, messages: Messages, **kwargs: Any) -> Completion:
+    """``default_client().complete(...)``: see ``LLMClient.complete``."""
+    return default_client().complete(model, messages, **kwargs)
+
+
+def count_anthropic_tokens(text: str, spec: ModelSpec) -> int:
+    """Anthropic's own token count of ``text`` through the default client."""
+    return default_client().count_anthropic_tokens(text, spec)
