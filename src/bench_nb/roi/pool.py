@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from bench_nb.roi.memory import PROBE_KINDS, utc_now
 from bench_nb.roi.metering import Meter
-from bench_nb.roi.probers import Prober
+from bench_nb.roi.probers import Prober, ProberFailed
 from bench_nb.roi.records import Probe
 from bench_nb.roi.store import RoiStore
 
@@ -47,7 +47,8 @@ def top_up(
     """Retire probes of invalidated memories, then add probes until ``owner`` has ``target`` active ones.
 
     Raises:
-        ModelError: an LLM prober's call failed (probes added by earlier batches are kept).
+        ProberFailed: an LLM prober's call failed or its reply was unreadable (its calls are still metered;
+            probes added by earlier batches are kept).
     """
     retired = store.retire_invalidated(owner)
     added = dropped = 0
@@ -60,7 +61,12 @@ def top_up(
         if not batch:
             break
         attempted.extend(m.id for m in batch)
-        reply = prober.write(batch)
+        try:
+            reply = prober.write(batch)
+        except ProberFailed as err:
+            if meter is not None:
+                meter.record("prober", err.usage)
+            raise
         if meter is not None:
             meter.record("prober", reply.usage)
         given = {m.id: m for m in batch}

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from bench_nb.errors import ModelError
 from bench_nb.roi.memory import Memory
 from bench_nb.roi.records import ModelUsage, ProbeDraft, ProbeMode
 
@@ -25,6 +26,14 @@ class ProberReply:
 
     drafts: tuple[ProbeDraft, ...]
     usage: tuple[ModelUsage, ...] = ()
+
+
+class ProberFailed(ModelError):
+    """A prober's model call failed or its reply could not be read; ``usage`` holds the calls made anyway."""
+
+    def __init__(self, message: str, usage: tuple[ModelUsage, ...] = ()) -> None:
+        self.usage = usage
+        super().__init__(message)
 
 
 @runtime_checkable

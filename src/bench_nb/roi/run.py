@@ -174,7 +174,7 @@ def _recall_all(
     settings = dict(settings or {})
     with tempfile.TemporaryDirectory(prefix="bench-nb-roi-") as tmp:
         if isinstance(provider, str):
-            from bench_nb.providers import get_provider  # type: ignore[attr-defined]
+            from bench_nb.providers import get_provider
 
             settings.setdefault("run_dir", Path(tmp))
             run_dir = settings.pop("run_dir")

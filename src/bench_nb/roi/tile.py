@@ -9,13 +9,16 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import altair as alt
 import pandas as pd
 
 from bench_nb.roi.frames import roi_runs_df
 from bench_nb.roi.store import RoiStore
 from bench_nb.roi.summary import RoiStatus, roi_status
+
+if TYPE_CHECKING:
+    import altair as alt
 
 TITLE = "Only memory knows"
 
@@ -27,6 +30,8 @@ _STYLE = (
 
 def chart_roi_trend(runs: pd.DataFrame) -> alt.Chart:
     """The exclusive rate per finished run (x: when it finished), as a line with points."""
+    import altair as alt
+
     data = runs.loc[
         runs["exclusive_rate"].notna(), ["run_id", "finished_at", "exclusive_rate", "exclusive", "judged"]
     ]

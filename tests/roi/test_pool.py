@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from roi_memsets import mem, write_jsonl
+
+from bench_nb.roi import ProbeDraft, ProberReply, RoiStore, import_memories, top_up
+from bench_nb.roi.memory import Memory
+from bench_nb.roi.probers import ParaphraseProber, TemplateProber, key_terms
+
+
+def test_top_up_takes_own_live_knowledge_newest_first(jsonl_file: Path, db: Path, rows: list[dict]) -> None:
+    import_memories(jsonl_file, db)
+    with RoiStore(db) as store:
+        result = top_up(store, "alice", TemplateProber())
+        probes = store.active_probes("alice")
+    assert (result.added, result.active, result.retired) == (20, 20, 0)
+    expected = sorted(
+        (r for r in rows if r["owner"] == "alice" and r["kind"] in ("decision", "gotcha", "convention")),
+        key=lambda r: r["created_at"],
+        reverse=True,
+    )[:20]
+    assert {p.memory_id for p in probes} == {r["id"] for r in expected}
+    assert "a-web-ep" not in {p.memory_id for p in probes}  # episodes are never probed
+    assert "b-team" not in {p.memory_id for p in probes}  # bob's memory in alice's team is not alice's
+    assert {p.owner for p in probes} == {"alice"}
+    web1 = next(p for p in probes if p.memory_id == "a-web-1")
+    assert web1.scope == "proj.alice.web" and web1.mode == "template"
+    assert (
+        web1.question
+        == 'What did we decide about "We deploy the storefront with blue-green switches on Fridays"?'
+    )
+
+
+def test_retirement_and_top_up_newest_first(
+    tmp_path: Path, jsonl_file: Path, db: Path, rows: list[dict]
+) -> None:
+    import_memories(jsonl_file, db)
+    with RoiStore(db) as store:
+        top_up(store, "alice", TemplateProber())
+        before = {p.memory_id for p in store.active_probes("alice")}
+    # a-web-2 is forgotten, and a newer decision is learned
+    gone = {**next(r for r in rows if r["id"] == "a-web-2"), "invalidated_at": "2024-04-01T00:00:00Z"}
+    new = mem(
+        "a-web-new",
+        "proj.alice.web",
+        "decision",
+        "Checkout moves to the new payment gateway.",
+        "2024-04-02T00:00:00Z",
+    )
+    import_memories(write_jsonl(tmp_path / "later.jsonl", [gone, new]), db)
+    with RoiStore(db) as store:
+        result = top_up(store, "alice", TemplateProber())
+        after = {p.memory_id for p in store.active_probes("alice")}
+        retired = [p for p in store.probes("alice") if p.retired_at]
+    assert (result.retired, result.added, result.active) == (1, 1, 20)
+    assert [(p.memory_id, p.retired_reason) for p in retired] == [("a-web-2", "source memory invalidated")]
+    assert after == (before - {"a-web-2"}) | {"a-web-new"}  # the newest unprobed memory, not an older one
+    with RoiStore(db) as store:
+        # a retired memory is never probed again, and a full pool does not grow
+        assert top_up(store, "alice", TemplateProber()).added == 0
+        assert len(store.probes("alice")) == 21
+
+
+class _SloppyProber:
+    """Answers for a memory it was not given, twice for one it was, and skips another."""
+
+    name = "sloppy"
+    mode = "llm"
+    model = "test-model"
+
+    def write(self, memories: Sequence[Memory]) -> ProberReply:
+        drafts = [ProbeDraft("not-given", "Where is the invented memory?")]
+        drafts += [ProbeDraft(m.id, f"Question about {m.id}?") for m in memories[1:]]
+        drafts.append(ProbeDraft(memories[-1].id, "A duplicate?"))
+        return ProberReply(tuple(drafts))
+
+
+def test_ids_the_prober_did_not_get_are_dropped(jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db)
+    with RoiStore(db) as store:
+        result = top_up(store, "alice", _SloppyProber(), target=5)
+        probes = store.active_probes("alice")
+    assert "not-given" not in {p.memory_id for p in probes}
+    assert result.dropped >= 2
+    # the skipped memory (newest) stays unprobed; the next rounds fill the pool from older ones
+    assert result.active == 5 and "a-team-private" not in {p.memory_id for p in probes}
+    assert {p.mode for p in probes} == {"llm"} and {p.model for p in probes} == {"test-model"}
+
+
+def test_paraphrase_does_not_repeat_the_memory() -> None:
+    m = Memory(
+        "m",
+        "alice",
+        "proj.alice.web",
+        "private",
+        "gotcha",
+        "The production database migrations fail when the deployment timeout is short.",
+        "2024-01-01T00:00:00.000000Z",
+    )
+    (draft,) = ParaphraseProber().write([m]).drafts
+    assert (
+        draft.question == "Is there a known pitfall involving live environment, schema changes and release?"
+    )
+    assert key_terms(m.content) == ["production", "migrations", "deployment"]
+    assert "The production database" not in draft.question
+    # deterministic
+    assert ParaphraseProber().write([m]).drafts == (draft,)
