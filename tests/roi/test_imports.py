@@ -5,9 +5,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from roi_memsets import front_matter_file, mem, write_export_zip, write_jsonl
 
 from bench_nb.roi import MemoryImportError, RoiStore, import_memories, read_memories
-from roi_memsets import front_matter_file, mem, write_export_zip, write_jsonl
 
 
 def test_jsonl_reads_every_field_and_memberships(jsonl_file: Path, rows: list[dict]) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import Fault, LLMServer, Reply, fake_token_count, llm_server, request_text
 
 from bench_nb.errors import ModelError
 from bench_nb.models.client import LLMClient, set_default_client
@@ -18,6 +17,7 @@ from bench_nb.providers.sqlite import SqliteProvider
 from bench_nb.roi import RoiStore, deployment_usage, import_memories, roi_results_df, run_roi, usage_df
 from bench_nb.roi.llm import LLMProber, LLMRoiJudge
 from bench_nb.roi.probers import ProberFailed
+from llm_server import Fault, LLMServer, Reply, fake_token_count, llm_server, request_text
 
 __all__ = ["llm_server"]
 MODEL = "gpt-4o-mini"
@@ -131,5 +131,5 @@ def test_an_unreadable_prober_reply_is_metered_and_fails_the_generation(
 
 def test_no_key_fails_before_any_recall(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(ModelError, match="OPENAI_API_KEY is not set.*--deterministic"):
+    with pytest.raises(ModelError, match=r"OPENAI_API_KEY is not set.*--deterministic"):
         LLMRoiJudge(MODEL)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from roi_memsets import MEMBERS, alice_and_bob, write_export_zip, write_jsonl
 
-from bench_nb.providers.sqlite import SqliteProvider
 from bench_nb.roi import (
     DeterministicRoiJudge,
     JudgmentFailed,
