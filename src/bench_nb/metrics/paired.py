@@ -4,7 +4,7 @@ Only questions both runs scored are paired (failed, pending and unscored ones ar
 With ``a`` = both correct, ``b`` = only A correct, ``c`` = only B correct, ``d`` = neither, n = a+b+c+d:
 
 - difference = (a+b)/n − (a+c)/n, with Newcombe's square-and-add interval for paired proportions
-  (Newcombe 1998, method 10; the form recommended by Fagerland, Lydersen & Laake 2013): Wilson intervals
+  (Newcombe 1998, method 10; the form recommended by Fagerland, Lydersen & Laake 2014): Wilson intervals
   of the two accuracies combined with the correction ψ for their correlation.
 - McNemar's test on the discordant pairs b and c: exact (two-sided binomial, p = min(1, 2·P[X ≤ min(b, c)]),
   X ~ Bin(b+c, ½)) when b+c < 25, else chi-square with continuity correction (|b−c|−1)²/(b+c) on 1 df.
