@@ -132,6 +132,10 @@ def read_run(path: RunSource, *, strict: bool = False) -> Run:
     report: dict[str, Any] | None = None
     if ckpt_path.is_file():
         checkpoint, problems = read_checkpoint(ckpt_path, strict=strict)
+        if (run_dir / "journal.jsonl").is_file():  # a running or killed bench_nb run: replay its progress
+            from bench_nb.runner.journal import apply_journal
+
+            checkpoint = apply_journal(checkpoint, run_dir, strict=strict)
         if checkpoint.targetQuestionIds:
             missing = [q for q in checkpoint.targetQuestionIds if q not in checkpoint.questions]
             if missing:

@@ -1,0 +1,42 @@
+"""Judges by name: ``get_judge("f1")``, ``get_judge("contains")``, or an LLM judge by model alias.
+
+Built in (no model, offline): ``f1`` (token F1 >= 0.5; ``f1@0.6`` or ``threshold=0.6`` for another
+threshold) and ``contains``. Any other name is a model alias handed to
+``bench_nb.judges.llm.make_llm_judge(alias, **opts)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench_nb.errors import JudgeError
+from bench_nb.judges.base import Judge
+from bench_nb.judges.deterministic import ContainsJudge, F1Judge
+
+BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains")
+
+
+def get_judge(spec: str, **opts: Any) -> Judge:
+    """The judge named ``spec`` (see the module docstring).
+
+    Raises:
+        JudgeError: the name is not built in and LLM judges are not available, or the options do not fit.
+    """
+    name = spec.strip()
+    try:
+        if name == "f1" or name.startswith("f1@"):
+            if name.startswith("f1@"):
+                opts = {"threshold": float(name[3:]), **opts}
+            return F1Judge(**opts)
+        if name == "contains":
+            return ContainsJudge(**opts)
+    except (TypeError, ValueError) as err:
+        raise JudgeError(f"judge {spec!r}: {err}") from None
+    try:
+        from bench_nb.judges.llm import make_llm_judge
+    except ImportError as err:
+        raise JudgeError(
+            f"unknown judge {spec!r}: built-in judges are {', '.join(BUILTIN_JUDGES)}; "
+            f"LLM judges by model alias need bench_nb.judges.llm, which cannot be imported ({err})"
+        ) from None
+    return make_llm_judge(name, **opts)  # type: ignore[no-any-return,unused-ignore]

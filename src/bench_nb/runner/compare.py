@@ -1,0 +1,211 @@
+"""Comparing providers like for like: one question set and one set of settings for all, and a check for it.
+
+``compare`` runs several providers on the same benchmark questions with the same k, answerer and judges,
+and writes MemoryBench's compare manifest (``<runs_dir>/../compare/<compareId>/manifest.json``), which
+``load_runs`` reads. ``check_like_for_like`` lists how runs differ in what must be equal for their numbers to
+be compared (question set, k, answerer, judge, prompts, benchmark file); reports and notebooks call it on any
+runs they put side by side.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from bench_nb.errors import ComparisonError
+from bench_nb.frames.load import Run, RunSet, Sources, load_runs
+from bench_nb.memorybench.format import CompareManifest, CompareRun
+from bench_nb.runner.engine import now_iso
+from bench_nb.runner.journal import write_atomic
+from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark
+from bench_nb.runner.selection import question_set_hash
+
+_MISSING = "(not recorded)"
+
+
+def _facts(run: Run) -> dict[str, Any]:
+    """What must be equal across compared runs, read from a checkpoint or a report."""
+    if run.checkpoint is not None:
+        ck = run.checkpoint
+        extra = ck.benchNb or {}
+        ids = ck.targetQuestionIds or list(ck.questions)
+        answer_prompt = (extra.get("promptHashes") or {}).get("answer")
+        return {
+            "benchmark": ck.benchmark,
+            "question set": extra.get("questionSetHash") or question_set_hash(ids),
+            "retrieval limit k": extra.get("k"),
+            "answerer": extra.get("answerer") or ck.answeringModel,
+            "judge": extra.get("primaryJudge") or ck.judge,
+            "answer prompt": answer_prompt,
+            "benchmark file sha256": extra.get("benchmarkSha256"),
+            "custom prompt": bool(extra.get("customPrompt")),
+        }
+    rep = run.report or {}
+    ids = [str(e.get("questionId")) for e in rep.get("evaluations", [])]
+    return {
+        "benchmark": rep.get("benchmark"),
+        "question set": question_set_hash(ids),
+        "retrieval limit k": None,
+        "answerer": rep.get("answeringModel"),
+        "judge": rep.get("judge"),
+        "answer prompt": None,
+        "benchmark file sha256": None,
+        "custom prompt": False,
+    }
+
+
+def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
+    """How the runs differ in question set, k, answerer, judge, prompts or benchmark file (empty: like for like).
+
+    A value that some runs record and others do not (a MemoryBench run has no k) counts as a difference:
+    nothing shows the runs agree on it. Each entry reads like
+    ``"retrieval limit k differs: run-a=10, run-b=30"``.
+    """
+    if isinstance(runs, RunSet):
+        loaded: list[Run] = list(runs)
+    elif isinstance(runs, Sequence) and not isinstance(runs, str) and all(isinstance(r, Run) for r in runs):
+        loaded = list(runs)  # type: ignore[arg-type]
+    else:
+        loaded = list(load_runs(runs))  # type: ignore[arg-type]
+    if len(loaded) < 2:
+        return []
+    facts = [(run.run_id, _facts(run)) for run in loaded]
+    out = []
+    for key in facts[0][1]:
+        values = [f[key] for _, f in facts]
+        if all(v is None for v in values) or len({repr(v) for v in values}) == 1:
+            continue
+        shown = ", ".join(f"{rid}={_MISSING if f[key] is None else f[key]}" for rid, f in facts)
+        out.append(f"{key} differs: {shown}")
+    return out
+
+
+def write_compare_manifest(
+    runs: Sources | RunSet | Sequence[Run],
+    *,
+    compare_id: str,
+    compare_dir: str | Path | None = None,
+    allow_mismatch: bool = False,
+) -> Path:
+    """Write MemoryBench's compare manifest for ``runs``; refuse runs that are not like for like.
+
+    Args:
+        runs: the run directories (or loaded runs) to compare.
+        compare_id: the comparison's id.
+        compare_dir: where ``manifest.json`` goes; default ``<runs folder>/../compare/<compare_id>``.
+        allow_mismatch: write it anyway, with a warning and the differences under ``benchNb.mismatches``.
+
+    Raises:
+        ComparisonError: the runs differ (see ``check_like_for_like``) and ``allow_mismatch`` is False.
+    """
+    loaded = list(runs) if isinstance(runs, RunSet) else list(load_runs(runs))  # type: ignore[arg-type]
+    if not loaded:
+        raise ComparisonError("no runs to compare")
+    diffs = check_like_for_like(loaded)
+    if diffs and not allow_mismatch:
+        raise ComparisonError(
+            "these runs are not like for like, so their numbers cannot be compared: "
+            + "; ".join(diffs)
+            + " (pass allow_mismatch / --allow-mismatch to compare them anyway, with a warning)"
+        )
+    if diffs:
+        warnings.warn("NOT LIKE FOR LIKE: " + "; ".join(diffs), UserWarning, stacklevel=2)
+    first = loaded[0]
+    target = sorted({qid for run in loaded for qid in _question_ids(run)})
+    if compare_dir is None:
+        compare_dir = first.path.parent.parent / "compare" / compare_id
+    path = Path(compare_dir) / "manifest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    created = now_iso()
+    ck = first.checkpoint
+    manifest = CompareManifest(
+        compareId=compare_id,
+        createdAt=created,
+        updatedAt=created,
+        benchmark=ck.benchmark if ck else str((first.report or {}).get("benchmark", "")),
+        judge=ck.judge if ck else str((first.report or {}).get("judge", "")),
+        answeringModel=ck.answeringModel if ck else str((first.report or {}).get("answeringModel", "")),
+        sampling=ck.sampling if ck else None,
+        targetQuestionIds=list(ck.targetQuestionIds) if ck and not diffs else target,
+        runs=[CompareRun(provider=_provider(run), runId=run.run_id) for run in loaded],
+    )
+    body: dict[str, Any] = msgspec.to_builtins(manifest)
+    if diffs:
+        body["benchNb"] = {"mismatches": diffs}
+    write_atomic(path, msgspec.json.format(msgspec.json.encode(body), indent=2) + b"\n")
+    return path
+
+
+def _question_ids(run: Run) -> list[str]:
+    if run.checkpoint is not None:
+        return run.checkpoint.targetQuestionIds or list(run.checkpoint.questions)
+    return [str(e.get("questionId")) for e in (run.report or {}).get("evaluations", [])]
+
+
+def _provider(run: Run) -> str:
+    if run.checkpoint is not None:
+        return run.checkpoint.provider
+    return str((run.report or {}).get("provider", ""))
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """A comparison: its id, its manifest, and one run per provider (in the order given)."""
+
+    compare_id: str
+    manifest_path: Path
+    runs: list[RunResult]
+
+
+def compare(
+    providers: str | Sequence[str],
+    benchmark: Any,
+    *,
+    compare_id: str | None = None,
+    dataset: str | Path | None = None,
+    runs_dir: str | Path = "data/runs",
+    allow_mismatch: bool = False,
+    **settings: Any,
+) -> CompareResult:
+    """Run every provider on the same questions with the same settings, then write the compare manifest.
+
+    Args:
+        providers: ``"sqlite,full-context"`` or a list of provider names.
+        benchmark: a benchmark name or a loaded ``Benchmark`` (loaded once, shared by every run).
+        compare_id: the comparison's id; its runs are ``<compare_id>-<provider>`` (rerunning resumes them).
+        dataset: the benchmark file.
+        runs_dir: where the runs go; the manifest goes to ``<runs_dir>/../compare/<compare_id>/``.
+        allow_mismatch: see ``write_compare_manifest``.
+        **settings: every other ``run_benchmark`` option (k, answerer, judges, limit, concurrency, ...).
+    """
+    names = [p.strip() for p in providers.split(",")] if isinstance(providers, str) else list(providers)
+    names = [n for n in names if n]
+    if not names:
+        raise ComparisonError("compare needs at least one provider")
+    if len(set(names)) != len(names):
+        raise ComparisonError(f"each provider may appear once in a comparison, got {names}")
+    bench = load_benchmark_spec(benchmark, dataset)
+    if compare_id is None:
+        compare_id = f"compare-{bench.name}-" + now_iso().replace(":", "").replace("-", "").replace(".", "")
+    results = [
+        run_benchmark(
+            name,
+            bench,
+            run_id=f"{compare_id}-{name.replace(':', '_').replace('.', '_')}",
+            runs_dir=runs_dir,
+            **settings,
+        )
+        for name in names
+    ]
+    manifest = write_compare_manifest(
+        [r.run_dir for r in results],
+        compare_id=compare_id,
+        compare_dir=Path(runs_dir).parent / "compare" / compare_id,
+        allow_mismatch=allow_mismatch,
+    )
+    return CompareResult(compare_id, manifest, results)

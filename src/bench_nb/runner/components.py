@@ -1,0 +1,107 @@
+"""Turning the names a user gives (``-p sqlite``, ``-m extractive``, ``-j f1,contains``) into objects.
+
+Each name goes to its registry (``bench_nb.providers.get_provider``, ``bench_nb.models.answerers.get_answerer``,
+``bench_nb.judges.registry.get_judge``). A name of the form ``package.module:attribute`` is a plugin: the
+attribute (a class or a factory) is imported and called, with ``run_dir=`` and the settings for a provider,
+and with the options for an answerer or a judge. That is how a team benchmarks its own memory system without
+touching bench_nb: ``bench-nb run -p mypkg.memory:MyProvider -b locomo``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import BenchNbError
+from bench_nb.judges.base import Judge
+from bench_nb.models.base import Answerer
+from bench_nb.providers.base import Provider
+
+
+def is_plugin(spec: str) -> bool:
+    return ":" in spec and not spec.startswith(("http:", "https:"))
+
+
+def load_plugin(spec: str) -> Any:
+    """The object ``module:attribute`` names (raises a BenchNbError saying what is missing)."""
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise BenchNbError(f"plugin {spec!r}: cannot import {module_name!r}: {err}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise BenchNbError(f"plugin {spec!r}: {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def make_provider(
+    spec: str | Provider, *, run_dir: Path, settings: Mapping[str, Any] | None = None
+) -> Provider:
+    """A provider object from a registry name, a plugin spec, or an object passed through."""
+    if not isinstance(spec, str):
+        return spec
+    opts = dict(settings or {})
+    if is_plugin(spec):
+        provider = load_plugin(spec)(run_dir=run_dir, **opts)
+    else:
+        from bench_nb.providers import get_provider
+
+        provider = get_provider(spec, run_dir=run_dir, **opts)
+    return provider  # type: ignore[no-any-return,unused-ignore]
+
+
+def make_answerer(spec: str | Answerer, options: Mapping[str, Any] | None = None) -> Answerer:
+    """An answerer from ``get_answerer``'s names, a plugin spec, or an object passed through."""
+    if not isinstance(spec, str):
+        return spec
+    if is_plugin(spec):
+        return load_plugin(spec)(**dict(options or {}))  # type: ignore[no-any-return,unused-ignore]
+    from bench_nb.models.answerers import get_answerer
+
+    return get_answerer(spec, **dict(options or {}))
+
+
+def split_specs(specs: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:
+    """``"f1,contains"`` or a list of names/judges -> a list (empty names dropped)."""
+    if isinstance(specs, str):
+        return [s.strip() for s in specs.split(",") if s.strip()]
+    if not isinstance(specs, Sequence):
+        return [specs]
+    out: list[str | Judge] = []
+    for s in specs:
+        out.extend(split_specs(s) if isinstance(s, str) else [s])
+    return out
+
+
+def make_judges(
+    specs: str | Judge | Sequence[str | Judge], options: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[Judge]:
+    """Judges from names, plugin specs or objects; the first is the primary judge.
+
+    Args:
+        specs: ``"f1,contains"``, or a list of names, plugin specs and Judge objects.
+        options: per judge name, the keyword options it is made with (``{"f1": {"threshold": 0.6}}``).
+    """
+    judges: list[Judge] = []
+    for spec in split_specs(specs):
+        if not isinstance(spec, str):
+            judges.append(spec)
+            continue
+        opts = dict((options or {}).get(spec, {}))
+        if is_plugin(spec):
+            judges.append(load_plugin(spec)(**opts))
+        else:
+            from bench_nb.judges.registry import get_judge
+
+            judges.append(get_judge(spec, **opts))
+    if not judges:
+        raise BenchNbError("a run needs at least one judge (e.g. -j f1)")
+    names = [j.name for j in judges]
+    if len(set(names)) != len(names):
+        raise BenchNbError(f"each judge of a run must have its own name, got {names}")
+    return judges

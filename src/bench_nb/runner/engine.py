@@ -1,0 +1,410 @@
+"""The scheduler: runs the five phases of every target question, records each outcome, and keeps going.
+
+Work units: a *container* goes through ingest and indexing once (all the questions that share its haystack
+wait for it), then each of its questions goes through search, answer and evaluate. Every phase has its own
+sliding-window pool (``runner.pool``), so phases overlap: a conversation's questions are being answered while
+the next conversation is still being ingested.
+
+One thread (the caller's) owns the run's state: workers only call the provider, answerer and judges (with
+retries) and hand back an ``_Outcome``; the scheduler records it in memory and in the journal, and starts what
+comes next. A question whose phase still fails after its retries keeps its error in that phase and goes no
+further; the others go on (``fail_fast`` stops starting new work instead).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bench_nb.judges.base import Judge
+from bench_nb.judges.store import append_verdicts
+from bench_nb.memorybench.format import (
+    PHASES,
+    AnswerPhase,
+    Checkpoint,
+    EvaluatePhase,
+    IndexingPhase,
+    IngestPhase,
+    Phase,
+    SearchPhase,
+)
+from bench_nb.memorybench.format import IngestResult as IngestRecord
+from bench_nb.models.base import Answerer
+from bench_nb.providers.base import Provider
+from bench_nb.records import Haystack, IngestResult, Question, Verdict
+from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result, retrieval_metrics
+from bench_nb.runner.journal import (
+    PHASE_TYPES,
+    JournalWriter,
+    make_record,
+    merge_bench_nb,
+    write_atomic,
+    write_checkpoint,
+)
+from bench_nb.runner.pool import Done, WindowPool
+from bench_nb.runner.progress import PhaseBars
+from bench_nb.runner.redaction import error_text
+from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
+from bench_nb.runner.settings import RunSettings
+
+
+def now_iso() -> str:
+    """The current time as MemoryBench writes it (ISO-8601, milliseconds, Z)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def result_file_name(question_id: str) -> str:
+    """``results/<questionId>.json``, with characters unsafe in a file name replaced."""
+    safe = "".join(c if c.isalnum() or c in "-_.:@" else "_" for c in question_id)
+    return f"{safe}.json"
+
+
+@dataclass(frozen=True)
+class Container:
+    """A haystack's container at the provider, and the target questions asked about it."""
+
+    tag: str
+    haystack: Haystack
+    question_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    value: Any
+    error: BaseException | None
+    started_at: str
+    completed_at: str
+    duration_ms: float
+    attempts: int
+
+
+class Engine:
+    """Runs the phases for ``containers`` and records them into ``checkpoint`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        run_dir: Path,
+        checkpoint: Checkpoint,
+        questions: dict[str, Question],
+        containers: Sequence[Container],
+        provider: Provider,
+        answerer: Answerer,
+        judges: Sequence[Judge],
+        settings: RunSettings,
+        resumed: bool,
+    ) -> None:
+        self.run_dir = run_dir
+        self.ck = checkpoint
+        self.questions = questions
+        self.containers = {c.tag: c for c in containers}
+        self.provider = provider
+        self.answerer = answerer
+        self.judges = list(judges)
+        self.settings = settings
+        self.resumed = resumed
+        self.stopped = False
+        self._results: queue.SimpleQueue[Done] = queue.SimpleQueue()
+        self._pools = {p: WindowPool(p, settings.limit(p), self._results) for p in PHASES}
+        self._outstanding = 0
+        self._verdict_lock = threading.Lock()
+        self._dirty = False
+        self._journal: JournalWriter | None = None
+        self._bars: PhaseBars | None = None
+        self._next_compaction = 0.0
+
+    # -- the loop ---------------------------------------------------------------------------------------
+
+    def run(self, journal: JournalWriter, bars: PhaseBars) -> None:
+        """Run everything not yet done; returns when all work has finished or fail-fast stopped it."""
+        self._journal, self._bars = journal, bars
+        self._next_compaction = time.monotonic() + self.settings.checkpoint_every_s
+        try:
+            for container in self.containers.values():
+                self._start_container(container)
+            while self._outstanding:
+                timeout = max(0.0, self._next_compaction - time.monotonic()) if self._dirty else None
+                try:
+                    done = self._results.get(timeout=timeout)
+                except queue.Empty:
+                    self.compact()
+                    continue
+                self._outstanding -= 1
+                self._handle(done)
+                if self._dirty and time.monotonic() >= self._next_compaction:
+                    self.compact()
+        finally:
+            for pool in self._pools.values():
+                pool.shutdown(wait=not self._outstanding)
+
+    def compact(self, status: str | None = None) -> None:
+        """Write the whole state to checkpoint.json atomically, then empty the journal it now holds."""
+        assert self._journal is not None
+        if status is not None:
+            self.ck.status = status  # type: ignore[assignment]
+        self.ck.updatedAt = now_iso()
+        start = time.monotonic()
+        write_checkpoint(self.run_dir, self.ck)
+        self._journal.rotate()
+        cost = time.monotonic() - start
+        self._dirty = False
+        # Never spend more than ~5% of the time compacting, however large the run.
+        self._next_compaction = time.monotonic() + max(self.settings.checkpoint_every_s, 20 * cost)
+
+    # -- scheduling -------------------------------------------------------------------------------------
+
+    def _submit(self, phase: str, key: str, fn: Callable[[Attempts], Any]) -> None:
+        if self.stopped:
+            return
+        self._outstanding += 1
+        self._pools[phase].submit(key, lambda: self._timed(fn))
+
+    @staticmethod
+    def _timed(fn: Callable[[Attempts], Any]) -> _Outcome:
+        attempts = Attempts()
+        started_at, start = now_iso(), time.perf_counter()
+        try:
+            value, error = fn(attempts), None
+        except Exception as err:  # recorded in the question's phase
+            value, error = None, err
+        duration = round((time.perf_counter() - start) * 1000, 3)
+        return _Outcome(value, error, started_at, now_iso(), duration, attempts.count)
+
+    def _phase(self, qid: str, phase: str) -> Phase:
+        return getattr(self.ck.questions[qid].phases, phase)  # type: ignore[no-any-return,unused-ignore]
+
+    def _start_container(self, c: Container) -> None:
+        ingested = all(self._phase(q, "ingest").status == "completed" for q in c.question_ids)
+        needs_data = any(self._phase(q, "search").status != "completed" for q in c.question_ids)
+        # A provider that keeps its memories in process memory lost them when the run died: ingest again.
+        lost = self.resumed and ingested and needs_data and not getattr(self.provider, "persistent", True)
+        if not ingested or lost:
+            self._submit_ingest(c, clear_first=self.resumed)
+        elif any(self._phase(q, "indexing").status != "completed" for q in c.question_ids):
+            self._submit_indexing(c)
+        else:
+            for qid in c.question_ids:
+                self._advance(qid)
+
+    def _advance(self, qid: str) -> None:
+        for phase, submit in (
+            ("search", self._submit_search),
+            ("answer", self._submit_answer),
+            ("evaluate", self._submit_evaluate),
+        ):
+            if self._phase(qid, phase).status != "completed":
+                submit(qid)
+                return
+
+    def _call(self, attempts: Attempts, fn: Callable[[], Any]) -> Any:
+        return call_with_retries(fn, self.settings.retry, attempts)
+
+    def _submit_ingest(self, c: Container, *, clear_first: bool) -> None:
+        provider, sessions = self.provider, c.haystack.sessions
+
+        def work(attempts: Attempts) -> IngestResult:
+            if clear_first:  # an ingest not recorded complete may have stored part of the haystack
+                self._call(Attempts(), lambda: provider.clear(c.tag))
+            return self._call(attempts, lambda: provider.ingest(c.tag, sessions))  # type: ignore[no-any-return,unused-ignore]
+
+        self._submit("ingest", c.tag, work)
+
+    def _submit_indexing(self, c: Container) -> None:
+        rec = self.ck.questions[c.question_ids[0]].phases.ingest.ingestResult or IngestRecord()
+        ingested = IngestResult(tuple(rec.documentIds), tuple(rec.taskIds or ()))
+        timeout = self.settings.indexing_timeout_s
+        self._submit(
+            "indexing",
+            c.tag,
+            lambda attempts: self._call(
+                attempts, lambda: self.provider.await_indexing(c.tag, ingested, timeout)
+            ),
+        )
+
+    def _submit_search(self, qid: str) -> None:
+        q = self.questions[qid]
+        tag = self.ck.questions[qid].containerTag
+        path = self.run_dir / "results" / result_file_name(qid)
+
+        def work(attempts: Attempts) -> tuple[list[Any], float]:
+            start = time.perf_counter()
+            hits = self._call(attempts, lambda: self.provider.search(tag, q.question, self.settings.k))
+            duration = round((time.perf_counter() - start) * 1000, 3)
+            # MemoryBench's results file, written by the worker (one small file per question, atomically).
+            body = {
+                "questionId": qid,
+                "question": q.question,
+                "questionType": q.question_type,
+                "groundTruth": q.answer,
+                "containerTag": tag,
+                "timestamp": now_iso(),
+                "durationMs": duration,
+                "results": [hit_to_result(h) for h in hits],
+            }
+            write_atomic(path, json.dumps(body, ensure_ascii=False, indent=2).encode("utf-8"))
+            return encode_results(hits), duration
+
+        self._submit("search", qid, work)
+
+    def _submit_answer(self, qid: str) -> None:
+        q, raw = self.questions[qid], self.ck.questions[qid].phases.search.results
+        self._submit(
+            "answer", qid, lambda a: self._call(a, lambda: self.answerer.answer(q, decode_hits(raw)))
+        )
+
+    def _submit_evaluate(self, qid: str) -> None:
+        q = self.questions[qid]
+        hypothesis = self.ck.questions[qid].phases.answer.hypothesis or ""
+        raw = self.ck.questions[qid].phases.search.results
+
+        def work(attempts: Attempts) -> tuple[list[Verdict], Any]:
+            verdicts = []
+            for judge in self.judges:
+                v: Verdict = self._call(attempts, partial(judge.judge, q, hypothesis))
+                verdicts.append(v if v.judge else replace(v, judge=judge.name))
+            with self._verdict_lock:
+                append_verdicts(self.run_dir, [(qid, v) for v in verdicts])
+            metrics = retrieval_metrics(decode_hits(raw), q.evidence_ids, self.settings.k)
+            return verdicts, metrics
+
+        self._submit("evaluate", qid, work)
+
+    # -- recording --------------------------------------------------------------------------------------
+
+    def _record(self, qids: Sequence[str], phase: str, rec: Phase, bench_nb: dict[str, Any]) -> None:
+        for qid in qids:
+            question = self.ck.questions[qid]
+            setattr(question.phases, phase, rec)
+            question.benchNb = merge_bench_nb(question.benchNb, bench_nb)
+        assert self._journal is not None
+        self._journal.append(make_record(list(qids), phase, rec, bench_nb))
+        self._dirty = True
+
+    def _handle(self, done: Done) -> None:
+        if done.error is not None:  # the wrapper itself failed: a bug, not a provider error
+            raise done.error
+        out: _Outcome = done.result
+        phase, key = done.pool, str(done.key)
+        qids = self.containers[key].question_ids if phase in ("ingest", "indexing") else (key,)
+        timing: dict[str, Any] = {
+            "startedAt": out.started_at,
+            "completedAt": out.completed_at,
+            "durationMs": out.duration_ms,
+        }
+        bench_nb: dict[str, Any] = {"attempts": {phase: out.attempts}}
+        assert self._bars is not None
+        if out.error is not None:
+            message = error_text(out.error)
+            rec = PHASE_TYPES[phase](status="failed", error=message, **timing)
+            bench_nb["errors"] = {
+                phase: {
+                    "type": type(out.error).__name__,
+                    "message": message,
+                    "attempts": out.attempts,
+                    "retryable": is_retryable(out.error),
+                }
+            }
+            self._record(qids, phase, rec, bench_nb)
+            self._bars.update(phase, len(qids), failed=True)
+            if self.settings.fail_fast:
+                self._stop()
+            return
+        bench_nb["errors"] = {phase: None}
+        self._bars.update(phase, len(qids))
+        getattr(self, f"_completed_{phase}")(key, qids, out, timing, bench_nb)
+
+    def _completed_ingest(
+        self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
+    ) -> None:
+        c = self.containers[key]
+        result: IngestResult = out.value or IngestResult()
+        rec = IngestPhase(
+            status="completed",
+            completedSessions=[s.session_id for s in c.haystack.sessions],
+            ingestResult=IngestRecord(
+                documentIds=list(result.document_ids), taskIds=list(result.task_ids) or None
+            ),
+            **timing,
+        )
+        if len(qids) > 1:
+            bn["sharedContainer"] = len(qids)
+        self._record(qids, "ingest", rec, bn)
+        self._submit_indexing(c)
+
+    def _completed_indexing(
+        self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
+    ) -> None:
+        ingest = self.ck.questions[qids[0]].phases.ingest.ingestResult
+        rec = IndexingPhase(
+            status="completed",
+            completedIds=list(ingest.documentIds) if ingest else [],
+            failedIds=[],
+            **timing,
+        )
+        self._record(qids, "indexing", rec, bn)
+        for qid in qids:
+            self._advance(qid)
+
+    def _completed_search(
+        self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
+    ) -> None:
+        results, search_ms = out.value
+        timing["durationMs"] = search_ms  # the provider call, without writing the results file
+        path = self.run_dir / "results" / result_file_name(key)
+        rec = SearchPhase(status="completed", resultFile=str(path), results=results, **timing)
+        self._record(qids, "search", rec, bn)
+        self._submit_answer(key)
+
+    def _completed_answer(
+        self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
+    ) -> None:
+        a = out.value
+        rec = AnswerPhase(
+            status="completed",
+            hypothesis=a.hypothesis,
+            promptTokens=a.prompt_tokens,
+            basePromptTokens=a.base_prompt_tokens,
+            contextTokens=a.context_tokens,
+            **timing,
+        )
+        for name, value in (
+            ("tokenizer", a.tokenizer),
+            ("model", a.model),
+            ("inputTokens", a.input_tokens),
+            ("outputTokens", a.output_tokens),
+            ("costUsd", a.cost_usd),
+        ):
+            if value is not None:
+                bn[name] = value
+        self._record(qids, "answer", rec, bn)
+        self._submit_evaluate(key)
+
+    def _completed_evaluate(
+        self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
+    ) -> None:
+        verdicts, metrics = out.value
+        primary: Verdict = verdicts[0]
+        rec = EvaluatePhase(
+            status="completed",
+            score=primary.score,
+            label=primary.label,
+            explanation=primary.explanation,
+            retrievalMetrics=metrics,
+            **timing,
+        )
+        bn["unscored"] = True if primary.label == "unscored" else None
+        self._record(qids, "evaluate", rec, bn)
+
+    def _stop(self) -> None:
+        """Fail fast: start nothing new; what is running finishes and is recorded."""
+        self.stopped = True
+        for pool in self._pools.values():
+            self._outstanding -= pool.cancel_pending()

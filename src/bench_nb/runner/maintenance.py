@@ -1,0 +1,43 @@
+"""Cleaning up after a run: delete what its containers hold at the provider."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import RunFormatError
+from bench_nb.frames.load import read_run
+from bench_nb.providers.base import Provider
+from bench_nb.runner.components import make_provider
+
+
+def clean_run(
+    run_dir: str | Path,
+    *,
+    provider: str | Provider | None = None,
+    provider_settings: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """Call ``provider.clear`` for every container of the run; returns the containers cleared.
+
+    Args:
+        run_dir: the run directory.
+        provider: the provider (name, plugin spec or object); default the one the run recorded.
+        provider_settings: options for making the provider (keys come from the environment).
+    """
+    run = read_run(run_dir, strict=True)
+    if run.checkpoint is None:
+        raise RunFormatError(
+            Path(run_dir) / "checkpoint.json", "a checkpoint is needed to find the run's containers"
+        )
+    ck = run.checkpoint
+    tags = list(dict.fromkeys(q.containerTag for q in ck.questions.values() if q.containerTag))
+    obj = make_provider(provider or ck.provider, run_dir=Path(run_dir), settings=provider_settings)
+    try:
+        for tag in tags:
+            obj.clear(tag)
+    finally:
+        close = getattr(obj, "close", None)
+        if callable(close):
+            close()
+    return tags

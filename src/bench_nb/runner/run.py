@@ -1,0 +1,350 @@
+"""``run_benchmark``: one provider on one benchmark, into a MemoryBench-format run directory that resumes.
+
+A new run id creates ``<runs_dir>/<run_id>/`` with a checkpoint listing every target question as pending;
+the same run id again resumes it (the settings must match): the checkpoint and journal are replayed, every
+completed phase is skipped, and only what is not done runs. See docs/runner.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import ComparisonError, RunFormatError
+from bench_nb.judges.base import Judge
+from bench_nb.memorybench.format import PHASES, Checkpoint, SessionRef
+from bench_nb.memorybench.format import Question as QuestionRecord
+from bench_nb.models.base import Answerer
+from bench_nb.providers.base import Provider
+from bench_nb.records import Benchmark, Question
+from bench_nb.runner.components import make_answerer, make_judges, make_provider
+from bench_nb.runner.engine import Container, Engine, now_iso
+from bench_nb.runner.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
+from bench_nb.runner.progress import PhaseBars, progress_enabled
+from bench_nb.runner.report import write_report
+from bench_nb.runner.retry import RetryPolicy
+from bench_nb.runner.selection import question_set_hash, select_questions
+from bench_nb.runner.settings import (
+    BENCH_NB_VERSION,
+    DEFAULT_ANSWERER,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_JUDGES,
+    DEFAULT_K,
+    RunSettings,
+    settings_differences,
+)
+
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run ended with. ``run_dir`` is the run directory (``load_runs`` and ``questions_df`` read it)."""
+
+    run_id: str
+    run_dir: Path
+    status: str
+    target: int
+    evaluated: int
+    failed: int
+    not_finished: int
+    report_path: Path | None
+
+    def __fspath__(self) -> str:
+        return str(self.run_dir)
+
+
+def load_benchmark_spec(benchmark: str | Benchmark, dataset: str | Path | None) -> Benchmark:
+    """A loaded benchmark: passed through, or loaded by name (from ``dataset`` when given)."""
+    if isinstance(benchmark, Benchmark):
+        return benchmark
+    from bench_nb.benchmarks import load_benchmark
+
+    return load_benchmark(benchmark, dataset)
+
+
+def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str]:
+    """The hashes of the exact prompts, when the answerer and judges expose them (``prompt_hash``)."""
+    out: dict[str, str] = {}
+    for role, obj in (("answer", answerer), *((f"judge:{j.name}", j) for j in judges)):
+        value = getattr(obj, "prompt_hash", None)
+        if isinstance(value, str):
+            out[role] = value
+        elif isinstance(value, Mapping):
+            out.update({f"{role}:{k}": str(v) for k, v in value.items()})
+    return out
+
+
+def _new_checkpoint(
+    run_id: str,
+    provider: Provider,
+    benchmark: Benchmark,
+    targets: list[Question],
+    sampling: Any,
+    limit: int | None,
+    settings: RunSettings,
+    containers: list[Container],
+    bench_nb: dict[str, Any],
+    judges: Sequence[Judge],
+    answerer: Answerer,
+) -> Checkpoint:
+    tag_of = {qid: c.tag for c in containers for qid in c.question_ids}
+    questions: dict[str, QuestionRecord] = {}
+    for q in targets:
+        extra: dict[str, Any] = {"normType": q.norm_type, "evidenceIds": list(q.evidence_ids)}
+        if q.category is not None:
+            extra["category"] = q.category
+        hay = benchmark.haystacks[q.haystack_id]
+        questions[q.question_id] = QuestionRecord(
+            questionId=q.question_id,
+            containerTag=tag_of[q.question_id],
+            question=q.question,
+            groundTruth=q.answer,
+            questionType=q.question_type,
+            questionDate=q.question_date,
+            sessions=[SessionRef(s.session_id, s.date, len(s.messages)) for s in hay.sessions],
+            benchNb=extra,
+        )
+    created = now_iso()
+    return Checkpoint(
+        runId=run_id,
+        dataSourceRunId=run_id,
+        status="running",
+        provider=provider.name,
+        benchmark=benchmark.name,
+        judge=judges[0].name,
+        answeringModel=answerer.name,
+        createdAt=created,
+        updatedAt=created,
+        limit=limit,
+        sampling=sampling,
+        targetQuestionIds=[q.question_id for q in targets],
+        concurrency=settings.concurrency_record(),
+        questions=questions,
+        benchNb=bench_nb,
+    )
+
+
+def _containers(run_id: str, benchmark: Benchmark, targets: list[Question], isolate: bool) -> list[Container]:
+    for q in targets:
+        if q.haystack_id not in benchmark.haystacks:
+            raise RunFormatError(
+                benchmark.name, f"question {q.question_id} asks about missing haystack {q.haystack_id!r}"
+            )
+    if isolate:
+        return [
+            Container(f"{q.question_id}-{run_id}", benchmark.haystacks[q.haystack_id], (q.question_id,))
+            for q in targets
+        ]
+    groups: dict[str, list[str]] = {}
+    for q in targets:
+        groups.setdefault(q.haystack_id, []).append(q.question_id)
+    return [
+        Container(f"{hid}-{run_id}", benchmark.haystacks[hid], tuple(qids)) for hid, qids in groups.items()
+    ]
+
+
+def _resume_checkpoint(
+    run_dir: Path, provider: str, benchmark: str, question_ids: list[str], bench_nb: dict[str, Any]
+) -> Checkpoint:
+    """The run's checkpoint with its journal replayed, if it was made with the same settings."""
+    from bench_nb.frames.load import read_checkpoint
+
+    checkpoint, _ = read_checkpoint(run_dir / CHECKPOINT, strict=True)
+    checkpoint = apply_journal(checkpoint, run_dir)
+    problems = settings_differences(checkpoint.benchNb or {}, bench_nb)
+    if checkpoint.provider != provider:
+        problems.insert(0, f"provider: {checkpoint.provider!r} in the run, {provider!r} now")
+    if checkpoint.benchmark != benchmark:
+        problems.insert(0, f"benchmark: {checkpoint.benchmark!r} in the run, {benchmark!r} now")
+    missing = [qid for qid in question_ids if qid not in checkpoint.questions]
+    if missing and not problems:
+        problems.append(f"question set: {len(missing)} question(s) not in the run, e.g. {missing[0]}")
+    if problems:
+        raise ComparisonError(
+            f"run {checkpoint.runId} at {run_dir} was made with other settings, so it cannot be resumed with "
+            "these: " + "; ".join(problems) + ". Use another run id (-r) for a new run."
+        )
+    checkpoint.status = "running"
+    return checkpoint
+
+
+def run_benchmark(
+    provider: str | Provider,
+    benchmark: str | Benchmark,
+    *,
+    dataset: str | Path | None = None,
+    answerer: str | Answerer = DEFAULT_ANSWERER,
+    judges: str | Judge | Sequence[str | Judge] = DEFAULT_JUDGES,
+    k: int = DEFAULT_K,
+    run_id: str | None = None,
+    runs_dir: str | Path = "data/runs",
+    limit: int | None = None,
+    sample_per_type: int | None = None,
+    question_ids: Sequence[str] | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    phase_concurrency: Mapping[str, int] | None = None,
+    isolate_per_question: bool = False,
+    fail_fast: bool = False,
+    retry: RetryPolicy | None = None,
+    indexing_timeout_s: float = 600.0,
+    checkpoint_every_s: float = 5.0,
+    progress: bool | None = None,
+    provider_settings: Mapping[str, Any] | None = None,
+    answerer_options: Mapping[str, Any] | None = None,
+    judge_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> RunResult:
+    """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
+
+    Args:
+        provider: a registry name (``"sqlite"``), a plugin ``"module:attr"``, or a Provider object.
+        benchmark: a registry name (``"locomo"``, ``"sample"``, ...) or a loaded ``Benchmark``.
+        dataset: the benchmark file to read instead of the cached download.
+        answerer: ``"extractive"`` (offline), an LLM alias, a plugin, or an Answerer object.
+        judges: ``"f1,contains"``, a list of names/plugins/Judge objects; the first is the primary judge
+            (``phases.evaluate``), every verdict goes to ``judgments.jsonl``.
+        k: the retrieval limit, the same for every provider.
+        run_id: the run's id; an existing run with this id is resumed. Default: provider-benchmark-time.
+        runs_dir: where run directories live.
+        limit: ask only the first ``limit`` questions; ``sample_per_type``: the first N of each type;
+            ``question_ids``: exactly these.
+        concurrency: tasks per phase at once (sliding window); ``phase_concurrency`` overrides per phase.
+        isolate_per_question: one container per question (MemoryBench's behaviour).
+        fail_fast: stop at the first question that fails after its retries.
+        retry: the retry policy for retryable errors (default ``RetryPolicy()``).
+        progress: progress bars; None decides from the environment (``BENCH_NB_QUIET=1`` hides them).
+        provider_settings, answerer_options, judge_options: keyword options for the components (never
+            written to the run: put keys in the environment).
+
+    Returns:
+        A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
+    """
+    settings = RunSettings(
+        k=k,
+        concurrency=concurrency,
+        phase_concurrency=dict(phase_concurrency or {}),
+        isolate_per_question=isolate_per_question,
+        fail_fast=fail_fast,
+        retry=retry or RetryPolicy(),
+        indexing_timeout_s=indexing_timeout_s,
+        checkpoint_every_s=checkpoint_every_s,
+        progress=progress,
+    )
+    bench = load_benchmark_spec(benchmark, dataset)
+    targets, sampling = select_questions(
+        bench, limit=limit, per_type=sample_per_type, question_ids=question_ids
+    )
+    if not targets:
+        raise RunFormatError(bench.name, "the benchmark has no questions to run")
+    provider_name = provider if isinstance(provider, str) else provider.name
+    if run_id is None:
+        stamp = now_iso().replace(":", "").replace("-", "").replace(".", "")
+        run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{stamp}"
+    if not _RUN_ID.match(run_id):
+        raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
+    run_dir = Path(runs_dir) / run_id
+    answerer_obj = make_answerer(answerer, answerer_options)
+    judge_objs = make_judges(judges, judge_options)
+    ids = [q.question_id for q in targets]
+    bench_nb: dict[str, Any] = {
+        "version": BENCH_NB_VERSION,
+        "k": settings.k,
+        "answerer": answerer_obj.name,
+        "judges": [j.name for j in judge_objs],
+        "primaryJudge": judge_objs[0].name,
+        "isolatePerQuestion": settings.isolate_per_question,
+        "benchmarkSha256": bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None),
+        "questionSetHash": question_set_hash(ids),
+    }
+    hashes = _prompt_hashes(answerer_obj, judge_objs)
+    if hashes:
+        bench_nb["promptHashes"] = hashes
+    tokenizer = getattr(answerer_obj, "tokenizer", None)
+    if isinstance(tokenizer, str):
+        bench_nb["tokenizer"] = tokenizer
+    bench_nb = {k2: v for k2, v in bench_nb.items() if v is not None}
+
+    resumed = (run_dir / CHECKPOINT).is_file()
+    containers = _containers(run_id, bench, targets, settings.isolate_per_question)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "results").mkdir(exist_ok=True)
+    provider_obj = make_provider(provider, run_dir=run_dir, settings=provider_settings)
+    if resumed:
+        checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
+    else:
+        checkpoint = _new_checkpoint(
+            run_id,
+            provider_obj,
+            bench,
+            targets,
+            sampling,
+            limit,
+            settings,
+            containers,
+            bench_nb,
+            judge_objs,
+            answerer_obj,
+        )
+    write_checkpoint(run_dir, checkpoint)
+    journal = JournalWriter(run_dir)
+    journal.rotate()  # the checkpoint just written holds everything the journal had
+
+    done = {
+        p: sum(1 for q in checkpoint.questions.values() if getattr(q.phases, p).status == "completed")
+        for p in PHASES
+    }
+    bars = PhaseBars(
+        len(targets), done, progress_enabled(settings.progress), f"{provider_obj.name}/{bench.name}"
+    )
+    engine = Engine(
+        run_dir=run_dir,
+        checkpoint=checkpoint,
+        questions={q.question_id: q for q in targets},
+        containers=containers,
+        provider=provider_obj,
+        answerer=answerer_obj,
+        judges=judge_objs,
+        settings=settings,
+        resumed=resumed,
+    )
+    status = "failed"
+    try:
+        engine.run(journal, bars)
+        status = "failed" if engine.stopped else "completed"
+    finally:
+        bars.close()
+        engine.compact(status)
+        journal.close()
+        with contextlib.suppress(OSError):
+            (run_dir / JOURNAL).unlink()
+        close = getattr(provider_obj, "close", None)
+        if callable(close):
+            close()
+    report_path = write_report(run_dir, checkpoint, bench)[0] if status == "completed" else None
+    phases = [q.phases for q in checkpoint.questions.values()]
+    evaluated = sum(1 for p in phases if p.evaluate.status == "completed")
+    failed = sum(1 for p in phases if any(getattr(p, name).status == "failed" for name in PHASES))
+    return RunResult(
+        run_id=run_id,
+        run_dir=run_dir,
+        status=status,
+        target=len(targets),
+        evaluated=evaluated,
+        failed=failed,
+        not_finished=len(targets) - evaluated - failed,
+        report_path=report_path,
+    )
+
+
+def benchmark_sha256(path: str | Path) -> str:
+    """sha256 of a file (for benchmarks loaded without one)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

@@ -1,0 +1,66 @@
+"""Which questions a run asks: all, the first N, the first N of each type, or a given list of ids.
+
+Selections are deterministic (benchmark order, no randomness), so rerunning a command asks the same
+questions and every provider of a comparison gets the same set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from bench_nb.errors import BenchNbError
+from bench_nb.memorybench.format import Sampling
+from bench_nb.records import Benchmark, Question
+
+
+def select_questions(
+    benchmark: Benchmark,
+    *,
+    limit: int | None = None,
+    per_type: int | None = None,
+    question_ids: Sequence[str] | None = None,
+) -> tuple[list[Question], Sampling]:
+    """The target questions, in benchmark order, and MemoryBench's ``sampling`` record for them.
+
+    Args:
+        benchmark: the loaded benchmark.
+        limit: keep the first ``limit`` questions.
+        per_type: keep the first ``per_type`` questions of each raw question type.
+        question_ids: keep exactly these questions (every id must exist).
+    """
+    chosen = [limit is not None, per_type is not None, question_ids is not None]
+    if sum(chosen) > 1:
+        raise BenchNbError("choose one of limit, per_type (--sample) and question_ids, not several")
+    questions = list(benchmark.questions)
+    if limit is not None:
+        if limit < 1:
+            raise BenchNbError(f"limit must be at least 1, not {limit}")
+        return questions[:limit], Sampling(mode="limit", limit=limit)
+    if per_type is not None:
+        if per_type < 1:
+            raise BenchNbError(f"--sample must be at least 1 per type, not {per_type}")
+        counts: dict[str, int] = {}
+        out = []
+        for q in questions:
+            n = counts.get(q.question_type, 0)
+            if n < per_type:
+                counts[q.question_type] = n + 1
+                out.append(q)
+        return out, Sampling(mode="sample", sampleType="consecutive", perCategory=per_type)
+    if question_ids is not None:
+        by_id = {q.question_id: q for q in questions}
+        missing = [qid for qid in question_ids if qid not in by_id]
+        if missing:
+            raise BenchNbError(
+                f"benchmark {benchmark.name!r} has no question {missing[0]!r}"
+                + (f" (and {len(missing) - 1} more missing)" if len(missing) > 1 else "")
+            )
+        wanted = set(question_ids)
+        return [q for q in questions if q.question_id in wanted], Sampling(mode="full")
+    return questions, Sampling(mode="full")
+
+
+def question_set_hash(question_ids: Sequence[str]) -> str:
+    """sha256 of the sorted question ids, one a line: equal exactly when two runs ask the same questions."""
+    return hashlib.sha256("\n".join(sorted(question_ids)).encode("utf-8")).hexdigest()
