@@ -178,3 +178,18 @@ def test_cli_with_registry_judges(bench_run: Path, capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "f1: graded 5" in out
     assert {"f1"} <= set(judgments_df(bench_run, backend="polars")["judge"])
+
+
+def test_registry_judges_on_the_real_memorybench_run(mb_example: Path, tmp_path: Path) -> None:
+    pytest.importorskip("bench_nb.judges.registry", reason="the judge registry ships with the runner")
+    from bench_nb import judge_agreement
+
+    run = tmp_path / "fx"
+    shutil.copytree(mb_example / "data" / "runs" / "fx-compare-supermemory", run)
+    result = rejudge(run, ["f1", "contains"])
+    assert result.judges == ("f1", "contains") and result.graded == {"f1": 20, "contains": 20}
+    ag = judge_agreement(judgments_df(run))
+    assert set(ag.judges) == {"gpt-4o", "f1", "contains"}
+    # gpt-4o's 429 left one answer without its verdict: dropped from the complete-case statistics.
+    assert ag.n_items + ag.n_dropped == 20 and ag.n_dropped >= 1
+    assert len(ag.pairwise) == 3 and (ag.pairwise["n"] >= 19).all()
