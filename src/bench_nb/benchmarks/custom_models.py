@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from bench_nb.taxonomy import NormType
 
@@ -25,7 +25,14 @@ def _iso(value: str) -> str:
     return text
 
 
+def _answer(value: Any) -> str | int | float:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError("the answer must be a string or a number")
+    return value
+
+
 IsoDate = Annotated[str, AfterValidator(_iso)]
+AnswerValue = Annotated[Any, AfterValidator(_answer)]
 
 
 class _Model(BaseModel):
@@ -80,7 +87,7 @@ class CustomQuestion(_Model):
     id: str = Field(min_length=1)
     conversation: str = Field(min_length=1)
     question: str = Field(min_length=1)
-    answer: StrictStr | StrictInt | StrictFloat
+    answer: AnswerValue
     type: str = Field(min_length=1)
     norm_type: NormType | None = None
     evidence: list[str] = Field(default_factory=list)

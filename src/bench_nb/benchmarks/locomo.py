@@ -85,7 +85,10 @@ def parse_locomo_date(text: str) -> str:
     if not (1 <= hour <= 12 and minute < 60):
         raise ValueError(f"not a LoCoMo date: {text!r}")
     hour = hour % 12 + (12 if m.group(3).lower() == "pm" else 0)
-    return datetime(int(m.group(6)), month, int(m.group(4)), hour, minute).isoformat()
+    try:
+        return datetime(int(m.group(6)), month, int(m.group(4)), hour, minute).isoformat()
+    except ValueError as err:
+        raise ValueError(f"not a LoCoMo date: {text!r} ({err})") from None
 
 
 def normalize_evidence(raw: list[Any]) -> tuple[str, ...]:

@@ -39,7 +39,10 @@ def parse_longmemeval_date(text: str) -> str:
     if m is None:
         raise ValueError(f"not a LongMemEval date: {text!r}")
     y, mo, d, h, mi = (int(g) if g else 0 for g in m.groups())
-    return datetime(y, mo, d, h, mi).isoformat()
+    try:
+        return datetime(y, mo, d, h, mi).isoformat()
+    except ValueError as err:
+        raise ValueError(f"not a LongMemEval date: {text!r} ({err})") from None
 
 
 def read_longmemeval(

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import bench_nb
+from bench_nb.benchmarks import (
+    detect_benchmark,
+    get_benchmark_spec,
+    list_benchmarks,
+    load_benchmark,
+    read_custom,
+    register_benchmark,
+    unregister_benchmark,
+    write_custom,
+)
+from bench_nb.errors import DatasetError
+
+
+def test_builtin_names_and_aliases() -> None:
+    assert list_benchmarks()[:6] == [
+        "locomo",
+        "longmemeval",
+        "longmemeval-s",
+        "longmemeval-m",
+        "custom",
+        "sample",
+    ]
+    assert bench_nb.list_benchmarks is list_benchmarks and bench_nb.load_benchmark is load_benchmark
+    assert get_benchmark_spec("LongMemEval-Oracle").name == "longmemeval"
+    locomo = get_benchmark_spec("locomo")
+    assert locomo.url == "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json"
+    assert locomo.sha256 == "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
+    assert locomo.cache_path("data/benchmarks") == Path("data/benchmarks/locomo/locomo10.json")
+    for name, file in (
+        ("longmemeval", "longmemeval_oracle.json"),
+        ("longmemeval-s", "longmemeval_s_cleaned.json"),
+        ("longmemeval-m", "longmemeval_m_cleaned.json"),
+    ):
+        spec = get_benchmark_spec(name)
+        assert (
+            spec.url == f"https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/{file}"
+        )
+        assert spec.sha256 is None  # unpinned: the hash read is recorded in Benchmark.sha256
+
+
+def test_unknown_name_lists_the_known_ones() -> None:
+    with pytest.raises(DatasetError, match=r"unknown benchmark 'locomo2'; known: locomo, longmemeval"):
+        load_benchmark("locomo2")
+
+
+def test_custom_needs_a_path() -> None:
+    with pytest.raises(DatasetError, match=r"'custom' has no download URL: pass the file"):
+        load_benchmark("custom")
+
+
+def test_register_refuses_taken_names_unless_replacing(scratch_registry: None, tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="'locomo' is already registered"):
+        register_benchmark("locomo", read_custom)
+    with pytest.raises(DatasetError, match="'longmemeval-oracle' is already registered"):
+        register_benchmark("mine", read_custom, aliases=("longmemeval-oracle",))
+    path = write_custom(load_benchmark("sample"), tmp_path / "mine.json")
+    register_benchmark("mine", read_custom, aliases=("my-bench",))
+    assert load_benchmark("my-bench", path).questions == load_benchmark("sample").questions
+    register_benchmark("mine", read_custom, replace=True)
+    with pytest.raises(DatasetError, match="unknown benchmark 'my-bench'"):
+        get_benchmark_spec("my-bench")  # the replaced entry's aliases are gone
+    unregister_benchmark("mine")
+    assert "mine" not in list_benchmarks()
+
+
+def test_detect_benchmark(tmp_path: Path, locomo_path: Path, longmemeval_path: Path) -> None:
+    assert detect_benchmark(locomo_path) == "locomo"  # by its pinned hash
+    assert detect_benchmark(longmemeval_path) == "longmemeval"  # by shape
+    sample = load_benchmark("sample")
+    assert detect_benchmark(write_custom(sample, tmp_path / "a.jsonl")) == "custom"
+    assert detect_benchmark(write_custom(sample, tmp_path / "a.json")) == "custom"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"x": 1}]), encoding="utf-8")
+    with pytest.raises(DatasetError, match="not LoCoMo, LongMemEval or the custom format"):
+        detect_benchmark(other)
+
+
+def test_lenient_loading_through_the_registry(tmp_path: Path) -> None:
+    doc = json.loads(write_custom(load_benchmark("sample"), tmp_path / "s.json").read_text(encoding="utf-8"))
+    doc["questions"][3]["evidence"] = ["nope"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"questions\[3\]\) \[question conv-1-q4\] \(field evidence\)"):
+        load_benchmark("custom", bad)
+    problems: list = []
+    bench = load_benchmark("custom", bad, problems=problems)
+    assert len(bench.questions) == len(doc["questions"]) - 1
+    assert [p.question_id for p in problems] == ["conv-1-q4"]
