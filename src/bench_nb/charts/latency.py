@@ -1,0 +1,66 @@
+"""Latency distribution per phase: range, p50-p95 band and median, per run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from bench_nb.charts.labels import category_scale, provider_order, run_labels, with_run_label
+from bench_nb.metrics import as_questions, latency_stats
+
+DEFAULT_PHASES = ("ingest", "indexing", "search", "answer", "evaluate")
+
+
+def chart_latency(
+    data: Any, *, phases: Sequence[str] = DEFAULT_PHASES, title: str = "Latency per phase"
+) -> alt.TopLevelMixin:
+    """Per phase (one panel each, own scale) and run: min-max line, p50-p95 bar, median tick.
+
+    The statistics come from ``bench_nb.latency_stats`` (interpolated ``p50_linear``/``p95_linear``).
+
+    Args:
+        data: run sources or a questions frame.
+        phases: which phases to show, in order (``total`` is available too).
+        title: the chart title.
+    """
+    questions = as_questions(data)
+    stats = latency_stats(questions, by=("run_id", "provider"), backend="polars")
+    assert isinstance(stats, pl.DataFrame)
+    labels = run_labels(questions)
+    stats = with_run_label(stats.filter(pl.col("phase").is_in(list(phases)) & (pl.col("count") > 0)), labels)
+    order = list(labels.values())
+    base = alt.Chart().encode(
+        y=alt.Y("run:N", title=None, sort=order),
+        color=alt.Color("provider:N", title="provider", scale=category_scale(provider_order(questions))),
+    )
+    tooltip = [
+        alt.Tooltip("run:N"),
+        alt.Tooltip("phase:N"),
+        alt.Tooltip("count:Q", title="n"),
+        alt.Tooltip("min:Q", format=",.0f"),
+        alt.Tooltip("p50_linear:Q", title="p50 (ms)", format=",.0f"),
+        alt.Tooltip("p95_linear:Q", title="p95 (ms)", format=",.0f"),
+        alt.Tooltip("max:Q", format=",.0f"),
+        alt.Tooltip("mean:Q", title="mean (ms)", format=",.0f"),
+    ]
+    span = base.mark_rule(strokeWidth=1).encode(
+        x=alt.X("min:Q", title="milliseconds"), x2="max:Q", tooltip=tooltip
+    )
+    band = base.mark_bar(height=10, opacity=0.75).encode(x="p50_linear:Q", x2="p95_linear:Q", tooltip=tooltip)
+    median = base.mark_tick(thickness=2, size=16, color="#1f2328").encode(x="p50_linear:Q", tooltip=tooltip)
+    return (
+        alt.layer(span, band, median, data=stats.to_pandas())
+        .properties(width=420, height=alt.Step(22))
+        .facet(
+            row=alt.Row(
+                "phase:N", title=None, sort=list(phases), header=alt.Header(labelAngle=0, labelAlign="left")
+            )
+        )
+        .resolve_scale(x="independent")
+        .properties(
+            title=alt.Title(title, subtitle="line: min to max; bar: p50 to p95 (interpolated); tick: p50")
+        )
+    )

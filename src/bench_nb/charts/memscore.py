@@ -1,0 +1,61 @@
+"""The MemScore chart: accuracy against search latency, point size for context tokens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from bench_nb.charts.labels import category_scale, provider_order, run_labels, with_run_label
+from bench_nb.metrics import as_questions, memscore
+
+
+def chart_memscore(data: Any, *, title: str = "MemScore: accuracy against search latency") -> alt.TopLevelMixin:
+    """Accuracy (with its Wilson 95% interval) against mean search latency, one point per run.
+
+    Point size is the mean context tokens per question, colour the provider; the tooltip carries the
+    MemScore string and the counts. Runs without search latency are left out (named in the subtitle).
+
+    Args:
+        data: run sources or a questions frame (anything ``bench_nb.memscore`` takes).
+        title: the chart title.
+    """
+    questions = as_questions(data)
+    scores = memscore(questions, backend="polars")
+    assert isinstance(scores, pl.DataFrame)
+    scores = with_run_label(scores, run_labels(questions))
+    missing = scores.filter(pl.col("latencyMs").is_null() | pl.col("accuracy").is_null())["run"].to_list()
+    shown = scores.filter(pl.col("latencyMs").is_not_null() & pl.col("accuracy").is_not_null())
+    shown = shown.with_columns(
+        tokens_size=pl.col("contextTokens").fill_null(0),
+        tokens_text=pl.col("contextTokens").cast(pl.Utf8).fill_null("n/a"),
+        latency_plot=pl.col("latencyMs").clip(lower_bound=1),
+    )
+    subtitle = ["point size: mean context tokens per question; bars: 95% Wilson interval"]
+    if missing:
+        subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
+    base = alt.Chart(shown.to_pandas()).encode(
+        x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale=alt.Scale(type="log")),
+        color=alt.Color("provider:N", title="provider", scale=category_scale(provider_order(questions))),
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(y="accuracy_ci_low:Q", y2="accuracy_ci_high:Q")
+    points = base.mark_circle(opacity=0.85, stroke="white", strokeWidth=1).encode(
+        y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+        size=alt.Size("tokens_size:Q", title="context tokens", scale=alt.Scale(range=[80, 1200], zero=True)),
+        tooltip=[
+            alt.Tooltip("run:N", title="run"),
+            alt.Tooltip("memscore:N", title="MemScore"),
+            alt.Tooltip("accuracy:Q", format=".1%"),
+            alt.Tooltip("accuracy_ci_low:Q", title="95% low", format=".1%"),
+            alt.Tooltip("accuracy_ci_high:Q", title="95% high", format=".1%"),
+            alt.Tooltip("latencyMs:Q", title="search ms (mean)"),
+            alt.Tooltip("tokens_text:N", title="context tokens"),
+            alt.Tooltip("evaluated:Q"),
+            alt.Tooltip("failed:Q"),
+        ],
+    )
+    labels = base.mark_text(align="left", dx=10, dy=-8, fontSize=11).encode(y="accuracy:Q", text="run:N")
+    return alt.layer(bars, points, labels).properties(
+        title=alt.Title(title, subtitle=subtitle), width=460, height=300
+    )

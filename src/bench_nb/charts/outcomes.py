@@ -1,0 +1,71 @@
+"""The question-by-run outcome matrix: where providers differ, question by question."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from bench_nb.charts.labels import OUTCOMES, outcome_expr, run_labels, with_run_label
+from bench_nb.charts.theme import OUTCOME_COLORS
+from bench_nb.metrics import as_questions
+
+
+def chart_outcome_matrix(
+    data: Any, *, max_questions: int = 120, title: str = "Outcome per question and run"
+) -> alt.TopLevelMixin:
+    """One cell per (question, run), coloured by outcome (correct, incorrect, unscored, failed, ...).
+
+    Questions on which the runs' outcomes differ come first; at most ``max_questions`` rows are drawn
+    (the subtitle says how many of how many), so a 100,000-question run stays a readable chart.
+
+    Args:
+        data: run sources or a questions frame.
+        max_questions: the most questions (rows) to draw.
+        title: the chart title.
+    """
+    questions = as_questions(data)
+    labels = run_labels(questions)
+    cells = with_run_label(
+        questions.select("run_id", "question_id", "question_type_norm", "question", outcome=outcome_expr()),
+        labels,
+    )
+    order = cells.select("question_id").unique(maintain_order=True).with_row_index("position")
+    spread = cells.group_by("question_id").agg(distinct=pl.col("outcome").n_unique())
+    ranked = order.join(spread, on="question_id").sort(["distinct", "position"], descending=[True, False])
+    total = len(ranked)
+    differing = int((ranked["distinct"] > 1).sum())
+    keep = ranked.head(max_questions)
+    shown = cells.join(keep.select("question_id", "position"), on="question_id").sort("position")
+    shown = shown.with_columns(pl.col("question").str.slice(0, 120))
+    subtitle = (
+        f"{differing} of {total} questions differ between runs; showing {len(keep)} (those that differ first)"
+    )
+    run_order = list(labels.values())
+    return (
+        alt.Chart(shown.to_pandas())
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            x=alt.X("run:N", title=None, sort=run_order, axis=alt.Axis(orient="top", labelAngle=0)),
+            y=alt.Y(
+                "question_id:N",
+                title=None,
+                sort=keep["question_id"].to_list(),
+                axis=alt.Axis(labelFontSize=9),
+            ),
+            color=alt.Color(
+                "outcome:N",
+                title="outcome",
+                scale=alt.Scale(domain=list(OUTCOMES), range=[OUTCOME_COLORS[o] for o in OUTCOMES]),
+            ),
+            tooltip=[
+                alt.Tooltip("run:N"),
+                alt.Tooltip("question_id:N", title="question id"),
+                alt.Tooltip("question_type_norm:N", title="type"),
+                alt.Tooltip("question:N"),
+                alt.Tooltip("outcome:N"),
+            ],
+        )
+        .properties(title=alt.Title(title, subtitle=subtitle), width=alt.Step(70), height=alt.Step(11))
+    )

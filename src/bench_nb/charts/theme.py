@@ -1,0 +1,65 @@
+"""bench_nb's one altair theme: plain, colour-blind safe, legible in print.
+
+Registered as ``"bench_nb"`` when ``bench_nb.charts`` is imported; ``use_theme()`` turns it on for the
+session, and ``save``/``to_svg`` always render with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import altair as alt
+
+THEME = "bench_nb"
+FONT = "Helvetica, Arial, sans-serif"
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies and in greyscale print.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+OUTCOME_COLORS: dict[str, str] = {
+    "correct": "#009E73",
+    "incorrect": "#D55E00",
+    "unscored": "#E69F00",
+    "failed": "#3A3A3A",
+    "in_progress": "#9E9E9E",
+    "pending": "#D9D9D9",
+}
+
+
+@alt.theme.register(THEME, enable=False)
+def bench_nb_theme() -> alt.theme.ThemeConfig:
+    """The theme's configuration (fonts, sizes, palette)."""
+    return {
+        "config": {
+            "background": "white",
+            "font": FONT,
+            "view": {"stroke": None, "continuousWidth": 420, "continuousHeight": 280},
+            "title": {"fontSize": 15, "fontWeight": "bold", "anchor": "start", "color": "#1f2328"},
+            "axis": {
+                "labelFontSize": 12,
+                "titleFontSize": 12,
+                "titleFontWeight": "normal",
+                "labelColor": "#1f2328",
+                "titleColor": "#1f2328",
+                "gridColor": "#e6e6e6",
+                "domainColor": "#888888",
+                "tickColor": "#888888",
+            },
+            "header": {"labelFontSize": 12, "titleFontSize": 12},
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "symbolSize": 120},
+            "range": {"category": list(PALETTE)},
+            "point": {"filled": True, "size": 90},
+            "text": {"fontSize": 11},
+        }
+    }
+
+
+def use_theme() -> None:
+    """Make bench_nb's theme the active altair theme."""
+    alt.theme.enable(THEME)
+
+
+@contextmanager
+def themed() -> Iterator[None]:
+    """Render with bench_nb's theme inside the block, restoring the previous theme after."""
+    with alt.theme.enable(THEME):
+        yield

@@ -1,0 +1,107 @@
+"""Context tokens per question: a histogram per run, binned in polars (any run size)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import numpy as np
+import polars as pl
+
+from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.metrics import as_questions, token_summary
+
+
+def _bins(values: np.ndarray, bins: int) -> np.ndarray:
+    if values.size == 0:
+        return np.array([0.0, 1.0])
+    lo, hi = float(values.min()), float(values.max())
+    if lo == hi:
+        return np.array([lo - 0.5, hi + 0.5])
+    return np.histogram_bin_edges(values, bins=bins, range=(lo, hi))
+
+
+def chart_context_tokens(
+    data: Any, *, bins: int = 30, title: str = "Context tokens per question"
+) -> alt.TopLevelMixin:
+    """How many retrieved-context tokens each evaluated question put in the answer prompt, per run.
+
+    Bins are shared by all runs; the dashed line is the run's mean (``bench_nb.token_summary``).
+    Questions without token counts are left out (a run without any shows no bars).
+
+    Args:
+        data: run sources or a questions frame.
+        bins: number of histogram bins.
+        title: the chart title.
+    """
+    questions = as_questions(data)
+    labels = run_labels(questions)
+    values = questions.filter((pl.col("status") == "evaluated") & pl.col("context_tokens").is_not_null())
+    edges = _bins(values["context_tokens"].to_numpy().astype(float), bins)
+    rows: list[dict[str, Any]] = []
+    for (rid,), part in values.group_by("run_id", maintain_order=True):
+        counts, _ = np.histogram(part["context_tokens"].to_numpy().astype(float), bins=edges)
+        rows.extend(
+            {"run_id": rid, "start": float(edges[i]), "end": float(edges[i + 1]), "questions": int(c)}
+            for i, c in enumerate(counts)
+            if c
+        )
+    hist = with_run_label(
+        pl.DataFrame(
+            rows, schema={"run_id": pl.Utf8, "start": pl.Float64, "end": pl.Float64, "questions": pl.Int64}
+        ),
+        labels,
+    )
+    summary = token_summary(questions, backend="polars")
+    assert isinstance(summary, pl.DataFrame)
+    means = with_run_label(
+        summary.select("run_id", "mean_context_tokens").filter(pl.col("mean_context_tokens").is_not_null()),
+        labels,
+    )
+    layered = pl.concat(
+        [
+            hist.with_columns(kind=pl.lit("bin"), mean_context_tokens=pl.lit(None, dtype=pl.Float64)),
+            means.with_columns(
+                kind=pl.lit("mean"),
+                start=pl.lit(None, dtype=pl.Float64),
+                end=pl.lit(None, dtype=pl.Float64),
+                questions=pl.lit(None, dtype=pl.Int64),
+            ).select([*hist.columns, "kind", "mean_context_tokens"]),
+        ]
+    )
+    order = list(labels.values())
+    bars = (
+        alt.Chart()
+        .transform_filter(alt.datum.kind == "bin")
+        .mark_bar(opacity=0.85)
+        .encode(
+            x=alt.X("start:Q", title="context tokens", bin="binned"),
+            x2="end:Q",
+            y=alt.Y("questions:Q", title="questions"),
+            color=alt.Color("run:N", title="run", scale=category_scale(order), legend=None),
+            tooltip=[
+                alt.Tooltip("run:N"),
+                alt.Tooltip("start:Q", title="from", format=",.0f"),
+                alt.Tooltip("end:Q", title="to", format=",.0f"),
+                alt.Tooltip("questions:Q"),
+            ],
+        )
+    )
+    mean = (
+        alt.Chart()
+        .transform_filter(alt.datum.kind == "mean")
+        .mark_rule(strokeDash=[4, 3], color="#1f2328")
+        .encode(
+            x="mean_context_tokens:Q",
+            tooltip=[alt.Tooltip("run:N"), alt.Tooltip("mean_context_tokens:Q", title="mean", format=",.0f")],
+        )
+    )
+    return (
+        alt.layer(bars, mean, data=layered.to_pandas())
+        .properties(width=460, height=90)
+        .facet(
+            row=alt.Row("run:N", title=None, sort=order, header=alt.Header(labelAngle=0, labelAlign="left"))
+        )
+        .resolve_scale(y="independent")
+        .properties(title=alt.Title(title, subtitle="dashed line: mean per question"))
+    )
