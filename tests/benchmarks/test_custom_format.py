@@ -217,3 +217,19 @@ def test_duplicate_ids_inside_a_conversation(tmp_path: Path) -> None:
     doc["conversations"][0]["sessions"][1]["messages"][0]["id"] = "m1"
     with pytest.raises(DatasetError, match="duplicate id 'm1' in conversation c1"):
         read_custom(_write(tmp_path, doc))
+
+
+def test_the_documented_example_loads(tmp_path: Path) -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    example = re.search(r"```json\n(.*?)```", doc, re.S)
+    assert example is not None
+    bench = load_benchmark("custom", _write(tmp_path, json.loads(example.group(1))))
+    assert bench.name == "support-bot"
+    assert [(q.question_id, q.norm_type, q.answer) for q in bench.questions] == [
+        ("q1", "single-hop", "monthly"),
+        ("q2", "knowledge-update", "Pro"),
+        ("q3", "abstention", ""),
+    ]
+    assert bench.haystacks["cust-17"].sessions[1].date == "2024-05-20T14:02:00"
