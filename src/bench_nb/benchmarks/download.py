@@ -12,9 +12,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import httpx
-from tqdm.auto import tqdm
-
 from bench_nb.errors import DatasetError
 
 _CHUNK = 1 << 20
@@ -64,6 +61,9 @@ def download_file(
     Raises:
         DatasetError: on an HTTP error status, a network error, or a hash mismatch (naming expected and actual).
     """
+    import httpx  # imported here: only downloads need it
+    from tqdm.auto import tqdm
+
     target = Path(dest)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
