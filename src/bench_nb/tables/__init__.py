@@ -1,1 +1,47 @@
-"""tables."""
+"""HTML tables of runs for notebooks and reports: every number read against the usual bands.
+
+Each ``table_*`` function returns a ``Table``: ``.data`` holds the numbers (pandas), ``.html`` the rendered
+table (Jupyter displays it). All run text is escaped. Bands: ``accuracy_band``, ``latency_band``.
+"""
+
+from __future__ import annotations
+
+from bench_nb.tables.bands import AccuracyBand, LatencyBand, accuracy_band, latency_band
+from bench_nb.tables.comparisons import (
+    like_for_like_warnings,
+    table_agreement,
+    table_disputed,
+    table_paired,
+    warnings_html,
+)
+from bench_nb.tables.html import Table
+from bench_nb.tables.readings import ADVICE, Reading, table_what_to_fix, what_to_fix
+from bench_nb.tables.runs import (
+    table_accuracy_by_type,
+    table_latency,
+    table_memscore,
+    table_success,
+    table_tokens,
+)
+
+__all__ = [
+    "ADVICE",
+    "AccuracyBand",
+    "LatencyBand",
+    "Reading",
+    "Table",
+    "accuracy_band",
+    "latency_band",
+    "like_for_like_warnings",
+    "table_accuracy_by_type",
+    "table_agreement",
+    "table_disputed",
+    "table_latency",
+    "table_memscore",
+    "table_paired",
+    "table_success",
+    "table_tokens",
+    "table_what_to_fix",
+    "warnings_html",
+    "what_to_fix",
+]

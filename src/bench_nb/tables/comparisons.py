@@ -1,0 +1,166 @@
+"""Tables that compare runs and judges: like-for-like warnings, paired tests, judge agreement, disputes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+from bench_nb.tables.html import Cell, Table, esc, interval, num, pct, render
+
+
+def like_for_like_warnings(runs: Any) -> list[str]:
+    """One sentence per pair of runs that are not like for like (question set, k, answerer, prompts, judge,
+    a provider's own judge prompt), from ``bench_nb.paired_comparisons``; empty when all compare fairly."""
+    from bench_nb.metrics.paired import paired_comparisons
+
+    pairs = paired_comparisons(runs, backend="polars")
+    assert isinstance(pairs, pl.DataFrame)
+    if pairs.is_empty() or "warning" not in pairs.columns:
+        return []
+    out = []
+    for r in pairs.filter(pl.col("warning").fill_null("") != "").iter_rows(named=True):
+        out.append(
+            f"{r['provider_a']} ({r['run_a']}) vs {r['provider_b']} ({r['run_b']}) are not like for like: "
+            f"{r['warning']}."
+        )
+    return out
+
+
+def table_paired(runs: Any, *, judge: str | None = None) -> Table:
+    """McNemar's paired test for every pair of runs on the questions both scored, Holm-adjusted."""
+    from bench_nb.metrics.paired import paired_comparisons
+
+    pairs = paired_comparisons(runs, judge=judge, backend="polars")
+    assert isinstance(pairs, pl.DataFrame)
+    rows = []
+    warnings = []
+    for r in pairs.iter_rows(named=True):
+        if r.get("warning"):
+            warnings.append(f"{r['provider_a']} vs {r['provider_b']}: {r['warning']}")
+        p, holm = r.get("p_value"), r.get("p_value_holm")
+        rows.append(
+            [
+                Cell(f"{r['provider_a']} vs {r['provider_b']}", title=f"{r['run_a']} vs {r['run_b']}"),
+                Cell(str(r["n_pairs"]), "num"),
+                Cell(f"{pct(r['accuracy_a'])} / {pct(r['accuracy_b'])}", "num"),
+                Cell(
+                    f"{r['difference'] * 100:+.1f} pts {interval(r['ci_low'], r['ci_high'])}"
+                    if r["difference"] is not None and not pd.isna(r["difference"])
+                    else "n/a",
+                    "num",
+                ),
+                Cell(f"{r['a_only']} / {r['b_only']}", "num"),
+                r["test"],
+                Cell("n/a" if p is None or pd.isna(p) else f"{p:.3g}", "num"),
+                Cell(
+                    "n/a" if holm is None or pd.isna(holm) else f"{holm:.3g}",
+                    "num",
+                    badges=(("significant", "bnb-band bnb-good"),)
+                    if holm is not None and holm < 0.05
+                    else (),
+                ),
+            ]
+        )
+    html = render(
+        [
+            "pair (A vs B)",
+            "questions",
+            "accuracy A / B",
+            "A − B [95% CI]",
+            "only A / only B right",
+            "test",
+            "p",
+            "p (Holm)",
+        ],
+        rows,
+        caption="Paired comparisons" + (f" (judge {judge})" if judge else ""),
+        notes=[
+            "McNemar's test on the questions both runs scored (exact for small counts); p-values adjusted "
+            "for the number of pairs with Holm's method. The interval is Newcombe's for paired proportions."
+        ],
+        warnings=warnings,
+    )
+    return Table(pairs.to_pandas(), html, tuple(warnings))
+
+
+def table_agreement(agreement: Any) -> Table:
+    """A ``JudgeAgreement`` as two tables: the overall statistics and each pair of judges."""
+    summary = agreement.summary()
+    srows = [
+        [
+            r["statistic"].replace("_", " "),
+            Cell(num(r["value"], 3), "num"),
+            Cell(str(r["items"]), "num"),
+            Cell(str(r["dropped"]), "num"),
+        ]
+        for _, r in summary.iterrows()
+    ]
+    pw = (
+        agreement.pairwise if isinstance(agreement.pairwise, pd.DataFrame) else agreement.pairwise.to_pandas()
+    )
+    prows = [
+        [
+            f"{r['judge_a']} × {r['judge_b']}",
+            Cell(str(r["n"]), "num"),
+            Cell(pct(r["percent_agreement"]), "num"),
+            Cell(num(r["cohen_kappa"], 3), "num"),
+            Cell(num(r["gwet_ac1"], 3), "num"),
+        ]
+        for _, r in pw.iterrows()
+    ]
+    html = render(
+        ["statistic", "value", "items", "dropped"],
+        srows,
+        caption=f"Judge agreement ({', '.join(agreement.judges)})",
+        notes=["Items: (run, question) pairs. Kappa and alpha are n/a when every verdict is the same."],
+    ) + render(
+        ["pair", "items both scored", "agreement", "Cohen's kappa", "Gwet's AC1"], prows, caption="Per pair"
+    )
+    return Table(summary, html)
+
+
+def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3) -> Table:
+    """The answers judges split on (``bench_nb.disputed_questions``), most split first, at most ``limit``:
+    question, ground truth, answer, retrieved context and each judge's label, all escaped."""
+    from bench_nb.frames.judgments import disputed_questions
+
+    disputed = disputed_questions(data, n_hits=n_hits, backend="polars")
+    assert isinstance(disputed, pl.DataFrame)
+    total = len(disputed)
+    shown = disputed.head(limit)
+    rows = [
+        [
+            Cell(r["provider"], title=r["run_id"]),
+            Cell(r["question_id"]),
+            Cell(r["question"] or "", "text"),
+            Cell(r["ground_truth"] or "", "text"),
+            Cell(r["hypothesis"] or "", "text"),
+            Cell(r["context"] or "", "text"),
+            Cell(r["correct_judges"] or "—"),
+            Cell(r["incorrect_judges"] or "—"),
+        ]
+        for r in shown.iter_rows(named=True)
+    ]
+    html = render(
+        [
+            "provider",
+            "question id",
+            "question",
+            "ground truth",
+            "answer",
+            "retrieved context",
+            "correct by",
+            "incorrect by",
+        ],
+        rows,
+        caption=f"Disputed questions ({total}; showing {len(shown)})",
+        notes=[] if total else ["The judges agree on every question."],
+    )
+    return Table(disputed.to_pandas(), html)
+
+
+def warnings_html(warnings: list[str]) -> str:
+    """Warnings as HTML blocks (escaped)."""
+    return "".join(f'<div class="bnb-warning">⚠ {esc(w)}</div>' for w in warnings)

@@ -1,0 +1,122 @@
+"""A short "what to fix" reading of each run's per-type pattern."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics import accuracy, accuracy_by_type, as_questions, memscore
+from bench_nb.tables.bands import accuracy_band, latency_band
+from bench_nb.tables.html import STYLE, Table, esc, pct
+
+ADVICE: dict[str, str] = {
+    "single-hop": "direct facts are missed: check that every session is ingested, the chunking, and that k "
+    "is large enough for the fact to be retrieved",
+    "multi-hop": "answers need facts from several sessions: retrieve more (larger k) or link related memories "
+    "so one search returns them together",
+    "temporal": "time questions fail: store each session's date with its memories and pass the question date "
+    "to the answer prompt",
+    "open-domain": "these need knowledge beyond the conversation: mostly the answering model, not the memory",
+    "knowledge-update": "older facts win over newer ones: keep timestamps, prefer the latest fact, or supersede "
+    "outdated memories",
+    "preference": "stated preferences do not surface: store them as explicit memories and retrieve them for "
+    "recommendation-style questions",
+    "abstention": "it answers when it should say it does not know: make the answer prompt abstain when the "
+    "context lacks the answer, or raise the relevance threshold",
+    "other": "look at these questions one by one (explore.ipynb)",
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One finding: a run, what is weak (a question type, latency, failures), and what to try."""
+
+    run_id: str
+    topic: str
+    finding: str
+    advice: str
+
+
+def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -> list[Reading]:
+    """Findings per run: the question types read ``investigate`` (under 60%) or at least ``gap`` below the
+    run's overall accuracy (types with fewer than ``min_n`` scored questions are skipped), weakest first,
+    at most ``top``; then slow search and failed or unscored questions."""
+    q = as_questions(data)
+    overall = accuracy(q, backend="polars")
+    by_type = accuracy_by_type(q, backend="polars")
+    scores = memscore(q, backend="polars")
+    assert isinstance(overall, pl.DataFrame) and isinstance(by_type, pl.DataFrame)
+    assert isinstance(scores, pl.DataFrame)
+    out: list[Reading] = []
+    base = {r["run_id"]: r["accuracy"] for r in overall.iter_rows(named=True)}
+    for r in scores.iter_rows(named=True):
+        rid = r["run_id"]
+        mean = base.get(rid)
+        weak = by_type.filter(
+            (pl.col("run_id") == rid) & (pl.col("scored") >= min_n) & pl.col("accuracy").is_not_null()
+        ).sort("accuracy")
+        for t in weak.iter_rows(named=True):
+            acc = t["accuracy"]
+            below = mean is not None and acc <= mean - gap
+            if accuracy_band(acc) != "investigate" and not below:
+                continue
+            if sum(1 for x in out if x.run_id == rid and x.topic != "latency") >= top:
+                break
+            typ = t["question_type_norm"] or "other"
+            finding = f"{typ}: {pct(acc, 0)} of {t['scored']}"
+            if mean is not None:
+                finding += f" (run overall {pct(mean, 0)})"
+            out.append(Reading(rid, typ, finding, ADVICE.get(typ, ADVICE["other"])))
+        if latency_band(r["latencyMs"]) == "slow":
+            out.append(
+                Reading(
+                    rid,
+                    "latency",
+                    f"search takes {r['latencyMs']} ms on average",
+                    "search is slow (over 500 ms): check the index, the number of results asked for, and "
+                    "network round trips",
+                )
+            )
+        if r["failed"]:
+            out.append(
+                Reading(
+                    rid,
+                    "failures",
+                    f"{r['failed']} of {r['target']} questions failed",
+                    "failed questions count in no accuracy: see `bench-nb show-failures` and resume the run",
+                )
+            )
+        if r["unscored"]:
+            out.append(
+                Reading(
+                    rid,
+                    "unscored",
+                    f"{r['unscored']} answers could not be scored",
+                    "the judge's replies did not parse: rejudge them (`bench-nb rejudge`)",
+                )
+            )
+    return out
+
+
+def table_what_to_fix(data: Any, **options: Any) -> Table:
+    """``what_to_fix`` as an HTML list per run (escaped)."""
+    import pandas as pd
+
+    from bench_nb.charts.labels import run_labels
+
+    q = as_questions(data)
+    labels = run_labels(q)
+    readings = what_to_fix(q, **options)
+    parts = [STYLE, '<div class="bnb-readings"><b>What to fix</b><ul>']
+    for rid, label in labels.items():
+        mine = [r for r in readings if r.run_id == rid]
+        if not mine:
+            parts.append(f"<li><b>{esc(label)}</b>: no question type stands out; nothing failed.</li>")
+            continue
+        items = "".join(f"<li>{esc(r.finding)}: {esc(r.advice)}.</li>" for r in mine)
+        parts.append(f"<li><b>{esc(label)}</b><ul>{items}</ul></li>")
+    parts.append("</ul></div>")
+    df = pd.DataFrame([r.__dict__ for r in readings], columns=["run_id", "topic", "finding", "advice"])
+    return Table(df, "".join(parts))

@@ -1,0 +1,241 @@
+"""Per-run tables: the MemScore leaderboard, success rate, accuracy per type, latency, tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics import (
+    accuracy_by_type,
+    as_questions,
+    latency_stats,
+    memscore,
+    success_rate,
+    token_summary,
+)
+from bench_nb.tables.bands import accuracy_band, latency_band
+from bench_nb.tables.html import Cell, Table, band_badge, interval, num, pct, render
+
+CUSTOM_PROMPT = "provider's own judge prompt"
+
+
+def _labels(q: pl.DataFrame) -> dict[str, str]:
+    from bench_nb.charts.labels import run_labels
+
+    return run_labels(q)
+
+
+def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
+    """The MemScore leaderboard, best accuracy first: accuracy with its 95% interval and band, mean search
+    latency with its band, context tokens, evaluated / target and failures.
+
+    A run graded with a provider's own judge prompt is flagged; ``warnings`` (e.g. from
+    ``like_for_like_warnings``) are shown above the table.
+    """
+    q = as_questions(data)
+    labels = _labels(q)
+    ms = memscore(q, backend="polars")
+    assert isinstance(ms, pl.DataFrame)
+    ms = ms.sort("accuracy", descending=True, nulls_last=True)
+    rows = []
+    for r in ms.iter_rows(named=True):
+        badges: tuple[tuple[str, str], ...] = ((CUSTOM_PROMPT, "bnb-flag"),) if r["custom_prompt"] else ()
+        rows.append(
+            [
+                Cell(labels.get(r["run_id"], r["run_id"]), title=r["run_id"], badges=badges),
+                Cell(r["memscore"], "num"),
+                Cell(
+                    f"{pct(r['accuracy'])} {interval(r['accuracy_ci_low'], r['accuracy_ci_high'])}",
+                    "num",
+                    badges=band_badge(accuracy_band(r["accuracy"])),
+                ),
+                Cell(num(r["latencyMs"]), "num", badges=band_badge(latency_band(r["latencyMs"]))),
+                Cell(num(r["contextTokens"]), "num"),
+                Cell(f"{r['evaluated']} / {r['target']}", "num"),
+                Cell(str(r["failed"]), "num"),
+                Cell(str(r["unscored"]), "num"),
+            ]
+        )
+    notes = [
+        "Accuracy: correct / scored evaluated questions, 95% Wilson interval in brackets. "
+        "Bands: accuracy ≥80% excellent, 70–80 good, 60–70 adequate, <60 investigate; "
+        "search <100 ms excellent, 100–300 good, 300–500 adequate, >500 slow.",
+        "Search ms and context tokens are MemoryBench's MemScore parts (mean search latency, mean context "
+        "tokens per question; n/a when some question has no token counts).",
+    ]
+    if bool(ms["custom_prompt"].any()):
+        notes.append(
+            f"Flagged '{CUSTOM_PROMPT}': graded with the provider's own judge prompt, not the shared one; "
+            "its accuracy is not comparable with the others."
+        )
+    warn = tuple(warnings)
+    html = render(
+        [
+            "run",
+            "MemScore",
+            "accuracy [95% CI]",
+            "search ms",
+            "context tokens",
+            "evaluated / target",
+            "failed",
+            "unscored",
+        ],
+        rows,
+        caption="MemScore leaderboard",
+        notes=notes,
+        warnings=warn,
+    )
+    return Table(ms.to_pandas(), html, warn)
+
+
+def table_success(data: Any) -> Table:
+    """Success rate per run (evaluated / target) with failed, in-progress, pending and unscored counts."""
+    q = as_questions(data)
+    labels = _labels(q)
+    sr = success_rate(q, backend="polars")
+    assert isinstance(sr, pl.DataFrame)
+    rows = [
+        [
+            labels.get(r["run_id"], r["run_id"]),
+            Cell(f"{pct(r['success_rate'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
+            *(
+                Cell(str(r[c]), "num")
+                for c in ("target", "evaluated", "failed", "in_progress", "pending", "unscored")
+            ),
+        ]
+        for r in sr.iter_rows(named=True)
+    ]
+    html = render(
+        [
+            "run",
+            "success rate [95% CI]",
+            "target",
+            "evaluated",
+            "failed",
+            "in progress",
+            "pending",
+            "unscored",
+        ],
+        rows,
+        caption="Success rate",
+        notes=[
+            "Success rate = evaluated / target questions. MemoryBench leaves failed and pending questions "
+            "out of every number; here they are counted and shown."
+        ],
+    )
+    return Table(sr.to_pandas(), html)
+
+
+def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
+    """Accuracy per question type (rows) and run (columns), each with its 95% interval, n and band."""
+    q = as_questions(data)
+    labels = _labels(q)
+    acc = accuracy_by_type(q, raw=raw, backend="polars")
+    assert isinstance(acc, pl.DataFrame)
+    type_col = "question_type" if raw else "question_type_norm"
+    types = [t for t in acc[type_col].unique(maintain_order=True).to_list()]
+    runs = list(labels)
+    by_key = {(r["run_id"], r[type_col]): r for r in acc.iter_rows(named=True)}
+    rows = []
+    for t in types:
+        row: list[object] = [t if t is not None else "(none)"]
+        for rid in runs:
+            r = by_key.get((rid, t))
+            if r is None or not r["scored"]:
+                row.append(Cell("—", "num"))
+                continue
+            row.append(
+                Cell(
+                    f"{pct(r['accuracy'], 0)} {interval(r['ci_low'], r['ci_high'])} n={r['scored']}",
+                    "num",
+                    badges=band_badge(accuracy_band(r["accuracy"])),
+                )
+            )
+        rows.append(row)
+    html = render(
+        ["question type", *(labels[r] for r in runs)],
+        rows,
+        caption="Accuracy per question type",
+        notes=["Each cell: accuracy [95% Wilson interval] and the number of scored questions."],
+    )
+    return Table(acc.to_pandas(), html)
+
+
+def table_latency(
+    data: Any, *, phases: Sequence[str] = ("ingest", "indexing", "search", "answer", "evaluate", "total")
+) -> Table:
+    """Latency p50 / p95 (interpolated) per phase (rows) and run (columns), in ms; search read in bands."""
+    q = as_questions(data)
+    labels = _labels(q)
+    lat = latency_stats(q, backend="polars")
+    assert isinstance(lat, pl.DataFrame)
+    by_key = {(r["run_id"], r["phase"]): r for r in lat.iter_rows(named=True)}
+    rows = []
+    for phase in phases:
+        row: list[object] = [phase]
+        for rid in labels:
+            r = by_key.get((rid, phase))
+            if r is None or not r["count"]:
+                row.append(Cell("—", "num"))
+                continue
+            badges = band_badge(latency_band(r["p50_linear"])) if phase == "search" else ()
+            row.append(Cell(f"{num(r['p50_linear'])} / {num(r['p95_linear'])}", "num", badges=badges))
+        rows.append(row)
+    html = render(
+        ["phase", *labels.values()],
+        rows,
+        caption="Latency p50 / p95 per phase (ms)",
+        notes=[
+            "Linearly interpolated percentiles over evaluated questions (MemoryBench's nearest-rank "
+            "median_memorybench / p95_memorybench are in latency_stats). Search band read on p50."
+        ],
+    )
+    return Table(lat.to_pandas(), html)
+
+
+def table_tokens(data: Any) -> Table:
+    """Tokens per run: mean prompt and context tokens per question, p50/p95 context, totals, tokenizer;
+    cost when the runs record it (a ``cost_usd`` column)."""
+    q = as_questions(data)
+    labels = _labels(q)
+    tok = token_summary(q, backend="polars")
+    assert isinstance(tok, pl.DataFrame)
+    has_cost = "cost_usd" in q.columns
+    if has_cost:
+        cost = q.group_by("run_id").agg(cost_usd=pl.col("cost_usd").sum())
+        tok = tok.join(cost, on="run_id", how="left")
+    rows = []
+    for r in tok.iter_rows(named=True):
+        row: list[object] = [
+            labels.get(r["run_id"], r["run_id"]),
+            Cell(f"{r['with_tokens']} / {r['evaluated']}", "num"),
+            Cell(num(r["mean_prompt_tokens"]), "num"),
+            Cell(num(r["mean_context_tokens"]), "num"),
+            Cell(f"{num(r['p50_context_tokens'])} / {num(r['p95_context_tokens'])}", "num"),
+            Cell(num(r["total_prompt_tokens"]), "num"),
+            r["tokenizer"] or "n/a",
+        ]
+        if has_cost:
+            row.append(Cell(f"${r['cost_usd']:,.4f}" if r["cost_usd"] is not None else "n/a", "num"))
+        rows.append(row)
+    headers = [
+        "run",
+        "with tokens / evaluated",
+        "mean prompt",
+        "mean context",
+        "context p50 / p95",
+        "total prompt",
+        "tokenizer",
+    ]
+    html = render(
+        headers + (["cost (USD)"] if has_cost else []),
+        rows,
+        caption="Tokens" + (" and cost" if has_cost else ""),
+        notes=[
+            "Answer-prompt tokens counted client-side, as MemoryBench does; context = prompt − base prompt."
+            + ("" if has_cost else " These runs record no cost.")
+        ],
+    )
+    return Table(tok.to_pandas(), html)
