@@ -106,3 +106,45 @@ def test_llm_run_survives_every_fault_records_tokens_and_cost_and_reruns_from_ca
         first = ck["questions"][qid]["phases"]
         assert q["phases"]["answer"]["promptTokens"] == first["answer"]["promptTokens"]
         assert q["phases"]["evaluate"]["label"] == first["evaluate"]["label"]
+
+
+@pytest.mark.slow
+def test_the_cli_runs_with_llm_aliases_against_the_local_server(
+    llm_env: LLMServer, locomo_path: Path, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    server = llm_env
+    server.script(Fault("429", retry_after=0.2), Fault("truncated"), Fault("malformed"), Fault("500"))
+    runs = tmp_path / "runs"
+
+    def bench_nb_run(run_id: str) -> subprocess.CompletedProcess[str]:
+        args = ["run", "-p", "sqlite", "-b", "locomo", "--dataset", str(locomo_path)]
+        args += ["-m", "gpt-4o-mini", "-j", "gpt-4o", "--limit", "6", "-r", run_id]
+        args += ["--runs-dir", str(runs), "--no-progress"]
+        return subprocess.run(
+            [sys.executable, "-m", "bench_nb", *args],
+            env=dict(os.environ),  # OPENAI_BASE_URL, OPENAI_API_KEY, BENCH_NB_LLM_CACHE from the fixture
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    proc = bench_nb_run("cli-llm")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "6 evaluated, 0 failed" in proc.stdout
+    assert sorted(c.outcome for c in server.calls if c.outcome != "ok") == [
+        "429",
+        "500",
+        "malformed",
+        "truncated",
+    ]
+    ck = _checkpoint(runs / "cli-llm")
+    assert all(q["benchNb"]["costUsd"] > 0 for q in ck["questions"].values())
+    assert all(q["phases"]["answer"]["promptTokens"] > 0 for q in ck["questions"].values())
+    calls = server.count()
+    again = bench_nb_run("cli-llm-again")
+    assert again.returncode == 0, again.stderr + again.stdout
+    assert server.count() == calls  # everything replayed from the cache
