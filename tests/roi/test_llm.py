@@ -133,3 +133,35 @@ def test_no_key_fails_before_any_recall(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ModelError, match=r"OPENAI_API_KEY is not set.*--deterministic"):
         LLMRoiJudge(MODEL)
+
+
+def test_the_cli_runs_the_llm_prober_and_judge(
+    jsonl_file: Path, db: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from bench_nb.cli import cli
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.openai_base_url)
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
+    set_default_client(None)  # rebuilt from this environment
+    llm_server.responder = prober_responder
+    try:
+        args = ["roi", "run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json", "--own-key"]
+        CliRunner().invoke(cli, ["roi", "import", str(jsonl_file), "--db", str(db)], catch_exceptions=False)
+        generated = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
+        assert generated["status"] == "generating" and generated["probes"] == 4
+        llm_server.script(
+            verdict(True, False), verdict(True, False), verdict(False, False), verdict(True, True)
+        )
+        run = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
+    finally:
+        set_default_client(None)
+    assert (run["probes"], run["judged"], run["exclusive"], run["exclusive_rate"]) == (4, 4, 2, 0.5)
+    assert run["probe_mode"] == "llm" and run["judge"] == f"llm:{MODEL}"
+    usage = usage_df("bob", db)
+    assert len(usage) == 5 and usage["own_key"].all()
+    assert deployment_usage(db) == {
+        p: {"calls": 0, "input_tokens": 0, "output_tokens": 0} for p in ("prober", "judge")
+    }

@@ -139,7 +139,10 @@ def run_cmd(owner: str, db: Path, as_json: bool, **opts: Any) -> None:
             "phase": err.phase,
             "message": str(err),
         }
-        _echo(data, as_json, str(err))
+        if as_json:
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            click.echo(f"error: {err}", err=True)
         raise SystemExit(1) from None
     if run.status == "generating":
         added = run.generated.added if run.generated else 0

@@ -1,0 +1,86 @@
+"""notebooks/roi.ipynb is committed clean and executes with papermill, on a fixture store and on the demo set."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "roi.ipynb"
+
+
+def test_committed_without_outputs_and_literal_parameters() -> None:
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    first = nb.cells[0]
+    assert "parameters" in first.metadata.get("tags", [])
+    for node in ast.parse(first.source).body:
+        assert isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+
+
+def _outputs(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not any(o.get("output_type") == "error" for o in outputs)
+    return "\n".join(
+        str(o.get("text", ""))
+        + str(o.get("data", {}).get("text/html", ""))
+        + str(o.get("data", {}).get("text/plain", ""))
+        for o in outputs
+    )
+
+
+@pytest.mark.notebook
+def test_executes_on_a_fixture_store(jsonl_file: Path, db: Path, tmp_path: Path) -> None:
+    import papermill
+
+    out = tmp_path / "roi-out.ipynb"
+    params = {
+        "db": str(db),
+        "owner": "alice",
+        "memories": str(jsonl_file),
+        "runs": 2,
+        "probe_mode": "paraphrase",
+    }
+    papermill.execute_notebook(
+        str(NOTEBOOK),
+        str(out),
+        parameters=params,
+        kernel_name="python3",
+        progress_bar=False,
+        cwd=str(tmp_path),
+    )
+    text = _outputs(out)
+    from bench_nb.roi import roi_runs_df
+
+    runs = roi_runs_df("alice", db)
+    assert len(runs) == 2 and set(runs["probe_mode"]) == {"paraphrase"}
+    latest = runs.iloc[-1]
+    assert "Only memory knows" in text and "<svg" in text
+    assert (
+        f"{latest['exclusive']} of {latest['judged']} project questions a bare agent could not answer" in text
+    )
+    assert "generated 20 probes" in text
+    assert "b-web" not in text  # bob's memories appear nowhere in alice's notebook
+
+
+@pytest.mark.notebook
+def test_executes_on_the_demo_set(tmp_path: Path) -> None:
+    import papermill
+
+    out = tmp_path / "demo-out.ipynb"
+    papermill.execute_notebook(
+        str(NOTEBOOK),
+        str(out),
+        parameters={"runs": 1},
+        kernel_name="python3",
+        progress_bar=False,
+        cwd=str(tmp_path),
+    )
+    text = _outputs(out)
+    assert "imported 29 new" in text and "project questions a bare agent could not answer" in text

@@ -1,0 +1,91 @@
+"""The "Only memory knows" tile: invitation before the first run, the number and line, the trend, escaping."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+from roi_memsets import mem, write_jsonl
+
+from bench_nb.roi import JudgmentFailed, import_memories, roi_tile, roi_tile_html, run_roi, top_up
+from bench_nb.roi.probers import TemplateProber
+from bench_nb.roi.store import RoiStore
+
+EVIL = "<script>alert('x')</script>"
+
+
+class _Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _parse(html: str) -> _Collect:
+    p = _Collect()
+    p.feed(html)
+    return p
+
+
+def test_before_the_first_run_an_invitation_not_zero(jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db)
+    html = roi_tile_html("alice", db)
+    assert "Only memory knows" in html and "Run the ROI benchmark" in html
+    assert "0%" not in html and "bench-nb roi run --owner alice" in html
+    assert "first run generates the probe pool" in html
+    with RoiStore(db) as store:
+        top_up(store, "alice", TemplateProber())
+    assert "20 probes are ready." in roi_tile_html("alice", db)
+
+
+def test_number_line_and_trend(jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db)
+    run_roi("bob", db)
+    first = run_roi("bob", db).summary()
+    html = roi_tile_html("bob", db)
+    text = " ".join(_parse(html).text)
+    assert f"{first.exclusive_rate:.0%}" in text
+    assert f"{first.exclusive} of {first.judged} project questions a bare agent could not answer" in text
+    assert "probe mode: template" in text and "svg" not in _parse(html).tags
+    run_roi("bob", db)
+    html = roi_tile_html("bob", db)
+    tags = _parse(html).tags
+    assert "svg" in tags and "script" not in tags  # offline: inline SVG, no JavaScript
+    assert roi_tile("bob", db)._repr_html_() == html
+
+
+class _AlwaysFails:
+    name = "broken"
+
+    def judge(self, probe, source, recall):  # type: ignore[no-untyped-def]
+        raise JudgmentFailed(probe.id, "no verdict")
+
+
+def test_a_run_with_no_judgment_is_not_shown_as_zero(jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db)
+    run_roi("bob", db)
+    run_roi("bob", db, judge=_AlwaysFails())
+    html = roi_tile_html("bob", db)
+    assert "could not judge any of its 4 probes" in html and "0%" not in html
+
+
+def test_owner_and_text_are_escaped(tmp_path: Path, db: Path) -> None:
+    owner = "mallory"
+    import_memories(
+        write_jsonl(
+            tmp_path / "m.jsonl", [mem("x", f"proj.{owner}.web", "decision", EVIL, "2024-01-01T00:00:00Z")]
+        ),
+        db,
+    )
+    run_roi(owner, db)
+    with RoiStore(db) as store:
+        store.execute("UPDATE runs SET phase = ? WHERE owner = ?", (EVIL, owner))  # any stored text
+        store.execute("UPDATE runs SET status = 'running' WHERE owner = ?", (owner,))
+    html = roi_tile_html(owner, db)
+    assert "<script>" not in html and "&lt;script&gt;" in html
