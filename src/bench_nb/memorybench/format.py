@@ -93,11 +93,12 @@ class SessionRef(_Struct):
     messageCount: int | None = None
 
 
-class Question(_Struct):
+class Question(_Struct, kw_only=True):
     questionId: str
     containerTag: str = ""
     question: str = ""
-    groundTruth: str = ""
+    # Required: MemoryBench always writes it, "" included (omit_defaults would drop an empty default).
+    groundTruth: str
     questionType: str = ""
     questionDate: str | None = None
     phases: Phases = msgspec.field(default_factory=Phases)
