@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
+# Live tests call paid third-party APIs when keys are set: opt in with `make test PYTEST_ARGS=-m live`.
+PYTEST_ARGS ?= -m "not live"
 
 .PHONY: demo test lint typecheck check bench clean
 
