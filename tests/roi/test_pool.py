@@ -107,3 +107,14 @@ def test_paraphrase_does_not_repeat_the_memory() -> None:
     assert "The production database" not in draft.question
     # deterministic
     assert ParaphraseProber().write([m]).drafts == (draft,)
+
+
+def test_ensure_probes_and_status_count_the_pool(jsonl_file: Path, db: Path) -> None:
+    from bench_nb.roi import ensure_probes, roi_status
+
+    import_memories(jsonl_file, db)
+    assert roi_status("alice", db).unprobed_memories == 27  # own live decisions, gotchas and conventions
+    assert ensure_probes("alice", db).added == 20
+    status = roi_status("alice", db)
+    assert (status.active_probes, status.retired_probes, status.unprobed_memories) == (20, 0, 7)
+    assert ensure_probes("alice", db).added == 0

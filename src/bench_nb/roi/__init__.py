@@ -20,6 +20,8 @@ See docs/roi.md for the memory model, the import formats, the store and the inte
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bench_nb.roi.errors import MemoryImportError, RoiError, RunInProgressError, StoreError
 from bench_nb.roi.frames import roi_results_df, roi_runs_df
 from bench_nb.roi.imports import ImportSummary, MemoryFile, import_memories, read_memories
@@ -36,7 +38,9 @@ from bench_nb.roi.summary import RoiStatus, roi_status
 from bench_nb.roi.tile import RoiTile, chart_roi_trend, roi_tile, roi_tile_html
 
 
-def ensure_probes(owner: str, db: str, prober: Prober | None = None, *, target: int = POOL_SIZE) -> TopUp:
+def ensure_probes(
+    owner: str, db: str | Path, prober: Prober | None = None, *, target: int = POOL_SIZE
+) -> TopUp:
     """Top ``owner``'s pool up to ``target`` active probes (default prober: templated, no key)."""
     with RoiStore(db) as store:
         return top_up(store, owner, prober or TemplateProber(), target=target)

@@ -208,6 +208,17 @@ class RoiStore:
         )
         return [_memory(r) for r in rows]
 
+    def count_unprobed(self, owner: str, kinds: Iterable[str]) -> int:
+        """How many of the owner's own live memories of ``kinds`` were never probed."""
+        kinds = tuple(kinds)
+        row = self._db.execute(
+            f"SELECT count(*) FROM memories m WHERE owner = ? AND invalidated_at IS NULL "
+            f"AND kind IN ({','.join('?' * len(kinds))}) "
+            "AND NOT EXISTS (SELECT 1 FROM probes p WHERE p.memory_id = m.id)",
+            (owner, *kinds),
+        ).fetchone()
+        return int(row[0])
+
     def insert_probes(self, probes: Iterable[Probe]) -> int:
         with self.write() as db:
             n = 0

@@ -127,7 +127,7 @@ def roi_status(owner: str, db: str | Path | RoiStore) -> RoiStatus:
         probes = store.probes(owner)
         running = [r for r in store.runs(owner) if r["status"] == "running"]
         finished = finished_runs(store, owner)
-        unprobed = len(store.unprobed_memories(owner, PROBE_KINDS, limit=1_000_000))
+        unprobed = store.count_unprobed(owner, PROBE_KINDS)
         return RoiStatus(
             owner=owner,
             active_probes=sum(p.retired_at is None for p in probes),
