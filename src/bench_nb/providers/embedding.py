@@ -63,7 +63,11 @@ class LocalEmbedder:
             ) from err
         self.model_dir = model_dir
         self.model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
-        dimensions = self.model.get_sentence_embedding_dimension()
+        getter = (
+            getattr(self.model, "get_embedding_dimension", None)
+            or self.model.get_sentence_embedding_dimension
+        )
+        dimensions = getter()
         if not dimensions:
             raise ProviderError(f"the model in {model_dir} does not say its embedding dimension")
         self.dimensions = int(dimensions)

@@ -171,10 +171,14 @@ class Mem0LocalProvider:
                 raise ProviderError(f"mem0-local: ingest of container {container!r} failed: {err}") from err
         return IngestResult(document_ids=tuple(ids))
 
+    def count(self, container: str) -> int:
+        """How many memories ``container`` holds."""
+        with self._lock:
+            return len(self._memories(container))
+
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """mem0 writes synchronously; checks that the container holds at least what was ingested."""
-        with self._lock:
-            count = len(self._memories(container))
+        count = self.count(container)
         if count < len(ingested.document_ids):
             raise ProviderError(
                 f"mem0-local: container {container!r} holds {count} memories, "

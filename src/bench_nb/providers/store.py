@@ -20,8 +20,9 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from bench_nb.errors import ProviderError
 from bench_nb.records import SearchHit, Session
@@ -76,6 +77,10 @@ class MessageRow:
     timestamp: str | None
     text: str
 
+    def as_dict(self) -> dict[str, Any]:
+        """The row as a plain dict (``SearchHit.raw``)."""
+        return {f: getattr(self, f) for f in _FIELDS}
+
     @property
     def date(self) -> str | None:
         """The message's own timestamp when it has one, else its session's date."""
@@ -94,8 +99,11 @@ class MessageRow:
             session_id=self.session_id,
             date=self.date,
             hit_id=self.message_id,
-            raw=asdict(self),
+            raw=self.as_dict(),
         )
+
+
+_FIELDS = tuple(f.name for f in fields(MessageRow))
 
 
 def container_file_name(container: str) -> str:
@@ -258,10 +266,10 @@ class MessageStore:
         better: FTS5 returns negated BM25 scores). The ``speaker`` column weighs half as much as ``text``."""
         with self.connect(container) as conn:
             cur = conn.execute(
-                f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))},"
-                " bm25(messages_fts, 1.0, 0.5) AS rank"
-                " FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid"
-                " WHERE messages_fts MATCH ? ORDER BY rank, m.id LIMIT ?",
+                "WITH top AS (SELECT rowid, bm25(messages_fts, 1.0, 0.5) AS rank FROM messages_fts"
+                " WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?)"
+                f" SELECT {_COLUMNS}, top.rank FROM top JOIN messages ON messages.id = top.rowid"
+                " ORDER BY top.rank, messages.id",
                 (match, limit),
             )
             return [(MessageRow(*r[:-1]), float(r[-1])) for r in cur]
