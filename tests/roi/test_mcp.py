@@ -15,7 +15,7 @@ from bench_nb.roi import RoiStore, import_memories, roi_status
 
 
 def _payload(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content
+    assert not getattr(result, "is_error", getattr(result, "isError", False)), result.content
     return json.loads(result.content[0].text)
 
 
@@ -58,7 +58,8 @@ def test_benchmark_memory_through_an_mcp_client(jsonl_file: Path, db: Path, tmp_
     assert set(by_name) == {"benchmark_memory", "benchmark_status"}
     # no tool lets the caller choose an owner: the server acts for the owner it was started for
     for tool in tools:
-        assert not (tool.input_schema or {}).get("properties"), tool.input_schema
+        schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None) or {}
+        assert not schema.get("properties"), schema
 
     assert first["status"] == "generating" and first["probes"] == 20
     assert second["status"] == "judging" and second["probes"] == 20 and second["probe_mode"] == "template"

@@ -38,6 +38,10 @@ class RoiMcpApp:
         self.owner = owner
         self.db = Path(db)
         self.options = options or RoiOptions()
+        (
+            self.options.prober(),
+            self.options.judge(),
+        )  # fail at start (e.g. a missing key), not at the first call
         self._threads: list[threading.Thread] = []
 
     def benchmark_memory(self) -> dict[str, Any]:
