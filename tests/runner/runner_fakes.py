@@ -140,7 +140,24 @@ class CountingProvider:
             self._exit("clear", container, start)
 
 
-_COLOURS = ["red", "blue", "green", "gold", "pink", "gray", "teal", "navy", "plum", "rose", "sand", "mint", "lime", "ruby", "jade", "onyx"]
+_COLOURS = [
+    "red",
+    "blue",
+    "green",
+    "gold",
+    "pink",
+    "gray",
+    "teal",
+    "navy",
+    "plum",
+    "rose",
+    "sand",
+    "mint",
+    "lime",
+    "ruby",
+    "jade",
+    "onyx",
+]
 
 
 def pet_question(h: int, j: int) -> str:
@@ -224,7 +241,7 @@ class LoggedProvider:
         return self.inner.await_indexing(container, ingested, timeout_s)
 
     def search(self, container: str, query: str, k: int) -> list[SearchHit]:
-        _log("search", query)
+        _log("search", f"{container}\t{query}")
         self._slow()
         return self.inner.search(container, query, k)
 

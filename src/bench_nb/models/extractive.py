@@ -1,8 +1,9 @@
 """The extractive answerer: answers from the retrieved hits with no model, for offline runs and tests.
 
 It splits the hits into sentences (and lines), scores each by the share of the question's content words it
-contains (a word counts once; stop words and question words do not count), and answers with the best one,
-trimmed to ``max_words``; ties go to the higher-ranked hit. For a "when" question the hit's date is added,
+contains (a word counts once; stop words and question words do not count; the speaker's name in a
+``[date] Speaker: text`` hit counts for each of its sentences), and answers with the best one, without that
+prefix and trimmed to ``max_words``; ties go to the higher-ranked hit. For a "when" question the hit's date is added,
 since the sentence alone rarely holds it. With no hits, or when the best sentence holds less than
 ``min_overlap`` of the question's content words, it abstains with ``ABSTAIN`` ("I don't know.").
 
@@ -24,7 +25,10 @@ from bench_nb.records import Answer, Question, SearchHit
 
 ABSTAIN = "I don't know."
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# Sentence ends, except after common abbreviations ("Dr. Halvorsen").
+_SENTENCE = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<=[.!?])\s+|\n+")
+# A hit's "[2024-01-14T10:25:00] Ines: " prefix (the sqlite provider's rendering): scored, not answered.
+_PREFIX = re.compile(r"^\s*(\[[^\]]*\]\s*)?([A-Z][\w .'-]{0,40}:\s+)?")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP_WORDS = (
     "a an the and or but if of to in on at by for with from as into about over after before than then so "
@@ -59,7 +63,7 @@ class ExtractiveAnswerer:
         token_model: the model whose tokenizer counts the token fields.
     """
 
-    min_overlap: float = 0.25
+    min_overlap: float = 0.5
     max_words: int = 40
     token_model: str = "gpt-4o"
     name: str = "extractive"
@@ -89,11 +93,15 @@ class ExtractiveAnswerer:
         if not wanted:
             return "", None, 0.0
         for hit in hits:
-            for sentence in _SENTENCE.split(hit.text):
+            prefix = _PREFIX.match(hit.text)
+            head = prefix.group(0) if prefix else ""
+            speaker = _content_words(prefix.group(2) or "") if prefix else set()
+            for sentence in _SENTENCE.split(hit.text[len(head) :]):
                 sentence = sentence.strip()
                 if not sentence:
                     continue
-                overlap = len(wanted & _content_words(sentence)) / len(wanted)
+                # The speaker's name counts for every sentence of the message ("Ines: ... I adopted a cat").
+                overlap = len(wanted & (_content_words(sentence) | speaker)) / len(wanted)
                 # Higher overlap first; among equals, the earlier (higher-ranked) hit and then the shorter text.
                 if overlap > best[0] or (
                     overlap == best[0] > 0 and best[3] is hit and len(sentence) < best[1]

@@ -22,7 +22,7 @@ from bench_nb.memorybench.format import Question as QuestionRecord
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark, Question
-from bench_nb.runner.components import make_answerer, make_judges, make_provider
+from bench_nb.runner.components import make_answerer, make_judges, make_provider, split_specs
 from bench_nb.runner.engine import Container, Engine, now_iso
 from bench_nb.runner.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
 from bench_nb.runner.progress import PhaseBars, progress_enabled
@@ -264,9 +264,27 @@ def run_benchmark(
     hashes = _prompt_hashes(answerer_obj, judge_objs)
     if hashes:
         bench_nb["promptHashes"] = hashes
+    if any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)):
+        bench_nb["customPrompt"] = (
+            True  # graded or answered with a provider's own prompt: not like the others
+        )
     tokenizer = getattr(answerer_obj, "tokenizer", None)
     if isinstance(tokenizer, str):
         bench_nb["tokenizer"] = tokenizer
+    # What `bench-nb run -r <id>` needs to resume without repeating every option (names only, never keys).
+    bench_nb["invocation"] = {
+        k2: v
+        for k2, v in {
+            "provider": provider if isinstance(provider, str) else None,
+            "benchmark": benchmark if isinstance(benchmark, str) else None,
+            "dataset": str(dataset) if dataset is not None else None,
+            "answerer": answerer if isinstance(answerer, str) else None,
+            "judges": [s for s in split_specs(judges) if isinstance(s, str)] or None,
+            "limit": limit,
+            "samplePerType": sample_per_type,
+        }.items()
+        if v is not None
+    }
     bench_nb = {k2: v for k2, v in bench_nb.items() if v is not None}
 
     resumed = (run_dir / CHECKPOINT).is_file()

@@ -14,7 +14,7 @@ BENCH_NB_VERSION = 1
 DEFAULT_K = 10
 DEFAULT_CONCURRENCY = 8
 DEFAULT_ANSWERER = "extractive"
-DEFAULT_JUDGES = ("f1", "contains")
+DEFAULT_JUDGES = ("contains", "f1")  # contains first: extractive answers are whole sentences
 
 
 @dataclass(frozen=True)

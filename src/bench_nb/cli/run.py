@@ -1,0 +1,277 @@
+"""``bench-nb run``, ``bench-nb compare`` and ``bench-nb clean``: the runner from the command line.
+
+Defaults: answerer ``extractive`` (offline), judges ``contains,f1`` (``contains`` is primary: the extractive
+answerer answers with a whole sentence, which token F1 penalises), k 10, concurrency 8 per phase. Rerunning
+with the same ``-r RUN_ID`` resumes the run; ``bench-nb run -r RUN_ID`` alone resumes it with the options it
+was started with.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bench_nb.errors import BenchNbError
+from bench_nb.memorybench.format import PHASES
+from bench_nb.runner.retry import RetryPolicy
+from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_CONCURRENCY, DEFAULT_JUDGES, DEFAULT_K
+
+_DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
+
+
+def _key_values(pairs: tuple[str, ...], what: str) -> dict[str, Any]:
+    """``("a=1", "b=x")`` -> ``{"a": 1, "b": "x"}`` (values read as JSON when they parse)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint=what)
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
+def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The options ``run`` and ``compare`` share: one set of settings for every provider."""
+    options = [
+        click.option("-b", "--benchmark", help="Benchmark name: locomo, longmemeval, sample, custom, ..."),
+        click.option(
+            "--dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Benchmark file."
+        ),
+        click.option("-m", "--answerer", help=f"Answerer (default {DEFAULT_ANSWERER}) or LLM model alias."),
+        click.option(
+            "-j",
+            "--judges",
+            help=f"Judges, comma-separated; the first is primary (default {_DEFAULT_JUDGES}).",
+        ),
+        click.option("--limit", type=click.IntRange(min=1), help="Ask only the first N questions."),
+        click.option(
+            "--sample", "per_type", type=click.IntRange(min=1), help="Ask the first N questions of each type."
+        ),
+        click.option(
+            "-k",
+            "k",
+            type=click.IntRange(min=1),
+            help=f"Retrieval limit, the same for all (default {DEFAULT_K}).",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1),
+            help=f"Tasks at once in each phase, sliding window (default {DEFAULT_CONCURRENCY}).",
+        ),
+        click.option(
+            "--phase-concurrency",
+            multiple=True,
+            metavar="PHASE=N",
+            help=f"Per-phase override, repeatable ({', '.join(PHASES)}).",
+        ),
+        click.option(
+            "--isolate-per-question",
+            is_flag=True,
+            default=None,
+            help="One container per question (MemoryBench's way).",
+        ),
+        click.option(
+            "--fail-fast", is_flag=True, help="Stop at the first question that fails after its retries."
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0),
+            default=3,
+            show_default=True,
+            help="Retries of a retryable error.",
+        ),
+        click.option(
+            "-s",
+            "--provider-setting",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Provider option, repeatable (keys and tokens come from the environment only).",
+        ),
+        click.option(
+            "--runs-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default="data/runs",
+            show_default=True,
+            help="Where run directories live.",
+        ),
+        click.option(
+            "--progress/--no-progress",
+            default=None,
+            help="Progress bars (default: on in a terminal, off with BENCH_NB_QUIET=1).",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _settings(opts: dict[str, Any]) -> dict[str, Any]:
+    phase = {k: int(v) for k, v in _key_values(opts["phase_concurrency"], "--phase-concurrency").items()}
+    out: dict[str, Any] = {
+        "dataset": opts["dataset"],
+        "answerer": opts["answerer"] or DEFAULT_ANSWERER,
+        "judges": opts["judges"] or _DEFAULT_JUDGES,
+        "k": opts["k"] or DEFAULT_K,
+        "limit": opts["limit"],
+        "sample_per_type": opts["per_type"],
+        "concurrency": opts["concurrency"] or DEFAULT_CONCURRENCY,
+        "phase_concurrency": phase,
+        "isolate_per_question": bool(opts["isolate_per_question"]),
+        "fail_fast": opts["fail_fast"],
+        "retry": RetryPolicy(max_attempts=opts["retries"] + 1),
+        "runs_dir": opts["runs_dir"],
+        "progress": opts["progress"],
+        "provider_settings": _key_values(opts["provider_setting"], "--provider-setting"),
+    }
+    return out
+
+
+def _stored_invocation(run_dir: Path) -> dict[str, Any]:
+    """The options a bench_nb run was started with (``benchNb.invocation`` and its settings)."""
+    from bench_nb.frames.load import read_checkpoint
+
+    ckpt, _ = read_checkpoint(run_dir / "checkpoint.json", strict=True)
+    extra = ckpt.benchNb or {}
+    inv = dict(extra.get("invocation") or {})
+    inv.setdefault("provider", ckpt.provider)
+    inv.setdefault("benchmark", ckpt.benchmark)
+    inv["k"] = extra.get("k")
+    inv["isolatePerQuestion"] = extra.get("isolatePerQuestion")
+    return inv
+
+
+def _summary_line(result: Any) -> str:
+    report = result.report_path
+    accuracy = ""
+    if report is not None and Path(report).is_file():
+        summary = json.loads(Path(report).read_text(encoding="utf-8")).get("summary", {})
+        if summary.get("totalQuestions"):
+            accuracy = f"; accuracy {summary['accuracy']:.1%} ({summary['correctCount']}/{summary['totalQuestions']})"
+    return (
+        f"{result.run_id}: {result.status}, {result.evaluated} evaluated, {result.failed} failed, "
+        f"{result.not_finished} not finished of {result.target}{accuracy}"
+    )
+
+
+@click.command()
+@click.option("-p", "--provider", help="Provider: sqlite, full-context, no-memory, ... or module:attribute.")
+@click.option("-r", "--run-id", help="Run id; an existing run with this id is resumed.")
+@_run_options
+def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
+    """Run a benchmark through a memory provider into data/runs/<run id> (resumable)."""
+    from bench_nb.runner.run import run_benchmark
+
+    settings = _settings(opts)
+    if (provider is None or opts["benchmark"] is None) and run_id:
+        run_dir = Path(opts["runs_dir"]) / run_id
+        if not (run_dir / "checkpoint.json").is_file():
+            raise click.UsageError(
+                f"-p and -b are needed: there is no run {run_id!r} in {opts['runs_dir']} to resume"
+            )
+        inv = _stored_invocation(run_dir)
+        provider = provider or inv.get("provider")
+        opts["benchmark"] = opts["benchmark"] or inv.get("benchmark")
+        if opts["dataset"] is None and inv.get("dataset"):
+            settings["dataset"] = Path(inv["dataset"])
+        settings["answerer"] = opts["answerer"] or inv.get("answerer", settings["answerer"])
+        settings["judges"] = opts["judges"] or ",".join(inv.get("judges") or []) or settings["judges"]
+        settings["k"] = opts["k"] or inv.get("k") or settings["k"]
+        settings["limit"] = opts["limit"] or inv.get("limit")
+        settings["sample_per_type"] = opts["per_type"] or inv.get("samplePerType")
+        settings["isolate_per_question"] = bool(
+            opts["isolate_per_question"]
+            if opts["isolate_per_question"] is not None
+            else inv.get("isolatePerQuestion")
+        )
+    if provider is None or opts["benchmark"] is None:
+        raise click.UsageError("give -p PROVIDER and -b BENCHMARK (or -r RUN_ID of a run to resume)")
+    result = run_benchmark(provider, opts["benchmark"], run_id=run_id, **settings)
+    click.echo(_summary_line(result))
+    click.echo(f"Run directory: {result.run_dir}")
+    if result.failed:
+        click.echo(f"See the failures with: bench-nb show-failures {result.run_dir}")
+    if result.status != "completed":
+        click.echo(f"Resume with: bench-nb run -r {result.run_id} --runs-dir {opts['runs_dir']}")
+        raise SystemExit(1)
+
+
+@click.command()
+@click.option(
+    "-p", "--providers", help="Providers, comma-separated: every one gets the same questions and settings."
+)
+@click.option(
+    "--compare-id", help="Comparison id; its runs are <compare id>-<provider> (rerunning resumes them)."
+)
+@click.option(
+    "--runs",
+    "existing",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Compare existing run directories instead (repeatable).",
+)
+@click.option("--allow-mismatch", is_flag=True, help="Compare runs that differ in settings, with a warning.")
+@_run_options
+def compare(
+    providers: str | None,
+    compare_id: str | None,
+    existing: tuple[Path, ...],
+    allow_mismatch: bool,
+    **opts: Any,
+) -> None:
+    """Run several providers like for like and write a MemoryBench compare manifest."""
+    import warnings
+
+    from bench_nb.runner.compare import check_like_for_like, write_compare_manifest
+    from bench_nb.runner.compare import compare as run_compare
+    from bench_nb.runner.engine import now_iso
+
+    if existing:
+        if providers:
+            raise click.UsageError("give either -p PROVIDERS (new runs) or --runs (existing runs), not both")
+        diffs = check_like_for_like(list(existing))
+        for d in diffs:
+            click.secho(f"WARNING: not like for like: {d}", fg="red", err=True)
+        cid = compare_id or "compare-" + now_iso().replace(":", "").replace("-", "").replace(".", "")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            path = write_compare_manifest(list(existing), compare_id=cid, allow_mismatch=allow_mismatch)
+        click.echo(f"Manifest: {path}")
+        return
+    if not providers or not opts["benchmark"]:
+        raise click.UsageError(
+            "give -p A,B,... and -b BENCHMARK (or --runs DIR ... to compare existing runs)"
+        )
+    result = run_compare(
+        providers, opts["benchmark"], compare_id=compare_id, allow_mismatch=allow_mismatch, **_settings(opts)
+    )
+    for r in result.runs:
+        click.echo(_summary_line(r))
+    click.echo(f"Manifest: {result.manifest_path}")
+    if any(r.status != "completed" for r in result.runs):
+        raise SystemExit(1)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-p", "--provider", help="Provider to clear at (default: the one the run recorded).")
+@click.option(
+    "-s", "--provider-setting", multiple=True, metavar="KEY=VALUE", help="Provider option, repeatable."
+)
+def clean(run_dir: Path, provider: str | None, provider_setting: tuple[str, ...]) -> None:
+    """Delete what RUN_DIR's containers hold at the provider."""
+    from bench_nb.runner.maintenance import clean_run
+
+    try:
+        tags = clean_run(
+            run_dir, provider=provider, provider_settings=_key_values(provider_setting, "--provider-setting")
+        )
+    except BenchNbError:
+        raise
+    click.echo(f"Cleared {len(tags)} container(s) of {run_dir}")

@@ -1,0 +1,155 @@
+"""A run killed with SIGKILL at random moments, several times, then resumed: nothing repeated, nothing lost.
+
+The subprocess runs ``python -m bench_nb run`` on the bundled sample benchmark with plugins that log every
+provider, answerer and judge call (with the process id) to a file. Before each restart the test reads what the
+run directory durably holds (checkpoint + journal, as ``read_run`` does); the calls of the next process must
+not touch any phase recorded complete at that moment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench_nb.frames.load import read_run
+from bench_nb.memorybench.format import PHASES
+from bench_nb.providers.sqlite import SqliteProvider
+
+HERE = Path(__file__).resolve().parent
+RUN_ID = "killed"
+
+
+def _command(runs: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "bench_nb",
+        "run",
+        "-p",
+        "runner_fakes:LoggedProvider",
+        "-b",
+        "sample",
+        "-m",
+        "runner_fakes:LoggedAnswerer",
+        "-j",
+        "runner_fakes:LoggedJudge,f1",
+        "-r",
+        RUN_ID,
+        "--runs-dir",
+        str(runs),
+        "--concurrency",
+        "3",
+    ]
+
+
+def _calls(log: Path) -> list[dict[str, str]]:
+    if not log.is_file():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def _completed(run_dir: Path) -> set[tuple[str, str]]:
+    if not (run_dir / "checkpoint.json").is_file():
+        return set()
+    ck = read_run(run_dir, strict=True).checkpoint
+    assert ck is not None
+    return {
+        (qid, phase)
+        for qid, q in ck.questions.items()
+        for phase in PHASES
+        if getattr(q.phases, phase).status == "completed"
+    }
+
+
+def _touched(
+    call: dict[str, str], by_container: dict[str, list[str]], by_search: dict[str, str]
+) -> list[tuple[str, str]]:
+    """The (question, phase) pairs a logged call works on."""
+    kind, key = call["kind"], call["key"]
+    if kind in ("ingest", "indexing"):
+        return [(qid, kind) for qid in by_container.get(key, [])]
+    if kind == "search":
+        return [(by_search[key], "search")]
+    if kind in ("answer", "evaluate"):
+        return [(key, kind)]
+    return []  # clear: checked separately
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
+    run_dir = runs / RUN_ID
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "BENCH_NB_TEST_CALL_LOG": str(log),
+        "BENCH_NB_TEST_DELAY_S": "0.01",
+        "BENCH_NB_QUIET": "1",
+    }
+    snapshots: list[set[tuple[str, str]]] = []
+    pids: list[int] = []
+    kills = 0
+    for attempt in range(6):
+        snapshots.append(_completed(run_dir))
+        before = len(_calls(log))
+        wanted = rng.randint(3, 45)  # kill after this many new calls, plus a random sliver of time
+        proc = subprocess.Popen(_command(runs), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        pids.append(proc.pid)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and len(_calls(log)) - before < wanted and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0, 0.03))
+        if proc.poll() is None and attempt < 5:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        _out, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:
+            break
+        assert proc.returncode == -signal.SIGKILL, f"seed {seed}: run failed: {err.decode()[-2000:]}"
+    assert kills >= 3, f"seed {seed}: the run finished before it could be killed often enough"
+    assert proc.returncode == 0, f"seed {seed}: {err.decode()[-2000:]}"
+
+    run = read_run(run_dir, strict=True)
+    ck = run.checkpoint
+    assert ck is not None and ck.status == "completed"
+    by_container: dict[str, list[str]] = {}
+    for qid, q in ck.questions.items():
+        by_container.setdefault(q.containerTag, []).append(qid)
+    by_search = {f"{q.containerTag}\t{q.question}": qid for qid, q in ck.questions.items()}
+    calls = _calls(log)
+    # No process repeated a phase that was recorded complete when it started.
+    for pid, done in zip(pids, snapshots, strict=True):
+        mine = [c for c in calls if c["pid"] == pid]
+        for call in mine:
+            for pair in _touched(call, by_container, by_search):
+                assert pair not in done, f"seed {seed}: {pair} ran again in process {pid} after completing"
+            if call["kind"] == "clear":
+                assert not all((qid, "ingest") in done for qid in by_container[call["key"]])
+        # Within one process, each unit of work ran at most once (no error, so no retry).
+        per_unit = Counter((c["kind"], c["key"]) for c in mine if c["kind"] != "clear")
+        assert max(per_unit.values(), default=1) == 1, f"seed {seed}: {per_unit.most_common(2)}"
+    # Every target question ends evaluated, exactly once in the report, with every judge's verdict.
+    assert all(q.phases.evaluate.status == "completed" for q in ck.questions.values())
+    report = json.loads((run_dir / "report.json").read_text())
+    assert [e["questionId"] for e in report["evaluations"]] == ck.targetQuestionIds
+    assert len(ck.targetQuestionIds) == 50
+    judged = {
+        json.loads(line)["questionId"] for line in (run_dir / "judgments.jsonl").read_text().splitlines()
+    }
+    assert judged == set(ck.targetQuestionIds)
+    # Re-ingesting after a kill cleared the container first: no message is stored twice.
+    sqlite = SqliteProvider(run_dir)
+    for tag, qids in by_container.items():
+        sessions = ck.questions[qids[0]].sessions or []
+        assert sqlite.store.count(tag) == sum(s.messageCount or 0 for s in sessions), tag
