@@ -176,7 +176,7 @@ def write_synthetic_run(
         )
         questions[qid] = _question(qid, q, phases)
         for j, judge in enumerate(judges):
-            agree = j == 0 or rng.random() > 0.12
+            agree = j == 0 or (rng.random() > 0.12 and not (hostile and i == failed))
             score = int(correct) if agree else 1 - int(correct)
             verdict_lines.append(
                 json.dumps(

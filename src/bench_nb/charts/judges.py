@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import polars as pl
+
+from bench_nb.charts.altair_import import alt
 
 
 def chart_judge_kappa(

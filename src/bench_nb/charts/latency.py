@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import altair as alt
 import polars as pl
 
+from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import category_scale, provider_order, run_labels, with_run_label
 from bench_nb.metrics import as_questions, latency_stats
 

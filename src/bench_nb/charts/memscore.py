@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import polars as pl
 
+from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import category_scale, provider_order, run_labels, with_run_label
 from bench_nb.metrics import as_questions, memscore
 
 
-def chart_memscore(data: Any, *, title: str = "MemScore: accuracy against search latency") -> alt.TopLevelMixin:
+def chart_memscore(
+    data: Any, *, title: str = "MemScore: accuracy against search latency"
+) -> alt.TopLevelMixin:
     """Accuracy (with its Wilson 95% interval) against mean search latency, one point per run.
 
     Point size is the mean context tokens per question, colour the provider; the tooltip carries the

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import altair as alt
-
+from bench_nb.charts.altair_import import alt
 from bench_nb.charts.theme import themed
 
 Format = Literal["png", "svg", "html", "pdf"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import altair as alt
+from bench_nb.charts.altair_import import alt
 
 THEME = "bench_nb"
 FONT = "Helvetica, Arial, sans-serif"

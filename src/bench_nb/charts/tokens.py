@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import numpy as np
 import polars as pl
 
+from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import category_scale, run_labels, with_run_label
 from bench_nb.metrics import as_questions, token_summary
 

@@ -8,8 +8,9 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-import altair as alt
 import polars as pl
+
+from bench_nb.charts.altair_import import alt
 
 SUMMARY_MIME = "application/vnd.bench-nb.report-summary+json"
 RENDERER = "bench_nb_svg"
@@ -89,3 +90,27 @@ def report_summary(questions: Any, *, title: str = "") -> None:
         for r in scores.iter_rows(named=True)
     ]
     display({SUMMARY_MIME: {"title": title, "runs": runs}}, raw=True)
+
+
+def roi_tile(owner: str | None, db: str | None) -> Html | None:
+    """The ROI benchmark's "Only memory knows" tile when ``owner`` and ``db`` are given, else None."""
+    if not owner or not db:
+        return None
+    from bench_nb.roi import roi_tile_html
+
+    return Html(roi_tile_html(owner, db))
+
+
+def project_path(path: str) -> str:
+    """A relative path anchored at the project (the nearest directory up from here with a pyproject.toml),
+    or at the working directory outside a project; absolute paths are returned as given."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_absolute():
+        return str(p)
+    here = Path.cwd()
+    for d in (here, *here.parents):
+        if (d / "pyproject.toml").is_file():
+            return str(d / p)
+    return str(here / p)

@@ -11,21 +11,11 @@ from bench_nb.tables.html import Cell, Table, esc, interval, num, pct, render
 
 
 def like_for_like_warnings(runs: Any) -> list[str]:
-    """One sentence per pair of runs that are not like for like (question set, k, answerer, prompts, judge,
-    a provider's own judge prompt), from ``bench_nb.paired_comparisons``; empty when all compare fairly."""
-    from bench_nb.metrics.paired import paired_comparisons
+    """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
+    benchmark file), from ``bench_nb.runner.check_like_for_like``; empty when they compare fairly."""
+    from bench_nb.runner import check_like_for_like
 
-    pairs = paired_comparisons(runs, backend="polars")
-    assert isinstance(pairs, pl.DataFrame)
-    if pairs.is_empty() or "warning" not in pairs.columns:
-        return []
-    out = []
-    for r in pairs.filter(pl.col("warning").fill_null("") != "").iter_rows(named=True):
-        out.append(
-            f"{r['provider_a']} ({r['run_a']}) vs {r['provider_b']} ({r['run_b']}) are not like for like: "
-            f"{r['warning']}."
-        )
-    return out
+    return [f"Not like for like: {d}." for d in check_like_for_like(runs)]
 
 
 def table_paired(runs: Any, *, judge: str | None = None) -> Table:

@@ -65,11 +65,15 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
         "Search ms and context tokens are MemoryBench's MemScore parts (mean search latency, mean context "
         "tokens per question; n/a when some question has no token counts).",
     ]
-    if bool(ms["custom_prompt"].any()):
+    custom = [labels.get(r, r) for r in ms.filter(pl.col("custom_prompt"))["run_id"].to_list()]
+    if custom:
         notes.append(
-            f"Flagged '{CUSTOM_PROMPT}': graded with the provider's own judge prompt, not the shared one; "
-            "its accuracy is not comparable with the others."
+            f"Flagged '{CUSTOM_PROMPT}': graded with the provider's own judge prompt, not the shared one."
         )
+        warnings = [
+            *warnings,
+            f"Graded with a provider's own judge prompt, not comparable: {', '.join(custom)}.",
+        ]
     warn = tuple(warnings)
     html = render(
         [
