@@ -24,8 +24,6 @@ from typing import Any, Literal
 
 import pandas as pd
 import polars as pl
-from scipy.stats import binom, chi2
-from statsmodels.stats.multitest import multipletests
 
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.load import Run, load_runs
@@ -68,10 +66,14 @@ def mcnemar_test(a_only: int, b_only: int, exact: bool | None = None) -> tuple[f
         exact = m < EXACT_BELOW
     if exact:
         k = min(a_only, b_only)
+        from scipy.stats import binom  # imported here: scipy.stats costs a second at import
+
         return float(k), float(min(1.0, 2 * binom.cdf(k, m, 0.5))), "exact"
     if m == 0:
         return _NAN, _NAN, "none"
     stat = (abs(a_only - b_only) - 1) ** 2 / m
+    from scipy.stats import chi2
+
     return float(stat), float(chi2.sf(stat, 1)), "chi2-cc"
 
 
@@ -183,6 +185,8 @@ def paired_comparisons(
     ps = [(i, p) for i, (p, is_all) in enumerate(zip(table["p_value"], overall, strict=True)) if is_all]
     valid = [(i, p) for i, p in ps if p is not None and not math.isnan(p)]
     if valid:
+        from statsmodels.stats.multitest import multipletests
+
         adjusted = multipletests([p for _, p in valid], method="holm")[1]
         for (i, _), adj in zip(valid, adjusted, strict=True):
             holm[i] = float(adj)
