@@ -132,3 +132,20 @@ def test_extra_settings_are_checked(tmp_path: Path) -> None:
         get_provider("hybrid", run_dir=tmp_path, rrf_k=-1)
     with pytest.raises(ProviderError, match="does not exist"):
         get_provider("hybrid", run_dir=tmp_path, model_path=tmp_path / "no-model")
+
+
+def test_hybrid_concurrent_searches_match_sequential_ones(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    p = get_provider("hybrid", run_dir=tmp_path)
+    for c in ("a", "b"):
+        p.ingest(c, CONVERSATION)
+    queries = [SEMANTIC[0], LEXICAL[0], "Biscuit", "knee physiotherapy", "pottery"]
+    expected = {q: [h.hit_id for h in p.search("a", q, 4)] for q in queries}
+
+    def work(i: int) -> bool:
+        q = queries[i % len(queries)]
+        return [h.hit_id for h in p.search("ab"[i % 2], q, 4)] == expected[q]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert all(pool.map(work, range(40)))
