@@ -15,9 +15,9 @@ import pandas as pd
 STYLE = """<style>
 .bnb-table{border-collapse:collapse;font:13px/1.4 Helvetica,Arial,sans-serif;color:#1f2328;margin:6px 0 14px}
 .bnb-table caption{text-align:left;font-weight:bold;font-size:14px;padding:4px 0}
-.bnb-table th,.bnb-table td{border-bottom:1px solid #d0d7de;padding:4px 10px;text-align:left;vertical-align:top}
+.bnb-table th,.bnb-table td{border-bottom:1px solid #d0d7de;padding:4px 10px;text-align:left !important;vertical-align:top}
 .bnb-table th{background:#f6f8fa;font-weight:600}
-.bnb-table td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.bnb-table td.num{text-align:right !important;font-variant-numeric:tabular-nums;white-space:nowrap}
 .bnb-table td.text{white-space:pre-wrap;max-width:420px;word-break:break-word}
 .bnb-band{display:inline-block;border-radius:9px;padding:0 7px;font-size:11px;font-weight:600;white-space:nowrap}
 .bnb-excellent{background:#dafbe1;color:#116329}.bnb-good{background:#ddf4ff;color:#0550ae}

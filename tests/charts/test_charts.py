@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import bench_nb
+from bench_nb import charts
+from bench_nb.charts.save import chart_spec
+
+
+def _values(spec: dict) -> list[dict]:
+    """Every inline data row of a Vega-Lite spec (top level and datasets)."""
+    rows: list[dict] = []
+    for ds in spec.get("datasets", {}).values():
+        rows.extend(ds)
+    return rows
+
+
+def _all_charts(q: pl.DataFrame, runs: list[str]) -> dict[str, object]:
+    agreement = bench_nb.judge_agreement(bench_nb.judgments_df(runs))
+    return {
+        "memscore": charts.chart_memscore(q),
+        "accuracy": charts.chart_accuracy_by_type(q),
+        "latency": charts.chart_latency(q),
+        "tokens": charts.chart_context_tokens(q),
+        "kappa": charts.chart_judge_kappa(agreement),
+        "outcomes": charts.chart_outcome_matrix(q),
+    }
+
+
+def test_memscore_chart_plots_the_memscore_numbers(questions: pl.DataFrame) -> None:
+    spec = chart_spec(charts.chart_memscore(questions))
+    rows = {r["run_id"]: r for r in _values(spec)}
+    scores = bench_nb.memscore(questions, backend="polars")
+    assert set(rows) == set(scores["run_id"].to_list())
+    for s in scores.iter_rows(named=True):
+        row = rows[s["run_id"]]
+        assert row["accuracy"] == pytest.approx(s["accuracy"])
+        assert row["accuracy_ci_low"] == pytest.approx(s["accuracy_ci_low"])
+        assert row["latencyMs"] == s["latencyMs"]
+        assert row["memscore"] == s["memscore"]
+    enc = json.dumps(spec)
+    assert '"provider"' in enc and "tooltip" in enc and '"size"' in enc
+
+
+def test_accuracy_chart_carries_wilson_intervals(questions: pl.DataFrame) -> None:
+    rows = _values(chart_spec(charts.chart_accuracy_by_type(questions)))
+    acc = bench_nb.accuracy_by_type(questions, backend="polars").filter(pl.col("scored") > 0)
+    assert len(rows) == len(acc)
+    want = {(r["run_id"], r["question_type_norm"]): r for r in acc.iter_rows(named=True)}
+    for r in rows:
+        w = want[(r["run_id"], r["type"])]
+        assert (r["ci_low"], r["ci_high"]) == pytest.approx((w["ci_low"], w["ci_high"]))
+
+
+def test_kappa_heatmap_shows_the_pairwise_table(fixture_runs: list[str]) -> None:
+    agreement = bench_nb.judge_agreement(bench_nb.judgments_df(fixture_runs))
+    rows = _values(chart_spec(charts.chart_judge_kappa(agreement)))
+    kappa = float(agreement.pairwise["cohen_kappa"].iloc[0])
+    off = [r for r in rows if r["judge_a"] != r["judge_b"]]
+    assert len(off) == 2 and all(r["value"] == pytest.approx(kappa) for r in off)
+    assert {r["text"] for r in off} == {f"{kappa:.2f}"}
+    with pytest.raises(ValueError, match="cohen_kappa"):
+        charts.chart_judge_kappa(agreement.summary())
+
+
+def test_outcome_matrix_puts_differing_questions_first_and_caps_rows(questions: pl.DataFrame) -> None:
+    spec = chart_spec(charts.chart_outcome_matrix(questions, max_questions=10))
+    rows = _values(spec)
+    assert len({r["question_id"] for r in rows}) == 10
+    by_q: dict[str, set[str]] = {}
+    for r in rows:
+        by_q.setdefault(r["question_id"], set()).add(r["outcome"])
+    assert all(len(v) > 1 for v in by_q.values())  # the fixtures have more than 10 differing questions
+    failed = questions.filter(pl.col("status") == "failed")["question_id"].unique().to_list()
+    full = _values(chart_spec(charts.chart_outcome_matrix(questions, max_questions=1000)))
+    assert {r["outcome"] for r in full if r["question_id"] in failed} == {"failed"}
+
+
+def test_large_runs_stay_under_altairs_row_limit(
+    large_questions: pl.DataFrame, fixture_runs: list[str]
+) -> None:
+    assert len(large_questions) > 5000
+    for name, chart in _all_charts(large_questions, fixture_runs).items():
+        spec = chart.to_dict()  # the default transformer raises MaxRowsError past 5,000 rows
+        assert len(_values(spec)) < 5000, name
+    rows = _values(charts.chart_context_tokens(large_questions).to_dict())
+    evaluated = large_questions.filter(pl.col("status") == "evaluated")
+    assert sum(r["questions"] for r in rows if r["kind"] == "bin") == evaluated["context_tokens"].count()
+
+
+def test_every_chart_saves_offline_to_png_svg_and_html(
+    tmp_path: Path, questions: pl.DataFrame, fixture_runs: list[str]
+) -> None:
+    for name, chart in _all_charts(questions, fixture_runs).items():
+        png = charts.save(chart, tmp_path / f"{name}.png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000, name
+        svg = charts.save(chart, tmp_path / f"{name}.svg").read_text()
+        assert svg.startswith("<svg") and "<text" in svg, name
+    html = charts.save(charts.chart_memscore(questions), tmp_path / "m.html").read_text()
+    assert not re.findall(r"""(?:src|href)\s*=\s*["']https?://""", html)
+    assert "vega" in html.lower() and "<script" in html  # the JavaScript is inlined
+    svg = (tmp_path / "memscore.svg").read_text()
+    for provider in ("sqlite", "full-context", "no-memory"):
+        assert provider in svg
+    with pytest.raises(ValueError, match="cannot save"):
+        charts.save(charts.chart_memscore(questions), tmp_path / "x.gif")
+
+
+def test_theme_is_registered_and_used_when_saving(questions: pl.DataFrame) -> None:
+    import altair as alt
+
+    assert charts.THEME in alt.theme.names()
+    spec = chart_spec(charts.chart_memscore(questions))
+    assert spec["config"]["range"]["category"] == list(charts.PALETTE)
