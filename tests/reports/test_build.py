@@ -1,0 +1,171 @@
+"""Reports built for real: papermill executes the notebooks, nbconvert exports them."""
+
+from __future__ import annotations
+
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import bench_nb
+from bench_nb.cli import main
+from bench_nb.cli.reporting import parse_params
+from bench_nb.errors import ReportError
+from bench_nb.reports import build_all, build_report, execute_notebook, make_server, read_index
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
+
+
+def _failing_notebook(path: Path) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("x = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        params,
+        nbformat.v4.new_code_cell("y = x + 1"),
+        nbformat.v4.new_code_cell("raise ValueError(f'bad x {x}')"),
+    ]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_committed_notebooks_have_no_outputs_and_literal_parameters() -> None:
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        assert nb.metadata["kernelspec"]["name"] == "python3", path.name
+        first = nb.cells[0]
+        assert first.cell_type == "code" and "parameters" in first.metadata.get("tags", []), path.name
+        for line in first.source.splitlines():
+            assert re.match(r"^\w+ = (\"[^\"]*\"|-?[\d.]+|None|True|False|\[[^\]]*\])\s*(#.*)?$", line), line
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert not cell.outputs and cell.execution_count is None, path.name
+
+
+@pytest.mark.notebook
+def test_compare_report_is_one_offline_file_with_charts_and_an_index(
+    tmp_path: Path, fixture_glob: str
+) -> None:
+    out = tmp_path / "site" / "compare.html"
+    built = build_report("compare", {"runs": fixture_glob, "title": "Fixtures <b>&</b> friends"}, out)
+    html = out.read_text()
+    assert built.path == out and not EXTERNAL.findall(html)
+    assert "<script src" not in html and "cdnjs" not in html
+    assert html.count("<svg") >= 6  # MemScore, accuracy, outcomes, latency, tokens, kappa
+    assert "Fixtures &lt;b&gt;&amp;&lt;/b&gt; friends" in html
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert '&lt;script&gt;alert("bench_nb")&lt;/script&gt;' in html  # shown as text
+    assert "application/vnd.bench-nb" not in html  # the index summary is stripped from the page
+    scores = bench_nb.memscore(fixture_glob, backend="polars")
+    entry = read_index(out.parent).reports[0]
+    assert entry.file == "compare.html" and entry.title == "Fixtures <b>&</b> friends"
+    assert {(r.run_id, r.memscore) for r in entry.runs} == set(
+        scores.select("run_id", "memscore").iter_rows()
+    )
+    index = (out.parent / "index.html").read_text()
+    assert 'href="compare.html"' in index and "Fixtures &lt;b&gt;" in index
+    for ms in scores["memscore"]:
+        assert ms in index
+
+
+@pytest.mark.notebook
+def test_a_failing_notebook_names_the_cell(tmp_path: Path) -> None:
+    nb = _failing_notebook(tmp_path / "broken.ipynb")
+    with pytest.raises(
+        ReportError, match=r"broken\.ipynb failed in cell \d+ \(`raise ValueError.*ValueError: bad x 5"
+    ) as err:
+        build_report(nb, {"x": 5}, tmp_path / "out" / "broken.html")
+    assert "broken.failed.ipynb" in str(err.value)
+    assert (tmp_path / "out" / "broken.failed.ipynb").is_file()
+    assert not (tmp_path / "out" / "broken.html").exists()
+
+
+@pytest.mark.notebook
+def test_report_all_builds_the_others_and_exits_non_zero(tmp_path: Path, fixture_glob: str, capsys) -> None:
+    broken = _failing_notebook(tmp_path / "broken.ipynb")
+    config = tmp_path / "reports.toml"
+    config.write_text(
+        f"""output_dir = "site"
+[[report]]
+name = "{broken}"
+[[report]]
+name = "explore"
+output = "explore-fixtures.html"
+[report.parameters]
+runs = "{fixture_glob}"
+"""
+    )
+    outcomes = build_all(config)
+    assert [o.ok for o in outcomes] == [False, True]
+    assert (tmp_path / "site" / "explore-fixtures.html").is_file()
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "--all", "--config", str(config)])
+    assert exit_.value.code == 1
+    captured = capsys.readouterr()
+    assert "1 built, 1 failed" in captured.out and "broken.ipynb failed in cell" in captured.err
+
+
+def test_config_errors_name_the_field(tmp_path: Path) -> None:
+    config = tmp_path / "r.toml"
+    config.write_text('[[report]]\nname = "compare"\nparams = {}\n')
+    with pytest.raises(ReportError, match=r"r\.toml \(field report\.0\.params\)"):
+        build_all(config)
+    with pytest.raises(ReportError, match="no notebook named 'nope'"):
+        build_report("nope")
+
+
+def test_parse_params() -> None:
+    assert parse_params(
+        (("runs", "a/*"), ("runs", "b/*"), ("k", "10"), ("x", "0.5"), ("q", "none"), ("b", "true"))
+    ) == {
+        "runs": ["a/*", "b/*"],
+        "k": 10,
+        "x": 0.5,
+        "q": None,
+        "b": True,
+    }
+    assert parse_params((("ids", '["a", "b"]'),)) == {"ids": ["a", "b"]}
+
+
+def test_serve_binds_loopback_and_serves_reports(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<h1>hello</h1>")
+    server = make_server(tmp_path, port=0)
+    host, port = server.server_address[:2]
+    assert host == "127.0.0.1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=5) as resp:
+            assert resp.read() == b"<h1>hello</h1>"
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(ReportError, match="no such directory"):
+        make_server(tmp_path / "missing")
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", ["explore", "judge_disagreement"])
+def test_notebooks_execute_on_fixture_runs(tmp_path: Path, fixture_glob: str, name: str) -> None:
+    out = tmp_path / f"{name}.ipynb"
+    execute_notebook(NOTEBOOKS / f"{name}.ipynb", {"runs": fixture_glob}, out)
+    nb = nbformat.read(out, as_version=4)
+    assert not [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+
+
+@pytest.mark.notebook
+def test_run_benchmark_notebook_runs_the_sample(tmp_path: Path) -> None:
+    out = tmp_path / "run.html"
+    params = {"provider": "sqlite", "limit": 6, "runs_dir": str(tmp_path / "runs"), "run_id": "nb-run"}
+    build_report("run_benchmark", params, out, index=False)
+    assert (tmp_path / "runs" / "nb-run" / "checkpoint.json").is_file()
+    html = out.read_text()
+    q = bench_nb.questions_df(tmp_path / "runs" / "nb-run", backend="polars")
+    assert len(q) == 6 and bench_nb.memscore(q)["memscore"][0] in html
+    assert html.count("<svg") >= 2 and not EXTERNAL.findall(html)

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import bench_nb
+from bench_nb import tables
+from bench_nb.demo_runs import write_synthetic_run
+
+
+@pytest.mark.parametrize(
+    ("acc", "band"),
+    [
+        (0.80, "excellent"),
+        (0.7999, "good"),
+        (0.70, "good"),
+        (0.6999, "adequate"),
+        (0.60, "adequate"),
+        (0.5999, "investigate"),
+        (0.0, "investigate"),
+        (None, None),
+        (float("nan"), None),
+    ],
+)
+def test_accuracy_bands(acc: float | None, band: str | None) -> None:
+    assert tables.accuracy_band(acc) == band
+
+
+@pytest.mark.parametrize(
+    ("ms", "band"),
+    [
+        (0, "excellent"),
+        (99.9, "excellent"),
+        (100, "good"),
+        (299, "good"),
+        (300, "adequate"),
+        (500, "adequate"),
+        (500.1, "slow"),
+        (None, None),
+    ],
+)
+def test_latency_bands(ms: float | None, band: str | None) -> None:
+    assert tables.latency_band(ms) == band
+
+
+def test_leaderboard_numbers_bands_and_escaping(fixture_glob: str) -> None:
+    q = bench_nb.questions_df(fixture_glob, backend="polars")
+    t = tables.table_memscore(q)
+    scores = bench_nb.memscore(q, backend="polars")
+    for r in scores.iter_rows(named=True):
+        assert r["memscore"] in t.html
+        lo, hi = r["accuracy_ci_low"] * 100, r["accuracy_ci_high"] * 100
+        assert f"{r['accuracy'] * 100:.1f}% [{lo:.1f}–{hi:.1f}]" in t.html
+    assert t.data["accuracy"].is_monotonic_decreasing
+    assert 'class="bnb-band bnb-investigate"' in t.html  # no-memory
+    assert "bnb-flag" not in t.html.split("</style>", 1)[1] and not t.warnings
+
+
+def test_custom_prompt_runs_are_flagged_and_warned(tmp_path: Path) -> None:
+    write_synthetic_run(tmp_path, "sqlite")
+    write_synthetic_run(tmp_path, "full-context", custom_prompt=True)
+    t = tables.table_memscore(str(tmp_path / "*"))
+    assert '<span class="bnb-flag">provider&#x27;s own judge prompt</span>' in t.html
+    assert any("full-context" in w for w in t.warnings) and "bnb-warning" in t.html
+
+
+def test_runs_that_are_not_like_for_like_carry_a_warning(tmp_path: Path) -> None:
+    a = write_synthetic_run(tmp_path, "sqlite")
+    b = write_synthetic_run(tmp_path, "full-context")
+    assert tables.like_for_like_warnings([a, b]) == []
+    ck = json.loads((b / "checkpoint.json").read_text())
+    ck["benchNb"]["k"] = 30
+    (b / "checkpoint.json").write_text(json.dumps(ck))
+    warnings = tables.like_for_like_warnings([a, b])
+    assert warnings and "30" in warnings[0]
+    html = tables.table_memscore([a, b], warnings=warnings).html
+    assert html.count('class="bnb-warning"') == len(warnings)
+
+
+def test_disputed_table_escapes_run_text(fixture_glob: str) -> None:
+    t = tables.table_disputed(fixture_glob, limit=100)
+    assert "conv-1-q2" in t.data["question_id"].to_list()
+    assert "<script>" not in t.html and "<img" not in t.html
+    assert "&lt;script&gt;alert(&quot;bench_nb&quot;)&lt;/script&gt;" in t.html
+
+
+def test_what_to_fix_names_the_weak_type_and_failures(fixture_glob: str) -> None:
+    q = bench_nb.questions_df(fixture_glob, backend="polars")
+    readings = tables.what_to_fix(q)
+    sqlite = [r for r in readings if r.run_id == "synthetic-sqlite"]
+    acc = bench_nb.accuracy_by_type(q, backend="polars").filter(
+        (pl.col("run_id") == "synthetic-sqlite") & (pl.col("question_type_norm") == "temporal")
+    )
+    assert acc["accuracy"][0] < 0.6  # the sqlite profile is weak on temporal questions
+    temporal = [r for r in sqlite if r.topic == "temporal"]
+    assert temporal and temporal[0].advice == tables.ADVICE["temporal"]
+    assert any(r.topic == "failures" and r.finding.startswith("1 of 50") for r in sqlite)
+    html = tables.table_what_to_fix(q).html
+    assert "question date" in html
+
+
+def test_other_tables_render(fixture_glob: str) -> None:
+    q = bench_nb.questions_df(fixture_glob, backend="polars")
+    success = tables.table_success(q)
+    assert "98.0%" in success.html  # 49 of 50 evaluated in each fixture run
+    lat = tables.table_latency(q)
+    sr = bench_nb.latency_stats(q, backend="polars").filter(
+        (pl.col("run_id") == "synthetic-sqlite") & (pl.col("phase") == "search")
+    )
+    assert f"{sr['p50_linear'][0]:,.0f} / {sr['p95_linear'][0]:,.0f}" in lat.html
+    assert "synthetic" in tables.table_tokens(q).html
+    paired = tables.table_paired(fixture_glob)
+    assert len(paired.data) == 3 and "McNemar" in paired.html
+    agreement = bench_nb.judge_agreement(bench_nb.judgments_df(fixture_glob))
+    assert "f1 × contains" in tables.table_agreement(agreement).html
