@@ -9,6 +9,8 @@ set up, and why:
   history database beside it), so a resumed run searches what the first attempt stored;
 - the embedder is the bundled all-MiniLM-L6-v2 (``bench_nb.providers.embedding``), offline;
 - mem0's telemetry is switched off (it would phone home);
+- a message is stored as ``speaker: text`` when its speaker is a name (LoCoMo), as the answerer reads it
+  (mem0's embedding then knows who spoke), and as its text for ``user``/``assistant`` turns;
 - a container is a mem0 ``user_id`` (mem0's search needs a user/agent/run id filter);
 - mem0 assigns its own memory ids, so ours (message id, session id and date, speaker, position) are kept in
   each memory's metadata and come back on the hits; ``raw`` is mem0's own result dict.
@@ -61,6 +63,11 @@ def _import_mem0() -> Any:
 
 def _role(speaker: str) -> str:
     return speaker if speaker in ("user", "assistant") else "user"
+
+
+def _content(speaker: str, text: str) -> str:
+    """What mem0 stores: named speakers (LoCoMo) prefix their text, as the answerer would read it."""
+    return text if speaker in ("user", "assistant") else f"{speaker}: {text}"
 
 
 class Mem0LocalProvider:
@@ -159,7 +166,7 @@ class Mem0LocalProvider:
                             "position": i,
                         }
                         self.memory.add(
-                            [{"role": _role(m.role), "content": m.content, "name": m.role}],
+                            [{"role": _role(m.role), "content": _content(m.role, m.content), "name": m.role}],
                             user_id=container,
                             metadata={k: v for k, v in meta.items() if v is not None},
                             infer=False,
@@ -209,7 +216,8 @@ def _hit(item: dict[str, Any]) -> SearchHit:
     meta = item.get("metadata") or {}
     date = meta.get("timestamp") or meta.get("session_date")
     speaker = meta.get("speaker") or item.get("actor_id") or item.get("role") or ""
-    text = f"{speaker}: {item.get('memory', '')}"
+    memory = str(item.get("memory", ""))
+    text = memory if speaker not in ("user", "assistant") else f"{speaker}: {memory}"
     score = item.get("score")
     return SearchHit(
         text=f"[{date}] {text}" if date else text,
