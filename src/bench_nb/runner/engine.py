@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bench_nb.errors import RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.judges.store import append_verdicts
 from bench_nb.memorybench.format import (
@@ -39,7 +40,7 @@ from bench_nb.memorybench.format import (
 from bench_nb.memorybench.format import IngestResult as IngestRecord
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
-from bench_nb.records import Haystack, IngestResult, Question, Verdict
+from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
 from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result, retrieval_metrics
 from bench_nb.runner.journal import (
     PHASE_TYPES,
@@ -114,6 +115,7 @@ class Engine:
         self.stopped = False
         self._results: queue.SimpleQueue[Done] = queue.SimpleQueue()
         self._pools = {p: WindowPool(p, settings.limit(p), self._results) for p in PHASES}
+        self._files = WindowPool("files", 2, self._results)
         self._outstanding = 0
         self._verdict_lock = threading.Lock()
         self._dirty = False
@@ -142,7 +144,7 @@ class Engine:
                 if self._dirty and time.monotonic() >= self._next_compaction:
                     self.compact()
         finally:
-            for pool in self._pools.values():
+            for pool in (*self._pools.values(), self._files):
                 pool.shutdown(wait=not self._outstanding)
 
     def compact(self, status: str | None = None) -> None:
@@ -232,27 +234,33 @@ class Engine:
     def _submit_search(self, qid: str) -> None:
         q = self.questions[qid]
         tag = self.ck.questions[qid].containerTag
-        path = self.run_dir / "results" / result_file_name(qid)
 
-        def work(attempts: Attempts) -> tuple[list[Any], float]:
+        def work(attempts: Attempts) -> tuple[list[Any], list[SearchHit], float]:
             start = time.perf_counter()
             hits = self._call(attempts, lambda: self.provider.search(tag, q.question, self.settings.k))
             duration = round((time.perf_counter() - start) * 1000, 3)
-            # MemoryBench's results file, written by the worker (one small file per question, atomically).
-            body = {
-                "questionId": qid,
-                "question": q.question,
-                "questionType": q.question_type,
-                "groundTruth": q.answer,
-                "containerTag": tag,
-                "timestamp": now_iso(),
-                "durationMs": duration,
-                "results": [hit_to_result(h) for h in hits],
-            }
-            write_atomic(path, json.dumps(body, ensure_ascii=False, indent=2).encode("utf-8"))
-            return encode_results(hits), duration
+            return encode_results(hits), hits, duration
 
         self._submit("search", qid, work)
+
+    def _write_results_file(self, qid: str, hits: list[SearchHit], duration_ms: float, at: str) -> None:
+        """MemoryBench's ``results/<questionId>.json`` (a copy of what the checkpoint holds), written off the
+        search pool so a slow disk never holds a search slot; atomic, not fsync'd."""
+        q, tag = self.questions[qid], self.ck.questions[qid].containerTag
+        body = {
+            "questionId": qid,
+            "question": q.question,
+            "questionType": q.question_type,
+            "groundTruth": q.answer,
+            "containerTag": tag,
+            "timestamp": at,
+            "durationMs": duration_ms,
+            "results": [hit_to_result(h) for h in hits],
+        }
+        data = json.dumps(body, ensure_ascii=False, indent=2).encode("utf-8")
+        path = self.run_dir / "results" / result_file_name(qid)
+        self._outstanding += 1
+        self._files.submit(qid, lambda: write_atomic(path, data, durable=False))
 
     def _submit_answer(self, qid: str) -> None:
         q, raw = self.questions[qid], self.ck.questions[qid].phases.search.results
@@ -289,6 +297,10 @@ class Engine:
         self._dirty = True
 
     def _handle(self, done: Done) -> None:
+        if done.pool == "files":
+            if done.error is not None:  # a disk that cannot take a results file will not take the journal
+                raise RunFormatError(self.run_dir / "results", f"cannot write a results file: {done.error}")
+            return
         if done.error is not None:  # the wrapper itself failed: a bug, not a provider error
             raise done.error
         out: _Outcome = done.result
@@ -356,11 +368,12 @@ class Engine:
     def _completed_search(
         self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
     ) -> None:
-        results, search_ms = out.value
-        timing["durationMs"] = search_ms  # the provider call, without writing the results file
+        results, hits, search_ms = out.value
+        timing["durationMs"] = search_ms  # the provider call alone
         path = self.run_dir / "results" / result_file_name(key)
         rec = SearchPhase(status="completed", resultFile=str(path), results=results, **timing)
         self._record(qids, "search", rec, bn)
+        self._write_results_file(key, hits, search_ms, out.completed_at)
         self._submit_answer(key)
 
     def _completed_answer(

@@ -150,14 +150,21 @@ def apply_journal(checkpoint: Checkpoint, run_dir: str | Path, *, strict: bool =
     return checkpoint
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: temporary file beside it, fsync, ``os.replace``, fsync the dir."""
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically: temporary file beside it, fsync, ``os.replace``, fsync the dir.
+
+    With ``durable=False`` the fsyncs are skipped: readers still never see a partial file, but a power cut may
+    lose it (for files that can be rebuilt, like the per-question results files).
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
+    if not durable:
+        return
     with contextlib.suppress(OSError):  # directories cannot be opened for fsync on every platform
         fd = os.open(path.parent, os.O_RDONLY)
         try:
