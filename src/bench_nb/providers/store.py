@@ -9,7 +9,9 @@ containers be ingested in parallel (SQLite has one writer per file).
 Each file has a ``messages`` table, one row per message (container, session id, session date, position,
 speaker, message id, timestamp, text), an FTS5 index on it (``messages_fts``, kept in step by triggers,
 Porter stemming over Unicode words, diacritics folded), and a ``meta`` table naming the container. Files
-use WAL mode; every operation opens its own connection, so any thread may call any method.
+use WAL mode; every operation opens its own connection (about 0.1 ms), so any thread may call any method.
+Connections are not cached per thread: a run may have hundreds of containers and dozens of threads, which
+would hold thousands of open files, and ``clear`` deletes a container's file.
 """
 
 from __future__ import annotations
