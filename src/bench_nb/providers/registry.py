@@ -35,6 +35,10 @@ _BUILTIN: dict[str, str] = {
     "no-memory": "bench_nb.providers.baselines:NoMemoryProvider",
     "mem0-local": "bench_nb.providers.mem0_local:Mem0LocalProvider",
     "hybrid": "bench_nb.providers.hybrid:HybridProvider",
+    # cloud providers (SDKs in the optional 'cloud' extra; owned by providers/cloud/)
+    "supermemory": "bench_nb.providers.cloud.supermemory:SupermemoryProvider",
+    "mem0": "bench_nb.providers.cloud.mem0_platform:Mem0PlatformProvider",
+    "zep": "bench_nb.providers.cloud.zep:ZepProvider",
 }
 _NEEDS_EXTRA = frozenset({"mem0-local", "hybrid"})
 

@@ -1,0 +1,311 @@
+"""What the cloud providers share: keys and base URLs, container names, calls with bounded concurrency and
+retries that honour Retry-After, polling with backoff, and the conversions every adapter needs.
+
+Retries live here, not in the SDKs (each SDK client is made with its own retries off) and not in the runner:
+a call that still fails after ``max_retries`` retries raises ``CloudCallError``, whose ``retryable`` is False,
+so the runner records the failure for the question instead of repeating a whole ingest.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import tenacity
+
+from bench_nb.errors import ProviderError
+from bench_nb.records import Session
+
+T = TypeVar("T")
+
+#: HTTP statuses that may succeed when asked again later.
+TRANSIENT_STATUS = frozenset({408, 425, 429})
+INSTALL_HINT = "pip install 'bench_nb[cloud]'"
+
+
+class CloudCallError(ProviderError):
+    """A call to a cloud provider that failed after its retries (or at once, for a non-transient error).
+
+    Attributes:
+        status: the HTTP status of the last failure, when there was one.
+        retryable: always False: the provider already retried, the runner must not repeat the call.
+    """
+
+    retryable = False
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def api_key(env_var: str, provider: str) -> str:
+    """The API key in ``env_var`` (keys are read from the environment only, never from settings)."""
+    key = os.environ.get(env_var, "").strip()
+    if not key:
+        raise ProviderError(
+            f"provider {provider!r} needs an API key in the environment variable {env_var} "
+            "(keys are read from the environment only: never pass them as settings)"
+        )
+    return key
+
+
+def base_url(setting: str | None, env_var: str) -> str | None:
+    """The base URL: the ``base_url`` setting, else ``env_var``, else None (the SDK's default)."""
+    value = setting or os.environ.get(env_var, "").strip()
+    return value.rstrip("/") if value else None
+
+
+def container_name(tag: str, *, max_len: int, allowed: str = "A-Za-z0-9_-") -> str:
+    """``tag`` as a name the provider accepts: characters outside ``allowed`` become ``_``; a name that had to
+    change or be shortened ends with 12 hex digits of the tag's sha256, so distinct tags stay distinct."""
+    name = re.sub(f"[^{allowed}]", "_", tag)
+    if name == tag and len(name) <= max_len:
+        return name
+    digest = hashlib.sha256(tag.encode("utf-8")).hexdigest()[:12]
+    return f"{name[: max_len - len(digest) - 1]}-{digest}"
+
+
+def parse_date(value: str | None) -> datetime | None:
+    """An ISO-8601 date as an aware datetime (a date without a zone is taken as UTC); None if unparseable."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def utc_iso(value: str | None) -> str | None:
+    """``value`` as an ISO-8601 UTC timestamp ending in ``Z`` (None if absent or unparseable)."""
+    parsed = parse_date(value)
+    return parsed.astimezone(UTC).isoformat().replace("+00:00", "Z") if parsed else None
+
+
+def unix_seconds(value: str | None) -> int | None:
+    """``value`` as Unix seconds (None if absent or unparseable)."""
+    parsed = parse_date(value)
+    return int(parsed.timestamp()) if parsed else None
+
+
+def speaker_line(role: str, content: str) -> str:
+    """A message as one line of text; speakers other than user/assistant are named (``Caroline: ...``)."""
+    return content if role in ("user", "assistant") else f"{role}: {content}"
+
+
+def chat_role(role: str) -> str:
+    """The chat role a provider understands: ``assistant`` stays, every other speaker is a ``user``."""
+    return "assistant" if role == "assistant" else "user"
+
+
+def session_text(session: Session) -> str:
+    """A session as one document: a line per message, ``speaker: text``."""
+    return "\n".join(f"{m.role}: {m.content}" for m in session.messages)
+
+
+def to_dict(obj: Any) -> dict[str, Any]:
+    """An SDK result as plain JSON-ready data (pydantic models by alias; dicts as they are)."""
+    if isinstance(obj, dict):
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        data = dump(mode="json", by_alias=True, exclude_none=True)
+        return data if isinstance(data, dict) else {"value": data}
+    return {"value": obj}
+
+
+def status_of(err: BaseException) -> int | None:
+    """The HTTP status an SDK error carries (Fern ``status_code``, httpx ``response``, mem0 ``debug_info``)."""
+    for obj in (err, getattr(err, "response", None)):
+        code = getattr(obj, "status_code", None)
+        if isinstance(code, int):
+            return code
+    info = getattr(err, "debug_info", None)
+    if isinstance(info, Mapping) and isinstance(info.get("status_code"), int):
+        return int(info["status_code"])
+    return None
+
+
+def _header(headers: Any, name: str) -> str | None:
+    if not headers:
+        return None
+    try:
+        items = headers.items()
+    except AttributeError:
+        return None
+    for key, value in items:
+        if str(key).lower() == name:
+            return str(value)
+    return None
+
+
+def retry_after_s(err: BaseException) -> float | None:
+    """The wait a 429/503 asks for (``Retry-After`` in seconds or as an HTTP date), if it names one."""
+    headers = getattr(err, "headers", None) or getattr(getattr(err, "response", None), "headers", None)
+    value = _header(headers, "retry-after")
+    if value is None:
+        info = getattr(err, "debug_info", None)  # mem0 keeps the header's value here
+        if isinstance(info, Mapping) and info.get("retry_after") is not None:
+            value = str(info["retry_after"])
+    if value is None:
+        return None
+    value = value.strip()
+    if re.fullmatch(r"\d+(\.\d+)?", value):
+        return float(value)
+    when = email.utils.parsedate_to_datetime(value) if value else None
+    return max(0.0, when.timestamp() - time.time()) if when else None
+
+
+def _transport_failure(err: BaseException) -> bool:
+    import httpx
+
+    seen: BaseException | None = err
+    for _ in range(5):  # the error and the errors it was raised from
+        if seen is None:
+            return False
+        if isinstance(seen, httpx.TransportError | TimeoutError | ConnectionError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def is_transient(err: BaseException) -> bool:
+    """Whether calling again may help: 408, 425, 429, 5xx, or a connection failure or timeout."""
+    if isinstance(err, ProviderError):
+        return False
+    status = status_of(err)
+    if status is not None:
+        return status in TRANSIENT_STATUS or status >= 500
+    return _transport_failure(err)
+
+
+def describe(err: BaseException) -> str:
+    """A short, key-free account of an SDK error: its type, HTTP status and the body's message."""
+    status = status_of(err)
+    body = getattr(err, "body", None)
+    text = str(body) if body is not None else str(err)
+    text = re.sub(r"\s+", " ", text).strip()[:300]
+    where = f"HTTP {status}" if status is not None else type(err).__name__
+    return f"{where}: {text}" if text else where
+
+
+class Calls:
+    """Calls to one provider: at most ``max_concurrency`` at once, transient failures retried.
+
+    Waits grow exponentially from ``initial_s`` up to ``max_s`` (with up to 10% jitter); a response with
+    ``Retry-After`` is waited out exactly, and no call of this provider starts before that time has passed.
+
+    Args:
+        provider: the provider's name, for error messages.
+        max_concurrency: calls in flight at once, across all threads.
+        max_retries: retries after the first attempt (0 = no retry).
+        initial_s, max_s: the backoff's first and longest wait.
+        retry_after_cap_s: the longest Retry-After honoured (a longer one is waited this long).
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        *,
+        max_concurrency: int,
+        max_retries: int,
+        initial_s: float,
+        max_s: float,
+        retry_after_cap_s: float = 300.0,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ProviderError(
+                f"provider {provider!r}: max_concurrency must be at least 1, not {max_concurrency}"
+            )
+        if max_retries < 0:
+            raise ProviderError(f"provider {provider!r}: max_retries must be 0 or more, not {max_retries}")
+        self.provider = provider
+        self.max_retries = int(max_retries)
+        self.initial_s = float(initial_s)
+        self.max_s = float(max_s)
+        self.retry_after_cap_s = float(retry_after_cap_s)
+        self._slots = threading.BoundedSemaphore(int(max_concurrency))
+        self._lock = threading.Lock()
+        self._not_before = 0.0  # monotonic time before which no call starts (set by Retry-After)
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        err = state.outcome.exception() if state.outcome else None
+        after = retry_after_s(err) if err is not None else None
+        if after is not None:
+            wait = min(after, self.retry_after_cap_s)
+            with self._lock:
+                self._not_before = max(self._not_before, time.monotonic() + wait)
+            return wait
+        backoff = tenacity.wait_exponential(multiplier=self.initial_s, max=self.max_s)(state)
+        return float(backoff + tenacity.wait_random(0, 0.1 * backoff)(state))
+
+    def _hold_back(self) -> None:
+        with self._lock:
+            delay = self._not_before - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+    def __call__(self, what: str, fn: Callable[[], T]) -> T:
+        """``fn()``, retried on transient failures; raises ``CloudCallError`` naming ``what`` when it gives up."""
+        attempts = 0
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.max_retries + 1),
+            wait=self._wait,
+            retry=tenacity.retry_if_exception(is_transient),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    self._hold_back()
+                    with self._slots:
+                        return fn()
+        except ProviderError:
+            raise
+        except Exception as err:
+            tries = f" after {attempts} attempts" if attempts > 1 else ""
+            raise CloudCallError(
+                f"{self.provider}: {what} failed{tries}: {describe(err)}", status_of(err)
+            ) from err
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def poll(
+    what: str,
+    pending: Callable[[], str | None],
+    *,
+    timeout_s: float,
+    initial_s: float,
+    max_s: float,
+) -> int:
+    """Call ``pending()`` until it returns None, waiting ``initial_s``, then twice as long each time up to
+    ``max_s``; returns the number of polls.
+
+    ``pending`` returns what is still not ready (for the timeout's message), or None when all is ready; it
+    raises ``ProviderError`` for something that failed for good.
+
+    Raises:
+        ProviderError: still pending after ``timeout_s`` seconds.
+    """
+    deadline = time.monotonic() + timeout_s
+    delay, polls = initial_s, 0
+    while True:
+        polls += 1
+        left = pending()
+        if left is None:
+            return polls
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ProviderError(
+                f"{what}: not ready after {timeout_s:g} s ({polls} polls); still waiting for {left}"
+            )
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 2, max_s)
