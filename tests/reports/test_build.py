@@ -20,6 +20,13 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
+FIXTURE_GLOB = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
+
+
+@pytest.fixture(scope="session")
+def fixture_glob() -> str:
+    return FIXTURE_GLOB
+
 
 def _failing_notebook(path: Path) -> Path:
     nb = nbformat.v4.new_notebook()

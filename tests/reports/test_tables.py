@@ -10,6 +10,13 @@ import bench_nb
 from bench_nb import tables
 from bench_nb.demo_runs import write_synthetic_run
 
+FIXTURE_GLOB = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
+
+
+@pytest.fixture(scope="session")
+def fixture_glob() -> str:
+    return FIXTURE_GLOB
+
 
 @pytest.mark.parametrize(
     ("acc", "band"),

@@ -1,0 +1,120 @@
+"""Reports opened in headless Chromium with no network: charts render, nothing is fetched, run text stays text."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from bench_nb.reports import build_report
+from conftest import need
+
+pytestmark = [pytest.mark.browser, pytest.mark.notebook]
+CHROMIUM_OWN = ("accounts.google.com", "update.googleapis.com", "clients2.google.com", ".gvt1.com")
+
+FIXTURE_GLOB = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
+
+
+@pytest.fixture(scope="session")
+def fixture_glob() -> str:
+    return FIXTURE_GLOB
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    need(
+        path is not None,
+        "headless Chromium not installed (apt-get install chromium)",
+        env="BENCH_NB_REQUIRE_BROWSER",
+    )
+    assert path is not None
+    return path
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """A proxy that answers nothing and records every request that tried to leave the machine."""
+
+    seen: ClassVar[list[str]] = []
+
+    def _record(self) -> None:
+        self.seen.append(f"{self.command} {self.path}")
+        self.send_response(503)
+        self.end_headers()
+
+    do_GET = do_POST = do_HEAD = do_CONNECT = _record
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _browse(chromium: str, url: str, tmp: Path, proxy_port: int, *args: str) -> str:
+    cmd = [
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--disable-extensions",
+        "--disable-default-apps",
+        "--disable-domain-reliability",
+        "--disable-client-side-phishing-detection",
+        "--no-pings",
+        "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter",
+        f"--user-data-dir={tmp / 'profile'}",
+        f"--proxy-server=http://127.0.0.1:{proxy_port}",
+        "--proxy-bypass-list=<-loopback>",
+        "--virtual-time-budget=5000",
+        *args,
+        url,
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory, fixture_glob: str) -> Path:
+    out = tmp_path_factory.mktemp("site") / "compare.html"
+    build_report("compare", {"runs": fixture_glob, "title": "Browser check"}, out)
+    return out
+
+
+def test_report_renders_offline_in_chromium(report: Path, tmp_path: Path) -> None:
+    chromium = _chromium()
+    _Recorder.seen = []
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        port = proxy.server_address[1]
+        dom = _browse(chromium, report.as_uri(), tmp_path, port, "--dump-dom")
+        shot = tmp_path / "compare.png"
+        _browse(chromium, report.as_uri(), tmp_path, port, f"--screenshot={shot}", "--window-size=1280,4000")
+        index = _browse(chromium, (report.parent / "index.html").as_uri(), tmp_path, port, "--dump-dom")
+        control = tmp_path / "control.html"
+        control.write_text('<img src="http://example.invalid/pixel.png">')
+        seen_before = list(_Recorder.seen)
+        _browse(chromium, control.as_uri(), tmp_path, port, "--dump-dom")
+        control_seen = [r for r in _Recorder.seen[len(seen_before) :] if "example.invalid" in r]
+        _Recorder.seen[:] = seen_before
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    # Headless Chromium still calls its own services (component updater, accounts) through the proxy;
+    # anything else would come from the page.
+    from_page = [r for r in _Recorder.seen if not any(h in r for h in CHROMIUM_OWN)]
+    assert control_seen  # the recorder does see a page's outside request
+    assert from_page == []  # no request of the report left the machine
+    assert dom.count("<svg") >= 6 and dom.count('class="bnb-chart"') >= 6
+    assert "MemScore leaderboard" in dom and "Browser check" in dom
+    # The hostile answer is text in the DOM, not an element.
+    assert "<script>alert" not in dom and "&lt;script&gt;alert(" in dom and '<img src="x"' not in dom
+    assert shot.is_file() and shot.stat().st_size > 50_000
+    assert "compare.html" in index and "Browser check" in index
