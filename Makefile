@@ -3,16 +3,20 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-STAMP   = $(VENV)/.installed
+# Optional extras to install beside dev, e.g. `make test EXTRAS=dev,mem0` (CI does; see .ci/run).
+EXTRAS ?= dev
+comma  := ,
+STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Live tests call paid third-party APIs when keys are set: opt in with `make test PYTEST_ARGS=-m live`.
 PYTEST_ARGS ?= -m "not live"
 
 .PHONY: demo test lint typecheck check bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	case ",$(EXTRAS)," in *,mem0,*) $(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0 ;; esac
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bench_nb)" >/dev/null
 	touch $(STAMP)
 
