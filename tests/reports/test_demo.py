@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import bench_nb
+from bench_nb.demo import PROVIDERS, run_demo
+from bench_nb.reports import read_index
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_demo_runs_the_sample_and_builds_every_report(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    result = run_demo(tmp_path / "reports", tmp_path / "runs")
+    assert time.perf_counter() - start < 120
+    assert result.errors == []
+    assert {p.name for p in result.reports} == {"compare.html", "judge_disagreement.html"}
+    assert [r.name for r in result.runs] == [f"demo-{p}" for p in PROVIDERS]
+    q = bench_nb.questions_df(result.runs, backend="polars")
+    assert q.height == 150 and set(q["status"].to_list()) == {"evaluated"}
+    assert set(bench_nb.judgments_df(result.runs)["judge"]) == {"f1", "contains"}
+    index = read_index(tmp_path / "reports")
+    compare = next(r for r in index.reports if r.name == "compare")
+    assert {r.memscore for r in compare.runs} == set(bench_nb.memscore(result.runs)["memscore"])
+    html = (tmp_path / "reports" / "compare.html").read_text()
+    assert "Judge agreement" in html and html.count("<svg") >= 6
+    assert (tmp_path / "reports" / "index.html").is_file()
