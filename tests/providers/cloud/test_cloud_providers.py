@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from cloud_adapters import Cloud
 from fake_services import FAIL_MARKER
 from provider_fixtures import CONVERSATION
 
@@ -17,7 +18,6 @@ from bench_nb.providers import get_provider
 from bench_nb.providers.cloud import CloudCallError
 from bench_nb.records import Message
 from bench_nb.runner.retry import is_retryable
-from conftest import Cloud
 
 TAG = "conv-1-run-20260101T000000000Z"
 QUESTION = "What is the puppy called?"
