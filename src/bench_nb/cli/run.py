@@ -228,8 +228,8 @@ def compare(
     """Run several providers like for like and write a MemoryBench compare manifest."""
     import warnings
 
-    from bench_nb.runner.compare import check_like_for_like, write_compare_manifest
-    from bench_nb.runner.compare import compare as run_compare
+    from bench_nb.runner.comparison import check_like_for_like, write_compare_manifest
+    from bench_nb.runner.comparison import compare as run_compare
     from bench_nb.runner.engine import now_iso
 
     if existing:

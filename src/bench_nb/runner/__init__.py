@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bench_nb.runner.compare import CompareResult, check_like_for_like, compare, write_compare_manifest
+    from bench_nb.runner.comparison import CompareResult, check_like_for_like, compare, write_compare_manifest
     from bench_nb.runner.journal import apply_journal
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from bench_nb.runner.settings import RunSettings
 
 _EXPORTS = {
-    "CompareResult": "bench_nb.runner.compare",
-    "check_like_for_like": "bench_nb.runner.compare",
-    "compare": "bench_nb.runner.compare",
-    "write_compare_manifest": "bench_nb.runner.compare",
+    "CompareResult": "bench_nb.runner.comparison",
+    "check_like_for_like": "bench_nb.runner.comparison",
+    "compare": "bench_nb.runner.comparison",
+    "write_compare_manifest": "bench_nb.runner.comparison",
     "apply_journal": "bench_nb.runner.journal",
     "clean_run": "bench_nb.runner.maintenance",
     "RetryPolicy": "bench_nb.runner.retry",
