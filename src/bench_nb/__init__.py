@@ -35,6 +35,8 @@ from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
 from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
 from bench_nb.models.tokens import TokenCount, count_tokens
 from bench_nb.providers import get_provider, list_providers, register_provider
+from bench_nb.runner.comparison import check_like_for_like, compare
+from bench_nb.runner.run import RunResult, run_benchmark
 
 __all__ = [
     "BenchNbError",
@@ -49,10 +51,13 @@ __all__ = [
     "ReportError",
     "Run",
     "RunFormatError",
+    "RunResult",
     "RunSet",
     "TokenCount",
     "accuracy",
     "accuracy_by_type",
+    "check_like_for_like",
+    "compare",
     "count_tokens",
     "disputed_questions",
     "get_provider",
@@ -70,6 +75,7 @@ __all__ = [
     "questions_df",
     "register_provider",
     "rejudge",
+    "run_benchmark",
     "runs_df",
     "success_rate",
     "token_summary",
