@@ -1,0 +1,63 @@
+"""Building the compare report for 3 runs of 2,000 questions, as a ratio to executing an empty notebook.
+
+Both are measured in the same process, alternately, with papermill and the ``python3`` kernel; the report
+time includes execution and the HTML export (``build_report``). The runs are synthetic (bench_nb.demo_runs:
+every phase completed, two judges, retrieved context in the checkpoint). Target: at most 3x.
+
+    .venv/bin/python bench/report.py [--repeat 3] [--questions 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from bench_nb.demo_runs import write_synthetic_runs
+from bench_nb.reports import build_report, execute_notebook
+
+
+def _empty_notebook(path: Path) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cell = nbformat.v4.new_code_cell("")
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell]
+    nbformat.write(nb, path)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--questions", type=int, default=2000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
+        root = Path(tmp)
+        runs = write_synthetic_runs(root / "runs", n_questions=args.questions)
+        empty = _empty_notebook(root / "empty.ipynb")
+        params = {"runs": [str(r) for r in runs], "title": "bench/report.py"}
+        build_report("compare", params, root / "warmup.html", index=False)  # warm the disk cache
+        empties, reports = [], []
+        for i in range(args.repeat):
+            t = time.perf_counter()
+            execute_notebook(empty, {}, root / f"empty-{i}.ipynb")
+            empties.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            build_report("compare", params, root / f"compare-{i}.html", index=False)
+            reports.append(time.perf_counter() - t)
+        size = (root / "compare-0.html").stat().st_size
+    e, r = statistics.median(empties), statistics.median(reports)
+    print(f"runs: 3 x {args.questions} questions; median of {args.repeat}; load average {os.getloadavg()[0]:.1f}")
+    print(f"empty notebook (papermill):      {e:6.2f} s")
+    print(f"compare report (execute+export): {r:6.2f} s   ({size / 1e6:.2f} MB HTML)")
+    print(f"ratio: {r / e:.2f}x (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()
