@@ -1,0 +1,169 @@
+"""The issue's "done when": ``bench-nb compare -p supermemory,mem0,zep,sqlite -b locomo --limit 50`` runs end
+to end against the three fake APIs (the CLI in a subprocess, base URLs and dummy keys in its environment),
+every run has the same k, answer prompt and judge, its report shows the four providers under them, and
+``bench-nb clean`` deletes what the runs stored at the providers. No key reaches any file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_services import FakeMem0, FakeSupermemory, FakeZep
+
+from bench_nb.frames.load import load_runs, read_run
+from bench_nb.frames.questions import questions_frame, runs_frame
+from bench_nb.runner.comparison import check_like_for_like
+
+PROVIDERS = ("supermemory", "mem0", "zep", "sqlite")
+COMPARE_ID = "cloud4"
+
+
+def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench_nb", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def compared(locomo_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The four-provider comparison, made once for the tests of this module."""
+    root = tmp_path_factory.mktemp("compare")
+    with (
+        FakeSupermemory(polls_to_ready=2) as sm,
+        FakeMem0(polls_to_ready=2) as m0,
+        FakeZep(polls_to_ready=2) as zep,
+    ):
+        env = {
+            **os.environ,
+            "SUPERMEMORY_API_KEY": sm.key,
+            "SUPERMEMORY_BASE_URL": sm.url,
+            "MEM0_API_KEY": m0.key,
+            "MEM0_BASE_URL": m0.url,
+            "ZEP_API_KEY": zep.key,
+            "ZEP_BASE_URL": zep.url,
+            "BENCH_NB_QUIET": "1",
+        }
+        proc = _cli(
+            "compare",
+            "-p",
+            ",".join(PROVIDERS),
+            "-b",
+            "locomo",
+            "--dataset",
+            str(locomo_path),
+            "--limit",
+            "50",
+            "--compare-id",
+            COMPARE_ID,
+            "--runs-dir",
+            str(root / "runs"),
+            "--no-progress",
+            env=env,
+            cwd=root,
+        )
+        yield {
+            "root": root,
+            "proc": proc,
+            "services": {"supermemory": sm, "mem0": m0, "zep": zep},
+            "env": env,
+        }
+
+
+@pytest.mark.slow
+def test_compare_runs_end_to_end_like_for_like(compared: dict[str, Any]) -> None:
+    proc, root = compared["proc"], compared["root"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    manifest_path = root / "compare" / COMPARE_ID / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert [r["provider"] for r in manifest["runs"]] == list(PROVIDERS)
+    assert len(manifest["targetQuestionIds"]) == 50
+
+    runs = load_runs(manifest_path, strict=True)
+    assert check_like_for_like(runs) == []
+    frame = runs_frame(runs)
+    assert frame["provider"].to_list() == list(PROVIDERS)
+    assert set(frame["k"].to_list()) == {10}
+    assert set(frame["judge"].to_list()) == {"contains"} and frame["evaluate_completed"].to_list() == [50] * 4
+    settings = [run.checkpoint.benchNb for run in runs]  # type: ignore[union-attr]
+    for key in (
+        "k",
+        "answerer",
+        "judges",
+        "primaryJudge",
+        "promptHashes",
+        "questionSetHash",
+        "benchmarkSha256",
+    ):
+        assert len({json.dumps(s.get(key), sort_keys=True) for s in settings}) == 1, key
+    assert settings[0]["promptHashes"]["answer"]  # the answer prompt is recorded, and the same for all four
+
+    questions = questions_frame(runs)
+    assert questions.height == 200 and questions["error"].null_count() == 200
+    for name, svc in compared["services"].items():
+        assert svc.violations == [], name
+        searches = svc.calls("POST", "/search")
+        assert len(searches) == 50, name  # one search per question
+        asked = {
+            r.body.get("limit") or r.body.get("top_k") or int(r.query.get("page_size", 0)) for r in searches
+        }
+        assert asked == {10}, name  # the run's k, for every provider
+    # Each cloud provider got the first LoCoMo conversation's 19 dated sessions in one run-specific container.
+    assert list(compared["services"]["supermemory"].namespaces) == [f"conv-26-{COMPARE_ID}-supermemory"]
+    assert len(compared["services"]["supermemory"].namespaces[f"conv-26-{COMPARE_ID}-supermemory"]) == 19
+
+
+@pytest.mark.slow
+def test_no_key_reaches_a_file(compared: dict[str, Any]) -> None:
+    keys = [svc.key for svc in compared["services"].values()]
+    for path in compared["root"].rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert not any(key in text for key in keys), path
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_the_compare_report_shows_four_providers_under_one_k_prompt_and_judge(
+    compared: dict[str, Any],
+) -> None:
+    from bench_nb.reports import build_report
+
+    root = compared["root"]
+    manifest = root / "compare" / COMPARE_ID / "manifest.json"
+    built = build_report(
+        "compare", {"runs": str(manifest), "title": "Cloud providers"}, root / "reports" / "compare.html"
+    )
+    html = built.path.read_text(encoding="utf-8")
+    for name in PROVIDERS:
+        assert name in html
+    assert "not like for like" not in html.lower()  # the report's like-for-like warning is absent
+    runs = load_runs(manifest)
+    prompts = {run.checkpoint.benchNb["promptHashes"]["answer"] for run in runs}  # type: ignore[union-attr]
+    assert len(prompts) == 1
+
+
+@pytest.mark.slow
+def test_clean_deletes_what_each_run_stored(compared: dict[str, Any]) -> None:
+    root, services = compared["root"], compared["services"]
+    for name in ("supermemory", "mem0", "zep"):
+        run_dir = root / "runs" / f"{COMPARE_ID}-{name}"
+        assert read_run(run_dir).checkpoint is not None
+        proc = _cli("clean", str(run_dir), env=compared["env"], cwd=root)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "Cleared 1 container(s)" in proc.stdout
+    assert services["supermemory"].namespaces == {}
+    assert services["mem0"].users == {}
+    assert services["zep"].users == {}
+    for name, svc in services.items():
+        assert svc.violations == [], name
