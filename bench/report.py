@@ -53,7 +53,9 @@ def main() -> None:
             reports.append(time.perf_counter() - t)
         size = (root / "compare-0.html").stat().st_size
     e, r = statistics.median(empties), statistics.median(reports)
-    print(f"runs: 3 x {args.questions} questions; median of {args.repeat}; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"runs: 3 x {args.questions} questions; median of {args.repeat}; load average {os.getloadavg()[0]:.1f}"
+    )
     print(f"empty notebook (papermill):      {e:6.2f} s")
     print(f"compare report (execute+export): {r:6.2f} s   ({size / 1e6:.2f} MB HTML)")
     print(f"ratio: {r / e:.2f}x (target <= 3x)")

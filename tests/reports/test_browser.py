@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
 from bench_nb.reports import build_report
-from conftest import need
+
+
+def _root_conftest() -> Any:
+    """tests/conftest.py by path (its module name, ``conftest``, is shared by every test folder's conftest)."""
+    path = Path(__file__).resolve().parents[1] / "conftest.py"
+    spec = importlib.util.spec_from_file_location("bench_nb_tests_conftest", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+need = _root_conftest().need
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 CHROMIUM_OWN = ("accounts.google.com", "update.googleapis.com", "clients2.google.com", ".gvt1.com")
