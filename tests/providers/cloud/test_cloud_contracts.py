@@ -195,3 +195,19 @@ def test_bad_settings_are_refused_by_name(name: str, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(ADAPTERS[name].key_env, "k" * 20)
     with pytest.raises(Exception, match="max_concurrency must be at least 1"):
         get_provider(name, run_dir="unused", max_concurrency=0)
+
+
+def test_registry_names_do_not_clash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench_nb.providers import list_providers
+    from bench_nb.providers.cloud import Mem0PlatformProvider, SupermemoryProvider, ZepProvider
+
+    assert {"supermemory", "mem0", "zep", "mem0-local", "sqlite"} <= set(list_providers())
+    for name, cls in (
+        ("supermemory", SupermemoryProvider),
+        ("mem0", Mem0PlatformProvider),
+        ("zep", ZepProvider),
+    ):
+        monkeypatch.setenv(ADAPTERS[name].key_env, "k" * 20)
+        provider = get_provider(name, run_dir="unused")
+        assert type(provider) is cls and provider.name == name
+        assert "k" * 20 not in repr(provider)
