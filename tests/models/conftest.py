@@ -6,30 +6,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from llm_settings import SECRET, fast_settings
 
 from bench_nb.models.client import LLMClient, set_default_client
-from bench_nb.models.settings import ClientSettings
 from llm_server import LLMServer, llm_server
 
 __all__ = ["llm_server"]
-
-SECRET = "sk-test-SECRET-do-not-store-4242"
-
-
-def fast_settings(server: LLMServer, cache: Path | None, **overrides: object) -> ClientSettings:
-    """Short timeout and backoff, both APIs pointed at the local server."""
-    values: dict[str, object] = {
-        "timeout_s": 1.0,
-        "max_retries": 3,
-        "backoff_initial_s": 0.01,
-        "backoff_max_s": 0.05,
-        "cache_path": cache,
-        "openai_base_url": server.openai_base_url,
-        "anthropic_base_url": server.base_url,
-        "gemini_base_url": server.openai_base_url,
-    }
-    values.update(overrides)
-    return ClientSettings(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture

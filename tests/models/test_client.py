@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
+from llm_settings import SECRET, fast_settings
 
 from bench_nb.errors import ModelError
 from bench_nb.models.client import LLMClient, retry_after_seconds
 from bench_nb.models.prices import DEFAULT_PRICES, load_prices, set_price
 from bench_nb.models.settings import ClientSettings
 from bench_nb.models.tokens import count_tokens
-from conftest import SECRET, fast_settings
 from llm_server import Fault, LLMServer, Reply, fake_token_count
 
 MSGS = [

@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from llm_settings import fast_settings
 
 from bench_nb.errors import ModelError
 from bench_nb.models.answerers import get_answerer
@@ -14,7 +15,6 @@ from bench_nb.models.llm import LLMAnswerer, make_llm_answerer, provider_prompts
 from bench_nb.models.prices import DEFAULT_PRICES
 from bench_nb.models.prompt import answer_prompt_hash, build_answer_prompt, prompt_tokens
 from bench_nb.records import Question, SearchHit
-from conftest import fast_settings
 from llm_server import Fault, LLMServer, Reply, fake_token_count
 
 
