@@ -92,6 +92,7 @@ class Answer:
     input_tokens: int | None = None  # as billed by the API
     output_tokens: int | None = None
     cost_usd: float | None = None
+    cached: bool | None = None  # the model's reply came from the response cache (nothing spent now)
 
 
 @dataclass(frozen=True)

@@ -261,3 +261,21 @@ class LoggedJudge(ContainsJudge):
     def judge(self, question: Question, hypothesis: str) -> Verdict:
         _log("evaluate", question.question_id)
         return super().judge(question, hypothesis)
+
+
+# -- a provider that brings its own prompts (used only with --allow-provider-prompts) ------------------------
+
+PROVIDER_ANSWER_PROMPT = (
+    "PROVIDER ANSWER PROMPT. Memories:\n{context}\nQuestion ({question_date}): {question}"
+)
+PROVIDER_JUDGE_PROMPT = "PROVIDER JUDGE PROMPT. Q: {question}\nExpected: {answer}\nGiven: {hypothesis}"
+
+
+class PromptingProvider(CountingProvider):
+    """A working word-overlap provider with its own answer and judge prompts; a plugin (takes ``run_dir``)."""
+
+    answer_prompt = PROVIDER_ANSWER_PROMPT
+    judge_prompt = PROVIDER_JUDGE_PROMPT
+
+    def __init__(self, run_dir: Path | None = None, **kw: Any) -> None:
+        super().__init__(kw.pop("name", "prompting"), **kw)

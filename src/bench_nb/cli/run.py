@@ -78,6 +78,12 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             help="One container per question (MemoryBench's way).",
         ),
         click.option(
+            "--allow-provider-prompts",
+            is_flag=True,
+            help="Let the provider bring its own answer/judge prompt for LLM answerers and judges; the run "
+            "is then marked as not graded like the others.",
+        ),
+        click.option(
             "--fail-fast", is_flag=True, help="Stop at the first question that fails after its retries."
         ),
         click.option(
@@ -129,6 +135,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "runs_dir": opts["runs_dir"],
         "progress": opts["progress"],
         "provider_settings": _key_values(opts["provider_setting"], "--provider-setting"),
+        "allow_provider_prompts": opts["allow_provider_prompts"],
     }
     return out
 
@@ -185,6 +192,9 @@ def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
         settings["k"] = opts["k"] or inv.get("k") or settings["k"]
         settings["limit"] = opts["limit"] or inv.get("limit")
         settings["sample_per_type"] = opts["per_type"] or inv.get("samplePerType")
+        settings["allow_provider_prompts"] = opts["allow_provider_prompts"] or bool(
+            inv.get("allowProviderPrompts")
+        )
         settings["isolate_per_question"] = bool(
             opts["isolate_per_question"]
             if opts["isolate_per_question"] is not None
@@ -248,11 +258,19 @@ def compare(
         raise click.UsageError(
             "give -p A,B,... and -b BENCHMARK (or --runs DIR ... to compare existing runs)"
         )
-    result = run_compare(
-        providers, opts["benchmark"], compare_id=compare_id, allow_mismatch=allow_mismatch, **_settings(opts)
-    )
+    with warnings.catch_warnings():  # the mismatches are shown below, in red
+        warnings.simplefilter("ignore", UserWarning)
+        result = run_compare(
+            providers,
+            opts["benchmark"],
+            compare_id=compare_id,
+            allow_mismatch=allow_mismatch,
+            **_settings(opts),
+        )
     for r in result.runs:
         click.echo(_summary_line(r))
+    for d in result.mismatches:
+        click.secho(f"WARNING: not like for like: {d}", fg="red", err=True)
     click.echo(f"Manifest: {result.manifest_path}")
     if any(r.status != "completed" for r in result.runs):
         raise SystemExit(1)

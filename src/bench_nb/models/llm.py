@@ -3,7 +3,7 @@
     answerer = make_llm_answerer("gpt-4o-mini")
     answer = answerer.answer(question, hits)
     # Answer(hypothesis, prompt_tokens, base_prompt_tokens, context_tokens, tokenizer, model,
-    #        input_tokens, output_tokens, cost_usd)
+    #        input_tokens, output_tokens, cost_usd, cached)
 
 ``prompt_tokens``/``base_prompt_tokens``/``context_tokens`` are counted client-side exactly as MemoryBench
 does (see ``prompt_tokens``), with the answering model's tokenizer, recorded in ``tokenizer``;
@@ -102,6 +102,7 @@ class LLMAnswerer:
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,
             cost_usd=reply.cost_usd,
+            cached=reply.cached,
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +34,16 @@ def _facts(run: Run) -> dict[str, Any]:
         ck = run.checkpoint
         extra = ck.benchNb or {}
         ids = ck.targetQuestionIds or list(ck.questions)
-        answer_prompt = (extra.get("promptHashes") or {}).get("answer")
+        hashes = extra.get("promptHashes") or {}
+        judge = extra.get("primaryJudge") or ck.judge
         return {
             "benchmark": ck.benchmark,
             "question set": extra.get("questionSetHash") or question_set_hash(ids),
             "retrieval limit k": extra.get("k"),
             "answerer": extra.get("answerer") or ck.answeringModel,
-            "judge": extra.get("primaryJudge") or ck.judge,
-            "answer prompt": answer_prompt,
+            "judge": judge,
+            "answer prompt": hashes.get("answer"),
+            "judge prompt": hashes.get(f"judge:{judge}"),
             "benchmark file sha256": extra.get("benchmarkSha256"),
             "custom prompt": bool(extra.get("customPrompt")),
         }
@@ -54,6 +56,7 @@ def _facts(run: Run) -> dict[str, Any]:
         "answerer": rep.get("answeringModel"),
         "judge": rep.get("judge"),
         "answer prompt": None,
+        "judge prompt": None,
         "benchmark file sha256": None,
         "custom prompt": False,
     }
@@ -64,7 +67,10 @@ def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
 
     A value that some runs record and others do not (a MemoryBench run has no k) counts as a difference:
     nothing shows the runs agree on it. Each entry reads like
-    ``"retrieval limit k differs: run-a=10, run-b=30"``.
+    ``"retrieval limit k differs: run-a=10, run-b=30"``. The prompts are compared by hash (the answer
+    prompt and the primary judge's); a run answered or graded with a provider's own prompt
+    (``benchNb.customPrompt``) is always listed, even when every run used one:
+    ``"custom prompt: run-a used a provider's own prompt, not graded like the others"``.
     """
     if isinstance(runs, RunSet):
         loaded: list[Run] = list(runs)
@@ -77,6 +83,13 @@ def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
     facts = [(run.run_id, _facts(run)) for run in loaded]
     out = []
     for key in facts[0][1]:
+        if key == "custom prompt":
+            custom = [rid for rid, f in facts if f[key]]
+            if custom:
+                out.append(
+                    f"custom prompt: {', '.join(custom)} used a provider's own prompt, not graded like the others"
+                )
+            continue
         values = [f[key] for _, f in facts]
         if all(v is None for v in values) or len({repr(v) for v in values}) == 1:
             continue
@@ -155,11 +168,16 @@ def _provider(run: Run) -> str:
 
 @dataclass(frozen=True)
 class CompareResult:
-    """A comparison: its id, its manifest, and one run per provider (in the order given)."""
+    """A comparison: its id, its manifest, one run per provider (in the order given), and how the runs are
+    not like for like (``check_like_for_like``; empty when they are)."""
 
     compare_id: str
     manifest_path: Path
     runs: list[RunResult]
+    mismatches: list[str] = field(default_factory=list)
+
+
+_PROMPT_DIFFS = ("answer prompt ", "judge prompt ", "custom prompt:")
 
 
 def compare(
@@ -170,6 +188,7 @@ def compare(
     dataset: str | Path | None = None,
     runs_dir: str | Path = "data/runs",
     allow_mismatch: bool = False,
+    allow_provider_prompts: bool = False,
     **settings: Any,
 ) -> CompareResult:
     """Run every provider on the same questions with the same settings, then write the compare manifest.
@@ -181,6 +200,9 @@ def compare(
         dataset: the benchmark file.
         runs_dir: where the runs go; the manifest goes to ``<runs_dir>/../compare/<compare_id>/``.
         allow_mismatch: see ``write_compare_manifest``.
+        allow_provider_prompts: let each provider bring its own answer/judge prompt (see ``run_benchmark``).
+            The runs that use one are then not like for like: the manifest is still written, with a warning
+            and the differences under ``benchNb.mismatches`` (any other difference is still refused).
         **settings: every other ``run_benchmark`` option (k, answerer, judges, limit, concurrency, ...).
     """
     names = [p.strip() for p in providers.split(",")] if isinstance(providers, str) else list(providers)
@@ -198,14 +220,18 @@ def compare(
             bench,
             run_id=f"{compare_id}-{name.replace(':', '_').replace('.', '_')}",
             runs_dir=runs_dir,
+            allow_provider_prompts=allow_provider_prompts,
             **settings,
         )
         for name in names
     ]
+    loaded = load_runs([r.run_dir for r in results])
+    diffs = check_like_for_like(loaded)
+    prompts_only = all(d.startswith(_PROMPT_DIFFS) for d in diffs)
     manifest = write_compare_manifest(
-        [r.run_dir for r in results],
+        loaded,
         compare_id=compare_id,
         compare_dir=Path(runs_dir).parent / "compare" / compare_id,
-        allow_mismatch=allow_mismatch,
+        allow_mismatch=allow_mismatch or (allow_provider_prompts and prompts_only),
     )
-    return CompareResult(compare_id, manifest, results)
+    return CompareResult(compare_id, manifest, results, diffs)

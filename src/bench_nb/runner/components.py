@@ -66,6 +66,48 @@ def make_answerer(spec: str | Answerer, options: Mapping[str, Any] | None = None
     return get_answerer(spec, **dict(options or {}))
 
 
+def is_model_alias(spec: str | Answerer | Judge, builtin: Sequence[str]) -> bool:
+    """True for a name that is an LLM model alias (not built in, not a plugin, not an object)."""
+    if not isinstance(spec, str):
+        return False
+    name = spec.strip()
+    return not is_plugin(name) and name not in builtin and not name.startswith("f1@")
+
+
+def provider_prompt_options(
+    provider: Provider,
+    answerer: str | Answerer,
+    judges: Sequence[str | Judge],
+    answerer_options: Mapping[str, Any] | None,
+    judge_options: Mapping[str, Mapping[str, Any]] | None,
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The answerer's and judges' options with the provider's own prompts added (``--allow-provider-prompts``).
+
+    Only LLM answerers and judges named by model alias get them (``prompt=``, ``allow_custom_prompt=True``):
+    the extractive answerer and the deterministic judges use no prompt; an answerer or judge passed as an
+    object or a plugin is used as given.
+    """
+    from bench_nb.judges.registry import BUILTIN_JUDGES
+    from bench_nb.models.answerers import BUILTIN_ANSWERERS
+    from bench_nb.models.llm import provider_prompts
+
+    prompts = provider_prompts(provider)
+    a_opts = dict(answerer_options or {})
+    j_opts = {name: dict(o) for name, o in (judge_options or {}).items()}
+    if "answer" in prompts and is_model_alias(answerer, BUILTIN_ANSWERERS):
+        a_opts.update(prompt=prompts["answer"], allow_custom_prompt=True)
+    if "judge" in prompts:
+        for spec in judges:
+            if is_model_alias(spec, BUILTIN_JUDGES):
+                name = str(spec).strip()
+                j_opts[name] = {
+                    **j_opts.get(name, {}),
+                    "prompt": prompts["judge"],
+                    "allow_custom_prompt": True,
+                }
+    return a_opts, j_opts
+
+
 def split_specs(specs: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:
     """``"f1,contains"`` or a list of names/judges -> a list (empty names dropped)."""
     if isinstance(specs, str):

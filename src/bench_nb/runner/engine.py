@@ -55,6 +55,7 @@ from bench_nb.runner.progress import PhaseBars
 from bench_nb.runner.redaction import error_text
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import RunSettings
+from bench_nb.runner.usage import answer_usage, judge_with_usage, run_usage
 
 
 def now_iso() -> str:
@@ -154,12 +155,19 @@ class Engine:
             self.ck.status = status  # type: ignore[assignment]
         self.ck.updatedAt = now_iso()
         start = time.monotonic()
+        self._sum_usage()
         write_checkpoint(self.run_dir, self.ck)
         self._journal.rotate()
         cost = time.monotonic() - start
         self._dirty = False
         # Never spend more than ~5% of the time compacting, however large the run.
         self._next_compaction = time.monotonic() + max(self.settings.checkpoint_every_s, 20 * cost)
+
+    def _sum_usage(self) -> None:
+        """Run-level ``benchNb.usage``: the questions' usage summed (``runner.usage``)."""
+        usage = run_usage(q.benchNb for q in self.ck.questions.values())
+        extra = {k: v for k, v in (self.ck.benchNb or {}).items() if k != "usage"}
+        self.ck.benchNb = extra | ({"usage": usage} if usage else {})
 
     # -- scheduling -------------------------------------------------------------------------------------
 
@@ -273,15 +281,17 @@ class Engine:
         hypothesis = self.ck.questions[qid].phases.answer.hypothesis or ""
         raw = self.ck.questions[qid].phases.search.results
 
-        def work(attempts: Attempts) -> tuple[list[Verdict], Any]:
-            verdicts = []
+        def work(attempts: Attempts) -> tuple[list[Verdict], Any, dict[str, Any]]:
+            verdicts, usage = [], {}
             for judge in self.judges:
-                v: Verdict = self._call(attempts, partial(judge.judge, q, hypothesis))
+                v, used = self._call(attempts, partial(judge_with_usage, judge, q, hypothesis))
                 verdicts.append(v if v.judge else replace(v, judge=judge.name))
+                if used is not None:
+                    usage[judge.name] = used
             with self._verdict_lock:
                 append_verdicts(self.run_dir, [(qid, v) for v in verdicts])
             metrics = retrieval_metrics(decode_hits(raw), q.evidence_ids, self.settings.k)
-            return verdicts, metrics
+            return verdicts, metrics, usage
 
         self._submit("evaluate", qid, work)
 
@@ -397,13 +407,16 @@ class Engine:
         ):
             if value is not None:
                 bn[name] = value
+        used = answer_usage(a)
+        if used is not None:
+            bn["usage"] = {"answer": used}
         self._record(qids, "answer", rec, bn)
         self._submit_evaluate(key)
 
     def _completed_evaluate(
         self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
     ) -> None:
-        verdicts, metrics = out.value
+        verdicts, metrics, usage = out.value
         primary: Verdict = verdicts[0]
         rec = EvaluatePhase(
             status="completed",
@@ -414,6 +427,8 @@ class Engine:
             **timing,
         )
         bn["unscored"] = True if primary.label == "unscored" else None
+        if usage:
+            bn["usage"] = {"judges": usage}
         self._record(qids, "evaluate", rec, bn)
 
     def _stop(self) -> None:

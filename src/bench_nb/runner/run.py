@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,13 @@ from bench_nb.memorybench.format import Question as QuestionRecord
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark, Question
-from bench_nb.runner.components import make_answerer, make_judges, make_provider, split_specs
+from bench_nb.runner.components import (
+    make_answerer,
+    make_judges,
+    make_provider,
+    provider_prompt_options,
+    split_specs,
+)
 from bench_nb.runner.engine import Container, Engine, now_iso
 from bench_nb.runner.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
 from bench_nb.runner.progress import PhaseBars, progress_enabled
@@ -198,6 +205,7 @@ def run_benchmark(
     provider_settings: Mapping[str, Any] | None = None,
     answerer_options: Mapping[str, Any] | None = None,
     judge_options: Mapping[str, Mapping[str, Any]] | None = None,
+    allow_provider_prompts: bool = False,
 ) -> RunResult:
     """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
 
@@ -220,6 +228,10 @@ def run_benchmark(
         progress: progress bars; None decides from the environment (``BENCH_NB_QUIET=1`` hides them).
         provider_settings, answerer_options, judge_options: keyword options for the components (never
             written to the run: put keys in the environment).
+        allow_provider_prompts: let the provider bring its own answer and judge prompts (its
+            ``answer_prompt``/``judge_prompt``) for LLM answerers and judges named by alias. A run that used
+            one records ``benchNb.customPrompt = true`` and is marked in every table as not graded like
+            the others. Off by default: every provider gets the same prompts.
 
     Returns:
         A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
@@ -248,66 +260,47 @@ def run_benchmark(
     if not _RUN_ID.match(run_id):
         raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
     run_dir = Path(runs_dir) / run_id
-    answerer_obj = make_answerer(answerer, answerer_options)
-    judge_objs = make_judges(judges, judge_options)
-    ids = [q.question_id for q in targets]
-    bench_nb: dict[str, Any] = {
-        "version": BENCH_NB_VERSION,
-        "k": settings.k,
-        "answerer": answerer_obj.name,
-        "judges": [j.name for j in judge_objs],
-        "primaryJudge": judge_objs[0].name,
-        "isolatePerQuestion": settings.isolate_per_question,
-        "benchmarkSha256": bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None),
-        "questionSetHash": question_set_hash(ids),
-    }
-    hashes = _prompt_hashes(answerer_obj, judge_objs)
-    if hashes:
-        bench_nb["promptHashes"] = hashes
-    if any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)):
-        bench_nb["customPrompt"] = (
-            True  # graded or answered with a provider's own prompt: not like the others
-        )
-    tokenizer = getattr(answerer_obj, "tokenizer", None)
-    if isinstance(tokenizer, str):
-        bench_nb["tokenizer"] = tokenizer
-    # What `bench-nb run -r <id>` needs to resume without repeating every option (names only, never keys).
-    bench_nb["invocation"] = {
-        k2: v
-        for k2, v in {
-            "provider": provider if isinstance(provider, str) else None,
-            "benchmark": benchmark if isinstance(benchmark, str) else None,
-            "dataset": str(dataset) if dataset is not None else None,
-            "answerer": answerer if isinstance(answerer, str) else None,
-            "judges": [s for s in split_specs(judges) if isinstance(s, str)] or None,
-            "limit": limit,
-            "samplePerType": sample_per_type,
-        }.items()
-        if v is not None
-    }
-    bench_nb = {k2: v for k2, v in bench_nb.items() if v is not None}
-
-    resumed = (run_dir / CHECKPOINT).is_file()
     containers = _containers(run_id, bench, targets, settings.isolate_per_question)
+    created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "results").mkdir(exist_ok=True)
-    provider_obj = make_provider(provider, run_dir=run_dir, settings=provider_settings)
-    if resumed:
-        checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
-    else:
-        checkpoint = _new_checkpoint(
-            run_id,
-            provider_obj,
-            bench,
-            targets,
-            sampling,
-            limit,
-            settings,
-            containers,
-            bench_nb,
-            judge_objs,
-            answerer_obj,
+    provider_obj: Provider | None = None
+    try:
+        provider_obj = make_provider(provider, run_dir=run_dir, settings=provider_settings)
+        if allow_provider_prompts:  # the provider's own prompts need the provider object
+            answerer_options, judge_options = provider_prompt_options(
+                provider_obj, answerer, split_specs(judges), answerer_options, judge_options
+            )
+        answerer_obj = make_answerer(answerer, answerer_options)
+        judge_objs = make_judges(judges, judge_options)
+        ids = [q.question_id for q in targets]
+        bench_nb = _bench_nb_record(settings, bench, ids, answerer_obj, judge_objs, dataset)
+        bench_nb["invocation"] = _invocation(
+            provider, benchmark, dataset, answerer, judges, limit, sample_per_type, allow_provider_prompts
         )
+        resumed = (run_dir / CHECKPOINT).is_file()
+        if resumed:
+            checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
+        else:
+            checkpoint = _new_checkpoint(
+                run_id,
+                provider_obj,
+                bench,
+                targets,
+                sampling,
+                limit,
+                settings,
+                containers,
+                bench_nb,
+                judge_objs,
+                answerer_obj,
+            )
+    except BaseException:
+        if provider_obj is not None:
+            _close(provider_obj)
+        if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     write_checkpoint(run_dir, checkpoint)
     journal = JournalWriter(run_dir)
     journal.rotate()  # the checkpoint just written holds everything the journal had
@@ -340,9 +333,7 @@ def run_benchmark(
         journal.close()
         with contextlib.suppress(OSError):
             (run_dir / JOURNAL).unlink()
-        close = getattr(provider_obj, "close", None)
-        if callable(close):
-            close()
+        _close(provider_obj)
     report_path = write_report(run_dir, checkpoint, bench)[0] if status == "completed" else None
     phases = [q.phases for q in checkpoint.questions.values()]
     evaluated = sum(1 for p in phases if p.evaluate.status == "completed")
@@ -357,6 +348,66 @@ def run_benchmark(
         not_finished=len(targets) - evaluated - failed,
         report_path=report_path,
     )
+
+
+def _close(provider: Provider) -> None:
+    close = getattr(provider, "close", None)
+    if callable(close):
+        close()
+
+
+def _bench_nb_record(
+    settings: RunSettings,
+    bench: Benchmark,
+    ids: list[str],
+    answerer: Answerer,
+    judges: Sequence[Judge],
+    dataset: str | Path | None,
+) -> dict[str, Any]:
+    """The run-level ``benchNb`` record of the settings (see docs/runner.md)."""
+    out: dict[str, Any] = {
+        "version": BENCH_NB_VERSION,
+        "k": settings.k,
+        "answerer": answerer.name,
+        "judges": [j.name for j in judges],
+        "primaryJudge": judges[0].name,
+        "isolatePerQuestion": settings.isolate_per_question,
+        "benchmarkSha256": bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None),
+        "questionSetHash": question_set_hash(ids),
+    }
+    hashes = _prompt_hashes(answerer, judges)
+    if hashes:
+        out["promptHashes"] = hashes
+    if any(getattr(x, "custom_prompt", False) is True for x in (answerer, *judges)):
+        out["customPrompt"] = True  # answered or graded with a provider's own prompt: not like the others
+    tokenizer = getattr(answerer, "tokenizer", None)
+    if isinstance(tokenizer, str):
+        out["tokenizer"] = tokenizer
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _invocation(
+    provider: str | Provider,
+    benchmark: str | Benchmark,
+    dataset: str | Path | None,
+    answerer: str | Answerer,
+    judges: str | Judge | Sequence[str | Judge],
+    limit: int | None,
+    sample_per_type: int | None,
+    allow_provider_prompts: bool,
+) -> dict[str, Any]:
+    """What ``bench-nb run -r <id>`` needs to resume without repeating every option (names only, never keys)."""
+    values = {
+        "provider": provider if isinstance(provider, str) else None,
+        "benchmark": benchmark if isinstance(benchmark, str) else None,
+        "dataset": str(dataset) if dataset is not None else None,
+        "answerer": answerer if isinstance(answerer, str) else None,
+        "judges": [s for s in split_specs(judges) if isinstance(s, str)] or None,
+        "limit": limit,
+        "samplePerType": sample_per_type,
+        "allowProviderPrompts": True if allow_provider_prompts else None,
+    }
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def benchmark_sha256(path: str | Path) -> str:
