@@ -4,6 +4,14 @@
 manifest, or a run that only has its ``report.json`` (how people share runs). In strict mode the first
 problem raises a ``RunFormatError`` naming the file and field; in lenient mode (the default) every
 question that can be read is loaded and the rest is listed in ``RunSet.problems``.
+
+``load_runs`` decodes checkpoints completely (``memorybench.format.Checkpoint``). The frames only need a
+fifth of that: ``load_run_views`` decodes the same runs into ``frames.view.CheckpointView``, which is what
+``questions_df`` uses to load a 100,000-question run in a fraction of a plain ``json.load``.
+
+``results/<questionId>.json`` files are never read: the checkpoint holds the same search results. A
+completed search whose results file is missing is listed as a problem (one ``os.scandir`` per run); it is
+an error in strict mode only when the checkpoint has no copy of those results either.
 """
 
 from __future__ import annotations
@@ -12,29 +20,28 @@ import gc
 import glob
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.view import CheckpointView, QuestionView
 from bench_nb.memorybench.format import Checkpoint, CheckpointShell, CompareManifest, Question
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
 
 
-@dataclass
-class Run:
-    """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems."""
+class _RunInfo:
+    """What ``Run`` and ``RunView`` tell the same way."""
 
     path: Path
-    checkpoint: Checkpoint | None
-    report: dict[str, Any] | None = None
-    problems: list[Problem] = field(default_factory=list)
+    checkpoint: Checkpoint | CheckpointView | None
+    report: dict[str, Any] | None
 
     @property
     def run_id(self) -> str:
@@ -52,6 +59,26 @@ class Run:
     def is_bench_nb(self) -> bool:
         """Written by bench_nb's runner (its labels are true labels), not by MemoryBench."""
         return self.checkpoint is not None and self.checkpoint.benchNb is not None
+
+
+@dataclass
+class Run(_RunInfo):
+    """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems."""
+
+    path: Path
+    checkpoint: Checkpoint | None
+    report: dict[str, Any] | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class RunView(_RunInfo):
+    """A run as the frames read it: ``Run`` with only the checkpoint fields rows need."""
+
+    path: Path
+    checkpoint: CheckpointView | None
+    report: dict[str, Any] | None = None
+    problems: list[Problem] = field(default_factory=list)
 
 
 class RunSet(list[Run]):
@@ -87,10 +114,19 @@ def _msgspec_field(err: Exception) -> str | None:
 
 def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, list[Problem]]:
     """Decode one checkpoint.json. Lenient mode drops the questions that do not decode."""
+    return _decode_checkpoint(path, Checkpoint, Question, strict=strict)
+
+
+_C = TypeVar("_C", Checkpoint, CheckpointView)
+
+
+def _decode_checkpoint(
+    path: Path, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
+) -> tuple[_C, list[Problem]]:
     data = path.read_bytes()
     try:
         with _gc_paused():
-            return msgspec.json.decode(data, type=Checkpoint), []
+            return msgspec.json.decode(data, type=ck_type), []
     except msgspec.DecodeError as err:
         if strict:
             raise RunFormatError(path, str(err).split(" - at `")[0], _msgspec_field(err)) from None
@@ -104,10 +140,10 @@ def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, li
             path, str(first_error).split(" - at `")[0], _msgspec_field(first_error)
         ) from None
     problems: list[Problem] = []
-    questions: dict[str, Question] = {}
+    questions: dict[str, Any] = {}
     for qid, raw in shell.questions.items():
         try:
-            questions[qid] = msgspec.json.decode(raw, type=Question)
+            questions[qid] = msgspec.json.decode(raw, type=q_type)
         except msgspec.DecodeError as err:
             where = _msgspec_field(err) or "$"
             problems.append(
@@ -118,21 +154,84 @@ def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, li
                     question_id=qid,
                 )
             )
-    fields = {f: getattr(shell, f) for f in shell.__struct_fields__ if f != "questions"}
-    return Checkpoint(**fields, questions=questions), problems
+    fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
+    return ck_type(**fields, questions=questions), problems
+
+
+def _result_file_problems(run_dir: Path, ck: Checkpoint | CheckpointView, *, strict: bool) -> list[Problem]:
+    """Completed searches whose ``results/`` file is missing (one directory listing, no file read)."""
+    try:
+        with os.scandir(run_dir / "results") as entries:
+            present = {e.name for e in entries}
+    except (FileNotFoundError, NotADirectoryError):
+        present = set()
+    kept: list[str] = []  # the checkpoint still has the results
+    lost: list[str] = []
+    for qid, q in ck.questions.items():
+        search = q.phases.search
+        if search.status != "completed" or not search.resultFile:
+            continue
+        if search.resultFile.replace("\\", "/").rsplit("/", 1)[-1] not in present:
+            (lost if search.results is None else kept).append(qid)
+    problems = []
+    where = str(run_dir / "results")
+    if lost:
+        problems.append(
+            Problem(
+                where,
+                f"{len(lost)} completed search(es) have no results file and no results in the checkpoint, "
+                f"e.g. question {lost[0]}: their search results are lost",
+                field="phases.search.resultFile",
+                question_id=lost[0],
+            )
+        )
+        if strict:
+            raise RunFormatError(where, problems[0].message, problems[0].field)
+    if kept:
+        problems.append(
+            Problem(
+                where,
+                f"{len(kept)} completed search(es) have no results file, e.g. question {kept[0]} "
+                "(the checkpoint's copy of their results is used)",
+                field="phases.search.resultFile",
+                question_id=kept[0],
+            )
+        )
+    return problems
 
 
 def read_run(path: RunSource, *, strict: bool = False) -> Run:
-    """Read one run directory (checkpoint.json and/or report.json)."""
+    """Read one run directory (checkpoint.json and/or report.json), decoding the checkpoint completely."""
     run_dir = Path(path)
+    checkpoint, report, problems = _read(run_dir, Checkpoint, Question, strict=strict)
+    return Run(run_dir, checkpoint, report, problems)
+
+
+def read_run_view(path: RunSource, *, strict: bool = False) -> Run | RunView:
+    """Read one run directory with only the fields the frames need (``frames.view``).
+
+    A run with a ``journal.jsonl`` (a bench_nb run that is running or was killed) is read completely, so its
+    journal can be replayed: the result is then a ``Run``.
+    """
+    run_dir = Path(path)
+    if (run_dir / "journal.jsonl").is_file():
+        return read_run(run_dir, strict=strict)
+    checkpoint, report, problems = _read(run_dir, CheckpointView, QuestionView, strict=strict)
+    return RunView(run_dir, checkpoint, report, problems)
+
+
+def _read(
+    run_dir: Path, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
+) -> tuple[_C | None, dict[str, Any] | None, list[Problem]]:
     ckpt_path = run_dir / "checkpoint.json"
     report_path = run_dir / "report.json"
     problems: list[Problem] = []
-    checkpoint: Checkpoint | None = None
+    checkpoint: _C | None = None
     report: dict[str, Any] | None = None
     if ckpt_path.is_file():
-        checkpoint, problems = read_checkpoint(ckpt_path, strict=strict)
-        if (run_dir / "journal.jsonl").is_file():  # a running or killed bench_nb run: replay its progress
+        checkpoint, problems = _decode_checkpoint(ckpt_path, ck_type, q_type, strict=strict)
+        if (run_dir / "journal.jsonl").is_file() and isinstance(checkpoint, Checkpoint):
+            # a running or killed bench_nb run: replay its progress
             from bench_nb.runner.journal import apply_journal
 
             checkpoint = apply_journal(checkpoint, run_dir, strict=strict)
@@ -146,6 +245,10 @@ def read_run(path: RunSource, *, strict: bool = False) -> Run:
                         field="questions",
                     )
                 )
+        if strict and problems:
+            p = problems[0]
+            raise RunFormatError(p.path, p.message, p.field)
+        problems.extend(_result_file_problems(run_dir, checkpoint, strict=strict))
     if report_path.is_file() and checkpoint is None:
         try:
             report = json.loads(report_path.read_text(encoding="utf-8"))
@@ -155,10 +258,7 @@ def read_run(path: RunSource, *, strict: bool = False) -> Run:
             raise RunFormatError(report_path, "expected an object with an 'evaluations' list", "evaluations")
     if checkpoint is None and report is None:
         raise RunFormatError(run_dir, "not a run directory: no checkpoint.json and no report.json")
-    if strict and problems:
-        p = problems[0]
-        raise RunFormatError(p.path, p.message, p.field)
-    return Run(run_dir, checkpoint, report, problems)
+    return checkpoint, report, problems
 
 
 def _is_run_dir(p: Path) -> bool:
@@ -235,24 +335,48 @@ def load_runs(sources: Sources | RunSet | Run, *, strict: bool = False) -> RunSe
         return sources
     if isinstance(sources, Run):
         return RunSet([sources])
+    runs, problems = _load(sources, read_run, strict=strict)
+    return RunSet(runs, problems)
+
+
+def load_run_views(
+    sources: Sources | RunSet | Run | RunView, *, strict: bool = False
+) -> tuple[list[Run | RunView], list[Problem]]:
+    """``load_runs`` for the frames: each run read with ``read_run_view``; runs already loaded pass through.
+
+    Returns:
+        The runs, and the problems met finding them (each run's own problems are in ``run.problems``).
+    """
+    if isinstance(sources, RunSet):
+        return list(sources), sources.problems
+    if isinstance(sources, (Run, RunView)):
+        return [sources], []
+    return _load(sources, read_run_view, strict=strict)
+
+
+_R = TypeVar("_R", Run, Run | RunView)
+
+
+def _load(sources: Sources, reader: Callable[..., _R], *, strict: bool) -> tuple[list[_R], list[Problem]]:
     items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
-    runs = RunSet()
+    runs: list[_R] = []
+    all_problems: list[Problem] = []
     seen: set[Path] = set()
     for item in items:
         dirs, problems = _expand(item)
         if problems and strict:
             p = problems[0]
             raise RunFormatError(p.path, p.message, p.field)
-        runs.problems.extend(problems)
+        all_problems.extend(problems)
         for d in dirs:
             key = d.resolve()
             if key in seen:
                 continue
             seen.add(key)
             try:
-                runs.append(read_run(d, strict=strict))
+                runs.append(reader(d, strict=strict))
             except RunFormatError as err:
                 if strict:
                     raise
-                runs.problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
-    return runs
+                all_problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
+    return runs, all_problems

@@ -25,7 +25,8 @@ from typing import Any, Literal, overload
 import pandas as pd
 import polars as pl
 
-from bench_nb.frames.load import Run, RunSet, Sources, load_runs
+from bench_nb.frames.load import Run, RunSet, RunView, Sources, load_run_views
+from bench_nb.frames.view import QuestionView
 from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.memorybench.format import PHASES, Question
 from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LABEL_TO_CATEGORY, normalize_question_type
@@ -108,10 +109,10 @@ def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | N
 
 
 def questions_frame(
-    runs: Sources | RunSet | Run, *, dataset: str | Path | None = None, strict: bool = False
+    runs: Sources | RunSet | Run | RunView, *, dataset: str | Path | None = None, strict: bool = False
 ) -> pl.DataFrame:
     """``questions_df`` as a polars frame (the engine every metric uses)."""
-    runset = load_runs(runs, strict=strict)
+    runset, _ = load_run_views(runs, strict=strict)
     index = _dataset_index(dataset)
     cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
     for run in runset:
@@ -123,7 +124,7 @@ def questions_frame(
 
 
 def questions_df(
-    runs: Sources | RunSet | Run,
+    runs: Sources | RunSet | Run | RunView,
     *,
     dataset: str | Path | None = None,
     strict: bool = False,
@@ -141,7 +142,7 @@ def questions_df(
 
 
 def _types(
-    qid: str, raw: str, run: Run, benchmark: str, index: dict[str, DatasetQuestion] | None
+    qid: str, raw: str, run: Run | RunView, benchmark: str, index: dict[str, DatasetQuestion] | None
 ) -> tuple[str, int | None, str]:
     if index is not None and qid in index:
         dq = index[qid]
@@ -161,7 +162,7 @@ def _types(
 
 
 def _add_checkpoint_rows(
-    cols: dict[str, list[Any]], run: Run, index: dict[str, DatasetQuestion] | None
+    cols: dict[str, list[Any]], run: Run | RunView, index: dict[str, DatasetQuestion] | None
 ) -> None:
     ck = run.checkpoint
     assert ck is not None
@@ -223,7 +224,7 @@ def _add_checkpoint_rows(
         a["run_path"](path)
 
 
-def _question_status(q: Question) -> tuple[str, str | None, str | None]:
+def _question_status(q: Question | QuestionView) -> tuple[str, str | None, str | None]:
     ph = q.phases
     for name in PHASES:
         phase = getattr(ph, name)
@@ -236,7 +237,9 @@ def _question_status(q: Question) -> tuple[str, str | None, str | None]:
     return "pending", None, None
 
 
-def _add_report_rows(cols: dict[str, list[Any]], run: Run, index: dict[str, DatasetQuestion] | None) -> None:
+def _add_report_rows(
+    cols: dict[str, list[Any]], run: Run | RunView, index: dict[str, DatasetQuestion] | None
+) -> None:
     rep = run.report or {}
     benchmark = str(rep.get("benchmark", ""))
     for i, ev in enumerate(rep.get("evaluations", [])):
@@ -282,9 +285,9 @@ def _add_report_rows(cols: dict[str, list[Any]], run: Run, index: dict[str, Data
             cols[name].append(value)
 
 
-def runs_frame(runs: Sources | RunSet | Run, *, strict: bool = False) -> pl.DataFrame:
+def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) -> pl.DataFrame:
     """``runs_df`` as a polars frame."""
-    runset = load_runs(runs, strict=strict)
+    runset, _ = load_run_views(runs, strict=strict)
     rows: list[dict[str, Any]] = []
     for run in runset:
         row: dict[str, Any] = {"run_id": run.run_id, "run_path": str(run.path), "source": run.source}
@@ -358,7 +361,7 @@ def runs_frame(runs: Sources | RunSet | Run, *, strict: bool = False) -> pl.Data
 
 
 def runs_df(
-    runs: Sources | RunSet | Run, *, strict: bool = False, backend: Backend = "pandas"
+    runs: Sources | RunSet | Run | RunView, *, strict: bool = False, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
     return to_backend(runs_frame(runs, strict=strict), backend)

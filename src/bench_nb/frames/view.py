@@ -1,0 +1,82 @@
+"""The part of a checkpoint the frames read, as msgspec structs: everything else is skipped undecoded.
+
+``memorybench.format.Checkpoint`` decodes a run completely (the runner rewrites checkpoints from it, so it
+must keep every field). ``questions_df`` and ``runs_df`` need much less: no session lists, document ids,
+timestamps or search results. Decoding into these structs instead builds about a fifth of the objects, which
+is what keeps loading a 100,000-question run at a fraction of a plain ``json.load`` (see BENCHMARKS.md).
+
+Field names and types are those of ``memorybench.format`` (so one row builder reads both), and a value of the
+wrong type in a field read here is an error as it is there; fields not read here are not checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from bench_nb.memorybench.format import PhaseStatus, RetrievalMetrics, RunStatus
+
+
+class _View(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    pass
+
+
+class PhaseView(_View):
+    status: PhaseStatus = "pending"
+    durationMs: float | None = None
+    error: str | None = None
+
+
+class SearchView(PhaseView):
+    resultFile: str | None = None
+    # Only their number is shown; kept undecoded (a slice of the file's bytes), whatever their shape.
+    results: list[msgspec.Raw] | None = None
+
+
+class AnswerView(PhaseView):
+    hypothesis: str | None = None
+    promptTokens: int | None = None
+    basePromptTokens: int | None = None
+    contextTokens: int | None = None
+
+
+class EvaluateView(PhaseView):
+    score: float | None = None
+    label: str | None = None
+    explanation: str | None = None
+    retrievalMetrics: RetrievalMetrics | None = None
+
+
+class PhasesView(_View):
+    ingest: PhaseView = msgspec.field(default_factory=PhaseView)
+    indexing: PhaseView = msgspec.field(default_factory=PhaseView)
+    search: SearchView = msgspec.field(default_factory=SearchView)
+    answer: AnswerView = msgspec.field(default_factory=AnswerView)
+    evaluate: EvaluateView = msgspec.field(default_factory=EvaluateView)
+
+
+class QuestionView(_View, kw_only=True):
+    questionId: str
+    containerTag: str = ""
+    question: str = ""
+    groundTruth: str
+    questionType: str = ""
+    questionDate: str | None = None
+    phases: PhasesView = msgspec.field(default_factory=PhasesView)
+    benchNb: dict[str, Any] | None = None
+
+
+class CheckpointView(_View, kw_only=True):
+    runId: str
+    dataSourceRunId: str | None = None
+    status: RunStatus = "running"
+    provider: str = ""
+    benchmark: str = ""
+    judge: str = ""
+    answeringModel: str = ""
+    createdAt: str | None = None
+    updatedAt: str | None = None
+    targetQuestionIds: list[str] = msgspec.field(default_factory=list)
+    questions: dict[str, QuestionView] = msgspec.field(default_factory=dict)
+    benchNb: dict[str, Any] | None = None
