@@ -92,7 +92,8 @@ class Answer:
     input_tokens: int | None = None  # as billed by the API
     output_tokens: int | None = None
     cost_usd: float | None = None
-    cached: bool | None = None  # the model's reply came from the response cache (nothing spent now)
+    # The model's reply came from the response cache (nothing spent now); not part of the answer's equality.
+    cached: bool | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
