@@ -23,4 +23,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     denom = 1 + z * z / n
     centre = p + z * z / (2 * n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom))
+    # At 0 or n successes the bound is exactly 0 or 1; the float formula leaves ~1e-17 that would put the
+    # interval beside its own point estimate.
+    low = 0.0 if successes == 0 else max(0.0, (centre - half) / denom)
+    high = 1.0 if successes == n else min(1.0, (centre + half) / denom)
+    return (low, high)
