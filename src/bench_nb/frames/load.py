@@ -128,10 +128,9 @@ def _decode_checkpoint(
         with _gc_paused():
             return msgspec.json.decode(data, type=ck_type), []
     except msgspec.DecodeError as err:
-        if strict:
-            raise RunFormatError(path, str(err).split(" - at `")[0], _msgspec_field(err)) from None
         first_error = err
-    # Lenient: decode the run level, then each question on its own.
+    # Decode the run level, then each question on its own: lenient mode keeps the good questions, and
+    # strict mode's error names the question at fault (msgspec's path shows a dict key as `[...]`).
     try:
         with _gc_paused():
             shell = msgspec.json.decode(data, type=CheckpointShell)
@@ -145,15 +144,18 @@ def _decode_checkpoint(
         try:
             questions[qid] = msgspec.json.decode(raw, type=q_type)
         except msgspec.DecodeError as err:
-            where = _msgspec_field(err) or "$"
+            where = f"questions.{qid}" + (_msgspec_field(err) or "$")[1:]
+            if strict:
+                raise RunFormatError(
+                    path, f"question {qid}: " + str(err).split(" - at `")[0], where
+                ) from None
             problems.append(
                 Problem(
-                    str(path),
-                    str(err).split(" - at `")[0] + "; question skipped",
-                    field=f"questions.{qid}" + where[1:],
-                    question_id=qid,
+                    str(path), str(err).split(" - at `")[0] + "; question skipped", where, question_id=qid
                 )
             )
+    if not problems:  # the error is at the run level, where the shell is laxer (e.g. an unknown status)
+        raise RunFormatError(path, str(first_error).split(" - at `")[0], _msgspec_field(first_error))
     fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
     return ck_type(**fields, questions=questions), problems
 

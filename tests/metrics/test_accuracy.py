@@ -1,0 +1,111 @@
+"""Wilson intervals (against statsmodels and the formula), accuracy per type and success rate."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+from metric_frames import frame, row
+from scipy.stats import norm
+from statsmodels.stats.proportion import proportion_confint
+
+from bench_nb.frames.questions import questions_frame
+from bench_nb.metrics import accuracy, accuracy_by_type, success_rate, wilson_interval
+
+CASES = [
+    (0, 1),
+    (1, 1),
+    (0, 5),
+    (5, 5),
+    (1, 2),
+    (3, 7),
+    (16, 19),
+    (50, 100),
+    (1, 1000),
+    (999, 1000),
+    (4321, 10000),
+]
+
+
+def _formula(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson (1927), in the centre ± half-width form: (k + z²/2 ± z·sqrt(k(n−k)/n + z²/4)) / (n + z²)."""
+    z = norm.ppf(1 - (1 - confidence) / 2)
+    centre = k + z * z / 2
+    half = z * math.sqrt(k * (n - k) / n + z * z / 4)
+    return (centre - half) / (n + z * z), (centre + half) / (n + z * z)
+
+
+@pytest.mark.parametrize(("k", "n"), CASES)
+def test_wilson_equals_statsmodels_and_the_formula(k: int, n: int) -> None:
+    low, high = wilson_interval(k, n)
+    sm_low, sm_high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    assert (low, high) == pytest.approx((sm_low, sm_high), rel=1e-12, abs=1e-15)
+    assert (low, high) == pytest.approx(_formula(k, n), rel=1e-12, abs=1e-15)
+    assert 0.0 <= low <= k / n <= high <= 1.0
+
+
+def test_wilson_other_confidence_and_edges() -> None:
+    assert wilson_interval(3, 7, 0.9) == pytest.approx(proportion_confint(3, 7, alpha=0.1, method="wilson"))
+    assert wilson_interval(0, 4)[0] == 0.0 and wilson_interval(4, 4)[1] == 1.0
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    with pytest.raises(ValueError, match="successes"):
+        wilson_interval(5, 4)
+
+
+def test_accuracy_counts_scored_answers_with_intervals() -> None:
+    df = frame(
+        row(True),
+        row(True),
+        row(False),
+        row(None, unscored=True),
+        row(None, status="failed"),
+        row(True, run_id="run-b"),
+    )
+    out = accuracy(df, backend="polars")
+    a = out.row(0, named=True)
+    assert (a["run_id"], a["scored"], a["correct"], a["unscored"]) == ("run-a", 3, 2, 1)
+    assert a["accuracy"] == 2 / 3 and (a["ci_low"], a["ci_high"]) == wilson_interval(2, 3)
+    assert out["run_id"].to_list() == ["run-a", "run-b"]
+
+
+def test_accuracy_by_type_keeps_unknown_types() -> None:
+    df = frame(
+        row(True, question_type="banana", question_type_norm="other"),
+        row(False, question_type="banana", question_type_norm="other"),
+        row(True, question_type="temporal", question_type_norm="temporal"),
+    )
+    norm_types = accuracy_by_type(df, backend="polars")
+    assert norm_types["question_type_norm"].to_list() == ["other", "temporal"]
+    assert norm_types["accuracy"].to_list() == [0.5, 1.0]
+    raw = accuracy_by_type(df, raw=True, backend="polars")
+    assert raw["question_type"].to_list() == ["banana", "temporal"]
+
+
+def test_all_failed_run_has_no_accuracy_but_a_success_rate_of_zero() -> None:
+    df = frame(*[row(None, status="failed") for _ in range(4)], row(None, status="pending"))
+    assert accuracy(df, backend="polars").is_empty()
+    s = success_rate(df, backend="polars").row(0, named=True)
+    assert (s["target"], s["evaluated"], s["failed"], s["pending"], s["success_rate"]) == (5, 0, 4, 1, 0.0)
+    assert (s["ci_low"], s["ci_high"]) == pytest.approx(wilson_interval(0, 5))
+
+
+def test_example_accuracy_and_success_rate(mb_example: Path) -> None:
+    report = json.loads((mb_example / "expected" / "report.json").read_text())
+    df = questions_frame(mb_example / "data" / "runs" / "fx-compare-supermemory")
+    overall = accuracy(df, backend="polars").row(0, named=True)
+    assert overall["accuracy"] == report["summary"]["accuracy"]
+    assert (overall["scored"], overall["correct"]) == (19, 16)
+    by_type = accuracy_by_type(df, raw=True, backend="polars")
+    got = {
+        r["question_type"]: (r["scored"], r["correct"], r["accuracy"]) for r in by_type.iter_rows(named=True)
+    }
+    expected = {t: (b["total"], b["correct"], b["accuracy"]) for t, b in report["byQuestionType"].items()}
+    assert got == expected
+    assert by_type["question_type"].to_list() == list(report["byQuestionType"])  # order of first appearance
+    s = success_rate(df, backend="polars").row(0, named=True)
+    assert (s["target"], s["evaluated"], s["failed"], s["success_rate"]) == (20, 19, 1, 0.95)
+    true_types = accuracy_by_type(df, backend="polars").filter(pl.col("question_type_norm") == "single-hop")
+    assert true_types["scored"].to_list() == [report["byQuestionType"]["world-knowledge"]["total"]]
