@@ -12,6 +12,8 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
 - outcome: ``status`` (``evaluated``, ``failed``, ``in_progress`` or ``pending``), ``failed_phase``,
   ``error``, ``hypothesis``, ``score``, ``label``, ``explanation``, ``unscored``, ``correct``
 - tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``
+- usage (LLM components only, list prices): ``answer_input_tokens, answer_output_tokens, answer_cost_usd,
+  judge_cost_usd, cost_usd``
 - retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``
 - provenance: ``source`` (``checkpoint`` or ``report``), ``custom_prompt`` (graded with a provider's own
   prompt: not like the others), ``run_path``
@@ -65,6 +67,11 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "base_prompt_tokens": _INT,
     "context_tokens": _INT,
     "tokenizer": _STR,
+    "answer_input_tokens": _INT,
+    "answer_output_tokens": _INT,
+    "answer_cost_usd": _FLT,
+    "judge_cost_usd": _FLT,
+    "cost_usd": _FLT,
     "search_result_count": _INT,
     "hit_at_k": _FLT,
     "precision_at_k": _FLT,
@@ -214,6 +221,12 @@ def _add_checkpoint_rows(
         a["base_prompt_tokens"](ans.basePromptTokens)
         a["context_tokens"](ans.contextTokens)
         a["tokenizer"](extra.get("tokenizer", tokenizer_run))
+        answer_usage, judge_cost, cost = _usage(extra.get("usage"))
+        a["answer_input_tokens"](answer_usage.get("inputTokens"))
+        a["answer_output_tokens"](answer_usage.get("outputTokens"))
+        a["answer_cost_usd"](answer_usage.get("costUsd"))
+        a["judge_cost_usd"](judge_cost)
+        a["cost_usd"](cost)
         results = ph.search.results
         a["search_result_count"](None if results is None else len(results))
         rm = ev.retrievalMetrics
@@ -222,6 +235,23 @@ def _add_checkpoint_rows(
         a["source"]("checkpoint")
         a["custom_prompt"](custom_run or bool(extra.get("customPrompt")))
         a["run_path"](path)
+
+
+def _usage(usage: Any) -> tuple[dict[str, Any], float | None, float | None]:
+    """(answer usage, judges' cost, total cost) from a question's ``benchNb.usage`` (see docs/runner.md).
+
+    Offline answerers and judges record no usage: their costs are null, not zero. A cost is null as soon as
+    one of its calls had no price.
+    """
+    if not isinstance(usage, dict):
+        return {}, None, None
+    answer = usage.get("answer") if isinstance(usage.get("answer"), dict) else {}
+    judges = [j for j in (usage.get("judges") or {}).values() if isinstance(j, dict)]
+    judge_costs = [j.get("costUsd") for j in judges]
+    judge_cost = None if not judges or None in judge_costs else float(sum(judge_costs))
+    parts = ([answer.get("costUsd")] if answer else []) + judge_costs
+    total = None if not parts or None in parts else float(sum(parts))
+    return answer, judge_cost, total
 
 
 def _question_status(q: Question | QuestionView) -> tuple[str, str | None, str | None]:

@@ -1,0 +1,46 @@
+"""Token and cost usage recorded by LLM answerers and judges reaches questions_df."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+from run_writers import question, write_run
+
+from bench_nb import questions_df
+
+
+def _with_usage(qid: str, usage: dict | None):
+    q = question(qid)
+    return msgspec.structs.replace(q, benchNb=None if usage is None else {"usage": usage})
+
+
+def test_usage_columns_sum_answer_and_judges_and_stay_null_when_unpriced_or_offline(tmp_path: Path) -> None:
+    answer = {"model": "gpt-4o-mini", "calls": 1, "inputTokens": 900, "outputTokens": 40, "costUsd": 0.000159}
+    judges = {
+        "gpt-4o": {"calls": 2, "inputTokens": 700, "outputTokens": 60, "costUsd": 0.00235},
+        "f-local": {"calls": 1, "inputTokens": 10, "outputTokens": 5, "costUsd": None},
+    }
+    run = write_run(
+        tmp_path / "r",
+        [
+            _with_usage("priced", {"answer": answer, "judges": {"gpt-4o": judges["gpt-4o"]}}),
+            _with_usage("unpriced-judge", {"answer": answer, "judges": judges}),
+            _with_usage("offline", None),
+        ],
+        bench_nb={"version": 1},
+    )
+    df = questions_df(run, backend="polars").sort("question_id")
+    rows = {r["question_id"]: r for r in df.iter_rows(named=True)}
+    priced = rows["priced"]
+    assert priced["answer_input_tokens"] == 900 and priced["answer_output_tokens"] == 40
+    assert priced["answer_cost_usd"] == pytest.approx(0.000159)
+    assert priced["judge_cost_usd"] == pytest.approx(0.00235)
+    assert priced["cost_usd"] == pytest.approx(0.000159 + 0.00235)
+    # One unpriced call makes the judges' cost and the total unknown, never silently smaller.
+    assert rows["unpriced-judge"]["judge_cost_usd"] is None
+    assert rows["unpriced-judge"]["cost_usd"] is None
+    assert rows["unpriced-judge"]["answer_cost_usd"] == pytest.approx(0.000159)
+    # Offline components record no usage: null, not zero.
+    assert rows["offline"]["cost_usd"] is None and rows["offline"]["answer_input_tokens"] is None
