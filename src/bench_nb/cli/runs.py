@@ -18,6 +18,10 @@ from bench_nb.text import hit_text, one_line
 _RULE = "=" * 60
 
 
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f}ms"
+
+
 @click.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def status(run_dir: Path) -> None:
@@ -80,6 +84,7 @@ def show_failures(run_dir: Path, limit: int, n_results: int) -> None:
             verdict = "unscored" if row["unscored"] else (row["label"] or "incorrect")
             click.echo(f"Judge Verdict: {verdict}")
             click.echo(f"Explanation: {row['explanation'] or ''}")
+            click.echo(f"Latency: search={_ms(row['search_ms'])}, answer={_ms(row['answer_ms'])}")
         hits = []
         if run.checkpoint is not None and row["question_id"] in run.checkpoint.questions:
             hits = decode_results(run.checkpoint.questions[row["question_id"]].phases.search.results)
