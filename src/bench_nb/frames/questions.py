@@ -245,13 +245,23 @@ def _usage(usage: Any) -> tuple[dict[str, Any], float | None, float | None]:
     """
     if not isinstance(usage, dict):
         return {}, None, None
-    answer = usage.get("answer") if isinstance(usage.get("answer"), dict) else {}
+    raw_answer = usage.get("answer")
+    answer: dict[str, Any] = raw_answer if isinstance(raw_answer, dict) else {}
     judges = [j for j in (usage.get("judges") or {}).values() if isinstance(j, dict)]
-    judge_costs = [j.get("costUsd") for j in judges]
-    judge_cost = None if not judges or None in judge_costs else float(sum(judge_costs))
+    judge_costs: list[float | None] = [j.get("costUsd") for j in judges]
+    judge_cost = _sum_known(judge_costs) if judges else None
     parts = ([answer.get("costUsd")] if answer else []) + judge_costs
-    total = None if not parts or None in parts else float(sum(parts))
-    return answer, judge_cost, total
+    return answer, judge_cost, _sum_known(parts) if parts else None
+
+
+def _sum_known(values: list[float | None]) -> float | None:
+    """The sum, or None as soon as one value is unknown."""
+    total = 0.0
+    for v in values:
+        if v is None:
+            return None
+        total += v
+    return total
 
 
 def _question_status(q: Question | QuestionView) -> tuple[str, str | None, str | None]:

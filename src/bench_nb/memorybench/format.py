@@ -143,24 +143,10 @@ class Checkpoint(_Struct):
     benchNb: dict[str, Any] | None = None
 
 
-class CheckpointShell(_Struct):
+class CheckpointShell(Checkpoint):
     """The checkpoint with each question left undecoded: used to load the good questions of a bad file."""
 
-    runId: str
-    dataSourceRunId: str | None = None
-    status: str = "running"
-    provider: str = ""
-    benchmark: str = ""
-    judge: str = ""
-    answeringModel: str = ""
-    createdAt: str | None = None
-    updatedAt: str | None = None
-    limit: int | None = None
-    sampling: Sampling | None = None
-    targetQuestionIds: list[str] = msgspec.field(default_factory=list)
-    concurrency: Concurrency | None = None
-    questions: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
-    benchNb: dict[str, Any] | None = None
+    questions: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)  # type: ignore[assignment]
 
 
 class CompareRun(_Struct):
