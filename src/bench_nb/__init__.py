@@ -1,42 +1,91 @@
 """bench_nb: benchmark AI memory providers from Jupyter.
 
-The public API; implementation lives in modules named after what they hold.
+The public API; implementation lives in modules named after what they hold. Names are imported on first
+use (``bench_nb.load_runs`` loads the frames, not the runner or altair), so ``import bench_nb`` is cheap.
 """
 
 from __future__ import annotations
 
-from bench_nb.benchmarks import list_benchmarks, load_benchmark
-from bench_nb.errors import (
-    BenchNbError,
-    ComparisonError,
-    DatasetError,
-    JudgeError,
-    ModelError,
-    Problem,
-    ProviderError,
-    ReportError,
-    RunFormatError,
-)
-from bench_nb.frames.judgments import disputed_questions, judgments_df
-from bench_nb.frames.load import Run, RunSet, load_runs
-from bench_nb.frames.questions import questions_df, runs_df
-from bench_nb.judges.rejudge import rejudge
-from bench_nb.memorybench.report import memorybench_report
-from bench_nb.metrics import (
-    accuracy,
-    accuracy_by_type,
-    latency_stats,
-    memscore,
-    success_rate,
-    token_summary,
-    wilson_interval,
-)
-from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
-from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
-from bench_nb.models.tokens import TokenCount, count_tokens
-from bench_nb.providers import get_provider, list_providers, register_provider
-from bench_nb.runner.comparison import check_like_for_like, compare
-from bench_nb.runner.run import RunResult, run_benchmark
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bench_nb.benchmarks import list_benchmarks, load_benchmark
+    from bench_nb.errors import (
+        BenchNbError,
+        ComparisonError,
+        DatasetError,
+        JudgeError,
+        ModelError,
+        Problem,
+        ProviderError,
+        ReportError,
+        RunFormatError,
+    )
+    from bench_nb.frames.judgments import disputed_questions, judgments_df
+    from bench_nb.frames.load import Run, RunSet, load_runs
+    from bench_nb.frames.questions import questions_df, runs_df
+    from bench_nb.judges.rejudge import rejudge
+    from bench_nb.memorybench.report import memorybench_report
+    from bench_nb.metrics import (
+        accuracy,
+        accuracy_by_type,
+        latency_stats,
+        memscore,
+        success_rate,
+        token_summary,
+        wilson_interval,
+    )
+    from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
+    from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
+    from bench_nb.models.tokens import TokenCount, count_tokens
+    from bench_nb.providers import get_provider, list_providers, register_provider
+    from bench_nb.runner.comparison import check_like_for_like, compare
+    from bench_nb.runner.run import RunResult, run_benchmark
+
+# Public name -> the module that defines it (imported on first access).
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(["list_benchmarks", "load_benchmark"], "bench_nb.benchmarks"),
+    **dict.fromkeys(
+        [
+            "BenchNbError",
+            "ComparisonError",
+            "DatasetError",
+            "JudgeError",
+            "ModelError",
+            "Problem",
+            "ProviderError",
+            "ReportError",
+            "RunFormatError",
+        ],
+        "bench_nb.errors",
+    ),
+    **dict.fromkeys(["disputed_questions", "judgments_df"], "bench_nb.frames.judgments"),
+    **dict.fromkeys(["Run", "RunSet", "load_runs"], "bench_nb.frames.load"),
+    **dict.fromkeys(["questions_df", "runs_df"], "bench_nb.frames.questions"),
+    "rejudge": "bench_nb.judges.rejudge",
+    "memorybench_report": "bench_nb.memorybench.report",
+    **dict.fromkeys(
+        [
+            "accuracy",
+            "accuracy_by_type",
+            "latency_stats",
+            "memscore",
+            "success_rate",
+            "token_summary",
+            "wilson_interval",
+        ],
+        "bench_nb.metrics",
+    ),
+    **dict.fromkeys(["JudgeAgreement", "judge_agreement"], "bench_nb.metrics.agreement"),
+    **dict.fromkeys(
+        ["PairedComparison", "paired_comparison", "paired_comparisons"], "bench_nb.metrics.paired"
+    ),
+    **dict.fromkeys(["TokenCount", "count_tokens"], "bench_nb.models.tokens"),
+    **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
+    **dict.fromkeys(["check_like_for_like", "compare"], "bench_nb.runner.comparison"),
+    **dict.fromkeys(["RunResult", "run_benchmark"], "bench_nb.runner.run"),
+}
 
 __all__ = [
     "BenchNbError",
@@ -82,3 +131,23 @@ __all__ = [
     "wilson_interval",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name, or a subpackage (``bench_nb.charts``), on first access."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    else:
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

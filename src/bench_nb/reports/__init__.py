@@ -3,26 +3,56 @@
 - ``build_report(name, params, output)``: one report (``ReportError`` names the failing cell).
 - ``build_all(config)``: the reports a TOML file lists; one failure never stops the others.
 - ``reports/index.html`` lists every report with its date, runs and MemScores (``write_index_html``).
-- In notebooks: ``setup_notebook()``, ``heading``, ``note``, ``report_summary``, ``resolve_runs``.
+- In notebooks: ``setup_notebook()``, ``heading``, ``note``, ``report_summary``, ``resolve_runs``;
+  ``finish()`` puts charts still rendering in place (``build_report`` runs it after the last cell).
+
+Names are imported on first use, so a notebook's ``from bench_nb import reports`` stays cheap.
 """
 
 from __future__ import annotations
 
-from bench_nb.reports.build import BuiltReport, build_report, execute_notebook, export_html
-from bench_nb.reports.index import ReportEntry, read_index, record_report, write_index_html
-from bench_nb.reports.locate import find_notebook, resolve_runs
-from bench_nb.reports.notebook import (
-    Html,
-    heading,
-    in_report,
-    note,
-    project_path,
-    report_summary,
-    roi_tile,
-    setup_notebook,
-)
-from bench_nb.reports.schedule import BuildOutcome, ReportsConfig, build_all, read_config
-from bench_nb.reports.serve import make_server
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bench_nb.reports.build import BuiltReport, build_report, execute_notebook, export_html
+    from bench_nb.reports.index import ReportEntry, read_index, record_report, write_index_html
+    from bench_nb.reports.locate import find_notebook, resolve_runs
+    from bench_nb.reports.notebook import (
+        Html,
+        finish,
+        heading,
+        in_report,
+        note,
+        project_path,
+        report_summary,
+        roi_tile,
+        setup_notebook,
+    )
+    from bench_nb.reports.schedule import BuildOutcome, ReportsConfig, build_all, read_config
+    from bench_nb.reports.serve import make_server
+
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(["BuiltReport", "build_report", "execute_notebook", "export_html"], "build"),
+    **dict.fromkeys(["ReportEntry", "read_index", "record_report", "write_index_html"], "index"),
+    **dict.fromkeys(["find_notebook", "resolve_runs"], "locate"),
+    **dict.fromkeys(
+        [
+            "Html",
+            "finish",
+            "heading",
+            "in_report",
+            "note",
+            "project_path",
+            "report_summary",
+            "roi_tile",
+            "setup_notebook",
+        ],
+        "notebook",
+    ),
+    **dict.fromkeys(["BuildOutcome", "ReportsConfig", "build_all", "read_config"], "schedule"),
+    "make_server": "serve",
+}
 
 __all__ = [
     "BuildOutcome",
@@ -35,6 +65,7 @@ __all__ = [
     "execute_notebook",
     "export_html",
     "find_notebook",
+    "finish",
     "heading",
     "in_report",
     "make_server",
@@ -49,3 +80,16 @@ __all__ = [
     "setup_notebook",
     "write_index_html",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

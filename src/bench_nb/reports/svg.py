@@ -1,0 +1,133 @@
+"""Vega-Lite to SVG in a separate process, so a report's charts render while its notebook keeps working.
+
+vl-convert holds the GIL while it converts (0.1-0.5 s a chart, plus about 0.7 s to start its engine), so a
+thread would not help: one worker process (``python -m bench_nb.reports.svg``) converts the charts in the
+order they were submitted, on another core, and starts its engine as soon as it is created, while the
+notebook is still importing and loading runs.
+
+The worker is a plain subprocess with its own pipes: one JSON spec per line in, one JSON reply per line out
+(``{"svg": ...}`` or ``{"error": ...}``). (A multiprocessing pool would start multiprocessing's resource
+tracker, which keeps the kernel's captured stderr open and holds up the kernel's shutdown by seconds.)
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import Future
+from typing import IO, Any
+
+from bench_nb.errors import ReportError
+
+_WARMUP_SPEC: dict[str, Any] = {
+    "data": {"values": [{"x": 1}]},
+    "mark": "point",
+    "encoding": {"x": {"field": "x"}},
+}
+
+
+def spec_to_svg(spec: dict[str, Any]) -> str:
+    """The SVG text of a Vega-Lite spec (vl-convert, offline)."""
+    import vl_convert as vlc
+
+    return str(vlc.vegalite_to_svg(spec))
+
+
+class SvgWorker:
+    """One worker process converting Vega-Lite specs to SVG, in submission order."""
+
+    def __init__(self) -> None:
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (open while the worker runs)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "bench_nb.reports.svg"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+        )
+        self._waiting: collections.deque[Future[str]] = collections.deque()
+        self._lock = threading.Lock()
+        self._outbox: queue.Queue[bytes | None] = queue.Queue()
+        # Writes and reads on threads: a spec larger than the pipe's buffer must not block the notebook
+        # while the worker is busy with the previous chart.
+        threading.Thread(target=self._write, name="bench-nb-svg-writer", daemon=True).start()
+        self._reader = threading.Thread(target=self._read, name="bench-nb-svg-reader", daemon=True)
+        self._reader.start()
+        self.submit(_WARMUP_SPEC)  # starts vl-convert's engine now
+
+    def submit(self, spec: dict[str, Any]) -> Future[str]:
+        """Queue ``spec``; the future holds its SVG text, or a ``ReportError`` with vl-convert's message."""
+        future: Future[str] = Future()
+        with self._lock:
+            self._waiting.append(future)
+        self._outbox.put(json.dumps(spec).encode() + b"\n")
+        return future
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop the worker once the queued conversions are done."""
+        self._outbox.put(None)
+        try:
+            self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._reader.join(timeout=timeout)
+        self._stderr.close()
+
+    def _write(self) -> None:
+        stdin = self._proc.stdin
+        assert stdin is not None
+        try:
+            while (line := self._outbox.get()) is not None:
+                stdin.write(line)
+                stdin.flush()
+        except OSError:
+            pass  # the worker died: _read fails what is waiting
+        finally:
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+    def _read(self) -> None:
+        stdout = self._proc.stdout
+        assert stdout is not None
+        for line in stdout:
+            reply = json.loads(line)
+            with self._lock:
+                future = self._waiting.popleft()
+            if "svg" in reply:
+                future.set_result(reply["svg"])
+            else:
+                future.set_exception(ReportError(f"vl-convert could not render the chart: {reply['error']}"))
+        code = self._proc.wait()
+        with self._lock:
+            waiting, self._waiting = list(self._waiting), collections.deque()
+        if waiting:
+            self._stderr.seek(0)
+            tail = self._stderr.read().decode("utf-8", "replace").strip()[-800:]
+            err = ReportError(
+                f"the chart worker stopped (exit code {code}) before rendering every chart: {tail}"
+            )
+            for future in waiting:
+                future.set_exception(err)
+
+
+def main() -> None:
+    """The worker: convert each spec read from stdin, one reply line per spec on stdout."""
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            reply = {"svg": spec_to_svg(json.loads(line))}
+        except Exception as err:  # vl-convert raises plain exceptions; the notebook reports them
+            lines = [x for x in str(err).splitlines() if x.strip() and not x.lstrip().startswith("at ")]
+            reply = {"error": " ".join(lines) or type(err).__name__}  # without the JavaScript stack
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Charts rendered in a worker process while a report's notebook runs, and the cheap imports that keep a
+report fast: each behaviour checked on real processes (the worker, papermill's kernel, a fresh interpreter)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import bench_nb
+from bench_nb.errors import ReportError
+from bench_nb.reports import build_report, export_html
+from bench_nb.reports.notebook import PENDING_CLASS
+from bench_nb.reports.svg import SvgWorker, spec_to_svg
+
+SPEC = {
+    "data": {"values": [{"provider": "sqlite", "accuracy": 0.8}, {"provider": "mem0", "accuracy": 0.6}]},
+    "mark": "bar",
+    "encoding": {
+        "x": {"field": "provider", "type": "nominal"},
+        "y": {"field": "accuracy", "type": "quantitative"},
+    },
+}
+BAD_SPEC = {"mark": "no-such-mark", "data": {"values": [{"a": 1}]}}
+
+
+def test_worker_renders_in_order_and_reports_what_it_cannot_draw() -> None:
+    worker = SvgWorker()
+    try:
+        first, bad, again = worker.submit(SPEC), worker.submit(BAD_SPEC), worker.submit(SPEC)
+        svg = first.result(timeout=60)
+        assert svg.startswith("<svg") and "sqlite" in svg and "mem0" in svg
+        assert svg == spec_to_svg(SPEC)  # the same SVG as rendering in this process
+        with pytest.raises(ReportError, match="vl-convert could not render the chart"):
+            bad.result(timeout=60)
+        assert again.result(timeout=60) == svg  # one bad chart does not stop the worker
+    finally:
+        worker.close()
+
+
+def test_a_worker_that_dies_fails_the_charts_it_still_owed() -> None:
+    worker = SvgWorker()
+    try:
+        worker._proc.kill()
+        late = worker.submit(SPEC)
+        with pytest.raises(ReportError, match=r"chart worker stopped \(exit code -9\)"):
+            late.result(timeout=60)
+    finally:
+        worker.close()
+
+
+GOOD_CHART = "alt.Chart(alt.Data(values=[{'p': 'sqlite', 'a': 0.8}])).mark_bar().encode(x='p:N', y='a:Q')"
+# Valid Vega-Lite, but its expression calls a function Vega does not have: vl-convert fails on it.
+BAD_CHART = (
+    "alt.Chart(alt.Data(values=[{'a': 1}])).mark_point()"
+    ".transform_calculate(b='nosuchfunction(datum.a)').encode(x='b:Q').properties(title='Broken')"
+)
+
+
+def _chart_notebook(path: Path, chart: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        params,
+        nbformat.v4.new_code_cell(
+            "from bench_nb import reports\nreports.setup_notebook()\nimport altair as alt"
+        ),
+        nbformat.v4.new_code_cell(chart),
+        nbformat.v4.new_code_cell("print('after the chart')"),
+    ]
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.notebook
+def test_charts_render_in_the_background_and_land_in_their_cells(tmp_path: Path) -> None:
+    nb_path = _chart_notebook(tmp_path / "chart.ipynb", GOOD_CHART)
+    built = build_report(nb_path, {}, tmp_path / "chart.html", index=False)
+    page = built.path.read_text()
+    assert page.count("<svg") == 1 and PENDING_CLASS not in page and "sqlite" in page
+    assert page.index("<svg") < page.index("after the chart")  # in the chart's own cell, not at the end
+    assert "bench_nb.reports.notebook" not in page  # the appended finish() cell is not in the page
+
+
+@pytest.mark.notebook
+def test_a_chart_that_cannot_render_fails_the_report_naming_it(tmp_path: Path) -> None:
+    nb_path = _chart_notebook(tmp_path / "bad.ipynb", BAD_CHART)
+    with pytest.raises(
+        ReportError,
+        match=r"bad\.ipynb failed rendering its charts: .*chart 'Broken' \(displayed by In \[3\]\): .*"
+        r"Unrecognized function: nosuchfunction; the executed notebook is kept",
+    ):
+        build_report(nb_path, {}, tmp_path / "bad.html", index=False)
+    assert not (tmp_path / "bad.html").exists()
+
+
+def test_a_page_with_a_chart_still_rendering_is_refused() -> None:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("chart")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"text/html": f'<div class="{PENDING_CLASS}">rendering chart…</div>'}
+        )
+    ]
+    nb.cells = [cell]
+    with pytest.raises(ReportError, match="a chart was never rendered"):
+        export_html(nb, "t")
+
+
+def test_import_bench_nb_loads_no_heavy_library() -> None:
+    code = (
+        "import sys, bench_nb\n"
+        "from bench_nb import reports\n"
+        "heavy = sorted(m for m in ('pandas', 'polars', 'altair', 'scipy', 'statsmodels', 'bench_nb.runner')"
+        " if m in sys.modules)\n"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_public_name_resolves_lazily() -> None:
+    assert sorted(bench_nb.__all__) == sorted(bench_nb._EXPORTS)
+    for name in bench_nb.__all__:
+        assert getattr(bench_nb, name) is not None, name
+    assert bench_nb.load_runs.__module__ == "bench_nb.frames.load"
+    assert bench_nb.charts.__name__ == "bench_nb.charts"  # subpackages too
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        bench_nb.nope  # noqa: B018
+    from bench_nb import reports
+
+    for name in reports.__all__:
+        assert getattr(reports, name) is not None, name
