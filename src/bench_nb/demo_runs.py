@@ -8,6 +8,7 @@ from ``bench_nb.runner`` (``bench-nb demo`` uses it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -27,8 +28,12 @@ from bench_nb.memorybench.format import (
     Question,
     SearchPhase,
 )
+from bench_nb.models.prompt import answer_prompt_hash
 from bench_nb.records import Benchmark
+from bench_nb.runner.selection import question_set_hash
 
+# What a run graded with a provider's own judge prompt records as that prompt's hash (a made-up prompt).
+CUSTOM_JUDGE_PROMPT_HASH = hashlib.sha256(b"synthetic provider's own judge prompt").hexdigest()[:16]
 HOSTILE_TEXT = '<script>alert("bench_nb")</script><img src=x onerror="alert(1)"> & "quotes"'
 
 
@@ -212,6 +217,9 @@ def write_synthetic_run(
             "primaryJudge": judges[0],
             "tokenizer": "synthetic",
             "customPrompt": custom_prompt,
+            "questionSetHash": question_set_hash(list(questions)),
+            "promptHashes": {"answer": answer_prompt_hash()}
+            | ({f"judge:{judges[0]}": CUSTOM_JUDGE_PROMPT_HASH} if custom_prompt else {}),
         },
     )
     (run_dir / "checkpoint.json").write_bytes(msgspec.json.format(msgspec.json.encode(checkpoint)))

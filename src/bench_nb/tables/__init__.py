@@ -2,6 +2,7 @@
 
 Each ``table_*`` function returns a ``Table``: ``.data`` holds the numbers (pandas), ``.html`` the rendered
 table (Jupyter displays it). All run text is escaped. Bands: ``accuracy_band``, ``latency_band``.
+``table_settings`` shows the k, prompts, judge and question set the runs share, or how they differ.
 """
 
 from __future__ import annotations
@@ -23,22 +24,34 @@ from bench_nb.tables.runs import (
     table_success,
     table_tokens,
 )
+from bench_nb.tables.settings import (
+    RunSettings,
+    run_settings,
+    settings_differences,
+    settings_line,
+    table_settings,
+)
 
 __all__ = [
     "ADVICE",
     "AccuracyBand",
     "LatencyBand",
     "Reading",
+    "RunSettings",
     "Table",
     "accuracy_band",
     "latency_band",
     "like_for_like_warnings",
+    "run_settings",
+    "settings_differences",
+    "settings_line",
     "table_accuracy_by_type",
     "table_agreement",
     "table_disputed",
     "table_latency",
     "table_memscore",
     "table_paired",
+    "table_settings",
     "table_success",
     "table_tokens",
     "table_what_to_fix",

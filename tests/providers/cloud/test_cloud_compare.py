@@ -145,12 +145,18 @@ def test_the_compare_report_shows_four_providers_under_one_k_prompt_and_judge(
         "compare", {"runs": str(manifest), "title": "Cloud providers"}, root / "reports" / "compare.html"
     )
     html = built.path.read_text(encoding="utf-8")
-    for name in PROVIDERS:
-        assert name in html
-    assert "not like for like" not in html.lower()  # the report's like-for-like warning is absent
     runs = load_runs(manifest)
+    settings = runs[0].checkpoint.benchNb  # type: ignore[union-attr]
     prompts = {run.checkpoint.benchNb["promptHashes"]["answer"] for run in runs}  # type: ignore[union-attr]
-    assert len(prompts) == 1
+    assert prompts == {settings["promptHashes"]["answer"]}
+    # The report's settings line: the four providers under one k, one answer prompt and one judge.
+    line = (
+        f"All 4 runs ({', '.join(PROVIDERS)}): k=10, answerer {settings['answerer']}, "
+        f"answer prompt {settings['promptHashes']['answer'][:12]}, judge contains (no prompt), "
+        f"question set {settings['questionSetHash'][:12]} (50 questions)"
+    )
+    assert f'<div class="bnb-settings">{line}</div>' in html
+    assert "not like for like" not in html.lower()  # no like-for-like warning anywhere in the report
 
 
 @pytest.mark.slow
