@@ -5,20 +5,29 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterable
+from importlib.resources import files
 from pathlib import Path
 
 from bench_nb.errors import ReportError
 
 # src/bench_nb/reports/locate.py -> the checkout's notebooks/ (an editable install or a clone).
 _CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
+PACKAGED = "notebooks"  # inside the installed package: bench_nb/notebooks (the wheel's force-include)
+
+
+def packaged_notebooks() -> Path:
+    """Where the report notebooks are: in the installed package (a wheel), else in the checkout."""
+    packaged = Path(str(files("bench_nb").joinpath(PACKAGED)))
+    return packaged if packaged.is_dir() else _CHECKOUT_NOTEBOOKS
 
 
 def notebook_dirs() -> list[Path]:
-    """Where notebooks are looked up by name: ``$BENCH_NB_NOTEBOOKS``, ./notebooks, the checkout's."""
+    """Where notebooks are looked up by name: ``$BENCH_NB_NOTEBOOKS``, ./notebooks, then bench_nb's own
+    (installed in the package, or the checkout's ``notebooks/``)."""
     dirs = []
     if os.environ.get("BENCH_NB_NOTEBOOKS"):
         dirs.append(Path(os.environ["BENCH_NB_NOTEBOOKS"]))
-    dirs += [Path.cwd() / "notebooks", _CHECKOUT_NOTEBOOKS]
+    dirs += [Path.cwd() / "notebooks", packaged_notebooks()]
     return dirs
 
 
