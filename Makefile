@@ -25,6 +25,7 @@ demo: $(STAMP)
 
 test: $(STAMP) check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --nbval-lax -p no:cacheprovider notebooks/
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
