@@ -1,8 +1,7 @@
-"""Retrieval metrics, retry classification, redaction, selection, like-for-like checks."""
+"""Results entries, retry classification, redaction, selection, like-for-like checks."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import httpx
@@ -13,7 +12,7 @@ from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.frames.load import load_runs
 from bench_nb.records import SearchHit
 from bench_nb.runner import check_like_for_like, compare, run_benchmark
-from bench_nb.runner.hits import hit_from_result, hit_to_result, retrieval_metrics
+from bench_nb.runner.hits import hit_from_result, hit_to_result
 from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import Attempts, RetryPolicy, call_with_retries, is_retryable
 from bench_nb.runner.selection import question_set_hash, select_questions
@@ -21,24 +20,6 @@ from bench_nb.runner.selection import question_set_hash, select_questions
 
 def hit(hid: str, session: str = "s") -> SearchHit:
     return SearchHit(text=hid, hit_id=hid, session_id=session)
-
-
-def test_retrieval_metrics_against_evidence() -> None:
-    hits = [hit("m9"), hit("m2"), hit("m7"), hit("m2")]
-    m = retrieval_metrics(hits, ["m2", "m7"], k=4)
-    assert m is not None
-    assert (m.hitAtK, m.precisionAtK, m.recallAtK, m.mrr) == (1.0, 0.75, 1.0, 0.5)
-    assert m.f1AtK == pytest.approx(2 * 0.75 / 1.75)
-    # Gains at ranks 2 and 3 (the repeat of m2 gains nothing); ideal: ranks 1 and 2.
-    dcg = 1 / math.log2(3) + 1 / math.log2(4)
-    assert m.ndcg == pytest.approx(dcg / (1 + 1 / math.log2(3)))
-    assert (m.k, m.relevantRetrieved, m.totalRelevant) == (4, 3, 2)
-    # Session ids count too (LongMemEval's answer_session_ids), and only the top k are looked at.
-    sess = retrieval_metrics([hit("x", "s1"), hit("y", "answer_1")], ["answer_1"], k=1)
-    assert sess is not None and sess.hitAtK == 0 and sess.recallAtK == 0
-    assert retrieval_metrics(hits, [], k=4) is None
-    none = retrieval_metrics([], ["m1"], k=10)
-    assert none is not None and (none.hitAtK, none.ndcg, none.mrr) == (0.0, 0.0, 0.0)
 
 
 def test_hits_round_trip_through_results() -> None:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from bench_nb.records import IngestResult, SearchHit, Session
+
+# What a provider's hits can be traced to, for retrieval metrics against a benchmark's evidence: a message
+# of the haystack (``hit_id`` is the message id), only its session (``session_id``), or nothing of ours.
+# A provider declares it as an optional attribute ``evidence_level`` (see docs/runner.md).
+EvidenceLevel = Literal["message", "session", "none"]
 
 
 @runtime_checkable
@@ -15,6 +20,9 @@ class Provider(Protocol):
     A *container* isolates one haystack's memories (a LoCoMo conversation, or one LongMemEval question);
     its name is unique per run, so two runs never share one. Methods are called from worker threads:
     implementations must be thread-safe.
+
+    Optional attributes the runner reads when present: ``persistent`` (memories survive the process) and
+    ``evidence_level`` (an ``EvidenceLevel``: what its hits can be traced to, for retrieval metrics).
     """
 
     name: str

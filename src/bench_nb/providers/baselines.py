@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bench_nb.errors import ModelError, ProviderError
 from bench_nb.models.tokens import count_tokens, tokenizer_for
+from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.store import MessageStore
 from bench_nb.records import IngestResult, SearchHit, Session
@@ -40,6 +41,7 @@ class FullContextProvider:
     """
 
     name = "full-context"
+    evidence_level: EvidenceLevel = "message"  # a hit is one stored message, its id the dataset's
 
     def __init__(
         self,
@@ -115,6 +117,7 @@ class NoMemoryProvider:
     """Ingests nothing and returns no hits: the baseline of answering without memory."""
 
     name = "no-memory"
+    evidence_level: EvidenceLevel = "none"  # retrieves nothing by design: retrieval metrics do not apply
 
     def __init__(self, run_dir: str | Path | None = None) -> None:
         self.run_dir = None if run_dir is None else Path(run_dir)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import ProviderError
+from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir, go_offline
 from bench_nb.providers.query import query_terms
 from bench_nb.providers.sqlite import check_k
@@ -80,6 +81,7 @@ class Mem0LocalProvider:
     """
 
     name = "mem0-local"
+    evidence_level: EvidenceLevel = "message"  # one memory per message (infer=False), our id in its metadata
 
     def __init__(
         self, run_dir: str | Path, *, model_path: str | Path | None = None, threshold: float = 0.0

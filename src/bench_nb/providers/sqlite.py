@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench_nb.errors import ProviderError
+from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.query import fts5_query
 from bench_nb.providers.store import MessageRow, MessageStore
 from bench_nb.records import IngestResult, SearchHit, Session
@@ -34,6 +35,7 @@ class SqliteProvider:
     """
 
     name = "sqlite"
+    evidence_level: EvidenceLevel = "message"  # a hit is one stored message, its id the dataset's
 
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)

@@ -41,7 +41,7 @@ from bench_nb.memorybench.format import IngestResult as IngestRecord
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
-from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result, retrieval_metrics
+from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
 from bench_nb.runner.journal import (
     PHASE_TYPES,
     JournalWriter,
@@ -53,6 +53,12 @@ from bench_nb.runner.journal import (
 from bench_nb.runner.pool import Done, WindowPool
 from bench_nb.runner.progress import PhaseBars
 from bench_nb.runner.redaction import error_text
+from bench_nb.runner.retrieval import (
+    EvidenceIndex,
+    RetrievalOutcome,
+    declared_evidence_level,
+    score_retrieval,
+)
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import RunSettings
 from bench_nb.runner.usage import answer_usage, judge_with_usage, run_usage
@@ -109,6 +115,8 @@ class Engine:
         self.questions = questions
         self.containers = {c.tag: c for c in containers}
         self.provider = provider
+        self.evidence_level = declared_evidence_level(provider)
+        self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in containers}
         self.answerer = answerer
         self.judges = list(judges)
         self.settings = settings
@@ -281,7 +289,7 @@ class Engine:
         hypothesis = self.ck.questions[qid].phases.answer.hypothesis or ""
         raw = self.ck.questions[qid].phases.search.results
 
-        def work(attempts: Attempts) -> tuple[list[Verdict], Any, dict[str, Any]]:
+        def work(attempts: Attempts) -> tuple[list[Verdict], RetrievalOutcome, dict[str, Any]]:
             verdicts, usage = [], {}
             for judge in self.judges:
                 v, used = self._call(attempts, partial(judge_with_usage, judge, q, hypothesis))
@@ -290,8 +298,15 @@ class Engine:
                     usage[judge.name] = used
             with self._verdict_lock:
                 append_verdicts(self.run_dir, [(qid, v) for v in verdicts])
-            metrics = retrieval_metrics(decode_hits(raw), q.evidence_ids, self.settings.k)
-            return verdicts, metrics, usage
+            retrieval = score_retrieval(
+                decode_hits(raw),
+                q.evidence_ids,
+                self._evidence[q.haystack_id],
+                k=self.settings.k,
+                provider=self.provider.name,
+                provider_level=self.evidence_level,
+            )
+            return verdicts, retrieval, usage
 
         self._submit("evaluate", qid, work)
 
@@ -416,17 +431,18 @@ class Engine:
     def _completed_evaluate(
         self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
     ) -> None:
-        verdicts, metrics, usage = out.value
+        verdicts, retrieval, usage = out.value
         primary: Verdict = verdicts[0]
         rec = EvaluatePhase(
             status="completed",
             score=primary.score,
             label=primary.label,
             explanation=primary.explanation,
-            retrievalMetrics=metrics,
+            retrievalMetrics=retrieval.metrics,
             **timing,
         )
         bn["unscored"] = True if primary.label == "unscored" else None
+        bn.update(retrieval.bench_nb())
         if usage:
             bn["usage"] = {"judges": usage}
         self._record(qids, "evaluate", rec, bn)

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bench_nb.errors import ProviderError
+from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud import adapter as defaults
 from bench_nb.providers.cloud.adapter import CloudProvider
 from bench_nb.providers.cloud.common import (
@@ -83,6 +84,7 @@ class Mem0PlatformProvider(CloudProvider):
     name = "mem0"
     key_env = "MEM0_API_KEY"
     url_env = "MEM0_BASE_URL"
+    evidence_level: EvidenceLevel = "session"  # a memory Mem0 made from one session's add
 
     def __init__(
         self,

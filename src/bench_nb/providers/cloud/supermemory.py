@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import ProviderError
+from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud import adapter as defaults
 from bench_nb.providers.cloud.adapter import CloudProvider
 from bench_nb.providers.cloud.common import CloudCallError, container_name, session_text, to_dict, utc_iso
@@ -49,6 +50,7 @@ class SupermemoryProvider(CloudProvider):
     name = "supermemory"
     key_env = "SUPERMEMORY_API_KEY"
     url_env = "SUPERMEMORY_BASE_URL"
+    evidence_level: EvidenceLevel = "session"  # a memory or chunk of one session's document
 
     def __init__(
         self,

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import ProviderError
+from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud import adapter as defaults
 from bench_nb.providers.cloud.adapter import CloudProvider
 from bench_nb.providers.cloud.common import (
@@ -68,6 +69,7 @@ class ZepProvider(CloudProvider):
     name = "zep"
     key_env = "ZEP_API_KEY"
     url_env = "ZEP_BASE_URL"
+    evidence_level: EvidenceLevel = "none"  # a fact of Zep's graph (scope=edges); "message" with episodes
 
     def __init__(
         self,
@@ -102,6 +104,7 @@ class ZepProvider(CloudProvider):
             poll_max_s=poll_max_s,
         )
         self.scope = scope
+        self.evidence_level = "message" if scope == "episodes" else "none"
         self.reranker = reranker
         self.batch_size = int(batch_size)
         self.clear_timeout_s = float(clear_timeout_s)
