@@ -4,7 +4,10 @@ Both are measured in the same process, alternately, with papermill and the ``pyt
 time includes execution and the HTML export (``build_report``). The runs are synthetic (bench_nb.demo_runs:
 every phase completed, two judges, retrieved context in the checkpoint). Target: at most 3x.
 
-    .venv/bin/python bench/report.py [--repeat 3] [--questions 2000]
+    .venv/bin/python bench/report.py [--repeat 5] [--questions 2000] [--cells]
+
+``--cells`` also prints how long each cell of one more execution took (papermill's timestamps), to see
+where the time goes.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import os
 import statistics
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
 
 from bench_nb.demo_runs import write_synthetic_runs
-from bench_nb.reports import build_report, execute_notebook
+from bench_nb.reports import build_report, execute_notebook, find_notebook
 
 
 def _empty_notebook(path: Path) -> Path:
@@ -32,10 +36,26 @@ def _empty_notebook(path: Path) -> Path:
     return path
 
 
+def _print_cells(nb: nbformat.NotebookNode) -> None:
+    def ts(text: str) -> datetime:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    total = 0.0
+    for i, cell in enumerate(nb.cells):
+        stamps = cell.metadata.get("execution", {})
+        if "iopub.execute_input" in stamps:
+            took = (ts(stamps["shell.execute_reply"]) - ts(stamps["iopub.execute_input"])).total_seconds()
+            total += took
+            first = cell.source.splitlines()[0] if cell.source else ""
+            print(f"  cell {i:2d} {took:6.3f} s  {first[:70]}")
+    print(f"  cells {total:.2f} s of papermill's {nb.metadata.papermill.duration:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--questions", type=int, default=2000)
+    parser.add_argument("--cells", action="store_true", help="print each cell's duration too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
         root = Path(tmp)
@@ -52,6 +72,8 @@ def main() -> None:
             build_report("compare", params, root / f"compare-{i}.html", index=False)
             reports.append(time.perf_counter() - t)
         size = (root / "compare-0.html").stat().st_size
+        if args.cells:
+            _print_cells(execute_notebook(find_notebook("compare"), params, root / "cells.ipynb"))
     e, r = statistics.median(empties), statistics.median(reports)
     print(
         f"runs: 3 x {args.questions} questions; median of {args.repeat}; load average {os.getloadavg()[0]:.1f}"
