@@ -2,8 +2,8 @@
 
 The sample benchmark runs through the SQLite provider and the full-context and no-memory baselines with
 the extractive answerer and two deterministic judges (``f1``, ``contains``), via ``bench_nb.runner``; then
-the compare report (with its judge section) and the judge-disagreement report are built, and
-``reports/index.html`` lists them. Nothing is read from outside the package; no network, no key.
+every report is built (compare with its judge section, judge disagreement, a run_benchmark report, the
+explorer's static view and the ROI tile on its demo memories), and ``reports/index.html`` lists them. Nothing is read from outside the package; no network, no key.
 """
 
 from __future__ import annotations
@@ -61,16 +61,25 @@ def run_demo(
         echo(f"ran {provider}: {result.evaluated} of {result.target} evaluated -> {result.run_dir}")
         runs.append(Path(result.run_dir))
     out = Path(reports_dir)
-    jobs = [("compare", {"runs": [str(r) for r in runs], "title": TITLE})]
-    try:
-        find_notebook("judge_disagreement")
-        jobs.append(
-            ("judge_disagreement", {"runs": str(runs_path / "*"), "title": "Demo: judge disagreement"})
-        )
-    except ReportError:
-        echo("judge_disagreement.ipynb not found: skipped")
+    run_paths = [str(r) for r in runs]
+    jobs: list[tuple[str, dict[str, object]]] = [
+        ("compare", {"runs": run_paths, "title": TITLE}),
+        ("judge_disagreement", {"runs": run_paths, "title": "Demo: judge disagreement"}),
+        # A run of its own (the notebook writes it into a temporary directory and removes it).
+        (
+            "run_benchmark",
+            {"provider": "sqlite", "title": "Demo: one benchmark run (sqlite, bundled sample)"},
+        ),
+        ("explore", {"runs": run_paths}),
+        ("roi", {}),  # the ROI benchmark on its bundled demo memories, deterministic prober and judge
+    ]
     built, errors = [], []
     for name, params in jobs:
+        try:
+            find_notebook(name)
+        except ReportError:
+            echo(f"{name}.ipynb not found: skipped")
+            continue
         try:
             report = build_report(name, params, out / f"{name}.html")
             built.append(report.path)
