@@ -279,3 +279,36 @@ class PromptingProvider(CountingProvider):
 
     def __init__(self, run_dir: Path | None = None, **kw: Any) -> None:
         super().__init__(kw.pop("name", "prompting"), **kw)
+
+
+class ProbeProvider:
+    """The sqlite provider behind a setting it requires (``flavour``, no default); every ``await_indexing``
+    timeout and every ``clear`` is appended to ``<run_dir>/probe.log``, so a test sees what reached it."""
+
+    evidence_level = "message"
+
+    def __init__(self, run_dir: Path, *, flavour: str) -> None:
+        from bench_nb.providers import get_provider
+
+        self.inner = get_provider("sqlite", run_dir=run_dir)
+        self.name = "probe"
+        self.flavour = flavour
+        self.log = Path(run_dir) / "probe.log"
+
+    def _note(self, line: str) -> None:
+        with open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    def ingest(self, container: str, sessions: Sequence[Session]) -> IngestResult:
+        return self.inner.ingest(container, sessions)
+
+    def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
+        self._note(f"indexing {self.flavour} {timeout_s}")
+        return self.inner.await_indexing(container, ingested, timeout_s)
+
+    def search(self, container: str, query: str, k: int) -> list[SearchHit]:
+        return self.inner.search(container, query, k)
+
+    def clear(self, container: str) -> None:
+        self._note(f"clear {self.flavour}")
+        self.inner.clear(container)

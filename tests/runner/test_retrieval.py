@@ -233,6 +233,21 @@ def test_declared_levels_of_the_built_in_providers(tmp_path: Path) -> None:
         for name in ("sqlite", "full-context", "no-memory")
     }
     assert levels == {"sqlite": "message", "full-context": "message", "no-memory": "none"}
+
+
+def test_declared_levels_of_the_cloud_providers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("SUPERMEMORY_API_KEY", "MEM0_API_KEY", "ZEP_API_KEY"):
+        monkeypatch.setenv(var, "dummy-for-a-level-check")
+    levels = {
+        name: declared_evidence_level(get_provider(name, run_dir=tmp_path))
+        for name in ("supermemory", "mem0", "zep")
+    }
+    assert levels == {"supermemory": "session", "mem0": "session", "zep": "none"}
+    episodes = get_provider("zep", run_dir=tmp_path, scope="episodes")  # hits are our messages
+    assert declared_evidence_level(episodes) == "message"
+
+
+def test_a_bad_declared_level_is_refused() -> None:
     wrong = CountingProvider()
     wrong.evidence_level = "paragraph"  # type: ignore[attr-defined]
     with pytest.raises(ProviderError, match="evidence_level must be one of message, session, none"):

@@ -18,7 +18,13 @@ import click
 from bench_nb.errors import BenchNbError
 from bench_nb.memorybench.format import PHASES
 from bench_nb.runner.retry import RetryPolicy
-from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_CONCURRENCY, DEFAULT_JUDGES, DEFAULT_K
+from bench_nb.runner.settings import (
+    DEFAULT_ANSWERER,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_INDEXING_TIMEOUT_S,
+    DEFAULT_JUDGES,
+    DEFAULT_K,
+)
 
 _DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
 
@@ -97,8 +103,17 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "-s",
             "--provider-setting",
             multiple=True,
-            metavar="KEY=VALUE",
-            help="Provider option, repeatable (keys and tokens come from the environment only).",
+            metavar="[PROVIDER.]KEY=VALUE",
+            help="Provider option, repeatable; PROVIDER.KEY=VALUE gives it to that provider only (for "
+            "compare), KEY=VALUE to all. Never a key or token: those come from the environment only.",
+        ),
+        click.option(
+            "--indexing-timeout",
+            "indexing_timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help=f"How long a container's indexing may take before its questions fail (default "
+            f"{DEFAULT_INDEXING_TIMEOUT_S:g}).",
         ),
         click.option(
             "--runs-dir",
@@ -135,6 +150,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "runs_dir": opts["runs_dir"],
         "progress": opts["progress"],
         "provider_settings": _key_values(opts["provider_setting"], "--provider-setting"),
+        "indexing_timeout_s": opts["indexing_timeout"] or DEFAULT_INDEXING_TIMEOUT_S,
         "allow_provider_prompts": opts["allow_provider_prompts"],
     }
     return out
@@ -192,6 +208,8 @@ def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
         settings["k"] = opts["k"] or inv.get("k") or settings["k"]
         settings["limit"] = opts["limit"] or inv.get("limit")
         settings["sample_per_type"] = opts["per_type"] or inv.get("samplePerType")
+        if not opts["provider_setting"]:
+            settings["provider_settings"] = dict(inv.get("providerSettings") or {})
         settings["allow_provider_prompts"] = opts["allow_provider_prompts"] or bool(
             inv.get("allowProviderPrompts")
         )
@@ -280,7 +298,11 @@ def compare(
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-p", "--provider", help="Provider to clear at (default: the one the run recorded).")
 @click.option(
-    "-s", "--provider-setting", multiple=True, metavar="KEY=VALUE", help="Provider option, repeatable."
+    "-s",
+    "--provider-setting",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Provider option, repeatable (default: the settings the run recorded).",
 )
 def clean(run_dir: Path, provider: str | None, provider_setting: tuple[str, ...]) -> None:
     """Delete what RUN_DIR's containers hold at the provider."""
@@ -288,7 +310,11 @@ def clean(run_dir: Path, provider: str | None, provider_setting: tuple[str, ...]
 
     try:
         tags = clean_run(
-            run_dir, provider=provider, provider_settings=_key_values(provider_setting, "--provider-setting")
+            run_dir,
+            provider=provider,
+            provider_settings=_key_values(provider_setting, "--provider-setting")
+            if provider_setting
+            else None,
         )
     except BenchNbError:
         raise

@@ -10,7 +10,7 @@ runs they put side by side.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from bench_nb.runner.engine import now_iso
 from bench_nb.runner.journal import write_atomic
 from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark
 from bench_nb.runner.selection import question_set_hash
+from bench_nb.runner.settings import split_provider_settings
 
 _MISSING = "(not recorded)"
 
@@ -189,6 +190,7 @@ def compare(
     runs_dir: str | Path = "data/runs",
     allow_mismatch: bool = False,
     allow_provider_prompts: bool = False,
+    provider_settings: Mapping[str, Any] | None = None,
     **settings: Any,
 ) -> CompareResult:
     """Run every provider on the same questions with the same settings, then write the compare manifest.
@@ -203,6 +205,9 @@ def compare(
         allow_provider_prompts: let each provider bring its own answer/judge prompt (see ``run_benchmark``).
             The runs that use one are then not like for like: the manifest is still written, with a warning
             and the differences under ``benchNb.mismatches`` (any other difference is still refused).
+        provider_settings: provider options: ``KEY`` goes to every provider, ``PROVIDER.KEY`` only to that
+            one (e.g. ``{"zep.scope": "episodes", "sqlite.x": 1}``); a ``PROVIDER`` not compared, or a
+            setting that would carry a key or token, is refused before any run starts.
         **settings: every other ``run_benchmark`` option (k, answerer, judges, limit, concurrency, ...).
     """
     names = [p.strip() for p in providers.split(",")] if isinstance(providers, str) else list(providers)
@@ -211,6 +216,7 @@ def compare(
         raise ComparisonError("compare needs at least one provider")
     if len(set(names)) != len(names):
         raise ComparisonError(f"each provider may appear once in a comparison, got {names}")
+    per_provider = split_provider_settings(provider_settings, names)
     bench = load_benchmark_spec(benchmark, dataset)
     if compare_id is None:
         compare_id = f"compare-{bench.name}-" + now_iso().replace(":", "").replace("-", "").replace(".", "")
@@ -221,6 +227,7 @@ def compare(
             run_id=f"{compare_id}-{name.replace(':', '_').replace('.', '_')}",
             runs_dir=runs_dir,
             allow_provider_prompts=allow_provider_prompts,
+            provider_settings=per_provider[name],
             **settings,
         )
         for name in names

@@ -10,6 +10,7 @@ from bench_nb.errors import RunFormatError
 from bench_nb.frames.load import read_run
 from bench_nb.providers.base import Provider
 from bench_nb.runner.components import make_provider
+from bench_nb.runner.settings import check_provider_settings
 
 
 def clean_run(
@@ -22,8 +23,9 @@ def clean_run(
 
     Args:
         run_dir: the run directory.
-        provider: the provider (name, plugin spec or object); default the one the run recorded.
-        provider_settings: options for making the provider (keys come from the environment).
+        provider: the provider (name, plugin spec or object); default the one the run was made with.
+        provider_settings: options for making the provider; default the ones the run recorded
+            (``benchNb.invocation.providerSettings``, e.g. a ``base_url``). Keys come from the environment.
     """
     run = read_run(run_dir, strict=True)
     if run.checkpoint is None:
@@ -32,7 +34,13 @@ def clean_run(
         )
     ck = run.checkpoint
     tags = list(dict.fromkeys(q.containerTag for q in ck.questions.values() if q.containerTag))
-    obj = make_provider(provider or ck.provider, run_dir=Path(run_dir), settings=provider_settings)
+    invocation = (ck.benchNb or {}).get("invocation") or {}
+    recorded = invocation.get("provider") or ck.provider  # the name or plugin spec the run was made with
+    if provider_settings is None and provider in (None, ck.provider, recorded):
+        provider_settings = invocation.get("providerSettings")
+    spec = provider or recorded
+    settings = check_provider_settings(spec if isinstance(spec, str) else spec.name, provider_settings or {})
+    obj = make_provider(spec, run_dir=Path(run_dir), settings=settings)
     try:
         for tag in tags:
             obj.clear(tag)

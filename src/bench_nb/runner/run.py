@@ -34,16 +34,20 @@ from bench_nb.runner.engine import Container, Engine, now_iso
 from bench_nb.runner.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
 from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.report import write_report
+from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.selection import question_set_hash, select_questions
 from bench_nb.runner.settings import (
     BENCH_NB_VERSION,
     DEFAULT_ANSWERER,
     DEFAULT_CONCURRENCY,
+    DEFAULT_INDEXING_TIMEOUT_S,
     DEFAULT_JUDGES,
     DEFAULT_K,
     RunSettings,
+    recorded_settings,
     settings_differences,
+    split_provider_settings,
 )
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
@@ -199,7 +203,7 @@ def run_benchmark(
     isolate_per_question: bool = False,
     fail_fast: bool = False,
     retry: RetryPolicy | None = None,
-    indexing_timeout_s: float = 600.0,
+    indexing_timeout_s: float = DEFAULT_INDEXING_TIMEOUT_S,
     checkpoint_every_s: float = 5.0,
     progress: bool | None = None,
     provider_settings: Mapping[str, Any] | None = None,
@@ -226,8 +230,13 @@ def run_benchmark(
         fail_fast: stop at the first question that fails after its retries.
         retry: the retry policy for retryable errors (default ``RetryPolicy()``).
         progress: progress bars; None decides from the environment (``BENCH_NB_QUIET=1`` hides them).
-        provider_settings, answerer_options, judge_options: keyword options for the components (never
-            written to the run: put keys in the environment).
+        indexing_timeout_s: how long a container's indexing may take before its questions fail.
+        provider_settings: the provider's keyword options; ``PROVIDER.KEY`` keys are accepted for this
+            run's provider (as ``compare`` passes them). Recorded in ``benchNb.invocation.providerSettings``
+            so a resume can reuse them; a setting that would carry a key or token is refused
+            (``ProviderError``): keys come from the environment.
+        answerer_options, judge_options: keyword options for the answerer and judges (never written to
+            the run: put keys in the environment).
         allow_provider_prompts: let the provider bring its own answer and judge prompts (its
             ``answer_prompt``/``judge_prompt``) for LLM answerers and judges named by alias. A run that used
             one records ``benchNb.customPrompt = true`` and is marked in every table as not graded like
@@ -254,6 +263,7 @@ def run_benchmark(
     if not targets:
         raise RunFormatError(bench.name, "the benchmark has no questions to run")
     provider_name = provider if isinstance(provider, str) else provider.name
+    own_settings = split_provider_settings(provider_settings, [provider_name])[provider_name]
     if run_id is None:
         stamp = now_iso().replace(":", "").replace("-", "").replace(".", "")
         run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{stamp}"
@@ -266,7 +276,8 @@ def run_benchmark(
     (run_dir / "results").mkdir(exist_ok=True)
     provider_obj: Provider | None = None
     try:
-        provider_obj = make_provider(provider, run_dir=run_dir, settings=provider_settings)
+        provider_obj = make_provider(provider, run_dir=run_dir, settings=own_settings)
+        evidence_level = declared_evidence_level(provider_obj)
         if allow_provider_prompts:  # the provider's own prompts need the provider object
             answerer_options, judge_options = provider_prompt_options(
                 provider_obj, answerer, split_specs(judges), answerer_options, judge_options
@@ -275,9 +286,11 @@ def run_benchmark(
         judge_objs = make_judges(judges, judge_options)
         ids = [q.question_id for q in targets]
         bench_nb = _bench_nb_record(settings, bench, ids, answerer_obj, judge_objs, dataset)
+        if evidence_level is not None:
+            bench_nb["evidenceLevel"] = evidence_level
         bench_nb["invocation"] = _invocation(
             provider, benchmark, dataset, answerer, judges, limit, sample_per_type, allow_provider_prompts
-        )
+        ) | ({"providerSettings": recorded_settings(own_settings)} if own_settings else {})
         resumed = (run_dir / CHECKPOINT).is_file()
         if resumed:
             checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)

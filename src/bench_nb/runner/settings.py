@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, ProviderError
 from bench_nb.memorybench.format import PHASES, Concurrency
+from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import RetryPolicy
 
 BENCH_NB_VERSION = 1
@@ -15,6 +17,7 @@ DEFAULT_K = 10
 DEFAULT_CONCURRENCY = 8
 DEFAULT_ANSWERER = "extractive"
 DEFAULT_JUDGES = ("contains", "f1")  # contains first: extractive answers are whole sentences
+DEFAULT_INDEXING_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class RunSettings:
     isolate_per_question: bool = False
     fail_fast: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    indexing_timeout_s: float = 600.0
+    indexing_timeout_s: float = DEFAULT_INDEXING_TIMEOUT_S
     checkpoint_every_s: float = 5.0
     progress: bool | None = None
 
@@ -48,6 +51,8 @@ class RunSettings:
             raise BenchNbError(f"k must be at least 1, not {self.k}")
         if self.concurrency < 1:
             raise BenchNbError(f"concurrency must be at least 1, not {self.concurrency}")
+        if not self.indexing_timeout_s > 0:
+            raise BenchNbError(f"indexing_timeout_s must be positive, not {self.indexing_timeout_s}")
         for phase, n in self.phase_concurrency.items():
             if phase not in PHASES:
                 raise BenchNbError(
@@ -85,3 +90,86 @@ def settings_differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -
         if a != b:
             out.append(f"{label}: {a!r} in the run, {b!r} now")
     return out
+
+
+# -- provider settings -------------------------------------------------------------------------------------
+
+# Words that make a setting's name a secret's (split on anything but letters and digits, so
+# ``max_context_tokens`` is not one, ``api_key`` and ``auth_token`` are).
+_SECRET_WORDS = frozenset(
+    {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "credential", "credentials", "auth"}
+    | {"authorization", "bearer", "cookie"}
+)
+
+
+def _secret_name(name: str) -> bool:
+    return any(word in _SECRET_WORDS for word in re.split(r"[^a-z0-9]+", name.lower()))
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in ``value`` (nested lists and dicts included)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple | set):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` as a dict, refused (``ProviderError``) when one would carry a secret into the run.
+
+    A setting whose name is a secret's (``api_key``, ``token``, ``password``, ...) or whose value looks like
+    one (``sk-...``, ``Bearer ...``, ``token=...`` in a URL, the value of a ``*KEY*``/``*TOKEN*``/``*SECRET*``
+    environment variable) is refused, naming the setting but never its value: keys come from the environment.
+    """
+    for name, value in settings.items():
+        if _secret_name(name):
+            raise ProviderError(
+                f"provider {provider!r}: setting {name!r} names a secret; keys and tokens are read from the "
+                "environment (e.g. SUPERMEMORY_API_KEY), never passed as settings, so they are never written "
+                "to a run"
+            )
+        if any(redact(text) != text for text in _strings(value)):
+            raise ProviderError(
+                f"provider {provider!r}: the value of setting {name!r} looks like a key or token; keys and "
+                "tokens are read from the environment, never passed as settings"
+            )
+    return dict(settings)
+
+
+def split_provider_settings(
+    settings: Mapping[str, Any] | None, providers: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """Each provider's own settings: ``KEY`` goes to every provider, ``PROVIDER.KEY`` to that one (and wins).
+
+    Setting names are identifiers, so ``PROVIDER`` is everything before the last dot (a plugin
+    ``pkg.mod:Class`` works too). Raises ``ProviderError`` for a ``PROVIDER.`` that is not in ``providers``
+    and for a setting that would carry a secret (``check_provider_settings``).
+    """
+    shared: dict[str, Any] = {}
+    own: dict[str, dict[str, Any]] = {p: {} for p in providers}
+    for key, value in (settings or {}).items():
+        prefix, dot, name = key.rpartition(".")
+        if not dot:
+            shared[key] = value
+        elif prefix in own and name:
+            own[prefix][name] = value
+        else:
+            raise ProviderError(
+                f"setting {key!r} is for provider {prefix!r}, which is not "
+                + (
+                    f"among this run's providers ({', '.join(providers)})"
+                    if len(providers) > 1
+                    else f"this run's provider ({providers[0]!r})"
+                )
+                + "; write PROVIDER.KEY=VALUE with one of them, or KEY=VALUE for all"
+            )
+    return {p: check_provider_settings(p, shared | own[p]) for p in providers}
+
+
+def recorded_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a run records (``benchNb.invocation.providerSettings``): those with JSON values."""
+    plain = (str, int, float, bool, type(None))
+    return {k: v for k, v in settings.items() if isinstance(v, plain)}

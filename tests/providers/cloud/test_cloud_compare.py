@@ -124,6 +124,33 @@ def test_compare_runs_end_to_end_like_for_like(compared: dict[str, Any]) -> None
 
 
 @pytest.mark.slow
+def test_retrieval_metrics_at_the_level_each_provider_allows(compared: dict[str, Any]) -> None:
+    """LoCoMo's evidence is message ids: sqlite is scored by message, Supermemory and Mem0 (whose hits are
+    memories of a session) by session, and Zep's facts (traced to nothing of ours) get no metrics at all."""
+    runs = {
+        run.checkpoint.provider: run  # type: ignore[union-attr]
+        for run in load_runs(compared["root"] / "compare" / COMPARE_ID / "manifest.json")
+    }
+    expected = {"sqlite": "message", "supermemory": "session", "mem0": "session", "zep": None}
+    for name, level in expected.items():
+        ck = runs[name].checkpoint
+        assert ck is not None
+        with_evidence = [q for q in ck.questions.values() if (q.benchNb or {}).get("evidenceIds")]
+        assert with_evidence, name
+        for q in with_evidence:
+            extra, metrics = q.benchNb or {}, q.phases.evaluate.retrievalMetrics
+            assert extra.get("retrievalLevel") == level, (name, q.questionId)
+            if level is None:
+                assert metrics is None and "evidence_level 'none'" in extra["retrievalNote"]
+            else:
+                assert metrics is not None and metrics.k == 10
+        if level == "session":
+            assert all("mapped to its sessions" in (q.benchNb or {})["retrievalNote"] for q in with_evidence)
+        report = json.loads((runs[name].path / "report.json").read_text())
+        assert ("retrieval" in report) == (level is not None), name
+
+
+@pytest.mark.slow
 def test_no_key_reaches_a_file(compared: dict[str, Any]) -> None:
     keys = [svc.key for svc in compared["services"].values()]
     for path in compared["root"].rglob("*"):
