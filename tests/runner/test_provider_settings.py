@@ -61,6 +61,7 @@ def test_split_gives_plain_keys_to_all_and_prefixed_keys_to_one() -> None:
         ({"base_url": "https://api.example.com/v1?token=abc123def"}, "looks like a key or token"),
         ({"headers": {"Authorization": f"Bearer {SECRET}"}}, "looks like a key or token"),
         ({"note": SECRET}, "looks like a key or token"),
+        ({"base_url": "https://bench:hunter2@proxy.example.com"}, "looks like a key or token"),
     ],
 )
 def test_secrets_are_refused_without_echoing_them(settings: dict, what: str | None) -> None:

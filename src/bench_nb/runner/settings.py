@@ -102,6 +102,9 @@ _SECRET_WORDS = frozenset(
 )
 
 
+_URL_USERINFO = re.compile(r"://[^/\s@:]+:[^/\s@]+@")  # https://user:password@host
+
+
 def _secret_name(name: str) -> bool:
     return any(word in _SECRET_WORDS for word in re.split(r"[^a-z0-9]+", name.lower()))
 
@@ -121,8 +124,8 @@ def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[
     """``settings`` as a dict, refused (``ProviderError``) when one would carry a secret into the run.
 
     A setting whose name is a secret's (``api_key``, ``token``, ``password``, ...) or whose value looks like
-    one (``sk-...``, ``Bearer ...``, ``token=...`` in a URL, the value of a ``*KEY*``/``*TOKEN*``/``*SECRET*``
-    environment variable) is refused, naming the setting but never its value: keys come from the environment.
+    one (``sk-...``, ``Bearer ...``, ``token=...`` or ``user:password@`` in a URL, the value of a
+    ``*KEY*``/``*TOKEN*``/``*SECRET*`` environment variable) is refused, naming the setting but never its value: keys come from the environment.
     """
     for name, value in settings.items():
         if _secret_name(name):
@@ -131,7 +134,7 @@ def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[
                 "environment (e.g. SUPERMEMORY_API_KEY), never passed as settings, so they are never written "
                 "to a run"
             )
-        if any(redact(text) != text for text in _strings(value)):
+        if any(redact(text) != text or _URL_USERINFO.search(text) for text in _strings(value)):
             raise ProviderError(
                 f"provider {provider!r}: the value of setting {name!r} looks like a key or token; keys and "
                 "tokens are read from the environment, never passed as settings"
