@@ -44,3 +44,15 @@ def test_usage_columns_sum_answer_and_judges_and_stay_null_when_unpriced_or_offl
     assert rows["unpriced-judge"]["answer_cost_usd"] == pytest.approx(0.000159)
     # Offline components record no usage: null, not zero.
     assert rows["offline"]["cost_usd"] is None and rows["offline"]["answer_input_tokens"] is None
+
+
+def test_retrieval_level_says_what_the_metrics_were_computed_against(tmp_path: Path) -> None:
+    q_session = msgspec.structs.replace(question("s"), benchNb={"retrievalLevel": "session"})
+    q_default = question("m")
+    run = write_run(
+        tmp_path / "r", [q_session, q_default], bench_nb={"version": 1, "evidenceLevel": "message"}
+    )
+    df = questions_df(run, backend="polars").sort("question_id")
+    assert df["retrieval_level"].to_list() == ["message", "session"]
+    mb_run = write_run(tmp_path / "mb", [question("x")])
+    assert questions_df(mb_run, backend="polars")["retrieval_level"].to_list() == [None]

@@ -14,7 +14,8 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
 - tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``
 - usage (LLM components only, list prices): ``answer_input_tokens, answer_output_tokens, answer_cost_usd,
   judge_cost_usd, cost_usd``
-- retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``
+- retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``,
+  ``retrieval_level`` (``message`` or ``session``: what the metrics were computed against; see docs/runner.md)
 - provenance: ``source`` (``checkpoint`` or ``report``), ``custom_prompt`` (graded with a provider's own
   prompt: not like the others), ``run_path``
 """
@@ -80,6 +81,7 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "mrr": _FLT,
     "ndcg": _FLT,
     "k": _INT,
+    "retrieval_level": _STR,
     "source": _STR,
     "custom_prompt": _BOOL,
     "run_path": _STR,
@@ -232,6 +234,7 @@ def _add_checkpoint_rows(
         rm = ev.retrievalMetrics
         for col, attr in _RETRIEVAL:
             a[col](None if rm is None else getattr(rm, attr))
+        a["retrieval_level"](extra.get("retrievalLevel", run_extra.get("evidenceLevel")))
         a["source"]("checkpoint")
         a["custom_prompt"](custom_run or bool(extra.get("customPrompt")))
         a["run_path"](path)
