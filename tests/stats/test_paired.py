@@ -162,3 +162,29 @@ def test_paired_comparisons_all_pairs_with_holm(make_run) -> None:
     assert detailed.filter(pl.col("question_type_norm") != "all")["p_value_holm"].is_null().all()
     ab_types = detailed.filter((pl.col("run_b") == "b") & (pl.col("question_type_norm") != "all"))
     assert ab_types["n_pairs"].sum() == 4
+
+
+def test_holm_adjust_equals_statsmodels_on_random_p_values_with_ties() -> None:
+    import numpy as np
+    from statsmodels.stats.multitest import multipletests
+
+    from bench_nb.metrics.paired import holm_adjust
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 17):
+        ps = list(rng.choice([0.001, 0.01, 0.04, 0.2, 0.5, 0.9], size=n)) + list(rng.random(n))
+        assert holm_adjust(ps) == pytest.approx(list(multipletests(ps, method="holm")[1]), abs=1e-12)
+
+
+def test_mcnemar_matches_statsmodels_without_scipy_on_either_side_of_the_exact_cutoff() -> None:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    from bench_nb.metrics.paired import mcnemar_test
+
+    for b, c in [(0, 0), (0, 1), (3, 9), (12, 12), (10, 14), (13, 12), (30, 11), (100, 70)]:
+        statistic, p, method = mcnemar_test(b, c)
+        if method == "none":
+            continue
+        ref = mcnemar([[5, b], [c, 5]], exact=method == "exact", correction=True)
+        assert p == pytest.approx(ref.pvalue, abs=1e-12)
+        assert statistic == pytest.approx(ref.statistic, abs=1e-12)

@@ -18,6 +18,7 @@ or ``require_like_for_like=True`` raises ``ComparisonError``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Literal
@@ -66,15 +67,29 @@ def mcnemar_test(a_only: int, b_only: int, exact: bool | None = None) -> tuple[f
         exact = m < EXACT_BELOW
     if exact:
         k = min(a_only, b_only)
-        from scipy.stats import binom  # imported here: scipy.stats costs a second at import
-
-        return float(k), float(min(1.0, 2 * binom.cdf(k, m, 0.5))), "exact"
+        # Two-sided exact binomial: 2·P[X ≤ k], X ~ Binomial(m, 1/2), summed in integers (no scipy import).
+        tail = sum(math.comb(m, i) for i in range(k + 1)) / 2**m
+        return float(k), min(1.0, 2 * tail), "exact"
     if m == 0:
         return _NAN, _NAN, "none"
     stat = (abs(a_only - b_only) - 1) ** 2 / m
-    from scipy.stats import chi2
+    # The chi-square survival function with one degree of freedom: P[χ²₁ > x] = erfc(sqrt(x / 2)).
+    return float(stat), math.erfc(math.sqrt(stat / 2)), "chi2-cc"
 
-    return float(stat), float(chi2.sf(stat, 1)), "chi2-cc"
+
+def holm_adjust(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (as statsmodels' ``multipletests(method="holm")``).
+
+    Sorted ascending, the i-th (from 0) of n is multiplied by n - i; a running maximum keeps them monotone.
+    """
+    n = len(p_values)
+    order = sorted(range(n), key=lambda i: p_values[i])
+    adjusted = [0.0] * n
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (n - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
 
 
 @dataclass(frozen=True)
@@ -185,11 +200,8 @@ def paired_comparisons(
     ps = [(i, p) for i, (p, is_all) in enumerate(zip(table["p_value"], overall, strict=True)) if is_all]
     valid = [(i, p) for i, p in ps if p is not None and not math.isnan(p)]
     if valid:
-        from statsmodels.stats.multitest import multipletests
-
-        adjusted = multipletests([p for _, p in valid], method="holm")[1]
-        for (i, _), adj in zip(valid, adjusted, strict=True):
-            holm[i] = float(adj)
+        for (i, _), adj in zip(valid, holm_adjust([p for _, p in valid]), strict=True):
+            holm[i] = adj
     table = table.with_columns(pl.Series("p_value_holm", holm, dtype=pl.Float64))
     front = ["run_a", "run_b", "provider_a", "provider_b", "question_type_norm"]
     return to_backend(table.select(*front, *[c for c in table.columns if c not in front]), backend)
