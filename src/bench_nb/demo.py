@@ -1,7 +1,7 @@
 """``bench-nb demo``: the bundled sample through three providers, then the reports, offline and keyless.
 
 The sample benchmark runs through the SQLite provider and the full-context and no-memory baselines with
-the extractive answerer and two deterministic judges (``f1``, ``contains``), via ``bench_nb.runner``; then
+the extractive answerer and two deterministic judges (``contains`` primary, ``f1``), via ``bench_nb.runner``; then
 every report is built (compare with its judge section, judge disagreement, a run_benchmark report, the
 explorer's static view and the ROI tile on its demo memories), and ``reports/index.html`` lists them. Nothing is read from outside the package; no network, no key.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from bench_nb.errors import ReportError
 
 PROVIDERS = ("sqlite", "full-context", "no-memory")
-JUDGES = "f1,contains"
+JUDGES = "contains,f1"  # contains primary: extractive answers are whole sentences, which token F1 marks wrong
 TITLE = "Demo: SQLite memory vs full context vs no memory (bundled sample, extractive answerer)"
 
 

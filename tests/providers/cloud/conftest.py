@@ -6,6 +6,7 @@ provider with the key and base URL in the environment (as a user sets them) and 
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,21 @@ from cloud_adapters import ADAPTERS, FAST, Cloud
 
 from bench_nb.providers import get_provider
 from bench_nb.providers.cloud import CloudProvider
+
+CLOUD_SDKS = ("supermemory", "zep_cloud", "mem0")
+
+
+@pytest.fixture(autouse=True)
+def _require_cloud_extra() -> None:
+    """Skip without the ``cloud`` extra's SDKs; fail instead when BENCH_NB_REQUIRE_EXTRAS is set (CI)."""
+    from provider_fixtures import need
+
+    missing = [m for m in CLOUD_SDKS if importlib.util.find_spec(m) is None]
+    need(
+        not missing,
+        f"optional extra 'cloud' not installed (missing {', '.join(missing)}): pip install -e '.[cloud]'",
+        env="BENCH_NB_REQUIRE_EXTRAS",
+    )
 
 
 @pytest.fixture(params=list(ADAPTERS))
