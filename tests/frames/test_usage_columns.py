@@ -56,3 +56,20 @@ def test_retrieval_level_says_what_the_metrics_were_computed_against(tmp_path: P
     assert df["retrieval_level"].to_list() == ["message", "session"]
     mb_run = write_run(tmp_path / "mb", [question("x")])
     assert questions_df(mb_run, backend="polars")["retrieval_level"].to_list() == [None]
+
+
+def test_a_loaded_run_set_builds_its_questions_frame_once_and_rebuilds_when_its_runs_change(
+    tmp_path: Path,
+) -> None:
+    from bench_nb import load_runs
+    from bench_nb.frames.questions import questions_frame
+
+    a = write_run(tmp_path / "a", [question("q1"), question("q2", "incorrect")])
+    b = write_run(tmp_path / "b", [question("q3")])
+    runs = load_runs([a])
+    first = questions_frame(runs)
+    assert questions_frame(runs) is first  # the same frame: built once per run set
+    assert questions_frame(runs, strict=True) is not first  # other settings, another frame
+    runs.extend(load_runs([b]))
+    grown = questions_frame(runs)
+    assert sorted(grown["question_id"].to_list()) == ["q1", "q2", "q3"]

@@ -87,6 +87,8 @@ class RunSet(list[Run]):
     def __init__(self, runs: Iterable[Run] = (), problems: Iterable[Problem] = ()) -> None:
         super().__init__(runs)
         self.problems: list[Problem] = list(problems)
+        # (key, frame) of the last questions frame built from these runs: see frames.questions.questions_frame.
+        self.questions_frame_cache: tuple[Any, Any] | None = None
 
     @property
     def all_problems(self) -> list[Problem]:

@@ -120,7 +120,19 @@ def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | N
 def questions_frame(
     runs: Sources | RunSet | Run | RunView, *, dataset: str | Path | None = None, strict: bool = False
 ) -> pl.DataFrame:
-    """``questions_df`` as a polars frame (the engine every metric uses)."""
+    """``questions_df`` as a polars frame (the engine every metric uses).
+
+    Given a loaded ``RunSet``, the frame is remembered on it (keyed by its runs, ``dataset`` and ``strict``),
+    so the tables, judgments, disputes and paired tests of one report build it once. polars frames are
+    immutable, so sharing one is safe.
+    """
+    key = None
+    cache_on = runs if isinstance(runs, RunSet) else None
+    if cache_on is not None:
+        key = (tuple(id(r) for r in cache_on), None if dataset is None else str(dataset), strict)
+        cached = cache_on.questions_frame_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
     runset, _ = load_run_views(runs, strict=strict)
     index = _dataset_index(dataset)
     cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
@@ -129,7 +141,10 @@ def questions_frame(
             _add_checkpoint_rows(cols, run, index)
         else:
             _add_report_rows(cols, run, index)
-    return pl.DataFrame(cols, schema=QUESTION_SCHEMA)
+    frame = pl.DataFrame(cols, schema=QUESTION_SCHEMA)
+    if cache_on is not None:
+        cache_on.questions_frame_cache = (key, frame)
+    return frame
 
 
 def questions_df(
