@@ -16,7 +16,7 @@ from typing import Any
 import ipywidgets as w
 import polars as pl
 
-from bench_nb.charts.labels import OUTCOMES, run_labels
+from bench_nb.charts.labels import OUTCOMES, outcome_expr, run_labels
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.load import RunSet, load_runs
 from bench_nb.frames.questions import questions_frame
@@ -77,16 +77,7 @@ class Explorer:
                 .otherwise(pl.col("unscored")),
                 correct=pl.when(pl.col("j_score").is_not_null()).then(pl.col("j_score") == 1).otherwise(None),
             )
-        outcome = (
-            pl.when(pl.col("status") != "evaluated")
-            .then(pl.col("status"))
-            .when(pl.col("unscored"))
-            .then(pl.lit("unscored"))
-            .when(pl.col("correct"))
-            .then(pl.lit("correct"))
-            .otherwise(pl.lit("incorrect"))
-        )
-        q = q.with_columns(outcome=outcome)
+        q = q.with_columns(outcome=outcome_expr())
         return q.filter(
             pl.col("provider").is_in(list(self.providers.value))
             & pl.col("benchmark").is_in(list(self.benchmarks.value))
