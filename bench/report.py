@@ -1,7 +1,8 @@
 """Building the compare report for 3 runs of 2,000 questions, as a ratio to executing an empty notebook.
 
-Both are measured in the same process, alternately, with papermill and the ``python3`` kernel; the report
-time includes execution and the HTML export (``build_report``). The runs are synthetic (bench_nb.demo_runs:
+Both are measured in the same process, alternately, with the ``python3`` kernel: the empty notebook with
+papermill's own ``execute_notebook`` (its defaults, progress bar off), the report with ``build_report``
+(execution, chart rendering and the HTML export). The runs are synthetic (bench_nb.demo_runs:
 every phase completed, two judges, retrieved context in the checkpoint). Target: at most 3x.
 
     .venv/bin/python bench/report.py [--repeat 5] [--questions 2000] [--cells]
@@ -21,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
+import papermill as pm
 
 from bench_nb.demo_runs import write_synthetic_runs
 from bench_nb.reports import build_report, execute_notebook, find_notebook
@@ -66,7 +68,9 @@ def main() -> None:
         empties, reports = [], []
         for i in range(args.repeat):
             t = time.perf_counter()
-            execute_notebook(empty, {}, root / f"empty-{i}.ipynb")
+            pm.execute_notebook(
+                str(empty), str(root / f"empty-{i}.ipynb"), kernel_name="python3", progress_bar=False
+            )
             empties.append(time.perf_counter() - t)
             t = time.perf_counter()
             build_report("compare", params, root / f"compare-{i}.html", index=False)

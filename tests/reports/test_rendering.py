@@ -1,4 +1,4 @@
-"""Charts rendered in a worker process while a report's notebook runs, and the cheap imports that keep a
+"""Charts rendered in a worker process (started by the report builder) while a report's notebook runs, and the cheap imports that keep a
 report fast: each behaviour checked on real processes (the worker, papermill's kernel, a fresh interpreter)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 import bench_nb
 from bench_nb.errors import ReportError
 from bench_nb.reports import build_report, export_html
-from bench_nb.reports.notebook import PENDING_CLASS
+from bench_nb.reports.notebook import CHART_MIME
 from bench_nb.reports.svg import SvgWorker, spec_to_svg
 
 SPEC = {
@@ -82,9 +82,9 @@ def test_charts_render_in_the_background_and_land_in_their_cells(tmp_path: Path)
     nb_path = _chart_notebook(tmp_path / "chart.ipynb", GOOD_CHART)
     built = build_report(nb_path, {}, tmp_path / "chart.html", index=False)
     page = built.path.read_text()
-    assert page.count("<svg") == 1 and PENDING_CLASS not in page and "sqlite" in page
+    assert page.count("<svg") == 1 and "sqlite" in page
     assert page.index("<svg") < page.index("after the chart")  # in the chart's own cell, not at the end
-    assert "bench_nb.reports.notebook" not in page  # the appended finish() cell is not in the page
+    assert CHART_MIME not in page and "vegaEmbed" not in page  # no Vega-Lite left for JavaScript to draw
 
 
 @pytest.mark.notebook
@@ -92,24 +92,25 @@ def test_a_chart_that_cannot_render_fails_the_report_naming_it(tmp_path: Path) -
     nb_path = _chart_notebook(tmp_path / "bad.ipynb", BAD_CHART)
     with pytest.raises(
         ReportError,
-        match=r"bad\.ipynb failed rendering its charts: .*chart 'Broken' \(displayed by In \[3\]\): .*"
+        match=r"bad\.ipynb failed rendering its charts: .*chart 'Broken' \(displayed by In \[2\], cell 2\): .*"
         r"Unrecognized function: nosuchfunction; the executed notebook is kept",
     ):
         build_report(nb_path, {}, tmp_path / "bad.html", index=False)
     assert not (tmp_path / "bad.html").exists()
 
 
-def test_a_page_with_a_chart_still_rendering_is_refused() -> None:
+def test_export_renders_a_chart_left_as_vega_lite() -> None:
+    # A notebook executed by plain papermill or JupyterLab keeps its charts as Vega-Lite: the export draws them.
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("chart")
     cell.outputs = [
-        nbformat.v4.new_output(
-            "display_data", data={"text/html": f'<div class="{PENDING_CLASS}">rendering chart…</div>'}
-        )
+        nbformat.v4.new_output("display_data", data={CHART_MIME: SPEC, "text/plain": "<chart>"}),
+        nbformat.v4.new_output("stream", name="stdout", text="after\n"),
     ]
     nb.cells = [cell]
-    with pytest.raises(ReportError, match="a chart was never rendered"):
-        export_html(nb, "t")
+    page = export_html(nb, "t")
+    assert page.count("<svg") == 1 and spec_to_svg(SPEC) in page and CHART_MIME not in page
+    assert page.index("<svg") < page.index("<pre>after")
 
 
 def test_import_bench_nb_loads_no_heavy_library() -> None:

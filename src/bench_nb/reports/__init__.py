@@ -3,8 +3,8 @@
 - ``build_report(name, params, output)``: one report (``ReportError`` names the failing cell).
 - ``build_all(config)``: the reports a TOML file lists; one failure never stops the others.
 - ``reports/index.html`` lists every report with its date, runs and MemScores (``write_index_html``).
-- In notebooks: ``setup_notebook()``, ``heading``, ``note``, ``report_summary``, ``resolve_runs``;
-  ``finish()`` puts charts still rendering in place (``build_report`` runs it after the last cell).
+- In notebooks: ``setup_notebook()`` (charts as inline SVG in a report), ``heading``, ``note``,
+  ``report_summary``, ``resolve_runs``.
 
 Names are imported on first use, so a notebook's ``from bench_nb import reports`` stays cheap.
 """
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from bench_nb.reports.locate import find_notebook, resolve_runs
     from bench_nb.reports.notebook import (
         Html,
-        finish,
         heading,
         in_report,
         note,
@@ -39,7 +38,6 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         [
             "Html",
-            "finish",
             "heading",
             "in_report",
             "note",
@@ -65,7 +63,6 @@ __all__ = [
     "execute_notebook",
     "export_html",
     "find_notebook",
-    "finish",
     "heading",
     "in_report",
     "make_server",

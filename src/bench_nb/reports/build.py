@@ -1,11 +1,12 @@
 """Building a report: execute a notebook with papermill, export HTML without input cells with nbconvert.
 
 The HTML is one self-contained file: bench_nb's nbconvert template drops every CDN script, charts are
-inline SVG (``setup_notebook`` under ``BENCH_NB_REPORT=1``), and every table escapes run text.
+inline SVG, and every table escapes run text.
 
-Speed: the notebook runs with one extra last cell, ``finish()``, which waits for the charts rendering in
-the background (see ``bench_nb.reports.notebook``); the HTML exporter is made and its templates compiled
-on a thread while the kernel runs, and kept for the next report.
+Speed: the notebook's charts are rendered to SVG by a worker process this builder starts before the kernel
+(``bench_nb.reports.svg.NotebookCharts``): its engine starts while the kernel starts, and each chart is
+rendered while the next cells run. The HTML exporter is made and its templates compiled on a thread while
+the kernel runs, and kept for the next report.
 """
 
 from __future__ import annotations
@@ -25,13 +26,12 @@ from typing import Any
 from bench_nb.errors import ReportError
 from bench_nb.reports.index import ReportEntry, RunEntry, record_report
 from bench_nb.reports.locate import find_notebook
-from bench_nb.reports.notebook import PENDING_CLASS, SUMMARY_MIME
+from bench_nb.reports.notebook import SUMMARY_MIME
+from bench_nb.reports.svg import CHART_MIME, NotebookCharts, figure, spec_to_svg
 
 KERNEL = "python3"
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_ENV = {"BENCH_NB_QUIET": "1", "BENCH_NB_REPORT": "1"}
-FINISH_TAG = "bench-nb-finish"  # the cell execute_notebook appends: charts still rendering are put in place
-FINISH_SOURCE = "__import__('bench_nb.reports.notebook', fromlist=['finish']).finish()"
 
 
 @dataclass(frozen=True)
@@ -58,50 +58,55 @@ def _environment(values: Mapping[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+class _ChartsFailed(Exception):
+    """Every cell ran, but a chart could not be rendered (the message names it)."""
+
+
 def _failure(notebook: Path, err: Exception, kept: Path | None) -> ReportError:
     index = getattr(err, "cell_index", None)
     source = str(getattr(err, "source", "") or "").strip().splitlines()
     ename, evalue = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
     tail = f"; the executed notebook is kept at {kept}" if kept else ""
-    if source and source[0] == FINISH_SOURCE:  # the appended last cell: a chart failed to render
-        return ReportError(f"notebook {notebook.name} failed rendering its charts: {evalue}{tail}")
+    if isinstance(err, _ChartsFailed):
+        return ReportError(f"notebook {notebook.name} failed rendering its charts: {err}{tail}")
     where = f"cell {index}" if index is not None else "a cell"
     snippet = f" (`{source[0][:80]}`)" if source else ""
     return ReportError(f"notebook {notebook.name} failed in {where}{snippet}: {ename}: {evalue}{tail}")
 
 
-def _with_finish_cell(notebook: Path, directory: Path) -> Path:
-    """A copy of ``notebook`` with the ``finish()`` cell appended (written into ``directory``)."""
-    import nbformat
-
-    nb = nbformat.read(notebook, as_version=4)
-    cell = nbformat.v4.new_code_cell(FINISH_SOURCE)
-    cell.metadata["tags"] = [FINISH_TAG]
-    nb.cells.append(cell)
-    path = directory / notebook.name
-    nbformat.write(nb, path)
-    return path
-
-
 def execute_notebook(
     notebook: str | os.PathLike[str], params: Mapping[str, Any] | None, output: Path, *, timeout: int = 600
 ) -> Any:
-    """Run ``notebook`` with papermill into ``output`` (kernel ``python3``, progress bars off), with a last
-    cell that puts in place the charts still rendering; returns the executed notebook."""
+    """Run ``notebook`` with papermill into ``output`` (kernel ``python3``, progress bars off, report mode);
+    returns the executed notebook with its charts rendered to SVG (``output`` keeps them as Vega-Lite).
+
+    Raises:
+        papermill's ``PapermillExecutionError`` for a failing cell; ``ReportError`` (from ``_ChartsFailed``)
+        naming each chart that could not be rendered.
+    """
     import papermill as pm
 
-    with tempfile.TemporaryDirectory(prefix="bench-nb-input-") as tmp, _environment(REPORT_ENV):
-        source = _with_finish_cell(Path(notebook), Path(tmp))
-        return pm.execute_notebook(
-            str(source),
-            str(output),
-            parameters=dict(params or {}),
-            kernel_name=KERNEL,
-            progress_bar=False,
-            log_output=False,
-            request_save_on_cell_execute=False,
-            execution_timeout=timeout,
-        )
+    charts = NotebookCharts()  # first: the chart engine starts while the kernel does
+    try:
+        with _environment(REPORT_ENV):
+            nb = pm.execute_notebook(
+                str(notebook),
+                str(output),
+                parameters=dict(params or {}),
+                kernel_name=KERNEL,
+                progress_bar=False,
+                log_output=False,
+                request_save_on_cell_execute=False,
+                execution_timeout=timeout,
+                on_cell_executed=charts.on_cell_executed,
+            )
+        try:
+            charts.put_in_place(nb)
+        except ReportError as err:
+            raise _ChartsFailed(str(err).removeprefix("charts that could not be rendered: ")) from None
+        return nb
+    finally:
+        charts.close()
 
 
 _OUTPUT_DIV = re.compile(r'<div class="(jp-OutputArea-output[^"]*)"')
@@ -161,22 +166,17 @@ def _warm_exporter() -> None:
 def export_html(nb: Any, title: str) -> str:
     """The executed notebook as self-contained HTML, input cells and prompts hidden.
 
-    Raises:
-        ReportError: a chart is still a placeholder (the notebook ran without the ``finish()`` cell).
+    A chart still in Vega-Lite (a notebook executed some other way than ``execute_notebook``) is rendered
+    to SVG here.
     """
-    cells = []
     for cell in nb.cells:
-        if FINISH_TAG in cell.get("metadata", {}).get("tags", []) and not cell.get("outputs"):
+        if cell.get("cell_type") != "code":
             continue
-        if cell.get("cell_type") == "code":
-            cell["outputs"] = [o for o in cell.get("outputs", []) if SUMMARY_MIME not in o.get("data", {})]
-            if any(PENDING_CLASS in str(o.get("data", {}).get("text/html", "")) for o in cell["outputs"]):
-                raise ReportError(
-                    "a chart was never rendered: execute the notebook with bench_nb.reports.execute_notebook "
-                    "(or call bench_nb.reports.finish() in its last cell)"
-                )
-        cells.append(cell)
-    nb.cells = cells
+        cell["outputs"] = [o for o in cell.get("outputs", []) if SUMMARY_MIME not in o.get("data", {})]
+        for out in cell["outputs"]:
+            if CHART_MIME in out.get("data", {}):
+                out["data"] = {"text/html": figure(spec_to_svg(out["data"][CHART_MIME]))}
+                out["metadata"] = {}
     nb.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb)
     return str(body)

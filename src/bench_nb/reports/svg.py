@@ -1,9 +1,10 @@
 """Vega-Lite to SVG in a separate process, so a report's charts render while its notebook keeps working.
 
-vl-convert holds the GIL while it converts (0.1-0.5 s a chart, plus about 0.7 s to start its engine), so a
+vl-convert holds the GIL while it converts (0.1-0.5 s a chart, plus about 0.6 s to start its engine), so a
 thread would not help: one worker process (``python -m bench_nb.reports.svg``) converts the charts in the
-order they were submitted, on another core, and starts its engine as soon as it is created, while the
-notebook is still importing and loading runs.
+order they were submitted, on another core. The report builder starts it before the kernel, so the engine
+starts while the kernel does, and ``NotebookCharts`` hands it each chart (a ``CHART_MIME`` output, see
+``bench_nb.reports.notebook``) as soon as the cell that displayed it has run; the kernel never renders.
 
 The worker is a plain subprocess with its own pipes: one JSON spec per line in, one JSON reply per line out
 (``{"svg": ...}`` or ``{"error": ...}``). (A multiprocessing pool would start multiprocessing's resource
@@ -25,11 +26,18 @@ from typing import IO, Any
 
 from bench_nb.errors import ReportError
 
+CHART_MIME = "application/vnd.vegalite.v6+json"  # a chart a report notebook displayed, to render as SVG
+CHART_META = "bench_nb_chart"  # that output's metadata: {"title": ...}, for error messages
 _WARMUP_SPEC: dict[str, Any] = {
     "data": {"values": [{"x": 1}]},
     "mark": "point",
     "encoding": {"x": {"field": "x"}},
 }
+
+
+def figure(svg: str) -> str:
+    """The HTML a rendered chart is shown in."""
+    return f'<figure class="bnb-chart" style="margin:8px 0 18px">{svg}</figure>'
 
 
 def spec_to_svg(spec: dict[str, Any]) -> str:
@@ -114,6 +122,48 @@ class SvgWorker:
             )
             for future in waiting:
                 future.set_exception(err)
+
+
+def _chart_outputs(cell: Any) -> list[Any]:
+    return [o for o in cell.get("outputs", []) if CHART_MIME in o.get("data", {})]
+
+
+class NotebookCharts:
+    """Renders the charts of a notebook being executed: ``on_cell_executed`` is nbclient's hook of the same
+    name (it submits the cell's charts), ``put_in_place`` swaps each chart output for its SVG."""
+
+    def __init__(self) -> None:
+        self.worker = SvgWorker()
+        self._futures: dict[tuple[int, int], Future[str]] = {}
+
+    def on_cell_executed(self, cell: Any, cell_index: int, **_: Any) -> None:
+        for k, out in enumerate(_chart_outputs(cell)):
+            self._futures[(cell_index, k)] = self.worker.submit(out["data"][CHART_MIME])
+
+    def put_in_place(self, nb: Any, *, timeout: float = 120.0) -> None:
+        """Replace every chart output of ``nb`` with its SVG figure.
+
+        Raises:
+            ReportError: naming each chart vl-convert could not render, and the cell that displayed it.
+        """
+        failures = []
+        for index, cell in enumerate(nb.cells):
+            for k, out in enumerate(_chart_outputs(cell)):
+                future = self._futures.pop((index, k), None) or self.worker.submit(out["data"][CHART_MIME])
+                title = str(out.get("metadata", {}).get(CHART_META, {}).get("title", "chart"))
+                try:
+                    markup = figure(future.result(timeout=timeout))
+                except Exception as err:  # a ReportError from the worker, or a timeout
+                    where = f"In [{cell.get('execution_count')}]"
+                    failures.append(f"chart {title!r} (displayed by {where}, cell {index}): {err}")
+                    continue
+                out["data"] = {"text/html": markup}
+                out["metadata"] = {}
+        if failures:
+            raise ReportError("charts that could not be rendered: " + "; ".join(failures))
+
+    def close(self) -> None:
+        self.worker.close()
 
 
 def main() -> None:
