@@ -29,7 +29,7 @@ def chart_accuracy_by_type(
     acc = with_run_label(acc.filter(pl.col("scored") > 0), labels).rename({type_col: "type"})
     acc = acc.with_columns(pl.col("type").fill_null("(none)"))
     order = list(labels.values())
-    base = alt.Chart(acc.to_pandas()).encode(
+    base = alt.Chart(acc).encode(
         y=alt.Y("type:N", title=None, sort=None),
         yOffset=alt.YOffset("run:N", sort=order),
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pandas as pd
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
+from bench_nb.frames.questions import as_polars
 
 
 def chart_judge_kappa(
@@ -22,25 +22,27 @@ def chart_judge_kappa(
         statistic: the pairwise column to show: ``cohen_kappa``, ``percent_agreement`` or ``gwet_ac1``.
         title: the chart title.
     """
-    pairwise = getattr(agreement, "pairwise", agreement)
-    if isinstance(pairwise, pl.DataFrame):
-        pairwise = pairwise.to_pandas()
-    if not isinstance(pairwise, pd.DataFrame) or statistic not in pairwise.columns:
+    frames = getattr(agreement, "frames", None)  # a JudgeAgreement keeps its tables in polars
+    pairwise = frames["pairwise"] if frames is not None else as_polars(agreement)
+    if pairwise is None or statistic not in pairwise.columns:
         raise ValueError(f"expected a JudgeAgreement or a pairwise table with a {statistic!r} column")
     judges: list[str] = []
-    for a, b in zip(pairwise["judge_a"], pairwise["judge_b"], strict=True):
+    for a, b in pairwise.select("judge_a", "judge_b").iter_rows():
         judges.extend(j for j in (a, b) if j not in judges)
     rows = []
-    for _, r in pairwise.iterrows():
+    for r in pairwise.iter_rows(named=True):
         value = r[statistic]
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
         for a, b in ((r["judge_a"], r["judge_b"]), (r["judge_b"], r["judge_a"])):
             rows.append({"judge_a": a, "judge_b": b, "value": value, "n": int(r["n"])})
     for j in judges:
         rows.append({"judge_a": j, "judge_b": j, "value": 1.0, "n": None})
-    cells = pd.DataFrame(rows)
-    cells["text"] = [("n/a" if v is None or pd.isna(v) else f"{v:.2f}") for v in cells["value"]]
-    cells["dark"] = [(v is not None and not pd.isna(v) and v > 0.6) for v in cells["value"]]
+    for row in rows:
+        v = row["value"]
+        row["text"] = "n/a" if v is None else f"{v:.2f}"
+        row["dark"] = v is not None and v > 0.6
+    schema = {"judge_a": pl.Utf8, "judge_b": pl.Utf8, "value": pl.Float64, "n": pl.Int64}
+    cells = pl.DataFrame(rows, schema=schema | {"text": pl.Utf8, "dark": pl.Boolean})
     base = alt.Chart(cells).encode(
         x=alt.X("judge_b:N", title=None, sort=judges, axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("judge_a:N", title=None, sort=judges),

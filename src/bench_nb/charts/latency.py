@@ -52,7 +52,7 @@ def chart_latency(
     band = base.mark_bar(height=10, opacity=0.75).encode(x="p50_linear:Q", x2="p95_linear:Q", tooltip=tooltip)
     median = base.mark_tick(thickness=2, size=16, color="#1f2328").encode(x="p50_linear:Q", tooltip=tooltip)
     return (
-        alt.layer(span, band, median, data=stats.to_pandas())
+        alt.layer(span, band, median, data=stats)
         .properties(width=420, height=alt.Step(22))
         .facet(
             row=alt.Row(

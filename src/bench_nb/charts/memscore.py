@@ -37,7 +37,7 @@ def chart_memscore(
     subtitle = ["point size: mean context tokens per question; bars: 95% Wilson interval"]
     if missing:
         subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
-    base = alt.Chart(shown.to_pandas()).encode(
+    base = alt.Chart(shown).encode(
         x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale=alt.Scale(type="log")),
         color=alt.Color("provider:N", title="provider", scale=category_scale(provider_order(questions))),
     )

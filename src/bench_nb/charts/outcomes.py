@@ -44,7 +44,7 @@ def chart_outcome_matrix(
     )
     run_order = list(labels.values())
     return (
-        alt.Chart(shown.to_pandas())
+        alt.Chart(shown)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
             x=alt.X("run:N", title=None, sort=run_order, axis=alt.Axis(orient="top", labelAngle=0)),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
@@ -12,13 +13,24 @@ from bench_nb.charts.labels import category_scale, run_labels, with_run_label
 from bench_nb.metrics import as_questions, token_summary
 
 
-def _bins(values: np.ndarray, bins: int) -> np.ndarray:
-    if values.size == 0:
-        return np.array([0.0, 1.0])
-    lo, hi = float(values.min()), float(values.max())
+def _bins(values: Sequence[float], bins: int) -> list[float]:
+    """``bins`` equal-width bins over the values' range (numpy's ``histogram_bin_edges`` with a range)."""
+    if not values:
+        return [0.0, 1.0]
+    lo, hi = float(min(values)), float(max(values))
     if lo == hi:
-        return np.array([lo - 0.5, hi + 0.5])
-    return np.histogram_bin_edges(values, bins=bins, range=(lo, hi))
+        return [lo - 0.5, hi + 0.5]
+    step = (hi - lo) / bins
+    return [i * step + lo for i in range(bins)] + [hi]
+
+
+def _histogram(values: Sequence[float], edges: Sequence[float]) -> list[int]:
+    """Counts per bin: [edgeᵢ, edgeᵢ₊₁), the last bin closed (numpy's ``histogram``); outside values dropped."""
+    counts = [0] * (len(edges) - 1)
+    for v in values:
+        if edges[0] <= v <= edges[-1]:
+            counts[min(bisect_right(edges, v) - 1, len(counts) - 1)] += 1
+    return counts
 
 
 def chart_context_tokens(
@@ -37,10 +49,10 @@ def chart_context_tokens(
     questions = as_questions(data)
     labels = run_labels(questions)
     values = questions.filter((pl.col("status") == "evaluated") & pl.col("context_tokens").is_not_null())
-    edges = _bins(values["context_tokens"].to_numpy().astype(float), bins)
+    edges = _bins(values["context_tokens"].cast(pl.Float64).to_list(), bins)
     rows: list[dict[str, Any]] = []
     for (rid,), part in values.group_by("run_id", maintain_order=True):
-        counts, _ = np.histogram(part["context_tokens"].to_numpy().astype(float), bins=edges)
+        counts = _histogram(part["context_tokens"].cast(pl.Float64).to_list(), edges)
         rows.extend(
             {"run_id": rid, "start": float(edges[i]), "end": float(edges[i + 1]), "questions": int(c)}
             for i, c in enumerate(counts)
@@ -97,7 +109,7 @@ def chart_context_tokens(
         )
     )
     return (
-        alt.layer(bars, mean, data=layered.to_pandas())
+        alt.layer(bars, mean, data=layered)
         .properties(width=460, height=90)
         .facet(
             row=alt.Row("run:N", title=None, sort=order, header=alt.Header(labelAngle=0, labelAlign="left"))

@@ -14,17 +14,20 @@ explanation, unscored, primary, source`` (``judgments`` or ``checkpoint``: where
 from __future__ import annotations
 
 import json
-from typing import Any
+import weakref
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.frames.load import Run, RunSet, Sources, load_runs
-from bench_nb.frames.questions import Backend, questions_frame, to_backend
+from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.store import read_verdicts
 from bench_nb.memorybench.format import decode_results
 from bench_nb.text import hit_text, one_line
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 JUDGMENT_SCHEMA: dict[str, Any] = {
     "run_id": pl.Utf8,
@@ -43,6 +46,28 @@ JUDGMENT_SCHEMA: dict[str, Any] = {
 }
 
 
+# id(judgments frame) -> the loaded RunSet it was built from (held weakly), so that ``disputed_questions(frame)``
+# reuses those runs and their cached questions frame instead of reading the runs again. An entry goes when
+# its frame is garbage collected; a RunSet no one else holds is not kept alive by it.
+_FRAME_RUNS: dict[int, weakref.ref[RunSet]] = {}
+
+
+def _remember_runs(frame: pl.DataFrame, runset: RunSet) -> None:
+    key = id(frame)
+    _FRAME_RUNS[key] = weakref.ref(runset)
+    weakref.finalize(frame, _FRAME_RUNS.pop, key, None)
+
+
+def _runs_of(frame: pl.DataFrame) -> RunSet | None:
+    """The loaded runs ``frame`` was built from, if still alive and still covering its ``run_path`` values."""
+    ref = _FRAME_RUNS.get(id(frame))
+    runset = ref() if ref is not None else None
+    if runset is None:
+        return None
+    paths = {str(run.path) for run in runset}
+    return runset if set(frame["run_path"].unique().to_list()) <= paths else None
+
+
 def primary_judge(run: Run) -> str:
     """The judge whose verdict the checkpoint holds: ``benchNb.primaryJudge``, else the run's ``judge``."""
     if run.checkpoint is not None:
@@ -57,63 +82,83 @@ def judgments_frame(
     """``judgments_df`` as a polars frame."""
     runset = load_runs(runs, strict=strict)
     questions = questions_frame(runset, dataset=dataset, strict=strict)
-    rows: dict[str, list[Any]] = {name: [] for name in JUDGMENT_SCHEMA}
     wanted = ["run_path", "question_id", "provider", "question_type", "question_type_norm", "status"]
     wanted += ["score", "label", "explanation", "unscored"]
     parts = {
         str(key[0]): part
         for key, part in questions.select(wanted).partition_by("run_path", as_dict=True).items()
     }
-    for run in runset:
-        primary = primary_judge(run)
-        verdicts, problems = read_verdicts(run.path)
-        if problems:
-            if strict:
-                p = problems[0]
-                raise RunFormatError(p.path, p.message, p.field)
-            _add_problems(run, problems)
-        info = parts.get(str(run.path))
-        by_qid = {} if info is None else {r["question_id"]: r for r in info.iter_rows(named=True)}
-        for (qid, judge), rec in verdicts.items():
-            q = by_qid.get(qid, {})
-            unscored = bool(rec.get("unscored")) or rec.get("score") is None or rec.get("label") == "unscored"
-            score = None if unscored else _score(rec.get("score"), run, qid, judge, strict)
+    frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
+    frame = pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
+    _remember_runs(frame, runset)
+    return frame
+
+
+_VERDICT_COLUMNS = ("question_id", "judge", "score", "label", "explanation", "unscored", "primary", "source")
+
+
+def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.DataFrame:
+    """One run's rows: every verdict in judgments.jsonl, then the checkpoint's verdict of each evaluated
+    question that has no judgments line from the primary judge. ``info``: the run's questions frame rows."""
+    primary = primary_judge(run)
+    verdicts, problems = read_verdicts(run.path)
+    if problems:
+        if strict:
+            p = problems[0]
+            raise RunFormatError(p.path, p.message, p.field)
+        _add_problems(run, problems)
+    # One row per question id (the last, as a dict keyed by id would keep), in order of first appearance.
+    info = (
+        pl.DataFrame(schema={c: JUDGMENT_SCHEMA.get(c, pl.Utf8) for c in ("question_id", "provider")})
+        if info is None
+        else info.group_by("question_id", maintain_order=True).last()
+    )
+    rows: list[tuple[Any, ...]] = []
+    for (qid, judge), rec in verdicts.items():
+        unscored = bool(rec.get("unscored")) or rec.get("score") is None or rec.get("label") == "unscored"
+        score = None if unscored else _score(rec.get("score"), run, qid, judge, strict)
+        if not unscored and score is None:
+            continue
+        label = "unscored" if unscored else rec.get("label")
+        rows.append(
+            (qid, judge, score, label, rec.get("explanation"), unscored, judge == primary, "judgments")
+        )
+    if "status" in info.columns:
+        evaluated = info.filter(pl.col("status") == "evaluated")
+        for qid, value, label, explanation, unscored in evaluated.select(
+            "question_id", "score", "label", "explanation", "unscored"
+        ).iter_rows():
+            if (qid, primary) in verdicts:
+                continue
+            unscored = bool(unscored)
+            score = None if unscored else _score(value, run, qid, primary, strict)
             if not unscored and score is None:
                 continue
-            _append(
-                rows,
-                run=run,
-                q=q,
-                qid=qid,
-                judge=judge,
-                score=score,
-                label="unscored" if unscored else rec.get("label"),
-                explanation=rec.get("explanation"),
-                unscored=unscored,
-                primary=judge == primary,
-                source="judgments",
-            )
-        for qid, q in by_qid.items():
-            if q["status"] != "evaluated" or (qid, primary) in verdicts:
-                continue
-            unscored = bool(q["unscored"])
-            score = None if unscored else _score(q["score"], run, qid, primary, strict)
-            if not unscored and score is None:
-                continue
-            _append(
-                rows,
-                run=run,
-                q=q,
-                qid=qid,
-                judge=primary,
-                score=score,
-                label="unscored" if unscored else q["label"],
-                explanation=q["explanation"],
-                unscored=unscored,
-                primary=True,
-                source="checkpoint",
-            )
-    return pl.DataFrame(rows, schema=JUDGMENT_SCHEMA)
+            label = "unscored" if unscored else label
+            rows.append((qid, primary, score, label, explanation, unscored, True, "checkpoint"))
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in _VERDICT_COLUMNS]
+    verdict_rows = pl.DataFrame(
+        dict(zip(_VERDICT_COLUMNS, columns, strict=True)),
+        schema={c: JUDGMENT_SCHEMA[c] for c in _VERDICT_COLUMNS},
+    )
+    types = [c for c in ("provider", "question_type", "question_type_norm") if c in info.columns]
+    provider = pl.col("provider")
+    return verdict_rows.join(
+        info.select("question_id", *types), on="question_id", how="left", maintain_order="left"
+    ).select(
+        run_id=pl.lit(run.run_id, pl.Utf8),
+        # The question's provider, else the run's (a verdict for a question the checkpoint lacks).
+        provider=pl.when(provider.is_null() | (provider == ""))
+        .then(pl.lit(_provider(run)))
+        .otherwise(provider),
+        question_id=pl.col("question_id"),
+        question_type=pl.col("question_type") if "question_type" in types else pl.lit(None, pl.Utf8),
+        question_type_norm=(
+            pl.col("question_type_norm") if "question_type_norm" in types else pl.lit(None, pl.Utf8)
+        ),
+        **{c: pl.col(c) for c in _VERDICT_COLUMNS[1:]},
+        run_path=pl.lit(str(run.path), pl.Utf8),
+    )
 
 
 def judgments_df(
@@ -146,17 +191,6 @@ def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> int | No
         raise err
     _add_problems(run, [Problem(str(run.path), str(err).split(": ", 1)[-1], "score", question_id=qid)])
     return None
-
-
-def _append(rows: dict[str, list[Any]], *, run: Run, q: dict[str, Any], qid: str, **values: Any) -> None:
-    rows["run_id"].append(run.run_id)
-    rows["provider"].append(q.get("provider") or _provider(run))
-    rows["question_id"].append(qid)
-    rows["question_type"].append(q.get("question_type"))
-    rows["question_type_norm"].append(q.get("question_type_norm"))
-    for name, value in values.items():
-        rows[name].append(value)
-    rows["run_path"].append(str(run.path))
 
 
 def _provider(run: Run) -> str:
@@ -192,16 +226,18 @@ def disputed_questions(
         data: run sources (anything ``load_runs`` takes) or a ``judgments_df`` frame (its runs are read
             from ``run_path`` for the question, answer and retrieved context).
         judges: only these judges' verdicts (default all).
-        runs: the loaded runs behind a ``judgments_df`` frame, so they are not read again.
+        runs: the loaded runs behind a ``judgments_df`` frame, so they are not read again (a polars frame
+            from ``judgments_df`` remembers its runs while they are loaded: no need to pass them).
         n_hits: how many retrieved items to show in ``context``.
         include_unscored: count "scored by one judge, unscored by another" as a dispute.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    if isinstance(data, (pd.DataFrame, pl.DataFrame)):
-        frame = pl.from_pandas(data) if isinstance(data, pd.DataFrame) else data
-        runset = (
-            runs if runs is not None else load_runs(frame["run_path"].unique(maintain_order=True).to_list())
-        )
+    given = as_polars(data)
+    if given is not None:
+        frame = given
+        runset = runs if runs is not None else _runs_of(frame)
+        if runset is None:
+            runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
     else:
         runset = load_runs(data)
         frame = judgments_frame(runset)
@@ -248,32 +284,19 @@ def disputed_questions(
 
 def _question_context(runset: RunSet, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:
     """run_path, question_id -> question, ground truth, answer, and the top retrieved texts."""
-    wanted: dict[str, set[str]] = {}
-    for path, qid in disputed.select("run_path", "question_id").iter_rows():
-        wanted.setdefault(path, set()).add(qid)
-    rows: list[dict[str, Any]] = []
-    for run in runset:
-        qids = wanted.get(str(run.path))
-        if not qids:
-            continue
-        questions = questions_frame(run).filter(pl.col("question_id").is_in(list(qids)))
-        for q in questions.iter_rows(named=True):
-            hits = _hits(run, q["question_id"])[:n_hits]
-            text = "\n".join(f"{i}. {one_line(hit_text(h), 500)}" for i, h in enumerate(hits, start=1))
-            rows.append(
-                {
-                    "run_path": str(run.path),
-                    "question_id": q["question_id"],
-                    "question": q["question"],
-                    "ground_truth": q["ground_truth"],
-                    "hypothesis": q["hypothesis"],
-                    "context": text,
-                }
-            )
-    schema = dict.fromkeys(
-        ("run_path", "question_id", "question", "ground_truth", "hypothesis", "context"), pl.Utf8
+    wanted = disputed.select("run_path", "question_id").unique()
+    # The run set's questions frame (built once per loaded RunSet, see questions_frame), disputed rows only.
+    questions = (
+        questions_frame(runset)
+        .select("run_path", "question_id", "question", "ground_truth", "hypothesis")
+        .join(wanted, on=["run_path", "question_id"], how="semi")
     )
-    return pl.DataFrame(rows, schema=schema)
+    by_path = {str(run.path): run for run in runset}
+    context = []
+    for path, qid in questions.select("run_path", "question_id").iter_rows():
+        hits = _hits(by_path[path], qid)[:n_hits]
+        context.append("\n".join(f"{i}. {one_line(hit_text(h), 500)}" for i, h in enumerate(hits, start=1)))
+    return questions.with_columns(context=pl.Series(context, dtype=pl.Utf8))
 
 
 def _hits(run: Run, qid: str) -> list[Any]:

@@ -22,10 +22,10 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
-import pandas as pd
 import polars as pl
 
 from bench_nb.frames.load import Run, RunSet, RunView, Sources, load_run_views
@@ -33,6 +33,9 @@ from bench_nb.frames.view import QuestionView
 from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.memorybench.format import PHASES, Question
 from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LABEL_TO_CATEGORY, normalize_question_type
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Backend = Literal["pandas", "polars"]
 
@@ -105,12 +108,32 @@ def to_backend(df: pl.DataFrame, backend: Literal["pandas"] = ...) -> pd.DataFra
 @overload
 def to_backend(df: pl.DataFrame, backend: Backend) -> pd.DataFrame | pl.DataFrame: ...
 def to_backend(df: pl.DataFrame, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
-    """Return ``df`` as pandas (default) or polars: the one place frames change library."""
+    """Return ``df`` as pandas (default) or polars: the one place frames change library.
+
+    pandas (and pyarrow) are imported here, on the first pandas frame asked for: code that stays in polars
+    never loads them.
+    """
     if backend == "polars":
         return df
     if backend == "pandas":
         return df.to_pandas(use_pyarrow_extension_array=False)
     raise ValueError(f"backend must be 'pandas' or 'polars', not {backend!r}")
+
+
+def is_pandas_frame(data: object) -> TypeGuard[pd.DataFrame]:
+    """Whether ``data`` is a pandas DataFrame, without importing pandas (if pandas was never imported,
+    nothing can be a pandas frame)."""
+    pd_module = sys.modules.get("pandas")
+    return pd_module is not None and isinstance(data, pd_module.DataFrame)
+
+
+def as_polars(data: object) -> pl.DataFrame | None:
+    """``data`` as a polars frame when it is a polars or pandas DataFrame, else None (run sources)."""
+    if isinstance(data, pl.DataFrame):
+        return data
+    if is_pandas_frame(data):
+        return pl.from_pandas(data)
+    return None
 
 
 def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | None:

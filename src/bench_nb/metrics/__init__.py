@@ -1,24 +1,27 @@
 """Metrics over the questions frame: MemScore, accuracy per type, latency, success rate, tokens.
 
 Every function takes a questions frame (pandas or polars, as ``questions_df`` returns it) or anything
-``load_runs`` accepts, and returns pandas by default or polars with ``backend="polars"``.
+``load_runs`` accepts, and returns pandas by default or polars with ``backend="polars"``. The metrics are
+computed in polars; pandas is imported only when a pandas frame is asked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import polars as pl
 
-from bench_nb.frames.questions import Backend, questions_frame, to_backend
+from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_frame, memorybench_stats
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
 from bench_nb.metrics.rounding import js_round
 from bench_nb.metrics.tokens import tokens_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "accuracy",
@@ -37,11 +40,8 @@ __all__ = [
 
 def as_questions(data: Any) -> pl.DataFrame:
     """A polars questions frame from a frame (pandas or polars) or from run sources."""
-    if isinstance(data, pl.DataFrame):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return pl.from_pandas(data)
-    return questions_frame(data)
+    frame = as_polars(data)
+    return frame if frame is not None else questions_frame(data)
 
 
 def memscore(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:

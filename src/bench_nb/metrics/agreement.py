@@ -17,122 +17,173 @@ when every verdict is the same, even though the judges agree perfectly. AC1 stay
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 import polars as pl
 
-from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.frames.questions import Backend, as_polars, to_backend
 from bench_nb.metrics.intervals import wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CATEGORIES: tuple[int, ...] = (0, 1)  # a verdict's score: 0 incorrect, 1 correct
 _NAN = math.nan
+
+# A 2-D table as rows: a list of lists, or a 2-D numpy array (its rows are iterated, numpy is not needed).
+Matrix = Sequence[Sequence[float]]
+# An items × categories count table as its distinct rows, each with how many items have it. Every statistic
+# here depends on the count rows only through this (with two categories and a few judges there are only a
+# handful of distinct rows, so 100,000 items cost no more than ten).
+Tally = list[tuple[tuple[float, ...], int]]
+
+
+def _num(value: Any) -> float:
+    """A rating as a float; None (missing) becomes ``nan``."""
+    return _NAN if value is None else float(value)
+
+
+def tally(counts: Matrix) -> Tally:
+    """The distinct rows of an items × categories count table, each with its number of items."""
+    return list(Counter(tuple(float(c) for c in row) for row in counts).items())
 
 
 # --- the statistics, on counts: one row per item, one column per category ---------------------------------
 
 
-def rating_counts(ratings: np.ndarray, categories: Sequence[Any] = CATEGORIES) -> np.ndarray:
+def rating_counts(ratings: Matrix, categories: Sequence[Any] = CATEGORIES) -> list[list[float]]:
     """Items × categories counts from an items × raters matrix (``nan`` marks a missing rating)."""
-    ratings = np.asarray(ratings, dtype=float)
-    if ratings.ndim != 2:
-        raise ValueError(f"ratings must be a 2-D items × raters matrix, got shape {ratings.shape}")
-    return np.stack([(ratings == c).sum(axis=1) for c in categories], axis=1).astype(float)
+    try:
+        rows = [[_num(v) for v in item] for item in ratings]
+    except TypeError:
+        raise ValueError("ratings must be a 2-D items × raters matrix (a sequence of rows)") from None
+    return [[float(sum(1 for v in row if v == c)) for c in categories] for row in rows]
 
 
-def percent_agreement(counts: np.ndarray) -> float:
+def percent_agreement(counts: Matrix) -> float:
     """Mean over items (with ≥ 2 ratings) of the share of agreeing rater pairs: Σₖ rₖ(rₖ−1) / r(r−1)."""
-    r = counts.sum(axis=1)
-    keep = r >= 2
-    if not keep.any():
-        return _NAN
-    c, r = counts[keep], r[keep]
-    return float(np.mean((c * (c - 1)).sum(axis=1) / (r * (r - 1))))
+    return _percent_agreement(tally(counts))
 
 
-def fleiss_kappa(counts: np.ndarray) -> float:
+def fleiss_kappa(counts: Matrix) -> float:
     """Fleiss' kappa (1971) on complete data (every item rated by the same number of raters m ≥ 2).
 
     κ = (P̄ − P̄ₑ) / (1 − P̄ₑ), P̄ = mean percent agreement, P̄ₑ = Σⱼ pⱼ², pⱼ = share of all ratings in j.
     ``nan`` when every rating falls in one category (P̄ₑ = 1), as statsmodels returns it.
     """
-    if counts.shape[0] == 0:
-        return _NAN
-    m = counts.sum(axis=1)
-    if np.any(m != m[0]):
-        raise ValueError("Fleiss' kappa needs every item rated by the same number of raters")
-    if m[0] < 2 or (counts.sum(axis=0) > 0).sum() <= 1:
-        return _NAN
-    p = counts.sum(axis=0) / counts.sum()
-    p_bar = percent_agreement(counts)
-    p_e = float((p * p).sum())
-    return (p_bar - p_e) / (1 - p_e)
+    return _fleiss_kappa(tally(counts))
 
 
-def gwet_ac1(counts: np.ndarray) -> float:
+def gwet_ac1(counts: Matrix) -> float:
     """Gwet's AC1 (Gwet 2008; Handbook of Inter-Rater Reliability, 4th ed., 2014), missing ratings allowed.
 
     AC1 = (pₐ − pₑ) / (1 − pₑ); pₐ = percent agreement over items with ≥ 2 ratings;
     pₑ = Σₖ πₖ(1 − πₖ) / (q − 1), πₖ = mean over rated items of rₖ/r, q = number of categories.
     """
-    q = counts.shape[1]
-    r = counts.sum(axis=1)
-    rated = r >= 1
-    if q < 2 or not (r >= 2).any():
-        return _NAN
-    pi = (counts[rated] / r[rated, None]).mean(axis=0)
-    p_e = float((pi * (1 - pi)).sum() / (q - 1))
-    return (percent_agreement(counts) - p_e) / (1 - p_e)
+    return _gwet_ac1(tally(counts))
 
 
-def krippendorff_alpha_nominal(counts: np.ndarray) -> float:
+def krippendorff_alpha_nominal(counts: Matrix) -> float:
     """Krippendorff's alpha for nominal data, from the coincidence matrix of pairable values.
 
     α = 1 − (n − 1) · Σ_{c≠k} o_ck / Σ_{c≠k} n_c·n_k, over items with ≥ 2 ratings (n = their ratings).
     ``nan`` when no item has two ratings or when every pairable rating is in one category.
     """
-    m = counts.sum(axis=1)
-    keep = m >= 2
-    if not keep.any():
-        return _NAN
-    c, m = counts[keep], m[keep]
-    pairs = c[:, :, None] * c[:, None, :]
-    pairs -= np.einsum("ij,jk->ijk", c, np.eye(c.shape[1]))  # a rating is not paired with itself
-    o = (pairs / (m - 1)[:, None, None]).sum(axis=0)
-    n_c = o.sum(axis=1)
-    n = n_c.sum()
-    observed = o.sum() - np.trace(o)
-    expected = (n_c.sum() ** 2 - (n_c * n_c).sum()) / (n - 1)
-    if expected == 0:
-        return _NAN
-    return float(1 - observed / expected)
+    return _krippendorff_alpha(tally(counts))
 
 
-def cohen_kappa(a: np.ndarray, b: np.ndarray, categories: Sequence[Any] = CATEGORIES) -> float:
+def cohen_kappa(a: Sequence[float], b: Sequence[float], categories: Sequence[Any] = CATEGORIES) -> float:
     """Cohen's kappa of two raters on the same items: (pₒ − pₑ) / (1 − pₑ).
 
     ``nan`` with zero expected disagreement (both raters constant in the same category), as
     scikit-learn's ``cohen_kappa_score`` returns it.
     """
-    table = confusion_counts(a, b, categories)
-    n = table.sum()
+    return _cohen_kappa(confusion_counts(a, b, categories))
+
+
+def confusion_counts(
+    a: Sequence[float], b: Sequence[float], categories: Sequence[Any] = CATEGORIES
+) -> list[list[float]]:
+    """Counts of (a's category, b's category) over items both rated: rows a, columns b."""
+    pairs = Counter(zip(map(_num, a), map(_num, b), strict=True))
+    return [[float(pairs.get((x, y), 0)) for y in categories] for x in categories]
+
+
+# The same statistics on a tally (``Tally``): what judge_agreement computes them from.
+
+
+def _percent_agreement(t: Tally) -> float:
+    agreeing = items = 0.0
+    for row, w in t:
+        r = sum(row)
+        if r >= 2:
+            agreeing += w * sum(c * (c - 1) for c in row) / (r * (r - 1))
+            items += w
+    return agreeing / items if items else _NAN
+
+
+def _fleiss_kappa(t: Tally) -> float:
+    if not t:
+        return _NAN
+    raters = {sum(row) for row, _ in t}
+    if len(raters) > 1:
+        raise ValueError("Fleiss' kappa needs every item rated by the same number of raters")
+    per_category = [sum(w * row[k] for row, w in t) for k in range(len(t[0][0]))]
+    if raters.pop() < 2 or sum(1 for n in per_category if n > 0) <= 1:
+        return _NAN
+    total = sum(per_category)
+    p_e = sum((n / total) ** 2 for n in per_category)
+    return (_percent_agreement(t) - p_e) / (1 - p_e)
+
+
+def _gwet_ac1(t: Tally) -> float:
+    q = len(t[0][0]) if t else 0
+    if q < 2 or not any(sum(row) >= 2 for row, _ in t):
+        return _NAN
+    rated = [(row, w, sum(row)) for row, w in t if sum(row) >= 1]
+    items = sum(w for _, w, _ in rated)
+    pi = [sum(w * row[k] / r for row, w, r in rated) / items for k in range(q)]
+    p_e = sum(x * (1 - x) for x in pi) / (q - 1)
+    return (_percent_agreement(t) - p_e) / (1 - p_e)
+
+
+def _krippendorff_alpha(t: Tally) -> float:
+    pairable = [(row, w) for row, w in t if sum(row) >= 2]
+    if not pairable:
+        return _NAN
+    q = len(pairable[0][0])
+    o = [[0.0] * q for _ in range(q)]  # coincidences; a rating is not paired with itself
+    for row, w in pairable:
+        m = sum(row)
+        for c in range(q):
+            for k in range(q):
+                o[c][k] += w * (row[c] * row[k] - (row[c] if c == k else 0.0)) / (m - 1)
+    n_c = [sum(r) for r in o]
+    n = sum(n_c)
+    observed = sum(map(sum, o)) - sum(o[c][c] for c in range(q))
+    expected = (n * n - sum(x * x for x in n_c)) / (n - 1)
+    if expected == 0:
+        return _NAN
+    return 1 - observed / expected
+
+
+def _cohen_kappa(table: list[list[float]]) -> float:
+    """Cohen's kappa from the raters' confusion table (rows a, columns b)."""
+    n = sum(map(sum, table))
     if n == 0:
         return _NAN
-    rows, cols = table.sum(axis=1), table.sum(axis=0)
-    expected_disagreement = (rows.sum() * cols.sum() - rows @ cols) / (n * n)
+    rows = [sum(r) for r in table]
+    cols = [sum(c) for c in zip(*table, strict=True)]
+    by_chance = sum(r * c for r, c in zip(rows, cols, strict=True))
+    expected_disagreement = (sum(rows) * sum(cols) - by_chance) / (n * n)
     if expected_disagreement == 0:
         return _NAN
-    observed_disagreement = (n - np.trace(table)) / n
-    return float(1 - observed_disagreement / expected_disagreement)
-
-
-def confusion_counts(a: np.ndarray, b: np.ndarray, categories: Sequence[Any] = CATEGORIES) -> np.ndarray:
-    """Counts of (a's category, b's category) over items both rated: rows a, columns b."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return np.array([[float(np.sum((a == x) & (b == y))) for y in categories] for x in categories])
+    observed_disagreement = (n - sum(table[i][i] for i in range(len(table)))) / n
+    return 1 - observed_disagreement / expected_disagreement
 
 
 # --- frames -> result -----------------------------------------------------------------------------------------
@@ -142,7 +193,8 @@ def confusion_counts(a: np.ndarray, b: np.ndarray, categories: Sequence[Any] = C
 class JudgeAgreement:
     """Agreement among judges on the same items (see the module docstring for how gaps are handled).
 
-    Tables are pandas frames (polars with ``backend="polars"``):
+    Tables are pandas frames (polars with ``backend="polars"``), converted on first access (``table(name,
+    backend)`` gives any of them in either library):
 
     - ``pairwise``: judge_a, judge_b, n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1
     - ``by_type``: per question type, the same statistics as the whole (type column as given)
@@ -160,12 +212,41 @@ class JudgeAgreement:
     krippendorff_alpha: float
     krippendorff_items: int
     gwet_ac1: float
-    pairwise: Any
-    by_type: Any
-    confusion: Any
-    accuracy: Any
-    accuracy_by_run: Any
     ranking_changes: bool | None
+    frames: Mapping[str, pl.DataFrame] = field(repr=False)  # the tables above, in polars
+    backend: Backend = "pandas"
+
+    def table(self, name: str, backend: Backend | None = None) -> pd.DataFrame | pl.DataFrame:
+        """One of the tables (``pairwise``, ``by_type``, ``confusion``, ``accuracy``, ``accuracy_by_run``)
+        as pandas or polars (default: this result's backend)."""
+        if name not in self.frames:
+            raise KeyError(f"no table {name!r}; tables are {sorted(self.frames)}")
+        return to_backend(self.frames[name], backend or self.backend)
+
+    @cached_property
+    def pairwise(self) -> Any:
+        """Per pair of judges: n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1."""
+        return self.table("pairwise")
+
+    @cached_property
+    def by_type(self) -> Any:
+        """Per question type: n_items, n_dropped and the overall statistics."""
+        return self.table("by_type")
+
+    @cached_property
+    def confusion(self) -> Any:
+        """Per pair of judges and (score_a, score_b): n."""
+        return self.table("confusion")
+
+    @cached_property
+    def accuracy(self) -> Any:
+        """Per judge: scored, correct, accuracy with its Wilson 95% interval, unscored."""
+        return self.table("accuracy")
+
+    @cached_property
+    def accuracy_by_run(self) -> Any:
+        """Per run and judge: the accuracy and the run's ``rank`` under that judge."""
+        return self.table("accuracy_by_run")
 
     def summary(self, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
         """One row per overall statistic: statistic, value, items used, items dropped."""
@@ -189,8 +270,10 @@ class JudgeAgreement:
         return to_backend(df, backend)
 
     def confusion_matrix(self, judge_a: str, judge_b: str) -> pd.DataFrame:
-        """The 2×2 table of one pair: rows judge_a's score, columns judge_b's score."""
-        conf = self.confusion if isinstance(self.confusion, pl.DataFrame) else pl.from_pandas(self.confusion)
+        """The 2×2 table of one pair (pandas): rows judge_a's score, columns judge_b's score."""
+        import pandas as pd
+
+        conf = self.frames["confusion"]
         swap = False
         sel = conf.filter((pl.col("judge_a") == judge_a) & (pl.col("judge_b") == judge_b))
         if sel.is_empty():
@@ -231,12 +314,11 @@ def judge_agreement(
         if missing:
             raise ValueError(f"judge(s) {missing} have no verdict here; judges present: {list(judge_names)}")
         judge_names = tuple(judges)
-    matrix, _ = _matrix(long, judge_names)
-    stats = _statistics(matrix)
+    stats = _statistics(long, len(judge_names))
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
     by_type = _by_type(long, judge_names, type_column)
-    pairwise, confusion = _pairwise(matrix, judge_names)
+    pairwise, confusion = _pairwise(long, judge_names)
     acc = _accuracy(long, ["judge"])
     by_run, changes = _accuracy_by_run(long, judge_names)
     return JudgeAgreement(
@@ -249,21 +331,21 @@ def judge_agreement(
         krippendorff_alpha=stats["krippendorff_alpha"],
         krippendorff_items=stats["krippendorff_items"],
         gwet_ac1=stats["gwet_ac1"],
-        pairwise=to_backend(pairwise, backend),
-        by_type=to_backend(by_type, backend),
-        confusion=to_backend(confusion, backend),
-        accuracy=to_backend(acc, backend),
-        accuracy_by_run=to_backend(by_run, backend),
         ranking_changes=changes,
+        frames={
+            "pairwise": pairwise,
+            "by_type": by_type,
+            "confusion": confusion,
+            "accuracy": acc,
+            "accuracy_by_run": by_run,
+        },
+        backend=backend,
     )
 
 
 def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
-    if isinstance(data, pd.DataFrame):
-        df = pl.from_pandas(data)
-    elif isinstance(data, pl.DataFrame):
-        df = data
-    else:
+    df = as_polars(data)
+    if df is None:
         from bench_nb.frames.judgments import judgments_frame
 
         df = judgments_frame(data)
@@ -298,39 +380,35 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
     return df
 
 
-def _matrix(long: pl.DataFrame, judges: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame]:
-    """Items × judges scores (``nan`` = missing) and the items' keys, in order of first appearance."""
-    items = long.select("run_id", "question_id").unique(maintain_order=True)
-    if not judges or items.is_empty():
-        return np.empty((len(items), len(judges))), items
-    wide = items.join(
-        long.pivot(on="judge", index=["run_id", "question_id"], values="score"),
-        on=["run_id", "question_id"],
-        how="left",
-        maintain_order="left",
+def _item_tallies(long: pl.DataFrame, n_judges: int) -> tuple[Tally, Tally]:
+    """Tallies of the items (run, question) every judge scored, and of all items: counts per category."""
+    cols = [f"_n{c}" for c in CATEGORIES]
+    per_item = long.group_by("run_id", "question_id").agg(
+        (pl.col("score") == c).sum().cast(pl.Int64).alias(col)
+        for c, col in zip(CATEGORIES, cols, strict=True)
     )
-    cols = [
-        wide[j].cast(pl.Float64).fill_null(_NAN).to_numpy() if j in wide.columns else None for j in judges
-    ]
-    matrix = np.column_stack([c if c is not None else np.full(len(items), _NAN) for c in cols])
-    return matrix, items
+    distinct = per_item.group_by(cols).len()
+    every: Tally = [(tuple(float(v) for v in r[:-1]), r[-1]) for r in distinct.iter_rows()]
+    # Scores are 0/1 or null and a judge has one row per item: an item is complete when its counts add up to
+    # the number of judges.
+    complete = [(row, w) for row, w in every if sum(row) == n_judges]
+    return complete, every
 
 
-def _statistics(matrix: np.ndarray) -> dict[str, Any]:
-    complete = ~np.isnan(matrix).any(axis=1) if matrix.size else np.zeros(len(matrix), dtype=bool)
-    full = matrix[complete]
-    out: dict[str, Any] = {"n_items": int(complete.sum()), "n_dropped": int((~complete).sum())}
-    counts_all = rating_counts(matrix) if matrix.size else np.zeros((0, len(CATEGORIES)))
-    if matrix.shape[1] < 2:
+def _statistics(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
+    complete, every = _item_tallies(long, n_judges) if n_judges else ([], [])
+    n_items = sum(w for _, w in complete)
+    out: dict[str, Any] = {"n_items": n_items, "n_dropped": sum(w for _, w in every) - n_items}
+    if n_judges < 2:
         nan_stats = ("percent_agreement", "unanimous", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1")
         return out | dict.fromkeys(nan_stats, _NAN) | {"krippendorff_items": 0}
-    counts = rating_counts(full)
-    out["percent_agreement"] = percent_agreement(counts)
-    out["unanimous"] = float(np.mean(counts.max(axis=1) == full.shape[1])) if len(full) else _NAN
-    out["fleiss_kappa"] = fleiss_kappa(counts)
-    out["gwet_ac1"] = gwet_ac1(counts) if len(full) else _NAN
-    out["krippendorff_alpha"] = krippendorff_alpha_nominal(counts_all)
-    out["krippendorff_items"] = int((counts_all.sum(axis=1) >= 2).sum())
+    unanimous = sum(w for row, w in complete if max(row) == n_judges)
+    out["percent_agreement"] = _percent_agreement(complete)
+    out["unanimous"] = unanimous / n_items if n_items else _NAN
+    out["fleiss_kappa"] = _fleiss_kappa(complete)
+    out["gwet_ac1"] = _gwet_ac1(complete) if n_items else _NAN
+    out["krippendorff_alpha"] = _krippendorff_alpha(every)
+    out["krippendorff_items"] = sum(w for row, w in every if sum(row) >= 2)
     return out
 
 
@@ -353,34 +431,40 @@ def _by_type(long: pl.DataFrame, judges: Sequence[str], column: str | None) -> p
         )
         typed = long.join(item_type, on=["run_id", "question_id"], how="left")
         for (qtype,), part in typed.group_by("_type", maintain_order=True):
-            matrix, _ = _matrix(part, judges)
-            s = _statistics(matrix)
+            s = _statistics(part, len(judges))
             rows.append({"question_type": qtype} | {k: s[k] for k in list(schema)[1:]})
     return pl.DataFrame(rows, schema=schema).rename({"question_type": column or "question_type"})
 
 
-def _pairwise(matrix: np.ndarray, judges: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _pairwise(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     rows: list[dict[str, Any]] = []
     conf_rows: list[dict[str, Any]] = []
+    wide = long.pivot(on="judge", index=["run_id", "question_id"], values="score") if judges else long
     for i in range(len(judges)):
         for j in range(i + 1, len(judges)):
-            a, b = matrix[:, i], matrix[:, j]
-            both = ~np.isnan(a) & ~np.isnan(b)
-            either = ~np.isnan(a) | ~np.isnan(b)
-            a, b = a[both], b[both]
-            counts = rating_counts(np.column_stack([a, b]))
+            a, b = (
+                pl.col(x) if x in wide.columns else pl.lit(None, pl.Float64) for x in (judges[i], judges[j])
+            )
+            # (a's score, b's score) -> items; a score is null where that judge did not score the item.
+            joint = {(x, y): n for x, y, n in wide.group_by(a.alias("a"), b.alias("b")).len().iter_rows()}
+            both = {(x, y): n for (x, y), n in joint.items() if x is not None and y is not None}
+            table = [[float(both.get((x, y), 0)) for y in CATEGORIES] for x in CATEGORIES]
+            counts: Tally = [
+                (tuple(float((x == c) + (y == c)) for c in CATEGORIES), n) for (x, y), n in both.items()
+            ]
+            n_both = sum(both.values())
             rows.append(
                 {
                     "judge_a": judges[i],
                     "judge_b": judges[j],
-                    "n": int(both.sum()),
-                    "n_dropped": int((either & ~both).sum()),
-                    "percent_agreement": percent_agreement(counts),
-                    "cohen_kappa": cohen_kappa(a, b),
-                    "gwet_ac1": gwet_ac1(counts),
+                    "n": n_both,
+                    "n_dropped": sum(n for (x, y), n in joint.items() if x is not None or y is not None)
+                    - n_both,
+                    "percent_agreement": _percent_agreement(counts),
+                    "cohen_kappa": _cohen_kappa(table),
+                    "gwet_ac1": _gwet_ac1(counts),
                 }
             )
-            table = confusion_counts(a, b)
             for x, sx in enumerate(CATEGORIES):
                 for y, sy in enumerate(CATEGORIES):
                     conf_rows.append(
@@ -389,7 +473,7 @@ def _pairwise(matrix: np.ndarray, judges: Sequence[str]) -> tuple[pl.DataFrame, 
                             "judge_b": judges[j],
                             "score_a": sx,
                             "score_b": sy,
-                            "n": int(table[x, y]),
+                            "n": int(table[x][y]),
                         }
                     )
     pair_schema = {

@@ -21,15 +21,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 import polars as pl
 
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.load import Run, load_runs
-from bench_nb.frames.questions import Backend, questions_frame, to_backend
+from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.intervals import wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 McNemarMethod = Literal["exact", "chi2-cc", "none"]
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
@@ -292,18 +294,17 @@ def _differences(
 
 def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, dict[str, Any]]]:
     """(run_id, provider, question_id, question_type_norm, correct) rows, and each run's settings."""
-    if isinstance(data, pd.DataFrame):
-        data = pl.from_pandas(data)
-    if isinstance(data, pl.DataFrame):
-        if "primary" in data.columns:  # a judgments frame: a run's questions are those any judge graded
+    frame = as_polars(data)
+    if frame is not None:
+        if "primary" in frame.columns:  # a judgments frame: a run's questions are those any judge graded
             sets = {
                 str(k[0]): set(p["question_id"].to_list())
-                for k, p in data.partition_by("run_id", as_dict=True).items()
+                for k, p in frame.partition_by("run_id", as_dict=True).items()
             }
-            return _from_judgments(data, judge), {rid: {"questions": qs} for rid, qs in sets.items()}
+            return _from_judgments(frame, judge), {rid: {"questions": qs} for rid, qs in sets.items()}
         if judge is not None:
             raise ValueError("judge= needs a judgments frame (judgments_df) or run directories")
-        return _from_questions(data), _frame_settings(data)
+        return _from_questions(frame), _frame_settings(frame)
     runset = load_runs(data)
     settings = {run.run_id: _run_settings(run) for run in runset}
     questions = questions_frame(runset)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import polars as pl
 
 from bench_nb.frames.questions import Backend, to_backend
 from bench_nb.roi.store import RoiStore
 from bench_nb.roi.summary import finished_runs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUNS_SCHEMA: dict[str, type[pl.DataType] | pl.DataType] = {
     "run_id": pl.String,

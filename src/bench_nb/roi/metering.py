@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import polars as pl
 
 from bench_nb.frames.questions import Backend, to_backend
 from bench_nb.roi.records import ModelUsage, Purpose
 from bench_nb.roi.store import RoiStore
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import polars as pl
 
 from bench_nb.roi.frames import roi_runs_df
 from bench_nb.roi.store import RoiStore
@@ -28,10 +28,17 @@ _STYLE = (
 )
 
 
-def chart_roi_trend(runs: pd.DataFrame) -> alt.Chart:
-    """The exclusive rate per finished run (x: when it finished), as a line with points."""
-    import altair as alt
+def chart_roi_trend(runs: Any) -> alt.Chart:
+    """The exclusive rate per finished run (x: when it finished), as a line with points.
 
+    Args:
+        runs: ``roi_runs_df`` (pandas or polars).
+    """
+    import altair as alt
+    import pandas as pd
+
+    if isinstance(runs, pl.DataFrame):
+        runs = runs.to_pandas()
     data = runs.loc[
         runs["exclusive_rate"].notna(), ["run_id", "finished_at", "exclusive_rate", "exclusive", "judged"]
     ]
@@ -63,8 +70,8 @@ def chart_svg(chart: alt.Chart) -> str:
 def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
     """The tile for ``owner`` as an HTML fragment (only ``owner``'s runs are read)."""
     status = roi_status(owner, db)
-    runs = roi_runs_df(owner, db)
-    assert isinstance(runs, pd.DataFrame)
+    runs = roi_runs_df(owner, db, backend="polars")
+    assert isinstance(runs, pl.DataFrame)
     esc = html.escape
     parts = [
         f'<section class="bench-nb-roi-tile" style="{_STYLE}">',
@@ -95,7 +102,7 @@ def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
                 f"{latest.failed} probe{'s' if latest.failed != 1 else ''} skipped (judgment failed)"
             )
         parts.append(f'<p style="margin:0;color:#59636e;font-size:12px">{esc(" · ".join(details))}</p>')
-        judged_runs = runs[runs["exclusive_rate"].notna()]
+        judged_runs = runs.filter(pl.col("exclusive_rate").is_not_null())
         if len(judged_runs) >= 2:
             parts.append(
                 f'<div class="bench-nb-roi-trend" style="margin-top:12px">{chart_svg(chart_roi_trend(judged_runs))}</div>'

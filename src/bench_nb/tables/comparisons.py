@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import polars as pl
 
-from bench_nb.tables.html import Cell, Table, esc, interval, num, pct, render
+from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
 
 
 def like_for_like_warnings(runs: Any) -> list[str]:
@@ -37,15 +36,15 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
                 Cell(f"{pct(r['accuracy_a'])} / {pct(r['accuracy_b'])}", "num"),
                 Cell(
                     f"{r['difference'] * 100:+.1f} pts {interval(r['ci_low'], r['ci_high'])}"
-                    if r["difference"] is not None and not pd.isna(r["difference"])
+                    if not missing(r["difference"])
                     else "n/a",
                     "num",
                 ),
                 Cell(f"{r['a_only']} / {r['b_only']}", "num"),
                 r["test"],
-                Cell("n/a" if p is None or pd.isna(p) else f"{p:.3g}", "num"),
+                Cell("n/a" if missing(p) else f"{p:.3g}", "num"),
                 Cell(
-                    "n/a" if holm is None or pd.isna(holm) else f"{holm:.3g}",
+                    "n/a" if missing(holm) else f"{holm:.3g}",
                     "num",
                     badges=(("significant", "bnb-band bnb-good"),)
                     if holm is not None and holm < 0.05
@@ -72,12 +71,12 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
         ],
         warnings=warnings,
     )
-    return Table(pairs.to_pandas(), html, tuple(warnings))
+    return Table(pairs, html, tuple(warnings))
 
 
 def table_agreement(agreement: Any) -> Table:
     """A ``JudgeAgreement`` as two tables: the overall statistics and each pair of judges."""
-    summary = agreement.summary()
+    summary = agreement.summary(backend="polars")
     srows = [
         [
             r["statistic"].replace("_", " "),
@@ -85,11 +84,9 @@ def table_agreement(agreement: Any) -> Table:
             Cell(str(r["items"]), "num"),
             Cell(str(r["dropped"]), "num"),
         ]
-        for _, r in summary.iterrows()
+        for r in summary.iter_rows(named=True)
     ]
-    pw = (
-        agreement.pairwise if isinstance(agreement.pairwise, pd.DataFrame) else agreement.pairwise.to_pandas()
-    )
+    pw = agreement.table("pairwise", "polars")
     prows = [
         [
             f"{r['judge_a']} × {r['judge_b']}",
@@ -98,7 +95,7 @@ def table_agreement(agreement: Any) -> Table:
             Cell(num(r["cohen_kappa"], 3), "num"),
             Cell(num(r["gwet_ac1"], 3), "num"),
         ]
-        for _, r in pw.iterrows()
+        for r in pw.iter_rows(named=True)
     ]
     html = render(
         ["statistic", "value", "items", "dropped"],
@@ -111,12 +108,15 @@ def table_agreement(agreement: Any) -> Table:
     return Table(summary, html)
 
 
-def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3) -> Table:
+def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = None) -> Table:
     """The answers judges split on (``bench_nb.disputed_questions``), most split first, at most ``limit``:
-    question, ground truth, answer, retrieved context and each judge's label, all escaped."""
+    question, ground truth, answer, retrieved context and each judge's label, all escaped.
+
+    ``runs``: the loaded ``RunSet`` behind a judgments frame (as ``disputed_questions`` takes it).
+    """
     from bench_nb.frames.judgments import disputed_questions
 
-    disputed = disputed_questions(data, n_hits=n_hits, backend="polars")
+    disputed = disputed_questions(data, n_hits=n_hits, runs=runs, backend="polars")
     assert isinstance(disputed, pl.DataFrame)
     total = len(disputed)
     shown = disputed.head(limit)
@@ -148,7 +148,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3) -> Table:
         caption=f"Disputed questions ({total}; showing {len(shown)})",
         notes=[] if total else ["The judges agree on every question."],
     )
-    return Table(disputed.to_pandas(), html)
+    return Table(disputed, html)
 
 
 def warnings_html(warnings: list[str]) -> str:

@@ -7,10 +7,16 @@ to write directly; nothing from a run is ever inserted into the markup unescaped
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from bench_nb.frames.questions import is_pandas_frame, to_backend
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STYLE = """<style>
 .bnb-table{border-collapse:collapse;font:13px/1.4 Helvetica,Arial,sans-serif;color:#1f2328;margin:6px 0 14px}
@@ -65,11 +71,22 @@ def band_badge(band: str | None) -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True)
 class Table:
-    """A rendered table: ``data`` (the numbers, a pandas frame) and ``html`` (what notebooks display)."""
+    """A rendered table: ``data`` (the numbers, a pandas frame) and ``html`` (what notebooks display).
 
-    data: pd.DataFrame
+    ``frame`` holds the numbers as the table was built (a polars frame, or a pandas one); ``data`` converts
+    it to pandas on first access, so displaying a table never imports pandas.
+    """
+
+    frame: Any
     html: str
     warnings: tuple[str, ...] = field(default=())
+
+    @cached_property
+    def data(self) -> pd.DataFrame:
+        """The numbers behind the table, as a pandas frame."""
+        if is_pandas_frame(self.frame):
+            return self.frame
+        return to_backend(self.frame, "pandas")
 
     def _repr_html_(self) -> str:
         return self.html
@@ -100,15 +117,20 @@ def render(
     return "".join(parts)
 
 
+def missing(x: object) -> bool:
+    """No number: None or NaN."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
 def pct(x: float | None, digits: int = 1) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{x * 100:.{digits}f}%"
+    return "n/a" if x is None or missing(x) else f"{x * 100:.{digits}f}%"
 
 
 def interval(lo: float | None, hi: float | None) -> str:
-    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+    if lo is None or hi is None or missing(lo) or missing(hi):
         return ""
     return f"[{lo * 100:.1f}–{hi * 100:.1f}]"
 
 
 def num(x: float | None, digits: int = 0) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{x:,.{digits}f}"
+    return "n/a" if x is None or missing(x) else f"{x:,.{digits}f}"

@@ -102,8 +102,6 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
 
 def table_what_to_fix(data: Any, **options: Any) -> Table:
     """``what_to_fix`` as an HTML list per run (escaped)."""
-    import pandas as pd
-
     from bench_nb.charts.labels import run_labels
 
     q = as_questions(data)
@@ -118,5 +116,6 @@ def table_what_to_fix(data: Any, **options: Any) -> Table:
         items = "".join(f"<li>{esc(r.finding)}: {esc(r.advice)}.</li>" for r in mine)
         parts.append(f"<li><b>{esc(label)}</b><ul>{items}</ul></li>")
     parts.append("</ul></div>")
-    df = pd.DataFrame([r.__dict__ for r in readings], columns=["run_id", "topic", "finding", "advice"])
+    columns = ("run_id", "topic", "finding", "advice")
+    df = pl.DataFrame([r.__dict__ for r in readings], schema=dict.fromkeys(columns, pl.Utf8))
     return Table(df, "".join(parts))

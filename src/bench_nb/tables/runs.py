@@ -91,7 +91,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
         notes=notes,
         warnings=warn,
     )
-    return Table(ms.to_pandas(), html, warn)
+    return Table(ms, html, warn)
 
 
 def table_success(data: Any) -> Table:
@@ -129,7 +129,7 @@ def table_success(data: Any) -> Table:
             "out of every number; here they are counted and shown."
         ],
     )
-    return Table(sr.to_pandas(), html)
+    return Table(sr, html)
 
 
 def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
@@ -164,7 +164,7 @@ def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
         caption="Accuracy per question type",
         notes=["Each cell: accuracy [95% Wilson interval] and the number of scored questions."],
     )
-    return Table(acc.to_pandas(), html)
+    return Table(acc, html)
 
 
 def table_latency(
@@ -196,7 +196,7 @@ def table_latency(
             "median_memorybench / p95_memorybench are in latency_stats). Search band read on p50."
         ],
     )
-    return Table(lat.to_pandas(), html)
+    return Table(lat, html)
 
 
 def table_tokens(data: Any) -> Table:
@@ -242,4 +242,4 @@ def table_tokens(data: Any) -> Table:
             + ("" if has_cost else " These runs record no cost.")
         ],
     )
-    return Table(tok.to_pandas(), html)
+    return Table(tok, html)
