@@ -258,3 +258,20 @@ def test_gwet_ac1_published_abstractors_table() -> None:
 def test_fleiss_rejects_unequal_raters() -> None:
     with pytest.raises(ValueError, match="same number of raters"):
         fleiss_kappa(np.array([[1.0, 1.0], [2.0, 0.0], [1.0, 0.0]]))
+
+
+def test_statistics_take_plain_lists() -> None:
+    # numpy arrays or lists of rows: the statistics need no numpy (None marks a missing rating in a list).
+    matrix = [[1, 1, None], [0, 1, 1], [1, 0, 0], [1, 1, 1]]
+    counts = rating_counts(matrix)
+    assert counts == [[0.0, 2.0], [1.0, 2.0], [2.0, 1.0], [0.0, 3.0]]
+    arr = np.array(matrix, dtype=float)
+    assert same(krippendorff_alpha_nominal(counts), ref_alpha(arr))
+    assert same(percent_agreement(counts), percent_agreement(rating_counts(arr)))
+    assert same(gwet_ac1(counts[1:]), ref_ac1(arr[1:]))
+    assert same(fleiss_kappa(counts[1:]), ref_fleiss(arr[1:]))
+    assert same(
+        cohen_kappa([1, 0, 1, 1], [1, 1, 0, 1]), ref_cohen(np.array([1, 0, 1, 1]), np.array([1, 1, 0, 1]))
+    )
+    with pytest.raises(ValueError, match="2-D"):
+        rating_counts([1, 0, 1])

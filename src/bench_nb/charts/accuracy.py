@@ -46,8 +46,12 @@ def chart_accuracy_by_type(
             alt.Tooltip("scored:Q", title="n"),
         ],
     )
-    errors = base.mark_rule(color="#1f2328", strokeWidth=1.2).encode(x="ci_low:Q", x2="ci_high:Q")
-    return alt.layer(bars, errors).properties(
+    errors = base.mark_rule(color="#1f2328", strokeWidth=1.2).encode(
+        x=alt.X("ci_low:Q"), x2=alt.X2("ci_high:Q")
+    )
+    return alt.layer(
+        bars,
+        errors,
         title=alt.Title(title, subtitle="bars: accuracy; lines: 95% Wilson interval"),
         width=460,
         height=alt.Step(14),

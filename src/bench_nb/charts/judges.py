@@ -61,11 +61,13 @@ def chart_judge_kappa(
         ],
     )
     text = base.mark_text(fontSize=13).encode(
-        text="text:N",
+        text=alt.Text("text:N"),
         color=alt.condition(alt.datum.dark, alt.value("white"), alt.value("#1f2328")),
     )
     size = max(120, 70 * len(judges))
-    return alt.layer(heat, text).properties(
+    return alt.layer(
+        heat,
+        text,
         title=alt.Title(title, subtitle="1 = perfect agreement, 0 = chance; n/a = undefined"),
         width=size,
         height=size,

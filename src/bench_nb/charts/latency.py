@@ -47,20 +47,21 @@ def chart_latency(
         alt.Tooltip("mean:Q", title="mean (ms)", format=",.0f"),
     ]
     span = base.mark_rule(strokeWidth=1).encode(
-        x=alt.X("min:Q", title="milliseconds"), x2="max:Q", tooltip=tooltip
+        x=alt.X("min:Q", title="milliseconds"), x2=alt.X2("max:Q"), tooltip=tooltip
     )
-    band = base.mark_bar(height=10, opacity=0.75).encode(x="p50_linear:Q", x2="p95_linear:Q", tooltip=tooltip)
-    median = base.mark_tick(thickness=2, size=16, color="#1f2328").encode(x="p50_linear:Q", tooltip=tooltip)
-    return (
-        alt.layer(span, band, median, data=stats)
-        .properties(width=420, height=alt.Step(22))
-        .facet(
-            row=alt.Row(
-                "phase:N", title=None, sort=list(phases), header=alt.Header(labelAngle=0, labelAlign="left")
-            )
-        )
-        .resolve_scale(x="independent")
-        .properties(
-            title=alt.Title(title, subtitle="line: min to max; bar: p50 to p95 (interpolated); tick: p50")
-        )
+    band = base.mark_bar(height=10, opacity=0.75).encode(
+        x=alt.X("p50_linear:Q"), x2=alt.X2("p95_linear:Q"), tooltip=tooltip
+    )
+    median = base.mark_tick(thickness=2, size=16, color="#1f2328").encode(
+        x=alt.X("p50_linear:Q"), tooltip=tooltip
+    )
+    # Sizes, facet, resolve and title given where each chart is made, not in chained calls: altair copies
+    # the whole chart (every layer, every tooltip) on each call.
+    layers = alt.layer(span, band, median, data=stats, width=420, height=alt.Step(22))
+    return layers.facet(
+        row=alt.Row(
+            "phase:N", title=None, sort=list(phases), header=alt.Header(labelAngle=0, labelAlign="left")
+        ),
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(x="independent")),
+        title=alt.Title(title, subtitle="line: min to max; bar: p50 to p95 (interpolated); tick: p50"),
     )

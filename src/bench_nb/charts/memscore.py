@@ -41,7 +41,7 @@ def chart_memscore(
         x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale=alt.Scale(type="log")),
         color=alt.Color("provider:N", title="provider", scale=category_scale(provider_order(questions))),
     )
-    bars = base.mark_rule(strokeWidth=2).encode(y="accuracy_ci_low:Q", y2="accuracy_ci_high:Q")
+    bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("accuracy_ci_low:Q"), y2=alt.Y2("accuracy_ci_high:Q"))
     points = base.mark_circle(opacity=0.85, stroke="white", strokeWidth=1).encode(
         y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         size=alt.Size("tokens_size:Q", title="context tokens", scale=alt.Scale(range=[80, 1200], zero=True)),
@@ -57,7 +57,7 @@ def chart_memscore(
             alt.Tooltip("failed:Q"),
         ],
     )
-    labels = base.mark_text(align="left", dx=10, dy=-8, fontSize=11).encode(y="accuracy:Q", text="run:N")
-    return alt.layer(bars, points, labels).properties(
-        title=alt.Title(title, subtitle=subtitle), width=460, height=300
+    labels = base.mark_text(align="left", dx=10, dy=-8, fontSize=11).encode(
+        y=alt.Y("accuracy:Q"), text=alt.Text("run:N")
     )
+    return alt.layer(bars, points, labels, title=alt.Title(title, subtitle=subtitle), width=460, height=300)

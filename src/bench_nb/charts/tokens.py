@@ -88,7 +88,7 @@ def chart_context_tokens(
         .mark_bar(opacity=0.85)
         .encode(
             x=alt.X("start:Q", title="context tokens", bin="binned"),
-            x2="end:Q",
+            x2=alt.X2("end:Q"),
             y=alt.Y("questions:Q", title="questions"),
             color=alt.Color("run:N", title="run", scale=category_scale(order), legend=None),
             tooltip=[
@@ -104,16 +104,15 @@ def chart_context_tokens(
         .transform_filter(alt.datum.kind == "mean")
         .mark_rule(strokeDash=[4, 3], color="#1f2328")
         .encode(
-            x="mean_context_tokens:Q",
+            x=alt.X("mean_context_tokens:Q"),
             tooltip=[alt.Tooltip("run:N"), alt.Tooltip("mean_context_tokens:Q", title="mean", format=",.0f")],
         )
     )
-    return (
-        alt.layer(bars, mean, data=layered)
-        .properties(width=460, height=90)
-        .facet(
-            row=alt.Row("run:N", title=None, sort=order, header=alt.Header(labelAngle=0, labelAlign="left"))
-        )
-        .resolve_scale(y="independent")
-        .properties(title=alt.Title(title, subtitle="dashed line: mean per question"))
+    # Sizes, facet, resolve and title given where each chart is made: altair copies the whole chart on each
+    # chained call.
+    layers = alt.layer(bars, mean, data=layered, width=460, height=90)
+    return layers.facet(
+        row=alt.Row("run:N", title=None, sort=order, header=alt.Header(labelAngle=0, labelAlign="left")),
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(y="independent")),
+        title=alt.Title(title, subtitle="dashed line: mean per question"),
     )

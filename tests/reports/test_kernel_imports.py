@@ -1,0 +1,134 @@
+"""The compare report's kernel never imports pandas, pyarrow or numpy (0.4 s of a report's time).
+
+One fresh interpreter runs what notebooks/compare.ipynb's cells call, on the fixture runs, with everything
+kept in polars (as the notebook does): every table's HTML and every chart's Vega-Lite dict are built. Then
+it lists which of those libraries got imported. Asking for a pandas frame afterwards (``Table.data``,
+``JudgeAgreement.pairwise``) still works: pandas is imported at that moment, not before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+RUNS = REPO / "tests" / "fixtures" / "runs"
+HEAVY = ("pandas", "pyarrow", "numpy")
+
+# What compare.ipynb's code cells call, in order (its parameters at their defaults: dataset and judges
+# None, max_disputed 15, max_questions 120, no ROI tile).
+KERNEL = """
+import json, sys
+
+first_import = {}  # library -> the step during which it got imported (for the failure message)
+
+def step(name):
+    for m in {HEAVY!r}:
+        if m in sys.modules and m not in first_import:
+            first_import[m] = name
+
+from bench_nb import reports
+
+reports.setup_notebook()
+import bench_nb
+from bench_nb import charts, tables
+step("imports and setup_notebook")
+
+out = {"tables": {}, "charts": {}}
+
+def table(name, t):
+    out["tables"][name] = t._repr_html_()
+    step(f"table {name}")
+    return t
+
+def chart(name, c):
+    out["charts"][name] = charts.chart_spec(c)  # the themed Vega-Lite dict, validated against its schema
+    step(f"chart {name}")
+
+run_set = bench_nb.load_runs(reports.resolve_runs(sys.argv[1]))
+questions = bench_nb.questions_df(run_set, dataset=None, backend="polars")
+step("load_runs and questions_df")
+reports.report_summary(questions, title="Memory provider comparison")  # prints its summary here
+reports.heading("Memory provider comparison", f"{len(run_set)} runs")
+step("report_summary and heading")
+out["problems"] = [str(p) for p in run_set.all_problems]
+settings = table("settings", tables.table_settings(run_set))
+reports.roi_tile(None, None)
+memscore = table("memscore", tables.table_memscore(questions, warnings=settings.warnings))
+chart("memscore", charts.chart_memscore(questions))
+table("what_to_fix", tables.table_what_to_fix(questions))
+table("success", tables.table_success(questions))
+table("accuracy_by_type", tables.table_accuracy_by_type(questions))
+chart("accuracy_by_type", charts.chart_accuracy_by_type(questions))
+chart("outcome_matrix", charts.chart_outcome_matrix(questions, max_questions=120))
+table("latency", tables.table_latency(questions))
+chart("latency", charts.chart_latency(questions))
+table("tokens", tables.table_tokens(questions))
+chart("context_tokens", charts.chart_context_tokens(questions))
+table("paired", tables.table_paired(run_set))
+judgments = bench_nb.judgments_df(run_set, dataset=None, backend="polars")
+step("judgments_df")
+agreement = bench_nb.judge_agreement(judgments, judges=None) if judgments["judge"].n_unique() > 1 else None
+step("judge_agreement")
+out["judges"] = list(agreement.judges) if agreement else []
+table("agreement", tables.table_agreement(agreement))
+chart("judge_kappa", charts.chart_judge_kappa(agreement))
+table("disputed", tables.table_disputed(judgments, limit=15))
+reports.note("One judge graded these runs: no agreement to show.")
+step("note")
+
+out["imported"] = first_import
+# Asking for pandas still gives pandas, imported now.
+out["table_data"] = type(memscore.data).__module__.split(".")[0]
+out["table_rows"] = len(memscore.data)
+out["pairwise"] = type(agreement.pairwise).__module__.split(".")[0]
+out["imported_after"] = sorted(m for m in ("pandas",) if m in sys.modules)
+print("RESULT " + json.dumps(out))
+""".replace("{HEAVY!r}", repr(HEAVY))
+
+
+def test_notebook_calls_are_the_ones_run_here() -> None:
+    # If compare.ipynb gains a table, chart or data call, this test's kernel script must make it too.
+    nb = nbformat.read(REPO / "notebooks" / "compare.ipynb", as_version=4)
+    source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    names = r"(?:table|chart)_\w+|load_runs|questions_df|judgments_df|judge_agreement|report_summary|roi_tile"
+    calls = set(re.findall(rf"\b({names})\(", source))
+    assert len(calls) >= 20, sorted(calls)
+    missing = sorted(c for c in calls if f"{c}(" not in KERNEL)
+    assert not missing, f"compare.ipynb calls {missing}: add them to this test's kernel script"
+
+
+def test_compare_report_kernel_imports_no_pandas_pyarrow_or_numpy() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", KERNEL, str(RUNS / "*")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
+    out = json.loads(line.removeprefix("RESULT "))
+
+    assert out["imported"] == {}, f"the compare report's kernel imported (library: during): {out['imported']}"
+
+    # The report was really built: three runs, two judges, every table and chart with content.
+    assert out["problems"] == []
+    assert sorted(out["judges"]) == ["contains", "f1"]
+    for name, html in out["tables"].items():
+        assert "<table" in html or "bnb-settings" in html or "bnb-readings" in html, name
+    assert out["tables"]["memscore"].count("<tr>") == 1 + 3  # header + one row per run
+    assert "Disputed questions (" in out["tables"]["disputed"]
+    for name, spec in out["charts"].items():
+        assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/"), name
+        assert spec["datasets"] and all(spec["datasets"].values()), f"chart {name} has no data"
+
+    # pandas is still there for whoever asks for it.
+    assert out["table_data"] == "pandas" and out["table_rows"] == 3
+    assert out["pairwise"] == "pandas"
+    assert out["imported_after"] == ["pandas"]
