@@ -21,7 +21,7 @@ import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.frames.load import Run, RunSet, Sources, load_runs
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.questions import QUESTION_SCHEMA, Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.store import read_verdicts
 from bench_nb.memorybench.format import decode_results
 from bench_nb.text import hit_text, one_line
@@ -82,11 +82,9 @@ def judgments_frame(
     """``judgments_df`` as a polars frame."""
     runset = load_runs(runs, strict=strict)
     questions = questions_frame(runset, dataset=dataset, strict=strict)
-    wanted = ["run_path", "question_id", "provider", "question_type", "question_type_norm", "status"]
-    wanted += ["score", "label", "explanation", "unscored"]
     parts = {
         str(key[0]): part
-        for key, part in questions.select(wanted).partition_by("run_path", as_dict=True).items()
+        for key, part in questions.select("run_path", *_INFO).partition_by("run_path", as_dict=True).items()
     }
     frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
     frame = pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
@@ -95,6 +93,9 @@ def judgments_frame(
 
 
 _VERDICT_COLUMNS = ("question_id", "judge", "score", "label", "explanation", "unscored", "primary", "source")
+# What a run's questions frame gives its verdict rows: types and provider, and the checkpoint's own verdict.
+_INFO: tuple[str, ...] = ("question_id", "provider", "question_type", "question_type_norm", "status")
+_INFO += ("score", "label", "explanation", "unscored")
 
 
 def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.DataFrame:
@@ -109,7 +110,7 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
         _add_problems(run, problems)
     # One row per question id (the last, as a dict keyed by id would keep), in order of first appearance.
     info = (
-        pl.DataFrame(schema={c: JUDGMENT_SCHEMA.get(c, pl.Utf8) for c in ("question_id", "provider")})
+        pl.DataFrame(schema={c: QUESTION_SCHEMA[c] for c in _INFO})
         if info is None
         else info.group_by("question_id", maintain_order=True).last()
     )
@@ -123,39 +124,34 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
         rows.append(
             (qid, judge, score, label, rec.get("explanation"), unscored, judge == primary, "judgments")
         )
-    if "status" in info.columns:
-        evaluated = info.filter(pl.col("status") == "evaluated")
-        for qid, value, label, explanation, unscored in evaluated.select(
-            "question_id", "score", "label", "explanation", "unscored"
-        ).iter_rows():
-            if (qid, primary) in verdicts:
-                continue
-            unscored = bool(unscored)
-            score = None if unscored else _score(value, run, qid, primary, strict)
-            if not unscored and score is None:
-                continue
-            label = "unscored" if unscored else label
-            rows.append((qid, primary, score, label, explanation, unscored, True, "checkpoint"))
+    evaluated = info.filter(pl.col("status") == "evaluated")
+    for qid, value, label, explanation, unscored in evaluated.select(
+        "question_id", "score", "label", "explanation", "unscored"
+    ).iter_rows():
+        if (qid, primary) in verdicts:
+            continue
+        unscored = bool(unscored)
+        score = None if unscored else _score(value, run, qid, primary, strict)
+        if not unscored and score is None:
+            continue
+        label = "unscored" if unscored else label
+        rows.append((qid, primary, score, label, explanation, unscored, True, "checkpoint"))
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in _VERDICT_COLUMNS]
     verdict_rows = pl.DataFrame(
         dict(zip(_VERDICT_COLUMNS, columns, strict=True)),
         schema={c: JUDGMENT_SCHEMA[c] for c in _VERDICT_COLUMNS},
     )
-    types = [c for c in ("provider", "question_type", "question_type_norm") if c in info.columns]
+    types = info.select("question_id", "provider", "question_type", "question_type_norm")
     provider = pl.col("provider")
-    return verdict_rows.join(
-        info.select("question_id", *types), on="question_id", how="left", maintain_order="left"
-    ).select(
+    return verdict_rows.join(types, on="question_id", how="left", maintain_order="left").select(
         run_id=pl.lit(run.run_id, pl.Utf8),
         # The question's provider, else the run's (a verdict for a question the checkpoint lacks).
         provider=pl.when(provider.is_null() | (provider == ""))
         .then(pl.lit(_provider(run)))
         .otherwise(provider),
         question_id=pl.col("question_id"),
-        question_type=pl.col("question_type") if "question_type" in types else pl.lit(None, pl.Utf8),
-        question_type_norm=(
-            pl.col("question_type_norm") if "question_type_norm" in types else pl.lit(None, pl.Utf8)
-        ),
+        question_type=pl.col("question_type"),
+        question_type_norm=pl.col("question_type_norm"),
         **{c: pl.col(c) for c in _VERDICT_COLUMNS[1:]},
         run_path=pl.lit(str(run.path), pl.Utf8),
     )

@@ -47,7 +47,7 @@ def _num(value: Any) -> float:
     return _NAN if value is None else float(value)
 
 
-def tally(counts: Matrix) -> Tally:
+def _tally(counts: Matrix) -> Tally:
     """The distinct rows of an items × categories count table, each with its number of items."""
     return list(Counter(tuple(float(c) for c in row) for row in counts).items())
 
@@ -66,7 +66,7 @@ def rating_counts(ratings: Matrix, categories: Sequence[Any] = CATEGORIES) -> li
 
 def percent_agreement(counts: Matrix) -> float:
     """Mean over items (with ≥ 2 ratings) of the share of agreeing rater pairs: Σₖ rₖ(rₖ−1) / r(r−1)."""
-    return _percent_agreement(tally(counts))
+    return _percent_agreement(_tally(counts))
 
 
 def fleiss_kappa(counts: Matrix) -> float:
@@ -75,7 +75,7 @@ def fleiss_kappa(counts: Matrix) -> float:
     κ = (P̄ − P̄ₑ) / (1 − P̄ₑ), P̄ = mean percent agreement, P̄ₑ = Σⱼ pⱼ², pⱼ = share of all ratings in j.
     ``nan`` when every rating falls in one category (P̄ₑ = 1), as statsmodels returns it.
     """
-    return _fleiss_kappa(tally(counts))
+    return _fleiss_kappa(_tally(counts))
 
 
 def gwet_ac1(counts: Matrix) -> float:
@@ -84,7 +84,7 @@ def gwet_ac1(counts: Matrix) -> float:
     AC1 = (pₐ − pₑ) / (1 − pₑ); pₐ = percent agreement over items with ≥ 2 ratings;
     pₑ = Σₖ πₖ(1 − πₖ) / (q − 1), πₖ = mean over rated items of rₖ/r, q = number of categories.
     """
-    return _gwet_ac1(tally(counts))
+    return _gwet_ac1(_tally(counts))
 
 
 def krippendorff_alpha_nominal(counts: Matrix) -> float:
@@ -93,7 +93,7 @@ def krippendorff_alpha_nominal(counts: Matrix) -> float:
     α = 1 − (n − 1) · Σ_{c≠k} o_ck / Σ_{c≠k} n_c·n_k, over items with ≥ 2 ratings (n = their ratings).
     ``nan`` when no item has two ratings or when every pairable rating is in one category.
     """
-    return _krippendorff_alpha(tally(counts))
+    return _krippendorff_alpha(_tally(counts))
 
 
 def cohen_kappa(a: Sequence[float], b: Sequence[float], categories: Sequence[Any] = CATEGORIES) -> float:
