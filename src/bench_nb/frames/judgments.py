@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.load import Run, RunSet, Sources, load_runs
+from bench_nb.frames.load import Run, RunSet, Sources, _gc_paused, load_runs
 from bench_nb.frames.questions import QUESTION_SCHEMA, Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.store import read_verdicts
 from bench_nb.memorybench.format import decode_results
@@ -86,7 +86,9 @@ def judgments_frame(
         str(key[0]): part
         for key, part in questions.select("run_path", *_INFO).partition_by("run_path", as_dict=True).items()
     }
-    frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
+    # Paused collector: a full collection would walk every loaded checkpoint for the rows made here.
+    with _gc_paused():
+        frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
     frame = pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
     _remember_runs(frame, runset)
     return frame
