@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
     from bench_nb.models.tokens import TokenCount, count_tokens
     from bench_nb.providers import get_provider, list_providers, register_provider
-    from bench_nb.runner.comparison import check_like_for_like, compare
+    from bench_nb.runner.comparison import compare
+    from bench_nb.runner.like_for_like import check_like_for_like
     from bench_nb.runner.run import RunResult, run_benchmark
 
 # Public name -> the module that defines it (imported on first access).
@@ -83,7 +84,8 @@ _EXPORTS: dict[str, str] = {
     ),
     **dict.fromkeys(["TokenCount", "count_tokens"], "bench_nb.models.tokens"),
     **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
-    **dict.fromkeys(["check_like_for_like", "compare"], "bench_nb.runner.comparison"),
+    "check_like_for_like": "bench_nb.runner.like_for_like",
+    "compare": "bench_nb.runner.comparison",
     **dict.fromkeys(["RunResult", "run_benchmark"], "bench_nb.runner.run"),
 }
 

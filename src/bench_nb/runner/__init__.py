@@ -14,8 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bench_nb.runner.comparison import CompareResult, check_like_for_like, compare, write_compare_manifest
+    from bench_nb.runner.comparison import CompareResult, compare, write_compare_manifest
     from bench_nb.runner.journal import apply_journal
+    from bench_nb.runner.like_for_like import check_like_for_like
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
     from bench_nb.runner.run import RunResult, run_benchmark
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "CompareResult": "bench_nb.runner.comparison",
-    "check_like_for_like": "bench_nb.runner.comparison",
+    "check_like_for_like": "bench_nb.runner.like_for_like",
     "compare": "bench_nb.runner.comparison",
     "write_compare_manifest": "bench_nb.runner.comparison",
     "apply_journal": "bench_nb.runner.journal",

@@ -12,7 +12,7 @@ from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, 
 def like_for_like_warnings(runs: Any) -> list[str]:
     """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
     benchmark file), from ``bench_nb.runner.check_like_for_like``; empty when they compare fairly."""
-    from bench_nb.runner import check_like_for_like
+    from bench_nb.runner.like_for_like import check_like_for_like
 
     return [f"Not like for like: {d}." for d in check_like_for_like(runs)]
 

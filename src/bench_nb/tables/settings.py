@@ -161,11 +161,11 @@ def table_settings(runs: Any) -> Table:
     a per-run table. ``.warnings`` lists the differences; ``.data`` holds one row per run.
     """
     from bench_nb.frames.load import load_runs
-    from bench_nb.runner import check_like_for_like
+    from bench_nb.runner.like_for_like import check_like_for_like
 
     loaded = load_runs(runs)
     settings = [_settings(run) for run in loaded]
-    data = pl.DataFrame([asdict(s) for s in settings], infer_schema_length=None).to_pandas()
+    data = pl.DataFrame([asdict(s) for s in settings], infer_schema_length=None)
     diffs = check_like_for_like(loaded)
     labels = {_label(d) for d in diffs}
     diffs += [d for d in settings_differences(settings) if _label(d) not in labels]
