@@ -78,7 +78,7 @@ step("judge_agreement")
 out["judges"] = list(agreement.judges) if agreement else []
 table("agreement", tables.table_agreement(agreement))
 chart("judge_kappa", charts.chart_judge_kappa(agreement))
-table("disputed", tables.table_disputed(judgments, limit=15))
+table("disputed", tables.table_disputed(judgments, limit=15, runs=run_set))
 reports.note("One judge graded these runs: no agreement to show.")
 step("note")
 

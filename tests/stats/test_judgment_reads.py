@@ -3,7 +3,6 @@ JudgeAgreement's tables in either library."""
 
 from __future__ import annotations
 
-import gc
 import json
 import shutil
 from pathlib import Path
@@ -96,27 +95,22 @@ def test_no_file_no_verdicts(tmp_path: Path) -> None:
 # ---- the runs behind a judgments frame --------------------------------------------------------------------------
 
 
-def test_disputes_of_a_judgments_frame_reuse_its_loaded_runs(two_judges: Path) -> None:
+def test_disputes_of_a_judgments_frame_reuse_the_loaded_runs_given(two_judges: Path) -> None:
     runs = load_runs(two_judges)
     frame = judgments_df(runs, backend="polars")
     shutil.rmtree(two_judges)  # nothing can be read from disk any more
-    disputed = disputed_questions(frame, backend="polars")
+    disputed = disputed_questions(frame, runs=runs, backend="polars")
     assert disputed["question_id"].to_list() == ["q3", "q6"]
     row = disputed.row(0, named=True)
     assert row["question"] == "When did Tomas start cello?" and row["hypothesis"] == "in March 2024"
     assert row["context"].startswith("1. memory about March 2024 for q3")
-    table = table_disputed(frame)
+    table = table_disputed(frame, runs=runs)
     assert "memory about March 2024 for q3" in table.html
     assert runs.questions_frame_cache is not None  # the questions were built once, on the loaded runs
-
-
-def test_a_frame_does_not_keep_its_runs_alive(two_judges: Path) -> None:
-    frame = judgments_df(str(two_judges), backend="polars")  # loaded here, referenced by nobody after
-    gc.collect()
-    shutil.rmtree(two_judges)
-    disputed = disputed_questions(frame, backend="polars")  # the runs are read again: gone
-    assert disputed["question_id"].to_list() == ["q3", "q6"]
-    assert disputed["question"].to_list() == [None, None] and disputed["context"].to_list() == [None, None]
+    # Without the runs, they are read from disk again: gone, so no question text or context.
+    reread = disputed_questions(frame, backend="polars")
+    assert reread["question_id"].to_list() == ["q3", "q6"]
+    assert reread["question"].to_list() == [None, None] and reread["context"].to_list() == [None, None]
 
 
 def test_a_pandas_frame_reads_its_runs_from_disk(two_judges: Path) -> None:

@@ -14,13 +14,12 @@ explanation, unscored, primary, source`` (``judgments`` or ``checkpoint``: where
 from __future__ import annotations
 
 import json
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.load import Run, RunSet, Sources, _gc_paused, load_runs
+from bench_nb.frames.load import Run, RunSet, Sources, gc_paused, load_runs
 from bench_nb.frames.questions import QUESTION_SCHEMA, Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.store import read_verdicts
 from bench_nb.memorybench.format import decode_results
@@ -46,28 +45,6 @@ JUDGMENT_SCHEMA: dict[str, Any] = {
 }
 
 
-# id(judgments frame) -> the loaded RunSet it was built from (held weakly), so that ``disputed_questions(frame)``
-# reuses those runs and their cached questions frame instead of reading the runs again. An entry goes when
-# its frame is garbage collected; a RunSet no one else holds is not kept alive by it.
-_FRAME_RUNS: dict[int, weakref.ref[RunSet]] = {}
-
-
-def _remember_runs(frame: pl.DataFrame, runset: RunSet) -> None:
-    key = id(frame)
-    _FRAME_RUNS[key] = weakref.ref(runset)
-    weakref.finalize(frame, _FRAME_RUNS.pop, key, None)
-
-
-def _runs_of(frame: pl.DataFrame) -> RunSet | None:
-    """The loaded runs ``frame`` was built from, if still alive and still covering its ``run_path`` values."""
-    ref = _FRAME_RUNS.get(id(frame))
-    runset = ref() if ref is not None else None
-    if runset is None:
-        return None
-    paths = {str(run.path) for run in runset}
-    return runset if set(frame["run_path"].unique().to_list()) <= paths else None
-
-
 def primary_judge(run: Run) -> str:
     """The judge whose verdict the checkpoint holds: ``benchNb.primaryJudge``, else the run's ``judge``."""
     if run.checkpoint is not None:
@@ -87,11 +64,9 @@ def judgments_frame(
         for key, part in questions.select("run_path", *_INFO).partition_by("run_path", as_dict=True).items()
     }
     # Paused collector: a full collection would walk every loaded checkpoint for the rows made here.
-    with _gc_paused():
+    with gc_paused():
         frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
-    frame = pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
-    _remember_runs(frame, runset)
-    return frame
+    return pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
 
 
 _VERDICT_COLUMNS = ("question_id", "judge", "score", "label", "explanation", "unscored", "primary", "source")
@@ -224,8 +199,8 @@ def disputed_questions(
         data: run sources (anything ``load_runs`` takes) or a ``judgments_df`` frame (its runs are read
             from ``run_path`` for the question, answer and retrieved context).
         judges: only these judges' verdicts (default all).
-        runs: the loaded runs behind a ``judgments_df`` frame, so they are not read again (a polars frame
-            from ``judgments_df`` remembers its runs while they are loaded: no need to pass them).
+        runs: the loaded runs behind a ``judgments_df`` frame, so they are not read again (and their
+            questions frame, already built, is reused).
         n_hits: how many retrieved items to show in ``context``.
         include_unscored: count "scored by one judge, unscored by another" as a dispute.
         backend: ``"pandas"`` (default) or ``"polars"``.
@@ -233,9 +208,9 @@ def disputed_questions(
     given = as_polars(data)
     if given is not None:
         frame = given
-        runset = runs if runs is not None else _runs_of(frame)
-        if runset is None:
-            runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+        runset = (
+            runs if runs is not None else load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+        )
     else:
         runset = load_runs(data)
         frame = judgments_frame(runset)

@@ -96,7 +96,7 @@ class RunSet(list[Run]):
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     # The collector dominates decoding of very large files (many containers allocated at once).
     was_enabled = gc.isenabled()
     gc.disable()
@@ -127,14 +127,14 @@ def _decode_checkpoint(
 ) -> tuple[_C, list[Problem]]:
     data = path.read_bytes()
     try:
-        with _gc_paused():
+        with gc_paused():
             return msgspec.json.decode(data, type=ck_type), []
     except msgspec.DecodeError as err:
         first_error = err
     # Decode the run level, then each question on its own: lenient mode keeps the good questions, and
     # strict mode's error names the question at fault (msgspec's path shows a dict key as `[...]`).
     try:
-        with _gc_paused():
+        with gc_paused():
             shell = msgspec.json.decode(data, type=CheckpointShell)
     except msgspec.DecodeError:
         raise RunFormatError(
