@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -176,3 +177,41 @@ def test_run_benchmark_notebook_runs_the_sample(tmp_path: Path) -> None:
     q = bench_nb.questions_df(tmp_path / "runs" / "nb-run", backend="polars")
     assert len(q) == 6 and bench_nb.memscore(q)["memscore"][0] in html
     assert html.count("<svg") >= 2 and not EXTERNAL.findall(html)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie waiting to be reaped does not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see processes")
+def test_the_kernel_and_what_it_started_are_gone_after_a_report(tmp_path: Path) -> None:
+    # build_report kills the kernel's process group once every output is in (no graceful shutdown, which
+    # would wait for the kernel to finalize): a process the notebook started must not outlive the report.
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        params,
+        nbformat.v4.new_code_cell(
+            "import os, subprocess\n"
+            "child = subprocess.Popen(['sleep', '300'])\n"
+            f"open({str(tmp_path / 'pids')!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+            "print('started', child.pid)"
+        ),
+    ]
+    nbformat.write(nb, tmp_path / "spawn.ipynb")
+    built = build_report(tmp_path / "spawn.ipynb", {}, tmp_path / "spawn.html", index=False)
+    assert "started" in built.path.read_text()
+    kernel, child = map(int, (tmp_path / "pids").read_text().split())
+    for pid in (kernel, child):
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), f"process {pid} outlived the report"
