@@ -141,3 +141,20 @@ def test_theme_is_registered_and_used_when_saving(questions: pl.DataFrame) -> No
     assert charts.THEME in alt.theme.names()
     spec = chart_spec(charts.chart_memscore(questions))
     assert spec["config"]["range"]["category"] == list(charts.PALETTE)
+
+
+def test_long_axis_labels_end_in_an_ellipsis_at_the_themes_length() -> None:
+    import altair as alt
+
+    from bench_nb.charts.theme import AXIS_LABEL_CHARS
+
+    long_id, short_id = "q-" + "x" * 70, "q-short"
+    chart = (
+        alt.Chart(alt.Data(values=[{"q": long_id, "n": 1}, {"q": short_id, "n": 2}]))
+        .mark_bar()
+        .encode(y="q:N", x="n:Q")
+    )
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", charts.to_svg(chart))
+    assert short_id in labels
+    assert long_id[: AXIS_LABEL_CHARS - 1] + "…" in labels
+    assert not any(long_id[:AXIS_LABEL_CHARS] in label for label in labels)

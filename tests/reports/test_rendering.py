@@ -137,3 +137,15 @@ def test_every_public_name_resolves_lazily() -> None:
 
     for name in reports.__all__:
         assert getattr(reports, name) is not None, name
+
+
+def test_reports_share_one_worker_and_a_dead_one_is_replaced() -> None:
+    from bench_nb.reports.svg import NotebookCharts, shared_worker
+
+    first = shared_worker()
+    assert NotebookCharts().worker is first  # every report of this process renders on it
+    first._proc.kill()
+    first._proc.wait()
+    second = shared_worker()
+    assert second is not first and second.alive
+    assert second.submit(SPEC).result(timeout=60) == spec_to_svg(SPEC)

@@ -13,6 +13,12 @@ from bench_nb.charts.altair_import import alt
 
 THEME = "bench_nb"
 FONT = "Helvetica, Arial, sans-serif"
+# Axis labels longer than this many characters end in an ellipsis. Vega's own truncation (``labelLimit``,
+# in pixels) measures each label's width once more, and vl-convert measures text by laying out its glyphs:
+# in a report with a 120-row outcome matrix that doubled the time to render the charts (BENCHMARKS.md).
+# Cutting by characters in a label expression costs nothing.
+AXIS_LABEL_CHARS = 40
+_TRUNCATE_LABEL = f"length(datum.label) > {AXIS_LABEL_CHARS} ? slice(datum.label, 0, {AXIS_LABEL_CHARS - 1}) + '…' : datum.label"
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies and in greyscale print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 OUTCOME_COLORS: dict[str, str] = {
@@ -35,6 +41,8 @@ def bench_nb_theme() -> alt.theme.ThemeConfig:
             "view": {"stroke": None, "continuousWidth": 420, "continuousHeight": 280},
             "title": {"fontSize": 15, "fontWeight": "bold", "anchor": "start", "color": "#1f2328"},
             "axis": {
+                "labelLimit": 0,
+                "labelExpr": _TRUNCATE_LABEL,
                 "labelFontSize": 12,
                 "titleFontSize": 12,
                 "titleFontWeight": "normal",
