@@ -100,7 +100,10 @@ def execute_notebook(
     import papermill as pm
 
     charts = NotebookCharts()  # first: a new chart worker's engine starts while the kernel does
-    with _environment(REPORT_ENV):
+    # The kernel's polars runs on one thread unless the environment says otherwise: a report's frames
+    # are small (one thread answers in less CPU time) and the other core renders the charts meanwhile.
+    threads = {"POLARS_MAX_THREADS": os.environ.get("POLARS_MAX_THREADS", "1")}
+    with _environment({**REPORT_ENV, **threads}):
         nb = pm.execute_notebook(
             str(notebook),
             str(output),
