@@ -5,10 +5,13 @@ papermill's own ``execute_notebook`` (its defaults, progress bar off), the repor
 (execution, chart rendering and the HTML export). The runs are synthetic (bench_nb.demo_runs:
 every phase completed, two judges, retrieved context in the checkpoint). Target: at most 3x.
 
-    .venv/bin/python bench/report.py [--repeat 5] [--questions 2000] [--cells]
+    .venv/bin/python bench/report.py [--repeat 5] [--questions 2000] [--cells] [--fresh]
 
-``--cells`` also prints how long each cell of one more execution took (papermill's timestamps), to see
-where the time goes.
+The builds run in one process, as ``bench-nb report --all`` builds several reports: the chart worker and
+the HTML exporter are made by the first build (the warm-up) and serve the next. ``--fresh`` also measures
+each build in a new interpreter (one ``bench-nb report`` command: the worker's engine starts, cold, with the
+kernel) against the empty notebook in a new interpreter too. ``--cells`` also prints how long each cell of
+one more execution took (papermill's timestamps), to see where the time goes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from datetime import datetime
@@ -53,11 +58,37 @@ def _print_cells(nb: nbformat.NotebookNode) -> None:
     print(f"  cells {total:.2f} s of papermill's {nb.metadata.papermill.duration:.2f} s")
 
 
+def _in_new_interpreter(code: str) -> float:
+    """Seconds to run ``code`` in a new Python interpreter, start to exit."""
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def _fresh(root: Path, empty: Path, params: dict[str, object], repeat: int) -> tuple[float, float]:
+    """Medians of the empty notebook and the compare report, each in a new interpreter."""
+    run_empty = (
+        "import papermill as pm; "
+        f"pm.execute_notebook({str(empty)!r}, {str(root / 'fresh-empty.ipynb')!r}, "
+        "kernel_name='python3', progress_bar=False)"
+    )
+    run_report = (
+        "from bench_nb.reports import build_report; "
+        f"build_report('compare', {params!r}, {str(root / 'fresh.html')!r}, index=False)"
+    )
+    empties, reports = [], []
+    for _ in range(repeat):
+        empties.append(_in_new_interpreter(run_empty))
+        reports.append(_in_new_interpreter(run_report))
+    return statistics.median(empties), statistics.median(reports)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--questions", type=int, default=2000)
     parser.add_argument("--cells", action="store_true", help="print each cell's duration too")
+    parser.add_argument("--fresh", action="store_true", help="also measure each build in a new interpreter")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
         root = Path(tmp)
@@ -78,6 +109,7 @@ def main() -> None:
         size = (root / "compare-0.html").stat().st_size
         if args.cells:
             _print_cells(execute_notebook(find_notebook("compare"), params, root / "cells.ipynb"))
+        fresh = _fresh(root, empty, params, args.repeat) if args.fresh else None
     e, r = statistics.median(empties), statistics.median(reports)
     print(
         f"runs: 3 x {args.questions} questions; median of {args.repeat}; load average {os.getloadavg()[0]:.1f}"
@@ -85,6 +117,11 @@ def main() -> None:
     print(f"empty notebook (papermill):      {e:6.2f} s")
     print(f"compare report (execute+export): {r:6.2f} s   ({size / 1e6:.2f} MB HTML)")
     print(f"ratio: {r / e:.2f}x (target <= 3x)")
+    if fresh:
+        fe, fr = fresh
+        print(
+            f"in a new interpreter each: empty notebook {fe:.2f} s, compare report {fr:.2f} s, ratio {fr / fe:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ it lists which of those libraries got imported. Asking for a pandas frame afterw
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = REPO / "tests" / "fixtures" / "runs"
@@ -132,3 +134,29 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_or_numpy() -> None:
     assert out["table_data"] == "pandas" and out["table_rows"] == 3
     assert out["pairwise"] == "pandas"
     assert out["imported_after"] == ["pandas"]
+
+
+def test_the_report_builder_loads_jsonschema_without_its_format_checker_grammars() -> None:
+    # papermill, nbformat and nbconvert import jsonschema, which compiles rfc3987_syntax's grammar at import
+    # (1.5-2 s) when it is installed, as jupyterlab's dependencies install it. load_jsonschema() hides the
+    # optional format checkers for that one import; they stay importable, and validation still works.
+    if importlib.util.find_spec("rfc3987_syntax") is None:
+        pytest.skip("rfc3987_syntax is not installed: nothing to hide")
+    code = """
+import sys
+from bench_nb.fast_imports import load_jsonschema
+load_jsonschema()
+import nbconvert, nbformat, papermill
+hidden = sorted(m for m in ("rfc3987_syntax", "fqdn", "webcolors", "isoduration") if m in sys.modules)
+import jsonschema
+jsonschema.validate({"a": 1}, {"type": "object", "properties": {"a": {"type": "integer"}}})
+try:
+    jsonschema.validate({"a": "x"}, {"type": "object", "properties": {"a": {"type": "integer"}}})
+    caught = False
+except jsonschema.ValidationError:
+    caught = True
+import idna  # hidden only while jsonschema loaded
+print(hidden, caught, idna.encode("example.org"))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[] True b'example.org'"
