@@ -57,7 +57,9 @@ def chart_memscore(
             alt.Tooltip("failed:Q"),
         ],
     )
-    labels = base.mark_text(align="left", dx=10, dy=-8, fontSize=11).encode(
+    # Right of the largest point (size 1200: a radius of about 20 px), so no label starts inside a point of
+    # its own colour.
+    labels = base.mark_text(align="left", baseline="middle", dx=23, fontSize=11).encode(
         y=alt.Y("accuracy:Q"), text=alt.Text("run:N")
     )
     return alt.layer(bars, points, labels, title=alt.Title(title, subtitle=subtitle), width=460, height=300)
