@@ -146,3 +146,21 @@ def test_example_memscore_equals_memorybench_report(mb_example: Path) -> None:
     assert tokens["total_base_prompt_tokens"] == report["tokens"]["basePromptTokens"]
     assert tokens["total_context_tokens"] == report["tokens"]["contextTokens"]
     assert js_round(tokens["mean_prompt_tokens"]) == report["tokens"]["avgTokensPerQuestion"]
+
+
+def test_a_report_json_only_run_has_the_reports_own_memscore(tmp_path: Path, mb_example: Path) -> None:
+    # report.json has no per-question tokens: the run's context tokens are the report's own, so its
+    # MemScore reads as MemoryBench printed it instead of "n/a" tokens.
+    report = json.loads((mb_example / "expected" / "report.json").read_text())
+    run = tmp_path / "report-only"
+    run.mkdir()
+    (run / "report.json").write_text(json.dumps(report))
+    df = questions_frame(run)
+    assert df["context_tokens"].null_count() == len(df) == 19
+    m = _one(df)
+    assert m["memscore"] == report["memscore"] == "84% / 450ms / 178tok"
+    assert {k: m[k] for k in ("quality", "latencyMs", "contextTokens")} == report["memscoreComponents"]
+    # MemoryBench leaves memscoreComponents out when some question had no promptTokens: tokens stay n/a.
+    del report["memscoreComponents"]
+    (run / "report.json").write_text(json.dumps(report))
+    assert _one(questions_frame(run))["memscore"] == "84% / 450ms / n/a"

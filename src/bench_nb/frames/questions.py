@@ -11,7 +11,9 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
   ``total_ms`` (sum of the five durations, MemoryBench's definition)
 - outcome: ``status`` (``evaluated``, ``failed``, ``in_progress`` or ``pending``), ``failed_phase``,
   ``error``, ``hypothesis``, ``score``, ``label``, ``explanation``, ``unscored``, ``correct``
-- tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``
+- tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``; ``report_context_tokens``
+  (a run that has only report.json, which has no per-question tokens: the report's own MemScore tokens,
+  ``memscoreComponents.contextTokens``, on each of its rows; null elsewhere)
 - usage (LLM components only, list prices): ``answer_input_tokens, answer_output_tokens, answer_cost_usd,
   judge_cost_usd, cost_usd``
 - retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``,
@@ -71,6 +73,7 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "base_prompt_tokens": _INT,
     "context_tokens": _INT,
     "tokenizer": _STR,
+    "report_context_tokens": _INT,
     "answer_input_tokens": _INT,
     "answer_output_tokens": _INT,
     "answer_cost_usd": _FLT,
@@ -261,6 +264,7 @@ def _add_checkpoint_rows(
         a["base_prompt_tokens"](ans.basePromptTokens)
         a["context_tokens"](ans.contextTokens)
         a["tokenizer"](extra.get("tokenizer", tokenizer_run))
+        a["report_context_tokens"](None)
         answer_usage, judge_cost, cost = _usage(extra.get("usage"))
         a["answer_input_tokens"](answer_usage.get("inputTokens"))
         a["answer_output_tokens"](answer_usage.get("outputTokens"))
@@ -323,6 +327,11 @@ def _add_report_rows(
 ) -> None:
     rep = run.report or {}
     benchmark = str(rep.get("benchmark", ""))
+    components = rep.get("memscoreComponents")
+    report_tokens = components.get("contextTokens") if isinstance(components, dict) else None
+    report_tokens = (
+        report_tokens if isinstance(report_tokens, int) and not isinstance(report_tokens, bool) else None
+    )
     for i, ev in enumerate(rep.get("evaluations", [])):
         qid = str(ev.get("questionId", f"#{i}"))
         raw_type = str(ev.get("questionType", ""))
@@ -353,6 +362,7 @@ def _add_report_rows(
             unscored=score is None,
             correct=None if score is None else score == 1,
             search_result_count=len(ev.get("searchResults") or []),
+            report_context_tokens=report_tokens,
             source="report",
             custom_prompt=False,
             run_path=str(run.path),

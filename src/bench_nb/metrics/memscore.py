@@ -3,7 +3,9 @@
 - quality = ``Math.round(correct / evaluated * 100)``
 - latencyMs = MemoryBench's mean search duration (``round(sum / n)`` over non-zero durations)
 - contextTokens = ``round(sum(contextTokens) / number of questions that have it)``, shown only when every
-  evaluated question has ``promptTokens`` (otherwise ``None`` and ``n/a`` in the display string)
+  evaluated question has ``promptTokens`` (otherwise ``None`` and ``n/a`` in the display string). A run that
+  has only report.json has no per-question tokens: its contextTokens is the report's own
+  (``memscoreComponents.contextTokens``, which MemoryBench wrote under the same rule), or ``None``.
 
 The three numbers are never collapsed into one. The one deliberate difference from MemoryBench: answers
 whose judge reply could not be parsed (``unscored``) are left out instead of counted as incorrect;
@@ -41,6 +43,10 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
     ctx = [v for v in ev["context_tokens"].to_list() if v is not None]
     all_have_prompt = n > 0 and ev["prompt_tokens"].null_count() == 0
     context_tokens = js_round(sum(ctx) / len(ctx)) if ctx and all_have_prompt else None
+    if context_tokens is None and n and (ev["source"] == "report").all():
+        from_report = ev["report_context_tokens"].unique()
+        if len(from_report) == 1 and from_report[0] is not None:
+            context_tokens = int(from_report[0])
     lo, hi = wilson_interval(correct, n)
     return {
         "quality": quality,
