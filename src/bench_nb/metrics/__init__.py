@@ -1,4 +1,4 @@
-"""Metrics over the questions frame: MemScore, accuracy per type, latency, success rate, tokens.
+"""Metrics over the questions frame: MemScore, accuracy per type, latency, success rate, tokens, retrieval.
 
 Every function takes a questions frame (pandas or polars, as ``questions_df`` returns it) or anything
 ``load_runs`` accepts, and returns pandas by default or polars with ``backend="polars"``. The metrics are
@@ -17,6 +17,7 @@ from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, su
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_frame, memorybench_stats
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
+from bench_nb.metrics.retrieval import retrieval_frame
 from bench_nb.metrics.rounding import js_round
 from bench_nb.metrics.tokens import tokens_frame
 
@@ -32,6 +33,7 @@ __all__ = [
     "latency_stats",
     "memorybench_stats",
     "memscore",
+    "retrieval_summary",
     "success_rate",
     "token_summary",
     "wilson_interval",
@@ -76,3 +78,9 @@ def success_rate(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend
 def token_summary(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas") -> Any:
     """Prompt, base-prompt and context token totals and means per run."""
     return to_backend(tokens_frame(as_questions(data), by), backend)
+
+
+def retrieval_summary(data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas") -> Any:
+    """Retrieval metrics per run (hit, precision, recall, F1 at k, MRR, nDCG): means over the evaluated
+    questions that have them, with the level they were computed at (see ``bench_nb.metrics.retrieval``)."""
+    return to_backend(retrieval_frame(as_questions(data), by), backend)

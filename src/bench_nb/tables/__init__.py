@@ -21,6 +21,7 @@ from bench_nb.tables.runs import (
     table_accuracy_by_type,
     table_latency,
     table_memscore,
+    table_retrieval,
     table_success,
     table_tokens,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "table_latency",
     "table_memscore",
     "table_paired",
+    "table_retrieval",
     "table_settings",
     "table_success",
     "table_tokens",

@@ -12,6 +12,7 @@ from bench_nb.metrics import (
     as_questions,
     latency_stats,
     memscore,
+    retrieval_summary,
     success_rate,
     token_summary,
 )
@@ -243,3 +244,78 @@ def table_tokens(data: Any) -> Table:
         ],
     )
     return Table(tok, html)
+
+
+_LEVEL_TEXT = {
+    "message": "message",
+    "session": "session",
+    "mixed": "message and session",
+    "memorybench": "MemoryBench's",
+}
+
+
+def _k(lo: int | None, hi: int | None) -> str:
+    if lo is None or hi is None:
+        return "n/a"
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def table_retrieval(data: Any) -> Table:
+    """Retrieval metrics per run, each run's level beside them; warnings when the runs' levels differ or a
+    run's recall, F1 and nDCG were computed by MemoryBench without ground truth."""
+    q = as_questions(data)
+    labels = _labels(q)
+    ret = retrieval_summary(q, backend="polars")
+    assert isinstance(ret, pl.DataFrame)
+    rows = []
+    for r in ret.iter_rows(named=True):
+        has = r["with_metrics"] > 0
+        rows.append(
+            [
+                labels.get(r["run_id"], r["run_id"]),
+                _LEVEL_TEXT.get(r["level"], r["level"]) if has else "none",
+                Cell(f"{r['with_metrics']} / {r['evaluated']}", "num"),
+                *(
+                    Cell(pct(r[f]) if has else "n/a", "num")
+                    for f in ("hit_at_k", "recall_at_k", "precision_at_k")
+                ),
+                *(Cell(num(r[f], 3) if has else "n/a", "num") for f in ("mrr", "ndcg")),
+                Cell(_k(r["k_min"], r["k_max"]), "num"),
+            ]
+        )
+    by_level: dict[str, list[str]] = {}
+    for r in ret.filter(pl.col("with_metrics") > 0).iter_rows(named=True):
+        by_level.setdefault(r["level"], []).append(labels.get(r["run_id"], r["run_id"]))
+    warnings = []
+    scored = {lv: runs for lv, runs in by_level.items() if lv != "memorybench"}
+    if len(scored) > 1:
+        parts = "; ".join(f"{_LEVEL_TEXT[lv]}: {', '.join(runs)}" for lv, runs in scored.items())
+        warnings.append(
+            f"These runs' retrieval metrics were computed at different levels ({parts}). A session holds many "
+            "messages, so session-level figures are higher by construction: compare runs of one level."
+        )
+    if "memorybench" in by_level:
+        warnings.append(
+            "Computed by MemoryBench, whose recall, F1 and nDCG have no ground truth (they repeat hit and "
+            f"precision): {', '.join(by_level['memorybench'])}."
+        )
+    none = [labels.get(r, r) for r in ret.filter(pl.col("with_metrics") == 0)["run_id"].to_list()]
+    notes = [
+        "Means over the evaluated questions that have retrieval metrics (MemoryBench's rule), against the "
+        "question's evidence at the level shown; full-context returns the haystack in order: read its recall, "
+        "not its MRR or nDCG. Definitions: docs/runner.md."
+    ]
+    if none:
+        notes.append(
+            "No retrieval metrics (hits that trace to no message or session, or no evidence): "
+            + ", ".join(none)
+            + "."
+        )
+    html = render(
+        ["run", "level", "with metrics / evaluated", "hit@k", "recall@k", "precision@k", "MRR", "nDCG", "k"],
+        rows,
+        caption="Retrieval",
+        notes=notes,
+        warnings=warnings,
+    )
+    return Table(ret, html, tuple(warnings))
