@@ -3,10 +3,12 @@
 The HTML is one self-contained file: bench_nb's nbconvert template drops every CDN script, charts are
 inline SVG, and every table escapes run text.
 
-Speed: the notebook's charts are rendered to SVG by a worker process this builder starts before the kernel
-(``bench_nb.reports.svg.NotebookCharts``): its engine starts while the kernel starts, and each chart is
-rendered while the next cells run. The HTML exporter is made and its templates compiled on a thread while
-the kernel runs, and kept for the next report.
+Speed (BENCHMARKS.md): the notebook's charts are rendered to SVG by a worker process the first report
+starts before its kernel (``bench_nb.reports.svg``): its engine starts while the kernel starts, each chart is
+rendered while the next cells run, and the worker is kept for the next report. The HTML exporter is made
+and its templates compiled on a thread while the kernel runs, and kept too. jsonschema is imported without
+its format-checker grammars (``bench_nb.fast_imports``), and the kernel is killed, not shut down, once
+every output is in.
 """
 
 from __future__ import annotations
