@@ -158,3 +158,14 @@ def test_long_axis_labels_end_in_an_ellipsis_at_the_themes_length() -> None:
     assert short_id in labels
     assert long_id[: AXIS_LABEL_CHARS - 1] + "…" in labels
     assert not any(long_id[:AXIS_LABEL_CHARS] in label for label in labels)
+
+
+def test_memscore_labels_go_left_of_points_in_the_axis_right_quarter(questions: pl.DataFrame) -> None:
+    from bench_nb.charts.memscore import _in_right_quarter
+
+    # The log axis runs between powers of ten: 1-100 ms here, so 52 ms is at 86% of it.
+    assert _in_right_quarter([1, 22, 52]) == [False, False, True]
+    assert _in_right_quarter([450]) == [False]  # 100-1000 ms: 65%
+    assert _in_right_quarter([]) == []
+    rows = [r for r in _values(chart_spec(charts.chart_memscore(questions))) if "label_left" in r]
+    assert rows and all(isinstance(r["label_left"], bool) for r in rows)

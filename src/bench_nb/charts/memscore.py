@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import polars as pl
@@ -34,6 +35,9 @@ def chart_memscore(
         tokens_text=pl.col("contextTokens").cast(pl.Utf8).fill_null("n/a"),
         latency_plot=pl.col("latencyMs").clip(lower_bound=1),
     )
+    shown = shown.with_columns(
+        pl.Series("label_left", _in_right_quarter(shown["latency_plot"].to_list()), pl.Boolean)
+    )
     subtitle = ["point size: mean context tokens per question; bars: 95% Wilson interval"]
     if missing:
         subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
@@ -57,9 +61,27 @@ def chart_memscore(
             alt.Tooltip("failed:Q"),
         ],
     )
-    # Right of the largest point (size 1200: a radius of about 20 px), so no label starts inside a point of
-    # its own colour.
-    labels = base.mark_text(align="left", baseline="middle", dx=23, fontSize=11).encode(
-        y=alt.Y("accuracy:Q"), text=alt.Text("run:N")
+    # Beside the largest point (size 1200: a radius of about 20 px), so no label starts inside a point of its
+    # own colour; on the left for points in the right quarter, so no label runs into the legend.
+    text = {"y": alt.Y("accuracy:Q"), "text": alt.Text("run:N")}
+    right = base.transform_filter("!datum.label_left").mark_text(align="left", baseline="middle", dx=23)
+    left = base.transform_filter("datum.label_left").mark_text(align="right", baseline="middle", dx=-23)
+    return alt.layer(
+        bars,
+        points,
+        right.encode(**text),
+        left.encode(**text),
+        title=alt.Title(title, subtitle=subtitle),
+        width=460,
+        height=300,
     )
-    return alt.layer(bars, points, labels, title=alt.Title(title, subtitle=subtitle), width=460, height=300)
+
+
+def _in_right_quarter(latencies: list[float]) -> list[bool]:
+    """Whether each latency lies in the right quarter of the log axis (whose domain Vega rounds out to
+    powers of ten)."""
+    if not latencies:
+        return []
+    lo = math.floor(math.log10(min(latencies)))
+    hi = max(math.ceil(math.log10(max(latencies))), lo + 1)
+    return [(math.log10(x) - lo) / (hi - lo) > 0.75 for x in latencies]
