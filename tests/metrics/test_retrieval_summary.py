@@ -60,7 +60,7 @@ def test_levels_per_run_and_a_run_without_metrics() -> None:
     assert [s[r]["level"] for r in ("sessions", "mixed", "memorybench-made", "no-memory")] == [
         "session",
         "mixed",
-        "memorybench",
+        "unrecorded",
         None,
     ]
     assert s["no-memory"]["with_metrics"] == 0 and s["no-memory"]["hit_at_k"] is None
@@ -71,7 +71,7 @@ def test_a_memorybench_runs_means_equal_its_report(mb_example: Path) -> None:
     out = retrieval_summary(mb_example / "data" / "runs" / "fx-compare-supermemory", backend="polars")
     r = out.row(0, named=True)
     expected = report["retrieval"]
-    assert r["level"] == "memorybench" and r["with_metrics"] == 19
+    assert r["level"] == "unrecorded" and r["with_metrics"] == 19
     for ours, theirs in [
         ("hit_at_k", "hitAtK"),
         ("precision_at_k", "precisionAtK"),
@@ -94,7 +94,7 @@ def test_table_warns_when_levels_differ_and_names_memorybench_runs() -> None:
     t = table_retrieval(df)
     assert len(t.warnings) == 2
     assert "different levels (message: sqlite; session: supermemory)" in t.warnings[0]
-    assert "without ground truth" not in t.warnings[0] and "no ground truth" in t.warnings[1]
+    assert "ground truth" not in t.warnings[0] and "without ground truth" in t.warnings[1]
     assert t.warnings[1].endswith(": mem0.")
     assert "No retrieval metrics (" in t.html and "no-memory." in t.html
     assert t.html.count("<tr>") == 1 + 4

@@ -8,8 +8,8 @@ numbers measure (docs/runner.md, "Retrieval metrics"):
 - ``message`` or ``session``: bench_nb scored the hits against the question's evidence, by message or by
   session (a session holds many messages: session-level figures are higher by construction);
 - ``mixed``: some questions of the run at each level;
-- ``memorybench``: metrics written by MemoryBench, whose recall, F1 and nDCG have no ground truth (they
-  repeat hit and precision);
+- ``unrecorded``: no level recorded: a run made by MemoryBench, whose recall, F1 and nDCG have no ground
+  truth (they repeat hit and precision), or a run shared as report.json only;
 - null: no question of the run has metrics (a provider whose hits trace to nothing, like ``no-memory``).
 """
 
@@ -28,7 +28,7 @@ RETRIEVAL_FIELDS = ("hit_at_k", "precision_at_k", "recall_at_k", "f1_at_k", "mrr
 def _level(levels: list[str | None]) -> str:
     known = {lv for lv in levels if lv is not None}
     if not known:
-        return "memorybench"
+        return "unrecorded"
     return known.pop() if len(known) == 1 else "mixed"
 
 

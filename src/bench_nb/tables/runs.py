@@ -250,7 +250,7 @@ _LEVEL_TEXT = {
     "message": "message",
     "session": "session",
     "mixed": "message and session",
-    "memorybench": "MemoryBench's",
+    "unrecorded": "not recorded",
 }
 
 
@@ -287,17 +287,18 @@ def table_retrieval(data: Any) -> Table:
     for r in ret.filter(pl.col("with_metrics") > 0).iter_rows(named=True):
         by_level.setdefault(r["level"], []).append(labels.get(r["run_id"], r["run_id"]))
     warnings = []
-    scored = {lv: runs for lv, runs in by_level.items() if lv != "memorybench"}
+    scored = {lv: runs for lv, runs in by_level.items() if lv != "unrecorded"}
     if len(scored) > 1:
         parts = "; ".join(f"{_LEVEL_TEXT[lv]}: {', '.join(runs)}" for lv, runs in scored.items())
         warnings.append(
             f"These runs' retrieval metrics were computed at different levels ({parts}). A session holds many "
             "messages, so session-level figures are higher by construction: compare runs of one level."
         )
-    if "memorybench" in by_level:
+    if "unrecorded" in by_level:
         warnings.append(
-            "Computed by MemoryBench, whose recall, F1 and nDCG have no ground truth (they repeat hit and "
-            f"precision): {', '.join(by_level['memorybench'])}."
+            "No retrieval level recorded (a run made by MemoryBench, or shared as report.json only). MemoryBench "
+            "computes recall, F1 and nDCG without ground truth, so they repeat hit and precision: "
+            f"{', '.join(by_level['unrecorded'])}."
         )
     none = [labels.get(r, r) for r in ret.filter(pl.col("with_metrics") == 0)["run_id"].to_list()]
     notes = [
