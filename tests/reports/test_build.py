@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_files import write_notebook
 
 import bench_nb
 from bench_nb.cli import main
@@ -30,17 +31,7 @@ def fixture_glob() -> str:
 
 
 def _failing_notebook(path: Path) -> Path:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell("x = 1")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [
-        params,
-        nbformat.v4.new_code_cell("y = x + 1"),
-        nbformat.v4.new_code_cell("raise ValueError(f'bad x {x}')"),
-    ]
-    nbformat.write(nb, path)
-    return path
+    return write_notebook(path, "y = x + 1", "raise ValueError(f'bad x {x}')", params="x = 1")
 
 
 def test_committed_notebooks_have_no_outputs_and_literal_parameters() -> None:
@@ -193,20 +184,13 @@ def _alive(pid: int) -> bool:
 def test_the_kernel_and_what_it_started_are_gone_after_a_report(tmp_path: Path) -> None:
     # build_report kills the kernel's process group once every output is in (no graceful shutdown, which
     # would wait for the kernel to finalize): a process the notebook started must not outlive the report.
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell("")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [
-        params,
-        nbformat.v4.new_code_cell(
-            "import os, subprocess\n"
-            "child = subprocess.Popen(['sleep', '300'])\n"
-            f"open({str(tmp_path / 'pids')!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
-            "print('started', child.pid)"
-        ),
-    ]
-    nbformat.write(nb, tmp_path / "spawn.ipynb")
+    write_notebook(
+        tmp_path / "spawn.ipynb",
+        "import os, subprocess\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        f"open({str(tmp_path / 'pids')!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        "print('started', child.pid)",
+    )
     built = build_report(tmp_path / "spawn.ipynb", {}, tmp_path / "spawn.html", index=False)
     assert "started" in built.path.read_text()
     kernel, child = map(int, (tmp_path / "pids").read_text().split())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_files import write_notebook
 
 import bench_nb
 from bench_nb.errors import ReportError
@@ -61,20 +62,8 @@ BAD_CHART = (
 
 
 def _chart_notebook(path: Path, chart: str) -> Path:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell("")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [
-        params,
-        nbformat.v4.new_code_cell(
-            "from bench_nb import reports\nreports.setup_notebook()\nimport altair as alt"
-        ),
-        nbformat.v4.new_code_cell(chart),
-        nbformat.v4.new_code_cell("print('after the chart')"),
-    ]
-    nbformat.write(nb, path)
-    return path
+    setup = "from bench_nb import reports\nreports.setup_notebook()\nimport altair as alt"
+    return write_notebook(path, setup, chart, "print('after the chart')")
 
 
 @pytest.mark.notebook

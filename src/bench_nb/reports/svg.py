@@ -171,8 +171,8 @@ class NotebookCharts:
     Create it before starting the kernel: the first one in a process starts the shared worker's engine.
     """
 
-    def __init__(self, worker: SvgWorker | None = None) -> None:
-        self.worker = worker or shared_worker()
+    def __init__(self) -> None:
+        self.worker = shared_worker()
         self._futures: dict[tuple[int, int], Future[str]] = {}
 
     def on_cell_executed(self, cell: Any, cell_index: int, **_: Any) -> None:

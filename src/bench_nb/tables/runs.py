@@ -262,17 +262,24 @@ def _k(lo: int | None, hi: int | None) -> str:
 
 def table_retrieval(data: Any) -> Table:
     """Retrieval metrics per run, each run's level beside them; warnings when the runs' levels differ or a
-    run's recall, F1 and nDCG were computed by MemoryBench without ground truth."""
+    run records no level (MemoryBench computes recall, F1 and nDCG without ground truth)."""
     q = as_questions(data)
     labels = _labels(q)
     ret = retrieval_summary(q, backend="polars")
     assert isinstance(ret, pl.DataFrame)
     rows = []
+    by_level: dict[str, list[str]] = {}  # runs with metrics, by level
+    none: list[str] = []  # runs without
     for r in ret.iter_rows(named=True):
+        label = labels.get(r["run_id"], r["run_id"])
         has = r["with_metrics"] > 0
+        if has:
+            by_level.setdefault(r["level"], []).append(label)
+        else:
+            none.append(label)
         rows.append(
             [
-                labels.get(r["run_id"], r["run_id"]),
+                label,
                 _LEVEL_TEXT.get(r["level"], r["level"]) if has else "none",
                 Cell(f"{r['with_metrics']} / {r['evaluated']}", "num"),
                 *(
@@ -283,9 +290,6 @@ def table_retrieval(data: Any) -> Table:
                 Cell(_k(r["k_min"], r["k_max"]), "num"),
             ]
         )
-    by_level: dict[str, list[str]] = {}
-    for r in ret.filter(pl.col("with_metrics") > 0).iter_rows(named=True):
-        by_level.setdefault(r["level"], []).append(labels.get(r["run_id"], r["run_id"]))
     warnings = []
     scored = {lv: runs for lv, runs in by_level.items() if lv != "unrecorded"}
     if len(scored) > 1:
@@ -300,7 +304,6 @@ def table_retrieval(data: Any) -> Table:
             "computes recall, F1 and nDCG without ground truth, so they repeat hit and precision: "
             f"{', '.join(by_level['unrecorded'])}."
         )
-    none = [labels.get(r, r) for r in ret.filter(pl.col("with_metrics") == 0)["run_id"].to_list()]
     notes = [
         "Means over the evaluated questions that have retrieval metrics (MemoryBench's rule), against the "
         "question's evidence at the level shown; full-context returns the haystack in order: read its recall, "
