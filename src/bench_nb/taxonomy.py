@@ -16,6 +16,7 @@ The normalised type groups questions across benchmarks and picks the judge rubri
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 NormType = Literal[
@@ -125,3 +126,41 @@ def normalize_question_type(
         if needle in label:
             return norm  # type: ignore[return-value]
     return "other"
+
+
+_LOCOMO_QID = re.compile(r"^(?P<hay>.+)-q\d+$")  # MemoryBench's and bench_nb's "<sample_id>-q<index>"
+_LOCOMO_AUDIT_QID = re.compile(
+    r"^(?P<hay>locomo_\d+)_qa\d+$"
+)  # the EverMemOS pipeline's "locomo_<conv>_qa<i>"
+
+
+def haystack_id_of(
+    question_id: str,
+    *,
+    benchmark: str = "",
+    recorded: str | None = None,
+    container_tag: str | None = None,
+    run_id: str | None = None,
+) -> str:
+    """The haystack (the cluster of questions that share what a provider stored) a question belongs to.
+
+    In order: the haystack the run recorded (bench_nb writes ``benchNb.haystackId``); for LoCoMo the
+    conversation, from the question id (``conv-26-q3`` -> ``conv-26``, ``locomo_0_qa3`` -> ``locomo_0``); for
+    LongMemEval the question itself (one haystack per question); else the container tag without its
+    ``-<run id>`` suffix (bench_nb names containers ``<haystack>-<run id>``); else the question id, so a
+    question of unknown haystack is its own cluster.
+    """
+    if recorded:
+        return recorded
+    name = benchmark.lower()
+    if name.startswith("locomo"):
+        match = _LOCOMO_QID.match(question_id) or _LOCOMO_AUDIT_QID.match(question_id)
+        if match:
+            return match["hay"]
+    if name.startswith("longmemeval"):
+        return question_id
+    if container_tag:
+        suffix = f"-{run_id}" if run_id else ""
+        if suffix and container_tag.endswith(suffix) and len(container_tag) > len(suffix):
+            return container_tag[: -len(suffix)]
+    return question_id

@@ -3,7 +3,9 @@
 Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in milliseconds):
 
 - identity: ``run_id, provider, benchmark, judge, answering_model, question_id, question, ground_truth,
-  question_date, container_tag``
+  question_date, container_tag, haystack_id`` (the cluster: the LoCoMo conversation, the BEAM chat, the
+  LongMemEval question's own haystack, as ``bench_nb.taxonomy.haystack_id_of`` derives it when the run did
+  not record it)
 - types: ``question_type`` (raw, as the run wrote it), ``question_type_norm`` (see ``bench_nb.taxonomy``),
   ``true_category`` (LoCoMo's true category id, when known), ``type_source`` (``run``, ``dataset`` or
   ``memorybench-label``: where the normalised type came from)
@@ -34,7 +36,12 @@ from bench_nb.frames.load import Run, RunSet, RunView, Sources, load_run_views
 from bench_nb.frames.view import QuestionView
 from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.memorybench.format import PHASES, Question
-from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LABEL_TO_CATEGORY, normalize_question_type
+from bench_nb.taxonomy import (
+    LOCOMO_CATEGORIES,
+    MEMORYBENCH_LABEL_TO_CATEGORY,
+    haystack_id_of,
+    normalize_question_type,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +60,7 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "ground_truth": _STR,
     "question_date": _STR,
     "container_tag": _STR,
+    "haystack_id": _STR,
     "question_type": _STR,
     "question_type_norm": _STR,
     "true_category": _INT,
@@ -236,6 +244,15 @@ def _add_checkpoint_rows(
         a["ground_truth"](q.groundTruth)
         a["question_date"](q.questionDate)
         a["container_tag"](q.containerTag)
+        a["haystack_id"](
+            haystack_id_of(
+                qid,
+                benchmark=ck.benchmark,
+                recorded=extra.get("haystackId"),
+                container_tag=q.containerTag,
+                run_id=ck.dataSourceRunId or ck.runId,
+            )
+        )
         a["question_type"](q.questionType)
         a["question_type_norm"](norm)
         a["true_category"](category)
@@ -345,6 +362,7 @@ def _add_report_rows(
             judge=rep.get("judge", ""),
             answering_model=rep.get("answeringModel", ""),
             question_id=qid,
+            haystack_id=haystack_id_of(qid, benchmark=benchmark),
             question=ev.get("question", ""),
             ground_truth=ev.get("groundTruth", ""),
             question_type=raw_type,

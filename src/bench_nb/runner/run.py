@@ -107,7 +107,11 @@ def _new_checkpoint(
     tag_of = {qid: c.tag for c in containers for qid in c.question_ids}
     questions: dict[str, QuestionRecord] = {}
     for q in targets:
-        extra: dict[str, Any] = {"normType": q.norm_type, "evidenceIds": list(q.evidence_ids)}
+        extra: dict[str, Any] = {
+            "normType": q.norm_type,
+            "evidenceIds": list(q.evidence_ids),
+            "haystackId": q.haystack_id,
+        }
         if q.category is not None:
             extra["category"] = q.category
         hay = benchmark.haystacks[q.haystack_id]
