@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+import httpx  # at module top: importing it in a worker thread races the SDKs that look it up (issue 14)
 import tenacity
 
 T = TypeVar("T")
@@ -54,10 +55,6 @@ def is_retryable(exc: BaseException) -> bool:
     status = _status(exc)
     if status is not None:
         return status in RETRYABLE_STATUS or 500 <= status < 600
-    try:
-        import httpx
-    except ImportError:  # pragma: no cover - httpx is a dependency
-        return False
     return isinstance(exc, httpx.TransportError)
 
 

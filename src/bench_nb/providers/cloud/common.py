@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import httpx  # at module top: an import in a worker thread races the SDKs that look it up (issue 14)
 import tenacity
 
 from bench_nb.errors import ProviderError
@@ -164,8 +165,6 @@ def retry_after_s(err: BaseException) -> float | None:
 
 
 def _transport_failure(err: BaseException) -> bool:
-    import httpx
-
     seen: BaseException | None = err
     for _ in range(5):  # the error and the errors it was raised from
         if seen is None:
