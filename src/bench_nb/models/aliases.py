@@ -28,6 +28,10 @@ GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 VLLM_BASE_URL = "http://localhost:8000/v1"
 OLLAMA_BASE_URL = "http://localhost:11434/v1"
 
+#: The prefixes that select an API for any model id (``local:llama3``); a name with one is a model, never a
+#: plugin spec ``module:attribute``.
+MODEL_PREFIXES = frozenset({"openai", "anthropic", "gemini", "google", "local", "vllm", "ollama"})
+
 
 @dataclass(frozen=True)
 class ModelSpec:

@@ -4,7 +4,8 @@ Each name goes to its registry (``bench_nb.providers.get_provider``, ``bench_nb.
 ``bench_nb.judges.registry.get_judge``). A name of the form ``package.module:attribute`` is a plugin: the
 attribute (a class or a factory) is imported and called, with ``run_dir=`` and the settings for a provider,
 and with the options for an answerer or a judge. That is how a team benchmarks its own memory system without
-touching bench_nb: ``bench-nb run -p mypkg.memory:MyProvider -b locomo``.
+touching bench_nb: ``bench-nb run -p mypkg.memory:MyProvider -b locomo``. Model prefixes come first: ``local:``,
+``ollama:``, ``openai:``, ``anthropic:``, ``gemini:`` (``models.aliases.MODEL_PREFIXES``) name a model, not a plugin.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from typing import Any
 
 from bench_nb.errors import BenchNbError
 from bench_nb.judges.base import Judge
+from bench_nb.models.aliases import MODEL_PREFIXES
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 
 
 def is_plugin(spec: str) -> bool:
-    return ":" in spec and not spec.startswith(("http:", "https:"))
+    """True for ``module:attribute``; a model name with a prefix (``local:llama3``, ``openai:gpt-4o``) is not."""
+    prefix, colon, _ = spec.strip().partition(":")
+    return bool(colon) and prefix.lower() not in MODEL_PREFIXES and prefix.lower() not in ("http", "https")
 
 
 def load_plugin(spec: str) -> Any:

@@ -1,0 +1,51 @@
+"""Names on the command line: model prefixes (``local:``, ``ollama:``, ...) are models, not plugin specs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bench_nb.cli import cli
+from bench_nb.models.client import set_default_client
+from bench_nb.runner.components import is_plugin
+from llm_server import LLMServer, llm_server
+
+__all__ = ["llm_server"]
+
+
+@pytest.mark.parametrize(
+    "spec", ["local:llama", "ollama:qwen2.5:7b", "openai:gpt-4o", "anthropic:claude-x", "Gemini:flash"]
+)
+def test_a_model_prefix_is_not_a_plugin(spec: str) -> None:
+    assert not is_plugin(spec)
+
+
+@pytest.mark.parametrize("spec", ["runner_fakes:LoggedJudge", "mypkg.memory:Mine", "local_pkg:Thing"])
+def test_module_attribute_is_a_plugin(spec: str) -> None:
+    assert is_plugin(spec)
+
+
+@pytest.mark.parametrize("prefix", ["local", "ollama"])
+def test_the_cli_runs_a_local_model_by_prefix(
+    prefix: str, llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = "BENCH_NB_LOCAL_BASE_URL" if prefix == "local" else "BENCH_NB_OLLAMA_BASE_URL"
+    monkeypatch.setenv(env, llm_server.openai_base_url)
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    set_default_client(None)
+    try:
+        args = ["run", "-p", "sqlite", "-b", "sample", "--limit", "3", "-m", f"{prefix}:llama"]
+        args += ["-j", f"{prefix}:judge,contains", "-r", "loc", "--runs-dir", str(tmp_path), "--no-progress"]
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    finally:
+        set_default_client(None)
+    assert result.exit_code == 0, result.output
+    assert "3 evaluated, 0 failed" in result.output
+    models = {c.body["model"] for c in llm_server.calls}
+    assert models == {"llama", "judge"}
+    checkpoint = json.loads((tmp_path / "loc" / "checkpoint.json").read_text())
+    assert checkpoint["benchNb"]["judges"][0] == f"{prefix}:judge"
