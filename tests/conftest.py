@@ -58,3 +58,23 @@ def longmemeval_path(shared_data: Path) -> Path:
     path = shared_data / "longmemeval" / "longmemeval_oracle.json"
     need(path.is_file(), f"LongMemEval oracle not found at {path}", env="BENCH_NB_REQUIRE_SHARED")
     return path
+
+
+@pytest.fixture(scope="session")
+def locomo_audit(shared_data: Path) -> Path:
+    """The public LoCoMo audit's files: errors.json, fc-baseline/<run>/eval_results.json, ap-baseline/v1."""
+    path = shared_data / "locomo-audit"
+    need(
+        (path / "errors.json").is_file(),
+        f"LoCoMo audit data not found at {path}",
+        env="BENCH_NB_REQUIRE_SHARED",
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def harness_results(shared_data: Path) -> Path:
+    """Other harnesses' published per-question results: zep/zep_locomo_grades.json, mem0/results.json."""
+    path = shared_data / "harness-results"
+    need((path / "zep").is_dir(), f"harness results not found at {path}", env="BENCH_NB_REQUIRE_SHARED")
+    return path

@@ -6,9 +6,14 @@ checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluations 
 which is the primary judge's. The checkpoint's verdict is added when ``judgments.jsonl`` has no line for
 that (question, primary judge): MemoryBench runs have only that one.
 
-Columns: ``run_id, provider, question_id, question_type, question_type_norm, judge, score, label,
-explanation, unscored, primary, source`` (``judgments`` or ``checkpoint``: where the verdict was read),
-``run_path``. ``score`` is 0 or 1, and null exactly when ``unscored``.
+Columns: ``run_id, provider, question_id, question_type, question_type_norm, judge, replicate, score, label,
+explanation, unscored, primary, source`` (``judgments``, ``checkpoint`` or ``imported``: where the verdict was
+read), ``run_path``. ``score`` is 0 or 1, and null exactly when ``unscored``. ``replicate`` numbers a judge's
+repeated verdicts on one answer from 1 (EverMemOS's ``judgment_1..3``; ``--judge-replicates N``); a judge that
+graded once has replicate 1 only.
+
+An imported run (another harness's file, ``frames.harnesses``) has one row per verdict its file records,
+replicates included; its checkpoint's verdict (the replicates' majority) is not repeated as a row.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ JUDGMENT_SCHEMA: dict[str, Any] = {
     "question_type": pl.Utf8,
     "question_type_norm": pl.Utf8,
     "judge": pl.Utf8,
+    "replicate": pl.Int64,
     "score": pl.Int64,
     "label": pl.Utf8,
     "explanation": pl.Utf8,
@@ -69,7 +75,8 @@ def judgments_frame(
     return pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
 
 
-_VERDICT_COLUMNS = ("question_id", "judge", "score", "label", "explanation", "unscored", "primary", "source")
+_VERDICT_COLUMNS: tuple[str, ...] = ("question_id", "judge", "replicate", "score", "label", "explanation")
+_VERDICT_COLUMNS += ("unscored", "primary", "source")
 # What a run's questions frame gives its verdict rows: types and provider, and the checkpoint's own verdict.
 _INFO: tuple[str, ...] = ("question_id", "provider", "question_type", "question_type_norm", "status")
 _INFO += ("score", "label", "explanation", "unscored")
@@ -79,18 +86,20 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
     """One run's rows: every verdict in judgments.jsonl, then the checkpoint's verdict of each evaluated
     question that has no judgments line from the primary judge. ``info``: the run's questions frame rows."""
     primary = primary_judge(run)
-    verdicts, problems = read_verdicts(run.path)
-    if problems:
-        if strict:
-            p = problems[0]
-            raise RunFormatError(p.path, p.message, p.field)
-        _add_problems(run, problems)
     # One row per question id (the last, as a dict keyed by id would keep), in order of first appearance.
     info = (
         pl.DataFrame(schema={c: QUESTION_SCHEMA[c] for c in _INFO})
         if info is None
         else info.group_by("question_id", maintain_order=True).last()
     )
+    if run.imported is not None:
+        return _with_info(run, _imported_rows(run, primary), info)
+    verdicts, problems = read_verdicts(run.path)
+    if problems:
+        if strict:
+            p = problems[0]
+            raise RunFormatError(p.path, p.message, p.field)
+        _add_problems(run, problems)
     rows: list[tuple[Any, ...]] = []
     for (qid, judge), rec in verdicts.items():
         unscored = bool(rec.get("unscored")) or rec.get("score") is None or rec.get("label") == "unscored"
@@ -98,8 +107,19 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
         if not unscored and score is None:
             continue
         label = "unscored" if unscored else rec.get("label")
+        replicate = _replicate(rec.get("replicate"))
         rows.append(
-            (qid, judge, score, label, rec.get("explanation"), unscored, judge == primary, "judgments")
+            (
+                qid,
+                judge,
+                replicate,
+                score,
+                label,
+                rec.get("explanation"),
+                unscored,
+                judge == primary,
+                "judgments",
+            )
         )
     evaluated = info.filter(pl.col("status") == "evaluated")
     for qid, value, label, explanation, unscored in evaluated.select(
@@ -112,7 +132,30 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
         if not unscored and score is None:
             continue
         label = "unscored" if unscored else label
-        rows.append((qid, primary, score, label, explanation, unscored, True, "checkpoint"))
+        rows.append((qid, primary, 1, score, label, explanation, unscored, True, "checkpoint"))
+    return _with_info(run, rows, info)
+
+
+def _imported_rows(run: Run, judge: str) -> list[tuple[Any, ...]]:
+    """Every verdict an imported file records: one row per (question, replicate)."""
+    assert run.imported is not None
+    rows: list[tuple[Any, ...]] = []
+    for qid, verdicts in run.imported.verdicts.items():
+        for replicate, verdict in enumerate(verdicts, start=1):
+            score = None if verdict is None else int(verdict)
+            label = "unscored" if verdict is None else "correct" if verdict else "incorrect"
+            unscored = verdict is None
+            rows.append((qid, judge, replicate, score, label, None, unscored, True, "imported"))
+    return rows
+
+
+def _replicate(value: Any) -> int:
+    """A judgments line's replicate number (lines written before replicates existed are replicate 1)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
+
+
+def _with_info(run: Run, rows: list[tuple[Any, ...]], info: pl.DataFrame) -> pl.DataFrame:
+    """Verdict rows joined to their question's provider and types."""
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in _VERDICT_COLUMNS]
     verdict_rows = pl.DataFrame(
         dict(zip(_VERDICT_COLUMNS, columns, strict=True)),
@@ -291,3 +334,38 @@ def _hits(run: Run, qid: str) -> list[Any]:
             results = ev.get("searchResults")
             return results if isinstance(results, list) else []
     return []
+
+
+def collapse_replicates(frame: pl.DataFrame) -> pl.DataFrame:
+    """One verdict per (run, question, judge): the majority of the judge's replicates.
+
+    A judge that graded an answer several times (``replicate`` > 1) gets the verdict most of its replicates
+    gave, as EverMemOS's majority vote does; a tie, or no scored replicate, is unscored. Agreement between
+    judges and paired tests read judges this way; ``replicate_summary`` reads the replicates themselves.
+    A frame without a ``replicate`` column, or with one replicate per verdict, is returned as it is.
+    """
+    if "replicate" not in frame.columns:
+        return frame
+    keys = [c for c in ("run_id", "question_id", "judge") if c in frame.columns]
+    if not frame.select(pl.struct(keys).is_duplicated().any()).item():
+        return frame
+    scored = pl.col("score").is_not_null() & ~pl.col("unscored").fill_null(False)
+    yes = (scored & (pl.col("score") == 1)).sum()
+    no = (scored & (pl.col("score") == 0)).sum()
+    others = [c for c in frame.columns if c not in (*keys, "score", "label", "unscored", "replicate")]
+    collapsed = frame.group_by(keys, maintain_order=True).agg(
+        *[pl.col(c).first() for c in others],
+        replicate=pl.len().cast(pl.Int64),
+        _yes=yes,
+        _no=no,
+    )
+    score = pl.when(pl.col("_yes") > pl.col("_no")).then(1).when(pl.col("_no") > pl.col("_yes")).then(0)
+    collapsed = collapsed.with_columns(score=score.otherwise(None).cast(pl.Int64)).with_columns(
+        unscored=pl.col("score").is_null(),
+        label=pl.when(pl.col("score") == 1)
+        .then(pl.lit("correct"))
+        .when(pl.col("score") == 0)
+        .then(pl.lit("incorrect"))
+        .otherwise(pl.lit("unscored")),
+    )
+    return collapsed.select(frame.columns).drop("replicate")

@@ -29,11 +29,20 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses import (
+    HARNESS_FORMATS,
+    ImportInfo,
+    LocomoIndex,
+    load_locomo_index,
+    read_harness_file,
+)
 from bench_nb.frames.view import CheckpointView, QuestionView
 from bench_nb.memorybench.format import Checkpoint, CheckpointShell, CompareManifest, Question
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
+RunFormatName = Literal["evermemos", "zep", "mem0", "memorybench", "bench_nb"]
+FORMATS: tuple[str, ...] = (*HARNESS_FORMATS, "memorybench", "bench_nb")
 
 
 class _RunInfo:
@@ -42,6 +51,7 @@ class _RunInfo:
     path: Path
     checkpoint: Checkpoint | CheckpointView | None
     report: dict[str, Any] | None
+    imported: ImportInfo | None
 
     @property
     def run_id(self) -> str:
@@ -54,6 +64,13 @@ class _RunInfo:
     @property
     def source(self) -> Literal["checkpoint", "report"]:
         return "checkpoint" if self.checkpoint is not None else "report"
+
+    @property
+    def harness(self) -> str:
+        """Who wrote the run: ``bench_nb``, ``memorybench``, or the harness an imported file came from."""
+        if self.imported is not None:
+            return self.imported.harness
+        return "bench_nb" if self.is_bench_nb else "memorybench"
 
     @property
     def is_bench_nb(self) -> bool:
@@ -69,6 +86,7 @@ class Run(_RunInfo):
     checkpoint: Checkpoint | None
     report: dict[str, Any] | None = None
     problems: list[Problem] = field(default_factory=list)
+    imported: ImportInfo | None = None
 
 
 @dataclass
@@ -79,6 +97,7 @@ class RunView(_RunInfo):
     checkpoint: CheckpointView | None
     report: dict[str, Any] | None = None
     problems: list[Problem] = field(default_factory=list)
+    imported: ImportInfo | None = None
 
 
 class RunSet(list[Run]):
@@ -266,7 +285,19 @@ def _read(
 
 
 def _is_run_dir(p: Path) -> bool:
-    return (p / "checkpoint.json").is_file() or (p / "report.json").is_file()
+    return (p / "checkpoint.json").is_file() or (p / "report.json").is_file() or _is_harness_dir(p)
+
+
+def _is_harness_dir(p: Path) -> bool:
+    """A folder holding an EverMemOS eval_results.json (and no run of the run format)."""
+    return (p / "eval_results.json").is_file() and not (p / "checkpoint.json").is_file()
+
+
+_OWN_FILES = ("checkpoint.json", "report.json", "manifest.json")
+
+
+def _is_harness_file(p: Path) -> bool:
+    return p.is_file() and p.suffix == ".json" and p.name not in _OWN_FILES
 
 
 def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
@@ -277,7 +308,7 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
         for m in matches:
             if m.is_file() and m.name in ("checkpoint.json", "report.json"):
                 m = m.parent
-            if m.is_dir() and _is_run_dir(m) and m not in dirs:
+            if ((m.is_dir() and _is_run_dir(m)) or _is_harness_file(m)) and m not in dirs:
                 dirs.append(m)
             elif m.is_file() and m.name == "manifest.json":
                 found, probs = _from_manifest(m)
@@ -292,6 +323,8 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
         return _from_manifest(p)
     if p.is_file() and p.name in ("checkpoint.json", "report.json"):
         return [p.parent], []
+    if _is_harness_file(p):
+        return [p], []
     if p.is_dir():
         if _is_run_dir(p):
             return [p], []
@@ -300,7 +333,11 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
         children = sorted(c for c in p.iterdir() if c.is_dir() and _is_run_dir(c))
         if children:
             return children, []
-        return [], [Problem(text, "no run directory here (no checkpoint.json or report.json below it)")]
+        return [], [
+            Problem(
+                text, "no run directory here (no checkpoint.json, report.json or eval_results.json below it)"
+            )
+        ]
     return [], [Problem(text, "no such file or directory")]
 
 
@@ -325,11 +362,24 @@ def _from_manifest(manifest: Path) -> tuple[list[Path], list[Problem]]:
     return dirs, problems
 
 
-def load_runs(sources: Sources | RunSet | Run, *, strict: bool = False) -> RunSet:
-    """Load runs from directories, globs, a runs folder or a compare manifest.
+def load_runs(
+    sources: Sources | RunSet | Run,
+    *,
+    format: RunFormatName | None = None,
+    dataset: str | os.PathLike[str] | None = None,
+    strict: bool = False,
+) -> RunSet:
+    """Load runs from directories, globs, a runs folder, a compare manifest, or other harnesses' files.
 
     Args:
-        sources: one source or a list of them. A ``RunSet`` or ``Run`` is passed through.
+        sources: one source or a list of them. A ``RunSet`` or ``Run`` is passed through. A JSON file that is
+            not a checkpoint, report or manifest is read as another harness's results (EverMemOS's
+            eval_results.json, Zep's grades, Mem0's results; detected from its content), as is a folder
+            holding an ``eval_results.json``.
+        format: read every source as this format instead of detecting it: ``"evermemos"``, ``"zep"``,
+            ``"mem0"``, or ``"memorybench"`` / ``"bench_nb"`` (one on-disk format: run directories).
+        dataset: LoCoMo's locomo10.json, to give imported questions their canonical ids (Zep's and Mem0's
+            files need it; EverMemOS's question texts are checked against it). Default: the download cache.
         strict: raise ``RunFormatError`` on the first problem instead of collecting problems.
 
     Returns:
@@ -339,13 +389,13 @@ def load_runs(sources: Sources | RunSet | Run, *, strict: bool = False) -> RunSe
         return sources
     if isinstance(sources, Run):
         return RunSet([sources])
-    runs, problems = _load(sources, read_run, strict=strict)
+    runs, problems = _load(sources, read_run, strict=strict, fmt=format, dataset=dataset)
     return RunSet(runs, problems)
 
 
 def load_run_views(
     sources: Sources | RunSet | Run | RunView, *, strict: bool = False
-) -> tuple[list[Run | RunView], list[Problem]]:
+) -> tuple[list[Run | RunView], list[Problem]]:  # harness files are read as by load_runs (a Run each)
     """``load_runs`` for the frames: each run read with ``read_run_view``; runs already loaded pass through.
 
     Returns:
@@ -361,11 +411,56 @@ def load_run_views(
 _R = TypeVar("_R", Run, Run | RunView)
 
 
-def _load(sources: Sources, reader: Callable[..., _R], *, strict: bool) -> tuple[list[_R], list[Problem]]:
+class _Locomo:
+    """LoCoMo's question index, read once per ``load_runs`` call and only when a harness file needs it."""
+
+    def __init__(self, dataset: RunSource | None) -> None:
+        self.dataset = dataset
+        self.loaded = False
+        self.index: LocomoIndex | None = None
+
+    def get(self) -> LocomoIndex | None:
+        if not self.loaded:
+            self.index = load_locomo_index(self.dataset)
+            self.loaded = True
+        return self.index
+
+
+def read_imported(
+    path: RunSource,
+    *,
+    fmt: str | None = None,
+    dataset: RunSource | None = None,
+    strict: bool = False,
+    locomo: _Locomo | None = None,
+) -> Run:
+    """Read another harness's result file (or a folder with an eval_results.json) as a ``Run``."""
+    file = Path(path)
+    index = (locomo or _Locomo(dataset)).get()
+    checkpoint, info, problems = read_harness_file(file, fmt, index)  # type: ignore[arg-type]
+    if strict and problems:
+        p = problems[0]
+        raise RunFormatError(p.path, p.message, p.field)
+    if file.is_dir():
+        file = file / "eval_results.json"
+    return Run(file, checkpoint, None, problems, imported=info)
+
+
+def _load(
+    sources: Sources,
+    reader: Callable[..., _R],
+    *,
+    strict: bool,
+    fmt: str | None = None,
+    dataset: RunSource | None = None,
+) -> tuple[list[_R], list[Problem]]:
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     runs: list[_R] = []
     all_problems: list[Problem] = []
     seen: set[Path] = set()
+    locomo = _Locomo(dataset)
     for item in items:
         dirs, problems = _expand(item)
         if problems and strict:
@@ -377,8 +472,14 @@ def _load(sources: Sources, reader: Callable[..., _R], *, strict: bool) -> tuple
             if key in seen:
                 continue
             seen.add(key)
+            imported = fmt in HARNESS_FORMATS or (fmt is None and (d.is_file() or _is_harness_dir(d)))
             try:
-                runs.append(reader(d, strict=strict))
+                if imported:
+                    runs.append(read_imported(d, fmt=fmt, strict=strict, locomo=locomo))
+                elif d.is_file():
+                    raise RunFormatError(d, f"not a run directory of the {fmt} format (a file)")
+                else:
+                    runs.append(reader(d, strict=strict))
             except RunFormatError as err:
                 if strict:
                     raise

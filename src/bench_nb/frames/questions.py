@@ -2,10 +2,11 @@
 
 Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in milliseconds):
 
-- identity: ``run_id, provider, benchmark, judge, answering_model, question_id, question, ground_truth,
-  question_date, container_tag, haystack_id`` (the cluster: the LoCoMo conversation, the BEAM chat, the
-  LongMemEval question's own haystack, as ``bench_nb.taxonomy.haystack_id_of`` derives it when the run did
-  not record it)
+- identity: ``run_id, harness`` (``bench_nb``, ``memorybench``, or the harness an imported file came from:
+  ``evermemos``, ``zep``, ``mem0``), ``provider, benchmark, judge`` (``unknown`` when an imported file does not
+  name it), ``answering_model, question_id, question, ground_truth, question_date, container_tag, haystack_id``
+  (the cluster: the LoCoMo conversation, the BEAM chat, the LongMemEval question's own haystack, as
+  ``bench_nb.taxonomy.haystack_id_of`` derives it when the run did not record it)
 - types: ``question_type`` (raw, as the run wrote it), ``question_type_norm`` (see ``bench_nb.taxonomy``),
   ``true_category`` (LoCoMo's true category id, when known), ``type_source`` (``run``, ``dataset`` or
   ``memorybench-label``: where the normalised type came from)
@@ -51,6 +52,7 @@ Backend = Literal["pandas", "polars"]
 _STR, _INT, _FLT, _BOOL = pl.Utf8, pl.Int64, pl.Float64, pl.Boolean
 QUESTION_SCHEMA: dict[str, Any] = {
     "run_id": _STR,
+    "harness": _STR,
     "provider": _STR,
     "benchmark": _STR,
     "judge": _STR,
@@ -205,7 +207,8 @@ def _types(
     if index is not None and qid in index:
         dq = index[qid]
         return dq.norm_type, dq.category, "dataset"
-    memorybench_labels = not run.is_bench_nb
+    # bench_nb's runs and imported files carry LoCoMo's true category names; MemoryBench's labels are its own.
+    memorybench_labels = not (run.is_bench_nb or run.imported is not None)
     norm = normalize_question_type(
         raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
     )
@@ -228,6 +231,7 @@ def _add_checkpoint_rows(
     custom_run = bool(run_extra.get("customPrompt"))
     tokenizer_run = run_extra.get("tokenizer")
     path = str(run.path)
+    harness = run.harness
     # Appending to local lists is the hot loop at 100,000 questions: bind them once.
     a = {name: col.append for name, col in cols.items()}
     for qid, q in ck.questions.items():
@@ -235,6 +239,7 @@ def _add_checkpoint_rows(
         extra = q.benchNb or {}
         norm, category, type_source = _types(qid, q.questionType, run, ck.benchmark, index)
         a["run_id"](ck.runId)
+        a["harness"](harness)
         a["provider"](ck.provider)
         a["benchmark"](ck.benchmark)
         a["judge"](ck.judge)
@@ -258,12 +263,13 @@ def _add_checkpoint_rows(
         a["true_category"](category)
         a["type_source"](type_source)
         status, failed_phase, error = _question_status(q)
-        total = 0.0
+        total: float | None = None if run.imported is not None else 0.0  # not timed: null, never zero
         for name in PHASES:
             phase = getattr(ph, name)
             a[f"{name}_status"](phase.status)
             a[f"{name}_ms"](phase.durationMs)
-            total += phase.durationMs or 0
+            if total is not None:
+                total += phase.durationMs or 0
         a["total_ms"](total)
         a["status"](status)
         a["failed_phase"](failed_phase)
@@ -357,6 +363,7 @@ def _add_report_rows(
         row: dict[str, Any] = dict.fromkeys(QUESTION_SCHEMA)
         row.update(
             run_id=run.run_id,
+            harness=run.harness,
             provider=rep.get("provider", ""),
             benchmark=benchmark,
             judge=rep.get("judge", ""),
@@ -414,7 +421,7 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
                 target_questions=len(ck.targetQuestionIds) or len(ck.questions),
                 questions=len(ck.questions),
                 k=extra.get("k"),
-                written_by="bench_nb" if run.is_bench_nb else "memorybench",
+                written_by=run.harness,
                 problems=len(run.problems),
             )
             for phase in PHASES:

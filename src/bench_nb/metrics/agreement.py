@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from bench_nb.frames.judgments import collapse_replicates
 from bench_nb.frames.questions import Backend, as_polars, to_backend
 from bench_nb.metrics.intervals import wilson_interval
 
@@ -370,6 +371,7 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
         )
     if judges is not None:
         df = df.filter(pl.col("judge").is_in(list(judges)))
+    df = collapse_replicates(df)  # a judge's replicates: their majority (frames.judgments)
     dup = df.filter(pl.struct("run_id", "question_id", "judge").is_duplicated())
     if len(dup):
         row = dup.row(0, named=True)

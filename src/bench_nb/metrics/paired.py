@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from bench_nb.errors import ComparisonError
+from bench_nb.frames.judgments import collapse_replicates
 from bench_nb.frames.load import Run, load_runs
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.intervals import wilson_interval
@@ -332,6 +333,7 @@ def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
 
 def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
     rows = j.filter(pl.col("primary")) if judge is None else j.filter(pl.col("judge") == judge)
+    rows = collapse_replicates(rows)  # a judge's replicates: their majority
     if rows.is_empty():
         raise ComparisonError(
             f"no verdict of judge {judge!r} in the data" if judge else "no primary verdicts"

@@ -1,0 +1,73 @@
+"""Importers for other harnesses' result files: EverMemOS's eval_results.json, Zep's grades, Mem0's results.
+
+Each importer turns one file into a checkpoint of the run format held in memory, plus an ``ImportInfo`` (the
+harness, its judge as named or ``unknown``, the judge's verdicts by replicate, what the file does not record).
+``frames.load.load_runs`` calls ``detect_format`` on every JSON file it is given and ``read_harness_file`` to
+read it; questions get LoCoMo's canonical ids (``locomo_ids``), so runs of different harnesses pair up.
+docs/loading.md documents each format's mapping.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses import evermemos, mem0, zep
+from bench_nb.frames.harnesses.common import ImportInfo, read_json
+from bench_nb.frames.harnesses.locomo_ids import LocomoIndex, load_locomo_index
+from bench_nb.memorybench.format import Checkpoint
+
+__all__ = [
+    "HARNESS_FORMATS",
+    "ImportInfo",
+    "LocomoIndex",
+    "detect_format",
+    "load_locomo_index",
+    "read_harness_file",
+]
+
+HarnessFormat = Literal["evermemos", "zep", "mem0"]
+HARNESS_FORMATS: tuple[HarnessFormat, ...] = ("evermemos", "zep", "mem0")
+_READERS = {"evermemos": evermemos, "zep": zep, "mem0": mem0}
+
+
+def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
+    """Which harness wrote this JSON file (None: none of them). ``data``: the file already decoded."""
+    if data is None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+    for name, reader in _READERS.items():
+        if reader.looks_like(data):
+            return name  # type: ignore[return-value]
+    return None
+
+
+def read_harness_file(
+    path: Path, fmt: HarnessFormat | None, index: LocomoIndex | None
+) -> tuple[Checkpoint, ImportInfo, list[Problem]]:
+    """Read one harness file (``fmt`` None: detect it). Rows that cannot be read or matched become problems.
+
+    Raises:
+        RunFormatError: the file is not JSON, not in the format asked for, or (Zep, Mem0) no LoCoMo dataset.
+    """
+    if path.is_dir():
+        path = path / evermemos.FILENAME
+    data = read_json(path)
+    fmt = fmt or detect_format(path, data)
+    if fmt is None:
+        raise RunFormatError(
+            path,
+            "not a run format bench_nb reads: not a checkpoint/report.json, nor an EverMemOS eval_results.json, "
+            "Zep grades or Mem0 results file (pass format= to force one)",
+        )
+    if fmt not in _READERS:
+        raise RunFormatError(path, f"format must be one of {', '.join(HARNESS_FORMATS)} here, not {fmt!r}")
+    if not _READERS[fmt].looks_like(data):
+        raise RunFormatError(path, f"not a {fmt} file: {(_READERS[fmt].__doc__ or fmt).splitlines()[0]}")
+    problems: list[Problem] = []
+    checkpoint, info = _READERS[fmt].read(path, index, problems, data)
+    return checkpoint, info, problems

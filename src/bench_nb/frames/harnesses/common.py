@@ -1,0 +1,212 @@
+"""What every importer shares: the record of an imported run, and turning matched rows into a checkpoint.
+
+An imported run is held in memory as a checkpoint in the run format (``memorybench.format``), so every frame,
+metric and report reads it as it reads bench_nb's own runs. What the harness's file lacks stays null:
+no phase durations, no token counts, no search results (``ImportInfo.not_recorded`` says which).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses.locomo_ids import (
+    LOCOMO_SAMPLE_IDS,
+    LocomoIndex,
+    LocomoQuestion,
+    canonical_id,
+    normalise_text,
+)
+from bench_nb.memorybench.format import (
+    AnswerPhase,
+    Checkpoint,
+    EvaluatePhase,
+    IndexingPhase,
+    IngestPhase,
+    Phases,
+    Question,
+    SearchPhase,
+)
+from bench_nb.taxonomy import LOCOMO_CATEGORIES
+
+NOT_RECORDED = ("latency", "tokens", "retrieved context")
+
+
+@dataclass
+class ImportInfo:
+    """What an imported run (another harness's result file) says about itself.
+
+    Attributes:
+        harness: ``evermemos``, ``zep`` or ``mem0``.
+        judge: the judge as the file names it, or ``unknown``.
+        answer_prompt: the answer prompt as the file names it (None: not recorded).
+        not_recorded: what the file lacks (``latency``, ``tokens``, ``retrieved context``): null in the frames.
+        verdicts: question id -> the judge's verdicts in replicate order (None: a verdict that is missing).
+        published: the file's own summary figures (accuracy, per-category means, ...), as written.
+        checked_against: the LoCoMo dataset the question texts were checked against (None: not checked,
+            which only happens for EverMemOS files read without the dataset: their ids are trusted).
+    """
+
+    harness: str
+    judge: str
+    answer_prompt: str | None = None
+    not_recorded: tuple[str, ...] = NOT_RECORDED
+    verdicts: dict[str, list[bool | None]] = field(default_factory=dict, repr=False)
+    published: dict[str, Any] = field(default_factory=dict, repr=False)
+    checked_against: str | None = None
+
+    @property
+    def replicates(self) -> int:
+        """The most verdicts any question has (EverMemOS: 3; Zep, Mem0: 1)."""
+        return max((len(v) for v in self.verdicts.values()), default=0)
+
+
+@dataclass
+class Row:
+    """One question as a harness wrote it, before matching: ``where`` names it in messages."""
+
+    where: str
+    conversation: int | None
+    question: str
+    gold: str
+    answer: str | None
+    category: int | None
+    verdicts: list[bool | None]
+    index: int | None = None  # full-list index, when the harness gives it
+    position: int | None = None  # position among the conversation's category 1-4 questions
+    raw_id: str | None = None
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise RunFormatError(path, f"not valid JSON: {err}") from None
+
+
+def text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def majority(verdicts: list[bool | None]) -> bool | None:
+    """Correct when more than half of the recorded verdicts say so; None when none is recorded or on a tie."""
+    known = [v for v in verdicts if v is not None]
+    yes = sum(known)
+    if not known or yes * 2 == len(known):
+        return None
+    return yes * 2 > len(known)
+
+
+def match(
+    row: Row, index: LocomoIndex | None, path: Path, problems: list[Problem]
+) -> tuple[str, LocomoQuestion | None]:
+    """The canonical id of ``row`` (and its dataset question, when there is a dataset), or its raw id with a
+    problem when it cannot be matched.
+
+    A row is placed by its full-list index (EverMemOS) or its position among the conversation's scored
+    questions (Zep, Mem0); its text must equal the dataset's there, else it is looked up by text within its
+    conversation. Without a dataset (EverMemOS only) the index is trusted and the text is not checked.
+    """
+    fallback = row.raw_id or row.where
+    if row.conversation is None:  # the importer has said why
+        return fallback, None
+    if index is None:
+        if row.index is None:  # the callers that give positions always have an index
+            return fallback, None
+        if row.conversation >= len(LOCOMO_SAMPLE_IDS):
+            problems.append(
+                Problem(str(path), f"conversation {row.conversation} is not in LoCoMo (0-9)", field=row.where)
+            )
+            return fallback, None
+        return canonical_id(row.conversation, row.index), None
+    found: LocomoQuestion | None = None
+    if row.index is not None:
+        found = index.by_position.get((row.conversation, row.index))
+    elif row.position is not None:
+        scored = index.scored.get(row.conversation, [])
+        found = scored[row.position] if row.position < len(scored) else None
+    if found is None or normalise_text(found.question) != normalise_text(row.question):
+        found = index.find_by_text(row.conversation, row.question)
+    if found is None:
+        problems.append(
+            Problem(
+                str(path),
+                f"question {row.question!r} matches no LoCoMo question of conversation {row.conversation} "
+                f"in {index.source} (by position or text); kept under id {fallback!r}, paired with no other run",
+                field=row.where,
+                question_id=fallback,
+            )
+        )
+        return fallback, None
+    return found.question_id, found
+
+
+def build_checkpoint(
+    path: Path,
+    rows: list[Row],
+    *,
+    run_id: str,
+    provider: str,
+    answering_model: str,
+    info: ImportInfo,
+    index: LocomoIndex | None,
+    problems: list[Problem],
+) -> Checkpoint:
+    """The run format's checkpoint of matched rows; verdicts go to ``info.verdicts`` (replicate order)."""
+    questions: dict[str, Question] = {}
+    info.checked_against = index.source if index is not None else None
+    for row in rows:
+        qid, found = match(row, index, path, problems)
+        matched = qid != (row.raw_id or row.where)
+        if qid in questions:
+            problems.append(
+                Problem(
+                    str(path),
+                    f"a second row for question {qid}; the first is kept",
+                    field=row.where,
+                    question_id=qid,
+                )
+            )
+            continue
+        category = found.category if found is not None else row.category
+        verdict = majority(row.verdicts)
+        # Phases the harness ran but did not time: completed, with no duration (null, never zero).
+        phases = Phases(
+            ingest=IngestPhase(status="completed"),
+            indexing=IndexingPhase(status="completed"),
+            search=SearchPhase(status="completed"),
+            answer=AnswerPhase(status="completed", hypothesis=row.answer),
+            evaluate=EvaluatePhase(
+                status="completed",
+                score=None if verdict is None else float(verdict),
+                label="unscored" if verdict is None else "correct" if verdict else "incorrect",
+            ),
+        )
+        questions[qid] = Question(
+            questionId=qid,
+            containerTag=qid.rsplit("-q", 1)[0] if matched else "",
+            question=row.question,
+            groundTruth=row.gold,
+            questionType=LOCOMO_CATEGORIES.get(category, "") if category is not None else "",
+            phases=phases,
+            benchNb={"unscored": True} if verdict is None else None,
+        )
+        info.verdicts[qid] = list(row.verdicts)
+    return Checkpoint(
+        runId=run_id,
+        status="completed",
+        provider=provider,
+        benchmark="locomo",
+        judge=info.judge,
+        answeringModel=answering_model,
+        targetQuestionIds=list(questions),
+        questions=questions,
+    )
+
+
+def run_name(path: Path, generic: tuple[str, ...]) -> str:
+    """A run id from a file: its stem, or its folder's name when the stem says nothing (``results``)."""
+    return path.parent.name if path.stem in generic and path.parent.name else path.stem

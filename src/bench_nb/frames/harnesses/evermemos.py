@@ -1,0 +1,130 @@
+"""EverMemOS's evaluation pipeline's ``eval_results.json`` (also used by MemOS, MemU and the public LoCoMo audit).
+
+``{total_questions, correct, accuracy, detailed_results: {<conversation key>: [{question_id
+"locomo_<conv>_qa<i>", question, golden_answer, generated_answer, llm_judgments: {judgment_1..N: bool},
+category "1".."4"}]}, metadata?: {answer_model, judge_model, num_runs, answer_prompt, mean_accuracy, ...}}``.
+Each question is judged N times by one judge: the verdicts are the judge's replicates, in ``judgment_<n>``
+order; the checkpoint's verdict is their majority. ``locomo_<conv>_qa<i>`` is conversation ``conv`` (0-9,
+file order of locomo10.json) and index ``i`` into its full ``qa`` list: canonical id ``<sample_id>-q<i>``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.frames.harnesses.locomo_ids import LocomoIndex
+from bench_nb.memorybench.format import Checkpoint
+
+HARNESS = "evermemos"
+FILENAME = "eval_results.json"
+_QID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
+_JUDGMENT = re.compile(r"^judgment_(\d+)$")
+_PUBLISHED = ("total_questions", "correct", "accuracy")
+
+
+def looks_like(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("detailed_results"), dict)
+
+
+def read(
+    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
+) -> tuple[Checkpoint, ImportInfo]:
+    data = read_json(path) if data is None else data
+    if not looks_like(data):
+        raise RunFormatError(
+            path, "not an EverMemOS eval_results.json: no 'detailed_results' object", "detailed_results"
+        )
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    published = {k: data[k] for k in _PUBLISHED if k in data}
+    published.update({k: v for k, v in meta.items() if k not in ("base_url",)})
+    info = ImportInfo(
+        harness=HARNESS,
+        judge=text(meta.get("judge_model")) or "unknown",
+        answer_prompt=text(meta.get("answer_prompt")) or None,
+        published=published,
+    )
+    rows: list[Row] = []
+    for key, items in data["detailed_results"].items():
+        if not isinstance(items, list):
+            problems.append(
+                Problem(str(path), "expected a list of questions; skipped", field=f"detailed_results.{key}")
+            )
+            continue
+        for i, item in enumerate(items):
+            where = f"detailed_results.{key}[{i}]"
+            row = _row(item, where, path, problems)
+            if row is not None:
+                rows.append(row)
+    checkpoint = build_checkpoint(
+        path,
+        rows,
+        run_id=run_name(path, ("eval_results",)),
+        provider=run_name(path, ("eval_results",)),
+        answering_model=text(meta.get("answer_model")),
+        info=info,
+        index=index,
+        problems=problems,
+    )
+    return checkpoint, info
+
+
+def _row(item: Any, where: str, path: Path, problems: list[Problem]) -> Row | None:
+    if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+        problems.append(
+            Problem(str(path), "not a question object with a 'question' text; skipped", field=where)
+        )
+        return None
+    raw_id = text(item.get("question_id")) or None
+    m = _QID.match(raw_id or "")
+    if m is None:
+        problems.append(
+            Problem(
+                str(path),
+                f"question_id {raw_id!r} is not locomo_<conversation>_qa<index>; paired with no other run",
+                field=f"{where}.question_id",
+                question_id=raw_id or where,
+            )
+        )
+    judgments = item.get("llm_judgments")
+    verdicts: list[bool | None] = []
+    if isinstance(judgments, dict):
+        numbered = sorted(
+            (int(jm.group(1)), value) for name, value in judgments.items() if (jm := _JUDGMENT.match(name))
+        )
+        for n, value in numbered:
+            if not isinstance(value, bool):
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"judgment_{n} is {value!r}, not true/false: counted as missing",
+                        field=f"{where}.llm_judgments.judgment_{n}",
+                        question_id=raw_id,
+                    )
+                )
+                value = None
+            verdicts.append(value)
+    else:
+        problems.append(
+            Problem(
+                str(path),
+                "no llm_judgments: the question is unscored",
+                field=f"{where}.llm_judgments",
+                question_id=raw_id,
+            )
+        )
+    category = text(item.get("category"))
+    return Row(
+        where=where,
+        conversation=int(m.group(1)) if m else None,
+        index=int(m.group(2)) if m else None,
+        question=item["question"],
+        gold=text(item.get("golden_answer")),
+        answer=text(item.get("generated_answer")) if "generated_answer" in item else None,
+        category=int(category) if category.isdigit() else None,
+        verdicts=verdicts,
+        raw_id=raw_id or where,
+    )

@@ -1,0 +1,98 @@
+"""Mem0's evaluation output (mem0ai/mem0, ``evaluation/evals.py``: ``results/locomo/.../results.json``).
+
+``{"<conv 0-9>": [{question, answer (gold), response (Mem0's answer), category "1".."4", bleu_score, f1_score,
+llm_score (0/1: mem0's LLM judge)}]}``; conversation keys are strings, not in numeric order. No question ids:
+the n-th entry of a conversation is its n-th category 1-4 question in locomo10.json (the dataset file is
+needed), the text the check. The judge's model is not in the file: ``unknown``. ``bleu_score`` and
+``f1_score`` are not imported (bench_nb's ``f1`` judge recomputes token F1 from the answers).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.frames.harnesses.locomo_ids import LocomoIndex
+from bench_nb.memorybench.format import Checkpoint
+
+HARNESS = "mem0"
+
+
+def looks_like(data: Any) -> bool:
+    if not isinstance(data, dict) or not data:
+        return False
+    first = next(iter(data.values()))
+    return (
+        all(isinstance(k, str) and k.isdigit() for k in data)
+        and isinstance(first, list)
+        and bool(first)
+        and isinstance(first[0], dict)
+        and "llm_score" in first[0]
+    )
+
+
+def read(
+    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
+) -> tuple[Checkpoint, ImportInfo]:
+    if index is None:
+        raise RunFormatError(
+            path,
+            "Mem0's results name questions by position, which needs LoCoMo's dataset file: pass "
+            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
+        )
+    data = read_json(path) if data is None else data
+    if not isinstance(data, dict):
+        raise RunFormatError(path, "not Mem0's results: expected an object of conversations")
+    info = ImportInfo(harness=HARNESS, judge="unknown")
+    rows: list[Row] = []
+    for key in sorted(data, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k))):
+        items = data[key]
+        if not str(key).isdigit() or not isinstance(items, list):
+            problems.append(
+                Problem(
+                    str(path), "not a conversation number with a list of results; skipped", field=str(key)
+                )
+            )
+            continue
+        for pos, item in enumerate(items):
+            where = f"{key}[{pos}]"
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                problems.append(
+                    Problem(str(path), "not a result object with a 'question' text; skipped", field=where)
+                )
+                continue
+            score = item.get("llm_score")
+            ok = score in (0, 1) and not isinstance(score, bool)
+            if not ok:
+                problems.append(
+                    Problem(
+                        str(path), f"llm_score {score!r} is not 0 or 1: unscored", field=f"{where}.llm_score"
+                    )
+                )
+            category = text(item.get("category"))
+            rows.append(
+                Row(
+                    where=where,
+                    conversation=int(key),
+                    position=pos,
+                    question=item["question"],
+                    gold=text(item.get("answer")),
+                    answer=text(item.get("response")) if "response" in item else None,
+                    category=int(category) if category.isdigit() else None,
+                    verdicts=[bool(score) if ok else None],
+                    raw_id=f"mem0:{key}:{pos}",
+                )
+            )
+    checkpoint = build_checkpoint(
+        path,
+        rows,
+        run_id=run_name(path, ("results",)),
+        provider="mem0",
+        answering_model="",
+        info=info,
+        index=index,
+        problems=problems,
+    )
+    return checkpoint, info

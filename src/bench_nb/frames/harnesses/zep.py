@@ -1,0 +1,98 @@
+"""Zep's LoCoMo grades (getzep/zep-papers, ``locomo_eval/data/zep_locomo_grades.json``).
+
+``{"locomo_experiment_user_<conv 0-9>": [{question, answer (Zep's answer), golden_answer (string or number),
+grade (bool: Zep's LLM judge), category (int, LoCoMo's numbering)}]}``. No question ids: the n-th entry of a
+conversation is its n-th category 1-4 question in locomo10.json (the dataset file is needed), the text the
+check. The judge's model is not in the file: ``unknown``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.frames.harnesses.locomo_ids import LocomoIndex
+from bench_nb.memorybench.format import Checkpoint
+
+HARNESS = "zep"
+_KEY = re.compile(r"^locomo_experiment_user_(\d+)$")
+
+
+def looks_like(data: Any) -> bool:
+    if not isinstance(data, dict) or not data:
+        return False
+    first = next(iter(data.values()))
+    return (
+        all(isinstance(k, str) and _KEY.match(k) for k in data)
+        and isinstance(first, list)
+        and bool(first)
+        and isinstance(first[0], dict)
+        and "grade" in first[0]
+    )
+
+
+def read(
+    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
+) -> tuple[Checkpoint, ImportInfo]:
+    if index is None:
+        raise RunFormatError(
+            path,
+            "Zep's grades name questions by position, which needs LoCoMo's dataset file: pass "
+            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
+        )
+    data = read_json(path) if data is None else data
+    if not isinstance(data, dict):
+        raise RunFormatError(path, "not Zep's grades: expected an object of conversations")
+    info = ImportInfo(harness=HARNESS, judge="unknown")
+    rows: list[Row] = []
+    for key, items in data.items():
+        m = _KEY.match(str(key))
+        if m is None or not isinstance(items, list):
+            problems.append(
+                Problem(
+                    str(path), "not locomo_experiment_user_<n> with a list of grades; skipped", field=str(key)
+                )
+            )
+            continue
+        for pos, item in enumerate(items):
+            where = f"{key}[{pos}]"
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                problems.append(
+                    Problem(str(path), "not a grade object with a 'question' text; skipped", field=where)
+                )
+                continue
+            grade = item.get("grade")
+            if not isinstance(grade, bool):
+                problems.append(
+                    Problem(str(path), f"grade {grade!r} is not true/false: unscored", field=f"{where}.grade")
+                )
+            category = item.get("category")
+            rows.append(
+                Row(
+                    where=where,
+                    conversation=int(m.group(1)),
+                    position=pos,
+                    question=item["question"],
+                    gold=text(item.get("golden_answer")),
+                    answer=text(item.get("answer")) if "answer" in item else None,
+                    category=category
+                    if isinstance(category, int) and not isinstance(category, bool)
+                    else None,
+                    verdicts=[grade if isinstance(grade, bool) else None],
+                    raw_id=f"zep:{m.group(1)}:{pos}",
+                )
+            )
+    checkpoint = build_checkpoint(
+        path,
+        rows,
+        run_id=run_name(path, ("grades", "results")),
+        provider="zep",
+        answering_model="",
+        info=info,
+        index=index,
+        problems=problems,
+    )
+    return checkpoint, info

@@ -1,0 +1,192 @@
+"""Other harnesses' result files load as runs: EverMemOS's eval_results.json (the public LoCoMo audit's runs and
+its judge stress test), with LoCoMo's canonical question ids and every judge replicate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from bench_nb import judgments_df, load_runs, questions_df
+from bench_nb.errors import RunFormatError
+from bench_nb.frames.harnesses import detect_format
+
+FC_RUNS = ("gpt-4o-mini-memos", "gpt-4o-mini-cot")
+
+
+def _eval_results(path: Path, rows: list[dict], **extra: object) -> Path:
+    """A small eval_results.json in EverMemOS's format."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    by_conv: dict[str, list[dict]] = {}
+    for r in rows:
+        conv = r["question_id"].split("_")[1] if r["question_id"].startswith("locomo_") else "0"
+        by_conv.setdefault(f"locomo_exp_user_{conv}", []).append(r)
+    path.write_text(json.dumps({"total_questions": len(rows), "detailed_results": by_conv, **extra}))
+    return path
+
+
+def _row(qid: str, question: str, verdicts: list[object], category: str = "4") -> dict:
+    return {
+        "question_id": qid,
+        "question": question,
+        "golden_answer": "gold",
+        "generated_answer": "answer",
+        "llm_judgments": {f"judgment_{i}": v for i, v in enumerate(verdicts, start=1)},
+        "category": category,
+    }
+
+
+def test_a_folder_of_eval_results_loads_each_run_with_its_harness_and_judge(locomo_audit: Path) -> None:
+    runs = load_runs(locomo_audit / "fc-baseline")
+    assert [r.run_id for r in runs] == ["gpt-4o-mini-cot", "gpt-4o-mini-memos"]
+    assert runs.all_problems == []
+    for run in runs:
+        assert run.harness == "evermemos" and run.imported is not None
+        assert run.imported.judge == "gpt-4o-mini" and run.checkpoint is not None
+        assert run.checkpoint.judge == "gpt-4o-mini" and run.checkpoint.answeringModel == "gpt-4o-mini"
+        assert run.imported.replicates == 3 and len(run.checkpoint.questions) == 1540
+    assert {r.imported.answer_prompt for r in runs if r.imported} == {
+        "answer_prompt_memos",
+        "answer_prompt_cot",
+    }
+
+
+def test_questions_get_locomo_canonical_ids_checked_against_the_dataset(
+    locomo_audit: Path, locomo_path: Path
+) -> None:
+    runs = load_runs(
+        locomo_audit / "fc-baseline" / "gpt-4o-mini-memos" / "eval_results.json", dataset=locomo_path
+    )
+    assert runs.all_problems == []
+    run = runs[0]
+    assert run.imported is not None and run.imported.checked_against == str(locomo_path)
+    q = questions_df(runs, backend="polars")
+    # locomo_0_qa0 is conversation 0 (conv-26), index 0 of its full qa list: bench_nb's own id conv-26-q0.
+    first = q.filter(pl.col("question_id") == "conv-26-q0").row(0, named=True)
+    assert first["question"] == "When did Caroline go to the LGBTQ support group?"
+    assert first["container_tag"] == "conv-26" and first["true_category"] == 2
+    assert first["question_type_norm"] == "temporal" and first["harness"] == "evermemos"
+    # conv-30 has a category-5 question at index 79: the full-list index skips it, it is not renumbered.
+    assert "conv-30-q79" not in q["question_id"].to_list() and "conv-30-q80" in q["question_id"].to_list()
+    data = json.loads(locomo_path.read_text())
+    texts = {f"{s['sample_id']}-q{i}": item["question"] for s in data for i, item in enumerate(s["qa"])}
+    assert all(texts[qid] == text for qid, text in q.select("question_id", "question").iter_rows())
+    assert q["question_type_norm"].value_counts().sort("question_type_norm").rows() == [
+        ("multi-hop", 282),
+        ("open-domain", 96),
+        ("single-hop", 841),
+        ("temporal", 321),
+    ]
+
+
+def test_what_the_file_does_not_record_is_null_not_zero(locomo_audit: Path) -> None:
+    q = questions_df(locomo_audit / "fc-baseline" / "gpt-4o-mini-cot", backend="polars")
+    for col in (
+        "search_ms",
+        "answer_ms",
+        "total_ms",
+        "context_tokens",
+        "prompt_tokens",
+        "search_result_count",
+    ):
+        assert q[col].null_count() == len(q) == 1540, col
+    assert q["status"].unique().to_list() == ["evaluated"]
+
+
+def test_judgments_have_one_row_per_replicate_and_the_checkpoint_holds_their_majority(
+    locomo_audit: Path,
+) -> None:
+    runs = load_runs(locomo_audit / "fc-baseline")
+    j = judgments_df(runs, backend="polars")
+    assert j.columns.index("replicate") == j.columns.index("judge") + 1
+    assert len(j) == 2 * 3 * 1540 and set(j["source"]) == {"imported"} and j["primary"].all()
+    raw = json.loads((locomo_audit / "fc-baseline" / "gpt-4o-mini-memos" / "eval_results.json").read_text())
+    split = next(
+        r
+        for rows in raw["detailed_results"].values()
+        for r in rows
+        if len(set(r["llm_judgments"].values())) == 2
+    )
+    conv, index = split["question_id"].removeprefix("locomo_").split("_qa")
+    qid = f"{('conv-26', 'conv-30', 'conv-41', 'conv-42', 'conv-43', 'conv-44', 'conv-47', 'conv-48', 'conv-49', 'conv-50')[int(conv)]}-q{index}"
+    mine = j.filter((pl.col("run_id") == "gpt-4o-mini-memos") & (pl.col("question_id") == qid)).sort(
+        "replicate"
+    )
+    assert mine["score"].to_list() == [int(split["llm_judgments"][f"judgment_{i}"]) for i in (1, 2, 3)]
+    q = questions_df(runs, backend="polars").filter(
+        (pl.col("run_id") == "gpt-4o-mini-memos") & (pl.col("question_id") == qid)
+    )
+    assert q["correct"].item() == (sum(mine["score"]) >= 2)
+
+
+def test_per_replicate_accuracies_are_the_published_run_scores(locomo_audit: Path) -> None:
+    """locomo-audit/NOTE.md: memos runs 74.22, 74.29, 74.35; cot 79.81, 79.81, 80.06 (and the files' own)."""
+    runs = load_runs(locomo_audit / "fc-baseline")
+    j = judgments_df(runs, backend="polars")
+    acc = j.group_by("run_id", "replicate").agg(pl.col("score").mean() * 100).sort("run_id", "replicate")
+    by_run = {rid: [round(v, 2) for v in part["score"]] for (rid,), part in acc.group_by("run_id")}
+    assert by_run == {"gpt-4o-mini-memos": [74.22, 74.29, 74.35], "gpt-4o-mini-cot": [79.81, 79.81, 80.06]}
+    for run in runs:
+        assert run.imported is not None
+        published = [round(100 * s, 2) for s in run.imported.published["run_scores"]]
+        assert published == by_run[run.run_id]
+
+
+def test_the_judge_stress_test_loads_with_an_unknown_judge(locomo_audit: Path) -> None:
+    runs = load_runs(locomo_audit / "ap-baseline" / "v1" / "ap_eval_results_scored.json")
+    run = runs[0]
+    assert run.run_id == "ap_eval_results_scored" and run.harness == "evermemos"
+    assert run.imported is not None and run.imported.judge == "unknown" and run.imported.replicates == 3
+    assert detect_format(Path(run.path)) == "evermemos"
+    j = judgments_df(runs, backend="polars")
+    assert set(j["judge"]) == {"unknown"} and len(j) == 3 * 1540
+    per_rep = j.group_by("replicate").agg(pl.col("score").mean() * 100).sort("replicate")["score"]
+    assert [round(v, 2) for v in per_rep] == [10.58, 10.78, 10.45]  # NOTE.md: runs 10.58, 10.78, 10.45
+
+
+def test_format_can_be_forced_and_a_wrong_one_is_a_clear_error(locomo_audit: Path, tmp_path: Path) -> None:
+    path = locomo_audit / "fc-baseline" / "gpt-4o-mini-memos" / "eval_results.json"
+    assert len(load_runs(path, format="evermemos")[0].checkpoint.questions) == 1540  # type: ignore[union-attr]
+    with pytest.raises(RunFormatError, match="not a mem0 file"):
+        load_runs(path, format="mem0", strict=True)
+    with pytest.raises(ValueError, match="format must be one of evermemos, zep, mem0, memorybench, bench_nb"):
+        load_runs(path, format="other")  # type: ignore[arg-type]
+    with pytest.raises(RunFormatError, match="not a run directory of the memorybench format"):
+        load_runs(path, format="memorybench", strict=True)
+    other = tmp_path / "notes.json"
+    other.write_text('{"hello": 1}')
+    lenient = load_runs(other)
+    assert len(lenient) == 0 and "not a run format bench_nb reads" in lenient.problems[0].message
+
+
+def test_unmatched_and_malformed_questions_are_reported_by_file_and_question(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    path = _eval_results(
+        tmp_path / "mine" / "eval_results.json",
+        [
+            _row("locomo_0_qa0", "When did Caroline go to the LGBTQ support group?", [True, True, False]),
+            _row("locomo_0_qa1", "A question LoCoMo never asked?", [True, True, True]),
+            _row("q-17", "When did Melanie paint a sunrise?", [False, False, False]),
+            _row("locomo_0_qa3", "What did Caroline research?", [True, "yes", None]),
+        ],
+    )
+    runs = load_runs(path, dataset=locomo_path)
+    problems = runs.all_problems
+    assert all(p.path == str(path) for p in problems)
+    by_qid: dict[str | None, str] = {}
+    for p in problems:
+        by_qid[p.question_id] = by_qid.get(p.question_id, "") + p.message + "\n"
+    assert "matches no LoCoMo question of conversation 0" in by_qid["locomo_0_qa1"]
+    assert "is not locomo_<conversation>_qa<index>" in by_qid["q-17"]
+    assert "judgment_2 is 'yes', not true/false" in by_qid["locomo_0_qa3"]
+    assert "judgment_3 is None" in by_qid["locomo_0_qa3"]
+    q = questions_df(runs, backend="polars")
+    # Nothing is dropped: unmatched questions stay under their own id, paired with no other run.
+    assert q["question_id"].to_list() == ["conv-26-q0", "locomo_0_qa1", "q-17", "conv-26-q3"]
+    # the last: one verdict true, two not recorded -> the majority of the one recorded
+    assert q["correct"].to_list() == [True, True, False, True]
+    with pytest.raises(RunFormatError, match=r"question_id .q-17. is not locomo_"):
+        load_runs(path, dataset=locomo_path, strict=True)
