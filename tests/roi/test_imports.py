@@ -145,3 +145,138 @@ def test_import_upserts_and_refuses_an_id_of_another_owner(tmp_path: Path, db: P
     )
     with pytest.raises(MemoryImportError, match="already belongs to owner 'alice'"):
         import_memories(thief, db)
+
+
+def _bob_and_alice(tmp_path: Path, db: Path) -> None:
+    """alice imports her project and team (bob is not a member); bob imports his own project."""
+    import_memories(
+        write_jsonl(
+            tmp_path / "alice.jsonl",
+            [
+                mem(
+                    "a1",
+                    "team.alice.platform",
+                    "decision",
+                    "Alice: healthz is JSON.",
+                    "2024-01-01T00:00:00Z",
+                    visibility="shared",
+                ),
+                mem(
+                    "a2",
+                    "proj.alice.web",
+                    "decision",
+                    "Alice: deploy blue-green.",
+                    "2024-01-02T00:00:00Z",
+                    visibility="shared",
+                ),
+            ],
+        ),
+        db,
+    )
+    import_memories(
+        write_jsonl(
+            tmp_path / "bob.jsonl",
+            [mem("b1", "proj.bob.web", "decision", "Bob: cron.", "2024-01-03T00:00:00Z")],
+        ),
+        db,
+    )
+
+
+def test_an_owner_cannot_grant_himself_membership_in_another_owners_scope(tmp_path: Path, db: Path) -> None:
+    _bob_and_alice(tmp_path, db)
+    grab = write_jsonl(
+        tmp_path / "bob-grab.jsonl",
+        [
+            mem("b2", "proj.bob.web", "gotcha", "Bob: idempotent jobs.", "2024-01-04T00:00:00Z"),
+            {"record": "member", "scope": "team.alice.platform", "member": "bob"},
+        ],
+    )
+    with pytest.raises(
+        MemoryImportError, match=r"bob-grab\.jsonl.*only the scope's owner 'alice' may grant it"
+    ):
+        import_memories(grab, db)
+    with RoiStore(db) as store:
+        assert store.members("team.alice.platform") == frozenset()
+        assert store.memory("b2") is None  # nothing of a refused import is written
+        assert [m.id for m in store.readable_memories("bob", ["team.alice.platform"])] == []
+    # lenient: the rest is imported, the grant is a problem
+    s = import_memories(grab, db, lenient=True)
+    assert (s.inserted, s.members, s.importer) == (1, 0, "bob")
+    assert len(s.problems) == 1 and s.problems[0].field == "scope"
+    with RoiStore(db) as store:
+        assert store.members("team.alice.platform") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            mem(
+                "x",
+                "proj.alice.web",
+                "decision",
+                "Bob writes as alice.",
+                "2024-01-05T00:00:00Z",
+                owner="alice",
+                visibility="shared",
+            ),
+            "owned by 'alice', not by the importing owner 'bob'",
+        ),
+        (
+            mem(
+                "x",
+                "proj.alice.web",
+                "decision",
+                "Bob's note in alice's project.",
+                "2024-01-05T00:00:00Z",
+                owner="bob",
+                visibility="shared",
+            ),
+            "may not write into scope 'proj.alice.web'",
+        ),
+    ],
+)
+def test_an_owner_writes_only_his_memories_in_scopes_he_may_write(
+    tmp_path: Path, db: Path, row: dict, message: str
+) -> None:
+    _bob_and_alice(tmp_path, db)
+    with pytest.raises(MemoryImportError, match=message):
+        import_memories(write_jsonl(tmp_path / "x.jsonl", [row]), db, owner="bob")
+    with RoiStore(db) as store:
+        assert store.memory("x") is None
+
+
+def test_a_member_writes_into_the_scope_its_owner_granted(tmp_path: Path, db: Path) -> None:
+    _bob_and_alice(tmp_path, db)
+    grant = write_jsonl(
+        tmp_path / "grant.jsonl", [{"record": "member", "scope": "team.alice.platform", "member": "bob"}]
+    )
+    assert import_memories(grant, db, owner="alice").members == 1
+    note = mem(
+        "b3",
+        "team.alice.platform",
+        "gotcha",
+        "Bob: healthz must not hit the db.",
+        "2024-01-06T00:00:00Z",
+        owner="bob",
+        visibility="shared",
+    )
+    assert import_memories(write_jsonl(tmp_path / "note.jsonl", [note]), db).inserted == 1
+    with RoiStore(db) as store:
+        assert {m.id for m in store.readable_memories("alice", ["team.alice.platform"])} == {"a1", "b3"}
+        assert {m.id for m in store.readable_memories("bob", ["team.alice.platform"])} == {"a1", "b3"}
+
+
+def test_several_owners_in_one_file_need_an_admin_import_which_is_logged(jsonl_file: Path, db: Path) -> None:
+    with pytest.raises(MemoryImportError, match=r"memories of 2 owners \(alice, bob\).*--admin"):
+        import_memories(jsonl_file, db)
+    s = import_memories(jsonl_file, db, admin=True)
+    assert s.importer.startswith("admin:") and s.members == 1
+    with RoiStore(db) as store:
+        (line,) = store.import_log()
+    assert (line["admin"], line["owners"], line["members"], line["path"]) == (
+        1,
+        "alice,bob",
+        1,
+        str(jsonl_file),
+    )

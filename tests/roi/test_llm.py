@@ -65,7 +65,7 @@ def verdict(with_memory: bool, without_memory: bool, confidence: float = 0.9) ->
 def test_llm_prober_and_judge_with_a_failed_judgment(
     jsonl_file: Path, db: Path, tmp_path: Path, client: LLMClient, llm_server: LLMServer
 ) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     llm_server.responder = prober_responder
     opts = {
         "prober": LLMProber(MODEL, client=client),
@@ -119,7 +119,7 @@ def test_llm_prober_and_judge_with_a_failed_judgment(
 def test_an_unreadable_prober_reply_is_metered_and_fails_the_generation(
     jsonl_file: Path, db: Path, tmp_path: Path, client: LLMClient, llm_server: LLMServer
 ) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     llm_server.script(Reply("Here are some questions!"))
     with pytest.raises(ProberFailed, match="unreadable reply"):
         run_roi("alice", db, prober=LLMProber(MODEL, client=client), provider=SqliteProvider(tmp_path / "p"))
@@ -150,7 +150,9 @@ def test_the_cli_runs_the_llm_prober_and_judge(
     llm_server.responder = prober_responder
     try:
         args = ["roi", "run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json", "--own-key"]
-        CliRunner().invoke(cli, ["roi", "import", str(jsonl_file), "--db", str(db)], catch_exceptions=False)
+        CliRunner().invoke(
+            cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
+        )
         generated = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
         assert generated["status"] == "generating" and generated["probes"] == 4
         llm_server.script(

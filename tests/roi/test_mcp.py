@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.stdio import get_default_environment
 
 from bench_nb.roi import RoiStore, import_memories, roi_status
 
@@ -26,6 +28,8 @@ async def _session_calls(
         command=sys.executable,
         args=["-m", "bench_nb.roi.mcp_server", "--owner", owner, "--db", str(db), "--deterministic"],
         cwd=str(cwd),
+        # the client passes only a safe environment: keep PYTHONPATH so the server runs the sources under test
+        env={**get_default_environment(), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}},
     )
     out: list[dict[str, Any]] = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -50,7 +54,7 @@ async def _wait_done(session: ClientSession) -> None:
 
 
 def test_benchmark_memory_through_an_mcp_client(jsonl_file: Path, db: Path, tmp_path: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     calls = ["benchmark_memory", "benchmark_memory", "wait", "benchmark_status"]
     tools, (first, second, status) = anyio.run(_session_calls, db, "alice", calls, tmp_path)
 

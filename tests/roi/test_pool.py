@@ -11,7 +11,7 @@ from bench_nb.roi.probers import ParaphraseProber, TemplateProber, key_terms
 
 
 def test_top_up_takes_own_live_knowledge_newest_first(jsonl_file: Path, db: Path, rows: list[dict]) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     with RoiStore(db) as store:
         result = top_up(store, "alice", TemplateProber())
         probes = store.active_probes("alice")
@@ -36,7 +36,7 @@ def test_top_up_takes_own_live_knowledge_newest_first(jsonl_file: Path, db: Path
 def test_retirement_and_top_up_newest_first(
     tmp_path: Path, jsonl_file: Path, db: Path, rows: list[dict]
 ) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     with RoiStore(db) as store:
         top_up(store, "alice", TemplateProber())
         before = {p.memory_id for p in store.active_probes("alice")}
@@ -78,7 +78,7 @@ class _SloppyProber:
 
 
 def test_ids_the_prober_did_not_get_are_dropped(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     with RoiStore(db) as store:
         result = top_up(store, "alice", _SloppyProber(), target=5)
         probes = store.active_probes("alice")
@@ -112,7 +112,7 @@ def test_paraphrase_does_not_repeat_the_memory() -> None:
 def test_ensure_probes_and_status_count_the_pool(jsonl_file: Path, db: Path) -> None:
     from bench_nb.roi import ensure_probes, roi_status
 
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     assert roi_status("alice", db).unprobed_memories == 27  # own live decisions, gotchas and conventions
     assert ensure_probes("alice", db).added == 20
     status = roi_status("alice", db)

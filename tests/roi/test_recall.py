@@ -16,7 +16,7 @@ def _probes(db: Path, owner: str) -> dict:
 
 
 def test_read_set_is_own_and_shared_memories_of_the_pinned_scopes(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     alice = _probes(db, "alice")
     bob = _probes(db, "bob")
     with RoiStore(db) as store:
@@ -36,7 +36,7 @@ def test_read_set_is_own_and_shared_memories_of_the_pinned_scopes(jsonl_file: Pa
 def test_a_probe_never_surfaces_another_projects_memory(jsonl_file: Path, db: Path, tmp_path: Path) -> None:
     """a-api-1 (alice, other project) and b-web-1 (bob) contain a-web-1's question verbatim: they would rank
     first if they were reachable."""
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     alice = _probes(db, "alice")
     probe = alice["a-web-1"]
     provider = SqliteProvider(tmp_path / "provider")
@@ -58,7 +58,7 @@ def test_a_probe_never_surfaces_another_projects_memory(jsonl_file: Path, db: Pa
 
 
 def test_two_owners_are_isolated_end_to_end(jsonl_file: Path, db: Path, tmp_path: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     opts = {"provider": SqliteProvider(tmp_path / "p")}
     for owner in ("alice", "bob"):
         run_roi(owner, db, **opts)  # generates

@@ -24,7 +24,7 @@ def _json(args: list[str]) -> tuple[int, dict]:
 
 def test_import_run_status_tile(tmp_path: Path, db: Path) -> None:
     export = write_export_zip(tmp_path / "export.zip", alice_and_bob())
-    code, imported = _json(["roi", "import", str(export), "--db", str(db), "--json"])
+    code, imported = _json(["roi", "import", str(export), "--db", str(db), "--admin", "--json"])
     assert (
         code == 0 and imported["inserted"] == len(alice_and_bob()) and imported["owners"] == ["alice", "bob"]
     )
@@ -65,7 +65,9 @@ def test_import_run_status_tile(tmp_path: Path, db: Path) -> None:
 
 
 def test_a_run_in_progress_is_reported(jsonl_file: Path, db: Path) -> None:
-    CliRunner().invoke(cli, ["roi", "import", str(jsonl_file), "--db", str(db)], catch_exceptions=False)
+    CliRunner().invoke(
+        cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
+    )
     args = ["roi", "run", "--owner", "alice", "--db", str(db), "--deterministic", "--json"]
     _json(args)
     held = start_run("alice", db)
@@ -79,7 +81,9 @@ def test_a_run_in_progress_is_reported(jsonl_file: Path, db: Path) -> None:
 def test_the_entry_point_without_a_key(jsonl_file: Path, db: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     exe = [sys.executable, "-m", "bench_nb"]
-    CliRunner().invoke(cli, ["roi", "import", str(jsonl_file), "--db", str(db)], catch_exceptions=False)
+    CliRunner().invoke(
+        cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
+    )
     llm = subprocess.run(
         [*exe, "roi", "run", "--owner", "alice", "--db", str(db)],
         capture_output=True,

@@ -29,6 +29,7 @@ from bench_nb.roi import (
     usage_df,
 )
 from bench_nb.roi.judges import JudgeReply
+from bench_nb.roi.memory import utc_now
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "zip"])
@@ -39,7 +40,7 @@ def test_full_cycle_without_a_key(tmp_path: Path, db: Path, fmt: str) -> None:
         if fmt == "jsonl"
         else write_export_zip(tmp_path / "m.zip", rows)
     )
-    assert import_memories(path, db).inserted == len(rows)
+    assert import_memories(path, db, admin=True).inserted == len(rows)
     assert "Run the ROI benchmark" in roi_tile_html("alice", db)  # an invitation, not 0%
 
     first = run_roi("alice", db)  # the default provider: the embedded sqlite one, by name
@@ -76,7 +77,7 @@ def test_full_cycle_without_a_key(tmp_path: Path, db: Path, fmt: str) -> None:
 
 
 def test_paraphrase_mode_is_said_in_every_result(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db, prober=ParaphraseProber())
     run = run_roi("alice", db)
     assert run.summary().probe_mode == "paraphrase"
@@ -88,7 +89,7 @@ def test_paraphrase_mode_is_said_in_every_result(jsonl_file: Path, db: Path) -> 
 def test_a_second_call_reports_the_run_in_progress_and_top_up_follows(
     tmp_path: Path, jsonl_file: Path, db: Path
 ) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db)
     started = start_run("alice", db)
     assert started.status == "recalled" and len(started.recalls) == 20
@@ -108,23 +109,73 @@ def test_a_second_call_reports_the_run_in_progress_and_top_up_follows(
     assert roi_status("alice", db).in_progress is None
 
 
-def test_a_crashed_run_is_abandoned_after_the_stale_timeout(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+_HOLDER = """
+import pathlib, sys, time
+from bench_nb.roi import start_run
+run = start_run("alice", sys.argv[1])  # recalled, then never finished: this process is killed
+pathlib.Path(sys.argv[2]).write_text(run.run_id)
+time.sleep(120)
+"""
+
+
+def test_a_killed_run_does_not_block_its_owner(tmp_path: Path, jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db)
-    crashed = start_run("alice", db)  # never finished: its process "died"
-    with pytest.raises(RunInProgressError):
+    script, ready = tmp_path / "holder.py", tmp_path / "holder-run-id"
+    script.write_text(_HOLDER)
+    holder = subprocess.Popen([sys.executable, str(script), str(db), str(ready)])
+    try:
+        deadline = time.time() + 60
+        while not ready.exists() or not ready.read_text():
+            assert holder.poll() is None and time.time() < deadline, "the holder did not start its run"
+            time.sleep(0.02)
+        killed = ready.read_text()
+        with pytest.raises(RunInProgressError, match=f"process {holder.pid} on"):
+            start_run("alice", db)  # alive: refused, naming the process
+    finally:
+        holder.kill()  # SIGKILL: no cleanup runs
+        holder.wait(30)
+    fresh = run_roi("alice", db)  # at once: the holder's process is gone
+    assert fresh.summary().status == "done"
+    with RoiStore(db) as store:
+        old = store.run("alice", killed)
+    assert old is not None and old["status"] == "abandoned"
+    assert f"its process {holder.pid}" in old["error"] and "is gone" in old["error"]
+    # what the killed run recalled stays (append-only), and it is not reported as a finished run
+    assert [r for r in roi_runs_df("alice", db)["run_id"]] == [fresh.run_id]
+
+
+def test_force_takes_over_from_a_hung_run(jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db, admin=True)
+    run_roi("alice", db)
+    hung = start_run("alice", db)  # this process is alive: the run counts as in progress
+    with pytest.raises(RunInProgressError, match="--force"):
+        start_run("alice", db)
+    fresh = run_roi("alice", db, force=True)
+    assert fresh.summary().status == "done"
+    with RoiStore(db) as store:
+        old = store.run("alice", hung.run_id)
+    assert old is not None and (old["status"], old["error"]) == ("abandoned", "taken over with --force")
+
+
+def test_a_run_of_another_host_is_abandoned_after_the_stale_timeout(jsonl_file: Path, db: Path) -> None:
+    import_memories(jsonl_file, db, admin=True)
+    run_roi("alice", db)
+    with RoiStore(db) as store:  # a run whose process this machine cannot check
+        store.execute(
+            "INSERT INTO runs (id, owner, kind, status, phase, started_at, heartbeat_at, host, pid) VALUES "
+            "('elsewhere', 'alice', 'benchmark', 'running', 'judging', ?, ?, 'another-host', 1)",
+            (utc_now(), utc_now()),
+        )
+    with pytest.raises(RunInProgressError, match="process 1 on another-host"):
         start_run("alice", db, stale_after_s=60)
     with RoiStore(db) as store:
-        store.execute(
-            "UPDATE runs SET heartbeat_at = '2000-01-01T00:00:00.000000Z' WHERE id = ?", (crashed.run_id,)
-        )
+        store.execute("UPDATE runs SET heartbeat_at = '2000-01-01T00:00:00.000000Z' WHERE id = 'elsewhere'")
     fresh = run_roi("alice", db, stale_after_s=60)
     with RoiStore(db) as store:
-        old = store.run("alice", crashed.run_id)
-        assert old is not None and old["status"] == "abandoned" and "no heartbeat" in old["error"]
+        old = store.run("alice", "elsewhere")
+    assert old is not None and old["status"] == "abandoned" and "no heartbeat" in old["error"]
     assert fresh.summary().status == "done"
-    # what the crashed run recalled stays (append-only), and it is not reported as a finished run
-    assert [r for r in roi_runs_df("alice", db)["run_id"]] == [fresh.run_id]
 
 
 _RACER = """
@@ -151,7 +202,7 @@ run.finish()
 def test_two_processes_starting_at_once_yield_exactly_one_run(
     tmp_path: Path, jsonl_file: Path, db: Path
 ) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db)  # the pool exists: both processes try a benchmark run
     script = tmp_path / "racer.py"
     script.write_text(_RACER)
@@ -200,7 +251,7 @@ class _FlakyJudge:
 
 
 def test_a_failed_judgment_is_skipped_and_the_run_counts(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db)
     run = run_roi("alice", db, judge=_FlakyJudge())
     s = run.summary()
@@ -215,7 +266,7 @@ def test_a_failed_judgment_is_skipped_and_the_run_counts(jsonl_file: Path, db: P
 
 
 def test_own_key_calls_are_left_out_of_the_deployment_totals(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db)
     run_roi("alice", db, judge=_FlakyJudge())
     run_roi("bob", db)

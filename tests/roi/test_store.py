@@ -101,3 +101,74 @@ def test_a_failed_result_has_no_booleans(tmp_path: Path) -> None:
             "VALUES ('run-1', ?, 'alice', 'm1', 'template', 'judged', 'x', 'now')",
             (probe.id,),
         )
+
+
+_RESULT_COLS = "id, run_id, probe_id, owner, memory_id, probe_mode, status, with_memory, without_memory, judge, created_at"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"REPLACE INTO results ({_RESULT_COLS}) SELECT id, run_id, probe_id, owner, memory_id, probe_mode, "
+        "status, 0, 0, judge, created_at FROM results",
+        f"INSERT OR REPLACE INTO results ({_RESULT_COLS}) SELECT id + 100, run_id, probe_id, owner, memory_id, "
+        "probe_mode, status, 1, 1, judge, created_at FROM results",
+        f"INSERT INTO results ({_RESULT_COLS}) SELECT id, run_id, probe_id, owner, memory_id, probe_mode, status, "
+        "0, 0, judge, created_at FROM results WHERE true ON CONFLICT DO UPDATE SET with_memory = 0",
+        "REPLACE INTO recalls SELECT run_id, probe_id, owner, '[]', '[]', 0, 0, created_at FROM recalls",
+        "REPLACE INTO probes SELECT id, owner, memory_id, scope, 'rewritten', mode, model, created_at, NULL, NULL "
+        "FROM probes",
+        "REPLACE INTO runs (id, owner, kind, status, started_at, heartbeat_at) "
+        "SELECT id, owner, kind, 'done', started_at, heartbeat_at FROM runs",
+    ],
+)
+def test_no_insert_replaces_a_row_of_an_append_only_table(tmp_path: Path, sql: str) -> None:
+    """REPLACE deletes the conflicting row without firing DELETE triggers: a BEFORE INSERT trigger refuses it."""
+    from bench_nb.roi.records import Recall
+
+    store = _store_with_result(tmp_path)
+    (probe,) = store.active_probes("alice")
+    store.add_recall("run-1", "alice", Recall(probe.id, (), 0, 1.0))
+    with (
+        sqlite3.connect(store.path) as raw,
+        pytest.raises(sqlite3.IntegrityError, match=r"append-only|frozen"),
+    ):
+        raw.execute(sql)
+    assert store.execute("SELECT count(*), sum(with_memory), sum(without_memory) FROM results").fetchone()[
+        :
+    ] == (
+        1,
+        1,
+        0,
+    )
+    assert store.active_probes("alice")[0].question == probe.question
+    assert store.run("alice", "run-1")["status"] == "running"  # type: ignore[index]
+
+
+_V1_RUNS = """CREATE TABLE runs (id TEXT PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL,
+status TEXT NOT NULL, phase TEXT, provider TEXT, judge TEXT, prober TEXT, k INTEGER, started_at TEXT NOT NULL,
+heartbeat_at TEXT NOT NULL, finished_at TEXT, error TEXT)"""
+
+
+def test_a_version_1_store_is_migrated_and_sealed(tmp_path: Path) -> None:
+    """A store of the previous schema gets the columns naming a run's process and the no-replace triggers."""
+    db = tmp_path / "v1.sqlite"
+    with sqlite3.connect(db) as raw:
+        raw.execute(_V1_RUNS)
+        raw.execute(
+            "INSERT INTO runs VALUES ('old', 'alice', 'benchmark', 'done', NULL, NULL, NULL, NULL, "
+            "5, 't0', 't0', 't1', NULL)"
+        )
+        raw.execute("PRAGMA user_version = 1")
+    with RoiStore(db) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        cols = {r["name"] for r in store.execute("PRAGMA table_info(runs)")}
+        assert {"host", "pid", "pid_started"} <= cols
+        triggers = {r[0] for r in store.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        assert {
+            "results_no_replace",
+            "recalls_no_replace",
+            "probes_no_replace",
+            "runs_no_replace",
+        } <= triggers
+        assert [r["id"] for r in store.runs("alice")] == ["old"]

@@ -7,7 +7,15 @@ from pathlib import Path
 
 from roi_memsets import mem, write_jsonl
 
-from bench_nb.roi import JudgmentFailed, import_memories, roi_tile, roi_tile_html, run_roi, top_up
+from bench_nb.roi import (
+    JudgmentFailed,
+    import_memories,
+    roi_tile,
+    roi_tile_html,
+    run_roi,
+    start_run,
+    top_up,
+)
 from bench_nb.roi.probers import TemplateProber
 from bench_nb.roi.store import RoiStore
 
@@ -34,7 +42,7 @@ def _parse(html: str) -> _Collect:
 
 
 def test_before_the_first_run_an_invitation_not_zero(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     html = roi_tile_html("alice", db)
     assert "Only memory knows" in html and "Run the ROI benchmark" in html
     assert "0%" not in html and "bench-nb roi run --owner alice" in html
@@ -45,7 +53,7 @@ def test_before_the_first_run_an_invitation_not_zero(jsonl_file: Path, db: Path)
 
 
 def test_number_line_and_trend(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("bob", db)
     first = run_roi("bob", db).summary()
     html = roi_tile_html("bob", db)
@@ -68,7 +76,7 @@ class _AlwaysFails:
 
 
 def test_a_run_with_no_judgment_is_not_shown_as_zero(jsonl_file: Path, db: Path) -> None:
-    import_memories(jsonl_file, db)
+    import_memories(jsonl_file, db, admin=True)
     run_roi("bob", db)
     run_roi("bob", db, judge=_AlwaysFails())
     html = roi_tile_html("bob", db)
@@ -84,8 +92,8 @@ def test_owner_and_text_are_escaped(tmp_path: Path, db: Path) -> None:
         db,
     )
     run_roi(owner, db)
-    with RoiStore(db) as store:
-        store.execute("UPDATE runs SET phase = ? WHERE owner = ?", (EVIL, owner))  # any stored text
-        store.execute("UPDATE runs SET status = 'running' WHERE owner = ?", (owner,))
+    running = start_run(owner, db)  # in progress: the tile shows its phase
+    with RoiStore(db) as store:  # any stored text (a running run's phase may still change)
+        store.execute("UPDATE runs SET phase = ? WHERE id = ?", (EVIL, running.run_id))
     html = roi_tile_html(owner, db)
     assert "<script>" not in html and "&lt;script&gt;" in html

@@ -13,11 +13,10 @@ from bench_nb.roi.errors import RunInProgressError
 DB_OPTION = click.option(
     "--db",
     "db",
-    type=click.Path(dir_okay=False, path_type=Path),
     envvar="BENCH_NB_ROI_DB",
-    default=Path(".bench_nb/roi.sqlite"),
+    default=".bench_nb/roi.sqlite",
     show_default=True,
-    help="The ROI store (SQLite file; env BENCH_NB_ROI_DB).",
+    help="The ROI store: a SQLite file, or a postgresql:// URL (env BENCH_NB_ROI_DB).",
 )
 OWNER_OPTION = click.option(
     "--owner", required=True, envvar="BENCH_NB_ROI_OWNER", help="Whose memories (env BENCH_NB_ROI_OWNER)."
@@ -40,7 +39,9 @@ def _run_options(fn: Any) -> Any:
         click.option("--model", default=None, help="The LLM prober's model (bench_nb.models alias)."),
         click.option("--judge-model", default=None, help="The LLM judge's model (default: --model)."),
         click.option(
-            "--provider", default="sqlite", show_default=True, help="The registered provider that recalls."
+            "--provider",
+            default=None,
+            help="The registered provider that recalls (default: sqlite; on Postgres, the database's own search).",
         ),
         click.option("-k", "k", type=int, default=None, help="Hits per recall (default 5)."),
         click.option("--own-key", is_flag=True, help="Model calls use the owner's own key (metered apart)."),
@@ -55,9 +56,10 @@ def _options(
     probe_mode: str,
     model: str | None,
     judge_model: str | None,
-    provider: str,
+    provider: str | None,
     k: int | None,
     own_key: bool,
+    force: bool = False,
 ) -> Any:
     from bench_nb.roi.options import DEFAULT_MODEL, RoiOptions
     from bench_nb.roi.recall import DEFAULT_K
@@ -70,6 +72,7 @@ def _options(
         provider=provider,
         k=k or DEFAULT_K,
         own_key=own_key,
+        force=force,
     )
 
 
@@ -100,18 +103,34 @@ def roi() -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @DB_OPTION
 @click.option("--lenient", is_flag=True, help="Import what can be read and list the problems.")
+@click.option(
+    "--owner",
+    default=None,
+    envvar="BENCH_NB_ROI_OWNER",
+    help="The importing owner (default: the one owner of the file's memories).",
+)
+@click.option(
+    "--admin",
+    is_flag=True,
+    help="Import several owners' memories and memberships as they are (logged as an admin import).",
+)
 @JSON_OPTION
-def import_cmd(file: Path, db: Path, lenient: bool, as_json: bool) -> None:
-    """Import memories from a JSONL file or a memory export zip."""
+def import_cmd(file: Path, db: str, lenient: bool, owner: str | None, admin: bool, as_json: bool) -> None:
+    """Import memories from a JSONL file or a memory export zip.
+
+    An owner's import may only write that owner's memories, into scopes the owner owns or is a member of,
+    and grant memberships only in scopes the owner owns; anything else needs --admin.
+    """
     from bench_nb.roi.imports import import_memories
 
-    s = import_memories(file, db, lenient=lenient)
+    s = import_memories(file, db, lenient=lenient, owner=owner, admin=admin)
     data = {
         "path": s.path,
         "inserted": s.inserted,
         "updated": s.updated,
         "members": s.members,
         "owners": list(s.owners),
+        "importer": s.importer,
         "problems": [str(p) for p in s.problems],
     }
     text = f"imported {s.inserted} new and {s.updated} updated memories of {', '.join(s.owners) or 'no owner'} into {db}"
@@ -123,8 +142,13 @@ def import_cmd(file: Path, db: Path, lenient: bool, as_json: bool) -> None:
 @OWNER_OPTION
 @DB_OPTION
 @_run_options
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Take over from OWNER's running run even if its process looks alive (it hangs); it is abandoned.",
+)
 @JSON_OPTION
-def run_cmd(owner: str, db: Path, as_json: bool, **opts: Any) -> None:
+def run_cmd(owner: str, db: str, as_json: bool, **opts: Any) -> None:
     """Run the benchmark for OWNER (the first call on an empty pool generates the pool)."""
     from bench_nb.roi.run import start_run
 
@@ -170,7 +194,7 @@ def run_cmd(owner: str, db: Path, as_json: bool, **opts: Any) -> None:
 @OWNER_OPTION
 @DB_OPTION
 @JSON_OPTION
-def status_cmd(owner: str, db: Path, as_json: bool) -> None:
+def status_cmd(owner: str, db: str, as_json: bool) -> None:
     """Show OWNER's latest run, the pool and any run in progress."""
     from bench_nb.roi.summary import roi_status
 
@@ -189,7 +213,7 @@ def status_cmd(owner: str, db: Path, as_json: bool) -> None:
 @click.option(
     "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
 )
-def tile_cmd(owner: str, db: Path, out: Path) -> None:
+def tile_cmd(owner: str, db: str, out: Path) -> None:
     """Write OWNER's "Only memory knows" tile as a standalone HTML file."""
     from bench_nb.roi.tile import roi_tile_html
 
@@ -203,7 +227,7 @@ def tile_cmd(owner: str, db: Path, out: Path) -> None:
 @OWNER_OPTION
 @DB_OPTION
 @_run_options
-def mcp_cmd(owner: str, db: Path, **opts: Any) -> None:
+def mcp_cmd(owner: str, db: str, **opts: Any) -> None:
     """Serve the tool benchmark_memory over MCP (stdio) for OWNER."""
     from bench_nb.roi.mcp_server import serve
 

@@ -31,11 +31,13 @@ class StoreError(RoiError):
 class RunInProgressError(RoiError):
     """A run is already in progress for this owner (in this or another process)."""
 
-    def __init__(self, owner: str, run_id: str, phase: str | None) -> None:
+    def __init__(self, owner: str, run_id: str, phase: str | None, holder: str | None = None) -> None:
         self.owner = owner
         self.run_id = run_id
         self.phase = phase
+        self.holder = holder
+        held = f"; {holder}" if holder else ""
         super().__init__(
-            f"a ROI run is in progress for owner {owner!r} ({run_id}, {phase or 'starting'}); "
-            "wait for it to finish, then run again"
+            f"a ROI run is in progress for owner {owner!r} ({run_id}, {phase or 'starting'}{held}); "
+            "wait for it to finish, then run again (or `bench-nb roi run --force` if that process hangs)"
         )

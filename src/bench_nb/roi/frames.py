@@ -86,15 +86,7 @@ def roi_results_df(
     """
     store, close = _open(db)
     try:
-        sql = (
-            "SELECT r.run_id, r.probe_id, r.memory_id, p.scope, p.question, r.probe_mode, r.status, "
-            "r.with_memory, r.without_memory, r.confidence, r.judge, r.explanation, r.error, "
-            "c.surfaced, c.dropped, c.latency_ms "
-            "FROM results r JOIN probes p ON p.id = r.probe_id AND p.owner = r.owner "
-            "LEFT JOIN recalls c ON c.run_id = r.run_id AND c.probe_id = r.probe_id AND c.owner = r.owner "
-            "WHERE r.owner = ?" + (" AND r.run_id = ?" if run_id else "") + " ORDER BY r.id"
-        )
-        fetched = store.execute(sql, (owner, run_id) if run_id else (owner,)).fetchall()
+        fetched = store.result_rows(owner, run_id)
     finally:
         if close:
             store.close()

@@ -3,10 +3,16 @@
 Both formats are documented in docs/roi.md. :func:`read_memories` reads either (by extension), and
 :func:`import_memories` writes what it read into the store: a known id is updated (so re-importing a newer
 export marks forgotten memories invalidated), a new id is inserted.
+
+An import is made by one owner and may only grant what that owner has: the owner's own memories, in scopes the
+owner owns or is a member of, and memberships in scopes the owner owns. An admin import (``admin=True``)
+writes several owners' files as they are and is logged as such in the store's ``import_log``. On Postgres the
+database enforces the same rules (an owner's import is written in the owner's role, under row-level security).
 """
 
 from __future__ import annotations
 
+import getpass
 import json
 import zipfile
 from collections.abc import Iterator
@@ -76,6 +82,7 @@ class ImportSummary:
     members: int
     owners: tuple[str, ...]
     problems: tuple[Problem, ...] = field(default_factory=tuple)
+    importer: str = ""  # the importing owner, or "admin:<user>" for an admin import
 
 
 def read_memories(path: str | Path, *, lenient: bool = False) -> MemoryFile:
@@ -121,18 +128,121 @@ def read_memories(path: str | Path, *, lenient: bool = False) -> MemoryFile:
     return MemoryFile(tuple(memories), tuple(members), tuple(problems))
 
 
-def import_memories(path: str | Path, db: str | Path | RoiStore, *, lenient: bool = False) -> ImportSummary:
-    """Read ``path`` (JSONL or export zip) and upsert its memories and memberships into the store ``db``."""
+def import_memories(
+    path: str | Path,
+    db: str | Path | RoiStore,
+    *,
+    lenient: bool = False,
+    owner: str | None = None,
+    admin: bool = False,
+) -> ImportSummary:
+    """Read ``path`` (JSONL or export zip) and upsert its memories and memberships into the store ``db``.
+
+    Args:
+        path: the file.
+        db: the store (a path, a ``postgresql://`` URL or an open store).
+        lenient: import what may be imported and list the rest as problems, instead of raising.
+        owner: the importing owner; default: the one owner of the file's memories.
+        admin: an admin import: several owners' memories and memberships, as they are (logged).
+
+    Raises:
+        MemoryImportError: naming the file, entry and field: a memory of another owner, a scope the owner
+            may not write, a membership in a scope the owner does not own, a file holding several owners'
+            memories without ``admin`` (not in lenient mode).
+    """
     read = read_memories(path, lenient=lenient)
+    memories, members, problems = list(read.memories), list(read.members), list(read.problems)
     store = db if isinstance(db, RoiStore) else RoiStore(db)
     try:
-        inserted, updated = store.upsert_memories(read.memories, where=str(path))
-        members = store.add_members(read.members)
+        if admin:
+            importer = f"admin:{getpass.getuser()}"
+            writer = None
+        else:
+            writer = owner or _only_owner(path, memories, members)
+            importer = writer
+            memories, members, refused = _allowed(path, store, writer, memories, members)
+            if refused and not lenient:
+                raise refused[0]
+            problems += [Problem(path=e.where, message=str(e), field=e.field) for e in refused]
+        inserted, updated = store.upsert_memories(memories, where=str(path), owner=writer)
+        granted = store.add_members(members, owner=writer)
+        owners = tuple(sorted({m.owner for m in memories}))
+        store.log_import(
+            str(path),
+            importer=importer,
+            admin=admin,
+            owners=owners,
+            inserted=inserted,
+            updated=updated,
+            members=granted,
+        )
     finally:
         if store is not db:
             store.close()
-    owners = tuple(sorted({m.owner for m in read.memories}))
-    return ImportSummary(str(path), inserted, updated, members, owners, read.problems)
+    return ImportSummary(str(path), inserted, updated, granted, owners, tuple(problems), importer)
+
+
+def _only_owner(path: str | Path, memories: list[Memory], members: list[ScopeMember]) -> str:
+    owners = sorted({m.owner for m in memories})
+    if len(owners) == 1:
+        return owners[0]
+    if not owners:
+        if not members:
+            return ""
+        raise MemoryImportError(
+            path, "a file of memberships only: name the importing owner (--owner), or import as an admin"
+        )
+    raise MemoryImportError(
+        path,
+        f"holds the memories of {len(owners)} owners ({', '.join(owners)}): import each owner's own export, "
+        "or import as an admin (--admin, admin=True; logged)",
+        "owner",
+    )
+
+
+def _allowed(
+    path: str | Path, store: RoiStore, owner: str, memories: list[Memory], members: list[ScopeMember]
+) -> tuple[list[Memory], list[ScopeMember], list[MemoryImportError]]:
+    """What ``owner`` may import, and an error for each entry it may not."""
+    refused: list[MemoryImportError] = []
+    ok_memories: list[Memory] = []
+    member_of: dict[str, bool] = {}
+    for m in memories:
+        label = scope_owner(m.scope)
+        if m.owner != owner:
+            refused.append(
+                MemoryImportError(
+                    path,
+                    f"memory {m.id!r} is owned by {m.owner!r}, not by the importing owner {owner!r}",
+                    "owner",
+                )
+            )
+        elif label != owner and not member_of.setdefault(m.scope, owner in store.members(m.scope)):
+            refused.append(
+                MemoryImportError(
+                    path,
+                    f"memory {m.id!r}: owner {owner!r} may not write into scope {m.scope!r} "
+                    f"(it belongs to {label!r} and {owner!r} is not a member)",
+                    "scope",
+                )
+            )
+        else:
+            ok_memories.append(m)
+    ok_members: list[ScopeMember] = []
+    for g in members:
+        label = scope_owner(g.scope)
+        if label != owner:
+            refused.append(
+                MemoryImportError(
+                    path,
+                    f"membership of {g.member!r} in {g.scope!r}: only the scope's owner {label!r} may grant it, "
+                    f"not the importing owner {owner!r}",
+                    "scope",
+                )
+            )
+        else:
+            ok_members.append(g)
+    return ok_memories, ok_members, refused
 
 
 def _to_memory(where: str, data: dict[str, Any], *, owner: str | None = None) -> Memory:

@@ -36,7 +36,7 @@ class RoiMcpApp:
 
     def __init__(self, owner: str, db: str | Path, options: RoiOptions | None = None) -> None:
         self.owner = owner
-        self.db = Path(db)
+        self.db = db
         self.options = options or RoiOptions()
         (
             self.options.prober(),
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deterministic", action="store_true")
     parser.add_argument("--probe-mode", choices=["template", "paraphrase"], default="template")
     parser.add_argument("--model", default=None)
-    parser.add_argument("--provider", default="sqlite")
+    parser.add_argument("--provider", default=None)
     args = parser.parse_args(argv)
     options = RoiOptions(deterministic=args.deterministic, probe_mode=args.probe_mode, provider=args.provider)
     if args.model:

@@ -42,11 +42,7 @@ def usage_df(
     """The owner's usage events, oldest first (one row per model call)."""
     store = db if isinstance(db, RoiStore) else RoiStore(db)
     try:
-        rows = store.execute(
-            "SELECT id, owner, purpose, model, input_tokens, output_tokens, own_key, run_id, created_at "
-            "FROM usage_events WHERE owner = ? ORDER BY id",
-            (owner,),
-        ).fetchall()
+        rows = store.usage_rows(owner)
     finally:
         if store is not db:
             store.close()
@@ -61,7 +57,7 @@ def usage_df(
         "run_id": pl.String,
         "created_at": pl.String,
     }
-    frame = pl.DataFrame([dict(r) for r in rows], schema=schema) if rows else pl.DataFrame(schema=schema)
+    frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
     return to_backend(frame, backend)
 
 
@@ -73,10 +69,7 @@ def deployment_usage(db: str | Path | RoiStore) -> dict[str, dict[str, int]]:
     """
     store = db if isinstance(db, RoiStore) else RoiStore(db)
     try:
-        rows = store.execute(
-            "SELECT purpose, count(*) AS calls, coalesce(sum(input_tokens), 0) AS input_tokens, "
-            "coalesce(sum(output_tokens), 0) AS output_tokens FROM usage_events WHERE own_key = 0 GROUP BY purpose"
-        ).fetchall()
+        rows = store.usage_totals()
     finally:
         if store is not db:
             store.close()

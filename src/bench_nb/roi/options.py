@@ -25,24 +25,27 @@ class RoiOptions:
         probe_mode: ``template`` or ``paraphrase`` for the deterministic prober.
         model: the LLM prober's model (an alias of ``bench_nb.models``).
         judge_model: the LLM judge's model (default: ``model``).
-        provider: the registered provider that recalls (default the embedded ``sqlite``).
+        provider: the registered provider that recalls (default: the store's own, see ``start_run``).
         provider_settings: its settings.
         k: hits per recall.
         pool_size: active probes kept per owner.
         own_key: model calls are made on the owner's own key (metered apart from the deployment's).
-        stale_after_s: a running run without a heartbeat for this long is taken as crashed.
+        stale_after_s: a running run whose process cannot be checked and without a heartbeat for this long is
+            taken as crashed.
+        force: take over from a running run whose process looks alive (it hangs).
     """
 
     deterministic: bool = True
     probe_mode: ProbeMode = "template"
     model: str = DEFAULT_MODEL
     judge_model: str | None = None
-    provider: str = "sqlite"
+    provider: str | None = None
     provider_settings: dict[str, Any] = field(default_factory=dict)
     k: int = DEFAULT_K
     pool_size: int = POOL_SIZE
     own_key: bool = False
     stale_after_s: float = STALE_AFTER_S
+    force: bool = False
 
     def prober(self) -> Prober:
         if self.deterministic:
@@ -69,4 +72,5 @@ class RoiOptions:
             "pool_size": self.pool_size,
             "own_key": self.own_key,
             "stale_after_s": self.stale_after_s,
+            "force": self.force,
         }

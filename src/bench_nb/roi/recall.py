@@ -7,6 +7,10 @@ How memories map to the provider: one container per distinct pinned read set of 
 owner's private memory. As a second guard, every hit is mapped back to a memory id (``session_id``, then
 ``hit_id``, then ``raw["memory_id"]``) and kept only if that id is in the probe's read set; the others are
 counted as ``dropped``. Containers are cleared when the recall phase ends.
+
+A store with a search of its own (Postgres: full-text search in the database, run in the owner's role)
+recalls with :func:`store_recalls` instead: no container, the database returns only what the owner may read in
+the probe's pinned scopes, and the same second guard applies.
 """
 
 from __future__ import annotations
@@ -93,6 +97,16 @@ def pinned_recalls(
     finally:
         for container in containers.values():
             provider.clear(container)
+
+
+def store_recalls(store: RoiStore, probes: Sequence[Probe], *, k: int = DEFAULT_K) -> Iterator[Recall]:
+    """Recall every probe with the store's own search (``RoiStore.search``), as its owner; in probe order."""
+    for probe in probes:
+        rs = read_set(store, probe)
+        start = time.perf_counter()
+        hits = store.search(probe.owner, rs.scopes, probe.question, k)
+        latency_ms = (time.perf_counter() - start) * 1000
+        yield _recall(probe, hits, rs, latency_ms)
 
 
 def _recall(probe: Probe, hits: Sequence[SearchHit], rs: ReadSet, latency_ms: float) -> Recall:

@@ -4,9 +4,11 @@
 :meth:`RoiRun.finish` judges and tops the pool up (the MCP tool returns between the two). :func:`run_roi`
 does both. On an empty pool the first call only generates the pool and reports ``generating``.
 
-A run holds the owner's lock (a ``running`` row in ``runs``) from claim to finish, across processes. A run
-whose process crashed stops sending heartbeats; after ``stale_after_s`` (default 15 minutes) the next claim
-marks it ``abandoned`` and proceeds. What it had written (recalls, results) stays.
+A run holds the owner's lock (a ``running`` row in ``runs`` naming its process; on Postgres also a row lock held
+by the run's own connection) from claim to finish, across processes. A run whose process is gone (killed,
+crashed) is marked ``abandoned`` by the next claim, which proceeds at once; a run whose process cannot be
+checked (another host) after ``stale_after_s`` without a heartbeat (default 15 minutes); ``force=True``
+(``roi run --force``) takes over from a process that hangs. What an abandoned run had written stays.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from bench_nb.roi.judges import DeterministicRoiJudge, JudgmentFailed, RoiJudge
 from bench_nb.roi.metering import Meter
 from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
 from bench_nb.roi.probers import Prober, TemplateProber
-from bench_nb.roi.recall import DEFAULT_K, pinned_recalls
+from bench_nb.roi.recall import DEFAULT_K, pinned_recalls, store_recalls
 from bench_nb.roi.records import Probe, Recall, RunSummary
 from bench_nb.roi.store import STALE_AFTER_S, RoiStore
 from bench_nb.roi.summary import summarize_run
 
 OutcomeStatus = Literal["generating", "recalled", "done"]
+#: The provider name of a Postgres store's own search (see ``RoiStore.search``).
+STORE_SEARCH = "postgres-fts"
 
 
 @dataclass
@@ -38,7 +42,7 @@ class RoiRun:
     """A claimed run. ``status`` is ``generating`` (the pool was generated; nothing to judge) or ``recalled``
     (recalls stored; call :meth:`finish` to judge). ``finish`` may run in another thread."""
 
-    db: Path
+    db: str | Path
     owner: str
     run_id: str
     status: OutcomeStatus
@@ -96,7 +100,7 @@ def start_run(
     owner: str,
     db: str | Path,
     *,
-    provider: str | Provider = "sqlite",
+    provider: str | Provider | None = None,
     provider_settings: Mapping[str, Any] | None = None,
     prober: Prober | None = None,
     judge: RoiJudge | None = None,
@@ -104,30 +108,36 @@ def start_run(
     pool_size: int = POOL_SIZE,
     own_key: bool = False,
     stale_after_s: float = STALE_AFTER_S,
+    force: bool = False,
 ) -> RoiRun:
     """Claim a run for ``owner`` and do its recalls (or, on an empty pool, generate the pool).
 
     Args:
         owner: whose probes run, with whose permissions.
         db: the ROI store.
-        provider: a registered provider name (``bench_nb.providers.get_provider``) or a Provider object.
+        provider: a registered provider name (``bench_nb.providers.get_provider``) or a Provider object;
+            None: the store's default (``sqlite`` for a SQLite store; ``postgres-fts``, the database's own
+            full-text search in the owner's role, for a Postgres store).
         provider_settings: settings for a provider given by name (``run_dir`` defaults to a temporary dir).
         prober: writes new probes (default: the keyless template prober).
         judge: judges each probe (default: the keyless deterministic judge).
         k: hits per recall.
         pool_size: active probes to keep per owner.
         own_key: the prober's and judge's model calls are made on the owner's own key (metered apart).
-        stale_after_s: a running run without a heartbeat for this long is taken as crashed.
+        stale_after_s: a running run whose process cannot be checked (another host) and without a heartbeat
+            for this long is taken as crashed (one whose process is gone is abandoned at once).
+        force: abandon the owner's running run even if its process looks alive (it hangs), and start.
 
     Raises:
         RunInProgressError: a run is in progress for ``owner``.
     """
     prober = prober or TemplateProber()
     judge = judge or DeterministicRoiJudge()
-    db = Path(db)
     run_id = new_run_id()
-    provider_name = provider if isinstance(provider, str) else provider.name
     with RoiStore(db) as store:
+        if provider is None:
+            provider = store.default_provider
+        provider_name = provider if isinstance(provider, str) else provider.name
         store.retire_invalidated(owner)
         kind = store.claim_run(
             run_id,
@@ -138,6 +148,7 @@ def start_run(
             prober=prober.name,
             k=k,
             stale_after_s=stale_after_s,
+            force=force,
         )
         run = RoiRun(db, owner, run_id, "generating", judge, prober, pool_size, own_key, k)
         meter = Meter(store, owner, own_key=own_key, run_id=run_id)
@@ -171,6 +182,13 @@ def run_roi(owner: str, db: str | Path, **options: Any) -> RoiRun:
 def _recall_all(
     store: RoiStore, provider: str | Provider, settings: Mapping[str, Any] | None, run: RoiRun
 ) -> list[Recall]:
+    if provider == STORE_SEARCH:
+        recalls = []
+        for recall in store_recalls(store, run.probes, k=run.k):
+            store.add_recall(run.run_id, run.owner, recall)
+            store.heartbeat(run.run_id)
+            recalls.append(recall)
+        return recalls
     settings = dict(settings or {})
     with tempfile.TemporaryDirectory(prefix="bench-nb-roi-") as tmp:
         if isinstance(provider, str):

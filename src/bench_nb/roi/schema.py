@@ -2,17 +2,33 @@
 
 The database itself enforces the rules that matter for trust:
 
-- ``results``, ``recalls`` and ``usage_events`` are append-only: an UPDATE or DELETE aborts;
-- ``probes`` are never deleted, and the only change a probe accepts is being retired (once);
+- ``results``, ``recalls``, ``usage_events`` and ``import_log`` are append-only: an UPDATE or DELETE aborts, and
+  so does an INSERT that would replace a row (``REPLACE INTO``, ``INSERT OR REPLACE``: SQLite deletes the
+  conflicting row without firing DELETE triggers, so a BEFORE INSERT trigger refuses any conflicting insert);
+- ``probes`` are never deleted or replaced, and the only change a probe accepts is being retired (once);
+- ``runs`` are never deleted or replaced; a finished run is frozen, a running one only changes its status,
+  phase, heartbeat, end and error;
 - at most one run per owner has ``status = 'running'`` (a unique partial index), which is how one run at a time
   per owner holds across processes.
+
+The Postgres schema (:mod:`bench_nb.roi.pg_schema`) has the same tables and rules, enforced by privileges and
+row-level security.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-_APPEND_ONLY = ("results", "recalls", "usage_events")
+_APPEND_ONLY = ("results", "recalls", "usage_events", "import_log")
+#: The keys an INSERT may collide on, per table: a colliding INSERT is refused (no REPLACE).
+_KEYS = {
+    "results": (("id",), ("run_id", "probe_id")),
+    "recalls": (("run_id", "probe_id"),),
+    "usage_events": (("id",),),
+    "import_log": (("id",),),
+    "probes": (("id",), ("memory_id",)),
+    "runs": (("id",),),
+}
 
 DDL = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -77,8 +93,24 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at TEXT NOT NULL,
     heartbeat_at TEXT NOT NULL,
     finished_at TEXT,
-    error TEXT
+    error TEXT,
+    host TEXT,
+    pid INTEGER,
+    pid_started REAL
 );
+CREATE TRIGGER IF NOT EXISTS runs_never_deleted BEFORE DELETE ON runs
+BEGIN
+    SELECT RAISE(ABORT, 'runs are never deleted');
+END;
+CREATE TRIGGER IF NOT EXISTS runs_frozen_when_finished BEFORE UPDATE ON runs
+WHEN OLD.status IS NOT 'running'
+  OR NEW.id IS NOT OLD.id OR NEW.owner IS NOT OLD.owner OR NEW.kind IS NOT OLD.kind
+  OR NEW.provider IS NOT OLD.provider OR NEW.judge IS NOT OLD.judge OR NEW.prober IS NOT OLD.prober
+  OR NEW.k IS NOT OLD.k OR NEW.started_at IS NOT OLD.started_at OR NEW.host IS NOT OLD.host
+  OR NEW.pid IS NOT OLD.pid OR NEW.pid_started IS NOT OLD.pid_started
+BEGIN
+    SELECT RAISE(ABORT, 'a finished run is frozen; a running run only changes its status, phase and heartbeat');
+END;
 CREATE UNIQUE INDEX IF NOT EXISTS one_running_run_per_owner ON runs (owner) WHERE status = 'running';
 CREATE INDEX IF NOT EXISTS runs_by_owner ON runs (owner, started_at);
 
@@ -125,6 +157,25 @@ CREATE TABLE IF NOT EXISTS usage_events (
     run_id TEXT,
     created_at TEXT NOT NULL
 );
+
+CREATE TABLE IF NOT EXISTS import_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    path TEXT NOT NULL,
+    importer TEXT NOT NULL,
+    admin INTEGER NOT NULL CHECK (admin IN (0, 1)),
+    owners TEXT NOT NULL,
+    inserted INTEGER NOT NULL,
+    updated INTEGER NOT NULL,
+    members INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+#: From schema version 1: the columns naming a run's process (the tables and triggers come from SCHEMA).
+MIGRATE_1_TO_2 = """
+ALTER TABLE runs ADD COLUMN host TEXT;
+ALTER TABLE runs ADD COLUMN pid INTEGER;
+ALTER TABLE runs ADD COLUMN pid_started REAL;
 """
 
 
@@ -139,4 +190,19 @@ def _append_only_triggers() -> str:
     return "\n".join(parts)
 
 
-SCHEMA = DDL + _append_only_triggers()
+def _no_replace_triggers() -> str:
+    """A BEFORE INSERT trigger per table refusing an INSERT whose key exists (what REPLACE would delete)."""
+    parts = []
+    for table, keys in _KEYS.items():
+        clash = " OR ".join(
+            f"EXISTS (SELECT 1 FROM {table} WHERE " + " AND ".join(f"{c} = NEW.{c}" for c in key) + ")"
+            for key in keys
+        )
+        parts.append(
+            f"CREATE TRIGGER IF NOT EXISTS {table}_no_replace BEFORE INSERT ON {table}\nWHEN {clash}\n"
+            f"BEGIN\n    SELECT RAISE(ABORT, '{table} are append-only: an INSERT may not replace a row');\nEND;"
+        )
+    return "\n".join(parts)
+
+
+SCHEMA = DDL + _append_only_triggers() + "\n" + _no_replace_triggers()

@@ -1,20 +1,33 @@
-"""The ROI store: one SQLite file holding memories, probes, runs, recalls, results and usage events.
+"""The ROI store: memories, scopes and memberships, probes, runs, recalls, results and usage events.
 
-Every public method that writes opens ``BEGIN IMMEDIATE`` so concurrent processes serialize on the file
-(WAL mode, a busy timeout of :data:`BUSY_TIMEOUT_S`). A store object belongs to one thread; open another one
-(cheap) for another thread or process.
+Two backends with the same tables and the same behaviour:
+
+- **SQLite** (the embedded default, ``--db PATH``): one file. Every public method that writes opens
+  ``BEGIN IMMEDIATE`` so concurrent processes serialize on the file (WAL mode, a busy timeout of
+  :data:`BUSY_TIMEOUT_S`). Triggers make results, recalls and usage events append-only; who reads what is
+  decided here, in Python (whoever holds the file holds everything).
+- **Postgres** (``--db postgresql://...``, :mod:`bench_nb.roi.pg_store`): the database decides who reads what,
+  with a role per owner and row-level security (see docs/roi.md).
+
+``RoiStore(db)`` opens the backend ``db`` names. A store object belongs to one thread; open another one (cheap)
+for another thread or process. SQL in this module is written once for both backends, with ``?`` placeholders.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import psutil
+
+from bench_nb.records import SearchHit
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
 from bench_nb.roi.memory import Memory, ScopeMember, can_read, normalize_time, utc_now
 from bench_nb.roi.records import (
@@ -25,54 +38,52 @@ from bench_nb.roi.records import (
     RunKind,
     RunStatus,
 )
-from bench_nb.roi.schema import SCHEMA, SCHEMA_VERSION
+from bench_nb.roi.schema import MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
 
 BUSY_TIMEOUT_S = 30.0
-#: A running run whose heartbeat is older than this is taken as crashed and marked ``abandoned``.
+#: A running run whose process cannot be checked (another host, or a store written by an older bench_nb)
+#: and whose heartbeat is older than this is taken as crashed and marked ``abandoned``.
 STALE_AFTER_S = 15 * 60.0
+
+Row = Mapping[str, Any]
 
 _MEMORY_COLS = "id, owner, scope, visibility, kind, content, created_at, invalidated_at, lang, source"
 _PROBE_COLS = "id, owner, memory_id, scope, question, mode, model, created_at, retired_at, retired_reason"
 
 
+def is_postgres(db: object) -> bool:
+    """Whether ``db`` names a Postgres store (a ``postgresql://`` or ``postgres://`` URL)."""
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
+
+
 class RoiStore:
-    """The ROI benchmark's SQLite store (created with its schema on first open).
+    """The ROI benchmark's store. ``RoiStore(db)`` opens a SQLite file (created with its schema on first open)
+    or, for a ``postgresql://`` URL, a Postgres store set up with ``bench-nb roi setup``.
 
     Args:
-        path: the database file; its directory is created if needed.
+        db: a file path, or a Postgres connection URL (its role is the ROI server's role).
     """
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
-        except sqlite3.DatabaseError as err:
-            raise StoreError(f"{self.path}: cannot open the ROI store ({err})") from err
+    #: ``sqlite`` or ``postgres``.
+    backend: ClassVar[str] = ""
+    #: The provider that recalls by default (``start_run(provider=None)``).
+    default_provider: ClassVar[str] = "sqlite"
+    #: The file or URL (without password) the store was opened from, for messages.
+    location: str
 
-    def _migrate(self) -> None:
-        with self.write():
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path}: ROI store schema version {version} is newer than this bench_nb "
-                    f"({SCHEMA_VERSION}); upgrade bench_nb"
-                )
-            if version < SCHEMA_VERSION:
-                for statement in _statements(SCHEMA):
-                    self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    def __new__(cls, db: str | Path) -> RoiStore:
+        if cls is RoiStore:
+            if is_postgres(db):
+                from bench_nb.roi.pg_store import PostgresRoiStore
 
-    @property
-    def schema_version(self) -> int:
-        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+                return object.__new__(PostgresRoiStore)
+            return object.__new__(SqliteRoiStore)
+        return object.__new__(cls)
+
+    # -- what a backend provides ------------------------------------------------------------------------
 
     def close(self) -> None:
-        self._db.close()
+        raise NotImplementedError
 
     def __enter__(self) -> RoiStore:
         return self
@@ -81,38 +92,97 @@ class RoiStore:
         self.close()
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on error."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def write(self) -> Iterator[Any]:
+        """A write transaction: committed on success, rolled back on error."""
+        raise NotImplementedError
+        yield
 
-    def execute(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
-        """Raw SQL (for inspection and tests)."""
-        return self._db.execute(sql, tuple(params))
+    def execute(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        """Raw SQL with ``?`` placeholders, as the server (for inspection and tests); returns a cursor."""
+        raise NotImplementedError
+
+    @property
+    def schema_version(self) -> int:
+        raise NotImplementedError
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.execute(sql, params).fetchall()]
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        row = self.execute(sql, params).fetchone()
+        return None if row is None else dict(row)
+
+    def _as_owner(self, owner: str, scopes: Sequence[str] = ()) -> Any:
+        """A context in which queries run as ``owner`` (Postgres: a transaction in the owner's role, reads
+        pinned to ``scopes``); the SQLite store has no roles (it filters in Python): a write transaction."""
+        return self.write()
+
+    def readable_memories(self, reader: str, scopes: Iterable[str]) -> list[Memory]:
+        """The live memories of ``scopes`` that ``reader`` may read (see ``memory.can_read``), oldest first."""
+        raise NotImplementedError
+
+    def search(self, owner: str, scopes: Sequence[str], query: str, k: int) -> list[SearchHit]:
+        """The store's own full-text search, as ``owner`` and pinned to ``scopes`` (Postgres only)."""
+        raise StoreError(
+            f"{self.location}: the {self.backend} store has no search of its own; use a provider"
+        )
+
+    def claim_run(
+        self,
+        run_id: str,
+        owner: str,
+        kind: RunKind | None = None,
+        *,
+        phase: str,
+        provider: str | None = None,
+        judge: str | None = None,
+        prober: str | None = None,
+        k: int | None = None,
+        stale_after_s: float = STALE_AFTER_S,
+        force: bool = False,
+    ) -> RunKind:
+        """Start a run for ``owner``, unless one is running (then RunInProgressError); returns its kind.
+
+        With ``kind`` None the kind is decided inside the same transaction: ``generate`` when the owner has no
+        active probe, else ``benchmark``. A running run whose process is gone is marked ``abandoned`` first;
+        with ``force`` a running run is abandoned even though its process looks alive (a hung process).
+        """
+        raise NotImplementedError
+
+    def release_run(self, run_id: str) -> None:
+        """Let go of whatever holds the owner's run lock for ``run_id`` (after :meth:`finish_run`)."""
 
     # -- memories ---------------------------------------------------------------------------------------
 
-    def upsert_memories(self, memories: Iterable[Memory], *, where: str = "") -> tuple[int, int]:
+    def upsert_memories(
+        self, memories: Iterable[Memory], *, where: str = "", owner: str | None = None
+    ) -> tuple[int, int]:
         """Insert new memories and update known ones (same id); returns ``(inserted, updated)``.
+
+        Args:
+            memories: what to write.
+            where: the file, for messages.
+            owner: the importing owner (Postgres: written in that owner's role, so the database refuses
+                a memory of another owner); None for an admin import (as the server).
 
         Raises:
             MemoryImportError: a known id belongs to another owner.
         """
+        memories = list(memories)
         inserted = updated = 0
         now = utc_now()
-        with self.write() as db:
+        with self.write():
+            known = {}
             for m in memories:
-                row = db.execute("SELECT owner FROM memories WHERE id = ?", (m.id,)).fetchone()
+                row = self._one("SELECT owner FROM memories WHERE id = ?", (m.id,))
                 if row is not None and row["owner"] != m.owner:
                     raise MemoryImportError(
                         where, f"memory {m.id!r} already belongs to owner {row['owner']!r}", field="owner"
                     )
-                db.execute(
+                known[m.id] = row is not None
+        with self.write() if owner is None else self._as_owner(owner):
+            for m in memories:
+                self.execute(
                     f"INSERT INTO memories ({_MEMORY_COLS}, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
                     "ON CONFLICT (id) DO UPDATE SET scope=excluded.scope, visibility=excluded.visibility, "
                     "kind=excluded.kind, content=excluded.content, created_at=excluded.created_at, "
@@ -120,74 +190,89 @@ class RoiStore:
                     "imported_at=excluded.imported_at",
                     (*_memory_values(m), now),
                 )
-                inserted += row is None
-                updated += row is not None
+                inserted += not known[m.id]
+                updated += known[m.id]
         return inserted, updated
 
-    def add_members(self, members: Iterable[ScopeMember]) -> int:
-        """Record scope memberships (idempotent); returns how many were new."""
-        with self.write() as db:
-            before = db.total_changes
+    def add_members(self, members: Iterable[ScopeMember], *, owner: str | None = None) -> int:
+        """Record scope memberships (idempotent); returns how many were new.
+
+        ``owner``: the importing owner (Postgres: written in that owner's role, so the database refuses a
+        membership in a scope the owner does not administer); None for an admin import.
+        """
+        n = 0
+        with self.write() if owner is None else self._as_owner(owner):
             for m in members:
-                db.execute(
-                    "INSERT OR IGNORE INTO scope_members (scope, member) VALUES (?, ?)", (m.scope, m.member)
+                cur = self.execute(
+                    "INSERT INTO scope_members (scope, member) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (m.scope, m.member),
                 )
-            return db.total_changes - before
+                n += cur.rowcount
+        return n
+
+    def log_import(
+        self,
+        path: str,
+        *,
+        importer: str,
+        admin: bool,
+        owners: Iterable[str],
+        inserted: int,
+        updated: int,
+        members: int,
+    ) -> None:
+        """Append one line to ``import_log`` (who imported what, and whether as an admin)."""
+        with self.write():
+            self.execute(
+                "INSERT INTO import_log (path, importer, admin, owners, inserted, updated, members, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (path, importer, int(admin), ",".join(owners), inserted, updated, members, utc_now()),
+            )
+
+    def import_log(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT * FROM import_log ORDER BY id")
 
     def members(self, scope: str) -> frozenset[str]:
-        rows = self._db.execute("SELECT member FROM scope_members WHERE scope = ?", (scope,))
+        rows = self._rows("SELECT member FROM scope_members WHERE scope = ?", (scope,))
         return frozenset(r["member"] for r in rows)
 
     def memory(self, memory_id: str) -> Memory | None:
-        row = self._db.execute(f"SELECT {_MEMORY_COLS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return None if row is None else _memory(row)
-
-    def readable_memories(self, reader: str, scopes: Iterable[str]) -> list[Memory]:
-        """The live memories of ``scopes`` that ``reader`` may read (see ``memory.can_read``), oldest first."""
-        out: list[Memory] = []
-        for scope in dict.fromkeys(scopes):
-            members = self.members(scope)
-            rows = self._db.execute(
-                f"SELECT {_MEMORY_COLS} FROM memories WHERE scope = ? AND invalidated_at IS NULL "
-                "ORDER BY created_at, id",
-                (scope,),
-            )
-            out.extend(m for m in map(_memory, rows) if can_read(reader, m, members))
-        return out
+        row = self._one(f"SELECT {_MEMORY_COLS} FROM memories WHERE id = ?", (memory_id,))
+        return None if row is None else Memory(**row)
 
     def count_memories(self, owner: str) -> int:
-        return int(self._db.execute("SELECT count(*) FROM memories WHERE owner = ?", (owner,)).fetchone()[0])
+        return int(self._rows("SELECT count(*) AS n FROM memories WHERE owner = ?", (owner,))[0]["n"])
 
     # -- probes -----------------------------------------------------------------------------------------
 
     def active_probes(self, owner: str) -> list[Probe]:
-        rows = self._db.execute(
+        rows = self._rows(
             f"SELECT {_PROBE_COLS} FROM probes WHERE owner = ? AND retired_at IS NULL ORDER BY created_at, id",
             (owner,),
         )
-        return [_probe(r) for r in rows]
+        return [Probe(**r) for r in rows]
 
     def probes(self, owner: str) -> list[Probe]:
         """All of the owner's probes, retired ones included."""
-        rows = self._db.execute(
+        rows = self._rows(
             f"SELECT {_PROBE_COLS} FROM probes WHERE owner = ? ORDER BY created_at, id", (owner,)
         )
-        return [_probe(r) for r in rows]
+        return [Probe(**r) for r in rows]
 
     def retire_invalidated(self, owner: str) -> int:
         """Retire the owner's active probes whose source memory is invalidated; returns how many."""
-        with self.write() as db:
-            cur = db.execute(
+        with self.write():
+            cur = self.execute(
                 "UPDATE probes SET retired_at = ?, retired_reason = 'source memory invalidated' "
                 "WHERE owner = ? AND retired_at IS NULL AND memory_id IN "
                 "(SELECT id FROM memories WHERE invalidated_at IS NOT NULL)",
                 (utc_now(), owner),
             )
-            return cur.rowcount
+            return int(cur.rowcount)
 
     def retire_probe(self, probe_id: str, reason: str) -> None:
-        with self.write() as db:
-            db.execute(
+        with self.write():
+            self.execute(
                 "UPDATE probes SET retired_at = ?, retired_reason = ? WHERE id = ? AND retired_at IS NULL",
                 (utc_now(), reason, probe_id),
             )
@@ -198,32 +283,32 @@ class RoiStore:
         """The owner's own live memories of ``kinds`` never probed, newest first (ties by id)."""
         kinds = tuple(kinds)
         skip = tuple(skip)
-        rows = self._db.execute(
+        rows = self._rows(
             f"SELECT {_MEMORY_COLS} FROM memories m WHERE owner = ? AND invalidated_at IS NULL "
             f"AND kind IN ({','.join('?' * len(kinds))}) "
-            f"AND id NOT IN ({','.join('?' * len(skip))}) "
-            "AND NOT EXISTS (SELECT 1 FROM probes p WHERE p.memory_id = m.id) "
+            + (f"AND id NOT IN ({','.join('?' * len(skip))}) " if skip else "")
+            + "AND NOT EXISTS (SELECT 1 FROM probes p WHERE p.memory_id = m.id) "
             "ORDER BY created_at DESC, id LIMIT ?",
             (owner, *kinds, *skip, limit),
         )
-        return [_memory(r) for r in rows]
+        return [Memory(**r) for r in rows]
 
     def count_unprobed(self, owner: str, kinds: Iterable[str]) -> int:
         """How many of the owner's own live memories of ``kinds`` were never probed."""
         kinds = tuple(kinds)
-        row = self._db.execute(
-            f"SELECT count(*) FROM memories m WHERE owner = ? AND invalidated_at IS NULL "
+        row = self._rows(
+            f"SELECT count(*) AS n FROM memories m WHERE owner = ? AND invalidated_at IS NULL "
             f"AND kind IN ({','.join('?' * len(kinds))}) "
             "AND NOT EXISTS (SELECT 1 FROM probes p WHERE p.memory_id = m.id)",
             (owner, *kinds),
-        ).fetchone()
-        return int(row[0])
+        )[0]
+        return int(row["n"])
 
     def insert_probes(self, probes: Iterable[Probe]) -> int:
-        with self.write() as db:
+        with self.write():
             n = 0
             for p in probes:
-                db.execute(
+                self.execute(
                     f"INSERT INTO probes ({_PROBE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
                     (
                         p.id,
@@ -243,90 +328,84 @@ class RoiStore:
 
     # -- runs -------------------------------------------------------------------------------------------
 
-    def claim_run(
-        self,
-        run_id: str,
-        owner: str,
-        kind: RunKind | None = None,
-        *,
-        phase: str,
-        provider: str | None = None,
-        judge: str | None = None,
-        prober: str | None = None,
-        k: int | None = None,
-        stale_after_s: float = STALE_AFTER_S,
-    ) -> RunKind:
-        """Start a run for ``owner``, unless one is running (then RunInProgressError); returns its kind.
+    def _decide_kind(self, owner: str, kind: RunKind | None) -> RunKind:
+        if kind is not None:
+            return kind
+        active = self._rows(
+            "SELECT count(*) AS n FROM probes WHERE owner = ? AND retired_at IS NULL", (owner,)
+        )[0]["n"]
+        return "benchmark" if active else "generate"
 
-        With ``kind`` None the kind is decided inside the same transaction: ``generate`` when the owner has no
-        active probe, else ``benchmark``.
+    def _running(self, owner: str) -> dict[str, Any] | None:
+        return self._one("SELECT * FROM runs WHERE owner = ? AND status = 'running'", (owner,))
 
-        A running run whose heartbeat is older than ``stale_after_s`` (its process crashed) is marked
-        ``abandoned`` first. The unique partial index on running runs makes this hold across processes.
-        """
-        now = datetime.now(UTC)
-        with self.write() as db:
-            row = db.execute(
-                "SELECT id, phase, heartbeat_at FROM runs WHERE owner = ? AND status = 'running'", (owner,)
-            ).fetchone()
-            if row is not None:
-                stale_before = normalize_time(now - timedelta(seconds=stale_after_s))
-                if row["heartbeat_at"] >= stale_before:
-                    raise RunInProgressError(owner, row["id"], row["phase"])
-                db.execute(
-                    "UPDATE runs SET status = 'abandoned', finished_at = ?, error = ? WHERE id = ?",
-                    (normalize_time(now), f"no heartbeat for {stale_after_s:.0f} s (crashed?)", row["id"]),
-                )
-            if kind is None:
-                active = db.execute(
-                    "SELECT count(*) FROM probes WHERE owner = ? AND retired_at IS NULL", (owner,)
-                ).fetchone()[0]
-                kind = "benchmark" if active else "generate"
-            stamp = normalize_time(now)
-            try:
-                db.execute(
-                    "INSERT INTO runs (id, owner, kind, status, phase, provider, judge, prober, k, started_at, "
-                    "heartbeat_at) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-                    (run_id, owner, kind, phase, provider, judge, prober, k, stamp, stamp),
-                )
-            except sqlite3.IntegrityError as err:  # the index caught a race this process could not see
-                raise RunInProgressError(owner, "another run", None) from err
-        return kind
+    def _abandon(self, run_id: str, reason: str) -> None:
+        self.execute(
+            "UPDATE runs SET status = 'abandoned', phase = NULL, finished_at = ?, error = ? "
+            "WHERE id = ? AND status = 'running'",
+            (utc_now(), reason, run_id),
+        )
+
+    def _insert_run(
+        self, run_id: str, owner: str, kind: RunKind, phase: str, details: Mapping[str, Any]
+    ) -> None:
+        host, pid, started = this_process()
+        stamp = utc_now()
+        self.execute(
+            "INSERT INTO runs (id, owner, kind, status, phase, provider, judge, prober, k, started_at, "
+            "heartbeat_at, host, pid, pid_started) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                owner,
+                kind,
+                phase,
+                details.get("provider"),
+                details.get("judge"),
+                details.get("prober"),
+                details.get("k"),
+                stamp,
+                stamp,
+                host,
+                pid,
+                started,
+            ),
+        )
 
     def heartbeat(self, run_id: str, phase: str | None = None) -> None:
-        with self.write() as db:
-            db.execute(
+        with self.write():
+            self.execute(
                 "UPDATE runs SET heartbeat_at = ?, phase = coalesce(?, phase) WHERE id = ? AND status = 'running'",
                 (utc_now(), phase, run_id),
             )
 
     def finish_run(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
-        with self.write() as db:
-            db.execute(
+        with self.write():
+            self.execute(
                 "UPDATE runs SET status = ?, phase = NULL, finished_at = ?, error = ? "
                 "WHERE id = ? AND status = 'running'",
                 (status, utc_now(), error, run_id),
             )
+        self.release_run(run_id)
 
-    def runs(self, owner: str, kind: RunKind | None = None) -> list[sqlite3.Row]:
+    def runs(self, owner: str, kind: RunKind | None = None) -> list[dict[str, Any]]:
         """The owner's runs, oldest first."""
         sql = (
             "SELECT * FROM runs WHERE owner = ?"
             + (" AND kind = ?" if kind else "")
             + " ORDER BY started_at, id"
         )
-        return list(self._db.execute(sql, (owner, kind) if kind else (owner,)))
+        return self._rows(sql, (owner, kind) if kind else (owner,))
 
-    def run(self, owner: str, run_id: str) -> sqlite3.Row | None:
+    def run(self, owner: str, run_id: str) -> dict[str, Any] | None:
         """One run of ``owner`` (None if it does not exist or belongs to someone else)."""
-        return self._db.execute("SELECT * FROM runs WHERE id = ? AND owner = ?", (run_id, owner)).fetchone()
+        return self._one("SELECT * FROM runs WHERE id = ? AND owner = ?", (run_id, owner))
 
     # -- recalls, results, usage ------------------------------------------------------------------------
 
     def add_recall(self, run_id: str, owner: str, recall: Recall) -> None:
         surfaced = [{"memory_id": s.memory_id, "text": s.text, "score": s.score} for s in recall.surfaced]
-        with self.write() as db:
-            db.execute(
+        with self.write():
+            self.execute(
                 "INSERT INTO recalls (run_id, probe_id, owner, surfaced, hits, dropped, latency_ms, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -355,8 +434,8 @@ class RoiStore:
     ) -> None:
         """Append one probe's result: judged (both booleans set) or failed (``error`` set, booleans None)."""
         status = "failed" if with_memory is None or without_memory is None else "judged"
-        with self.write() as db:
-            db.execute(
+        with self.write():
+            self.execute(
                 "INSERT INTO results (run_id, probe_id, owner, memory_id, probe_mode, status, with_memory, "
                 "without_memory, confidence, judge, explanation, error, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -381,8 +460,8 @@ class RoiStore:
         self, owner: str, purpose: Purpose, usage: ModelUsage, *, own_key: bool, run_id: str | None
     ) -> None:
         """Record one model call of the prober or the judge."""
-        with self.write() as db:
-            db.execute(
+        with self.write():
+            self.execute(
                 "INSERT INTO usage_events (owner, purpose, model, input_tokens, output_tokens, own_key, run_id, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -396,6 +475,211 @@ class RoiStore:
                     utc_now(),
                 ),
             )
+
+    # -- reading a run's numbers (summary, frames, metering) --------------------------------------------
+
+    def run_probe_modes(self, owner: str, run_id: str) -> dict[str, int]:
+        """How many of the run's recalled probes each probe mode wrote."""
+        rows = self._rows(
+            "SELECT p.mode, count(*) AS n FROM recalls r JOIN probes p ON p.id = r.probe_id "
+            "WHERE r.run_id = ? AND r.owner = ? GROUP BY p.mode ORDER BY p.mode",
+            (run_id, owner),
+        )
+        return {r["mode"]: int(r["n"]) for r in rows}
+
+    def run_counts(self, owner: str, run_id: str) -> dict[str, int]:
+        """``judged``, ``failed``, ``with_memory``, ``without_memory`` and ``exclusive`` of one run."""
+        row = self._rows(
+            "SELECT count(*) FILTER (WHERE status = 'judged') AS judged, "
+            "count(*) FILTER (WHERE status = 'failed') AS failed, "
+            "coalesce(sum(with_memory), 0) AS with_memory, coalesce(sum(without_memory), 0) AS without_memory, "
+            "count(*) FILTER (WHERE with_memory = 1 AND without_memory = 0) AS exclusive "
+            "FROM results WHERE run_id = ? AND owner = ?",
+            (run_id, owner),
+        )[0]
+        return {k: int(v) for k, v in row.items()}
+
+    def result_rows(self, owner: str, run_id: str | None = None) -> list[dict[str, Any]]:
+        """One row per (run, probe) of ``owner``: result, probe and recall columns, in insertion order."""
+        return self._rows(
+            "SELECT r.run_id, r.probe_id, r.memory_id, p.scope, p.question, r.probe_mode, r.status, "
+            "r.with_memory, r.without_memory, r.confidence, r.judge, r.explanation, r.error, "
+            "c.surfaced, c.dropped, c.latency_ms "
+            "FROM results r JOIN probes p ON p.id = r.probe_id AND p.owner = r.owner "
+            "LEFT JOIN recalls c ON c.run_id = r.run_id AND c.probe_id = r.probe_id AND c.owner = r.owner "
+            "WHERE r.owner = ?" + (" AND r.run_id = ?" if run_id else "") + " ORDER BY r.id",
+            (owner, run_id) if run_id else (owner,),
+        )
+
+    def usage_rows(self, owner: str) -> list[dict[str, Any]]:
+        return self._rows(
+            "SELECT id, owner, purpose, model, input_tokens, output_tokens, own_key, run_id, created_at "
+            "FROM usage_events WHERE owner = ? ORDER BY id",
+            (owner,),
+        )
+
+    def usage_totals(self) -> list[dict[str, Any]]:
+        """Calls and tokens per purpose, without calls made on owners' own keys."""
+        return self._rows(
+            "SELECT purpose, count(*) AS calls, coalesce(sum(input_tokens), 0) AS input_tokens, "
+            "coalesce(sum(output_tokens), 0) AS output_tokens FROM usage_events WHERE own_key = 0 "
+            "GROUP BY purpose"
+        )
+
+
+class SqliteRoiStore(RoiStore):
+    """The embedded SQLite store (one file; its directory is created if needed)."""
+
+    backend = "sqlite"
+    default_provider = "sqlite"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{self.path}: cannot open the ROI store ({err})") from err
+
+    def _migrate(self) -> None:
+        with self.write():
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: ROI store schema version {version} is newer than this bench_nb "
+                    f"({SCHEMA_VERSION}); upgrade bench_nb"
+                )
+            if version < SCHEMA_VERSION:
+                steps = ([] if version == 0 else _statements(MIGRATE_1_TO_2)) + _statements(SCHEMA)
+                for statement in steps:
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on error."""
+        if self._db.in_transaction:  # nested: part of the enclosing transaction
+            yield self._db
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def execute(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """Raw SQL (for inspection and tests)."""
+        return self._db.execute(sql, tuple(params))
+
+    def readable_memories(self, reader: str, scopes: Iterable[str]) -> list[Memory]:
+        out: list[Memory] = []
+        for scope in dict.fromkeys(scopes):
+            members = self.members(scope)
+            rows = self._rows(
+                f"SELECT {_MEMORY_COLS} FROM memories WHERE scope = ? AND invalidated_at IS NULL "
+                "ORDER BY created_at, id",
+                (scope,),
+            )
+            out.extend(m for m in (Memory(**r) for r in rows) if can_read(reader, m, members))
+        return out
+
+    def claim_run(
+        self,
+        run_id: str,
+        owner: str,
+        kind: RunKind | None = None,
+        *,
+        phase: str,
+        provider: str | None = None,
+        judge: str | None = None,
+        prober: str | None = None,
+        k: int | None = None,
+        stale_after_s: float = STALE_AFTER_S,
+        force: bool = False,
+    ) -> RunKind:
+        """See :meth:`RoiStore.claim_run`. The running row names its process (host, pid, start time): a run
+        whose process is gone is abandoned at once; one on another host, or from an older store, after
+        ``stale_after_s`` without a heartbeat. The unique partial index on running runs makes this hold
+        across processes."""
+        with self.write():
+            row = self._running(owner)
+            if row is not None:
+                reason = "taken over with --force" if force else _stale_reason(row, stale_after_s)
+                if reason is None:
+                    raise RunInProgressError(owner, row["id"], row["phase"], holder=describe_holder(row))
+                self._abandon(row["id"], reason)
+            kind = self._decide_kind(owner, kind)
+            try:
+                self._insert_run(
+                    run_id,
+                    owner,
+                    kind,
+                    phase,
+                    {"provider": provider, "judge": judge, "prober": prober, "k": k},
+                )
+            except sqlite3.IntegrityError as err:  # the index caught a race this process could not see
+                raise RunInProgressError(owner, "another run", None) from err
+        return kind
+
+
+# -- which process holds a run ------------------------------------------------------------------------------
+
+
+def this_process() -> tuple[str, int, float]:
+    """``(host, pid, start time)`` of this process: what a running run records about its holder."""
+    pid = os.getpid()
+    return socket.gethostname(), pid, psutil.Process(pid).create_time()
+
+
+def holder_alive(host: str | None, pid: int | None, started: float | None) -> bool | None:
+    """Whether the process that claimed a run still runs: None when that cannot be told from here (another
+    host, or no pid recorded). A pid reused by a newer process (another start time) counts as gone."""
+    if host is None or pid is None or host != socket.gethostname():
+        return None
+    try:
+        created = psutil.Process(pid).create_time()
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return False
+    except psutil.Error:
+        return None
+    if started is not None and abs(created - started) > 1.0:
+        return False
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def describe_holder(row: Row) -> str | None:
+    if row.get("pid") is None:
+        return None
+    return f"process {row['pid']} on {row.get('host') or 'an unknown host'}, since {row['started_at']}"
+
+
+def _stale_reason(row: Row, stale_after_s: float) -> str | None:
+    """Why the running run ``row`` may be abandoned, or None while it may still be alive."""
+    alive = holder_alive(row.get("host"), row.get("pid"), row.get("pid_started"))
+    if alive is False:
+        return f"its process {row['pid']} on {row['host']} is gone (killed or crashed)"
+    if alive is None:
+        stale_before = normalize_time(datetime.now(UTC) - timedelta(seconds=stale_after_s))
+        if row["heartbeat_at"] < stale_before:
+            return f"no heartbeat for {stale_after_s:.0f} s (crashed?)"
+    return None
 
 
 def _statements(script: str) -> list[str]:
@@ -425,11 +709,3 @@ def _memory_values(m: Memory) -> tuple[Any, ...]:
         m.lang,
         m.source,
     )
-
-
-def _memory(row: sqlite3.Row) -> Memory:
-    return Memory(**dict(row))
-
-
-def _probe(row: sqlite3.Row) -> Probe:
-    return Probe(**dict(row))

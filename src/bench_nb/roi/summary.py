@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from bench_nb.roi.records import RunProbeMode, RunSummary
 from bench_nb.roi.store import RoiStore
@@ -19,23 +20,9 @@ def summarize_run(store: RoiStore, owner: str, run_id: str) -> RunSummary | None
     run = store.run(owner, run_id)
     if run is None:
         return None
-    modes = {
-        r["mode"]: r["n"]
-        for r in store.execute(
-            "SELECT p.mode, count(*) AS n FROM recalls r JOIN probes p ON p.id = r.probe_id "
-            "WHERE r.run_id = ? AND r.owner = ? GROUP BY p.mode ORDER BY p.mode",
-            (run_id, owner),
-        )
-    }
-    counts = store.execute(
-        "SELECT count(*) FILTER (WHERE status = 'judged') AS judged, "
-        "count(*) FILTER (WHERE status = 'failed') AS failed, "
-        "coalesce(sum(with_memory), 0) AS with_memory, coalesce(sum(without_memory), 0) AS without_memory, "
-        "count(*) FILTER (WHERE with_memory = 1 AND without_memory = 0) AS exclusive "
-        "FROM results WHERE run_id = ? AND owner = ?",
-        (run_id, owner),
-    ).fetchone()
-    mode: RunProbeMode = "none" if not modes else next(iter(modes)) if len(modes) == 1 else "mixed"
+    modes = store.run_probe_modes(owner, run_id)
+    counts = store.run_counts(owner, run_id)
+    mode = cast(RunProbeMode, "none" if not modes else next(iter(modes)) if len(modes) == 1 else "mixed")
     return RunSummary(
         run_id=run["id"],
         owner=run["owner"],
