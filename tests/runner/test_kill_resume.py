@@ -148,6 +148,9 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
         json.loads(line)["questionId"] for line in (run_dir / "judgments.jsonl").read_text().splitlines()
     }
     assert judged == set(ck.targetQuestionIds)
+    # Every search has its results file (a kill can lose one; the resume rewrites it), and no temporary file.
+    assert sorted(p.stem for p in (run_dir / "results").glob("*.json")) == sorted(ck.targetQuestionIds)
+    assert not list(run_dir.rglob("*.tmp"))
     # Re-ingesting after a kill cleared the container first: no message is stored twice.
     sqlite = SqliteProvider(run_dir)
     for tag, qids in by_container.items():

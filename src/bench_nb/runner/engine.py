@@ -24,6 +24,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from bench_nb.errors import RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.judges.store import append_verdicts
@@ -38,6 +40,7 @@ from bench_nb.memorybench.format import (
     SearchPhase,
 )
 from bench_nb.memorybench.format import IngestResult as IngestRecord
+from bench_nb.memorybench.format import Question as QuestionRecord
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
@@ -73,6 +76,45 @@ def result_file_name(question_id: str) -> str:
     """``results/<questionId>.json``, with characters unsafe in a file name replaced."""
     safe = "".join(c if c.isalnum() or c in "-_.:@" else "_" for c in question_id)
     return f"{safe}.json"
+
+
+def results_file_bytes(
+    qid: str, question: QuestionRecord, results: list[Any], duration_ms: float | None, at: str | None
+) -> bytes:
+    """The content of ``results/<questionId>.json`` as MemoryBench writes it."""
+    body = {
+        "questionId": qid,
+        "question": question.question,
+        "questionType": question.questionType,
+        "groundTruth": question.groundTruth,
+        "containerTag": question.containerTag,
+        "timestamp": at,
+        "durationMs": duration_ms,
+        "results": results,
+    }
+    return json.dumps(body, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def restore_results_files(run_dir: Path, checkpoint: Checkpoint) -> list[str]:
+    """Write every ``results/<questionId>.json`` missing for a search the checkpoint records complete.
+
+    The runner writes those files without waiting for them, so a kill can lose some whose search is
+    recorded; the checkpoint holds the same results. Returns the question ids whose file was rewritten.
+    """
+    folder = run_dir / "results"
+    folder.mkdir(exist_ok=True)
+    present = {p.name for p in folder.iterdir()}
+    restored = []
+    for qid, question in checkpoint.questions.items():
+        search = question.phases.search
+        name = result_file_name(qid)
+        if search.status != "completed" or name in present:
+            continue
+        results = [msgspec.json.decode(r) for r in search.results or ()]
+        data = results_file_bytes(qid, question, results, search.durationMs, search.completedAt)
+        write_atomic(folder / name, data, durable=False)
+        restored.append(qid)
+    return restored
 
 
 @dataclass(frozen=True)
@@ -261,19 +303,10 @@ class Engine:
 
     def _write_results_file(self, qid: str, hits: list[SearchHit], duration_ms: float, at: str) -> None:
         """MemoryBench's ``results/<questionId>.json`` (a copy of what the checkpoint holds), written off the
-        search pool so a slow disk never holds a search slot; atomic, not fsync'd."""
-        q, tag = self.questions[qid], self.ck.questions[qid].containerTag
-        body = {
-            "questionId": qid,
-            "question": q.question,
-            "questionType": q.question_type,
-            "groundTruth": q.answer,
-            "containerTag": tag,
-            "timestamp": at,
-            "durationMs": duration_ms,
-            "results": [hit_to_result(h) for h in hits],
-        }
-        data = json.dumps(body, ensure_ascii=False, indent=2).encode("utf-8")
+        search pool so a slow disk never holds a search slot; atomic, not fsync'd (a resume rewrites a file
+        that a kill lost: ``restore_results_files``)."""
+        results = [hit_to_result(h) for h in hits]
+        data = results_file_bytes(qid, self.ck.questions[qid], results, duration_ms, at)
         path = self.run_dir / "results" / result_file_name(qid)
         self._outstanding += 1
         self._files.submit(qid, lambda: write_atomic(path, data, durable=False))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import re
 import shutil
 from collections.abc import Mapping, Sequence
@@ -30,10 +31,11 @@ from bench_nb.runner.components import (
     provider_prompt_options,
     split_specs,
 )
-from bench_nb.runner.engine import Container, Engine, now_iso
+from bench_nb.runner.engine import Container, Engine, now_iso, restore_results_files
 from bench_nb.runner.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
+from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.progress import PhaseBars, progress_enabled
-from bench_nb.runner.report import write_report
+from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.selection import question_set_hash, select_questions
@@ -49,6 +51,8 @@ from bench_nb.runner.settings import (
     settings_differences,
     split_provider_settings,
 )
+
+log = logging.getLogger(__name__)
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 
@@ -185,7 +189,6 @@ def _resume_checkpoint(
             f"run {checkpoint.runId} at {run_dir} was made with other settings, so it cannot be resumed with "
             "these: " + "; ".join(problems) + ". Use another run id (-r) for a new run."
         )
-    checkpoint.status = "running"
     return checkpoint
 
 
@@ -277,81 +280,106 @@ def run_benchmark(
     containers = _containers(run_id, bench, targets, settings.isolate_per_question)
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "results").mkdir(exist_ok=True)
-    provider_obj: Provider | None = None
-    try:
-        provider_obj = make_provider(provider, run_dir=run_dir, settings=own_settings)
-        evidence_level = declared_evidence_level(provider_obj)
-        if allow_provider_prompts:  # the provider's own prompts need the provider object
-            answerer_options, judge_options = provider_prompt_options(
-                provider_obj, answerer, split_specs(judges), answerer_options, judge_options
+    with lock_run(run_dir) as lock:  # one writer per run: a second process is refused here, at once
+        if lock.stale:
+            log.warning(
+                "%s: took over the lock of process %s (started %s), which is gone",
+                run_dir,
+                lock.stale.get("pid"),
+                lock.stale.get("startedAt"),
             )
-        answerer_obj = make_answerer(answerer, answerer_options)
-        judge_objs = make_judges(judges, judge_options)
-        ids = [q.question_id for q in targets]
-        bench_nb = _bench_nb_record(settings, bench, ids, answerer_obj, judge_objs, dataset)
-        if evidence_level is not None:
-            bench_nb["evidenceLevel"] = evidence_level
-        bench_nb["invocation"] = _invocation(
-            provider, benchmark, dataset, answerer, judges, limit, sample_per_type, allow_provider_prompts
-        ) | ({"providerSettings": recorded_settings(own_settings)} if own_settings else {})
-        resumed = (run_dir / CHECKPOINT).is_file()
+        remove_temporary_files(run_dir)  # what a killed writer left: no live writer owns them now
+        (run_dir / "results").mkdir(exist_ok=True)
+        provider_obj: Provider | None = None
+        try:
+            provider_obj = make_provider(provider, run_dir=run_dir, settings=own_settings)
+            evidence_level = declared_evidence_level(provider_obj)
+            if allow_provider_prompts:  # the provider's own prompts need the provider object
+                answerer_options, judge_options = provider_prompt_options(
+                    provider_obj, answerer, split_specs(judges), answerer_options, judge_options
+                )
+            answerer_obj = make_answerer(answerer, answerer_options)
+            judge_objs = make_judges(judges, judge_options)
+            ids = [q.question_id for q in targets]
+            bench_nb = _bench_nb_record(settings, bench, ids, answerer_obj, judge_objs, dataset)
+            if evidence_level is not None:
+                bench_nb["evidenceLevel"] = evidence_level
+            bench_nb["invocation"] = _invocation(
+                provider, benchmark, dataset, answerer, judges, limit, sample_per_type, allow_provider_prompts
+            ) | ({"providerSettings": recorded_settings(own_settings)} if own_settings else {})
+            resumed = (run_dir / CHECKPOINT).is_file()
+            if resumed:
+                checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
+            else:
+                checkpoint = _new_checkpoint(
+                    run_id,
+                    provider_obj,
+                    bench,
+                    targets,
+                    sampling,
+                    limit,
+                    settings,
+                    containers,
+                    bench_nb,
+                    judge_objs,
+                    answerer_obj,
+                )
+        except BaseException:
+            if provider_obj is not None:
+                _close(provider_obj)
+            if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         if resumed:
-            checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
-        else:
-            checkpoint = _new_checkpoint(
-                run_id,
-                provider_obj,
-                bench,
-                targets,
-                sampling,
-                limit,
-                settings,
-                containers,
-                bench_nb,
-                judge_objs,
-                answerer_obj,
-            )
-    except BaseException:
-        if provider_obj is not None:
-            _close(provider_obj)
-        if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
-            shutil.rmtree(run_dir, ignore_errors=True)
-        raise
-    write_checkpoint(run_dir, checkpoint)
-    journal = JournalWriter(run_dir)
-    journal.rotate()  # the checkpoint just written holds everything the journal had
+            restored = restore_results_files(run_dir, checkpoint)
+            if restored:
+                log.warning(
+                    "%s: rewrote %d missing results file(s) from the checkpoint", run_dir, len(restored)
+                )
+            if _finished(run_dir, checkpoint):  # nothing to do: write nothing, rebuild nothing
+                _close(provider_obj)
+                return _result(run_id, run_dir, "completed", checkpoint, run_dir / REPORT)
+            checkpoint.status = "running"
+        write_checkpoint(run_dir, checkpoint)
+        journal = JournalWriter(run_dir)
+        journal.rotate()  # the checkpoint just written holds everything the journal had
 
-    done = {
-        p: sum(1 for q in checkpoint.questions.values() if getattr(q.phases, p).status == "completed")
-        for p in PHASES
-    }
-    bars = PhaseBars(
-        len(targets), done, progress_enabled(settings.progress), f"{provider_obj.name}/{bench.name}"
-    )
-    engine = Engine(
-        run_dir=run_dir,
-        checkpoint=checkpoint,
-        questions={q.question_id: q for q in targets},
-        containers=containers,
-        provider=provider_obj,
-        answerer=answerer_obj,
-        judges=judge_objs,
-        settings=settings,
-        resumed=resumed,
-    )
-    status = "failed"
-    try:
-        engine.run(journal, bars)
-        status = "failed" if engine.stopped else "completed"
-    finally:
-        bars.close()
-        engine.compact(status)
-        journal.close()
-        with contextlib.suppress(OSError):
-            (run_dir / JOURNAL).unlink()
-        _close(provider_obj)
-    report_path = write_report(run_dir, checkpoint, bench)[0] if status == "completed" else None
+        done = {
+            p: sum(1 for q in checkpoint.questions.values() if getattr(q.phases, p).status == "completed")
+            for p in PHASES
+        }
+        bars = PhaseBars(
+            len(targets), done, progress_enabled(settings.progress), f"{provider_obj.name}/{bench.name}"
+        )
+        engine = Engine(
+            run_dir=run_dir,
+            checkpoint=checkpoint,
+            questions={q.question_id: q for q in targets},
+            containers=containers,
+            provider=provider_obj,
+            answerer=answerer_obj,
+            judges=judge_objs,
+            settings=settings,
+            resumed=resumed,
+        )
+        status = "failed"
+        try:
+            engine.run(journal, bars)
+            status = "failed" if engine.stopped else "completed"
+        finally:
+            bars.close()
+            engine.compact(status)
+            journal.close()
+            with contextlib.suppress(OSError):
+                (run_dir / JOURNAL).unlink()
+            _close(provider_obj)
+        report_path = write_report(run_dir, checkpoint, bench)[0] if status == "completed" else None
+        return _result(run_id, run_dir, status, checkpoint, report_path)
+
+
+def _result(
+    run_id: str, run_dir: Path, status: str, checkpoint: Checkpoint, report: Path | None
+) -> RunResult:
     phases = [q.phases for q in checkpoint.questions.values()]
     evaluated = sum(1 for p in phases if p.evaluate.status == "completed")
     failed = sum(1 for p in phases if any(getattr(p, name).status == "failed" for name in PHASES))
@@ -359,12 +387,30 @@ def run_benchmark(
         run_id=run_id,
         run_dir=run_dir,
         status=status,
-        target=len(targets),
+        target=len(checkpoint.targetQuestionIds or checkpoint.questions),
         evaluated=evaluated,
         failed=failed,
-        not_finished=len(targets) - evaluated - failed,
-        report_path=report_path,
+        not_finished=len(checkpoint.questions) - evaluated - failed,
+        report_path=report,
     )
+
+
+def _finished(run_dir: Path, checkpoint: Checkpoint) -> bool:
+    """A completed run with every question evaluated, nothing in its journal, and a report.json written after
+    its last checkpoint: resuming it has nothing to do."""
+    if checkpoint.status != "completed":
+        return False
+    if any(q.phases.evaluate.status != "completed" for q in checkpoint.questions.values()):
+        return False
+    try:
+        journal = (run_dir / JOURNAL).stat().st_size
+    except FileNotFoundError:
+        journal = 0
+    try:
+        fresh = (run_dir / REPORT).stat().st_mtime_ns >= (run_dir / CHECKPOINT).stat().st_mtime_ns
+    except FileNotFoundError:
+        return False
+    return journal == 0 and fresh
 
 
 def _close(provider: Provider) -> None:

@@ -1,0 +1,125 @@
+"""One writer per run directory, with real processes: a second ``bench-nb run`` on a run being written is
+refused at once naming the holder; a lock left by a SIGKILL'd process is taken over, and the temporary files
+the killed writer left are deleted."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench_nb.runner.lock import LOCK, RunLockedError, lock_run
+
+HERE = Path(__file__).resolve().parent
+
+
+def _env(log: Path, delay: float) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "BENCH_NB_TEST_CALL_LOG": str(log),
+        "BENCH_NB_TEST_DELAY_S": str(delay),
+        "BENCH_NB_QUIET": "1",
+    }
+
+
+def _command(runs: Path) -> list[str]:
+    return [
+        *(sys.executable, "-m", "bench_nb", "run", "-p", "runner_fakes:LoggedProvider", "-b", "sample"),
+        *("-m", "runner_fakes:LoggedAnswerer", "-j", "runner_fakes:LoggedJudge,f1", "-r", "locked"),
+        *("--runs-dir", str(runs), "--concurrency", "2"),
+    ]
+
+
+def _wait_for(predicate: object, proc: subprocess.Popen[bytes], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not predicate():  # type: ignore[operator]
+        assert proc.poll() is None, f"the run ended before {what}: {proc.communicate()[1].decode()[-2000:]}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def _calls(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.is_file() else 0
+
+
+def test_a_second_run_of_the_same_run_directory_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
+    lock = runs / "locked" / LOCK
+    first = subprocess.Popen(
+        _command(runs), env=_env(log, 0.02), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    _wait_for(lambda: _calls(log) >= 3, first, "the first run started working")
+    second = subprocess.run(_command(runs), env=_env(log, 0.02), capture_output=True, text=True, timeout=60)
+    assert second.returncode == 1, f"the second run was not refused: {second.stdout}"
+    assert first.poll() is None, "the first run ended before the second one was refused"
+    holder = json.loads(lock.read_text())
+    assert f"process {first.pid}" in second.stderr and holder["startedAt"] in second.stderr, second.stderr
+    assert holder["pid"] == first.pid
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err.decode()[-2000:]
+    # Only the first process worked on the run: every question judged once by each judge, in one process.
+    assert {json.loads(line)["pid"] for line in log.read_text().splitlines()} == {first.pid}
+    verdicts = Counter(
+        (v["questionId"], v["judge"])
+        for v in map(json.loads, (runs / "locked" / "judgments.jsonl").read_text().splitlines())
+    )
+    assert len(verdicts) == 100 and set(verdicts.values()) == {1}
+    report = json.loads((runs / "locked" / "report.json").read_text())
+    assert report["summary"]["totalQuestions"] == 50
+    assert lock.read_text() == ""  # released cleanly: nothing stale for the next process
+
+
+def test_a_lock_left_by_a_killed_run_is_taken_over_and_its_temporary_files_removed(tmp_path: Path) -> None:
+    runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
+    run_dir = runs / "locked"
+    first = subprocess.Popen(
+        _command(runs), env=_env(log, 0.02), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    _wait_for(lambda: _calls(log) >= 5, first, "the first run started working")
+    os.kill(first.pid, signal.SIGKILL)
+    first.communicate(timeout=60)
+    assert json.loads((run_dir / LOCK).read_text())["pid"] == first.pid  # the dead holder's name is left
+    # What a writer killed mid-write leaves (write_atomic's and rejudge's temporary names).
+    left = [
+        run_dir / f".checkpoint.json.{first.pid}.140.tmp",
+        run_dir / f".report.json.{first.pid}.140.tmp",
+        run_dir / "checkpoint.json.tmp",
+        run_dir / "results" / f".conv-1-q1.json.{first.pid}.141.tmp",
+    ]
+    for path in left:
+        path.write_bytes(b"{partial")
+    second = subprocess.run(_command(runs), env=_env(log, 0), capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert f"took over the lock of process {first.pid}" in second.stderr
+    assert not [p for p in left if p.exists()]
+    assert not list(run_dir.rglob("*.tmp"))
+    assert json.loads((run_dir / "report.json").read_text())["summary"]["totalQuestions"] == 50
+
+
+def test_the_lock_refuses_a_second_holder_in_another_process(tmp_path: Path) -> None:
+    held = lock_run(tmp_path, command="test")
+    code = (
+        "import sys; from bench_nb.runner.lock import lock_run, RunLockedError\n"
+        "try:\n    lock_run(sys.argv[1]).release()\nexcept RunLockedError as e:\n    print(e.holder['pid'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == str(os.getpid())
+    held.release()
+    again = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert again.stdout.strip() == ""  # free once released
+    with lock_run(tmp_path) as lock:
+        assert lock.stale is None  # a clean release leaves nothing stale
+        with pytest.raises(RunLockedError, match=f"process {os.getpid()}"):
+            lock_run(tmp_path)  # a second open file in the same process is refused too
