@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     )
     from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
     from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
+    from bench_nb.metrics.replicates import replicate_summary
     from bench_nb.models.tokens import TokenCount, count_tokens
     from bench_nb.providers import get_provider, list_providers, register_provider
     from bench_nb.runner.comparison import compare
@@ -84,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ["PairedComparison", "paired_comparison", "paired_comparisons"], "bench_nb.metrics.paired"
     ),
+    "replicate_summary": "bench_nb.metrics.replicates",
     **dict.fromkeys(["TokenCount", "count_tokens"], "bench_nb.models.tokens"),
     **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
     "check_like_for_like": "bench_nb.runner.like_for_like",
@@ -128,6 +130,7 @@ __all__ = [
     "questions_df",
     "register_provider",
     "rejudge",
+    "replicate_summary",
     "retrieval_summary",
     "run_benchmark",
     "runs_df",

@@ -190,3 +190,108 @@ def test_unmatched_and_malformed_questions_are_reported_by_file_and_question(
     assert q["correct"].to_list() == [True, True, False, True]
     with pytest.raises(RunFormatError, match=r"question_id .q-17. is not locomo_"):
         load_runs(path, dataset=locomo_path, strict=True)
+
+
+def test_zep_grades_reproduce_zeps_published_figures(harness_results: Path, locomo_path: Path) -> None:
+    """harness-results/NOTE.md: 75.13% overall; by LoCoMo category 1 = 74.11 (282), 2 = 66.04 (321),
+    3 = 67.71 (96), 4 = 79.79 (841)."""
+    runs = load_runs(harness_results / "zep" / "zep_locomo_grades.json", dataset=locomo_path)
+    assert runs.all_problems == []
+    run = runs[0]
+    assert (run.run_id, run.harness) == ("zep_locomo_grades", "zep")
+    assert run.imported is not None and run.imported.judge == "unknown" and run.imported.replicates == 1
+    q = questions_df(runs, backend="polars")
+    assert (
+        len(q) == 1540
+        and q["question_id"].n_unique() == 1540
+        and q["judge"].unique().to_list() == ["unknown"]
+    )
+    assert round(100 * q["correct"].mean(), 2) == 75.13
+    by_cat = q.group_by("true_category").agg(pl.len(), pl.col("correct").mean() * 100).sort("true_category")
+    assert [(c, n, round(a, 2)) for c, n, a in by_cat.iter_rows()] == [
+        (1, 282, 74.11),
+        (2, 321, 66.04),
+        (3, 96, 67.71),
+        (4, 841, 79.79),
+    ]
+    # The n-th grade of a conversation is its n-th category 1-4 question: conversation 0's first is conv-26-q0.
+    assert q.row(0, named=True)["question_id"] == "conv-26-q0"
+    assert q["search_ms"].null_count() == 1540 and q["context_tokens"].null_count() == 1540
+
+
+def test_mem0_results_reproduce_the_llm_score(harness_results: Path, locomo_path: Path) -> None:
+    """harness-results/NOTE.md: llm_score 45.13% overall (1: 34.75, 2: 36.45, 3: 36.46, 4: 52.91)."""
+    runs = load_runs(harness_results / "mem0" / "results.json", dataset=locomo_path)
+    assert runs.all_problems == []
+    assert (runs[0].run_id, runs[0].harness) == ("mem0", "mem0")
+    q = questions_df(runs, backend="polars")
+    assert len(q) == 1540 and q["question_id"].n_unique() == 1540
+    assert round(100 * q["correct"].mean(), 2) == 45.13
+    by_cat = q.group_by("true_category").agg(pl.col("correct").mean() * 100).sort("true_category")
+    assert [round(a, 2) for a in by_cat["correct"]] == [34.75, 36.45, 36.46, 52.91]
+    # Its conversation keys are strings in no order ("1" first); ids come from the key, not the order.
+    assert (
+        q.filter(pl.col("question") == "When Jon has lost his job as a banker?")["container_tag"].item()
+        == "conv-30"
+    )
+
+
+def test_runs_of_four_harness_files_pair_on_the_same_1540_questions(
+    harness_results: Path, locomo_audit: Path, locomo_path: Path
+) -> None:
+    runs = load_runs(
+        [
+            harness_results / "zep" / "zep_locomo_grades.json",
+            harness_results / "mem0" / "results.json",
+            locomo_audit / "fc-baseline",
+        ],
+        dataset=locomo_path,
+    )
+    q = questions_df(runs, backend="polars")
+    ids = {rid: set(part["question_id"]) for (rid,), part in q.group_by("run_id")}
+    assert len(ids) == 4 and all(s == ids["mem0"] for s in ids.values()) and len(ids["mem0"]) == 1540
+    # The same question has the same text and gold in every harness (gold as text: Zep writes numbers as numbers).
+    one = q.filter(pl.col("question_id") == "conv-26-q0")
+    assert one["question"].n_unique() == 1 and one["ground_truth"].n_unique() == 1
+
+
+def test_zep_and_mem0_need_the_dataset_and_say_so(
+    harness_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no data/benchmarks download cache here
+    for path in (harness_results / "zep" / "zep_locomo_grades.json", harness_results / "mem0" / "results.json"):
+        runs = load_runs(path)
+        assert len(runs) == 0 and runs.problems[0].path == str(path)
+        assert "needs LoCoMo's dataset file: pass dataset='locomo10.json'" in runs.problems[0].message
+
+
+def test_a_zep_question_out_of_place_is_found_by_text_and_an_unknown_one_reported(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    data = json.loads(locomo_path.read_text())
+    scored = [item for item in data[0]["qa"] if item["category"] != 5]
+    grades = [
+        {
+            "question": scored[1]["question"],
+            "answer": "x",
+            "golden_answer": "g",
+            "grade": True,
+            "category": 2,
+        },
+        {
+            "question": scored[0]["question"],
+            "answer": "x",
+            "golden_answer": "g",
+            "grade": False,
+            "category": 2,
+        },
+        {"question": "Nobody asked this?", "answer": "x", "golden_answer": "g", "grade": True, "category": 4},
+    ]
+    path = tmp_path / "grades.json"
+    path.write_text(json.dumps({"locomo_experiment_user_0": grades}))
+    runs = load_runs(path, dataset=locomo_path)
+    q = questions_df(runs, backend="polars")
+    assert q["question_id"].to_list() == ["conv-26-q1", "conv-26-q0", "zep:0:2"]
+    [problem] = runs.all_problems
+    assert problem.path == str(path) and problem.field == "locomo_experiment_user_0[2]"
+    assert "'Nobody asked this?' matches no LoCoMo question of conversation 0" in problem.message

@@ -349,7 +349,9 @@ def collapse_replicates(frame: pl.DataFrame) -> pl.DataFrame:
     keys = [c for c in ("run_id", "question_id", "judge") if c in frame.columns]
     if not frame.select(pl.struct(keys).is_duplicated().any()).item():
         return frame
-    scored = pl.col("score").is_not_null() & ~pl.col("unscored").fill_null(False)
+    scored = pl.col("score").is_not_null()
+    if "unscored" in frame.columns:
+        scored = scored & ~pl.col("unscored").fill_null(False)
     yes = (scored & (pl.col("score") == 1)).sum()
     no = (scored & (pl.col("score") == 0)).sum()
     others = [c for c in frame.columns if c not in (*keys, "score", "label", "unscored", "replicate")]
@@ -360,12 +362,15 @@ def collapse_replicates(frame: pl.DataFrame) -> pl.DataFrame:
         _no=no,
     )
     score = pl.when(pl.col("_yes") > pl.col("_no")).then(1).when(pl.col("_no") > pl.col("_yes")).then(0)
-    collapsed = collapsed.with_columns(score=score.otherwise(None).cast(pl.Int64)).with_columns(
-        unscored=pl.col("score").is_null(),
-        label=pl.when(pl.col("score") == 1)
-        .then(pl.lit("correct"))
-        .when(pl.col("score") == 0)
-        .then(pl.lit("incorrect"))
-        .otherwise(pl.lit("unscored")),
-    )
+    collapsed = collapsed.with_columns(score=score.otherwise(None).cast(frame.schema["score"]))
+    if "unscored" in frame.columns:
+        collapsed = collapsed.with_columns(unscored=pl.col("score").is_null())
+    if "label" in frame.columns:
+        collapsed = collapsed.with_columns(
+            label=pl.when(pl.col("score") == 1)
+            .then(pl.lit("correct"))
+            .when(pl.col("score") == 0)
+            .then(pl.lit("incorrect"))
+            .otherwise(pl.lit("unscored"))
+        )
     return collapsed.select(frame.columns).drop("replicate")
