@@ -259,7 +259,10 @@ def test_zep_and_mem0_need_the_dataset_and_say_so(
     harness_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no data/benchmarks download cache here
-    for path in (harness_results / "zep" / "zep_locomo_grades.json", harness_results / "mem0" / "results.json"):
+    for path in (
+        harness_results / "zep" / "zep_locomo_grades.json",
+        harness_results / "mem0" / "results.json",
+    ):
         runs = load_runs(path)
         assert len(runs) == 0 and runs.problems[0].path == str(path)
         assert "needs LoCoMo's dataset file: pass dataset='locomo10.json'" in runs.problems[0].message
