@@ -8,7 +8,9 @@ they fail instead, so CI always runs them.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +80,72 @@ def harness_results(shared_data: Path) -> Path:
     path = shared_data / "harness-results"
     need((path / "zep").is_dir(), f"harness results not found at {path}", env="BENCH_NB_REQUIRE_SHARED")
     return path
+
+
+# --- the browser harness (tests/lab_browser.py): a real JupyterLab in headless Chromium, no network ------------
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's Chromium (skips without it; fails instead under BENCH_NB_REQUIRE_BROWSER=1, as in CI)."""
+    from lab_browser import chromium_path
+
+    path = chromium_path()
+    need(
+        path is not None,
+        "headless Chromium not installed (apt-get install chromium)",
+        env="BENCH_NB_REQUIRE_BROWSER",
+    )
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        need(False, "playwright not installed (pip install -e '.[dev]')", env="BENCH_NB_REQUIRE_BROWSER")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser_proxy() -> Iterator[tuple[int, list[str]]]:
+    """The recording proxy every browser request goes through: (port, the requests that tried to leave)."""
+    from lab_browser import recording_proxy
+
+    with recording_proxy() as proxy:
+        yield proxy
+
+
+@pytest.fixture(scope="session")
+def chromium_browser(chromium: str, browser_proxy: tuple[int, list[str]]) -> Iterator[Any]:
+    """A Playwright ``Browser`` on Debian's Chromium, its network going nowhere (one per test session)."""
+    from lab_browser import chromium_browser as launch
+
+    with launch(chromium, browser_proxy[0]) as browser:
+        yield browser
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A JupyterLab server from this venv on 127.0.0.1 with a token (``lab_browser.JupyterLab``); its kernels
+    see this checkout's sources. Put notebooks in its folder with ``jupyter_lab.add(name, path)``."""
+    from lab_browser import JupyterLab
+
+    src = str(REPO / "src")
+    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
+    lab = JupyterLab(tmp_path_factory.mktemp("jupyterlab"), env={"PYTHONPATH": path})
+    try:
+        yield lab
+    finally:
+        lab.stop()
+
+
+@pytest.fixture
+def lab_page(jupyter_lab: Any, chromium_browser: Any) -> Iterator[Any]:
+    """A fresh Chromium page on ``jupyter_lab`` (``lab_browser.LabPage``): 1400x900, requests recorded, any
+    request that is not to the lab aborted and listed in ``lab_page.outside``."""
+    from lab_browser import LabPage
+
+    context = chromium_browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+    try:
+        yield LabPage(jupyter_lab, context)
+    finally:
+        context.close()
+        jupyter_lab.shutdown_kernels()

@@ -169,3 +169,27 @@ def test_memscore_labels_go_left_of_points_in_the_axis_right_quarter(questions: 
     assert _in_right_quarter([]) == []
     rows = [r for r in _values(chart_spec(charts.chart_memscore(questions))) if "label_left" in r]
     assert rows and all(isinstance(r["label_left"], bool) for r in rows)
+
+
+@pytest.mark.slow  # twelve renders: 3-9 s
+def test_every_chart_draws_under_the_vega_lite_jupyterlab_bundles(
+    questions: pl.DataFrame, fixture_runs: list[str]
+) -> None:
+    # JupyterLab 4 draws application/vnd.vegalite.v5+json with its own Vega-Lite 5 (no network); altair 6
+    # writes Vega-Lite 6. Each chart, as setup_notebook() displays it, renders under Vega-Lite 5 (vl-convert's
+    # oldest, 5.8) with the same marks as under the Vega-Lite it was written for.
+    import vl_convert as vlc
+
+    from bench_nb.reports.notebook import chart_bundle
+    from bench_nb.reports.svg import CHART_MIME
+
+    for name, chart in _all_charts(questions, fixture_runs).items():
+        data, metadata = chart_bundle(chart_spec(chart))
+        spec = data[CHART_MIME]
+        assert spec["$schema"].endswith("/vega-lite/v5.json") and CHART_MIME.endswith("v5+json")
+        assert metadata[CHART_MIME] == {"embed_options": {"renderer": "svg"}}
+        v5 = vlc.vegalite_to_svg(spec, vl_version="5.8")
+        v6 = vlc.vegalite_to_svg(chart_spec(chart))
+        marks = re.compile(r'class="mark-(\w+)')
+        assert sorted(marks.findall(v5)) == sorted(marks.findall(v6)), name
+        assert v5.count("<path") == v6.count("<path") > 3, name

@@ -102,6 +102,38 @@ def test_export_renders_a_chart_left_as_vega_lite() -> None:
     assert page.index("<svg") < page.index("<pre>after")
 
 
+def test_setup_notebook_in_a_live_kernel_displays_vega_lite_5_for_jupyterlab(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import altair as alt
+
+    from bench_nb.reports import setup_notebook
+    from bench_nb.reports.svg import EMBED_OPTIONS
+
+    monkeypatch.delenv("BENCH_NB_REPORT", raising=False)
+    before = alt.renderers.active
+    try:
+        setup_notebook()
+        chart = (
+            alt.Chart(alt.Data(values=SPEC["data"]["values"]))
+            .mark_bar()
+            .encode(x="provider:N", y="accuracy:Q")
+        )
+        data, metadata = chart._repr_mimebundle_()
+        # The MIME type JupyterLab 4 draws with its bundled Vega (v6, altair's own, it does not know), and no
+        # HTML fallback that would load Vega from a CDN.
+        assert set(data) == {CHART_MIME, "text/plain"} and CHART_MIME == "application/vnd.vegalite.v5+json"
+        assert data[CHART_MIME]["$schema"] == "https://vega.github.io/schema/vega-lite/v5.json"
+        assert data[CHART_MIME]["config"]["range"]["category"][0] == "#0072B2"  # the theme applied
+        assert metadata[CHART_MIME]["embed_options"] == EMBED_OPTIONS
+        assert data["text/plain"] == "<chart 'bar'>"
+        setup_notebook(static=True)
+        html = chart._repr_mimebundle_()["text/html"]
+        assert html.startswith('<figure class="bnb-chart"') and "<svg" in html and "sqlite" in html
+    finally:
+        alt.renderers.enable(before)
+
+
 def test_import_bench_nb_loads_no_heavy_library() -> None:
     code = (
         "import sys, bench_nb\n"

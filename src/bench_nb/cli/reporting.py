@@ -52,6 +52,11 @@ def parse_params(pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path), help="The HTML file (default reports/NAME.html)."
 )
+@click.option(
+    "--notebook",
+    type=click.Path(path_type=Path),
+    help="Also keep the executed notebook here (opens in JupyterLab with its charts drawn).",
+)
 @click.option("--all", "all_", is_flag=True, help="Build every report listed in --config.")
 @click.option("--config", type=click.Path(path_type=Path), default=Path("reports.toml"), show_default=True)
 @click.option("--timeout", type=int, default=600, show_default=True, help="Seconds one cell may run.")
@@ -59,6 +64,7 @@ def report(
     name: str | None,
     pairs: tuple[tuple[str, str], ...],
     output: Path | None,
+    notebook: Path | None,
     all_: bool,
     config: Path,
     timeout: int,
@@ -84,8 +90,8 @@ def report(
         return
     if not name:
         raise click.UsageError("give a report NAME (e.g. compare) or --all")
-    built = build_report(name, parse_params(pairs), output, timeout=timeout)
-    click.echo(f"wrote {built.path}")
+    built = build_report(name, parse_params(pairs), output, timeout=timeout, notebook=notebook)
+    click.echo(f"wrote {built.path}" + (f" and {built.notebook}" if built.notebook else ""))
 
 
 @click.command()

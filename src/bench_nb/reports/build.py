@@ -30,7 +30,7 @@ from bench_nb.fast_imports import load_jsonschema
 from bench_nb.reports.index import ReportEntry, RunEntry, record_report
 from bench_nb.reports.locate import find_notebook
 from bench_nb.reports.notebook import SUMMARY_MIME
-from bench_nb.reports.svg import CHART_MIME, NotebookCharts, figure, spec_to_svg
+from bench_nb.reports.svg import NotebookCharts, chart_output_spec, figure, spec_to_svg
 
 KERNEL = "python3"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -44,6 +44,7 @@ class BuiltReport:
     name: str
     path: Path
     entry: ReportEntry
+    notebook: Path | None = None  # the executed notebook, when asked for (charts as Vega-Lite for JupyterLab)
 
 
 @contextlib.contextmanager
@@ -197,8 +198,9 @@ def export_html(nb: Any, title: str) -> str:
             continue
         cell["outputs"] = [o for o in cell.get("outputs", []) if SUMMARY_MIME not in o.get("data", {})]
         for out in cell["outputs"]:
-            if CHART_MIME in out.get("data", {}):
-                out["data"] = {"text/html": figure(spec_to_svg(out["data"][CHART_MIME]))}
+            spec = chart_output_spec(out.get("data", {}))
+            if spec is not None:
+                out["data"] = {"text/html": figure(spec_to_svg(spec))}
                 out["metadata"] = {}
     nb.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb)
@@ -221,6 +223,7 @@ def build_report(
     *,
     timeout: int = 600,
     index: bool = True,
+    notebook: str | os.PathLike[str] | None = None,
 ) -> BuiltReport:
     """Execute the notebook ``name`` with ``params`` and write one offline HTML file.
 
@@ -230,43 +233,50 @@ def build_report(
         output: the HTML file to write (default ``reports/<name>.html``).
         timeout: the most seconds one cell may run.
         index: record the report in ``index.json``/``index.html`` beside ``output``.
+        notebook: also write the executed notebook here; it opens in JupyterLab with its charts drawn
+            (Vega-Lite 5, which JupyterLab renders with no network).
 
     Raises:
         ReportError: naming the notebook and the failing cell; the executed notebook is kept beside the
             output as ``<output>.failed.ipynb`` for a look.
     """
-    notebook = find_notebook(name)
+    source = find_notebook(name)
     load_jsonschema()  # here, before the exporter's thread imports nbformat
-    out = Path(output) if output is not None else Path("reports") / f"{notebook.stem}.html"
+    out = Path(output) if output is not None else Path("reports") / f"{source.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     failed_copy = out.with_suffix(".failed.ipynb")
     warm = threading.Thread(target=_warm_exporter, name="bench-nb-exporter", daemon=True)
     warm.start()  # while the kernel runs: the exporter is ready when the notebook is
     with tempfile.TemporaryDirectory(prefix="bench-nb-report-") as tmp:
-        executed = Path(tmp) / notebook.name
+        executed = Path(tmp) / source.name
         try:
-            nb = execute_notebook(notebook, params, executed, timeout=timeout)
+            nb = execute_notebook(source, params, executed, timeout=timeout)
         except Exception as err:
             kept = None
             if executed.is_file():
                 failed_copy.write_bytes(executed.read_bytes())
                 kept = failed_copy
-            raise _failure(notebook, err, kept) from None
+            raise _failure(source, err, kept) from None
+        kept_notebook = None
+        if notebook is not None:
+            kept_notebook = Path(notebook)
+            kept_notebook.parent.mkdir(parents=True, exist_ok=True)
+            kept_notebook.write_bytes(executed.read_bytes())
     failed_copy.unlink(missing_ok=True)
     summary = _summary(nb)
     warm.join()
-    title = str(summary.get("title") or (params or {}).get("title") or notebook.stem)
+    title = str(summary.get("title") or (params or {}).get("title") or source.stem)
     page = export_html(nb, title)
     tmp_out = out.with_name(f".{out.name}.tmp")
     tmp_out.write_text(page, encoding="utf-8")
     os.replace(tmp_out, out)
     entry = ReportEntry(
         file=out.name,
-        name=notebook.stem,
+        name=source.stem,
         title=title,
         built_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         runs=[RunEntry(**r) for r in summary.get("runs", [])],
     )
     if index:
         record_report(out.parent, entry)
-    return BuiltReport(notebook.stem, out, entry)
+    return BuiltReport(source.stem, out, entry, kept_notebook)

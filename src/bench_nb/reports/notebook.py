@@ -1,11 +1,17 @@
-"""What report notebooks call: set up charts for offline reports, headings, and the run summary the
-report index reads.
+"""What report notebooks call: set up charts for JupyterLab and for offline reports, headings, and the run
+summary the report index reads.
 
-While ``build_report`` executes a notebook (``BENCH_NB_REPORT=1``), ``setup_notebook()`` makes every displayed
-chart a plain Vega-Lite output (``CHART_MIME``, the theme applied): the kernel never renders a chart. The
-report builder, in its own process, hands each chart to a worker process as soon as its cell has run
-(``bench_nb.reports.svg``) and puts the SVG in its place before exporting the HTML; the executed
-``.ipynb`` keeps the Vega-Lite, which JupyterLab draws.
+Where a chart is drawn (``setup_notebook()``):
+
+- In a live kernel (JupyterLab, VS Code, plain papermill): every displayed chart is a Vega-Lite 5 output
+  (``CHART_MIME``, the theme applied), which JupyterLab draws with the Vega it bundles: no network. altair's
+  own default would ask for Vega-Lite 6, which JupyterLab does not know, and fall back to HTML that loads
+  Vega from a CDN ("Error loading script").
+- While ``build_report`` executes a notebook (``BENCH_NB_REPORT=1``): the same outputs, and the kernel never
+  renders a chart. The report builder, in its own process, hands each chart to a worker process as soon as
+  its cell has run (``bench_nb.reports.svg``) and puts the SVG in its place before exporting the HTML; the
+  executed ``.ipynb`` keeps the Vega-Lite, which JupyterLab draws.
+- ``setup_notebook(static=True)``: each chart is rendered to inline SVG in the kernel as it is displayed.
 """
 
 from __future__ import annotations
@@ -16,14 +22,33 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_nb.reports.svg import CHART_META, CHART_MIME, figure, spec_to_svg
+from bench_nb.reports.svg import CHART_META, CHART_MIME, EMBED_OPTIONS, figure, lab_spec, spec_to_svg
 
 SUMMARY_MIME = "application/vnd.bench-nb.report-summary+json"
-RENDERER = "bench_nb_svg"
+RENDERER = "bench_nb_svg"  # setup_notebook(static=True): inline SVG rendered in the kernel
+LAB_RENDERER = "bench_nb"  # setup_notebook() in a live kernel: Vega-Lite 5 that JupyterLab draws offline
+
+
+def _title(spec: dict[str, Any]) -> str:
+    title, mark = spec.get("title"), spec.get("mark")
+    title = title.get("text") if isinstance(title, dict) else title
+    return str(title or (mark.get("type") if isinstance(mark, dict) else mark) or "chart")
+
+
+def chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The output (data, metadata) a chart is displayed as: Vega-Lite 5 for JupyterLab's own renderer."""
+    title = _title(spec)
+    data = {CHART_MIME: lab_spec(spec), "text/plain": f"<chart {title!r}>"}
+    metadata = {CHART_MIME: {"embed_options": dict(EMBED_OPTIONS)}, CHART_META: {"title": title}}
+    return data, metadata
 
 
 def _svg_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
     return {"text/html": figure(spec_to_svg(spec))}
+
+
+def _lab_renderer(spec: dict[str, Any], **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    return chart_bundle(spec)
 
 
 def _display_spec(chart: Any) -> None:
@@ -36,13 +61,8 @@ def _display_spec(chart: Any) -> None:
         # Not validated against the Vega-Lite schema here (jsonschema costs tens of ms a chart): the
         # chart_* functions are validated in the tests, and vl-convert reports what it cannot draw.
         spec = chart.to_dict(validate=False)
-    title = spec.get("title")
-    title = str((title.get("text") if isinstance(title, dict) else title) or spec.get("mark") or "chart")
-    display(
-        {CHART_MIME: spec, "text/plain": f"<chart {title!r}>"},
-        raw=True,
-        metadata={CHART_META: {"title": title}},
-    )
+    data, metadata = chart_bundle(spec)
+    display(data, raw=True, metadata=metadata)
 
 
 def in_report() -> bool:
@@ -51,30 +71,28 @@ def in_report() -> bool:
 
 
 def setup_notebook(*, static: bool | None = None) -> None:
-    """Turn on bench_nb's chart theme; with ``static`` (default: when building a report) charts become
-    inline SVG, so the exported HTML shows them without JavaScript or network.
+    """Turn on bench_nb's chart theme and make charts draw with no network.
 
-    In a report the builder renders the charts in another process while the notebook runs; elsewhere a
-    static chart renders (in this process) as soon as it is displayed.
+    By default charts are Vega-Lite 5 outputs, which JupyterLab draws with the Vega it bundles; while
+    ``build_report`` runs the notebook they are rendered to SVG by the builder. With ``static=True`` each chart is rendered to inline SVG in this process as soon as it is displayed (for
+    frontends that draw no Vega-Lite; it costs 0.1-0.5 s a chart).
     """
-    static = in_report() if static is None else static
     from bench_nb.charts import use_theme
     from bench_nb.charts.altair_import import alt
 
     use_theme()
-    if not static:
-        return
-    shell = None
-    if in_report():
+    for name, renderer in ((RENDERER, _svg_renderer), (LAB_RENDERER, _lab_renderer)):
+        if name not in alt.renderers.names():
+            alt.renderers.register(name, renderer)
+    if in_report():  # whatever ``static`` says: the builder renders every chart to SVG
         from IPython import get_ipython
 
         shell = get_ipython()
-    if shell is not None:
-        shell.display_formatter.ipython_display_formatter.for_type(alt.TopLevelMixin, _display_spec)
-    else:
-        if RENDERER not in alt.renderers.names():
-            alt.renderers.register(RENDERER, _svg_renderer)
-        alt.renderers.enable(RENDERER)
+        if shell is not None:
+            # Skips altair's schema validation and renderer machinery: the builder renders the spec.
+            shell.display_formatter.ipython_display_formatter.for_type(alt.TopLevelMixin, _display_spec)
+            return
+    alt.renderers.enable(RENDERER if static else LAB_RENDERER)
 
 
 class Html:

@@ -31,13 +31,33 @@ from typing import IO, Any
 
 from bench_nb.errors import ReportError
 
-CHART_MIME = "application/vnd.vegalite.v6+json"  # a chart a report notebook displayed, to render as SVG
+# A chart in a notebook's outputs: Vega-Lite under the v5 MIME type, the newest one JupyterLab 4 draws with the
+# Vega it bundles (no network). altair 6 writes Vega-Lite 6 specs, which Vega-Lite 5 draws as they are once
+# their $schema says v5 (tests/charts check every chart_* renders under Vega-Lite 5). The report builder
+# renders these outputs as SVG for the HTML page; the executed .ipynb keeps them for JupyterLab.
+CHART_MIME = "application/vnd.vegalite.v5+json"
+JUPYTERLAB_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
+CHART_MIMES = (CHART_MIME, "application/vnd.vegalite.v6+json")  # v6: outputs of older bench_nb versions
+EMBED_OPTIONS = {"renderer": "svg"}  # JupyterLab's vega-embed draws SVG (selectable text, crisp when zoomed)
 CHART_META = "bench_nb_chart"  # that output's metadata: {"title": ...}, for error messages
 _WARMUP_SPEC: dict[str, Any] = {
     "data": {"values": [{"x": 1}]},
     "mark": "point",
     "encoding": {"x": {"field": "x"}},
 }
+
+
+def lab_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` (altair's Vega-Lite 6) labelled Vega-Lite 5, for JupyterLab's built-in renderer."""
+    return {**spec, "$schema": JUPYTERLAB_SCHEMA}
+
+
+def chart_output_spec(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The Vega-Lite spec of an output's data bundle, or None when it holds no chart."""
+    for mime in CHART_MIMES:
+        if mime in data:
+            return dict(data[mime])
+    return None
 
 
 def figure(svg: str) -> str:
@@ -136,7 +156,13 @@ class SvgWorker:
 
 
 def _chart_outputs(cell: Any) -> list[Any]:
-    return [o for o in cell.get("outputs", []) if CHART_MIME in o.get("data", {})]
+    return [o for o in cell.get("outputs", []) if chart_output_spec(o.get("data", {})) is not None]
+
+
+def _spec(output: Any) -> dict[str, Any]:
+    spec = chart_output_spec(output.get("data", {}))
+    assert spec is not None
+    return spec
 
 
 _shared: SvgWorker | None = None
@@ -177,7 +203,7 @@ class NotebookCharts:
 
     def on_cell_executed(self, cell: Any, cell_index: int, **_: Any) -> None:
         for k, out in enumerate(_chart_outputs(cell)):
-            self._futures[(cell_index, k)] = self.worker.submit(out["data"][CHART_MIME])
+            self._futures[(cell_index, k)] = self.worker.submit(_spec(out))
 
     def put_in_place(self, nb: Any, *, timeout: float = 120.0) -> None:
         """Replace every chart output of ``nb`` with its SVG figure.
@@ -188,7 +214,7 @@ class NotebookCharts:
         failures = []
         for index, cell in enumerate(nb.cells):
             for k, out in enumerate(_chart_outputs(cell)):
-                future = self._futures.pop((index, k), None) or self.worker.submit(out["data"][CHART_MIME])
+                future = self._futures.pop((index, k), None) or self.worker.submit(_spec(out))
                 title = str(out.get("metadata", {}).get(CHART_META, {}).get("title", "chart"))
                 try:
                     markup = figure(future.result(timeout=timeout))
