@@ -14,9 +14,13 @@ import polars as pl
 
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
+from bench_nb.metrics.clustered import accuracy_intervals
+from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_frame, memorybench_stats
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
+from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
+from bench_nb.metrics.ranks import rank_intervals
 from bench_nb.metrics.retrieval import retrieval_frame
 from bench_nb.metrics.rounding import js_round
 from bench_nb.metrics.tokens import tokens_frame
@@ -27,14 +31,21 @@ if TYPE_CHECKING:
 __all__ = [
     "accuracy",
     "accuracy_by_type",
+    "accuracy_intervals",
     "as_questions",
+    "clustered_paired_comparisons",
+    "detectable_differences",
     "format_memscore",
     "js_round",
     "latency_stats",
     "memorybench_stats",
     "memscore",
+    "minimum_detectable_effect",
+    "questions_needed",
+    "rank_intervals",
     "retrieval_summary",
     "success_rate",
+    "tell_apart",
     "token_summary",
     "wilson_interval",
 ]

@@ -9,8 +9,9 @@ from statistics import NormalDist
 Z95 = NormalDist().inv_cdf(0.975)
 
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for ``successes / n``; ``(nan, nan)`` when ``n == 0``.
+def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for ``successes / n``; ``(nan, nan)`` when ``n == 0``. ``successes`` may be a
+    sum of fractional scores (a mean score read as a proportion).
 
     low, high = (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
     """

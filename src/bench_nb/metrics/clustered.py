@@ -1,0 +1,362 @@
+"""Accuracy intervals that respect clustering: the cluster bootstrap, the design effect, the effective n.
+
+Questions of one haystack (a LoCoMo conversation, a BEAM chat) share what the provider stored, so they
+succeed and fail together; an interval that treats them as independent is too narrow. Definitions and
+references: docs/statistics.md ("Clustered questions").
+
+Every function takes a questions frame (``questions_df``), any frame (pandas or polars) with the columns
+``run_id``, ``question_id``, ``haystack_id`` and ``correct`` (``question_type`` for ``by="question_type"``),
+or run sources. When the frame has a ``score`` column its values are used instead of ``correct``: a score
+is any number in [0, 1], so a fractional score (BEAM's rubric scores, 0 / 0.5 / 1 per item, averaged) is
+handled like a 0/1 one, and "accuracy" is the mean score. With a ``status`` column only evaluated, scored
+questions count (``status == "evaluated"`` and not ``unscored``); otherwise every row with a score does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import polars as pl
+
+from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.metrics.intervals import wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+IntervalMethod = Literal["cluster-bootstrap", "wilson"]
+RESAMPLES = 2000  # bootstrap resamples (over clusters)
+_NAN = math.nan
+
+
+def outcomes(data: Any, by: str | None = None) -> pl.DataFrame:
+    """``run_id, question_id, haystack_id, [question_type], value`` for the questions that count.
+
+    ``value`` is the score in [0, 1] (``score`` when the frame has it, else ``correct`` as 0/1). A question
+    with no haystack is its own cluster. With ``by="question_type"`` the normalised type
+    (``question_type_norm``) is used when the frame has it, else ``question_type``.
+
+    Raises:
+        ValueError: a required column is missing, a score is outside [0, 1], or a question appears twice
+            in one run (each message names the column or the question).
+    """
+    frame = as_polars(data)
+    if frame is None:
+        frame = questions_frame(data)
+    if by not in (None, "question_type"):
+        raise ValueError(f"by must be None or 'question_type', not {by!r}")
+    missing = [c for c in ("run_id", "question_id", "haystack_id") if c not in frame.columns]
+    if "score" not in frame.columns and "correct" not in frame.columns:
+        missing.append("correct (or score)")
+    type_col = None
+    if by is not None:
+        type_col = next((c for c in ("question_type_norm", "question_type") if c in frame.columns), None)
+        if type_col is None:
+            missing.append("question_type")
+    if missing:
+        raise ValueError(
+            f"the questions frame has no column {', '.join(missing)}: build it with bench_nb.questions_df "
+            "or give run_id, question_id, haystack_id and correct (or score)"
+        )
+    keep = pl.lit(True)
+    if "status" in frame.columns:
+        keep = pl.col("status") == "evaluated"
+    if "unscored" in frame.columns:
+        keep = keep & ~pl.col("unscored").fill_null(False)
+    value = pl.lit(None, dtype=pl.Float64)
+    if "correct" in frame.columns:
+        value = pl.col("correct").cast(pl.Float64)
+    if "score" in frame.columns:
+        value = pl.coalesce(pl.col("score").cast(pl.Float64), value)
+    cols = [
+        pl.col("run_id").cast(pl.Utf8),
+        pl.col("question_id").cast(pl.Utf8),
+        pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).alias(
+            "haystack_id"
+        ),
+    ]
+    if type_col is not None:
+        cols.append(pl.col(type_col).cast(pl.Utf8).fill_null("other").alias("question_type"))
+    out = frame.filter(keep).select(*cols, value.alias("value")).drop_nulls("value")
+    bad = out.filter((pl.col("value") < 0) | (pl.col("value") > 1) | pl.col("value").is_nan())
+    if len(bad):
+        r = bad.row(0, named=True)
+        raise ValueError(
+            f"run {r['run_id']!r}, question {r['question_id']!r}: score {r['value']} is not in [0, 1]"
+        )
+    dup = out.filter(pl.struct("run_id", "question_id").is_duplicated())
+    if len(dup):
+        r = dup.row(0, named=True)
+        raise ValueError(f"run {r['run_id']!r} has question {r['question_id']!r} more than once")
+    return out
+
+
+@dataclass(frozen=True)
+class ClusterSums:
+    """One run (or group) summed per cluster: ``sums[k]``, ``counts[k]`` over the clusters ``ids``."""
+
+    ids: np.ndarray
+    sums: np.ndarray
+    counts: np.ndarray
+    squares: float  # Σ (y - ȳ)² over the questions
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def clusters(self) -> int:
+        return int((self.counts > 0).sum())
+
+    @property
+    def mean(self) -> float:
+        return float(self.sums.sum() / self.counts.sum()) if self.n else _NAN
+
+
+def cluster_sums(values: pl.DataFrame, clusters: list[str] | None = None) -> ClusterSums:
+    """Sum a frame of ``haystack_id, value`` per cluster, over ``clusters`` (zeros where it has none)."""
+    per = values.group_by("haystack_id").agg(s=pl.col("value").sum(), c=pl.len())
+    ids = per["haystack_id"].to_list() if clusters is None else clusters
+    index = {h: i for i, h in enumerate(ids)}
+    sums = np.zeros(len(ids))
+    counts = np.zeros(len(ids))
+    pos = np.array([index[h] for h in per["haystack_id"].to_list()], dtype=np.int64)
+    sums[pos] = per["s"].to_numpy()
+    counts[pos] = per["c"].to_numpy()
+    y = values["value"].to_numpy()
+    return ClusterSums(np.array(ids, dtype=object), sums, counts, float(((y - y.mean()) ** 2).sum()))
+
+
+def cluster_variance(sums: np.ndarray, counts: np.ndarray) -> float:
+    """The cluster-robust (CR1, linearisation) variance of the mean Σ sums / Σ counts.
+
+    V = K/(K−1) · Σ_k (S_k − ȳ·N_k)² / n², over the K clusters that have questions.
+    """
+    present = counts > 0
+    k = int(present.sum())
+    n = counts.sum()
+    if k < 2 or n == 0:
+        return _NAN
+    s, c = sums[present], counts[present]
+    mean = s.sum() / n
+    return float(k / (k - 1) * ((s - mean * c) ** 2).sum() / n**2)
+
+
+def design_effect(cs: ClusterSums) -> float:
+    """Kish's design effect: the clustered variance of the mean over the independent one (``nan`` when
+    there are fewer than 2 clusters or every score is the same)."""
+    if cs.squares <= 0 or cs.clusters < 2:
+        return _NAN
+    return cluster_variance(cs.sums, cs.counts) / (cs.squares / cs.n**2)
+
+
+def intraclass_correlation(values: np.ndarray, clusters: np.ndarray) -> float:
+    """The one-way ANOVA estimator of the intraclass correlation (unequal cluster sizes).
+
+    ICC = (MSB − MSW) / (MSB + (m₀ − 1)·MSW), m₀ = (n − Σ n_k²/n)/(K − 1); ``nan`` with fewer than 2
+    clusters, no within-cluster degrees of freedom, or no variance at all. It can be negative.
+    """
+    y = np.asarray(values, dtype=float)
+    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
+    n, k = len(y), int(codes.max()) + 1 if len(y) else 0
+    if k < 2 or n - k < 1:
+        return _NAN
+    counts = np.bincount(codes, minlength=k).astype(float)
+    means = np.bincount(codes, weights=y, minlength=k) / counts
+    grand = y.mean()
+    msb = float((counts * (means - grand) ** 2).sum() / (k - 1))
+    msw = float(((y - means[codes]) ** 2).sum() / (n - k))
+    m0 = (n - (counts**2).sum() / n) / (k - 1)
+    denom = msb + (m0 - 1) * msw
+    return (msb - msw) / denom if denom > 0 else _NAN
+
+
+def expanded_alpha(clusters: int, confidence: float = 0.95) -> float:
+    """The tail probability of Hesterberg's expanded percentile interval for ``clusters`` resampled units:
+    α′/2 = Φ(−√(K/(K−1)) · t_{K−1, 1−α/2}). It widens the percentile interval for few clusters."""
+    from scipy.special import stdtrit
+
+    if clusters < 2:
+        return _NAN
+    t = float(stdtrit(clusters - 1, 0.5 + confidence / 2))
+    return 2 * NormalDist().cdf(-math.sqrt(clusters / (clusters - 1)) * t)
+
+
+def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
+    """How often each of ``clusters`` clusters is drawn in each resample: a (resamples × clusters) matrix
+    of multinomial counts (``numpy.random.default_rng(seed)``)."""
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(clusters, np.full(clusters, 1 / clusters), size=resamples).astype(float)
+
+
+def percentile_interval(draws: np.ndarray, clusters: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The expanded percentile interval of bootstrap ``draws`` (NaN draws, resamples with no question,
+    are left out)."""
+    draws = draws[~np.isnan(draws)]
+    alpha = expanded_alpha(clusters, confidence)
+    if math.isnan(alpha) or not len(draws):
+        return (_NAN, _NAN)
+    low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+    return (float(low), float(high))
+
+
+def bootstrap_means(weights: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The mean of every resample: (W·S) / (W·N), NaN where a resample drew no question."""
+    num = weights @ sums
+    den = weights @ counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def bootstrap_t_interval(
+    weights: np.ndarray,
+    sums: np.ndarray,
+    counts: np.ndarray,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> tuple[float, float]:
+    """The cluster bootstrap-t (studentised) interval of the mean Σ sums / Σ counts.
+
+    Each resample b (a row of cluster counts W_b) gives its mean m*_b and its own CR1 standard error se*_b;
+    with t*_b = (m*_b − m) / se*_b, the interval is [m − t*_{1−α/2}·se, m − t*_{α/2}·se] (Efron & Tibshirani
+    1993, ch. 12; Field & Welsh 2007 for clusters), clipped to ``bounds``. Resamples with se* = 0 are left
+    out. ``(nan, nan)`` with fewer than 2 clusters or no spread between clusters.
+    """
+    present = counts > 0
+    k = int(present.sum())
+    if k < 2:
+        return (_NAN, _NAN)
+    w, s, c = weights[:, present], sums[present], counts[present]
+    mean = s.sum() / c.sum()
+    se = math.sqrt(cluster_variance(s, c))
+    if not se > 0:
+        return (_NAN, _NAN)
+    den = w @ c
+    m_star = (w @ s) / den
+    # Σ_k W_bk (S_k − m*_b N_k)², expanded so that every resample is one matrix product.
+    spread = w @ (s * s) - 2 * m_star * (w @ (s * c)) + m_star**2 * (w @ (c * c))
+    se_star = np.sqrt(k / (k - 1) * np.maximum(spread, 0.0)) / den
+    ok = se_star > 0
+    t_star = (m_star[ok] - mean) / se_star[ok]
+    if not len(t_star):
+        return (_NAN, _NAN)
+    a = (1 - confidence) / 2
+    t_low, t_high = np.quantile(t_star, [a, 1 - a])
+    return (max(bounds[0], float(mean - t_high * se)), min(bounds[1], float(mean - t_low * se)))
+
+
+MIN_EFFECTIVE_EVENTS = 10  # below this many effective successes (or failures) the bootstrap is not trusted
+
+
+def design_wilson_interval(
+    successes: float, n: int, deff: float, clusters: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Wilson's interval at the effective sample size, with Korn & Graubard's (1998) degrees-of-freedom
+    correction: n* = n / max(1, deff) · (z_{1−α/2} / t_{K−1, 1−α/2})², successes scaled to keep p."""
+    from scipy.special import stdtrit
+
+    if n == 0 or clusters < 2:
+        return (_NAN, _NAN)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    t = float(stdtrit(clusters - 1, 0.5 + confidence / 2))
+    d = 1.0 if math.isnan(deff) else max(1.0, deff)
+    n_star = n / d * (z / t) ** 2
+    p = successes / n
+    # wilson_interval's formula at a non-integer n*: (p + z²/2n* ± z·√(p(1−p)/n* + z²/4n*²)) / (1 + z²/n*)
+    denom = 1 + z * z / n_star
+    centre = p + z * z / (2 * n_star)
+    half = z * math.sqrt(p * (1 - p) / n_star + z * z / (4 * n_star * n_star))
+    low = 0.0 if p == 0 else max(0.0, (centre - half) / denom)
+    high = 1.0 if p == 1 else min(1.0, (centre + half) / denom)
+    return (low, high)
+
+
+def clustered_interval(
+    cs: ClusterSums, deff: float, seed: int, confidence: float = 0.95, resamples: int = RESAMPLES
+) -> tuple[float, float]:
+    """The ``cluster-bootstrap`` interval of one run: the cluster bootstrap-t interval, or, when the
+    bootstrap has too little to resample (fewer than ``MIN_EFFECTIVE_EVENTS`` effective successes or
+    failures, or no spread between clusters), the design-adjusted Wilson interval."""
+    if cs.clusters < 2:
+        return (_NAN, _NAN)
+    successes = float(cs.sums.sum())
+    n_eff = cs.n / max(1.0, deff) if not math.isnan(deff) else 0.0
+    p = successes / cs.n
+    if n_eff * min(p, 1 - p) >= MIN_EFFECTIVE_EVENTS:
+        weights = bootstrap_weights(len(cs.ids), seed, resamples)
+        low, high = bootstrap_t_interval(weights, cs.sums, cs.counts, confidence)
+        if not math.isnan(low):
+            return (low, high)
+    return design_wilson_interval(successes, cs.n, deff, cs.clusters, confidence)
+
+
+def accuracy_intervals(
+    questions: Any,
+    method: IntervalMethod = "cluster-bootstrap",
+    by: str | None = None,
+    seed: int = 0,
+    *,
+    confidence: float = 0.95,
+    resamples: int = RESAMPLES,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """Accuracy per run (and question type) with an interval that respects the haystack clusters.
+
+    Accepts 0/1 outcomes (``correct``) and fractional scores in [0, 1] (a ``score`` column, used when
+    present: BEAM's rubric scores), so "accuracy" is the mean score. Columns: ``run_id``, ``question_type``
+    (with ``by="question_type"``), ``accuracy``, ``ci_low``, ``ci_high``, ``n`` (questions scored),
+    ``clusters`` (haystacks among them), ``design_effect`` and ``effective_n`` (n / design effect).
+
+    Args:
+        questions: a questions frame, a frame with ``run_id, question_id, haystack_id, correct`` (or
+            ``score``), or run sources.
+        method: ``"cluster-bootstrap"``: the cluster bootstrap-t interval from ``resamples`` resamples of
+            whole haystacks (studentised with the cluster-robust standard error; needs about 10 clusters or
+            more to reach its coverage), or the design-adjusted Wilson interval when there are fewer than
+            10 effective successes or failures (``clustered_interval``);
+            ``"wilson"``: the Wilson score interval, which treats every question as independent (too narrow
+            when the design effect is above 1). The design effect and effective n are the same for both.
+        by: ``None`` or ``"question_type"`` (the normalised type).
+        seed: the resampling seed; the same seed gives the same intervals.
+        confidence: the interval's coverage.
+        resamples: bootstrap resamples.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+    """
+    if method not in ("cluster-bootstrap", "wilson"):
+        raise ValueError(f"method must be 'cluster-bootstrap' or 'wilson', not {method!r}")
+    data = outcomes(questions, by)
+    keys = ["run_id"] + ([] if by is None else ["question_type"])
+    rows: list[dict[str, Any]] = []
+    for key, part in data.group_by(keys, maintain_order=True):
+        cs = cluster_sums(part)
+        deff = design_effect(cs)
+        if method == "wilson":
+            low, high = wilson_interval(cs.sums.sum(), cs.n, confidence)
+        else:
+            low, high = clustered_interval(cs, deff, seed, confidence, resamples)
+        rows.append(
+            dict(zip(keys, key, strict=True))
+            | {
+                "accuracy": cs.mean,
+                "ci_low": low,
+                "ci_high": high,
+                "n": cs.n,
+                "clusters": cs.clusters,
+                "design_effect": deff,
+                "effective_n": cs.n / deff if deff and not math.isnan(deff) else _NAN,
+            }
+        )
+    schema: dict[str, Any] = dict.fromkeys(keys, pl.Utf8) | {
+        "accuracy": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
+        "n": pl.Int64,
+        "clusters": pl.Int64,
+        "design_effect": pl.Float64,
+        "effective_n": pl.Float64,
+    }
+    return to_backend(pl.DataFrame(rows, schema=schema), backend)

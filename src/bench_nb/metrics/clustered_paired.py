@@ -1,0 +1,217 @@
+"""Two runs on the same questions, with the questions' haystacks taken into account.
+
+For every pair of runs, on the questions both scored: the difference of accuracies (mean scores) with a
+paired cluster bootstrap-t interval, and a clustered paired test (the cluster-robust t-test of the mean
+paired difference on K − 1 degrees of freedom) beside McNemar's test, which assumes independent questions.
+``tell_apart`` sets the clustered verdict next to what the Wilson-interval-overlap rule would say.
+Definitions: docs/statistics.md ("Clustered questions"). Scores may be fractional (see
+``bench_nb.metrics.clustered``): the test and interval then work on score differences and McNemar is n/a.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.metrics.clustered import (
+    RESAMPLES,
+    bootstrap_t_interval,
+    bootstrap_weights,
+    cluster_variance,
+    outcomes,
+)
+from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.paired import mcnemar_test
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_NAN = math.nan
+Verdict = str  # "A higher", "B higher" or "cannot tell"
+CANNOT_TELL = "cannot tell"
+
+
+def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, int, float]:
+    """``(t, df, p)`` for H0: mean paired difference = 0, from the per-cluster sums of differences.
+
+    t = D̄ / SE with SE² the CR1 cluster-robust variance K/(K−1)·Σ_k (d_k − D̄·n_k)² / n², referred to
+    Student's t on K − 1 degrees of freedom (two-sided). With equal cluster sizes it is the one-sample
+    t-test of the cluster means of the differences. ``nan`` with fewer than 2 clusters; p = 1 when every
+    difference is 0 and p = 0 when every cluster has the same non-zero mean difference.
+    """
+    from scipy.special import stdtr
+
+    present = counts > 0
+    k = int(present.sum())
+    if k < 2:
+        return (_NAN, max(k - 1, 0), _NAN)
+    d, c = diff_sums[present], counts[present]
+    mean = d.sum() / c.sum()
+    var = cluster_variance(d, c)
+    if not var > 1e-300:
+        return (_NAN if mean == 0 else math.copysign(math.inf, mean), k - 1, 1.0 if mean == 0 else 0.0)
+    t = mean / math.sqrt(var)
+    return (t, k - 1, float(2 * stdtr(k - 1, -abs(t))))
+
+
+def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.DataFrame:
+    keys = ["question_id", "haystack_id"] + ([] if by is None else ["question_type"])
+    a = data.filter(pl.col("run_id") == run_a).select(*keys, a="value")
+    b = data.filter(pl.col("run_id") == run_b).select("question_id", b="value")
+    return a.join(b, on="question_id", how="inner").with_columns(d=pl.col("a") - pl.col("b"))
+
+
+def _verdict(p: float, difference: float, alpha: float) -> Verdict:
+    if math.isnan(p) or p >= alpha or difference == 0:
+        return CANNOT_TELL
+    return "A higher" if difference > 0 else "B higher"
+
+
+def _compare(pairs: pl.DataFrame, seed: int, confidence: float, resamples: int) -> dict[str, Any]:
+    per = pairs.group_by("haystack_id").agg(
+        d=pl.col("d").sum(), a=pl.col("a").sum(), b=pl.col("b").sum(), c=pl.len()
+    )
+    d, counts = per["d"].to_numpy().astype(float), per["c"].to_numpy().astype(float)
+    n = int(counts.sum())
+    k = len(per)
+    t, df, p = clustered_paired_test(d, counts)
+    weights = bootstrap_weights(k, seed, resamples) if k >= 2 else np.zeros((0, k))
+    low, high = bootstrap_t_interval(weights, d, counts, confidence, bounds=(-1.0, 1.0))
+    mean = float(d.sum() / n) if n else _NAN
+    spread = float(((pairs["d"].to_numpy() - mean) ** 2).sum()) if n else 0.0
+    var = cluster_variance(d, counts)
+    deff = var / (spread / n**2) if n and spread > 0 and not math.isnan(var) else _NAN
+    binary = n > 0 and bool(
+        pairs.select(pl.col("a").is_in([0.0, 1.0]).all() & pl.col("b").is_in([0.0, 1.0]).all()).item()
+    )
+    mcnemar_p = _NAN
+    if binary:
+        a_only = int(((pairs["a"] == 1) & (pairs["b"] == 0)).sum())
+        b_only = int(((pairs["a"] == 0) & (pairs["b"] == 1)).sum())
+        mcnemar_p = mcnemar_test(a_only, b_only)[1]
+    return {
+        "n": n,
+        "clusters": k,
+        "accuracy_a": float(per["a"].sum() / n) if n else _NAN,
+        "accuracy_b": float(per["b"].sum() / n) if n else _NAN,
+        "difference": mean,
+        "ci_low": low,
+        "ci_high": high,
+        "design_effect": deff,
+        "statistic": t,
+        "df": df,
+        "p_value": p,
+        "mcnemar_p": mcnemar_p,
+    }
+
+
+_SCHEMA: dict[str, Any] = {
+    "run_a": pl.Utf8,
+    "run_b": pl.Utf8,
+    "question_type": pl.Utf8,
+    "n": pl.Int64,
+    "clusters": pl.Int64,
+    "accuracy_a": pl.Float64,
+    "accuracy_b": pl.Float64,
+    "difference": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "design_effect": pl.Float64,
+    "statistic": pl.Float64,
+    "df": pl.Int64,
+    "p_value": pl.Float64,
+    "mcnemar_p": pl.Float64,
+    "verdict": pl.Utf8,
+}
+
+
+def clustered_paired_comparisons(
+    questions: Any,
+    *,
+    by: str | None = None,
+    seed: int = 0,
+    alpha: float = 0.05,
+    resamples: int = RESAMPLES,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.
+
+    Columns: ``run_a, run_b``, ``question_type`` (``"all"`` without ``by``), ``n`` (paired questions),
+    ``clusters``, ``accuracy_a, accuracy_b, difference`` (A − B), ``ci_low, ci_high`` (paired cluster
+    bootstrap-t, 1 − ``alpha``), ``design_effect`` (of the paired differences), ``statistic, df, p_value``
+    (the clustered paired test), ``mcnemar_p`` (McNemar's test, which ignores the clusters; n/a for
+    fractional scores) and ``verdict`` (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``,
+    from the clustered test).
+    """
+    data = outcomes(questions, by)
+    run_ids = data["run_id"].unique(maintain_order=True).to_list()
+    rows: list[dict[str, Any]] = []
+    for run_a, run_b in combinations(run_ids, 2):
+        pairs = _pairs(data, run_a, run_b, by)
+        groups = [("all", pairs)] if by is None else pairs.group_by("question_type", maintain_order=True)
+        for key, part in groups:
+            qtype = key if isinstance(key, str) else str(key[0])
+            stats = _compare(part, seed, 1 - alpha, resamples)
+            verdict = _verdict(stats["p_value"], stats["difference"], alpha)
+            rows.append(
+                {"run_a": run_a, "run_b": run_b, "question_type": qtype} | stats | {"verdict": verdict}
+            )
+    return to_backend(pl.DataFrame(rows, schema=_SCHEMA), backend)
+
+
+def tell_apart(
+    questions: Any, *, seed: int = 0, alpha: float = 0.05, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """ "Can we tell them apart?": for every pair of runs, overall (``question_type = "all"``) and per type,
+    the clustered paired verdict with its interval next to the Wilson-overlap rule.
+
+    The overlap rule (as the public LoCoMo audit applies it) calls two runs different only when their Wilson
+    intervals on the paired questions do not overlap; it is unpaired and ignores the clusters.
+    Adds ``wilson_a_low, wilson_a_high, wilson_b_low, wilson_b_high``, ``overlap_verdict`` and ``agree``
+    (both rules give the same verdict) to ``clustered_paired_comparisons``' columns.
+    """
+    overall = clustered_paired_comparisons(questions, seed=seed, alpha=alpha, backend="polars")
+    per_type = clustered_paired_comparisons(
+        questions, by="question_type", seed=seed, alpha=alpha, backend="polars"
+    )
+    assert isinstance(overall, pl.DataFrame) and isinstance(per_type, pl.DataFrame)
+    pair_order = overall.select("run_a", "run_b").with_row_index("_pair")
+    table = (
+        pl.concat([overall, per_type])
+        .join(pair_order, on=["run_a", "run_b"], how="left", maintain_order="left")
+        .sort("_pair", pl.col("question_type") != "all", maintain_order=True)
+        .drop("_pair")
+    )
+    extra: dict[str, list[Any]] = {
+        k: [] for k in ("wilson_a_low", "wilson_a_high", "wilson_b_low", "wilson_b_high", "overlap_verdict")
+    }
+    confidence = 1 - alpha
+    for r in table.iter_rows(named=True):
+        n = int(r["n"])
+        if n == 0:
+            wa = wb = (_NAN, _NAN)
+        else:
+            # round(): a 0/1 run's sum is an integer that the mean times n misses by ~1e-13
+            wa = wilson_interval(min(float(n), round(r["accuracy_a"] * n, 9)), n, confidence)
+            wb = wilson_interval(min(float(n), round(r["accuracy_b"] * n, 9)), n, confidence)
+        extra["wilson_a_low"].append(wa[0])
+        extra["wilson_a_high"].append(wa[1])
+        extra["wilson_b_low"].append(wb[0])
+        extra["wilson_b_high"].append(wb[1])
+        if n == 0 or math.isnan(wa[0]):
+            extra["overlap_verdict"].append(CANNOT_TELL)
+        elif wa[0] > wb[1]:
+            extra["overlap_verdict"].append("A higher")
+        elif wb[0] > wa[1]:
+            extra["overlap_verdict"].append("B higher")
+        else:
+            extra["overlap_verdict"].append(CANNOT_TELL)
+    table = table.with_columns(
+        *(pl.Series(k, v, dtype=pl.Utf8 if k == "overlap_verdict" else pl.Float64) for k, v in extra.items())
+    ).with_columns(agree=pl.col("verdict") == pl.col("overlap_verdict"))
+    return to_backend(table, backend)

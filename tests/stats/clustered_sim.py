@@ -1,0 +1,41 @@
+"""Seeded simulations of clustered benchmarks for the uncertainty tests (LoCoMo's shape: 10 conversations)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+# Questions per conversation in LoCoMo's 1,540 scored questions (categories 1-4), as the audit's files hold them.
+LOCOMO_SIZES = np.array([152, 81, 152, 199, 178, 123, 150, 191, 156, 158])
+
+
+def beta_binomial_sums(rng: np.random.Generator, p: float, icc: float, sizes: np.ndarray) -> np.ndarray:
+    """Correct answers per cluster when each cluster's accuracy is Beta-distributed with mean ``p`` and
+    intraclass correlation ``icc`` (= 1 / (a + b + 1))."""
+    s = 1 / icc - 1
+    return rng.binomial(sizes, rng.beta(p * s, (1 - p) * s, len(sizes))).astype(float)
+
+
+def paired_null(rng: np.random.Generator, sizes: np.ndarray = LOCOMO_SIZES) -> tuple[np.ndarray, np.ndarray]:
+    """Two runs with the same accuracy distribution (the null): a shared question difficulty, and a
+    per-run effect per conversation (each provider stored each conversation its own way)."""
+    hay = np.repeat(np.arange(len(sizes)), sizes)
+    difficulty = rng.normal(0, 1, len(hay))
+    base = np.log(0.75 / 0.25)
+    out = []
+    for _ in range(2):
+        effect = rng.normal(0, 0.8, len(sizes))
+        p = 1 / (1 + np.exp(-(base + effect[hay] + difficulty)))
+        out.append((rng.random(len(hay)) < p).astype(float))
+    return out[0], out[1]
+
+
+def frame(values: dict[str, np.ndarray], sizes: np.ndarray = LOCOMO_SIZES, **columns: object) -> pl.DataFrame:
+    """A long frame ``run_id, question_id, haystack_id, correct`` (or ``score``) of runs on one question set."""
+    hay = np.repeat(np.arange(len(sizes)), sizes).astype(str)
+    qids = [f"q{i}" for i in range(len(hay))]
+    parts = [
+        pl.DataFrame({"run_id": run, "question_id": qids, "haystack_id": hay, "correct": y.astype(bool)})
+        for run, y in values.items()
+    ]
+    return pl.concat(parts).with_columns(**{k: pl.lit(v) for k, v in columns.items()})

@@ -1,0 +1,216 @@
+"""Clustered accuracy intervals, the design effect, the ICC and the clustered paired test: seeded simulations
+of coverage and type-I error, and the numbers against scipy / statsmodels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+import statsmodels.api as sm
+from clustered_sim import LOCOMO_SIZES, beta_binomial_sums, frame, paired_null
+from scipy import stats
+from statsmodels.formula.api import ols
+
+from bench_nb.metrics.clustered import (
+    ClusterSums,
+    accuracy_intervals,
+    bootstrap_weights,
+    clustered_interval,
+    design_effect,
+    intraclass_correlation,
+)
+from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, clustered_paired_test, tell_apart
+from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.paired import mcnemar_test
+
+
+def _sums(sums: np.ndarray, counts: np.ndarray) -> ClusterSums:
+    n, total = counts.sum(), sums.sum()
+    p = total / n
+    # Σ (y − ȳ)² for 0/1 outcomes: n·p·(1 − p)
+    return ClusterSums(np.arange(len(sums)).astype(object), sums, counts.astype(float), n * p * (1 - p))
+
+
+@pytest.mark.parametrize(("p", "icc"), [(0.75, 0.05), (0.5, 0.1), (0.9, 0.05)])
+def test_clustered_interval_covers_where_wilson_falls_short(p: float, icc: float) -> None:
+    rng = np.random.default_rng(17)
+    trials = 400
+    clustered = independent = 0
+    for i in range(trials):
+        cs = _sums(beta_binomial_sums(rng, p, icc, LOCOMO_SIZES), LOCOMO_SIZES)
+        low, high = clustered_interval(cs, design_effect(cs), seed=i)
+        clustered += low <= p <= high
+        low, high = wilson_interval(cs.sums.sum(), cs.n)
+        independent += low <= p <= high
+    assert clustered / trials >= 0.93
+    assert independent / trials <= 0.75  # the independent interval falls clearly short
+
+
+def test_clustered_paired_test_keeps_its_level_where_mcnemar_does_not() -> None:
+    rng = np.random.default_rng(5)
+    hay = np.repeat(np.arange(len(LOCOMO_SIZES)), LOCOMO_SIZES)
+    trials = 2000
+    clustered = naive = 0
+    for _ in range(trials):
+        ya, yb = paired_null(rng)
+        d = np.bincount(hay, weights=ya - yb)
+        _, _, p = clustered_paired_test(d, LOCOMO_SIZES.astype(float))
+        clustered += p < 0.05
+        naive += (
+            mcnemar_test(int(((ya == 1) & (yb == 0)).sum()), int(((ya == 0) & (yb == 1)).sum()))[1] < 0.05
+        )
+    assert clustered / trials <= 0.06
+    assert naive / trials >= 0.3  # McNemar, blind to the clusters, rejects a true null far too often
+
+
+def test_clustered_paired_test_is_the_t_test_of_cluster_means_when_sizes_are_equal() -> None:
+    rng = np.random.default_rng(1)
+    sizes = np.full(8, 40)
+    diffs = rng.integers(-1, 2, size=(8, 40)).astype(float) + rng.normal(0, 0.3, (8, 1)).round()
+    t, df, p = clustered_paired_test(diffs.sum(axis=1), sizes.astype(float))
+    ref = stats.ttest_1samp(diffs.mean(axis=1), 0.0)
+    assert df == 7
+    assert math.isclose(t, ref.statistic, rel_tol=1e-9) and math.isclose(p, ref.pvalue, rel_tol=1e-9)
+
+
+def test_clustered_paired_test_and_design_effect_equal_statsmodels_cluster_robust_ols() -> None:
+    rng = np.random.default_rng(2)
+    sizes = np.array([12, 30, 7, 45, 22, 18])
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    y = (rng.random(len(groups)) < 0.3 + 0.08 * groups).astype(float)
+    fit = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    hc0 = sm.OLS(y, np.ones(len(y))).fit(cov_type="HC0")
+    t, df, p = clustered_paired_test(np.bincount(groups, weights=y), sizes.astype(float))
+    assert math.isclose(t, fit.tvalues[0], rel_tol=1e-9) and math.isclose(p, fit.pvalues[0], rel_tol=1e-9)
+    assert df == len(sizes) - 1
+    cs = ClusterSums(
+        np.arange(6).astype(object),
+        np.bincount(groups, weights=y),
+        sizes.astype(float),
+        float(((y - y.mean()) ** 2).sum()),
+    )
+    assert math.isclose(design_effect(cs), fit.bse[0] ** 2 / hc0.bse[0] ** 2, rel_tol=1e-9)
+
+
+def test_icc_is_the_one_way_anova_estimator() -> None:
+    rng = np.random.default_rng(3)
+    sizes = np.array([5, 9, 14, 6, 11, 20, 8])
+    g = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.normal(0, 1, len(g)) + rng.normal(0, 0.8, len(sizes))[g]
+    table = sm.stats.anova_lm(ols("y ~ C(g)", data=pd.DataFrame({"y": y, "g": g})).fit())
+    msb, msw = table["mean_sq"].iloc[0], table["mean_sq"].iloc[1]
+    n, k = len(y), len(sizes)
+    m0 = (n - (sizes**2).sum() / n) / (k - 1)
+    assert math.isclose(intraclass_correlation(y, g), (msb - msw) / (msb + (m0 - 1) * msw), rel_tol=1e-9)
+
+
+def test_icc_recovers_a_beta_binomial_truth() -> None:
+    rng = np.random.default_rng(4)
+    sizes = np.full(400, 30)
+    sums = beta_binomial_sums(rng, 0.6, 0.1, sizes).astype(int)
+    y = np.concatenate([np.r_[np.ones(s), np.zeros(30 - s)] for s in sums])
+    assert abs(intraclass_correlation(y, np.repeat(np.arange(400), 30)) - 0.1) < 0.02
+
+
+def test_accuracy_intervals_columns_and_reproducibility() -> None:
+    rng = np.random.default_rng(8)
+    y = {"a": (rng.random(LOCOMO_SIZES.sum()) < 0.7), "b": (rng.random(LOCOMO_SIZES.sum()) < 0.6)}
+    q = frame({k: v.astype(float) for k, v in y.items()})
+    one = accuracy_intervals(q, seed=3, backend="polars")
+    assert one.columns == [
+        "run_id",
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        "n",
+        "clusters",
+        "design_effect",
+        "effective_n",
+    ]
+    assert one.equals(accuracy_intervals(q.to_pandas(), seed=3, backend="polars"))  # pandas in, same out
+    assert not one.equals(accuracy_intervals(q, seed=4, backend="polars"))
+    row = one.row(0, named=True)
+    assert row["n"] == 1540 and row["clusters"] == 10
+    assert math.isclose(row["accuracy"], y["a"].mean())
+    assert row["ci_low"] < row["accuracy"] < row["ci_high"]
+    assert math.isclose(row["effective_n"], 1540 / row["design_effect"])
+    wilson = accuracy_intervals(q, method="wilson", backend="polars").row(0, named=True)
+    assert (wilson["ci_low"], wilson["ci_high"]) == wilson_interval(int(y["a"].sum()), 1540)
+    assert wilson["design_effect"] == row["design_effect"]
+
+
+def test_accuracy_intervals_by_type_and_fractional_scores() -> None:
+    q = pl.DataFrame(
+        {
+            "run_id": ["r"] * 6,
+            "question_id": [f"q{i}" for i in range(6)],
+            "haystack_id": ["c1", "c1", "c2", "c2", "c3", "c3"],
+            "question_type": ["t1", "t2"] * 3,
+            "correct": [None] * 6,
+            "score": [1.0, 0.5, 0.5, 0.0, 1.0, 0.25],
+        }
+    )
+    by = accuracy_intervals(q, by="question_type", backend="polars")
+    assert by["question_type"].to_list() == ["t1", "t2"]
+    assert by["accuracy"].to_list() == pytest.approx([2.5 / 3, 0.75 / 3])
+    assert by["clusters"].to_list() == [3, 3]
+    with pytest.raises(ValueError, match=r"question .q1.: score 1\.5 is not in"):
+        accuracy_intervals(q.with_columns(score=pl.Series([1.0, 1.5, 0, 0, 0, 0])))
+    with pytest.raises(ValueError, match="no column haystack_id"):
+        accuracy_intervals(q.drop("haystack_id"))
+
+
+def test_questions_not_scored_are_left_out_and_a_missing_haystack_is_its_own_cluster() -> None:
+    q = pl.DataFrame(
+        {
+            "run_id": ["r"] * 5,
+            "question_id": list("abcde"),
+            "haystack_id": ["h", "h", None, "g", "g"],
+            "status": ["evaluated", "evaluated", "evaluated", "failed", "evaluated"],
+            "unscored": [False, False, False, False, True],
+            "correct": [True, False, True, None, None],
+            "score": [1.0, 0.0, 1.0, None, None],
+        }
+    )
+    row = accuracy_intervals(q, backend="polars").row(0, named=True)
+    assert (row["n"], row["clusters"]) == (3, 2) and math.isclose(row["accuracy"], 2 / 3)
+
+
+def test_paired_comparisons_and_tell_apart() -> None:
+    rng = np.random.default_rng(9)
+    n = LOCOMO_SIZES.sum()
+    hay = np.repeat(np.arange(10), LOCOMO_SIZES)
+    strong = (rng.random(n) < 0.85).astype(float)
+    weak = np.where(
+        rng.random(n) < 0.8, strong, 0.0
+    )  # loses answers the strong run gets: always paired-lower
+    same = strong.copy()
+    same[rng.choice(n, 10, replace=False)] = 1 - same[rng.choice(n, 10, replace=False)]
+    q = frame({"strong": strong, "weak": weak, "same": same}).with_columns(
+        question_type=pl.Series(np.where(hay < 5, "t1", "t2")).gather(pl.arange(0, 3 * n, eager=True) % n)
+    )
+    table = clustered_paired_comparisons(q, backend="polars")
+    verdicts = {(r["run_a"], r["run_b"]): r["verdict"] for r in table.iter_rows(named=True)}
+    assert verdicts[("strong", "weak")] == "A higher" and verdicts[("weak", "same")] == "B higher"
+    first = table.row(0, named=True)
+    assert math.isclose(first["difference"], strong.mean() - weak.mean())
+    assert first["ci_low"] < first["difference"] < first["ci_high"]
+    both = int(((strong == 1) & (weak == 0)).sum()), int(((strong == 0) & (weak == 1)).sum())
+    assert first["mcnemar_p"] == mcnemar_test(*both)[1]
+    apart = tell_apart(q, backend="polars")
+    assert apart.filter(pl.col("question_type") == "all").height == 3
+    assert sorted(apart["question_type"].unique().to_list()) == ["all", "t1", "t2"]
+    assert apart["question_type"].to_list()[:3] == ["all", "t1", "t2"]  # each pair: overall first
+    for r in apart.iter_rows(named=True):
+        overlap = r["wilson_a_low"] <= r["wilson_b_high"] and r["wilson_b_low"] <= r["wilson_a_high"]
+        assert (r["overlap_verdict"] == "cannot tell") == overlap
+        assert r["agree"] == (r["verdict"] == r["overlap_verdict"])
+
+
+def test_bootstrap_of_2000_resamples_is_seeded() -> None:
+    assert np.array_equal(bootstrap_weights(10, 7), bootstrap_weights(10, 7))
+    w = bootstrap_weights(10, 7)
+    assert w.shape == (2000, 10) and (w.sum(axis=1) == 10).all()
