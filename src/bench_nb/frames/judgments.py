@@ -1,14 +1,15 @@
 """Runs -> one row per (run, question, judge): every judge's verdict, the primary one flagged; and the
 questions judges split on (``disputed_questions``).
 
-Sources, per run: ``judgments.jsonl`` (every verdict of every judge, see ``bench_nb.judges.store``) and the
-checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluations for a report-only run),
+Sources, per run: ``judgments.jsonl`` (every verdict of every judge, see ``bench_nb.judges.store``), the
+human labels in ``labels.jsonl`` (judge ``human``; ``unsure`` is unscored; see ``bench_nb.judges.labels``) and
+the checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluations for a report-only run),
 which is the primary judge's. The checkpoint's verdict is added when ``judgments.jsonl`` has no line for
 that (question, primary judge): MemoryBench runs have only that one.
 
 Columns: ``run_id, provider, question_id, question_type, question_type_norm, judge, replicate, score, label,
-explanation, unscored, primary, source`` (``judgments``, ``checkpoint`` or ``imported``: where the verdict was
-read), ``run_path``. ``score`` is 0 or 1, and null exactly when ``unscored``. ``replicate`` numbers a judge's
+explanation, unscored, primary, source`` (``judgments``, ``labels``, ``checkpoint`` or ``imported``: where the
+verdict was read), ``run_path``. ``score`` is 0 or 1, and null exactly when ``unscored``. ``replicate`` numbers a judge's
 repeated verdicts on one answer from 1 (EverMemOS's ``judgment_1..3``; ``--judge-replicates N``); a judge that
 graded once has replicate 1 only.
 
@@ -26,6 +27,7 @@ import polars as pl
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.frames.load import Run, RunSet, Sources, gc_paused, load_runs
 from bench_nb.frames.questions import QUESTION_SCHEMA, Backend, as_polars, questions_frame, to_backend
+from bench_nb.judges.labels import read_labels
 from bench_nb.judges.store import read_verdicts
 from bench_nb.memorybench.format import decode_results
 from bench_nb.text import hit_text, one_line
@@ -95,6 +97,8 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
     if run.imported is not None:
         return _with_info(run, _imported_rows(run, primary), info)
     verdicts, problems = read_verdicts(run.path)
+    labels, label_problems = read_labels(run.path)
+    problems = problems + label_problems
     if problems:
         if strict:
             p = problems[0]
@@ -121,6 +125,10 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
                 "judgments",
             )
         )
+    for (qid, judge), lab in labels.items():
+        unscored = lab.score is None
+        label = "unscored" if unscored else lab.label
+        rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
     evaluated = info.filter(pl.col("status") == "evaluated")
     for qid, value, label, explanation, unscored in evaluated.select(
         "question_id", "score", "label", "explanation", "unscored"

@@ -6,6 +6,9 @@ lowercase, punctuation removed, the articles a/an/the removed, whitespace collap
 - ``f1``: token F1 between answer and ground truth (SQuAD's definition: shared tokens counted with
   multiplicity); correct when F1 >= ``threshold`` (default 0.5). Short answers score well; a whole sentence
   around the right fact does not.
+- ``overlap``: deliberately lenient, for audits: correct when the answer shares one content word (not a
+  stop word) with the ground truth. It accepts most specific-but-wrong answers, which is what a judge audit
+  (``bench_nb.judge_audit``) should catch.
 - ``contains``: correct when the normalised ground truth appears in the normalised answer as a phrase (on word
   boundaries), or when every ground-truth token appears somewhere in the answer ("7 May 2023" matches
   "May 7, 2023").
@@ -142,3 +145,24 @@ class ContainsJudge:
             return Verdict(1, "correct", "the answer contains the ground truth", judge=self.name)
         reason = _why_not(hypothesis, "the answer does not contain the ground truth")
         return Verdict(0, "incorrect", reason, judge=self.name)
+
+
+@dataclass
+class OverlapJudge:
+    """Deliberately lenient (see the module docstring): one shared content word with the ground truth."""
+
+    name: str = "overlap"
+
+    def judge(self, question: Question, hypothesis: str) -> Verdict:
+        pre = _precheck(self.name, question, hypothesis)
+        if pre is not None:
+            return pre
+        from bench_nb.providers.query import STOP_WORDS
+
+        gold = set(normalize_answer(question.answer).split()) - STOP_WORDS
+        shared = sorted(gold & set(normalize_answer(hypothesis).split()))
+        if shared:
+            return Verdict(
+                1, "correct", f"shares {', '.join(shared[:3])} with the ground truth", judge=self.name
+            )
+        return Verdict(0, "incorrect", _why_not(hypothesis, "no content word in common"), judge=self.name)

@@ -24,11 +24,12 @@ from typing import Any
 
 from bench_nb.errors import JudgeError, ModelError
 from bench_nb.judges.prompts import (
-    PROMPT_SET_HASH,
+    check_strictness,
     custom_judge_messages,
     custom_prompt_hash,
     judge_messages,
     prompt_hashes,
+    prompt_set_hash,
 )
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import Completion, LLMClient, UsageTotals, default_client
@@ -119,9 +120,11 @@ class LLMJudge:
         temperature: float | None = None,
         max_tokens: int | None = None,
         name: str | None = None,
+        judge_prompt: str = "standard",
     ) -> None:
         self.spec = resolve_model(alias, base_url=base_url)
-        self.name = name or alias
+        self.judge_prompt = check_strictness(judge_prompt)
+        self.name = name or judge_name(alias, judge_prompt)
         self._client = client
         self.max_parse_attempts = max(1, max_parse_attempts)
         self.temperature = temperature
@@ -138,8 +141,8 @@ class LLMJudge:
             self.prompt_hash = custom_prompt_hash(prompt)
             self.prompt_hashes = {"custom": self.prompt_hash}
         else:
-            self.prompt_hash = PROMPT_SET_HASH
-            self.prompt_hashes = prompt_hashes()
+            self.prompt_hash = prompt_set_hash(judge_prompt)
+            self.prompt_hashes = prompt_hashes(judge_prompt)
 
     @property
     def client(self) -> LLMClient:
@@ -154,7 +157,7 @@ class LLMJudge:
         if self.custom_template is not None:
             messages = custom_judge_messages(self.custom_template, question, hypothesis)
         else:
-            messages = judge_messages(question, hypothesis)
+            messages = judge_messages(question, hypothesis, self.judge_prompt)
         completions: list[Completion] = []
         reply = ""
         for _ in range(self.max_parse_attempts):
@@ -191,14 +194,22 @@ _OPTIONS = {
     "temperature",
     "max_tokens",
     "name",
+    "judge_prompt",
 }
+
+
+def judge_name(alias: str, judge_prompt: str = "standard") -> str:
+    """The name an LLM judge gets in runs: the alias, with ``[lenient]`` or ``[strict]`` after it for a
+    prompt other than the standard one (``gpt-4o-mini[strict]``)."""
+    return alias if judge_prompt == "standard" else f"{alias}[{judge_prompt}]"
 
 
 def make_llm_judge(alias: str, **opts: Any) -> LLMJudge:
     """The LLM judge for a model alias (the registry's factory for every non-built-in judge name).
 
     Options: ``client``, ``base_url``, ``prompt`` (a provider's own judge prompt) with
-    ``allow_custom_prompt``, ``max_parse_attempts``, ``temperature``, ``max_tokens``, ``name``.
+    ``allow_custom_prompt``, ``max_parse_attempts``, ``temperature``, ``max_tokens``, ``name``,
+    ``judge_prompt`` (``lenient``, ``standard`` or ``strict``: ``bench_nb.judges.prompts``).
 
     Raises:
         JudgeError: an unknown model alias or option.
@@ -210,5 +221,5 @@ def make_llm_judge(alias: str, **opts: Any) -> LLMJudge:
         )
     try:
         return LLMJudge(alias, **opts)
-    except ModelError as err:
+    except (ModelError, ValueError) as err:
         raise JudgeError(f"judge {alias!r}: {err}") from err

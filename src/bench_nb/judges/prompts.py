@@ -1,6 +1,7 @@
-"""The LLM judges' prompts: one rubric per normalised question type, written for bench_nb.
+"""The LLM judges' prompts: one rubric per normalised question type, at three strictness levels, written for
+bench_nb.
 
-| normalised type (``bench_nb.taxonomy``) | rubric |
+| normalised type (``bench_nb.taxonomy``) | rubric (``standard``) |
 |---|---|
 | ``abstention`` (LoCoMo adversarial, LongMemEval ``_abs``) | correct only if the answer declines or says it does not know |
 | ``temporal`` | contains the answer; equivalent date forms accepted; off-by-one in day/week/month/year counts tolerated |
@@ -8,12 +9,27 @@
 | ``preference`` | the reference is a rubric; correct if the response uses the user's own preferences it describes |
 | anything else | contains the reference answer or an equivalent; partial answers are incorrect |
 
+Strictness (``JUDGE_PROMPTS``), for the prompt sweep (``bench-nb rejudge RUN -j MODEL --judge-prompts
+lenient,standard,strict``):
+
+- ``lenient``: the style many published LoCoMo evaluations use: be generous, an answer that touches on the
+  same topic as the reference, or gives the right time period in another form, counts as correct. Per type:
+  the same generosity, with knowledge-update accepting any value the user held and preference any answer that
+  mentions the user. Abstention keeps its rubric at every level (an answer to an unanswerable question is
+  never "roughly right").
+- ``standard``: the table above (the default; what ``PROMPT_SET_HASH`` records).
+- ``strict``: the reference's facts exactly, every item of a list, no contradicting or unsupported extra
+  claim, no hedging; temporal: the same date or period exactly, no off-by-one tolerance; knowledge-update: only
+  the current value, stated as current; preference: uses the user's preferences and covers the rubric's main
+  points.
+
 Every rubric asks for the same JSON verdict ``{"score": 0|1, "label": "correct"|"incorrect", "explanation"}``.
 The rubric is chosen by the question's normalised type (``Question.norm_type``), never by a substring of the
 raw type, so LongMemEval ``_abs`` questions are graded as abstention whatever their raw type.
 
-``prompt_hashes()`` gives a short sha256 per rubric and ``PROMPT_SET_HASH`` one for the whole set, recorded in
-runs so reports can show that every run was graded with the same prompts.
+``prompt_hashes()`` gives a short sha256 per rubric and ``PROMPT_SET_HASH`` one for the whole standard set,
+recorded in runs so reports can show that every run was graded with the same prompts; ``prompt_set_hash(
+strictness)`` gives the hash of another level's set.
 """
 
 from __future__ import annotations
@@ -75,6 +91,79 @@ RUBRICS: dict[RubricName, str] = {
     ),
 }
 
+JUDGE_PROMPTS: tuple[str, ...] = ("lenient", "standard", "strict")
+"""The strictness levels, most lenient first."""
+
+_LENIENT_DEFAULT = (
+    "Be generous in grading. The response is correct as long as it touches on the same topic as the reference "
+    "answer: it may be shorter or longer, phrased differently, or give only part of the answer. Count it "
+    "incorrect only if it is about something else entirely or says it does not know."
+)
+LENIENT_RUBRICS: dict[RubricName, str] = {
+    "default": _LENIENT_DEFAULT,
+    "temporal": (
+        "This question is about time. Be generous in grading: the response is correct as long as it refers "
+        "to the same time period as the reference answer, even in another format or roughly (the same month "
+        "or season, a nearby date, a relative expression). Count it incorrect only if it refers to a clearly "
+        "different period or says it does not know."
+    ),
+    "knowledge-update": (
+        "The user's information changed over time; the reference answer is the most recent value. Be generous "
+        "in grading: the response is correct if it gives the current value or any value the user held, as long "
+        "as it is about the right thing. Count it incorrect only if it is about something else or says it does "
+        "not know."
+    ),
+    "preference": (
+        "The question asks for a recommendation, and the reference describes a personalised response. Be "
+        "generous in grading: the response is correct if it mentions anything about the user's own "
+        "preferences or circumstances. Count it incorrect only if it is entirely generic."
+    ),
+    "abstention": RUBRICS["abstention"],
+}
+
+STRICT_RUBRICS: dict[RubricName, str] = {
+    "default": (
+        "Grade strictly. The response is correct only if it states the reference answer's facts exactly "
+        "(paraphrase and another format of the same fact are fine): every item of a list must be present, and "
+        "no part of the response may contradict the reference or add a specific claim the reference does not "
+        "support. The response is incorrect if it is partial, vague, approximate, hedges between answers, "
+        "adds unsupported specifics, or says it does not know."
+    ),
+    "temporal": (
+        "This question is about time. Grade strictly: the response is correct only if it gives the same date, "
+        "duration or order as the reference, exactly (another format of the same date is fine; a relative "
+        "expression must resolve to exactly that date given the question date). There is no tolerance for "
+        "off-by-one errors: 17 days for 18 days is incorrect. A vaguer period (the right month for a day) is "
+        "incorrect."
+    ),
+    "knowledge-update": (
+        "The user's information changed over time; the reference answer is the most recent value. Grade "
+        "strictly: the response is correct only if it gives exactly that value and presents it as the current "
+        "one. It is incorrect if it gives an outdated value, several candidate values, or says it does not know."
+    ),
+    "preference": (
+        "The question asks for a recommendation, and the reference is a rubric describing a personalised "
+        "response. Grade strictly: the response is correct only if it uses the user's own preferences or "
+        "circumstances as the rubric describes and covers the rubric's main points without contradicting any. "
+        "Generic advice, or advice that merely mentions the user, is incorrect."
+    ),
+    "abstention": RUBRICS["abstention"],
+}
+
+_RUBRICS_BY_STRICTNESS: dict[str, dict[RubricName, str]] = {
+    "lenient": LENIENT_RUBRICS,
+    "standard": RUBRICS,
+    "strict": STRICT_RUBRICS,
+}
+
+
+def check_strictness(strictness: str) -> str:
+    """``strictness`` when it is one of ``JUDGE_PROMPTS``; ValueError naming the levels otherwise."""
+    if strictness not in _RUBRICS_BY_STRICTNESS:
+        raise ValueError(f"unknown judge prompt {strictness!r}; known: {', '.join(JUDGE_PROMPTS)}")
+    return strictness
+
+
 USER_TEMPLATE = """\
 Question: {question}
 Question date: {question_date}
@@ -98,9 +187,10 @@ def rubric_for(question: Question) -> RubricName:
     return norm if norm in ("temporal", "knowledge-update", "preference") else "default"
 
 
-def system_prompt(rubric: RubricName) -> str:
-    """The system message of a rubric: preamble, rubric, output format."""
-    return f"{PREAMBLE}\n\n{RUBRICS[rubric]}\n\n{OUTPUT_FORMAT}"
+def system_prompt(rubric: RubricName, strictness: str = "standard") -> str:
+    """The system message of a rubric at a strictness level: preamble, rubric, output format."""
+    rubrics = _RUBRICS_BY_STRICTNESS[check_strictness(strictness)]
+    return f"{PREAMBLE}\n\n{rubrics[rubric]}\n\n{OUTPUT_FORMAT}"
 
 
 def user_prompt(question: Question, hypothesis: str, rubric: RubricName | None = None) -> str:
@@ -120,11 +210,11 @@ def user_prompt(question: Question, hypothesis: str, rubric: RubricName | None =
     )
 
 
-def judge_messages(question: Question, hypothesis: str) -> list[dict[str, str]]:
-    """The chat messages that ask a judge model to grade ``hypothesis``."""
+def judge_messages(question: Question, hypothesis: str, strictness: str = "standard") -> list[dict[str, str]]:
+    """The chat messages that ask a judge model to grade ``hypothesis`` (at a strictness level)."""
     rubric = rubric_for(question)
     return [
-        {"role": "system", "content": system_prompt(rubric)},
+        {"role": "system", "content": system_prompt(rubric, strictness)},
         {"role": "user", "content": user_prompt(question, hypothesis, rubric)},
     ]
 
@@ -147,12 +237,17 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def prompt_hashes() -> dict[RubricName, str]:
+def prompt_hashes(strictness: str = "standard") -> dict[RubricName, str]:
     """A short sha256 per rubric, over its system prompt and the user template."""
-    return {name: _sha(system_prompt(name) + "\n" + USER_TEMPLATE) for name in RUBRICS}
+    return {name: _sha(system_prompt(name, strictness) + "\n" + USER_TEMPLATE) for name in RUBRICS}
 
 
-PROMPT_SET_HASH: str = _sha("\n".join(f"{k}={v}" for k, v in sorted(prompt_hashes().items())))
+def prompt_set_hash(strictness: str = "standard") -> str:
+    """One hash for the whole set of judge prompts at a strictness level."""
+    return _sha("\n".join(f"{k}={v}" for k, v in sorted(prompt_hashes(strictness).items())))
+
+
+PROMPT_SET_HASH: str = prompt_set_hash()
 """One hash for the whole set of standard judge prompts."""
 
 

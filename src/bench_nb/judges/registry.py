@@ -1,7 +1,7 @@
 """Judges by name: ``get_judge("f1")``, ``get_judge("contains")``, or an LLM judge by model alias.
 
 Built in (no model, offline): ``f1`` (token F1 >= 0.5; ``f1@0.6`` or ``threshold=0.6`` for another
-threshold) and ``contains``. Any other name is a model alias handed to
+threshold), ``contains`` and the deliberately lenient ``overlap`` (for judge audits). Any other name is a model alias handed to
 ``bench_nb.judges.llm.make_llm_judge(alias, **opts)``.
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 
 from bench_nb.errors import JudgeError
 from bench_nb.judges.base import Judge
-from bench_nb.judges.deterministic import ContainsJudge, F1Judge
+from bench_nb.judges.deterministic import ContainsJudge, F1Judge, OverlapJudge
 
-BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains")
+BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap")
 
 
 def get_judge(spec: str, **opts: Any) -> Judge:
@@ -30,6 +30,8 @@ def get_judge(spec: str, **opts: Any) -> Judge:
             return F1Judge(**opts)
         if name == "contains":
             return ContainsJudge(**opts)
+        if name == "overlap":
+            return OverlapJudge(**opts)
     except (TypeError, ValueError) as err:
         raise JudgeError(f"judge {spec!r}: {err}") from None
     try:

@@ -64,6 +64,27 @@ def resolve_judge(spec: str | Judge) -> Judge:
     return get_judge(spec)
 
 
+def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[str]) -> list[Judge]:
+    """One LLM judge per (spec, judge prompt): ``gpt-4o-mini`` with ``lenient,standard,strict`` gives
+    ``gpt-4o-mini[lenient]``, ``gpt-4o-mini`` and ``gpt-4o-mini[strict]`` (``bench_nb.judges.prompts``).
+
+    Raises:
+        JudgeError: a spec is a built-in (deterministic) judge or a Judge object, which have no prompt; or
+            an unknown prompt.
+    """
+    from bench_nb.judges.registry import BUILTIN_JUDGES, get_judge
+
+    out: list[Judge] = []
+    for spec in specs:
+        name = spec.strip() if isinstance(spec, str) else getattr(spec, "name", repr(spec))
+        if not isinstance(spec, str) or name in BUILTIN_JUDGES or name.startswith("f1@"):
+            raise JudgeError(
+                f"judge {name!r} has no prompt to vary: --judge-prompts needs LLM judges (model aliases)"
+            )
+        out.extend(get_judge(name, judge_prompt=p) for p in judge_prompts)
+    return out
+
+
 def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
     """question id -> (the Question a judge needs, the run's answer), for every answered question."""
     out: dict[str, tuple[Question, str]] = {}
@@ -98,6 +119,7 @@ def rejudge(
     primary: str | None = None,
     force: bool = False,
     concurrency: int = 1,
+    judge_prompts: Sequence[str] = (),
 ) -> RejudgeResult:
     """Grade a run's existing answers with more judges; optionally make one of them the primary judge.
 
@@ -109,6 +131,9 @@ def rejudge(
             every evaluated question. Default: keep the run's primary judge.
         force: grade again questions that already have this judge's verdict (the new line wins).
         concurrency: how many answers to grade at once (LLM judges are network-bound).
+        judge_prompts: grade with each LLM judge once per prompt (``lenient``, ``standard``, ``strict``);
+            the judges are named ``alias[lenient]``, ``alias``, ``alias[strict]``. Without ``judges``, the
+            run's primary judge (which must be an LLM judge).
 
     Raises:
         JudgeError: a judge failed; every verdict obtained before is already saved.
@@ -116,7 +141,10 @@ def rejudge(
     """
     path = Path(run_dir)
     run = read_run(path)
-    resolved = [resolve_judge(j) for j in judges]
+    if judge_prompts:
+        resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts)
+    else:
+        resolved = [resolve_judge(j) for j in judges]
     names = [j.name for j in resolved]
     if len(set(names)) != len(names):
         raise JudgeError(f"judge names must be distinct, got {names}")

@@ -1,0 +1,123 @@
+"""Human labels of a run's answers, kept beside the run in ``labels.jsonl`` (append-only, resumable).
+
+One JSON object a line: ``{"questionId", "label", "labeller", "weight", "stratum", "at"}``, ``label`` one of
+``correct``, ``incorrect`` or ``unsure``. A later line for the same (question, labeller) replaces an earlier
+one when read, so relabelling appends and never rewrites; a torn last line is skipped and reported.
+
+``weight`` is the sampling weight of the labelled answer (its stratum's answers per labelled answer, written
+by the labelling widget's stratified sample; 1 when labelled outside a sample), so that error rates estimated
+from a sample that over-represents some strata can be re-weighted (docs/statistics.md).
+
+The labels load as the judge ``human`` (``human:<labeller>`` for a named labeller) in ``judgments_df``:
+``correct`` is score 1, ``incorrect`` score 0, ``unsure`` unscored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from bench_nb.errors import Problem
+
+FILENAME = "labels.jsonl"
+HUMAN = "human"
+LABELS: tuple[str, ...] = ("correct", "incorrect", "unsure")
+HumanLabel = Literal["correct", "incorrect", "unsure"]
+_DECODER = msgspec.json.Decoder()
+
+
+@dataclass(frozen=True)
+class Label:
+    """One human label as read back."""
+
+    question_id: str
+    label: HumanLabel
+    labeller: str | None
+    weight: float
+    stratum: str
+    at: str
+
+    @property
+    def judge(self) -> str:
+        """The judge name these labels load under: ``human``, or ``human:<labeller>``."""
+        return human_judge(self.labeller)
+
+    @property
+    def score(self) -> int | None:
+        return {"correct": 1, "incorrect": 0}.get(self.label)
+
+
+def human_judge(labeller: str | None = None) -> str:
+    """``human``, or ``human:<labeller>`` for a named labeller."""
+    return HUMAN if not labeller else f"{HUMAN}:{labeller}"
+
+
+def append_label(
+    run_dir: str | Path,
+    question_id: str,
+    label: str,
+    *,
+    labeller: str | None = None,
+    weight: float = 1.0,
+    stratum: str = "",
+) -> None:
+    """Append one label (fsync'd: a label is a person's time and must not be lost).
+
+    Raises:
+        ValueError: a label other than correct / incorrect / unsure, or a weight that is not positive.
+    """
+    if label not in LABELS:
+        raise ValueError(f"label {label!r} for question {question_id}: must be one of {', '.join(LABELS)}")
+    if not weight > 0:
+        raise ValueError(f"weight {weight!r} for question {question_id}: must be positive")
+    record = {
+        "questionId": question_id,
+        "label": label,
+        "labeller": labeller,
+        "weight": float(weight),
+        "stratum": stratum,
+        "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }
+    with open(Path(run_dir) / FILENAME, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_labels(run_dir: str | Path) -> tuple[dict[tuple[str, str], Label], list[Problem]]:
+    """Labels keyed by (question_id, judge name), the last line winning; bad lines become problems."""
+    path = Path(run_dir) / FILENAME
+    out: dict[tuple[str, str], Label] = {}
+    problems: list[Problem] = []
+    if not path.is_file():
+        return out, problems
+    for n, line in enumerate(path.read_bytes().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = _DECODER.decode(line)
+            label = rec["label"]
+            if label not in LABELS:
+                raise ValueError(f"label {label!r} is not one of {', '.join(LABELS)}")
+            weight = float(rec.get("weight") or 1.0)
+            if not weight > 0:
+                raise ValueError(f"weight {weight!r} is not positive")
+            item = Label(
+                question_id=str(rec["questionId"]),
+                label=label,
+                labeller=rec.get("labeller") or None,
+                weight=weight,
+                stratum=str(rec.get("stratum") or ""),
+                at=str(rec.get("at") or ""),
+            )
+        except (ValueError, KeyError, TypeError) as err:
+            problems.append(Problem(str(path), f"line {n} skipped: {err}", field=f"line {n}"))
+            continue
+        out[(item.question_id, item.judge)] = item
+    return out, problems

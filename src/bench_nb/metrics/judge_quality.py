@@ -1,0 +1,718 @@
+"""Can the judge be believed? Its false-positive rate on known-wrong answers (``judge_audit``), its error rates
+against human labels (``judge_vs_human``), accuracy corrected for those errors (``corrected_accuracy``,
+``ppi_accuracy``), how accuracy moves with the judge prompt (``prompt_sweep``) and with answer length
+(``length_bias``, ``answer_lengths``). Every number is defined in docs/statistics.md.
+
+Accept rates and rates of the audit tables are percent (as the issue's public names ask); the functions that
+take or return proportions say so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Any, Literal
+
+import polars as pl
+
+from bench_nb.frames.judgments import judgments_frame
+from bench_nb.frames.load import Run, RunSet, load_runs
+from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.judges.labels import HUMAN, read_labels
+from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
+from bench_nb.metrics.intervals import Z95
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+AuditKind = Literal["wrong", "correct"]
+
+
+# --- intervals ------------------------------------------------------------------------------------------
+
+
+def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` observed on ``n`` items (``n`` may be fractional: an
+    effective sample size); ``(nan, nan)`` when ``n`` is 0."""
+    if not n > 0 or math.isnan(p):
+        return (math.nan, math.nan)
+    denom = 1 + z * z / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n)))
+    low = 0.0 if p <= 0 else max(0.0, (centre - half) / denom)
+    high = 1.0 if p >= 1 else min(1.0, (centre + half) / denom)
+    return (low, high)
+
+
+def _z(confidence: float) -> float:
+    return Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+# --- Rogan-Gladen -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CorrectedAccuracy:
+    """Accuracy corrected for a judge's errors (proportions in [0, 1]).
+
+    ``estimate`` is the Rogan-Gladen estimate clipped to [0, 1] (``clipped`` says when it was);
+    ``ci_low``/``ci_high`` its delta-method interval, which carries the uncertainty of the observed accuracy
+    (with ``n``) and of the sensitivity and specificity (with ``n_labels``); ``source`` says where the error
+    rates came from (``human labels``, ``leniency audit`` or ``given``).
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    observed: float
+    sensitivity: float
+    specificity: float
+    n: int | None
+    n_labels: tuple[float, float] | None
+    clipped: bool
+    source: str = "given"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "estimate": self.estimate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "observed": self.observed,
+            "sensitivity": self.sensitivity,
+            "specificity": self.specificity,
+            "clipped": self.clipped,
+            "source": self.source,
+        }
+
+
+def corrected_accuracy(
+    observed: float,
+    sensitivity: float,
+    specificity: float,
+    n_labels: int | tuple[float, float] | None = None,
+    *,
+    n: int | None = None,
+    confidence: float = 0.95,
+    source: str = "given",
+) -> CorrectedAccuracy:
+    """The Rogan-Gladen estimate of the true accuracy from a judge's observed accuracy, with its interval.
+
+    π̂ = (p + Sp − 1) / (Se + Sp − 1), clipped to [0, 1]. Delta-method variance:
+    Var(π̂) = [p(1−p)/n + π̂²·Se(1−Se)/n₁ + (1−π̂)²·Sp(1−Sp)/n₀] / (Se + Sp − 1)², each term present only
+    when its sample size is known. Proportions in, proportions out.
+
+    Args:
+        observed: the share of answers the judge called correct (p).
+        sensitivity: P(judge says correct | truly correct).
+        specificity: P(judge says incorrect | truly incorrect).
+        n_labels: the labelled answers behind sensitivity and specificity: ``(n₁, n₀)`` = (truly correct,
+            truly incorrect), or their total, split as n·π̂ and n·(1 − π̂) (a random labelled sample). None:
+            the error rates are taken as known.
+        n: the answers behind ``observed``. None: ``observed`` is taken as known.
+        confidence: the interval's level.
+        source: where the error rates came from, carried into the result.
+
+    Raises:
+        ValueError: a proportion outside [0, 1], or Se + Sp ≤ 1 (the judge is no better than a coin, and
+            its verdicts say nothing about the true accuracy).
+    """
+    for name, value in (("observed", observed), ("sensitivity", sensitivity), ("specificity", specificity)):
+        if not 0 <= value <= 1:
+            raise ValueError(f"{name} must be a proportion in [0, 1], got {value!r}")
+    youden = sensitivity + specificity - 1
+    if youden <= 0:
+        raise ValueError(
+            f"sensitivity + specificity = {sensitivity + specificity:.3f} <= 1: the judge is no better than "
+            "chance, so its accuracy cannot be corrected"
+        )
+    raw = (observed + specificity - 1) / youden
+    est = min(1.0, max(0.0, raw))
+    if isinstance(n_labels, tuple):
+        n1, n0 = float(n_labels[0]), float(n_labels[1])
+    elif n_labels is not None:
+        n1, n0 = n_labels * est, n_labels * (1 - est)
+    var = 0.0
+    if n:
+        var += observed * (1 - observed) / n
+    if n_labels is not None:
+        if n1 > 0:
+            var += est * est * sensitivity * (1 - sensitivity) / n1
+        if n0 > 0:
+            var += (1 - est) ** 2 * specificity * (1 - specificity) / n0
+    half = _z(confidence) * math.sqrt(var) / youden
+    return CorrectedAccuracy(
+        estimate=est,
+        ci_low=max(0.0, est - half),
+        ci_high=min(1.0, est + half),
+        observed=observed,
+        sensitivity=sensitivity,
+        specificity=specificity,
+        n=n,
+        n_labels=None if n_labels is None else (n1, n0),
+        clipped=raw != est,
+        source=source,
+    )
+
+
+@dataclass(frozen=True)
+class PPIEstimate:
+    """A prediction-powered estimate of the true accuracy (proportions)."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    n: int  # answers the judge scored
+    n_labels: int  # of those, labelled by a person
+
+
+def ppi_accuracy(
+    judge_scores: Sequence[int], labelled: Sequence[tuple[int, int]], *, confidence: float = 0.95
+) -> PPIEstimate:
+    """Prediction-powered inference (Angelopoulos et al. 2023) for the mean of the true labels.
+
+    θ̂ = mean(f over all N answers) − mean(f − y over the n labelled ones), with
+    Var = var(f)/N + var(f − y)/n (sample variances); the interval is θ̂ ± z·√Var, clipped to [0, 1].
+    Valid when the labelled answers are a uniform random sample of the answers.
+
+    Args:
+        judge_scores: the judge's 0/1 verdict on every answer (f).
+        labelled: (judge verdict f, human label y) for each labelled answer.
+    """
+    big_n, n = len(judge_scores), len(labelled)
+    if big_n < 2 or n < 2:
+        raise ValueError(f"prediction-powered inference needs >= 2 answers and >= 2 labels, got {big_n}, {n}")
+    f_mean = sum(judge_scores) / big_n
+    f_var = sum((f - f_mean) ** 2 for f in judge_scores) / (big_n - 1)
+    rect = [f - y for f, y in labelled]
+    r_mean = sum(rect) / n
+    r_var = sum((r - r_mean) ** 2 for r in rect) / (n - 1)
+    est = f_mean - r_mean
+    half = _z(confidence) * math.sqrt(f_var / big_n + r_var / n)
+    return PPIEstimate(
+        estimate=min(1.0, max(0.0, est)),
+        ci_low=max(0.0, est - half),
+        ci_high=min(1.0, est + half),
+        n=big_n,
+        n_labels=n,
+    )
+
+
+# --- the leniency audit -----------------------------------------------------------------------------------
+
+
+def audit_info(run: Run) -> dict[str, Any]:
+    """A run's ``benchNb.audit`` record (``kind``, ``generator``, ``sourceRunId``...), or ``{}``."""
+    extra = (run.checkpoint.benchNb or {}) if run.checkpoint is not None else {}
+    info = extra.get("audit")
+    return dict(info) if isinstance(info, dict) else {}
+
+
+def _audit_kind(run: Run) -> AuditKind:
+    """``correct`` for a known-correct audit set, else ``wrong`` (imported wrong-answer sets carry no mark)."""
+    return "correct" if audit_info(run).get("kind") == "correct" else "wrong"
+
+
+def _item_rates(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Per (keys..., question): the share of the judge's scored verdicts (over replicates) that accept."""
+    scored = frame.filter(pl.col("score").is_not_null())
+    return scored.group_by([*keys, "question_id"]).agg(
+        rate=pl.col("score").cast(pl.Float64).mean(), verdicts=pl.len()
+    )
+
+
+def _rate_table(items: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """n (questions), the mean per-question rate in percent, its Wilson interval over the n questions."""
+    agg = items.group_by(keys, maintain_order=True).agg(n=pl.len().cast(pl.Int64), p=pl.col("rate").mean())
+    rows = []
+    for r in agg.sort(keys).iter_rows(named=True):
+        low, high = wilson(r["p"], r["n"])
+        rows.append(
+            {
+                **{k: r[k] for k in keys},
+                "n": r["n"],
+                "accept_rate": 100 * r["p"],
+                "ci_low": 100 * low,
+                "ci_high": 100 * high,
+            }
+        )
+    schema = {k: pl.Utf8 for k in keys} | {"n": pl.Int64, "accept_rate": pl.Float64}
+    return pl.DataFrame(rows, schema=schema | {"ci_low": pl.Float64, "ci_high": pl.Float64})
+
+
+def _judgments_of(data: Any) -> tuple[RunSet, pl.DataFrame]:
+    runset = data if isinstance(data, RunSet) else load_runs(data)
+    return runset, judgments_frame(runset)
+
+
+def judge_audit(
+    runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None, *, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """How often a judge accepts answers known to be wrong: its false-positive rate, with intervals.
+
+    For runs whose answers are known to be wrong (an imported wrong-answer set such as the LoCoMo audit's
+    stress test, or one written by ``bench-nb judge-audit``); runs marked known-correct (the paraphrase sets)
+    are left out (see ``judge_error_rates``). A question's acceptance is the share of the judge's scored
+    verdicts on it that say correct (its replicates averaged, so that with every replicate scoring every
+    question ``accept_rate`` is the mean of the replicates' accept rates); unscored verdicts are left out.
+
+    Args:
+        runs: anything ``load_runs`` takes, or a ``RunSet``.
+        judge: one judge or several (default: every judge in the runs).
+        by: ``"question_type"`` for one row per normalised question type.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+
+    Returns columns ``run_id``, ``judge``, ``question_type`` (when ``by``), ``n`` (questions scored),
+    ``accept_rate`` (percent), ``ci_low``, ``ci_high`` (Wilson 95% over the n questions, percent).
+    """
+    if by not in (None, "question_type"):
+        raise ValueError(f"by must be None or 'question_type', not {by!r}")
+    runset, frame = _judgments_of(runs)
+    wrong = [r.run_id for r in runset if _audit_kind(r) == "wrong"]
+    frame = frame.filter(pl.col("run_id").is_in(wrong))
+    if judge is not None:
+        chosen = [judge] if isinstance(judge, str) else list(judge)
+        frame = frame.filter(pl.col("judge").is_in(chosen))
+    frame = frame.with_columns(question_type=pl.col("question_type_norm").fill_null("other"))
+    keys = ["run_id", "judge"] + (["question_type"] if by else [])
+    return to_backend(_rate_table(_item_rates(frame, keys), keys), backend)
+
+
+def judge_error_rates(runs: Any, *, judge: str | None = None, backend: Backend = "pandas") -> Any:
+    """Per judge and audit set: the accept rate on known-wrong sets (false-positive rate) and on
+    known-correct sets (sensitivity; its complement the false-negative rate), percent, Wilson intervals.
+
+    Columns: ``judge, generator, kind`` (``wrong`` / ``correct``), ``run_id, n, accept_rate, ci_low,
+    ci_high, error_rate`` (false-positive rate for a wrong set, false-negative rate for a correct one).
+    """
+    runset, frame = _judgments_of(runs)
+    if judge is not None:
+        frame = frame.filter(pl.col("judge") == judge)
+    meta = pl.DataFrame(
+        {
+            "run_id": [r.run_id for r in runset],
+            "generator": [str(audit_info(r).get("generator") or "imported") for r in runset],
+            "kind": [_audit_kind(r) for r in runset],
+        },
+        schema={"run_id": pl.Utf8, "generator": pl.Utf8, "kind": pl.Utf8},
+    )
+    frame = frame.join(meta, on="run_id", how="inner")
+    keys = ["judge", "generator", "kind", "run_id"]
+    table = _rate_table(_item_rates(frame, keys), keys)
+    return to_backend(
+        table.with_columns(
+            error_rate=pl.when(pl.col("kind") == "wrong")
+            .then(pl.col("accept_rate"))
+            .otherwise(100 - pl.col("accept_rate"))
+        ).sort("judge", "kind", "generator"),
+        backend,
+    )
+
+
+def audit_correction(
+    observed: float,
+    n: int | None,
+    rates: Any,
+    judge: str,
+    *,
+    wrong: Sequence[str] = ("specific",),
+    correct: Sequence[str] = ("paraphrase",),
+) -> CorrectedAccuracy | None:
+    """Rogan-Gladen correction from a leniency audit's rates (``judge_error_rates`` output) instead of human
+    labels: specificity = 1 − the accept rate on the ``wrong`` sets (default the specific-but-wrong one),
+    sensitivity = the accept rate on the ``correct`` sets, pooled over their questions; the sets' sizes are
+    the label counts. None when the audit lacks either side for this judge, or the judge is no better than
+    chance on it. It assumes the run's wrong answers are as hard to catch as the audit's."""
+    table = as_polars(rates)
+    if table is None:
+        raise ValueError("rates must be judge_error_rates output (a frame)")
+    mine = table.filter(pl.col("judge") == judge)
+    w = mine.filter((pl.col("kind") == "wrong") & pl.col("generator").is_in(list(wrong)))
+    c = mine.filter((pl.col("kind") == "correct") & pl.col("generator").is_in(list(correct)))
+    if w.is_empty() or c.is_empty():
+        return None
+    n0, n1 = int(w["n"].sum()), int(c["n"].sum())
+    sp = 1 - float((w["accept_rate"] * w["n"]).sum()) / 100 / n0
+    se = float((c["accept_rate"] * c["n"]).sum()) / 100 / n1
+    try:
+        return corrected_accuracy(observed, se, sp, (n1, n0), n=n, source="leniency audit")
+    except ValueError:
+        return None
+
+
+# --- judges against people --------------------------------------------------------------------------------
+
+
+def _label_weights(runset: RunSet) -> pl.DataFrame:
+    rows: list[tuple[str, str, str, float]] = []
+    for run in runset:
+        labels, _ = read_labels(run.path)
+        rows.extend((run.run_id, qid, judge, lab.weight) for (qid, judge), lab in labels.items())
+    return pl.DataFrame(
+        rows,
+        schema={"run_id": pl.Utf8, "question_id": pl.Utf8, "human": pl.Utf8, "weight": pl.Float64},
+        orient="row",
+    )
+
+
+def _weighted_share(hit: list[float], w: list[float]) -> tuple[float, float]:
+    """Weighted share of hits and Kish's effective sample size (Σw)²/Σw²."""
+    total = sum(w)
+    if total <= 0:
+        return (math.nan, 0.0)
+    return sum(h * x for h, x in zip(hit, w, strict=True)) / total, total * total / sum(x * x for x in w)
+
+
+def judge_vs_human(
+    data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Each judge against the human labels, on the answers both scored (an unsure label is left out).
+
+    Columns: ``judge, n`` (answers both scored), ``n_correct`` / ``n_incorrect`` (by the human),
+    ``sensitivity, sensitivity_low, sensitivity_high, specificity, specificity_low, specificity_high``
+    (weighted by the labels' sampling weights, Wilson intervals on Kish's effective sample size; proportions),
+    ``agreement, cohen_kappa, gwet_ac1`` (unweighted, on the same answers).
+    """
+    runset = load_runs(data) if as_polars(data) is None else None
+    frame = as_polars(data)
+    if frame is None:
+        assert runset is not None
+        frame = judgments_frame(runset)
+    else:
+        runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+    weights = _label_weights(runset)
+    people = frame.filter((pl.col("judge") == human) & pl.col("score").is_not_null()).select(
+        "run_id", "question_id", y=pl.col("score")
+    )
+    people = people.join(
+        weights.filter(pl.col("human") == human).select("run_id", "question_id", "weight"),
+        on=["run_id", "question_id"],
+        how="left",
+    ).with_columns(pl.col("weight").fill_null(1.0))
+    names = [j for j in frame["judge"].unique(maintain_order=True).to_list() if not str(j).startswith(HUMAN)]
+    if judges is not None:
+        names = [j for j in names if j in judges]
+    rows = []
+    for j in names:
+        both = (
+            frame.filter((pl.col("judge") == j) & pl.col("score").is_not_null())
+            .select("run_id", "question_id", f=pl.col("score"))
+            .join(people, on=["run_id", "question_id"], how="inner")
+        )
+        f, y, w = both["f"].to_list(), both["y"].to_list(), both["weight"].to_list()
+        pos = [(fi, wi) for fi, yi, wi in zip(f, y, w, strict=True) if yi == 1]
+        neg = [(1 - fi, wi) for fi, yi, wi in zip(f, y, w, strict=True) if yi == 0]
+        se, se_n = _weighted_share([a for a, _ in pos], [b for _, b in pos]) if pos else (math.nan, 0.0)
+        sp, sp_n = _weighted_share([a for a, _ in neg], [b for _, b in neg]) if neg else (math.nan, 0.0)
+        se_lo, se_hi = wilson(se, se_n)
+        sp_lo, sp_hi = wilson(sp, sp_n)
+        n = len(f)
+        counts = rating_counts([[a, b] for a, b in zip(f, y, strict=True)]) if n else []
+        rows.append(
+            {
+                "judge": j,
+                "n": n,
+                "n_correct": len(pos),
+                "n_incorrect": len(neg),
+                "sensitivity": se,
+                "sensitivity_low": se_lo,
+                "sensitivity_high": se_hi,
+                "specificity": sp,
+                "specificity_low": sp_lo,
+                "specificity_high": sp_hi,
+                "sensitivity_n_eff": se_n,
+                "specificity_n_eff": sp_n,
+                "agreement": sum(a == b for a, b in zip(f, y, strict=True)) / n if n else math.nan,
+                "cohen_kappa": cohen_kappa(f, y) if n else math.nan,
+                "gwet_ac1": gwet_ac1(counts) if n else math.nan,
+            }
+        )
+    schema = {"judge": pl.Utf8, "n": pl.Int64, "n_correct": pl.Int64, "n_incorrect": pl.Int64}
+    schema |= {
+        c: pl.Float64
+        for c in (
+            "sensitivity",
+            "sensitivity_low",
+            "sensitivity_high",
+            "specificity",
+            "specificity_low",
+            "specificity_high",
+            "sensitivity_n_eff",
+            "specificity_n_eff",
+            "agreement",
+            "cohen_kappa",
+            "gwet_ac1",
+        )
+    }
+    return to_backend(pl.DataFrame(rows, schema=schema), backend)
+
+
+def corrected_accuracy_table(
+    data: Any,
+    *,
+    human: str = HUMAN,
+    audit: Any = None,
+    judges: Sequence[str] | None = None,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """Per run and judge: raw accuracy beside the Rogan-Gladen corrected one, from the human labels when
+    the judge has been labelled against (``source = "human labels"``), else from a leniency audit's rates
+    (``audit``: audit runs or ``judge_error_rates`` output; ``source = "leniency audit"``), else none.
+
+    Columns (percent): ``run_id, provider, judge, scored, accuracy, ci_low, ci_high, corrected,
+    corrected_low, corrected_high, source``.
+    """
+    runset = load_runs(data)
+    frame = judgments_frame(runset)
+    versus = judge_vs_human(frame, human=human, backend="polars")
+    assert isinstance(versus, pl.DataFrame)
+    rates = None
+    if audit is not None:
+        rates = as_polars(audit)
+        if rates is None:
+            rates = judge_error_rates(audit, backend="polars")
+    acc = (
+        frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
+        .group_by("run_id", "judge", maintain_order=True)
+        .agg(pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum())
+    )
+    if judges is not None:
+        acc = acc.filter(pl.col("judge").is_in(list(judges)))
+    by_judge = {r["judge"]: r for r in versus.iter_rows(named=True)}
+    rows = []
+    for r in acc.iter_rows(named=True):
+        n, k = int(r["scored"]), int(r["correct"])
+        p = k / n
+        lo, hi = wilson(p, n)
+        fix: CorrectedAccuracy | None = None
+        h = by_judge.get(r["judge"])
+        if h is not None and h["n_correct"] and h["n_incorrect"]:
+            try:
+                fix = corrected_accuracy(
+                    p,
+                    h["sensitivity"],
+                    h["specificity"],
+                    (h["sensitivity_n_eff"], h["specificity_n_eff"]),
+                    n=n,
+                    source="human labels",
+                )
+            except ValueError:
+                fix = None
+        if fix is None and rates is not None:
+            fix = audit_correction(p, n, rates, r["judge"])
+        rows.append(
+            {
+                "run_id": r["run_id"],
+                "provider": r["provider"],
+                "judge": r["judge"],
+                "scored": n,
+                "accuracy": 100 * p,
+                "ci_low": 100 * lo,
+                "ci_high": 100 * hi,
+                "corrected": None if fix is None else 100 * fix.estimate,
+                "corrected_low": None if fix is None else 100 * fix.ci_low,
+                "corrected_high": None if fix is None else 100 * fix.ci_high,
+                "source": None if fix is None else fix.source,
+            }
+        )
+    schema = {"run_id": pl.Utf8, "provider": pl.Utf8, "judge": pl.Utf8, "scored": pl.Int64}
+    schema |= {
+        c: pl.Float64
+        for c in ("accuracy", "ci_low", "ci_high", "corrected", "corrected_low", "corrected_high")
+    }
+    return to_backend(pl.DataFrame(rows, schema=schema | {"source": pl.Utf8}), backend)
+
+
+# --- the prompt sweep -------------------------------------------------------------------------------------
+
+_PROMPTED = re.compile(r"^(?P<model>.+)\[(?P<prompt>lenient|standard|strict)\]$")
+
+
+def split_judge_name(judge: str) -> tuple[str, str]:
+    """``("gpt-4o-mini", "strict")`` for ``gpt-4o-mini[strict]``; a plain name is the standard prompt."""
+    m = _PROMPTED.match(judge)
+    return (m.group("model"), m.group("prompt")) if m else (judge, "standard")
+
+
+def prompt_sweep(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+    """How each run's accuracy and the runs' ranking move with the judge prompt.
+
+    One row per (run, judge model, prompt) for judge models graded with more than one prompt (judges named
+    ``model[lenient]``, ``model``, ``model[strict]``; see ``bench-nb rejudge --judge-prompts``). Columns:
+    ``run_id, provider, model, judge_prompt, judge, scored, accuracy, ci_low, ci_high`` (percent, Wilson),
+    ``change`` (points against the standard prompt), ``rank`` (1 = best among the runs under that judge).
+    """
+    frame = as_polars(data)
+    if frame is None:
+        frame = judgments_frame(load_runs(data))
+    frame = frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
+    parts = [split_judge_name(j) for j in frame["judge"].to_list()]
+    frame = frame.with_columns(
+        model=pl.Series([m for m, _ in parts], dtype=pl.Utf8),
+        judge_prompt=pl.Series([p for _, p in parts], dtype=pl.Utf8),
+    )
+    swept = frame.group_by("model").agg(pl.col("judge_prompt").n_unique().alias("k")).filter(pl.col("k") > 1)
+    frame = frame.join(swept.select("model"), on="model", how="semi")
+    acc = frame.group_by("run_id", "model", "judge_prompt", "judge", maintain_order=True).agg(
+        pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum()
+    )
+    rows = []
+    for r in acc.iter_rows(named=True):
+        p = r["correct"] / r["scored"]
+        lo, hi = wilson(p, r["scored"])
+        rows.append({**r, "accuracy": 100 * p, "ci_low": 100 * lo, "ci_high": 100 * hi})
+    order = {"lenient": 0, "standard": 1, "strict": 2}
+    schema: dict[str, Any] = {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "judge_prompt": pl.Utf8,
+        "judge": pl.Utf8,
+        "provider": pl.Utf8,
+    }
+    schema |= {
+        "scored": pl.Int64,
+        "correct": pl.Int64,
+        "accuracy": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
+    }
+    table = pl.DataFrame(rows, schema=schema)
+    standard = table.filter(pl.col("judge_prompt") == "standard").select(
+        "run_id", "model", std=pl.col("accuracy")
+    )
+    table = (
+        table.join(standard, on=["run_id", "model"], how="left")
+        .with_columns(
+            change=pl.col("accuracy") - pl.col("std"),
+            rank=pl.col("accuracy").rank("min", descending=True).over("model", "judge_prompt").cast(pl.Int64),
+            _o=pl.col("judge_prompt").replace_strict(order, default=3),
+        )
+        .sort("model", "_o", "rank", "run_id")
+        .select(
+            "run_id",
+            "provider",
+            "model",
+            "judge_prompt",
+            "judge",
+            "scored",
+            "accuracy",
+            "ci_low",
+            "ci_high",
+            "change",
+            "rank",
+        )
+    )
+    return to_backend(table, backend)
+
+
+def ranking_moves(sweep: Any) -> bool | None:
+    """Whether the runs' order differs between two prompts of one judge model (None with < 2 runs)."""
+    table = as_polars(sweep)
+    assert table is not None
+    moved: bool | None = None
+    for (_model,), part in table.group_by(["model"]):
+        orders = {
+            p: tuple(g.sort("accuracy", "run_id", descending=[True, False])["run_id"].to_list())
+            for (p,), g in part.group_by(["judge_prompt"])
+        }
+        if len(next(iter(orders.values()), ())) < 2:
+            continue
+        moved = bool(moved) or len(set(orders.values())) > 1
+    return moved
+
+
+# --- length bias ------------------------------------------------------------------------------------------
+
+
+def _words(text: str | None) -> int:
+    return len((text or "").split())
+
+
+def answer_lengths(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+    """The answer-length distribution per run, in words: ``run_id, provider, n, mean, p25, median, p75,
+    p90, max`` (answered questions only; quantiles by linear interpolation)."""
+    q = as_polars(data)
+    if q is None:
+        q = questions_frame(data)
+    q = q.filter(pl.col("hypothesis").is_not_null()).with_columns(
+        words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
+    )
+    w = pl.col("words")
+    table = q.group_by("run_id", maintain_order=True).agg(
+        pl.col("provider").first(),
+        n=pl.len().cast(pl.Int64),
+        mean=w.mean(),
+        p25=w.quantile(0.25, "linear"),
+        median=w.quantile(0.5, "linear"),
+        p75=w.quantile(0.75, "linear"),
+        p90=w.quantile(0.9, "linear"),
+        max=w.max().cast(pl.Float64),
+    )
+    return to_backend(table, backend)
+
+
+def ols_slope(
+    x: Sequence[float], y: Sequence[float], *, confidence: float = 0.95
+) -> tuple[float, float, float, float]:
+    """Least-squares slope of y on x with its heteroskedasticity-robust (HC1) standard error and t
+    interval on n − 2 degrees of freedom: ``(slope, se, low, high)``; nans when x does not vary."""
+    n = len(x)
+    if n < 3:
+        return (math.nan, math.nan, math.nan, math.nan)
+    mx, my = sum(x) / n, sum(y) / n
+    sxx = sum((a - mx) ** 2 for a in x)
+    if sxx == 0:
+        return (math.nan, math.nan, math.nan, math.nan)
+    slope = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / sxx
+    intercept = my - slope * mx
+    meat = sum(((a - mx) ** 2) * (b - intercept - slope * a) ** 2 for a, b in zip(x, y, strict=True))
+    se = math.sqrt(n / (n - 2) * meat) / sxx
+    from scipy.stats import t as student_t
+
+    q = float(student_t.ppf(0.5 + confidence / 2, n - 2))
+    return (slope, se, slope - q * se, slope + q * se)
+
+
+def length_bias(
+    data: Any, *, per_words: int = 10, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Per judge: how accuracy moves with answer length. A linear probability model, score (0/1) on the
+    answer's length in words, over every answer the judge scored (all runs pooled): ``slope`` in accuracy
+    points per ``per_words`` words with its HC1-robust 95% interval. Columns: ``judge, n, mean_words,
+    accuracy, slope, ci_low, ci_high`` (points, percent)."""
+    runset = load_runs(data) if as_polars(data) is None else None
+    frame = as_polars(data)
+    if frame is None:
+        assert runset is not None
+        frame = judgments_frame(runset)
+        q = questions_frame(runset)
+    else:
+        q = questions_frame(load_runs(frame["run_path"].unique(maintain_order=True).to_list()))
+    words = q.select(
+        "run_id", "question_id", words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
+    )
+    scored = frame.filter(pl.col("score").is_not_null()).join(
+        words, on=["run_id", "question_id"], how="inner"
+    )
+    rows = []
+    for (judge,), part in scored.group_by(["judge"], maintain_order=True):
+        x = [float(v) / per_words for v in part["words"].to_list()]
+        y = [100.0 * v for v in part["score"].to_list()]
+        slope, _, lo, hi = ols_slope(x, y)
+        rows.append(
+            {
+                "judge": judge,
+                "n": len(x),
+                "mean_words": sum(x) * per_words / len(x) if x else math.nan,
+                "accuracy": sum(y) / len(y) if y else math.nan,
+                "slope": slope,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    schema = {"judge": pl.Utf8, "n": pl.Int64} | {
+        c: pl.Float64 for c in ("mean_words", "accuracy", "slope", "ci_low", "ci_high")
+    }
+    return to_backend(pl.DataFrame(rows, schema=schema), backend)

@@ -1,0 +1,123 @@
+"""``write_audit_runs`` and ``rejudge --judge-prompts``: audit sets written as run directories, graded,
+resumable, read by ``judge_audit``; an LLM judge graded with three prompts against the local API server."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runner"))
+from runner_llm import llm_env, llm_server
+
+from bench_nb.errors import JudgeError
+from bench_nb.frames.judgments import judgments_frame
+from bench_nb.frames.load import load_runs
+from bench_nb.judges.rejudge import rejudge
+from bench_nb.metrics.judge_quality import judge_audit, judge_error_rates, prompt_sweep
+from bench_nb.runner.audit import write_audit_runs
+from llm_server import LLMServer, request_text
+
+__all__ = ["llm_env", "llm_server"]
+ANSWERS = {
+    "q1": "Biscuit",
+    "q2": "Leeds",
+    "q3": "in March 2024",
+    "q4": "cello",
+    "q5": "Manchester",
+    "q6": "no idea",
+}
+
+
+def test_audit_sets_are_run_directories_graded_and_resumable(make_run) -> None:
+    source = make_run("src", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
+    made = write_audit_runs(source, ["contains", "overlap"])
+    assert [m.generator for m in made] == ["specific", "vague", "dont-know", "paraphrase"]
+    assert all(m.path == source / "audit" / m.generator for m in made)
+    spec = json.loads((source / "audit" / "specific" / "checkpoint.json").read_text())
+    assert spec["runId"] == "src.audit-specific" and spec["judge"] == "contains"
+    assert spec["benchNb"]["audit"] == {
+        "kind": "wrong",
+        "generator": "specific",
+        "seed": 0,
+        "sourceRunId": "src",
+    }
+    q3 = spec["questions"]["q3"]
+    assert q3["benchNb"]["auditHow"].startswith("month shifted: March 2024 -> ")
+    assert q3["phases"]["evaluate"]["status"] == "completed"  # the primary judge's verdict in place
+    assert q3["phases"]["search"]["results"]  # the source's retrieved context kept, for labelling
+    paths = [m.path for m in made]
+    table = judge_audit(paths, backend="polars")
+    assert set(table["run_id"]) == {"src.audit-specific", "src.audit-vague", "src.audit-dont-know"}
+    assert table.filter(pl.col("judge") == "contains")["accept_rate"].max() == 0.0
+    rates = judge_error_rates(paths, backend="polars")
+    para = rates.filter((pl.col("kind") == "correct") & (pl.col("judge") == "contains")).row(0, named=True)
+    assert para["generator"] == "paraphrase" and para["accept_rate"] == 100.0 and para["error_rate"] == 0.0
+    # a second call asks for nothing again
+    again = write_audit_runs(source, ["contains", "overlap"])
+    assert all(sum(m.graded.graded.values()) == 0 for m in again)
+    with pytest.raises(JudgeError, match="at least one judge"):
+        write_audit_runs(source, [])
+
+
+def test_known_wrong_answers_are_copied_as_one_set(make_run, tmp_path: Path) -> None:
+    source = make_run("wrong", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
+    made = write_audit_runs(source, ["overlap"], known_wrong=True, out_dir=tmp_path / "out")
+    assert [m.generator for m in made] == ["imported"] and made[0].answers == 6
+    frame = judgments_frame(load_runs([made[0].path]))
+    assert set(frame["judge"]) == {"overlap"}
+    assert judge_audit([made[0].path], backend="polars")["n"].to_list() == [6]
+
+
+def _graded_by_prompt(path: str, body: dict) -> str:
+    """A judge model that is as strict as its prompt: lenient accepts anything sharing a word with the
+    reference, standard wants the reference inside the response, strict wants it exactly."""
+    text = request_text(body)
+    ref = text.split("Reference answer: ", 1)[1].split("\n", 1)[0].strip().lower()
+    hyp = text.split("Response to grade:\n", 1)[1].strip().lower()
+    if "Be generous" in text:
+        ok = bool(set(ref.split()) & set(hyp.split()))
+    elif "Grade strictly" in text:
+        ok = hyp == ref
+    else:
+        ok = ref in hyp
+    return json.dumps(
+        {"score": int(ok), "label": "correct" if ok else "incorrect", "explanation": "scripted"}
+    )
+
+
+def test_a_prompt_sweep_grades_with_each_prompt_and_moves_the_ranking(make_run, llm_env: LLMServer) -> None:
+    llm_env.responder = _graded_by_prompt
+    a = make_run(
+        "run-a",
+        provider="alpha",
+        answers={"q1": "Biscuit", "q2": "Leeds", "q3": "March 2024", "q4": "cello"},
+        bench_nb={"k": 10},
+    )
+    b = make_run(
+        "run-b",
+        provider="beta",
+        answers={"q1": "the dog Biscuit", "q2": "Leeds, I think", "q3": "in March 2024", "q4": "a violin"},
+        bench_nb={"k": 10},
+    )
+    for run in (a, b):
+        result = rejudge(run, ["gpt-4o-mini"], judge_prompts=["lenient", "standard", "strict"])
+        assert result.judges == ("gpt-4o-mini[lenient]", "gpt-4o-mini", "gpt-4o-mini[strict]")
+    systems = [c.body["messages"][0]["content"] for c in llm_env.calls]
+    assert len(systems) == 24  # 2 runs x 4 answers x 3 prompts (q3 with the temporal rubrics)
+    assert sum("Be generous" in s for s in systems) == sum("Grade strictly" in s for s in systems) == 8
+    sweep = prompt_sweep([a, b], backend="polars")
+    got = {(r["run_id"], r["judge_prompt"]): r["accuracy"] for r in sweep.iter_rows(named=True)}
+    assert got == {
+        ("run-a", "lenient"): 100.0,
+        ("run-a", "standard"): 100.0,
+        ("run-a", "strict"): 100.0,
+        ("run-b", "lenient"): 50.0,
+        ("run-b", "standard"): 75.0,
+        ("run-b", "strict"): 0.0,
+    }
+    with pytest.raises(JudgeError, match="has no prompt to vary"):
+        rejudge(a, ["contains"], judge_prompts=["strict"])

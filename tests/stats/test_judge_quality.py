@@ -1,0 +1,292 @@
+"""Judge quality: Rogan-Gladen correction (closed form and seeded coverage), prediction-powered inference,
+the leniency audit's accept rates, judges against human labels, the prompt sweep and length bias."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench_nb.judges.labels import append_label
+from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.judge_quality import (
+    corrected_accuracy,
+    judge_audit,
+    judge_vs_human,
+    length_bias,
+    ols_slope,
+    ppi_accuracy,
+    prompt_sweep,
+    ranking_moves,
+    split_judge_name,
+    wilson,
+)
+
+
+def test_rogan_gladen_closed_form() -> None:
+    # p = π·Se + (1 − π)(1 − Sp): π = 0.6, Se = 0.9, Sp = 0.8 gives p = 0.62; the correction inverts it.
+    fix = corrected_accuracy(0.62, 0.9, 0.8)
+    assert fix.estimate == pytest.approx(0.6, abs=1e-12)
+    assert fix.ci_low == fix.ci_high == fix.estimate  # nothing uncertain was given
+    # delta method, by hand: [p(1-p)/n + π²Se(1-Se)/n1 + (1-π)²Sp(1-Sp)/n0] / J²
+    fix = corrected_accuracy(0.62, 0.9, 0.8, (120, 80), n=1000)
+    var = (0.62 * 0.38 / 1000 + 0.36 * 0.09 / 120 + 0.16 * 0.16 / 80) / 0.7**2
+    assert fix.ci_high - fix.estimate == pytest.approx(1.959963984540054 * math.sqrt(var), rel=1e-9)
+    # a total of labels is split by the estimate
+    assert corrected_accuracy(0.62, 0.9, 0.8, 200, n=1000).n_labels == pytest.approx((120, 80))
+    # observed above the sensitivity: the estimate passes 1, is clipped and flagged
+    assert corrected_accuracy(0.99, 0.97, 0.7).estimate == 1.0 and corrected_accuracy(0.99, 0.97, 0.7).clipped
+    with pytest.raises(ValueError, match="no better than chance"):
+        corrected_accuracy(0.5, 0.5, 0.5)
+    with pytest.raises(ValueError, match="observed must be a proportion"):
+        corrected_accuracy(1.5, 0.9, 0.9)
+
+
+def _simulate(truth: float, se: float, sp: float, n: int, n_labels: int, *, subset: bool, reps: int = 1500):
+    """Seeded replications: answers truly right with probability ``truth``, a judge erring at ``se``/``sp``,
+    and a labelled sample (a subset of the run's answers, or drawn apart) that estimates Se and Sp."""
+    rng = np.random.default_rng(18)
+    covered, estimates, raw = 0, [], []
+    for _ in range(reps):
+        y = rng.random(n) < truth
+        f = np.where(y, rng.random(n) < se, rng.random(n) < 1 - sp)
+        if subset:
+            idx = rng.choice(n, n_labels, replace=False)
+            yl, fl = y[idx], f[idx]
+        else:
+            yl = rng.random(n_labels) < truth
+            fl = np.where(yl, rng.random(n_labels) < se, rng.random(n_labels) < 1 - sp)
+        fix = corrected_accuracy(
+            f.mean(), fl[yl].mean(), 1 - fl[~yl].mean(), (int(yl.sum()), int((~yl).sum())), n=n
+        )
+        covered += fix.ci_low <= truth <= fix.ci_high
+        estimates.append(fix.estimate)
+        raw.append(f.mean())
+    return covered / reps, float(np.mean(estimates)), float(np.mean(raw))
+
+
+@pytest.mark.parametrize(
+    ("truth", "se", "sp", "n", "n_labels"),
+    [(0.6, 0.92, 0.75, 800, 300), (0.35, 0.85, 0.8, 1500, 400), (0.6, 0.92, 0.75, 1540, 150)],
+)
+def test_rogan_gladen_recovers_the_true_accuracy_with_its_coverage(
+    truth: float, se: float, sp: float, n: int, n_labels: int
+) -> None:
+    """The estimate is unbiased where the raw accuracy is not; with the labels drawn apart from the run the
+    95% interval covers the truth in 93-97% of 1,500 replications (binomial noise on 1,500 is ±1.1 points);
+    with the labels a subset of the run's own answers (the labelling widget's case) it is conservative."""
+    coverage, estimate, raw = _simulate(truth, se, sp, n, n_labels, subset=False)
+    assert abs(raw - truth) > 0.02  # the judge's raw accuracy is biased...
+    assert estimate == pytest.approx(truth, abs=0.005)  # ...the correction is not
+    assert 0.93 <= coverage <= 0.97
+    coverage, estimate, _ = _simulate(truth, se, sp, n, n_labels, subset=True)
+    assert estimate == pytest.approx(truth, abs=0.005)
+    assert 0.95 <= coverage <= 0.995
+
+
+def test_prediction_powered_inference_closed_form_and_coverage() -> None:
+    est = ppi_accuracy([1, 1, 0, 1, 0, 1], [(1, 1), (0, 1), (1, 0)])
+    f_mean, rect = 4 / 6, [0, -1, 1]
+    assert est.estimate == pytest.approx(f_mean - sum(rect) / 3)
+    var = np.var([1, 1, 0, 1, 0, 1], ddof=1) / 6 + np.var(rect, ddof=1) / 3
+    assert est.ci_high == pytest.approx(min(1.0, est.estimate + 1.959963984540054 * math.sqrt(var)))
+    rng = np.random.default_rng(5)
+    covered = 0
+    for _ in range(800):
+        y = rng.random(1000) < 0.55
+        f = np.where(y, rng.random(1000) < 0.9, rng.random(1000) < 0.3)
+        idx = rng.choice(1000, 150, replace=False)
+        e = ppi_accuracy(
+            f.astype(int).tolist(), list(zip(f[idx].astype(int), y[idx].astype(int), strict=True))
+        )
+        covered += e.ci_low <= 0.55 <= e.ci_high
+    assert 0.92 <= covered / 800 <= 0.98
+
+
+def test_wilson_matches_the_integer_interval_and_accepts_effective_sizes() -> None:
+    for k, n in ((0, 10), (3, 10), (10, 10), (37, 240)):
+        assert wilson(k / n, n) == pytest.approx(wilson_interval(k, n), abs=1e-12)
+    lo, hi = wilson(0.3, 12.5)
+    assert 0 < lo < 0.3 < hi < 1
+    assert all(math.isnan(v) for v in wilson(0.5, 0))
+
+
+def test_ols_slope_matches_statsmodels_hc1() -> None:
+    from statsmodels.regression.linear_model import OLS
+
+    rng = random.Random(2)
+    x = [rng.randint(1, 60) / 10 for _ in range(300)]
+    y = [100.0 * (rng.random() < 0.4 + 0.05 * v) for v in x]
+    slope, se, lo, hi = ols_slope(x, y)
+    fit = OLS(np.array(y), np.column_stack([np.ones(len(x)), x])).fit(cov_type="HC1", use_t=True)
+    assert slope == pytest.approx(fit.params[1], rel=1e-9)
+    assert se == pytest.approx(fit.bse[1], rel=1e-9)
+    assert (lo, hi) == pytest.approx(tuple(fit.conf_int()[1]), rel=1e-9)
+    assert all(math.isnan(v) for v in ols_slope([1, 1, 1, 1], [0, 1, 0, 1]))
+
+
+ANSWERS = {
+    "q1": "Biscuit",
+    "q2": "I think it was in Leeds, near the river, in a flat",
+    "q3": "March 2024",
+    "q4": "cello",
+}
+
+
+def test_judge_audit_averages_replicates_and_groups_by_type(make_run) -> None:
+    path = make_run(
+        "wrong-set",
+        answers=ANSWERS,
+        primary="j",
+        primary_scores={"q1": 1, "q2": 0, "q3": 0, "q4": 0},
+        bench_nb={},
+        verdicts={"lenient": {"q1": 1, "q2": 1, "q3": 0, "q4": None}},
+    )
+    table = judge_audit([path], backend="polars")
+    rows = {r["judge"]: r for r in table.iter_rows(named=True)}
+    assert table.columns == ["run_id", "judge", "n", "accept_rate", "ci_low", "ci_high"]
+    assert rows["j"]["n"] == 4 and rows["j"]["accept_rate"] == pytest.approx(25.0)
+    lo, hi = wilson_interval(1, 4)
+    assert (rows["j"]["ci_low"], rows["j"]["ci_high"]) == pytest.approx((100 * lo, 100 * hi))
+    assert rows["lenient"]["n"] == 3 and rows["lenient"]["accept_rate"] == pytest.approx(
+        200 / 3
+    )  # unscored out
+    by = judge_audit([path], judge="lenient", by="question_type", backend="polars")
+    assert by.columns == ["run_id", "judge", "question_type", "n", "accept_rate", "ci_low", "ci_high"]
+    assert dict(zip(by["question_type"], by["accept_rate"], strict=True)) == {
+        "single-hop": 100.0,
+        "temporal": 0.0,
+    }
+    with pytest.raises(ValueError, match="by must be None or 'question_type'"):
+        judge_audit([path], by="type")
+
+
+def test_judge_audit_pools_replicate_judgments_as_their_mean() -> None:
+    import polars as pl
+
+    from bench_nb.metrics.judge_quality import _item_rates, _rate_table
+
+    # three replicates over four questions: the accept rate equals the mean of the replicates' rates
+    scores = {1: [1, 0, 0, 0], 2: [1, 1, 0, 0], 3: [1, 0, 0, 1]}
+    frame = pl.DataFrame(
+        [
+            {"run_id": "r", "judge": "j", "question_id": f"q{i}", "replicate": rep, "score": s}
+            for rep, ss in scores.items()
+            for i, s in enumerate(ss)
+        ]
+    )
+    table = _rate_table(_item_rates(frame, ["run_id", "judge"]), ["run_id", "judge"])
+    assert table["n"][0] == 4
+    assert table["accept_rate"][0] == pytest.approx(100 * np.mean([np.mean(v) for v in scores.values()]))
+
+
+def test_judges_against_human_labels(make_run, tmp_path: Path) -> None:
+    answers = {"q1": "Biscuit", "q2": "Leeds", "q3": "March 2024", "q4": "cello", "q5": "Leeds"}
+    path = make_run(
+        "run-a",
+        answers=answers,
+        primary="j",
+        primary_scores={"q1": 1, "q2": 1, "q3": 1, "q4": 0, "q5": 1},
+        bench_nb={},
+    )
+    for qid, label in (
+        ("q1", "correct"),
+        ("q2", "incorrect"),
+        ("q3", "correct"),
+        ("q4", "incorrect"),
+        ("q5", "unsure"),
+    ):
+        append_label(path, qid, label)
+    append_label(path, "q2", "correct")  # relabelled: the last line wins
+    table = judge_vs_human([path], backend="polars")
+    row = table.row(0, named=True)
+    # human: q1 1, q2 1, q3 1, q4 0 (q5 unsure, left out); judge: 1, 1, 1, 0
+    assert row["judge"] == "j" and row["n"] == 4 and row["n_correct"] == 3 and row["n_incorrect"] == 1
+    assert row["sensitivity"] == 1.0 and row["specificity"] == 1.0
+    lo, hi = wilson_interval(3, 3)
+    assert (row["sensitivity_low"], row["sensitivity_high"]) == pytest.approx((lo, hi))
+    from sklearn.metrics import cohen_kappa_score
+
+    assert row["cohen_kappa"] == pytest.approx(cohen_kappa_score([1, 1, 1, 0], [1, 1, 1, 0]))
+
+
+def test_weighted_sensitivity_uses_the_sampling_weights(make_run) -> None:
+    answers = {"q1": "Biscuit", "q2": "Leeds", "q3": "March 2024", "q4": "cello"}
+    path = make_run(
+        "run-w",
+        answers=answers,
+        primary="j",
+        primary_scores={"q1": 1, "q2": 0, "q3": 1, "q4": 0},
+        bench_nb={},
+    )
+    # all four truly correct; the judge misses q2 and q4, which carry weight 3 each
+    for qid, w in (("q1", 1.0), ("q2", 3.0), ("q3", 1.0), ("q4", 3.0)):
+        append_label(path, qid, "correct", weight=w)
+    row = judge_vs_human([path], backend="polars").row(0, named=True)
+    assert row["sensitivity"] == pytest.approx(2 / 8)
+    assert row["sensitivity_n_eff"] == pytest.approx(64 / 20)  # Kish: (Σw)² / Σw²
+    assert math.isnan(row["specificity"])
+
+
+def test_prompt_sweep_moves_and_ranks(make_run) -> None:
+    answers = {"q1": "Biscuit", "q2": "Leeds", "q3": "March 2024", "q4": "cello"}
+    a = make_run(
+        "run-a",
+        provider="alpha",
+        answers=answers,
+        primary="m",
+        primary_scores={"q1": 1, "q2": 1, "q3": 0, "q4": 0},
+        bench_nb={},
+        verdicts={
+            "m[lenient]": {"q1": 1, "q2": 1, "q3": 1, "q4": 1},
+            "m[strict]": {"q1": 1, "q2": 0, "q3": 0, "q4": 0},
+        },
+    )
+    b = make_run(
+        "run-b",
+        provider="beta",
+        answers=answers,
+        primary="m",
+        primary_scores={"q1": 1, "q2": 0, "q3": 0, "q4": 0},
+        bench_nb={},
+        verdicts={
+            "m[lenient]": {"q1": 1, "q2": 1, "q3": 1, "q4": 0},
+            "m[strict]": {"q1": 1, "q2": 1, "q3": 0, "q4": 0},
+        },
+    )
+    sweep = prompt_sweep([a, b], backend="polars")
+    got = {
+        (r["run_id"], r["judge_prompt"]): (r["accuracy"], r["change"], r["rank"])
+        for r in sweep.iter_rows(named=True)
+    }
+    assert got["run-a", "lenient"] == (100.0, 50.0, 1)
+    assert got["run-a", "standard"] == (50.0, 0.0, 1)
+    assert got["run-a", "strict"] == (25.0, -25.0, 2)
+    assert got["run-b", "strict"] == (50.0, 25.0, 1)
+    assert ranking_moves(sweep) is True
+    assert split_judge_name("gpt-4o-mini[strict]") == ("gpt-4o-mini", "strict")
+    assert split_judge_name("contains") == ("contains", "standard")
+
+
+def test_length_bias_slope_per_judge(make_run) -> None:
+    answers = {
+        "q1": "Biscuit",
+        "q2": "a b c d e f g h i j k l Leeds",
+        "q3": "March 2024 " + "x " * 20,
+        "q4": "cello",
+    }
+    path = make_run(
+        "run-l",
+        answers=answers,
+        primary="j",
+        primary_scores={"q1": 0, "q2": 1, "q3": 1, "q4": 0},
+        bench_nb={},
+    )
+    row = length_bias([path], backend="polars").row(0, named=True)
+    x = [1 / 10, 13 / 10, 22 / 10, 1 / 10]
+    slope, _, lo, hi = ols_slope(x, [0.0, 100.0, 100.0, 0.0])
+    assert row["judge"] == "j" and row["n"] == 4 and row["slope"] == pytest.approx(slope) and slope > 0
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
