@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         wilson_interval,
     )
     from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
+    from bench_nb.metrics.judge_quality import corrected_accuracy, judge_audit
     from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
     from bench_nb.metrics.replicates import replicate_summary
     from bench_nb.models.tokens import TokenCount, count_tokens
@@ -96,6 +97,7 @@ _EXPORTS: dict[str, str] = {
         "bench_nb.metrics",
     ),
     **dict.fromkeys(["JudgeAgreement", "judge_agreement"], "bench_nb.metrics.agreement"),
+    **dict.fromkeys(["corrected_accuracy", "judge_audit"], "bench_nb.metrics.judge_quality"),
     **dict.fromkeys(
         ["PairedComparison", "paired_comparison", "paired_comparisons"], "bench_nb.metrics.paired"
     ),
@@ -129,11 +131,13 @@ __all__ = [
     "check_like_for_like",
     "clustered_paired_comparisons",
     "compare",
+    "corrected_accuracy",
     "count_tokens",
     "detectable_differences",
     "disputed_questions",
     "get_provider",
     "judge_agreement",
+    "judge_audit",
     "judgments_df",
     "latency_stats",
     "list_benchmarks",

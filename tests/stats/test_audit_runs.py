@@ -121,3 +121,40 @@ def test_a_prompt_sweep_grades_with_each_prompt_and_moves_the_ranking(make_run, 
     }
     with pytest.raises(JudgeError, match="has no prompt to vary"):
         rejudge(a, ["contains"], judge_prompts=["strict"])
+
+
+def test_the_judge_audit_command_prints_each_sets_rates(make_run, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench_nb.cli import main
+
+    source = make_run("cli-src", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
+    main(["judge-audit", str(source), "-j", "contains,overlap", "--by-type"])
+    out = capsys.readouterr().out
+    assert f"audit sets in {source / 'audit'}" in out
+    lines = {
+        tuple(line.split()[:3]): line for line in out.splitlines() if line.startswith(("contains", "overlap"))
+    }
+    assert "false-positive rate" in lines["contains", "specific", "wrong"]
+    assert "0.0%" in lines["contains", "specific", "wrong"]
+    assert "sensitivity" in lines["overlap", "paraphrase", "correct"]
+    assert "cli-src.audit-specific" in out and "temporal" in out  # the per-type table
+    with pytest.raises(SystemExit):
+        main(["judge-audit", str(source), "-j", "contains", "--generators", "nope"])
+
+
+def test_rejudge_with_judge_prompts_prints_the_sweep(make_run, llm_env: LLMServer, capsys) -> None:
+    from bench_nb.cli import main
+
+    llm_env.responder = _graded_by_prompt
+    a = make_run(
+        "s-a", provider="alpha", answers={"q1": "Biscuit", "q2": "Leeds, I think"}, bench_nb={"k": 10}
+    )
+    b = make_run("s-b", provider="beta", answers={"q1": "the dog Biscuit", "q2": "Leeds"}, bench_nb={"k": 10})
+    main(["rejudge", str(a), str(b), "-j", "gpt-4o-mini", "--judge-prompts", "lenient,standard,strict"])
+    out = capsys.readouterr().out
+    assert "gpt-4o-mini[strict]: graded 2; 0 already had a verdict" in out
+    rows = {tuple(line.split()[:2]): line for line in out.splitlines() if line.startswith("s-")}
+    assert "100.0%" in rows["s-a", "gpt-4o-mini"] and "50.0%" in rows["s-a", "gpt-4o-mini[strict]"]
+    assert "-50.0 pts" in rows["s-a", "gpt-4o-mini[strict]"]
+    assert "The ranking of the runs CHANGES with the judge prompt." in out
+    with pytest.raises(SystemExit):
+        main(["rejudge", str(a), "--judge-prompts", "harsh"])

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "compare": "bench_nb.cli.run:compare",
     "datasets": "bench_nb.cli.datasets:datasets",
     "rejudge": "bench_nb.cli.judging:rejudge",
+    "judge-audit": "bench_nb.cli.judging:judge_audit_cmd",
     "report": "bench_nb.cli.reporting:report",
     "serve": "bench_nb.cli.reporting:serve",
     "demo": "bench_nb.cli.reporting:demo",

@@ -1,4 +1,5 @@
-"""``bench-nb rejudge``: grade a run's answers with more judges and show how they agree."""
+"""``bench-nb rejudge``: grade runs' answers with more judges (or one LLM judge with several prompts) and show how
+they agree; ``bench-nb judge-audit``: how often a judge accepts answers known to be wrong, and rejects right ones."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import click
 import polars as pl
 
 from bench_nb.frames.judgments import judgments_frame
+from bench_nb.judges.audit import GENERATORS
+from bench_nb.judges.prompts import check_strictness
 from bench_nb.judges.rejudge import rejudge as rejudge_run
 from bench_nb.metrics.agreement import judge_agreement
 
@@ -18,7 +21,9 @@ def _fmt(x: float | None) -> str:
 
 
 @click.command()
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument(
+    "run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
 @click.option(
     "-j",
     "--judges",
@@ -26,29 +31,162 @@ def _fmt(x: float | None) -> str:
     default="",
     help="Comma-separated judges to add, e.g. f1,contains or a model alias (see the judge registry).",
 )
+@click.option(
+    "--judge-prompts",
+    default="",
+    help="Grade with each LLM judge once per prompt: lenient,standard,strict (judges named model[lenient], "
+    "model, model[strict]); without -j, the run's primary judge.",
+)
 @click.option("--primary", help="Make this judge the run's primary judge (rewrites phases.evaluate).")
 @click.option("--force", is_flag=True, help="Grade again answers that already have this judge's verdict.")
 @click.option("--concurrency", "-c", type=int, default=1, show_default=True, help="Answers graded at once.")
-def rejudge(run_dir: Path, judges: str, primary: str | None, force: bool, concurrency: int) -> None:
-    """Grade RUN_DIR's existing answers with more judges, keeping every verdict in judgments.jsonl."""
+def rejudge(
+    run_dirs: tuple[Path, ...],
+    judges: str,
+    judge_prompts: str,
+    primary: str | None,
+    force: bool,
+    concurrency: int,
+) -> None:
+    """Grade the existing answers of RUN_DIRS with more judges, keeping every verdict in judgments.jsonl."""
     specs = [s.strip() for s in judges.split(",") if s.strip()]
-    if not specs and primary is None:
-        raise click.UsageError("give judges with -j J1,J2 (and/or --primary NAME)")
-    result = rejudge_run(run_dir, specs, primary=primary, force=force, concurrency=concurrency)
-    for name in result.judges:
-        extra = f", {result.unscored[name]} unscored" if result.unscored[name] else ""
-        click.echo(
-            f"{name}: graded {result.graded[name]}{extra}; {result.skipped[name]} already had a verdict"
+    prompts = [p.strip() for p in judge_prompts.split(",") if p.strip()]
+    if not specs and not prompts and primary is None:
+        raise click.UsageError("give judges with -j J1,J2 (and/or --judge-prompts P1,P2, --primary NAME)")
+    try:
+        for p in prompts:
+            check_strictness(p)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--judge-prompts") from None
+    for run_dir in run_dirs:
+        if len(run_dirs) > 1:
+            click.echo(f"== {run_dir}")
+        result = rejudge_run(
+            run_dir, specs, primary=primary, force=force, concurrency=concurrency, judge_prompts=prompts
         )
-    if result.primary_changed:
-        click.echo(f"primary judge is now {result.primary} (checkpoint.json updated)")
-    if result.report_stale:
+        for name in result.judges:
+            extra = f", {result.unscored[name]} unscored" if result.unscored[name] else ""
+            click.echo(
+                f"{name}: graded {result.graded[name]}{extra}; {result.skipped[name]} already had a verdict"
+            )
+        if result.primary_changed:
+            click.echo(f"primary judge is now {result.primary} (checkpoint.json updated)")
+        if result.report_stale:
+            click.echo(
+                "report.json was written under the previous judge: regenerate it "
+                f"(bench-nb memorybench-report {run_dir} --dataset ...)",
+                err=True,
+            )
+        if not prompts:
+            _print_agreement(run_dir)
+    if prompts:
+        _print_sweep(list(run_dirs))
+
+
+def _print_sweep(run_dirs: list[Path]) -> None:
+    from bench_nb.metrics.judge_quality import prompt_sweep, ranking_moves
+
+    sweep = prompt_sweep(judgments_frame(run_dirs), backend="polars")
+    assert isinstance(sweep, pl.DataFrame)
+    click.echo("")
+    click.echo(f"{'run':<28} {'judge':<28} {'accuracy':>9} {'95% CI':>15} {'vs standard':>12} {'rank':>5}")
+    for r in sweep.iter_rows(named=True):
+        ci = f"[{r['ci_low']:.1f}–{r['ci_high']:.1f}]"
+        change = "" if r["change"] is None else f"{r['change']:+.1f} pts"
         click.echo(
-            "report.json was written under the previous judge: regenerate it "
-            f"(bench-nb memorybench-report {run_dir} --dataset ...)",
-            err=True,
+            f"{r['run_id'][:28]:<28} {r['judge'][:28]:<28} {r['accuracy']:>8.1f}% {ci:>15} {change:>12} "
+            f"{r['rank']:>5}"
         )
-    _print_agreement(run_dir)
+    moved = ranking_moves(sweep)
+    if moved is not None:
+        click.echo("")
+        click.echo(
+            "The ranking of the runs CHANGES with the judge prompt."
+            if moved
+            else "Every prompt ranks the runs the same way."
+        )
+
+
+@click.command("judge-audit")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "-j",
+    "--judges",
+    "judges",
+    required=True,
+    help="Comma-separated judges to audit (specs or model aliases).",
+)
+@click.option(
+    "--generators",
+    default=",".join(GENERATORS),
+    show_default=True,
+    help="Audit sets to make: specific, vague, dont-know (known wrong), paraphrase (known right).",
+)
+@click.option(
+    "--known-wrong", is_flag=True, help="RUN_DIR's own answers are known to be wrong (an imported set)."
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the audit sets go (default RUN_DIR/audit).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="The generators' random seed.")
+@click.option("--by-type", is_flag=True, help="Also show the accept rate per question type.")
+@click.option("--concurrency", "-c", type=int, default=1, show_default=True, help="Answers graded at once.")
+def judge_audit_cmd(
+    run_dir: Path,
+    judges: str,
+    generators: str,
+    known_wrong: bool,
+    out_dir: Path | None,
+    seed: int,
+    by_type: bool,
+    concurrency: int,
+) -> None:
+    """Grade answers known to be wrong (and known right) with JUDGES: the false-positive and false-negative
+    rates of each judge, with 95% intervals. The sets are written as run directories (resumable)."""
+    from bench_nb.metrics.judge_quality import judge_audit, judge_error_rates
+    from bench_nb.runner.audit import write_audit_runs
+
+    specs = [s.strip() for s in judges.split(",") if s.strip()]
+    chosen = [g.strip() for g in generators.split(",") if g.strip()]
+    unknown = [g for g in chosen if g not in GENERATORS]
+    if unknown:
+        raise click.BadParameter(f"unknown generator(s) {', '.join(unknown)}; known: {', '.join(GENERATORS)}")
+    made = write_audit_runs(
+        run_dir,
+        specs,
+        generators=chosen,
+        out_dir=out_dir,
+        seed=seed,
+        known_wrong=known_wrong,
+        concurrency=concurrency,
+    )
+    paths = [m.path for m in made]
+    rates = judge_error_rates(paths, backend="polars")
+    assert isinstance(rates, pl.DataFrame)
+    click.echo(f"audit sets in {paths[0].parent}")
+    click.echo("")
+    click.echo(f"{'judge':<24} {'set':<12} {'answers':<8} {'n':>5} {'accepts':>8} {'95% CI':>14}  reading")
+    for r in rates.iter_rows(named=True):
+        ci = f"[{r['ci_low']:.1f}–{r['ci_high']:.1f}]"
+        reading = "false-positive rate" if r["kind"] == "wrong" else "sensitivity (1 − false-negative rate)"
+        click.echo(
+            f"{r['judge'][:24]:<24} {r['generator']:<12} {r['kind']:<8} {r['n']:>5} {r['accept_rate']:>7.1f}% "
+            f"{ci:>14}  {reading}"
+        )
+    if by_type:
+        table = judge_audit(paths, by="question_type", backend="polars")
+        assert isinstance(table, pl.DataFrame)
+        click.echo("")
+        click.echo(f"{'set':<36} {'judge':<20} {'type':<16} {'n':>5} {'accepts':>8} {'95% CI':>14}")
+        for r in table.iter_rows(named=True):
+            ci = f"[{r['ci_low']:.1f}–{r['ci_high']:.1f}]"
+            click.echo(
+                f"{r['run_id'][:36]:<36} {r['judge'][:20]:<20} {r['question_type']:<16} {r['n']:>5} "
+                f"{r['accept_rate']:>7.1f}% {ci:>14}"
+            )
 
 
 def _print_agreement(run_dir: Path) -> None:
