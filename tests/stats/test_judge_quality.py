@@ -290,3 +290,24 @@ def test_length_bias_slope_per_judge(make_run) -> None:
     slope, _, lo, hi = ols_slope(x, [0.0, 100.0, 100.0, 0.0])
     assert row["judge"] == "j" and row["n"] == 4 and row["slope"] == pytest.approx(slope) and slope > 0
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
+
+
+def test_the_locomo_audit_stress_test_reproduces_its_published_leniency(locomo_audit: Path) -> None:
+    """ap-baseline/v1: gpt-4o-mini with a lenient prompt, three runs, on deliberately wrong answers.
+    Published (locomo-audit NOTE.md): 10.61% overall (per-run mean), per category 1: 5.91%, 2: 3.43%,
+    3: 8.33%, 4: 15.18%; LoCoMo's categories 1-4 are multi-hop, temporal, open-domain, single-hop."""
+    from bench_nb.frames.load import load_runs
+
+    runs = load_runs(locomo_audit / "ap-baseline" / "v1" / "ap_eval_results_scored.json")
+    overall = judge_audit(runs, backend="polars").row(0, named=True)
+    assert overall["n"] == 1540 and round(overall["accept_rate"], 2) == 10.61
+    assert overall["ci_low"] < 10.61 < overall["ci_high"]
+    by = judge_audit(runs, by="question_type", backend="polars")
+    got = {r["question_type"]: round(r["accept_rate"], 2) for r in by.iter_rows(named=True)}
+    assert got == {"multi-hop": 5.91, "temporal": 3.43, "open-domain": 8.33, "single-hop": 15.18}
+    assert dict(zip(by["question_type"], by["n"], strict=True)) == {
+        "multi-hop": 282,
+        "temporal": 321,
+        "open-domain": 96,
+        "single-hop": 841,
+    }
