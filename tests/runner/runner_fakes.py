@@ -263,6 +263,19 @@ class LoggedJudge(ContainsJudge):
         return super().judge(question, hypothesis)
 
 
+class UnsureJudge(ContainsJudge):
+    """``contains``, except that the questions named in $BENCH_NB_TEST_UNSURE (comma-separated, or ``*`` for
+    all) get an unscored verdict, as from a judge reply that could not be parsed."""
+
+    name = "unsure"
+
+    def judge(self, question: Question, hypothesis: str) -> Verdict:
+        unsure = os.environ.get("BENCH_NB_TEST_UNSURE", "*").split(",")
+        if "*" in unsure or question.question_id in unsure:
+            return Verdict(None, "unscored", "reply could not be parsed", judge=self.name)
+        return super().judge(question, hypothesis)
+
+
 # -- a provider that brings its own prompts (used only with --allow-provider-prompts) ------------------------
 
 PROVIDER_ANSWER_PROMPT = (

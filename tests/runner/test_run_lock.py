@@ -50,17 +50,18 @@ def _calls(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.is_file() else 0
 
 
+@pytest.mark.slow
 def test_a_second_run_of_the_same_run_directory_is_refused_naming_the_holder(tmp_path: Path) -> None:
     runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
     lock = runs / "locked" / LOCK
     first = subprocess.Popen(
-        _command(runs), env=_env(log, 0.02), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        _command(runs), env=_env(log, 0.1), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     _wait_for(lambda: _calls(log) >= 3, first, "the first run started working")
-    second = subprocess.run(_command(runs), env=_env(log, 0.02), capture_output=True, text=True, timeout=60)
+    holder = json.loads(lock.read_text())  # written right after the lock was taken, before any call
+    second = subprocess.run(_command(runs), env=_env(log, 0), capture_output=True, text=True, timeout=60)
     assert second.returncode == 1, f"the second run was not refused: {second.stdout}"
     assert first.poll() is None, "the first run ended before the second one was refused"
-    holder = json.loads(lock.read_text())
     assert f"process {first.pid}" in second.stderr and holder["startedAt"] in second.stderr, second.stderr
     assert holder["pid"] == first.pid
     _out, err = first.communicate(timeout=120)
@@ -77,6 +78,7 @@ def test_a_second_run_of_the_same_run_directory_is_refused_naming_the_holder(tmp
     assert lock.read_text() == ""  # released cleanly: nothing stale for the next process
 
 
+@pytest.mark.slow
 def test_a_lock_left_by_a_killed_run_is_taken_over_and_its_temporary_files_removed(tmp_path: Path) -> None:
     runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
     run_dir = runs / "locked"

@@ -171,16 +171,27 @@ def _stored_invocation(run_dir: Path) -> dict[str, Any]:
 
 
 def _summary_line(result: Any) -> str:
-    report = result.report_path
-    accuracy = ""
-    if report is not None and Path(report).is_file():
-        summary = json.loads(Path(report).read_text(encoding="utf-8")).get("summary", {})
-        if summary.get("totalQuestions"):
-            accuracy = f"; accuracy {summary['accuracy']:.1%} ({summary['correctCount']}/{summary['totalQuestions']})"
-    return (
+    """The end-of-run line: bench_nb's own accuracy (unscored answers left out; n/a when none was scored), and
+    MemoryBench's report.json figure beside it where that differs (it counts an unscored answer as wrong)."""
+    line = (
         f"{result.run_id}: {result.status}, {result.evaluated} evaluated, {result.failed} failed, "
-        f"{result.not_finished} not finished of {result.target}{accuracy}"
+        f"{result.not_finished} not finished of {result.target}"
     )
+    if result.evaluated:
+        if result.scored:
+            line += (
+                f"; accuracy {result.correct / result.scored:.1%} ({result.correct}/{result.scored} scored)"
+            )
+        else:
+            line += "; accuracy n/a (no answer scored)"
+        if result.unscored:
+            line += f", {result.unscored} unscored"
+    if result.report_path is not None and result.unscored:  # its summary: correct / every evaluated question
+        line += (
+            f"; MemoryBench's report.json: {result.correct / result.evaluated:.1%} "
+            f"({result.correct}/{result.evaluated}, unscored counted as wrong)"
+        )
+    return line
 
 
 @click.command()

@@ -69,6 +69,14 @@ class RunResult:
     failed: int
     not_finished: int
     report_path: Path | None
+    scored: int = 0
+    correct: int = 0
+    unscored: int = 0
+
+    @property
+    def accuracy(self) -> float | None:
+        """bench_nb's accuracy: correct / scored (unscored answers left out); None when none was scored."""
+        return self.correct / self.scored if self.scored else None
 
     def __fspath__(self) -> str:
         return str(self.run_dir)
@@ -383,6 +391,12 @@ def _result(
     phases = [q.phases for q in checkpoint.questions.values()]
     evaluated = sum(1 for p in phases if p.evaluate.status == "completed")
     failed = sum(1 for p in phases if any(getattr(p, name).status == "failed" for name in PHASES))
+    scores = [  # as questions_df reads them: no score, or benchNb.unscored, is unscored
+        q.phases.evaluate.score
+        for q in checkpoint.questions.values()
+        if q.phases.evaluate.status == "completed" and not (q.benchNb or {}).get("unscored")
+    ]
+    scored = [s for s in scores if s is not None]
     return RunResult(
         run_id=run_id,
         run_dir=run_dir,
@@ -392,6 +406,9 @@ def _result(
         failed=failed,
         not_finished=len(checkpoint.questions) - evaluated - failed,
         report_path=report,
+        scored=len(scored),
+        correct=sum(1 for s in scored if s == 1),
+        unscored=evaluated - len(scored),
     )
 
 
