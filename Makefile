@@ -25,6 +25,7 @@ demo: $(STAMP)
 
 test: $(STAMP) check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/bench-nb demo --runs-only    # the notebooks' default runs, data/demo/runs/ (about 10 s)
 	$(BIN)/python -m pytest --nbval-lax -p no:cacheprovider notebooks/
 
 lint: $(STAMP)

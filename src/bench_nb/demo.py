@@ -29,21 +29,13 @@ class DemoResult:
     seconds: float
 
 
-def run_demo(
-    reports_dir: str | Path = "reports",
-    runs_dir: str | Path = "data/demo/runs",
-    *,
-    echo: Callable[[str], None] = lambda _: None,
-) -> DemoResult:
-    """Run the demo; ``runs_dir`` is emptied first (it holds only the demo's own runs).
-
-    Returns what was built; report failures are collected (``errors``), not raised, so the other reports
-    still build.
-    """
-    from bench_nb.reports import build_report, find_notebook
+def make_demo_runs(
+    runs_dir: str | Path = "data/demo/runs", *, echo: Callable[[str], None] = lambda _: None
+) -> list[Path]:
+    """The demo's three runs (sqlite, full-context, no-memory on the bundled sample) in ``runs_dir``, which
+    is emptied first (it holds only the demo's own runs). What the notebooks show by default."""
     from bench_nb.runner import run_benchmark
 
-    start = time.perf_counter()
     runs_path = Path(runs_dir).resolve()
     shutil.rmtree(runs_path, ignore_errors=True)
     runs_path.mkdir(parents=True)
@@ -60,6 +52,24 @@ def run_demo(
         )
         echo(f"ran {provider}: {result.evaluated} of {result.target} evaluated -> {result.run_dir}")
         runs.append(Path(result.run_dir))
+    return runs
+
+
+def run_demo(
+    reports_dir: str | Path = "reports",
+    runs_dir: str | Path = "data/demo/runs",
+    *,
+    echo: Callable[[str], None] = lambda _: None,
+) -> DemoResult:
+    """Run the demo (``make_demo_runs``), then build every report from its runs.
+
+    Returns what was built; report failures are collected (``errors``), not raised, so the other reports
+    still build.
+    """
+    from bench_nb.reports import build_report, find_notebook
+
+    start = time.perf_counter()
+    runs = make_demo_runs(runs_dir, echo=echo)
     out = Path(reports_dir)
     run_paths = [str(r) for r in runs]
     jobs: list[tuple[str, dict[str, object]]] = [

@@ -118,9 +118,14 @@ def serve(port: int, directory: Path) -> None:
 @click.option(
     "--runs-dir", type=click.Path(path_type=Path), default=Path("data/demo/runs"), show_default=True
 )
-def demo(reports_dir: Path, runs_dir: Path) -> None:
+@click.option("--runs-only", is_flag=True, help="Make the three runs (what the notebooks show), no reports.")
+def demo(reports_dir: Path, runs_dir: Path, runs_only: bool) -> None:
     """Run the bundled sample through sqlite, full-context and no-memory, then build the reports (offline)."""
-    from bench_nb.demo import run_demo
+    from bench_nb.demo import make_demo_runs, run_demo
+
+    if runs_only:
+        make_demo_runs(runs_dir, echo=click.echo)
+        return
 
     result = run_demo(reports_dir, runs_dir, echo=click.echo)
     click.echo(f"done in {result.seconds:.1f} s: open {reports_dir / 'index.html'}")

@@ -4,7 +4,7 @@
 - ``build_all(config)``: the reports a TOML file lists; one failure never stops the others.
 - ``reports/index.html`` lists every report with its date, runs and MemScores (``write_index_html``).
 - In notebooks: ``setup_notebook()`` (charts as inline SVG in a report), ``heading``, ``note``,
-  ``report_summary``, ``resolve_runs``.
+  ``report_summary``, ``open_runs`` (runs that must exist: a report never shows an empty page), ``resolve_runs``.
 
 Names are imported on first use, so a notebook's ``from bench_nb import reports`` stays cheap.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from bench_nb.reports.build import BuiltReport, build_report, execute_notebook, export_html
     from bench_nb.reports.index import ReportEntry, read_index, record_report, write_index_html
-    from bench_nb.reports.locate import find_notebook, resolve_runs
+    from bench_nb.reports.locate import find_notebook, open_runs, resolve_runs
     from bench_nb.reports.notebook import (
         Html,
         heading,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["BuiltReport", "build_report", "execute_notebook", "export_html"], "build"),
     **dict.fromkeys(["ReportEntry", "read_index", "record_report", "write_index_html"], "index"),
-    **dict.fromkeys(["find_notebook", "resolve_runs"], "locate"),
+    **dict.fromkeys(["find_notebook", "open_runs", "resolve_runs"], "locate"),
     **dict.fromkeys(
         [
             "Html",
@@ -67,6 +67,7 @@ __all__ = [
     "in_report",
     "make_server",
     "note",
+    "open_runs",
     "project_path",
     "read_config",
     "read_index",

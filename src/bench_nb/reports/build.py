@@ -28,7 +28,7 @@ from typing import Any
 from bench_nb.errors import ReportError
 from bench_nb.fast_imports import load_jsonschema
 from bench_nb.reports.index import ReportEntry, RunEntry, record_report
-from bench_nb.reports.locate import find_notebook
+from bench_nb.reports.locate import find_notebook, resolve_runs
 from bench_nb.reports.notebook import SUMMARY_MIME
 from bench_nb.reports.svg import NotebookCharts, chart_output_spec, figure, spec_to_svg
 
@@ -238,9 +238,13 @@ def build_report(
 
     Raises:
         ReportError: naming the notebook and the failing cell; the executed notebook is kept beside the
-            output as ``<output>.failed.ipynb`` for a look.
+            output as ``<output>.failed.ipynb`` for a look. A ``runs`` parameter that matches nothing fails
+            before the notebook runs, naming it. Either way ``output`` is left as it was.
     """
     source = find_notebook(name)
+    runs = (params or {}).get("runs")
+    if runs is not None:
+        resolve_runs(runs)  # a source that matches nothing fails now: no kernel started, no page written
     load_jsonschema()  # here, before the exporter's thread imports nbformat
     out = Path(output) if output is not None else Path("reports") / f"{source.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)

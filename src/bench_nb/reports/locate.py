@@ -7,8 +7,12 @@ import os
 from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench_nb.errors import ReportError
+
+if TYPE_CHECKING:
+    from bench_nb.frames.load import RunSet
 
 # src/bench_nb/reports/locate.py -> the checkout's notebooks/ (an editable install or a clone).
 _CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
@@ -45,25 +49,62 @@ def find_notebook(name: str | os.PathLike[str]) -> Path:
     raise ReportError(f"no notebook named {str(name)!r}; available: {', '.join(known) or 'none'}")
 
 
+DEMO_RUNS = "data/demo/runs/*"  # where `make demo` (bench-nb demo) writes its three runs
+
+
+def _where(text: str) -> str | None:
+    """``text`` made absolute: as given, from the working directory, or from the nearest parent where it
+    exists; None when it matches nothing anywhere."""
+    if os.path.isabs(text):
+        return text if glob.glob(text) else None
+    for base in (Path.cwd(), *Path.cwd().parents):
+        if glob.glob(str(base / text)):
+            return str(base / text)
+    return None
+
+
 def resolve_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """Run sources with relative paths made absolute.
 
     A relative path or glob is read from the working directory; when it matches nothing there, from the
-    nearest parent directory where it does (so a notebook's default ``tests/fixtures/runs/*`` works when
-    it runs from ``notebooks/`` as well as from the project root). Anything unmatched is kept as given,
-    for ``load_runs`` to report.
+    nearest parent directory where it does (so a notebook's default ``data/demo/runs/*`` works when it runs
+    from ``notebooks/`` as well as from the project root).
+
+    Raises:
+        ReportError: naming every source that matches nothing (a report must not show an empty page).
     """
     items = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-    out = []
+    out, missing = [], []
     for item in items:
         text = os.fspath(item)
-        if os.path.isabs(text) or glob.glob(text):
-            out.append(text if os.path.isabs(text) else os.path.abspath(text))
-            continue
-        for parent in Path.cwd().parents:
-            if glob.glob(str(parent / text)):
-                out.append(str(parent / text))
-                break
+        found = _where(text)
+        if found is None:
+            missing.append(text)
         else:
-            out.append(text)
+            out.append(found)
+    if missing or not out:
+        names = ", ".join(repr(m) for m in missing) or "an empty list"
+        demo = " (`make demo` or `bench-nb demo` writes them)" if DEMO_RUNS in missing else ""
+        raise ReportError(
+            f"no runs at {names}, looked for from {Path.cwd()} and its parents{demo}; "
+            f"point the report at your runs: -p runs 'data/runs/*' (a run directory, a glob, a runs folder "
+            f"or a compare manifest), or {DEMO_RUNS!r} after `make demo`"
+        )
     return out
+
+
+def open_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> RunSet:
+    """The runs a report shows: ``resolve_runs`` then ``load_runs``.
+
+    Raises:
+        ReportError: when a source matches nothing, or nothing it matched loads as a run (naming the
+            sources and what went wrong).
+    """
+    from bench_nb.frames.load import load_runs
+
+    sources = resolve_runs(runs)
+    run_set = load_runs(sources)
+    if not run_set:
+        problems = "; ".join(str(p) for p in run_set.all_problems[:5]) or "nothing readable"
+        raise ReportError(f"no run loaded from {', '.join(map(repr, sources))}: {problems}")
+    return run_set
