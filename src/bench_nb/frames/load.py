@@ -469,7 +469,9 @@ def _load(
             raise RunFormatError(p.path, p.message, p.field)
         if not dirs and problems:  # a source that matched nothing: say so now, not only in .problems
             where = "" if os.path.isabs(os.fspath(item)) else f" (from {Path.cwd()})"
-            warnings.warn(f"no runs loaded from {os.fspath(item)!r}{where}: {problems[0].message}", stacklevel=3)
+            warnings.warn(
+                f"no runs loaded from {os.fspath(item)!r}{where}: {problems[0].message}", stacklevel=3
+            )
         all_problems.extend(problems)
         for d in dirs:
             key = d.resolve()
