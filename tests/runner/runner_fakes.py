@@ -243,6 +243,8 @@ class LoggedProvider:
     def search(self, container: str, query: str, k: int) -> list[SearchHit]:
         _log("search", f"{container}\t{query}")
         self._slow()
+        if query in os.environ.get("BENCH_NB_TEST_FAIL_SEARCH", "").split("|"):
+            raise ProviderError("search failed on cue ($BENCH_NB_TEST_FAIL_SEARCH)")
         return self.inner.search(container, query, k)
 
     def clear(self, container: str) -> None:

@@ -163,7 +163,8 @@ def rejudge(
     changed = primary is not None and primary != old
     if changed:
         assert primary is not None
-        _switch_primary(run, old, primary)
+        chosen = next((j for j in resolved if j.name == primary), None)
+        _switch_primary(run, old, primary, getattr(chosen, "prompt_hash", None))
     return RejudgeResult(
         run_dir=path,
         judges=tuple(names),
@@ -224,7 +225,7 @@ def _grade(path: Path, judge: Judge, items: list[tuple[str, Question, str]], wor
     return done
 
 
-def _switch_primary(run: Run, old: str, new: str) -> None:
+def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> None:
     path = run.path
     if run.checkpoint is None:
         raise RunFormatError(
@@ -285,9 +286,31 @@ def _switch_primary(run: Run, old: str, new: str) -> None:
             ev.setdefault("startedAt", now)
     data["judge"] = new
     if isinstance(data.get("benchNb"), dict):
-        data["benchNb"]["primaryJudge"] = new
+        _put_primary_first(data["benchNb"], new, prompt_hash)
     data["updatedAt"] = now
     _write_atomic(ckpt_path, dumps_js(data))
+
+
+def _put_primary_first(extra: dict[str, Any], new: str, prompt_hash: Any) -> None:
+    """The run-level benchNb of a run whose primary judge is now ``new``: ``primaryJudge``, and ``new`` first in
+    ``judges`` and in ``invocation.judges`` (the specs ``bench-nb run -r`` resumes with), so a resumed run
+    grades its pending questions with the new primary judge; its prompt hash is recorded with the others."""
+    extra["primaryJudge"] = new
+    names = [str(j) for j in extra.get("judges") or []]
+    invocation = extra.get("invocation") if isinstance(extra.get("invocation"), dict) else None
+    specs = [str(j) for j in (invocation or {}).get("judges") or []]
+    if new in names and len(specs) == len(names):  # the specs the names were made from, in the same order
+        i = names.index(new)
+        specs = [specs[i], *specs[:i], *specs[i + 1 :]]
+    elif new not in names:
+        specs = [new, *specs] if specs else specs
+    extra["judges"] = [new, *[n for n in names if n != new]]
+    if invocation is not None and specs:
+        invocation["judges"] = specs
+    hashes = prompt_hash if isinstance(prompt_hash, dict) else {"": prompt_hash} if prompt_hash else {}
+    if hashes and isinstance(extra.get("promptHashes"), dict):
+        for key, value in hashes.items():
+            extra["promptHashes"][f"judge:{new}" + (f":{key}" if key else "")] = str(value)
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -83,7 +83,8 @@ LIKE_FOR_LIKE_KEYS: tuple[tuple[str, str], ...] = (
 def settings_differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
     """How two run-level ``benchNb`` records differ on what a resume must keep (empty when they agree)."""
     out = []
-    for key, label in (*LIKE_FOR_LIKE_KEYS, ("isolatePerQuestion", "isolate per question")):
+    resume_keys = (("primaryJudge", "primary judge"), ("isolatePerQuestion", "isolate per question"))
+    for key, label in (*LIKE_FOR_LIKE_KEYS, *resume_keys):
         a, b = stored.get(key), wanted.get(key)
         if a is None or b is None:
             continue
