@@ -323,6 +323,11 @@ def _question_context(runset: RunSet, disputed: pl.DataFrame, n_hits: int) -> pl
     return questions.with_columns(context=pl.Series(context, dtype=pl.Utf8))
 
 
+def retrieved_texts(run: Run, qid: str, n_hits: int = 5) -> list[str]:
+    """The texts of the top ``n_hits`` results a run retrieved for a question (empty when not recorded)."""
+    return [hit_text(h) for h in _hits(run, qid)[:n_hits]]
+
+
 def _hits(run: Run, qid: str) -> list[Any]:
     """The question's raw search results: checkpoint, else results/<qid>.json, else report.json."""
     if run.checkpoint is not None:

@@ -1,4 +1,5 @@
-"""Human labels of a run's answers, kept beside the run in ``labels.jsonl`` (append-only, resumable).
+"""Human labels of a run's answers, kept beside the run in ``labels.jsonl`` (append-only, resumable; beside a
+run that is one file, in ``<file>.labels.jsonl``).
 
 One JSON object a line: ``{"questionId", "label", "labeller", "weight", "stratum", "at"}``, ``label`` one of
 ``correct``, ``incorrect`` or ``unsure``. A later line for the same (question, labeller) replaces an earlier
@@ -53,6 +54,13 @@ class Label:
         return {"correct": 1, "incorrect": 0}.get(self.label)
 
 
+def labels_path(run_path: str | Path) -> Path:
+    """Where a run's labels live: ``<run dir>/labels.jsonl``, or ``<file>.labels.jsonl`` beside a run that
+    is one file (an imported result file)."""
+    path = Path(run_path)
+    return path.with_name(path.name + ".labels.jsonl") if path.is_file() else path / FILENAME
+
+
 def human_judge(labeller: str | None = None) -> str:
     """``human``, or ``human:<labeller>`` for a named labeller."""
     return HUMAN if not labeller else f"{HUMAN}:{labeller}"
@@ -84,7 +92,7 @@ def append_label(
         "stratum": stratum,
         "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
     }
-    with open(Path(run_dir) / FILENAME, "a", encoding="utf-8") as fh:
+    with open(labels_path(run_dir), "a", encoding="utf-8") as fh:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
@@ -92,7 +100,7 @@ def append_label(
 
 def read_labels(run_dir: str | Path) -> tuple[dict[tuple[str, str], Label], list[Problem]]:
     """Labels keyed by (question_id, judge name), the last line winning; bad lines become problems."""
-    path = Path(run_dir) / FILENAME
+    path = labels_path(run_dir)
     out: dict[tuple[str, str], Label] = {}
     problems: list[Problem] = []
     if not path.is_file():
