@@ -75,7 +75,9 @@ def test_secrets_are_refused_without_echoing_them(settings: dict, what: str | No
 
 def test_the_value_of_a_secret_environment_variable_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZEP_API_KEY", "z3p-plainlooking-value")
-    with pytest.raises(ProviderError, match="'base_url' looks like a key"):
+    with pytest.raises(
+        ProviderError, match="'base_url' is the value of the environment variable ZEP_API_KEY"
+    ):
         check_provider_settings("zep", {"base_url": "z3p-plainlooking-value"})
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,25 +96,38 @@ def settings_differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -
 
 # -- provider settings -------------------------------------------------------------------------------------
 
-# Words that make a setting's name a secret's (split on anything but letters and digits, so
-# ``max_context_tokens`` is not one, ``api_key`` and ``auth_token`` are).
+# Words that make a setting's name a secret's (split on anything but letters and digits, and between a
+# lower-case letter and a capital, so ``max_context_tokens`` is not one, ``api_key``, ``auth_token`` and
+# ``dbPassword`` are), and parts that make any word one (``dbpassword``, ``clientsecret``).
 _SECRET_WORDS = frozenset(
     {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "credential", "credentials", "auth"}
-    | {"authorization", "bearer", "cookie"}
+    | {"authorization", "bearer", "cookie", "passphrase", "passcode"}
 )
+_SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "privatekey")
 
+# Environment variables whose values are not secrets and are often passed on (``-s dir=$PWD``).
+PLAIN_ENVIRONMENT = frozenset(
+    {"PATH", "HOME", "PWD", "OLDPWD", "SHELL", "USER", "LOGNAME", "HOSTNAME", "LANG", "LANGUAGE", "TERM"}
+    | {"TMPDIR", "TEMP", "TMP", "VIRTUAL_ENV", "PYTHONPATH", "EDITOR", "PAGER", "TZ", "DISPLAY"}
+)
+MIN_ENV_VALUE = 8  # shorter environment values are too common ("1", "true", "utf-8") to refuse
 
 _URL_USERINFO = re.compile(r"://[^/\s@:]+:[^/\s@]+@")  # https://user:password@host
 
 
 def _secret_name(name: str) -> bool:
-    return any(word in _SECRET_WORDS for word in re.split(r"[^a-z0-9]+", name.lower()))
+    words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
+    return any(w in _SECRET_WORDS or any(part in w for part in _SECRET_PARTS) for w in words)
 
 
 def _strings(value: Any) -> list[str]:
-    """Every string in ``value`` (nested lists and dicts included)."""
+    """Every string in ``value`` (nested lists and dicts included; numbers as they are written)."""
     if isinstance(value, str):
         return [value]
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, int | float):
+        return [str(value)]
     if isinstance(value, Mapping):
         return [s for v in value.values() for s in _strings(v)]
     if isinstance(value, list | tuple | set):
@@ -121,12 +135,30 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+def _environment_name(text: str) -> str | None:
+    """The environment variable whose value ``text`` is (at least ``MIN_ENV_VALUE`` characters), if any."""
+    stripped = text.strip()
+    if len(stripped) < MIN_ENV_VALUE:
+        return None
+    for name, value in os.environ.items():
+        if name not in PLAIN_ENVIRONMENT and not name.startswith("LC_") and value.strip() == stripped:
+            return name
+    return None
+
+
 def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` as a dict, refused (``ProviderError``) when one would carry a secret into the run.
 
-    A setting whose name is a secret's (``api_key``, ``token``, ``password``, ...) or whose value looks like
-    one (``sk-...``, ``Bearer ...``, ``token=...`` or ``user:password@`` in a URL, the value of a
-    ``*KEY*``/``*TOKEN*``/``*SECRET*`` environment variable) is refused, naming the setting but never its value: keys come from the environment.
+    Refused, naming the setting but never its value (keys come from the environment):
+
+    - a name that is a secret's (``api_key``, ``token``, ``password``, ``passphrase``, ``dbPassword``, ...);
+    - a value equal to the value of any environment variable (``-s x=$DB_PASS``; at least ``MIN_ENV_VALUE``
+      characters, and not one of the ``PLAIN_ENVIRONMENT`` variables such as ``$HOME``);
+    - a value shaped like a credential (see ``runner.redaction``: ``sk-...``, ``sk_live_...``, ``ghp_...``,
+      ``AKIA...``, ``Bearer ...``, ``Basic ...``, ``password=...``), a ``user:password@`` in a URL, or the
+      value of a ``*KEY*``/``*TOKEN*``/``*SECRET*``/``*PASSWORD*`` environment variable anywhere in it.
+
+    What this cannot catch is in docs/runner.md ("Guarantees").
     """
     for name, value in settings.items():
         if _secret_name(name):
@@ -135,11 +167,19 @@ def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[
                 "environment (e.g. SUPERMEMORY_API_KEY), never passed as settings, so they are never written "
                 "to a run"
             )
-        if any(redact(text) != text or _URL_USERINFO.search(text) for text in _strings(value)):
-            raise ProviderError(
-                f"provider {provider!r}: the value of setting {name!r} looks like a key or token; keys and "
-                "tokens are read from the environment, never passed as settings"
-            )
+        for text in _strings(value):
+            env = _environment_name(text)
+            if env is not None:
+                raise ProviderError(
+                    f"provider {provider!r}: the value of setting {name!r} is the value of the environment "
+                    f"variable {env}; settings are written to the run, so they never carry what the "
+                    "environment holds (a provider reads its keys from the environment itself)"
+                )
+            if redact(text) != text or _URL_USERINFO.search(text):
+                raise ProviderError(
+                    f"provider {provider!r}: the value of setting {name!r} looks like a key or token; keys "
+                    "and tokens are read from the environment, never passed as settings"
+                )
     return dict(settings)
 
 
