@@ -149,3 +149,12 @@ def lab_page(jupyter_lab: Any, chromium_browser: Any) -> Iterator[Any]:
     finally:
         context.close()
         jupyter_lab.shutdown_kernels()
+
+
+@pytest.fixture(scope="session")
+def beam_100k(shared_data: Path) -> Path:
+    path = shared_data / "beam" / "100K"
+    need(
+        (path / "1" / "chat.json").is_file(), f"BEAM 100K not found at {path}", env="BENCH_NB_REQUIRE_SHARED"
+    )
+    return path

@@ -21,6 +21,8 @@ class Message:
     timestamp: str | None = None  # ISO-8601 when known
     message_id: str | None = None  # LoCoMo dia_id, e.g. "D1:3"
     has_answer: bool = False  # LongMemEval marks evidence turns
+    # What else the dataset says of the turn (BEAM: its turn number in the batch, "b,t" index, time anchor).
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -98,16 +100,30 @@ class Answer:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's grade. ``score`` is None exactly when ``label == "unscored"``."""
+    """A judge's grade. ``score`` is None exactly when ``label == "unscored"``.
 
-    score: int | None
+    A binary judge gives 0 or 1. A graded judge (BEAM's rubric) gives a fraction in [0, 1] with ``items``, the
+    score of each rubric item (0, 0.5 or 1), and ``published_score``, the same answer read as the benchmark's
+    official code reads it (BEAM truncates each item's 0.5 to 0); its label is "correct" only at 1.
+    """
+
+    score: float | None
     label: VerdictLabel
     explanation: str
     judge: str = ""
+    items: tuple[float, ...] = ()
+    published_score: float | None = None
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.label == "unscored"):
             raise ValueError(f"score {self.score!r} does not fit label {self.label!r}")
+        if self.score is not None and not 0 <= self.score <= 1:
+            raise ValueError(f"score {self.score!r} is not in [0, 1]")
+
+    @property
+    def graded(self) -> bool:
+        """A fractional score from a graded judge (not a 0/1 verdict)."""
+        return self.published_score is not None
 
 
 @dataclass(frozen=True)

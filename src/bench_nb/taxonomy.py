@@ -12,6 +12,12 @@ The normalised type groups questions across benchmarks and picks the judge rubri
 | preference        |                         | single-session-preference                     |
 | abstention        | 5 adversarial           | any question id ending in ``_abs``            |
 | other             | anything else           |                                               |
+
+BEAM's ten abilities (``BEAM_ABILITIES``) share a normalised name where the ability is the same one:
+information_extraction is single-hop (LongMemEval calls its single-session types "information extraction"),
+multi_session_reasoning is multi-hop (LongMemEval's multi-session), temporal_reasoning temporal,
+knowledge_update knowledge-update, preference_following preference, abstention abstention. The other four
+are BEAM's own: contradiction-resolution, event-ordering, instruction-following, summarization.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ NormType = Literal[
     "knowledge-update",
     "preference",
     "abstention",
+    "contradiction-resolution",
+    "event-ordering",
+    "instruction-following",
+    "summarization",
     "other",
 ]
 NORM_TYPES: tuple[NormType, ...] = (
@@ -37,8 +47,38 @@ NORM_TYPES: tuple[NormType, ...] = (
     "knowledge-update",
     "preference",
     "abstention",
+    "contradiction-resolution",
+    "event-ordering",
+    "instruction-following",
+    "summarization",
     "other",
 )
+
+# BEAM's ten abilities (its probing_questions.json keys), in the paper's order, and their normalised names.
+BEAM_ABILITIES: tuple[str, ...] = (
+    "abstention",
+    "contradiction_resolution",
+    "event_ordering",
+    "information_extraction",
+    "instruction_following",
+    "knowledge_update",
+    "multi_session_reasoning",
+    "preference_following",
+    "summarization",
+    "temporal_reasoning",
+)
+BEAM_TO_NORM: dict[str, NormType] = {
+    "abstention": "abstention",
+    "contradiction_resolution": "contradiction-resolution",
+    "event_ordering": "event-ordering",
+    "information_extraction": "single-hop",
+    "instruction_following": "instruction-following",
+    "knowledge_update": "knowledge-update",
+    "multi_session_reasoning": "multi-hop",
+    "preference_following": "preference",
+    "summarization": "summarization",
+    "temporal_reasoning": "temporal",
+}
 
 # LoCoMo's category ids, as the paper and the data define them.
 LOCOMO_CATEGORIES: dict[int, str] = {
@@ -75,6 +115,12 @@ _LONGMEMEVAL_TO_NORM: dict[str, NormType] = {
 }
 
 
+def is_beam(benchmark: str) -> bool:
+    """A BEAM benchmark name (``beam``, ``beam-100k``, ...): rubric-scored, fractional scores."""
+    name = benchmark.lower()
+    return name == "beam" or name.startswith("beam-")
+
+
 def locomo_norm_type(category: int) -> NormType:
     """Normalised type of a LoCoMo category id (1-5)."""
     return _LOCOMO_TO_NORM.get(LOCOMO_CATEGORIES.get(category, ""), "other")
@@ -105,6 +151,8 @@ def normalize_question_type(
         return _LOCOMO_TO_NORM[label]
     if label in _LONGMEMEVAL_TO_NORM:
         return _LONGMEMEVAL_TO_NORM[label]
+    if label in BEAM_TO_NORM:
+        return BEAM_TO_NORM[label]
     if label in NORM_TYPES:
         return label  # type: ignore[return-value,unused-ignore]
     if label.isdigit() and benchmark.lower() == "locomo":

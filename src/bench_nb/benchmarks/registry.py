@@ -3,11 +3,16 @@
 ``load_benchmark`` reads an explicit path directly; otherwise it looks the file up in the cache directory
 (``<cache_dir>/<name>/<filename>``) and downloads it from its official URL when missing, verifying the pinned
 sha256. ``Benchmark.sha256`` always records the hash of the file actually read.
+
+A folder benchmark (BEAM's tiers) is many files, each pinned (``BenchmarkSpec.files``): it is cached as
+``<cache_dir>/<name>/<relative path>``, each file downloaded and verified on its own, and its
+``Benchmark.sha256`` is ``folder_sha256``: the hash of the list of its files' hashes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +23,7 @@ from pathlib import Path
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
 
+from .beam import TIERS, read_beam, tier_pins
 from .custom import read_custom
 from .download import DatasetWarning, check_sha256, download_file, sha256_file
 from .jsonfile import read_json
@@ -45,6 +51,9 @@ class BenchmarkSpec:
         filename: the file's name in the cache directory.
         aliases: other names that resolve to this one.
         bundled: a file shipped inside the package (the sample benchmark).
+        files: a folder benchmark's files: ``(relative path, url, sha256 or None)``; a file without a hash is
+            known upstream but unpinned, and refused for download.
+        source: where a folder benchmark comes from (repository and commit), for messages and docs.
     """
 
     name: str
@@ -55,10 +64,27 @@ class BenchmarkSpec:
     filename: str | None = None
     aliases: tuple[str, ...] = ()
     bundled: Path | None = None
+    files: tuple[tuple[str, str, str | None], ...] = ()
+    source: str = ""
+
+    @property
+    def is_folder(self) -> bool:
+        return bool(self.files)
 
     def cache_path(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> Path | None:
-        """Where the downloaded file lives in ``cache_dir`` (None for benchmarks that are not downloaded)."""
+        """Where the downloaded file (or a folder benchmark's folder) lives in ``cache_dir`` (None for
+        benchmarks that are not downloaded)."""
+        if self.files:
+            return Path(cache_dir) / self.name
         return Path(cache_dir) / self.name / self.filename if self.filename else None
+
+    def is_cached(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> bool:
+        path = self.cache_path(cache_dir)
+        if path is None:
+            return False
+        if self.files:
+            return all((path / rel).is_file() for rel, _, _ in self.files)
+        return path.is_file()
 
 
 _REGISTRY: dict[str, BenchmarkSpec] = {}
@@ -75,6 +101,8 @@ def register_benchmark(
     filename: str | None = None,
     aliases: tuple[str, ...] = (),
     bundled: Path | None = None,
+    files: tuple[tuple[str, str, str | None], ...] = (),
+    source: str = "",
     replace: bool = False,
 ) -> BenchmarkSpec:
     """Register a benchmark under ``name`` (and ``aliases``).
@@ -88,6 +116,8 @@ def register_benchmark(
         filename: the file's name in the cache directory.
         aliases: other names for it.
         bundled: a file shipped with the package, read when no path is given.
+        files: a folder benchmark's ``(relative path, url, sha256 or None)`` (see ``BenchmarkSpec``).
+        source: where a folder benchmark comes from.
         replace: allow replacing an existing registration of ``name``.
 
     Raises:
@@ -103,7 +133,9 @@ def register_benchmark(
     if url and not filename:
         filename = url.rstrip("/").rsplit("/", 1)[-1]
     spec = BenchmarkSpec(key, reader, description, url, sha256.lower() if sha256 else None, filename)
-    spec = dataclasses.replace(spec, aliases=tuple(a.lower() for a in aliases), bundled=bundled)
+    spec = dataclasses.replace(
+        spec, aliases=tuple(a.lower() for a in aliases), bundled=bundled, files=tuple(files), source=source
+    )
     for alias in [a for a, owner in _ALIASES.items() if owner == key]:
         del _ALIASES[alias]
     _REGISTRY[key] = spec
@@ -170,6 +202,10 @@ def load_benchmark(
         DatasetError: unknown name, missing file, failed download, hash mismatch, or a malformed dataset.
     """
     spec = get_benchmark_spec(name)
+    if spec.is_folder:
+        return _load_folder(
+            spec, path, cache_dir=cache_dir, download=download, problems=problems, progress=progress
+        )
     pin = sha256.lower() if sha256 else spec.sha256
     if path is not None:
         file = Path(path)
@@ -217,12 +253,105 @@ def _cached(
     return target
 
 
+def folder_sha256(root: str | Path, relpaths: list[str]) -> str:
+    """The hash of a folder benchmark: sha256 of the lines ``"<sha256>  <relative path>"``, one per file, in
+    the given order (``sha256sum``'s format, so ``sha256sum -c`` can check a copy)."""
+    lines = "".join(f"{sha256_file(Path(root) / rel)}  {rel}\n" for rel in relpaths)
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def _folder_files(root: Path) -> list[str]:
+    """The files of a local folder benchmark copy that the reader reads (chat folders in numeric order)."""
+    out = []
+    for folder in sorted(
+        (p for p in root.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)
+    ):
+        for rel in ("chat.json", "probing_questions/probing_questions.json"):
+            if (folder / rel).is_file():
+                out.append(f"{folder.name}/{rel}")
+    return out
+
+
+def _load_folder(
+    spec: BenchmarkSpec,
+    path: str | Path | None,
+    *,
+    cache_dir: str | Path,
+    download: bool,
+    problems: list[Problem] | None,
+    progress: bool,
+) -> Benchmark:
+    if path is not None:
+        root = Path(path)
+        if not root.is_dir():
+            raise DatasetError(f"{root}: no such folder (benchmark {spec.name} is a folder of chat folders)")
+        rels = _folder_files(root)
+        pins = {rel: sha for rel, _, sha in spec.files}
+        differ = [rel for rel in rels if pins.get(rel) and sha256_file(root / rel) != pins[rel]]
+        unknown = [rel for rel in rels if rel not in pins]
+        missing = [rel for rel in pins if rel not in rels]
+        for what, names in (
+            (f"differ from their pins in {spec.name}", differ),
+            (f"are not part of {spec.name}", unknown),
+            (f"of {spec.name} are missing", missing),
+        ):
+            if names:
+                warnings.warn(
+                    f"{root}: {len(names)} file(s) {what} (e.g. {names[0]}); results may not compare with "
+                    "published numbers",
+                    DatasetWarning,
+                    stacklevel=3,
+                )
+        if not rels:
+            raise DatasetError(f"{root}: no chat folders with chat.json (benchmark {spec.name})")
+    else:
+        root = _cached_folder(spec, cache_dir, download=download, progress=progress)
+        rels = [rel for rel, _, _ in spec.files]
+    return dataclasses.replace(spec.reader(root, problems), sha256=folder_sha256(root, rels))
+
+
+def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool, progress: bool) -> Path:
+    """The cached folder of a folder benchmark, every file present and matching its pin (downloaded when
+    missing, if allowed)."""
+    root = Path(cache_dir) / spec.name
+    unpinned = [(rel, url) for rel, url, sha in spec.files if sha is None]
+    if unpinned:
+        rel, url = unpinned[0]
+        raise DatasetError(
+            f"benchmark {spec.name}: {len(unpinned)} of its {len(spec.files)} files have no pinned sha256 yet "
+            f"(e.g. {rel}, from {url}; source {spec.source}), so bench_nb will not download it. Download the "
+            f"tier yourself and pass its folder (--dataset DIR, or load_benchmark({spec.name!r}, 'DIR'))"
+        )
+    absent = [(rel, url, sha) for rel, url, sha in spec.files if not (root / rel).is_file()]
+    if absent and not download:
+        raise DatasetError(
+            f"{root}: {spec.name} is not downloaded ({len(absent)} file(s) missing, e.g. {absent[0][0]}; "
+            f"download=False); run `bench-nb datasets download {spec.name}` or pass a local folder"
+        )
+    for rel, url, sha in absent:
+        download_file(url, root / rel, sha256=sha, progress=progress)
+    for rel, _, sha in spec.files:
+        actual = sha256_file(root / rel)
+        if actual != sha:
+            raise DatasetError(
+                f"{root / rel}: the cached {spec.name} file has sha256 {actual}, expected {sha}; delete it or run "
+                f"`bench-nb datasets download {spec.name} --force`"
+            )
+    return root
+
+
 def fetch_benchmark(
     name: str, *, cache_dir: str | Path = DEFAULT_CACHE_DIR, progress: bool = True, force: bool = False
 ) -> Path:
     """Download a benchmark's official file into the cache (verified when pinned) and return its path."""
     spec = get_benchmark_spec(name)
     target = spec.cache_path(cache_dir)
+    if spec.is_folder:
+        if force and target is not None:
+            for rel, _, sha in spec.files:
+                if sha is not None:
+                    (target / rel).unlink(missing_ok=True)
+        return _cached_folder(spec, cache_dir, download=True, progress=progress)
     if force and target is not None and target.is_file():
         target.unlink()
     return _cached(spec, cache_dir, download=True, pin=spec.sha256, progress=progress)
@@ -235,6 +364,11 @@ def detect_benchmark(path: str | Path) -> str:
         DatasetError: the file matches no known shape.
     """
     p = Path(path)
+    if p.is_dir():
+        if (p / "chat.json").is_file() or any((c / "chat.json").is_file() for c in p.iterdir() if c.is_dir()):
+            tier = p.name.upper()
+            return f"beam-{tier.lower()}" if tier in TIERS else "beam-100k"
+        raise DatasetError(f"{p}: a folder, but not a BEAM tier (chat folders holding chat.json)")
     actual = sha256_file(p)
     for spec in _REGISTRY.values():
         if spec.sha256 == actual:
@@ -289,3 +423,15 @@ register_benchmark(
     description="bundled sample: fictional conversations written by the project, for the demo and tests",
     bundled=_sample_path(),
 )
+_BEAM_CHATS = {"100K": "20 chats of ~128K tokens", "500K": "35 chats", "1M": "35 chats", "10M": "10 chats"}
+for _tier in TIERS:
+    _pins = tier_pins(_tier)
+    register_benchmark(
+        f"beam-{_tier.lower()}",
+        partial(read_beam, tier=_tier),
+        description=f"BEAM {_tier}: {_BEAM_CHATS[_tier]}, ten abilities, rubric-scored (Tavakoli et al. 2025; "
+        "no license file upstream: cite the paper)",
+        files=tuple((rel, _pins.url(rel), _pins.sha256.get(rel)) for rel in _pins.files()),
+        source=f"github.com/{_pins.repository} at {_pins.commit[:7]}",
+        aliases=("beam",) if _tier == "100K" else (),
+    )

@@ -1,7 +1,7 @@
 """``bench-nb run``, ``bench-nb compare`` and ``bench-nb clean``: the runner from the command line.
 
 Defaults: answerer ``extractive`` (offline), judges ``contains,f1`` (``contains`` is primary: the extractive
-answerer answers with a whole sentence, which token F1 penalises), k 10, concurrency 8 per phase. Rerunning
+answerer answers with a whole sentence, which token F1 penalises; ``rubric`` for BEAM), k 10, concurrency 8 per phase. Rerunning
 with the same ``-r RUN_ID`` resumes the run; ``bench-nb run -r RUN_ID`` alone resumes it with the options it
 was started with.
 """
@@ -46,15 +46,24 @@ def _key_values(pairs: tuple[str, ...], what: str) -> dict[str, Any]:
 def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The options ``run`` and ``compare`` share: one set of settings for every provider."""
     options = [
-        click.option("-b", "--benchmark", help="Benchmark name: locomo, longmemeval, sample, custom, ..."),
         click.option(
-            "--dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Benchmark file."
+            "-b", "--benchmark", help="Benchmark name: locomo, longmemeval, beam, sample, custom, ..."
+        ),
+        click.option(
+            "--tier",
+            type=click.Choice(["100K", "500K", "1M", "10M"], case_sensitive=False),
+            help="BEAM's tier (with -b beam; default 100K).",
+        ),
+        click.option(
+            "--dataset",
+            type=click.Path(exists=True, path_type=Path),
+            help="Benchmark file (for BEAM: a tier folder of chat folders).",
         ),
         click.option("-m", "--answerer", help=f"Answerer (default {DEFAULT_ANSWERER}) or LLM model alias."),
         click.option(
             "-j",
             "--judges",
-            help=f"Judges, comma-separated; the first is primary (default {_DEFAULT_JUDGES}).",
+            help=f"Judges, comma-separated; the first is primary (default {_DEFAULT_JUDGES}; rubric for BEAM).",
         ),
         click.option("--limit", type=click.IntRange(min=1), help="Ask only the first N questions."),
         click.option(
@@ -138,7 +147,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "dataset": opts["dataset"],
         "answerer": opts["answerer"] or DEFAULT_ANSWERER,
-        "judges": opts["judges"] or _DEFAULT_JUDGES,
+        "judges": opts["judges"] or None,  # None: the benchmark's default (rubric for BEAM)
         "k": opts["k"] or DEFAULT_K,
         "limit": opts["limit"],
         "sample_per_type": opts["per_type"],
@@ -154,6 +163,16 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "allow_provider_prompts": opts["allow_provider_prompts"],
     }
     return out
+
+
+def _benchmark(opts: dict[str, Any]) -> str | None:
+    """The benchmark name, with BEAM's ``--tier`` folded in (``-b beam --tier 500K`` -> ``beam-500k``)."""
+    name, tier = opts["benchmark"], opts.get("tier")
+    if tier is None:
+        return name
+    if name is None or name.lower() not in ("beam", *(f"beam-{t}" for t in ("100k", "500k", "1m", "10m"))):
+        raise click.UsageError(f"--tier is BEAM's (-b beam --tier {tier}), not {name or 'no benchmark'}'s")
+    return f"beam-{tier.lower()}"
 
 
 def _stored_invocation(run_dir: Path) -> dict[str, Any]:
@@ -203,6 +222,7 @@ def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
     from bench_nb.runner.run import run_benchmark
 
     settings = _settings(opts)
+    opts["benchmark"] = _benchmark(opts)
     if (provider is None or opts["benchmark"] is None) and run_id:
         run_dir = Path(opts["runs_dir"]) / run_id
         if not (run_dir / "checkpoint.json").is_file():
@@ -215,7 +235,7 @@ def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
         if opts["dataset"] is None and inv.get("dataset"):
             settings["dataset"] = Path(inv["dataset"])
         settings["answerer"] = opts["answerer"] or inv.get("answerer", settings["answerer"])
-        settings["judges"] = opts["judges"] or ",".join(inv.get("judges") or []) or settings["judges"]
+        settings["judges"] = opts["judges"] or ",".join(inv.get("judges") or []) or None
         settings["k"] = opts["k"] or inv.get("k") or settings["k"]
         settings["limit"] = opts["limit"] or inv.get("limit")
         settings["sample_per_type"] = opts["per_type"] or inv.get("samplePerType")
@@ -283,6 +303,7 @@ def compare(
             path = write_compare_manifest(list(existing), compare_id=cid, allow_mismatch=allow_mismatch)
         click.echo(f"Manifest: {path}")
         return
+    opts["benchmark"] = _benchmark(opts)
     if not providers or not opts["benchmark"]:
         raise click.UsageError(
             "give -p A,B,... and -b BENCHMARK (or --runs DIR ... to compare existing runs)"

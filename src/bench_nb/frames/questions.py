@@ -13,7 +13,9 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
 - phases: ``<phase>_status`` and ``<phase>_ms`` for ingest, indexing, search, answer, evaluate;
   ``total_ms`` (sum of the five durations, MemoryBench's definition)
 - outcome: ``status`` (``evaluated``, ``failed``, ``in_progress`` or ``pending``), ``failed_phase``,
-  ``error``, ``hypothesis``, ``score``, ``label``, ``explanation``, ``unscored``, ``correct``
+  ``error``, ``hypothesis``, ``score``, ``label``, ``explanation``, ``unscored``, ``correct``; ``graded``
+  (a fractional score from a rubric judge, BEAM: ``score`` is in [0, 1] and ``correct`` means a score of 1),
+  ``published_score`` (a graded answer read as the benchmark's official code reads it; null otherwise)
 - tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``; ``report_context_tokens``
   (a run that has only report.json, which has no per-question tokens: the report's own MemScore tokens,
   ``memscoreComponents.contextTokens``, on each of its rows; null elsewhere)
@@ -79,6 +81,8 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "explanation": _STR,
     "unscored": _BOOL,
     "correct": _BOOL,
+    "graded": _BOOL,
+    "published_score": _FLT,
     "prompt_tokens": _INT,
     "base_prompt_tokens": _INT,
     "context_tokens": _INT,
@@ -283,6 +287,10 @@ def _add_checkpoint_rows(
         a["explanation"](ev.explanation)
         a["unscored"](unscored)
         a["correct"]((ev.score == 1) if evaluated and not unscored else None)
+        graded = bool(extra.get("graded"))
+        a["graded"](graded)
+        published = extra.get("publishedScore") if graded and evaluated and not unscored else None
+        a["published_score"](float(published) if isinstance(published, int | float) else None)
         a["prompt_tokens"](ans.promptTokens)
         a["base_prompt_tokens"](ans.basePromptTokens)
         a["context_tokens"](ans.contextTokens)
@@ -386,6 +394,7 @@ def _add_report_rows(
             explanation=ev.get("explanation"),
             unscored=score is None,
             correct=None if score is None else score == 1,
+            graded=False,
             search_result_count=len(ev.get("searchResults") or []),
             report_context_tokens=report_tokens,
             source="report",

@@ -1,7 +1,9 @@
 """Judges by name: ``get_judge("f1")``, ``get_judge("contains")``, or an LLM judge by model alias.
 
 Built in (no model, offline): ``f1`` (token F1 >= 0.5; ``f1@0.6`` or ``threshold=0.6`` for another
-threshold), ``contains`` and the deliberately lenient ``overlap`` (for judge audits). Any other name is a model alias handed to
+threshold), ``contains``, the deliberately lenient ``overlap`` (for judge audits) and ``rubric`` (BEAM's
+rubric by word overlap). ``rubric:<model alias>`` grades BEAM's rubric with a model
+(``bench_nb.judges.beam``). Any other name is a model alias handed to
 ``bench_nb.judges.llm.make_llm_judge(alias, **opts)``.
 """
 
@@ -13,7 +15,7 @@ from bench_nb.errors import JudgeError
 from bench_nb.judges.base import Judge
 from bench_nb.judges.deterministic import ContainsJudge, F1Judge, OverlapJudge
 
-BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap")
+BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap", "rubric")
 
 
 def get_judge(spec: str, **opts: Any) -> Judge:
@@ -34,6 +36,11 @@ def get_judge(spec: str, **opts: Any) -> Judge:
             return OverlapJudge(**opts)
     except (TypeError, ValueError) as err:
         raise JudgeError(f"judge {spec!r}: {err}") from None
+    if name == "rubric" or name.startswith("rubric:"):
+        from bench_nb.judges.beam import make_rubric_judge
+
+        alias = name.partition(":")[2].strip() or None
+        return make_rubric_judge(alias, **opts)
     try:
         from bench_nb.judges.llm import make_llm_judge
     except ImportError as err:

@@ -2,7 +2,8 @@
 
 The checkpoint holds the primary judge's verdict where MemoryBench expects it (``phases.evaluate``); this
 append-only file holds all verdicts of all judges (the primary one included), one JSON object a line:
-``{"questionId", "judge", "score", "label", "explanation", "unscored", "at"}``. A later line for the same
+``{"questionId", "judge", "score", "label", "explanation", "unscored", "at"}``, and for a graded verdict
+(BEAM) ``publishedScore`` and ``items`` (each rubric item's grade). A later line for the same
 (question, judge) replaces an earlier one when read, so re-judging appends and never rewrites.
 """
 
@@ -29,7 +30,7 @@ def append_verdicts(run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]]
     lines = []
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     for qid, v in verdicts:
-        record = {
+        record: dict[str, Any] = {
             "questionId": qid,
             "judge": v.judge,
             "score": v.score,
@@ -38,6 +39,10 @@ def append_verdicts(run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]]
             "unscored": v.label == "unscored",
             "at": now,
         }
+        if v.graded:
+            record["publishedScore"] = v.published_score
+            if v.items:
+                record["items"] = list(v.items)
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     if not lines:
         return 0

@@ -14,6 +14,7 @@ import polars as pl
 
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
+from bench_nb.metrics.beam import PartialCredit, beam_scores_frame
 from bench_nb.metrics.clustered import accuracy_intervals
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
 from bench_nb.metrics.intervals import wilson_interval
@@ -33,6 +34,7 @@ __all__ = [
     "accuracy_by_type",
     "accuracy_intervals",
     "as_questions",
+    "beam_scores",
     "clustered_paired_comparisons",
     "detectable_differences",
     "format_memscore",
@@ -95,3 +97,29 @@ def retrieval_summary(data: Any, *, by: Sequence[str] = ("run_id",), backend: Ba
     """Retrieval metrics per run (hit, precision, recall, F1 at k, MRR, nDCG): means over the evaluated
     questions that have them, with the level they were computed at (see ``bench_nb.metrics.retrieval``)."""
     return to_backend(retrieval_frame(as_questions(data), by), backend)
+
+
+def beam_scores(
+    data: Any,
+    partial_credit: PartialCredit = "float",
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    backend: Backend = "pandas",
+) -> Any:
+    """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
+    chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
+    ability the mean over chats of each chat's mean question score, overall the ten abilities weighted
+    equally, intervals by a seeded bootstrap over chats (``bench_nb.metrics.beam``).
+
+    Args:
+        data: BEAM runs, or a questions frame (runs of other benchmarks in it are left out).
+        partial_credit: ``"float"`` (a rubric item's 0.5 counts 0.5) or ``"as-published"`` (BEAM's own code:
+            each item's 0.5 counts 0). Every row says which in ``reading``.
+        resamples, confidence, seed: the bootstrap's.
+    """
+    frame = beam_scores_frame(
+        as_questions(data), partial_credit, resamples=resamples, confidence=confidence, seed=seed
+    )
+    return to_backend(frame, backend)

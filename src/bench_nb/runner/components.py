@@ -23,9 +23,14 @@ from bench_nb.providers.base import Provider
 
 
 def is_plugin(spec: str) -> bool:
-    """True for ``module:attribute``; a model name with a prefix (``local:llama3``, ``openai:gpt-4o``) is not."""
+    """True for ``module:attribute``; a model name with a prefix (``local:llama3``, ``openai:gpt-4o``) is not,
+    nor is ``rubric:<model>`` (BEAM's rubric judge)."""
     prefix, colon, _ = spec.strip().partition(":")
-    return bool(colon) and prefix.lower() not in MODEL_PREFIXES and prefix.lower() not in ("http", "https")
+    return (
+        bool(colon)
+        and prefix.lower() not in MODEL_PREFIXES
+        and prefix.lower() not in ("http", "https", "rubric")
+    )
 
 
 def load_plugin(spec: str) -> Any:
@@ -75,7 +80,7 @@ def is_model_alias(spec: str | Answerer | Judge, builtin: Sequence[str]) -> bool
     if not isinstance(spec, str):
         return False
     name = spec.strip()
-    return not is_plugin(name) and name not in builtin and not name.startswith("f1@")
+    return not is_plugin(name) and name not in builtin and not name.startswith(("f1@", "rubric:"))
 
 
 def provider_prompt_options(

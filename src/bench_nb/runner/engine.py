@@ -475,6 +475,10 @@ class Engine:
             **timing,
         )
         bn["unscored"] = True if primary.label == "unscored" else None
+        if primary.graded:  # a fractional score (BEAM): its items and the official code's reading
+            bn["graded"] = True
+            bn["publishedScore"] = primary.published_score
+            bn["rubricScores"] = list(primary.items) or None
         bn.update(retrieval.bench_nb())
         if usage:
             bn["usage"] = {"judges": usage}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import ComparisonError, RunFormatError
+from bench_nb.errors import BenchNbError, ComparisonError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.memorybench.format import PHASES, Checkpoint, SessionRef
 from bench_nb.memorybench.format import Question as QuestionRecord
@@ -44,13 +44,14 @@ from bench_nb.runner.settings import (
     DEFAULT_ANSWERER,
     DEFAULT_CONCURRENCY,
     DEFAULT_INDEXING_TIMEOUT_S,
-    DEFAULT_JUDGES,
     DEFAULT_K,
     RunSettings,
+    default_judges,
     recorded_settings,
     settings_differences,
     split_provider_settings,
 )
+from bench_nb.taxonomy import is_beam
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,8 @@ def _new_checkpoint(
         }
         if q.category is not None:
             extra["category"] = q.category
+        if isinstance(q.extra.get("rubric"), list):  # BEAM: re-judging needs the rubric
+            extra["rubric"] = list(q.extra["rubric"])
         hay = benchmark.haystacks[q.haystack_id]
         questions[q.question_id] = QuestionRecord(
             questionId=q.question_id,
@@ -206,7 +209,7 @@ def run_benchmark(
     *,
     dataset: str | Path | None = None,
     answerer: str | Answerer = DEFAULT_ANSWERER,
-    judges: str | Judge | Sequence[str | Judge] = DEFAULT_JUDGES,
+    judges: str | Judge | Sequence[str | Judge] | None = None,
     k: int = DEFAULT_K,
     run_id: str | None = None,
     runs_dir: str | Path = "data/runs",
@@ -234,7 +237,8 @@ def run_benchmark(
         dataset: the benchmark file to read instead of the cached download.
         answerer: ``"extractive"`` (offline), an LLM alias, a plugin, or an Answerer object.
         judges: ``"f1,contains"``, a list of names/plugins/Judge objects; the first is the primary judge
-            (``phases.evaluate``), every verdict goes to ``judgments.jsonl``.
+            (``phases.evaluate``), every verdict goes to ``judgments.jsonl``. Default: ``contains,f1``, and
+            ``rubric`` for BEAM, whose primary judge must be a graded one (``rubric`` or ``rubric:<model>``).
         k: the retrieval limit, the same for every provider.
         run_id: the run's id; an existing run with this id is resumed. Default: provider-benchmark-time.
         runs_dir: where run directories live.
@@ -272,6 +276,8 @@ def run_benchmark(
         progress=progress,
     )
     bench = load_benchmark_spec(benchmark, dataset)
+    if judges is None:
+        judges = ",".join(default_judges(bench.name))
     targets, sampling = select_questions(
         bench, limit=limit, per_type=sample_per_type, question_ids=question_ids
     )
@@ -308,6 +314,11 @@ def run_benchmark(
                 )
             answerer_obj = make_answerer(answerer, answerer_options)
             judge_objs = make_judges(judges, judge_options)
+            if is_beam(bench.name) and getattr(judge_objs[0], "graded", False) is not True:
+                raise BenchNbError(
+                    f"{bench.name} is scored by its rubric: the first judge must be 'rubric' (offline) or "
+                    f"'rubric:<model>', not {judge_objs[0].name!r} (-j rubric or -j rubric:gpt-4o)"
+                )
             ids = [q.question_id for q in targets]
             bench_nb = _bench_nb_record(settings, bench, ids, answerer_obj, judge_objs, dataset)
             if evidence_level is not None:

@@ -12,12 +12,21 @@ from bench_nb.errors import BenchNbError, ProviderError
 from bench_nb.memorybench.format import PHASES, Concurrency
 from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import RetryPolicy
+from bench_nb.taxonomy import is_beam
 
 BENCH_NB_VERSION = 1
 DEFAULT_K = 10
 DEFAULT_CONCURRENCY = 8
 DEFAULT_ANSWERER = "extractive"
 DEFAULT_JUDGES = ("contains", "f1")  # contains first: extractive answers are whole sentences
+BEAM_DEFAULT_JUDGES = ("rubric",)  # BEAM is scored by its rubric (bench_nb.judges.beam)
+
+
+def default_judges(benchmark: str) -> tuple[str, ...]:
+    """The judges a run of ``benchmark`` gets when none are given."""
+    return BEAM_DEFAULT_JUDGES if is_beam(benchmark) else DEFAULT_JUDGES
+
+
 DEFAULT_INDEXING_TIMEOUT_S = 600.0
 
 

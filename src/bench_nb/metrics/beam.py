@@ -1,0 +1,194 @@
+"""BEAM's scores, aggregated by its own rules, with intervals by a bootstrap over chats.
+
+For one run (one tier) and one reading of partial credit:
+
+1. a question's score: the rubric judge's (``score``: 0.5 as 0.5; ``published_score``: the official code's
+   reading, each item's 0.5 truncated to 0; event ordering is the same number in both);
+2. a chat's ability score: the mean over its scored questions of that ability;
+3. the ability's score: the mean over chats (of the chats that have a scored question of it);
+4. overall: the mean of the ten abilities' scores, each weighted equally.
+
+Intervals: the percentile bootstrap over chats (``resamples`` resamples of the run's chats with replacement,
+seeded; every ability and the overall score are recomputed from the same resampled chats), at ``confidence``.
+
+A run is partial when one of its BEAM questions is not scored (failed, not finished, unscored), an ability
+has no scored question, or (for a named tier, ``beam-100k`` ...) it covers fewer chats than the tier has: its
+rows say ``partial``, and its overall row says ``comparable = False`` (an overall score over fewer than ten
+abilities, or over a subset of the questions, is not BEAM's overall score).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
+
+PartialCredit = Literal["float", "as-published"]
+READINGS: dict[str, str] = {
+    "float": "0.5 as 0.5",
+    "as-published": "as published (0.5 counted as 0)",
+}
+OVERALL = "overall"
+SCHEMA: dict[str, Any] = {
+    "run_id": pl.Utf8,
+    "provider": pl.Utf8,
+    "benchmark": pl.Utf8,
+    "ability": pl.Utf8,
+    "norm_type": pl.Utf8,
+    "score": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "chats": pl.Int64,
+    "questions": pl.Int64,
+    "target": pl.Int64,
+    "partial": pl.Boolean,
+    "comparable": pl.Boolean,
+    "partial_credit": pl.Utf8,
+    "reading": pl.Utf8,
+}
+
+
+def beam_scores_frame(
+    questions: pl.DataFrame,
+    partial_credit: PartialCredit = "float",
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """``beam_scores`` on a polars questions frame (the BEAM runs in it; other runs are left out)."""
+    if partial_credit not in READINGS:
+        raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
+    rows: list[dict[str, Any]] = []
+    beam = questions.filter(
+        pl.col("benchmark").map_elements(is_beam, return_dtype=pl.Boolean)
+        & pl.col("question_type").is_in(list(BEAM_ABILITIES))
+    )
+    for (run_id,), run in beam.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
+        rows.extend(_run_rows(str(run_id), run, partial_credit, resamples, confidence, seed))
+    return pl.DataFrame(rows, schema=SCHEMA)
+
+
+def _run_rows(
+    run_id: str,
+    run: pl.DataFrame,
+    partial_credit: PartialCredit,
+    resamples: int,
+    confidence: float,
+    seed: int,
+) -> list[dict[str, Any]]:
+    value = pl.col("score") if partial_credit == "float" else pl.coalesce("published_score", "score")
+    scored = run.filter(
+        (pl.col("status") == "evaluated") & ~pl.col("unscored") & pl.col("score").is_not_null()
+    )
+    per_chat = scored.group_by(["haystack_id", "question_type"]).agg(
+        value.mean().alias("v"), pl.len().alias("n")
+    )
+    chats = sorted(run["haystack_id"].unique().to_list(), key=_natural)
+    index = {c: i for i, c in enumerate(chats)}
+    matrix = np.full((len(chats), len(BEAM_ABILITIES)), np.nan)
+    for hid, ability, v in per_chat.select("haystack_id", "question_type", "v").iter_rows():
+        matrix[index[hid], BEAM_ABILITIES.index(ability)] = v
+    point = _ability_means(np.ones((1, len(chats))), matrix)[0]
+    draws = _bootstrap(matrix, resamples, seed)
+    alpha = (1 - confidence) / 2
+    targets = run.group_by("question_type").len()
+    target_of = dict(targets.iter_rows())
+    n_scored = dict(scored.group_by("question_type").len().iter_rows())
+    base = {
+        "run_id": run_id,
+        "provider": run["provider"][0],
+        "benchmark": run["benchmark"][0],
+        "partial_credit": partial_credit,
+        "reading": READINGS[partial_credit],
+    }
+    rows = []
+    partial_any = False
+    for j, ability in enumerate(BEAM_ABILITIES):
+        col = draws[:, j]
+        col = col[~np.isnan(col)]
+        present = int((~np.isnan(matrix[:, j])).sum())
+        partial = n_scored.get(ability, 0) < target_of.get(ability, 0) or present == 0
+        partial_any |= partial
+        rows.append(
+            base
+            | {
+                "ability": ability,
+                "norm_type": BEAM_TO_NORM[ability],
+                "score": None if np.isnan(point[j]) else float(point[j]),
+                "ci_low": float(np.quantile(col, alpha)) if len(col) else None,
+                "ci_high": float(np.quantile(col, 1 - alpha)) if len(col) else None,
+                "chats": present,
+                "questions": int(n_scored.get(ability, 0)),
+                "target": int(target_of.get(ability, 0)),
+                "partial": partial,
+                "comparable": not partial,
+            }
+        )
+    expected = _tier_chats(str(base["benchmark"]))
+    partial_any |= expected is not None and len(chats) < expected
+    overall_draws = _overall(draws)
+    overall_draws = overall_draws[~np.isnan(overall_draws)]
+    overall = _overall(point[None, :])[0]
+    rows.append(
+        base
+        | {
+            "ability": OVERALL,
+            "norm_type": OVERALL,
+            "score": None if np.isnan(overall) else float(overall),
+            "ci_low": float(np.quantile(overall_draws, alpha)) if len(overall_draws) else None,
+            "ci_high": float(np.quantile(overall_draws, 1 - alpha)) if len(overall_draws) else None,
+            "chats": len(chats),
+            "questions": len(scored),
+            "target": len(run),
+            "partial": partial_any,
+            "comparable": not partial_any,
+        }
+    )
+    return rows
+
+
+def _ability_means(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Per row of chat weights (resample counts), each ability's mean over the chats that have it."""
+    present = ~np.isnan(matrix)
+    total = weights @ np.where(present, matrix, 0.0)
+    count = weights @ present.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+
+def _overall(ability_scores: np.ndarray) -> np.ndarray:
+    """The equal-weight mean of the abilities that have a score (NaN when none has)."""
+    present = ~np.isnan(ability_scores)
+    count = present.sum(axis=1)
+    total = np.where(present, ability_scores, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+
+def _bootstrap(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Ability means over ``resamples`` resamples of the chats (rows of ``matrix``) with replacement."""
+    n = matrix.shape[0]
+    if n == 0 or resamples < 1:
+        return np.full((0, matrix.shape[1]), np.nan)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, n, size=(resamples, n))
+    weights = np.zeros((resamples, n))
+    np.add.at(weights, (np.arange(resamples)[:, None], picks), 1.0)
+    return _ability_means(weights, matrix)
+
+
+def _tier_chats(benchmark: str) -> int | None:
+    """How many chats the named tier has (None for a benchmark name without a known tier)."""
+    from bench_nb.benchmarks.beam import TIERS, tier_pins
+
+    tier = benchmark.lower().removeprefix("beam-").upper()
+    return tier_pins(tier).chats if tier in TIERS else None
+
+
+def _natural(hid: str) -> tuple[str, int]:
+    head, _, tail = hid.rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (hid, 0)
