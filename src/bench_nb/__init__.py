@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bench_nb.benchmarks import list_benchmarks, load_benchmark
+    from bench_nb.benchmarks.errata import load_errata
     from bench_nb.errors import (
         BenchNbError,
         ComparisonError,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         wilson_interval,
     )
     from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
+    from bench_nb.metrics.errata import answer_key_ceiling, regrade_with_errata
     from bench_nb.metrics.judge_quality import corrected_accuracy, judge_audit
     from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
     from bench_nb.metrics.replicates import replicate_summary
@@ -58,6 +60,8 @@ if TYPE_CHECKING:
 # Public name -> the module that defines it (imported on first access).
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["list_benchmarks", "load_benchmark"], "bench_nb.benchmarks"),
+    "load_errata": "bench_nb.benchmarks.errata",
+    **dict.fromkeys(["answer_key_ceiling", "regrade_with_errata"], "bench_nb.metrics.errata"),
     **dict.fromkeys(
         [
             "BenchNbError",
@@ -130,6 +134,7 @@ __all__ = [
     "accuracy",
     "accuracy_by_type",
     "accuracy_intervals",
+    "answer_key_ceiling",
     "beam_scores",
     "check_like_for_like",
     "clustered_paired_comparisons",
@@ -146,6 +151,7 @@ __all__ = [
     "list_benchmarks",
     "list_providers",
     "load_benchmark",
+    "load_errata",
     "load_runs",
     "memorybench_report",
     "memscore",
@@ -156,6 +162,7 @@ __all__ = [
     "questions_needed",
     "rank_intervals",
     "register_provider",
+    "regrade_with_errata",
     "rejudge",
     "replicate_summary",
     "retrieval_summary",

@@ -17,6 +17,7 @@ from bench_nb.benchmarks import (
     load_benchmark,
 )
 from bench_nb.benchmarks.download import sha256_file
+from bench_nb.benchmarks.errata import ERRATA, fetch_errata, get_errata_spec, load_errata
 from bench_nb.errors import DatasetError, Problem
 
 _CACHE = click.option(
@@ -50,6 +51,11 @@ def list_cmd(cache_dir: Path) -> None:
             where = f"cached at {cached}" if cached.is_file() else "not downloaded"
         pin = f"sha256 {spec.sha256}" if spec.sha256 else ("unpinned" if spec.url else "")
         click.echo("    " + "; ".join(x for x in (where, pin) if x))
+    for name, errata in ERRATA.items():
+        click.echo(f"{name} (answer-key errata for {errata.benchmark}): {errata.description}")
+        cached = errata.cache_path(cache_dir)
+        where = f"cached at {cached}" if cached.is_file() else "not downloaded"
+        click.echo(f"    {where}; sha256 {errata.sha256}")
 
 
 @datasets.command()
@@ -58,6 +64,11 @@ def list_cmd(cache_dir: Path) -> None:
 @click.option("--force", is_flag=True, help="Download again even when a cached copy exists.")
 def download(name: str, cache_dir: Path, force: bool) -> None:
     """Download NAME from its official URL into the cache, verifying its sha256."""
+    if name.lower() in ERRATA:
+        path = fetch_errata(name, cache_dir=cache_dir, force=force)
+        click.echo(f"{name.lower()}: {path}")
+        click.echo(f"sha256 {sha256_file(path)} (verified)")
+        return
     spec = get_benchmark_spec(name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DatasetWarning)
@@ -81,6 +92,9 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
     cannot be read is listed. Exits with status 1 on a hash mismatch or unreadable records.
     """
     path = Path(target)
+    if (benchmark or "").lower() in ERRATA or (not path.exists() and target.lower() in ERRATA):
+        _verify_errata(path if path.exists() else None, benchmark or target, expected, cache_dir)
+        return
     if path.exists():
         name = benchmark or detect_benchmark(path)
     else:
@@ -125,4 +139,28 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
     for p in problems:
         click.echo(f"problem: {p}", err=True)
     if problems or not ok:
+        raise SystemExit(1)
+
+
+def _verify_errata(path: Path | None, name: str, expected: str | None, cache_dir: Path) -> None:
+    """``verify`` for an errata file: its hash against the pin, then what it holds."""
+    spec = get_errata_spec(name)
+    file = path or spec.cache_path(cache_dir)
+    if not file.is_file():
+        raise DatasetError(f"{name}: not downloaded; run `bench-nb datasets download {spec.name}`")
+    pin = (expected or spec.sha256).lower()
+    actual = sha256_file(file)
+    click.echo(f"file: {file}")
+    click.echo(f"errata: {spec.name} (answer key of {spec.benchmark})")
+    click.echo(f"sha256: {actual}")
+    click.echo("pin: matches" if actual == pin else f"pin: MISMATCH, expected {pin}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        errata = load_errata(file)
+    click.echo(f"holds: {len(errata)} entries, {len(errata.wrong_gold)} wrong gold answers")
+    for etype, n in errata.counts().items():
+        click.echo(f"    {etype}: {n}")
+    for p in errata.problems:
+        click.echo(f"problem: {p}", err=True)
+    if errata.problems or actual != pin:
         raise SystemExit(1)

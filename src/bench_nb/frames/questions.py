@@ -25,6 +25,9 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
   ``retrieval_level`` (``message`` or ``session``: what the metrics were computed against; see docs/runner.md)
 - provenance: ``source`` (``checkpoint`` or ``report``), ``custom_prompt`` (graded with a provider's own
   prompt: not like the others), ``run_path``
+- answer key (with ``errata=``, else null): ``gold_error_type`` (the errata's error type for the question),
+  ``gold_corrected`` (the corrected answer), ``gold_wrong`` (the gold answer itself is wrong); see
+  ``frames.errata``
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
 import polars as pl
 
+from bench_nb.benchmarks.errata import Errata
+from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.load import Run, RunSet, RunView, Sources, load_run_views
 from bench_nb.frames.view import QuestionView
 from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
@@ -158,7 +163,11 @@ def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | N
 
 
 def questions_frame(
-    runs: Sources | RunSet | Run | RunView, *, dataset: str | Path | None = None, strict: bool = False
+    runs: Sources | RunSet | Run | RunView,
+    *,
+    dataset: str | Path | None = None,
+    strict: bool = False,
+    errata: ErrataSource | None = None,
 ) -> pl.DataFrame:
     """``questions_df`` as a polars frame (the engine every metric uses).
 
@@ -169,7 +178,12 @@ def questions_frame(
     key = None
     cache_on = runs if isinstance(runs, RunSet) else None
     if cache_on is not None:
-        key = (tuple(id(r) for r in cache_on), None if dataset is None else str(dataset), strict)
+        key = (
+            tuple(id(r) for r in cache_on),
+            None if dataset is None else str(dataset),
+            strict,
+            None if errata is None else id(errata) if isinstance(errata, Errata) else str(errata),
+        )
         cached = cache_on.questions_frame_cache
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -182,6 +196,7 @@ def questions_frame(
         else:
             _add_report_rows(cols, run, index)
     frame = pl.DataFrame(cols, schema=QUESTION_SCHEMA)
+    frame = apply_errata(frame, None if errata is None else as_errata(errata))
     if cache_on is not None:
         cache_on.questions_frame_cache = (key, frame)
     return frame
@@ -192,6 +207,7 @@ def questions_df(
     *,
     dataset: str | Path | None = None,
     strict: bool = False,
+    errata: ErrataSource | None = None,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per (run, question): phase statuses, durations, tokens, verdict, types and error.
@@ -200,9 +216,11 @@ def questions_df(
         runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
         dataset: the benchmark file the runs were made on; gives LoCoMo's true category by question id.
         strict: raise on the first problem instead of skipping what cannot be read.
+        errata: the benchmark's answer-key errata (``load_errata``, a file, or ``"locomo"``): fills
+            ``gold_error_type``, ``gold_corrected`` and ``gold_wrong`` (null without errata).
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    return to_backend(questions_frame(runs, dataset=dataset, strict=strict), backend)
+    return to_backend(questions_frame(runs, dataset=dataset, strict=strict, errata=errata), backend)
 
 
 def _types(

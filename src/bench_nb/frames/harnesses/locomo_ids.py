@@ -20,22 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_nb.benchmarks import load_benchmark
+from bench_nb.benchmarks.locomo import LOCOMO_SAMPLE_IDS
 from bench_nb.errors import DatasetError
 from bench_nb.records import Benchmark
 
-# The ten conversations of locomo10.json in file order (sha256 79fa87e9..., see benchmarks/registry.py).
-LOCOMO_SAMPLE_IDS: tuple[str, ...] = (
-    "conv-26",
-    "conv-30",
-    "conv-41",
-    "conv-42",
-    "conv-43",
-    "conv-44",
-    "conv-47",
-    "conv-48",
-    "conv-49",
-    "conv-50",
-)
 SCORED_CATEGORIES = (1, 2, 3, 4)
 _ID = re.compile(r"^(?P<sample>.+)-q(?P<index>\d+)$")
 
