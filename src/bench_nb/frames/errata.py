@@ -31,13 +31,16 @@ def errata_table(errata: Errata) -> pl.DataFrame:
 
 def apply_errata(frame: pl.DataFrame, errata: Errata | None) -> pl.DataFrame:
     """``frame`` with the errata columns filled for the runs on ``errata.benchmark`` (null elsewhere)."""
-    base = frame.drop([c for c in ERRATA_COLUMNS if c in frame.columns])
     if errata is None:
-        return base.with_columns(pl.lit(None, dtype).alias(c) for c, dtype in ERRATA_COLUMNS.items())
+        return frame.with_columns(pl.lit(None, dtype).alias(c) for c, dtype in ERRATA_COLUMNS.items())
+    base = frame.drop([c for c in ERRATA_COLUMNS if c in frame.columns])
     table = errata_table(errata).with_columns(_benchmark=pl.lit(errata.benchmark.lower()))
     on_benchmark = pl.col("benchmark").str.to_lowercase()
     return (
         base.with_columns(_benchmark=on_benchmark)
         .join(table, on=["question_id", "_benchmark"], how="left", maintain_order="left")
         .drop("_benchmark")
+        .select(
+            frame.columns if set(ERRATA_COLUMNS) <= set(frame.columns) else [*base.columns, *ERRATA_COLUMNS]
+        )
     )

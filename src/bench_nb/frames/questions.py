@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 import polars as pl
 
 from bench_nb.benchmarks.errata import Errata
-from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
+from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.frames.load import Run, RunSet, RunView, Sources, load_run_views
 from bench_nb.frames.view import QuestionView
 from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
@@ -110,6 +110,10 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "source": _STR,
     "custom_prompt": _BOOL,
     "run_path": _STR,
+    # filled by frames.errata.apply_errata with errata=, else null
+    "gold_error_type": _STR,
+    "gold_corrected": _STR,
+    "gold_wrong": _BOOL,
 }
 _LOCOMO_NAME_TO_CATEGORY = {v: k for k, v in LOCOMO_CATEGORIES.items()}
 _RETRIEVAL = (
@@ -195,8 +199,11 @@ def questions_frame(
             _add_checkpoint_rows(cols, run, index)
         else:
             _add_report_rows(cols, run, index)
+    for name in ERRATA_COLUMNS:  # the row builders leave them out: apply_errata fills them
+        cols[name] = [None] * len(cols["run_id"])
     frame = pl.DataFrame(cols, schema=QUESTION_SCHEMA)
-    frame = apply_errata(frame, None if errata is None else as_errata(errata))
+    if errata is not None:
+        frame = apply_errata(frame, as_errata(errata))
     if cache_on is not None:
         cache_on.questions_frame_cache = (key, frame)
     return frame
@@ -386,7 +393,7 @@ def _add_report_rows(
         raw_type = str(ev.get("questionType", ""))
         norm, category, type_source = _types(qid, raw_type, run, benchmark, index)
         score = ev.get("score")
-        row: dict[str, Any] = dict.fromkeys(QUESTION_SCHEMA)
+        row: dict[str, Any] = dict.fromkeys(c for c in QUESTION_SCHEMA if c not in ERRATA_COLUMNS)
         row.update(
             run_id=run.run_id,
             harness=run.harness,
