@@ -18,17 +18,20 @@ from bench_nb.charts.outcomes import chart_outcome_matrix
 from bench_nb.charts.save import chart_spec, save, to_svg
 from bench_nb.charts.theme import OUTCOME_COLORS, PALETTE, THEME, themed, use_theme
 from bench_nb.charts.tokens import chart_context_tokens
+from bench_nb.charts.uncertainty import chart_accuracy_intervals, chart_pareto
 
 __all__ = [
     "OUTCOME_COLORS",
     "PALETTE",
     "THEME",
     "chart_accuracy_by_type",
+    "chart_accuracy_intervals",
     "chart_context_tokens",
     "chart_judge_kappa",
     "chart_latency",
     "chart_memscore",
     "chart_outcome_matrix",
+    "chart_pareto",
     "chart_spec",
     "save",
     "themed",

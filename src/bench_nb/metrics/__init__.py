@@ -20,6 +20,7 @@ from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_frame, memorybench_stats
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
+from bench_nb.metrics.pareto import pareto_frontier
 from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
 from bench_nb.metrics.ranks import rank_intervals
 from bench_nb.metrics.retrieval import retrieval_frame
@@ -43,6 +44,7 @@ __all__ = [
     "memorybench_stats",
     "memscore",
     "minimum_detectable_effect",
+    "pareto_frontier",
     "questions_needed",
     "rank_intervals",
     "retrieval_summary",

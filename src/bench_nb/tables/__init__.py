@@ -32,6 +32,7 @@ from bench_nb.tables.settings import (
     settings_line,
     table_settings,
 )
+from bench_nb.tables.uncertainty import table_detectable, table_pareto, table_tell_apart, table_uncertainty
 
 __all__ = [
     "ADVICE",
@@ -48,14 +49,18 @@ __all__ = [
     "settings_line",
     "table_accuracy_by_type",
     "table_agreement",
+    "table_detectable",
     "table_disputed",
     "table_latency",
     "table_memscore",
     "table_paired",
+    "table_pareto",
     "table_retrieval",
     "table_settings",
     "table_success",
+    "table_tell_apart",
     "table_tokens",
+    "table_uncertainty",
     "table_what_to_fix",
     "warnings_html",
     "what_to_fix",

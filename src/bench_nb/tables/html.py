@@ -35,6 +35,7 @@ STYLE = """<style>
 .bnb-settings{border-left:4px solid #1a7f37;background:#f6f8fa;padding:8px 12px;margin:8px 0;
   font:13px/1.4 Helvetica,Arial,sans-serif;color:#1f2328}
 .bnb-note{font:12px/1.4 Helvetica,Arial,sans-serif;color:#57606a;margin:2px 0 10px}
+.bnb-table td.bnb-sub{padding-left:24px !important;color:#57606a}
 .bnb-readings{font:13px/1.5 Helvetica,Arial,sans-serif;color:#1f2328}
 </style>"""
 

@@ -1,0 +1,161 @@
+"""Charts of uncertainty: clustered against independent intervals, and the Pareto frontier."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from bench_nb.charts.altair_import import alt
+from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.metrics import accuracy_intervals, as_questions
+from bench_nb.metrics.clustered import IntervalMethod
+from bench_nb.metrics.pareto import pareto_frontier
+
+
+def _intervals(q: pl.DataFrame, seed: int) -> pl.DataFrame:
+    parts = []
+    methods: tuple[tuple[IntervalMethod, str], ...] = (
+        ("cluster-bootstrap", "clustered (haystacks)"),
+        ("wilson", "Wilson (independent)"),
+    )
+    for method, name in methods:
+        overall = accuracy_intervals(q, method=method, seed=seed, backend="polars")
+        by_type = accuracy_intervals(q, method=method, by="question_type", seed=seed, backend="polars")
+        assert isinstance(overall, pl.DataFrame) and isinstance(by_type, pl.DataFrame)
+        both = pl.concat([overall.with_columns(question_type=pl.lit("overall")), by_type], how="diagonal")
+        parts.append(both.with_columns(interval=pl.lit(name)))
+    return pl.concat(parts)
+
+
+def chart_accuracy_intervals(
+    data: Any, *, seed: int = 0, title: str = "Accuracy: clustered against independent 95% intervals"
+) -> alt.TopLevelMixin:
+    """Per run, overall and per question type: the accuracy with its cluster-bootstrap interval (thick) and
+    Wilson's (thin), which treats the questions as independent; design effect in the tooltip."""
+    q = as_questions(data)
+    labels = run_labels(q)
+    frame = with_run_label(_intervals(q, seed).filter(pl.col("n") > 0), labels)
+    order = list(labels.values())
+    types = [
+        "overall",
+        *[t for t in frame["question_type"].unique(maintain_order=True).to_list() if t != "overall"],
+    ]
+    base = alt.Chart(frame).encode(
+        y=alt.Y("question_type:N", title=None, sort=types),
+        yOffset=alt.YOffset("run:N", sort=order),
+        color=alt.Color("run:N", title="run", scale=category_scale(order)),
+    )
+    rules = base.mark_rule().encode(
+        x=alt.X("ci_low:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+        x2="ci_high:Q",
+        strokeWidth=alt.StrokeWidth(
+            "interval:N",
+            title="95% interval",
+            scale=alt.Scale(domain=["clustered (haystacks)", "Wilson (independent)"], range=[5, 1.5]),
+        ),
+        opacity=alt.Opacity(
+            "interval:N",
+            scale=alt.Scale(domain=["clustered (haystacks)", "Wilson (independent)"], range=[0.45, 1]),
+            legend=None,
+        ),
+        tooltip=[
+            alt.Tooltip("run:N"),
+            alt.Tooltip("question_type:N", title="type"),
+            alt.Tooltip("interval:N"),
+            alt.Tooltip("accuracy:Q", format=".1%"),
+            alt.Tooltip("ci_low:Q", title="95% low", format=".1%"),
+            alt.Tooltip("ci_high:Q", title="95% high", format=".1%"),
+            alt.Tooltip("n:Q", title="questions"),
+            alt.Tooltip("clusters:Q", title="haystacks"),
+            alt.Tooltip("design_effect:Q", title="design effect", format=".2f"),
+        ],
+    )
+    points = (
+        base.transform_filter(alt.datum.interval == "clustered (haystacks)")
+        .mark_point(filled=True, size=40, color="#1f2328")
+        .encode(x="accuracy:Q")
+    )
+    return alt.layer(
+        rules,
+        points,
+        title=alt.Title(
+            title, subtitle="thick: cluster bootstrap over haystacks; thin: Wilson, questions independent"
+        ),
+        width=460,
+        height=alt.Step(16),
+    )
+
+
+_AXES = (
+    ("search_ms", "mean search latency (ms)"),
+    ("context_tokens", "mean context tokens"),
+    ("cost_usd", "cost per question (USD)"),
+)
+
+
+def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> alt.TopLevelMixin:
+    """Accuracy (with its clustered 95% interval) against each cost the runs report (search latency,
+    context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow."""
+    q = as_questions(data)
+    labels = run_labels(q)
+    frame = with_run_label(pareto_frontier(q, seed=seed, backend="polars"), labels)  # type: ignore[arg-type]
+    frame = frame.with_columns(
+        status=pl.when(pl.col("on_frontier")).then(pl.lit("frontier")).otherwise(pl.lit("dominated"))
+    )
+    order = list(labels.values())
+    panels = []
+    for column, axis in _AXES:
+        shown = frame.filter(pl.col(column).is_not_null() & pl.col("accuracy").is_not_null())
+        if shown.is_empty():
+            continue
+        base = alt.Chart(shown).encode(
+            x=alt.X(f"{column}:Q", title=axis, scale=alt.Scale(zero=False, nice=True)),
+            color=alt.Color("run:N", title="run", scale=category_scale(order)),
+        )
+        panels.append(
+            alt.layer(
+                base.mark_rule(strokeWidth=2).encode(y="ci_low:Q", y2="ci_high:Q"),
+                base.mark_point(size=90, strokeWidth=2).encode(
+                    y=alt.Y(
+                        "accuracy:Q", title="accuracy", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False)
+                    ),
+                    fill=alt.condition(
+                        alt.datum.status == "frontier",
+                        alt.Color("run:N", scale=category_scale(order), legend=None),
+                        alt.value("white"),
+                    ),
+                    shape=alt.Shape(
+                        "status:N",
+                        title=None,
+                        scale=alt.Scale(domain=["frontier", "dominated"], range=["circle", "circle"]),
+                    ),
+                    tooltip=[
+                        alt.Tooltip("run:N"),
+                        alt.Tooltip("status:N"),
+                        alt.Tooltip("accuracy:Q", format=".1%"),
+                        alt.Tooltip("ci_low:Q", title="95% low", format=".1%"),
+                        alt.Tooltip("ci_high:Q", title="95% high", format=".1%"),
+                        alt.Tooltip(f"{column}:Q", title=axis),
+                        alt.Tooltip("dominated_by:N", title="dominated by"),
+                    ],
+                ),
+                width=260,
+                height=220,
+            )
+        )
+    subtitle = "filled: on the frontier; hollow: dominated; bars: clustered 95% interval of the accuracy"
+    if not panels:
+        shown = frame.filter(pl.col("accuracy").is_not_null())
+        panels.append(
+            alt.Chart(shown)
+            .mark_point(size=90, filled=True)
+            .encode(
+                x=alt.X("run:N", title=None, sort=order),
+                y=alt.Y("accuracy:Q", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False)),
+                color=alt.Color("run:N", scale=category_scale(order)),
+            )
+            .properties(width=260, height=220)
+        )
+        subtitle = "no run reports search latency, context tokens or cost: accuracy only"
+    return alt.hconcat(*panels, title=alt.Title(title, subtitle=subtitle))

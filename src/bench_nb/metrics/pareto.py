@@ -1,0 +1,75 @@
+"""The Pareto frontier of runs: accuracy (higher is better) against search latency, context tokens and cost
+(lower is better).
+
+Run B dominates run A when B is at least as good on every objective both runs have a number for and
+strictly better on one of them; a run no other run dominates is on the frontier. Dominance is decided on
+point estimates; the accuracy interval (``accuracy_intervals``, cluster bootstrap) is reported beside it so
+a reader sees when "dominated" rests on a difference the benchmark cannot resolve. Search latency and
+context tokens are MemScore's (MemoryBench's mean search duration, mean context tokens); cost is the mean
+recorded cost per scored question in USD (null when no question of the run has one).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.metrics.clustered import accuracy_intervals
+from bench_nb.metrics.memscore import memscore_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# objective -> +1 when higher is better, -1 when lower is better
+OBJECTIVES: dict[str, int] = {"accuracy": 1, "search_ms": -1, "context_tokens": -1, "cost_usd": -1}
+
+
+def _known(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+
+def dominates(b: dict[str, Any], a: dict[str, Any]) -> bool:
+    """Whether run ``b`` dominates run ``a`` on the objectives both have."""
+    shared = [k for k in OBJECTIVES if _known(a.get(k)) and _known(b.get(k))]
+    if not shared:
+        return False
+    better = [OBJECTIVES[k] * (b[k] - a[k]) for k in shared]
+    return all(x >= 0 for x in better) and any(x > 0 for x in better)
+
+
+def pareto_frontier(
+    questions: Any, *, seed: int = 0, backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
+    ``search_ms, context_tokens, cost_usd``, ``on_frontier`` and ``dominated_by`` (the runs that dominate
+    it, comma-separated); frontier runs first, then by accuracy."""
+    frame = as_polars(questions)
+    if frame is None:
+        frame = questions_frame(questions)
+    intervals = accuracy_intervals(frame, seed=seed, backend="polars")
+    assert isinstance(intervals, pl.DataFrame)
+    ms = memscore_frame(frame).select(
+        "run_id", "provider", search_ms="latencyMs", context_tokens="contextTokens"
+    )
+    scored = frame.filter(pl.col("status") == "evaluated") if "status" in frame.columns else frame
+    cost = (
+        scored.group_by("run_id").agg(cost_usd=pl.col("cost_usd").mean())
+        if "cost_usd" in frame.columns
+        else pl.DataFrame({"run_id": [], "cost_usd": []}, schema={"run_id": pl.Utf8, "cost_usd": pl.Float64})
+    )
+    table = (
+        ms.join(intervals.select("run_id", "accuracy", "ci_low", "ci_high"), on="run_id", how="left")
+        .join(cost, on="run_id", how="left")
+        .with_columns(pl.col("search_ms").cast(pl.Float64), pl.col("context_tokens").cast(pl.Float64))
+    )
+    rows = table.to_dicts()
+    dominated_by = [", ".join(b["run_id"] for b in rows if b is not a and dominates(b, a)) for a in rows]
+    table = table.with_columns(
+        on_frontier=pl.Series([not d for d in dominated_by], dtype=pl.Boolean),
+        dominated_by=pl.Series(dominated_by, dtype=pl.Utf8),
+    ).sort(["on_frontier", "accuracy"], descending=True, nulls_last=True, maintain_order=True)
+    cols = ["run_id", "provider", "accuracy", "ci_low", "ci_high", "search_ms", "context_tokens", "cost_usd"]
+    return to_backend(table.select(*cols, "on_frontier", "dominated_by"), backend)

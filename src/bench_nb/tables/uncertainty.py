@@ -1,0 +1,281 @@
+"""Tables of the uncertainty in a comparison: clustered intervals with rank intervals (the leaderboard), the
+smallest detectable difference per question type, "can we tell them apart?", and the Pareto frontier.
+
+Definitions: docs/statistics.md ("Clustered questions", "Power and sample size").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics import (
+    accuracy_intervals,
+    as_questions,
+    detectable_differences,
+    rank_intervals,
+    tell_apart,
+)
+from bench_nb.metrics.pareto import pareto_frontier
+from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render
+
+_ALL = "all"
+
+
+def _labels(q: pl.DataFrame) -> dict[str, str]:
+    from bench_nb.charts.labels import run_labels
+
+    return run_labels(q)
+
+
+def _points(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None or missing(x) else f"{x * 100:.{digits}f} pts"
+
+
+def _rank(r: dict[str, Any]) -> str:
+    if r["rank_low"] == r["rank_high"]:
+        return f"{r['rank']} [{r['rank_low']}]"
+    return f"{r['rank']} [{r['rank_low']}–{r['rank_high']}]"
+
+
+def _polars(frame: Any) -> pl.DataFrame:
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _uncertainty_frame(q: pl.DataFrame, seed: int) -> pl.DataFrame:
+    keys = ["run_id", "question_type"]
+
+    def both(method: str, what: str) -> pl.DataFrame:
+        def one(by: str | None) -> pl.DataFrame:
+            if what == "ranks":
+                return _polars(rank_intervals(q, seed=seed, by=by, backend="polars"))
+            return _polars(
+                accuracy_intervals(q, method=method, by=by, seed=seed, backend="polars")  # type: ignore[arg-type]
+            )
+
+        return pl.concat(
+            [one(None).with_columns(question_type=pl.lit(_ALL)), one("question_type")], how="diagonal"
+        )
+
+    clustered = both("cluster-bootstrap", "accuracy")
+    wilson = both("wilson", "accuracy").select(*keys, wilson_low="ci_low", wilson_high="ci_high")
+    ranks = both("cluster-bootstrap", "ranks")
+    return (
+        ranks.drop("accuracy")
+        .join(clustered, on=keys, how="left")
+        .join(wilson, on=keys, how="left")
+        .select(
+            *keys,
+            "accuracy",
+            "ci_low",
+            "ci_high",
+            "wilson_low",
+            "wilson_high",
+            "n",
+            "clusters",
+            "design_effect",
+            "effective_n",
+            "rank",
+            "rank_low",
+            "rank_high",
+            "group",
+        )
+    )
+
+
+def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
+    """The leaderboard with its uncertainty: for each run, overall then per question type, the accuracy with
+    its cluster-bootstrap 95% interval beside Wilson's, the design effect, the effective number of questions,
+    the rank with its 95% interval and the group of runs that cannot be told apart."""
+    q = as_questions(data)
+    labels = _labels(q)
+    frame = _uncertainty_frame(q, seed)
+    rows = []
+    for r in frame.iter_rows(named=True):
+        overall = r["question_type"] == _ALL
+        rows.append(
+            [
+                Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
+                Cell(labels.get(r["run_id"], r["run_id"]), title=r["run_id"]),
+                Cell(f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
+                Cell(interval(r["wilson_low"], r["wilson_high"]) or "n/a", "num"),
+                Cell(f"{r['n']} / {r['clusters']}", "num"),
+                Cell(num(r["design_effect"], 2), "num"),
+                Cell(num(r["effective_n"]), "num"),
+                Cell(_rank(r), "num"),
+                Cell(str(r["group"]), "num"),
+            ]
+        )
+    notes = [
+        "Clustered: 95% cluster bootstrap-t interval over the haystacks (conversations, chats), 2,000 seeded "
+        "resamples; Wilson's interval treats every question as independent and is too narrow when the design "
+        "effect is above 1. Effective n = questions / design effect.",
+        "Rank: 1 = best, with its 95% interval from the same resampling; runs in one group cannot be told "
+        "apart by the clustered paired test (p ≥ 0.05 against the group's best run).",
+    ]
+    html = render(
+        [
+            "type",
+            "run",
+            "accuracy [clustered 95% CI]",
+            "Wilson 95% CI",
+            "questions / haystacks",
+            "design effect",
+            "effective n",
+            "rank [95% CI]",
+            "group",
+        ],
+        rows,
+        caption="Accuracy with clustered intervals, and rank intervals",
+        notes=notes,
+    )
+    return Table(frame, html)
+
+
+def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> Table:
+    """The smallest difference of accuracy this benchmark can detect (80% power, 5% two-sided), overall and
+    per question type, from its size, its haystacks and the runs' own intraclass correlation."""
+    q = as_questions(data)
+    frame = detectable_differences(q, alpha=alpha, power=power, backend="polars")
+    assert isinstance(frame, pl.DataFrame)
+    rows = [
+        [
+            "overall" if r["question_type"] == _ALL else r["question_type"],
+            Cell(f"{r['n']} / {r['clusters']}", "num"),
+            Cell(num(r["cluster_size"], 1), "num"),
+            Cell(pct(r["accuracy"]), "num"),
+            Cell(num(r["icc"], 3), "num"),
+            Cell(num(r["correlation"], 2), "num"),
+            Cell(_points(r["mde_naive"]), "num"),
+            Cell(_points(r["mde"]), "num"),
+            Cell(_points(r["mde_paired"]), "num"),
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
+    html = render(
+        [
+            "type",
+            "questions / haystacks",
+            "questions per haystack",
+            "mean accuracy",
+            "ICC",
+            "correlation of runs",
+            "detectable, if independent",
+            "detectable, two samples",
+            "detectable, same questions",
+        ],
+        rows,
+        caption=f"Smallest detectable difference ({power:.0%} power, {alpha:.0%} two-sided)",
+        notes=[
+            "Design effect 1 + (m − 1)·ICC with m questions per haystack and the runs' own ICC (one-way ANOVA "
+            "estimate). 'If independent' ignores the haystacks, as most leaderboards do; 'same questions' is "
+            "the paired design every run here uses (the runs' correlation on a question helps). "
+            "Plan a benchmark's size before a run with `bench-nb plan`."
+        ],
+    )
+    return Table(frame, html)
+
+
+def _verdict_text(verdict: str, a: str, b: str) -> str:
+    if verdict == "A higher":
+        return f"{a} higher"
+    if verdict == "B higher":
+        return f"{b} higher"
+    return "cannot tell"
+
+
+def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
+    """ "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
+    verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
+    disagree are marked."""
+    q = as_questions(data)
+    labels = _labels(q)
+    frame = tell_apart(q, seed=seed, alpha=alpha, backend="polars")
+    assert isinstance(frame, pl.DataFrame)
+    rows = []
+    for r in frame.iter_rows(named=True):
+        a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
+        overall = r["question_type"] == _ALL
+        diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts"
+        rows.append(
+            [
+                Cell(f"{a} vs {b}", title=f"{r['run_a']} vs {r['run_b']}"),
+                Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
+                Cell(f"{r['n']} / {r['clusters']}", "num"),
+                Cell(f"{diff} {interval(r['ci_low'], r['ci_high'])}", "num"),
+                Cell("n/a" if missing(r["p_value"]) else f"{r['p_value']:.3g}", "num"),
+                Cell(_verdict_text(r["verdict"], a, b)),
+                Cell("n/a" if missing(r["mcnemar_p"]) else f"{r['mcnemar_p']:.3g}", "num"),
+                Cell(
+                    _verdict_text(r["overlap_verdict"], a, b),
+                    badges=() if r["agree"] else (("disagrees", "bnb-band bnb-investigate"),),
+                ),
+            ]
+        )
+    html = render(
+        [
+            "pair (A vs B)",
+            "type",
+            "questions / haystacks",
+            "A − B [clustered 95% CI]",
+            "clustered p",
+            "paired verdict",
+            "McNemar p",
+            "Wilson-overlap rule",
+        ],
+        rows,
+        caption="Can we tell them apart?",
+        notes=[
+            "Paired verdict: the clustered paired test (cluster-robust t on haystacks − 1 df) at 5%; the interval "
+            "is the paired cluster bootstrap-t. McNemar's test ignores the haystacks and is too eager under "
+            "clustering. The overlap rule calls two runs different only when their Wilson intervals do not "
+            "overlap: unpaired and conservative. No correction for the number of pairs or types."
+        ],
+    )
+    return Table(frame, html)
+
+
+def table_pareto(data: Any, *, seed: int = 0) -> Table:
+    """The Pareto frontier: accuracy (with its clustered interval), search latency, context tokens and cost
+    per run; which runs are dominated and by which."""
+    q = as_questions(data)
+    labels = _labels(q)
+    frame = pareto_frontier(q, seed=seed, backend="polars")
+    assert isinstance(frame, pl.DataFrame)
+    rows = []
+    for r in frame.iter_rows(named=True):
+        by = ", ".join(labels.get(x, x) for x in r["dominated_by"].split(", ") if x)
+        rows.append(
+            [
+                Cell(
+                    labels.get(r["run_id"], r["run_id"]),
+                    title=r["run_id"],
+                    badges=(("frontier", "bnb-band bnb-good"),) if r["on_frontier"] else (),
+                ),
+                Cell(f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
+                Cell(num(r["search_ms"]), "num"),
+                Cell(num(r["context_tokens"]), "num"),
+                Cell("n/a" if missing(r["cost_usd"]) else f"${r['cost_usd']:.4f}", "num"),
+                Cell(by or "—"),
+            ]
+        )
+    html = render(
+        [
+            "run",
+            "accuracy [clustered 95% CI]",
+            "search ms",
+            "context tokens",
+            "cost / question",
+            "dominated by",
+        ],
+        rows,
+        caption="Pareto frontier: accuracy against search latency, context tokens and cost",
+        notes=[
+            "A run is dominated when another is at least as good on every objective both report (higher "
+            "accuracy; lower latency, tokens, cost) and better on one. Decided on point estimates: when the "
+            "accuracy intervals overlap, a 'dominated' may rest on a difference the benchmark cannot resolve."
+        ],
+    )
+    return Table(frame, html)
