@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 import statsmodels.api as sm
 from clustered_sim import LOCOMO_SIZES, beta_binomial_sums, frame, paired_null
+from polars.testing import assert_frame_equal
 from scipy import stats
 from statsmodels.formula.api import ols
 
@@ -23,7 +24,7 @@ from bench_nb.metrics.clustered import (
     intraclass_correlation,
 )
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, clustered_paired_test, tell_apart
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
 
 
@@ -214,3 +215,26 @@ def test_bootstrap_of_2000_resamples_is_seeded() -> None:
     assert np.array_equal(bootstrap_weights(10, 7), bootstrap_weights(10, 7))
     w = bootstrap_weights(10, 7)
     assert w.shape == (2000, 10) and (w.sum(axis=1) == 10).all()
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 9, 10, 29, 100, 499])
+def test_student_t_equals_scipy(df: int) -> None:
+    for t in (0.0, 0.3, 1.0, 1.96, 2.262, 4.0, 12.0):
+        assert math.isclose(student_t_two_sided_p(t, df), 2 * stats.t.sf(t, df), rel_tol=1e-9, abs_tol=1e-12)
+    for q in (0.025, 0.5, 0.9, 0.975, 0.9995):
+        assert math.isclose(student_t_quantile(q, df), stats.t.ppf(q, df), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_row_order_does_not_change_the_numbers() -> None:
+    rng = np.random.default_rng(12)
+    n = int(LOCOMO_SIZES.sum())
+    q = frame({"a": (rng.random(n) < 0.7).astype(float), "b": (rng.random(n) < 0.65).astype(float)})
+    shuffled = q.sample(fraction=1.0, shuffle=True, seed=1)
+    shuffled = pl.concat([shuffled.filter(pl.col("run_id") == "a"), shuffled.filter(pl.col("run_id") == "b")])
+    assert_frame_equal(
+        accuracy_intervals(q, backend="polars"), accuracy_intervals(shuffled, backend="polars")
+    )
+    assert_frame_equal(
+        clustered_paired_comparisons(q, backend="polars"),
+        clustered_paired_comparisons(shuffled, backend="polars"),
+    )

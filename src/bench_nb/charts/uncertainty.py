@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import category_scale, run_labels, with_run_label
-from bench_nb.metrics import accuracy_intervals, as_questions
-from bench_nb.metrics.clustered import IntervalMethod
-from bench_nb.metrics.pareto import pareto_frontier
+from bench_nb.metrics import as_questions
+
+if TYPE_CHECKING:
+    from bench_nb.metrics.clustered import IntervalMethod
 
 
 def _intervals(q: pl.DataFrame, seed: int) -> pl.DataFrame:
+    from bench_nb.metrics.clustered import accuracy_intervals  # numpy: imported when a chart is drawn
+
     parts = []
     methods: tuple[tuple[IntervalMethod, str], ...] = (
         ("cluster-bootstrap", "clustered (haystacks)"),
@@ -97,6 +100,8 @@ _AXES = (
 def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> alt.TopLevelMixin:
     """Accuracy (with its clustered 95% interval) against each cost the runs report (search latency,
     context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow."""
+    from bench_nb.metrics.pareto import pareto_frontier
+
     q = as_questions(data)
     labels = run_labels(q)
     frame = with_run_label(pareto_frontier(q, seed=seed, backend="polars"), labels)  # type: ignore[arg-type]

@@ -15,20 +15,46 @@ import polars as pl
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
 from bench_nb.metrics.beam import PartialCredit, beam_scores_frame
-from bench_nb.metrics.clustered import accuracy_intervals
-from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_frame, memorybench_stats
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
-from bench_nb.metrics.pareto import pareto_frontier
-from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
-from bench_nb.metrics.ranks import rank_intervals
 from bench_nb.metrics.retrieval import retrieval_frame
 from bench_nb.metrics.rounding import js_round
 from bench_nb.metrics.tokens import tokens_frame
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from bench_nb.metrics.clustered import accuracy_intervals
+    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
+    from bench_nb.metrics.pareto import pareto_frontier
+    from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
+    from bench_nb.metrics.ranks import rank_intervals
+
+# The uncertainty metrics resample with numpy: they are imported on first use, so that reading runs and the
+# tables that need no resampling never import numpy (a quarter of a second).
+_NUMPY_BACKED: dict[str, str] = {
+    "accuracy_intervals": "bench_nb.metrics.clustered",
+    "clustered_paired_comparisons": "bench_nb.metrics.clustered_paired",
+    "tell_apart": "bench_nb.metrics.clustered_paired",
+    "pareto_frontier": "bench_nb.metrics.pareto",
+    "detectable_differences": "bench_nb.metrics.power",
+    "minimum_detectable_effect": "bench_nb.metrics.power",
+    "questions_needed": "bench_nb.metrics.power",
+    "rank_intervals": "bench_nb.metrics.ranks",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _NUMPY_BACKED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "accuracy",

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,7 +119,8 @@ class ClusterSums:
 
 def cluster_sums(values: pl.DataFrame, clusters: list[str] | None = None) -> ClusterSums:
     """Sum a frame of ``haystack_id, value`` per cluster, over ``clusters`` (zeros where it has none)."""
-    per = values.group_by("haystack_id").agg(s=pl.col("value").sum(), c=pl.len())
+    # Sorted by haystack: the same questions in any row order give the same resamples for a seed.
+    per = values.group_by("haystack_id").agg(s=pl.col("value").sum(), c=pl.len()).sort("haystack_id")
     ids = per["haystack_id"].to_list() if clusters is None else clusters
     index = {h: i for i, h in enumerate(ids)}
     sums = np.zeros(len(ids))
@@ -178,11 +179,9 @@ def intraclass_correlation(values: np.ndarray, clusters: np.ndarray) -> float:
 def expanded_alpha(clusters: int, confidence: float = 0.95) -> float:
     """The tail probability of Hesterberg's expanded percentile interval for ``clusters`` resampled units:
     α′/2 = Φ(−√(K/(K−1)) · t_{K−1, 1−α/2}). It widens the percentile interval for few clusters."""
-    from scipy.special import stdtrit
-
     if clusters < 2:
         return _NAN
-    t = float(stdtrit(clusters - 1, 0.5 + confidence / 2))
+    t = student_t_quantile(0.5 + confidence / 2, clusters - 1)
     return 2 * NormalDist().cdf(-math.sqrt(clusters / (clusters - 1)) * t)
 
 
@@ -257,12 +256,10 @@ def design_wilson_interval(
 ) -> tuple[float, float]:
     """Wilson's interval at the effective sample size, with Korn & Graubard's (1998) degrees-of-freedom
     correction: n* = n / max(1, deff) · (z_{1−α/2} / t_{K−1, 1−α/2})², successes scaled to keep p."""
-    from scipy.special import stdtrit
-
     if n == 0 or clusters < 2:
         return (_NAN, _NAN)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    t = float(stdtrit(clusters - 1, 0.5 + confidence / 2))
+    t = student_t_quantile(0.5 + confidence / 2, clusters - 1)
     d = 1.0 if math.isnan(deff) else max(1.0, deff)
     n_star = n / d * (z / t) ** 2
     p = successes / n

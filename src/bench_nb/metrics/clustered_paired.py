@@ -25,7 +25,7 @@ from bench_nb.metrics.clustered import (
     cluster_variance,
     outcomes,
 )
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
 
 if TYPE_CHECKING:
@@ -44,8 +44,6 @@ def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[fl
     t-test of the cluster means of the differences. ``nan`` with fewer than 2 clusters; p = 1 when every
     difference is 0 and p = 0 when every cluster has the same non-zero mean difference.
     """
-    from scipy.special import stdtr
-
     present = counts > 0
     k = int(present.sum())
     if k < 2:
@@ -56,7 +54,7 @@ def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[fl
     if not var > 1e-300:
         return (_NAN if mean == 0 else math.copysign(math.inf, mean), k - 1, 1.0 if mean == 0 else 0.0)
     t = mean / math.sqrt(var)
-    return (t, k - 1, float(2 * stdtr(k - 1, -abs(t))))
+    return (t, k - 1, student_t_two_sided_p(t, k - 1))
 
 
 def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.DataFrame:
@@ -73,8 +71,10 @@ def _verdict(p: float, difference: float, alpha: float) -> Verdict:
 
 
 def _compare(pairs: pl.DataFrame, seed: int, confidence: float, resamples: int) -> dict[str, Any]:
-    per = pairs.group_by("haystack_id").agg(
-        d=pl.col("d").sum(), a=pl.col("a").sum(), b=pl.col("b").sum(), c=pl.len()
+    per = (
+        pairs.group_by("haystack_id")
+        .agg(d=pl.col("d").sum(), a=pl.col("a").sum(), b=pl.col("b").sum(), c=pl.len())
+        .sort("haystack_id")
     )
     d, counts = per["d"].to_numpy().astype(float), per["c"].to_numpy().astype(float)
     n = int(counts.sum())

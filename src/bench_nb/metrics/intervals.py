@@ -29,3 +29,54 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
     low = 0.0 if successes == 0 else max(0.0, (centre - half) / denom)
     high = 1.0 if successes == n else min(1.0, (centre + half) / denom)
     return (low, high)
+
+
+def student_t_central(t: float, df: int) -> float:
+    """P(|T| ≤ t) for Student's t on an integer number of degrees of freedom (exact finite series,
+    Abramowitz & Stegun 26.7.3-26.7.4; the standard library has no t distribution and scipy costs a
+    second to import)."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, got {df}")
+    if math.isinf(t):
+        return 1.0
+    t = abs(t)
+    theta = math.atan(t / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2 == 1:
+        total, term = 0.0, math.cos(theta)
+        for k in range(1, (df - 1) // 2 + 1):  # cosθ + (2/3)cos³θ + ... up to cos^(df−2)θ
+            total += term
+            term *= c2 * (2 * k) / (2 * k + 1)
+        return min(1.0, 2 / math.pi * (theta + s * total)) if df > 1 else 2 * theta / math.pi
+    total, term = 0.0, 1.0
+    for k in range(1, df // 2 + 1):  # 1 + (1/2)cos²θ + (1·3)/(2·4)cos⁴θ + ... up to cos^(df−2)θ
+        total += term
+        term *= c2 * (2 * k - 1) / (2 * k)
+    return min(1.0, s * total)
+
+
+def student_t_two_sided_p(t: float, df: int) -> float:
+    """The two-sided p-value 2·P(T > |t|) on ``df`` degrees of freedom."""
+    return max(0.0, 1.0 - student_t_central(t, df))
+
+
+def student_t_quantile(q: float, df: int) -> float:
+    """The ``q`` quantile of Student's t on ``df`` degrees of freedom (bisection to 1e-12)."""
+    if not 0 < q < 1:
+        raise ValueError(f"q must be in (0, 1), got {q}")
+    if q == 0.5:
+        return 0.0
+    target = abs(2 * q - 1)  # P(|T| ≤ x) = |2q − 1|
+    low, high = 0.0, 1.0
+    while student_t_central(high, df) < target:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        if student_t_central(mid, df) < target:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-12 * max(1.0, high):
+            break
+    x = (low + high) / 2
+    return x if q > 0.5 else -x

@@ -74,7 +74,7 @@ def rank_intervals(
     parts = [((), data)] if by is None else list(data.group_by(keys, maintain_order=True))
     rows: list[dict[str, Any]] = []
     for key, part in parts:
-        clusters = part["haystack_id"].unique(maintain_order=True).to_list()
+        clusters = part["haystack_id"].unique().sort().to_list()
         runs = part["run_id"].unique(maintain_order=True).to_list()
         sums = [cluster_sums(part.filter(pl.col("run_id") == r), clusters) for r in runs]
         s = np.stack([c.sums for c in sums], axis=1)  # clusters × runs

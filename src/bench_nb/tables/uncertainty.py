@@ -1,7 +1,8 @@
 """Tables of the uncertainty in a comparison: clustered intervals with rank intervals (the leaderboard), the
 smallest detectable difference per question type, "can we tell them apart?", and the Pareto frontier.
 
-Definitions: docs/statistics.md ("Clustered questions", "Power and sample size").
+Definitions: docs/statistics.md ("Clustered questions", "Power and sample size"). The metrics are imported
+when a table is built (they resample with numpy, which the other tables never import).
 """
 
 from __future__ import annotations
@@ -10,14 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics import (
-    accuracy_intervals,
-    as_questions,
-    detectable_differences,
-    rank_intervals,
-    tell_apart,
-)
-from bench_nb.metrics.pareto import pareto_frontier
+from bench_nb.metrics import as_questions
 from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render
 
 _ALL = "all"
@@ -45,6 +39,9 @@ def _polars(frame: Any) -> pl.DataFrame:
 
 
 def _uncertainty_frame(q: pl.DataFrame, seed: int) -> pl.DataFrame:
+    from bench_nb.metrics.clustered import accuracy_intervals
+    from bench_nb.metrics.ranks import rank_intervals
+
     keys = ["run_id", "question_type"]
 
     def both(method: str, what: str) -> pl.DataFrame:
@@ -137,6 +134,8 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
 def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> Table:
     """The smallest difference of accuracy this benchmark can detect (80% power, 5% two-sided), overall and
     per question type, from its size, its haystacks and the runs' own intraclass correlation."""
+    from bench_nb.metrics.power import detectable_differences
+
     q = as_questions(data)
     frame = detectable_differences(q, alpha=alpha, power=power, backend="polars")
     assert isinstance(frame, pl.DataFrame)
@@ -190,6 +189,8 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     """ "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
     disagree are marked."""
+    from bench_nb.metrics.clustered_paired import tell_apart
+
     q = as_questions(data)
     labels = _labels(q)
     frame = tell_apart(q, seed=seed, alpha=alpha, backend="polars")
@@ -240,6 +241,8 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
 def table_pareto(data: Any, *, seed: int = 0) -> Table:
     """The Pareto frontier: accuracy (with its clustered interval), search latency, context tokens and cost
     per run; which runs are dominated and by which."""
+    from bench_nb.metrics.pareto import pareto_frontier
+
     q = as_questions(data)
     labels = _labels(q)
     frame = pareto_frontier(q, seed=seed, backend="polars")

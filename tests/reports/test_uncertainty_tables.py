@@ -1,0 +1,116 @@
+"""The compare report's uncertainty tables and charts: built from the fixture runs and from hand-made
+clustered frames, with the numbers taken from bench_nb.metrics and run text escaped."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import bench_nb
+from bench_nb import charts, tables
+from bench_nb.metrics.pareto import dominates
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "stats"))
+from clustered_sim import LOCOMO_SIZES, frame
+
+FIXTURE_GLOB = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
+
+
+@pytest.fixture(scope="module")
+def fixtures() -> pl.DataFrame:
+    return bench_nb.questions_df(FIXTURE_GLOB, backend="polars")
+
+
+def _clustered() -> pl.DataFrame:
+    rng = np.random.default_rng(11)
+    n = int(LOCOMO_SIZES.sum())
+    hay = np.repeat(np.arange(10), LOCOMO_SIZES)
+    level = rng.normal(0, 0.12, 10)[hay]
+    a = (rng.random(n) < 0.72 + level).astype(float)
+    b = np.where(rng.random(n) < 0.93, a, 0.0)  # a little worse, on the same questions
+    q = frame({"<b>a</b>": a, "b": b})
+    return q.with_columns(
+        provider=pl.col("run_id"),
+        question_type_norm=pl.Series(np.tile(np.where(np.arange(n) % 3 == 0, "temporal", "single-hop"), 2)),
+    )
+
+
+def test_uncertainty_table_matches_the_metrics(fixtures: pl.DataFrame) -> None:
+    table = tables.table_uncertainty(fixtures)
+    data = table.frame
+    runs = fixtures["run_id"].n_unique()
+    overall = data.filter(pl.col("question_type") == "all")
+    assert overall.height == runs
+    ref = bench_nb.accuracy_intervals(fixtures, backend="polars")
+    ranks = bench_nb.rank_intervals(fixtures, backend="polars")
+    joined = overall.join(ref, on="run_id", suffix="_ref").join(ranks, on="run_id", suffix="_rank")
+    for r in joined.iter_rows(named=True):
+        assert r["ci_low"] == r["ci_low_ref"] and r["design_effect"] == r["design_effect_ref"]
+        assert (r["rank"], r["rank_low"], r["rank_high"], r["group"]) == (
+            r["rank_rank"],
+            r["rank_low_rank"],
+            r["rank_high_rank"],
+            r["group_rank"],
+        )
+    assert table.html.count("<tr>") == 1 + data.height
+    assert "rank [95% CI]" in table.html and "design effect" in table.html
+
+
+def test_tell_apart_table_marks_where_the_rules_disagree_and_escapes_run_text() -> None:
+    q = _clustered()
+    table = tables.table_tell_apart(q)
+    assert "&lt;b&gt;a&lt;/b&gt;" in table.html and "<b>a</b>" not in table.html
+    data = table.frame
+    assert data["question_type"].to_list() == ["all", "temporal", "single-hop"]  # in order of appearance
+    assert table.html.count("disagrees") == int((~data["agree"]).sum())
+    assert data.row(0, named=True)["verdict"] == "A higher"
+
+
+def test_detectable_table_per_type() -> None:
+    q = _clustered()
+    table = tables.table_detectable(q)
+    assert table.frame["question_type"].to_list() == [
+        "all",
+        "temporal",
+        "single-hop",
+    ]  # in order of appearance
+    row = table.frame.row(0, named=True)
+    assert f"{row['mde'] * 100:.1f} pts" in table.html
+
+
+def test_pareto_dominance() -> None:
+    a = {"accuracy": 0.8, "search_ms": 100.0, "context_tokens": 500.0, "cost_usd": None}
+    b = {"accuracy": 0.7, "search_ms": 200.0, "context_tokens": 500.0, "cost_usd": 0.01}
+    c = {"accuracy": 0.9, "search_ms": 900.0, "context_tokens": 400.0, "cost_usd": None}
+    assert dominates(a, b) and not dominates(b, a)
+    assert not dominates(a, c) and not dominates(c, a)  # a trade-off: both on the frontier
+    assert not dominates(a, dict(a))  # equal on everything: neither dominates
+
+
+def test_pareto_table_and_chart(fixtures: pl.DataFrame) -> None:
+    table = tables.table_pareto(fixtures)
+    data = table.frame
+    assert data.height == fixtures["run_id"].n_unique()
+    rows = data.to_dicts()
+    for r in rows:
+        others = [o for o in rows if o is not r]
+        assert r["on_frontier"] == (not any(dominates(o, r) for o in others))
+    assert data["on_frontier"].any()
+    spec = charts.chart_spec(charts.chart_pareto(fixtures))
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+    assert len(spec["hconcat"]) >= 2  # search latency and context tokens panels
+
+
+def test_interval_chart_has_both_intervals(fixtures: pl.DataFrame) -> None:
+    spec = charts.chart_spec(charts.chart_accuracy_intervals(fixtures))
+    values = next(iter(spec["datasets"].values()))
+    kinds = {v["interval"] for v in values}
+    assert kinds == {"clustered (haystacks)", "Wilson (independent)"}
+    for v in values:
+        if v["ci_low"] is not None and not math.isnan(v["ci_low"]):
+            assert v["ci_low"] <= v["accuracy"] <= v["ci_high"]
