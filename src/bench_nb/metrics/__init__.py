@@ -14,7 +14,6 @@ import polars as pl
 
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
-from bench_nb.metrics.beam import PartialCredit, beam_scores_frame
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_frame, memorybench_stats
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
@@ -25,6 +24,7 @@ from bench_nb.metrics.tokens import tokens_frame
 if TYPE_CHECKING:
     import pandas as pd
 
+    from bench_nb.metrics.beam import PartialCredit
     from bench_nb.metrics.clustered import accuracy_intervals
     from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
     from bench_nb.metrics.pareto import pareto_frontier
@@ -147,6 +147,8 @@ def beam_scores(
             each item's 0.5 counts 0). Every row says which in ``reading``.
         resamples, confidence, seed: the bootstrap's.
     """
+    from bench_nb.metrics.beam import beam_scores_frame
+
     frame = beam_scores_frame(
         as_questions(data), partial_credit, resamples=resamples, confidence=confidence, seed=seed
     )
