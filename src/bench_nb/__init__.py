@@ -195,5 +195,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# The subpackages a user reaches as ``bench_nb.NAME`` (docs/architecture.md), listed by ``dir(bench_nb)``.
+_SUBPACKAGES = ("benchmarks", "charts", "judges", "metrics", "models", "providers", "reports", "roi", "runner", "tables", "widgets")
+
+
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public API only (what tab completion offers): ``__all__``, ``__version__`` and the subpackages."""
+    return sorted({*__all__, "__version__", *_SUBPACKAGES})

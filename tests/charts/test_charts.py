@@ -193,3 +193,67 @@ def test_every_chart_draws_under_the_vega_lite_jupyterlab_bundles(
         marks = re.compile(r'class="mark-(\w+)')
         assert sorted(marks.findall(v5)) == sorted(marks.findall(v6)), name
         assert v5.count("<path") == v6.count("<path") > 3, name
+
+
+def _colors(spec: dict) -> dict[str, str]:
+    """Every colour scale of a spec (its layers and facets too): domain value -> colour."""
+    found: dict[str, str] = {}
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            color = node.get("color")
+            if isinstance(color, dict) and isinstance(color.get("scale"), dict) and "range" in color["scale"]:
+                found.update(zip(color["scale"]["domain"], color["scale"]["range"], strict=True))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(spec)
+    return found
+
+
+def test_each_provider_keeps_its_colour_whatever_order_the_runs_come_in(fixture_runs: list[str]) -> None:
+    # Two builds of the same runs, listed in opposite orders (a glob, and the demo's own order).
+    first = bench_nb.questions_df(fixture_runs, backend="polars")
+    second = bench_nb.questions_df(list(reversed(fixture_runs)), backend="polars")
+    assert (
+        first["provider"].unique(maintain_order=True).to_list()
+        != second["provider"].unique(maintain_order=True).to_list()
+    )
+    for make in (
+        charts.chart_memscore,
+        charts.chart_latency,
+        charts.chart_accuracy_by_type,
+        charts.chart_context_tokens,
+    ):
+        a, b = _colors(chart_spec(make(first))), _colors(chart_spec(make(second)))
+        assert a == b and set(a) == {"sqlite", "full-context", "no-memory"}, make.__name__
+        assert len(set(a.values())) == 3
+    assert (
+        _colors(chart_spec(charts.chart_memscore(first)))["sqlite"] == charts.theme.PROVIDER_COLORS["sqlite"]
+    )
+
+
+def test_unknown_providers_get_a_colour_from_their_name_and_never_share_one() -> None:
+    from bench_nb.charts.labels import provider_colors
+
+    alone = provider_colors(["acme-memory"])
+    assert provider_colors(["sqlite", "acme-memory", "zep"])["acme-memory"] in charts.PALETTE
+    assert provider_colors(["zep", "acme-memory"]) == {
+        "zep": "#56B4E9",
+        "acme-memory": provider_colors(["acme-memory", "zep"])["acme-memory"],
+    }
+    assert alone == provider_colors(["acme-memory"])  # the same in every build
+    many = provider_colors([f"vendor-{i}" for i in range(8)])
+    assert len(set(many.values())) == 8  # eight providers, eight colours
+
+
+def test_two_runs_of_one_provider_get_two_colours() -> None:
+    from bench_nb.charts.labels import run_colors, run_labels
+
+    frame = pl.DataFrame({"run_id": ["b-run", "a-run", "c"], "provider": ["sqlite", "sqlite", "zep"]})
+    colors = run_colors(frame, run_labels(frame))
+    assert colors["sqlite · a-run"] == "#0072B2" and colors["zep"] == "#56B4E9"
+    assert colors["sqlite · b-run"] not in ("#0072B2", "#56B4E9")

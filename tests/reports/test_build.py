@@ -199,3 +199,26 @@ def test_the_kernel_and_what_it_started_are_gone_after_a_report(tmp_path: Path) 
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not _alive(pid), f"process {pid} outlived the report"
+
+
+def test_serve_on_a_busy_port_prints_one_line_and_exits_1(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    (tmp_path / "index.html").write_text("<h1>hello</h1>")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "bench_nb", "serve", "--port", str(port), "--dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot serve {tmp_path} on 127.0.0.1:{port}: Address already in use (another server is using "
+        "it: pick another with --port, or --port 0 for a free one)"
+    ]

@@ -170,3 +170,11 @@ def test_reports_share_one_worker_and_a_dead_one_is_replaced() -> None:
     second = shared_worker()
     assert second is not first and second.alive
     assert second.submit(SPEC).result(timeout=60) == spec_to_svg(SPEC)
+
+
+def test_dir_of_bench_nb_lists_the_public_api_only() -> None:
+    names = dir(bench_nb)
+    assert set(bench_nb.__all__) <= set(names) and {"charts", "tables", "reports", "__version__"} <= set(
+        names
+    )
+    assert not {"Any", "TYPE_CHECKING", "importlib", "annotations", "_EXPORTS"} & set(names)

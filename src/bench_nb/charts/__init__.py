@@ -16,13 +16,14 @@ from bench_nb.charts.latency import chart_latency
 from bench_nb.charts.memscore import chart_memscore
 from bench_nb.charts.outcomes import chart_outcome_matrix
 from bench_nb.charts.save import chart_spec, save, to_svg
-from bench_nb.charts.theme import OUTCOME_COLORS, PALETTE, THEME, themed, use_theme
+from bench_nb.charts.theme import OUTCOME_COLORS, PALETTE, PROVIDER_COLORS, THEME, themed, use_theme
 from bench_nb.charts.tokens import chart_context_tokens
 from bench_nb.charts.uncertainty import chart_accuracy_intervals, chart_pareto
 
 __all__ = [
     "OUTCOME_COLORS",
     "PALETTE",
+    "PROVIDER_COLORS",
     "THEME",
     "chart_accuracy_by_type",
     "chart_accuracy_intervals",

@@ -7,7 +7,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
 from bench_nb.metrics import accuracy_by_type, as_questions
 
 
@@ -34,7 +34,7 @@ def chart_accuracy_by_type(
         yOffset=alt.YOffset("run:N", sort=order),
     )
     bars = base.mark_bar(opacity=0.85).encode(
-        color=alt.Color("run:N", title="run", scale=category_scale(order)),
+        color=alt.Color("run:N", title="run", scale=color_scale(run_colors(questions, labels))),
         x=alt.X("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         tooltip=[
             alt.Tooltip("run:N"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
@@ -37,13 +39,46 @@ def outcome_expr() -> pl.Expr:
     )
 
 
-def category_scale(domain: list[str]) -> Any:
-    """A colour scale fixing ``domain``'s order to the theme's palette, so colours match across charts."""
-    import altair as alt
+def provider_colors(providers: Iterable[str]) -> dict[str, str]:
+    """provider -> colour, the same in every chart and build: ``theme.PROVIDER_COLORS`` for known ones, a
+    palette colour picked from the name (sha-256) for others; a provider whose colour another provider of
+    ``providers`` already has takes the next free one (in name order, so the result depends only on the set)."""
+    from bench_nb.charts.theme import PALETTE, PROVIDER_COLORS
 
+    names = list(dict.fromkeys(providers))
+    colors: dict[str, str] = {p: PROVIDER_COLORS[p] for p in names if p in PROVIDER_COLORS}
+    for name in sorted(p for p in names if p not in PROVIDER_COLORS):
+        start = int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(PALETTE)
+        free = [PALETTE[(start + i) % len(PALETTE)] for i in range(len(PALETTE))]
+        colors[name] = next((c for c in free if c not in colors.values()), free[0])
+    return {p: colors[p] for p in names}
+
+
+def run_colors(frame: pl.DataFrame, labels: dict[str, str]) -> dict[str, str]:
+    """run label -> colour: each run its provider's colour (``provider_colors``); a provider's second and
+    later runs (by run id) take palette colours no provider of ``frame`` uses."""
     from bench_nb.charts.theme import PALETTE
 
-    return alt.Scale(domain=domain, range=[PALETTE[i % len(PALETTE)] for i in range(len(domain))])
+    runs = frame.select("run_id", "provider").unique(maintain_order=True)
+    providers = [p or "" for p in runs["provider"].to_list()]
+    by_provider = provider_colors(providers)
+    spare = [c for c in PALETTE if c not in by_provider.values()]
+    first: dict[str, str] = {}
+    for rid, prov in sorted(runs.iter_rows(), key=lambda r: str(r[0])):
+        first.setdefault(prov or "", rid)
+    extra = sorted(rid for rid, prov in runs.iter_rows() if first[prov or ""] != rid)
+    colors = {rid: by_provider[prov or ""] for rid, prov in runs.iter_rows() if first[prov or ""] == rid}
+    colors.update(
+        {rid: spare[i % len(spare)] if spare else PALETTE[i % len(PALETTE)] for i, rid in enumerate(extra)}
+    )
+    return {labels.get(rid, rid): colors[rid] for rid in runs["run_id"].to_list()}
+
+
+def color_scale(colors: dict[str, str]) -> Any:
+    """A colour scale giving each domain value (in the legend's order) its colour in ``colors``."""
+    import altair as alt
+
+    return alt.Scale(domain=list(colors), range=list(colors.values()))
 
 
 def provider_order(frame: pl.DataFrame) -> list[str]:

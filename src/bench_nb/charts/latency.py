@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.charts.labels import category_scale, provider_order, run_labels, with_run_label
+from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
 from bench_nb.metrics import as_questions, latency_stats
 
 DEFAULT_PHASES = ("ingest", "indexing", "search", "answer", "evaluate")
@@ -34,7 +34,9 @@ def chart_latency(
     order = list(labels.values())
     base = alt.Chart().encode(
         y=alt.Y("run:N", title=None, sort=order),
-        color=alt.Color("provider:N", title="provider", scale=category_scale(provider_order(questions))),
+        color=alt.Color(
+            "provider:N", title="provider", scale=color_scale(provider_colors(provider_order(questions)))
+        ),
     )
     tooltip = [
         alt.Tooltip("run:N"),

@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.charts.labels import category_scale, provider_order, run_labels, with_run_label
+from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
 from bench_nb.metrics import as_questions, memscore
 
 
@@ -43,7 +43,9 @@ def chart_memscore(
         subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
     base = alt.Chart(shown).encode(
         x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale=alt.Scale(type="log")),
-        color=alt.Color("provider:N", title="provider", scale=category_scale(provider_order(questions))),
+        color=alt.Color(
+            "provider:N", title="provider", scale=color_scale(provider_colors(provider_order(questions)))
+        ),
     )
     bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("accuracy_ci_low:Q"), y2=alt.Y2("accuracy_ci_high:Q"))
     points = base.mark_circle(opacity=0.85, stroke="white", strokeWidth=1).encode(

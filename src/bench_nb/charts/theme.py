@@ -21,6 +21,19 @@ AXIS_LABEL_CHARS = 40
 _TRUNCATE_LABEL = f"length(datum.label) > {AXIS_LABEL_CHARS} ? slice(datum.label, 0, {AXIS_LABEL_CHARS - 1}) + '…' : datum.label"
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies and in greyscale print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+# One colour per provider in every chart, report and build (not the order the runs came in): bench_nb's own
+# providers and the vendors it ships adapters for have fixed colours; any other provider gets one picked from
+# its name (see charts.labels.provider_colors, which also keeps providers of one chart apart).
+PROVIDER_COLORS: dict[str, str] = {
+    "sqlite": "#0072B2",
+    "full-context": "#E69F00",
+    "no-memory": "#009E73",
+    "supermemory": "#D55E00",
+    "mem0": "#CC79A7",
+    "zep": "#56B4E9",
+    "mem0-local": "#000000",
+    "hybrid": "#F0E442",
+}
 OUTCOME_COLORS: dict[str, str] = {
     "correct": "#009E73",
     "incorrect": "#D55E00",

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
 from bench_nb.metrics import as_questions, token_summary
 
 
@@ -90,7 +90,9 @@ def chart_context_tokens(
             x=alt.X("start:Q", title="context tokens", bin="binned"),
             x2=alt.X2("end:Q"),
             y=alt.Y("questions:Q", title="questions"),
-            color=alt.Color("run:N", title="run", scale=category_scale(order), legend=None),
+            color=alt.Color(
+                "run:N", title="run", scale=color_scale(run_colors(questions, labels)), legend=None
+            ),
             tooltip=[
                 alt.Tooltip("run:N"),
                 alt.Tooltip("start:Q", title="from", format=",.0f"),

@@ -80,11 +80,17 @@ def _failure(notebook: Path, err: Exception, kept: Path | None) -> ReportError:
 
 @functools.cache
 def _kernel_manager_class() -> type:
-    """jupyter_client's kernel manager, waiting 5 ms instead of 100 ms between checks that a killed kernel
+    """jupyter_client's kernel manager, talking to the kernel over Unix sockets (IPC) instead of TCP on
+    127.0.0.1 (no port any local user could connect to, and no "Kernel is running over TCP without
+    encryption" line in every build), and waiting 5 ms instead of 100 ms between checks that a killed kernel
     has exited: the report waits on that check once its last cell has run."""
     from jupyter_client.manager import AsyncKernelManager
 
     class ReportKernelManager(AsyncKernelManager):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("transport", "ipc")
+            super().__init__(*args, **kwargs)
+
         async def _async_wait(self, pollinterval: float = 0.1) -> None:
             await super()._async_wait(pollinterval=min(pollinterval, 0.005))
 

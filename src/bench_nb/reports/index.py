@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -65,8 +66,12 @@ def write_index_html(directory: str | Path) -> Path:
     entries = sorted(
         (r for r in index.reports if (d / r.file).is_file()), key=lambda r: r.built_at, reverse=True
     )
+    # Two reports of one title (two judge_disagreement builds over different runs) are told apart by file.
+    titles = Counter(r.title or r.name for r in entries)
     rows = []
     for r in entries:
+        title = r.title or r.name
+        shown = title if titles[title] == 1 else f"{title} ({r.file})"
         runs = "".join(
             f"<li>{html.escape(x.provider or x.run_id)} <code>{html.escape(x.run_id)}</code>"
             f"{' · ' + html.escape(x.benchmark) if x.benchmark else ''}"
@@ -74,7 +79,7 @@ def write_index_html(directory: str | Path) -> Path:
             for x in r.runs
         )
         rows.append(
-            f'<tr><td><a href="{html.escape(r.file, quote=True)}">{html.escape(r.title or r.name)}</a>'
+            f'<tr><td><a href="{html.escape(r.file, quote=True)}">{html.escape(shown)}</a>'
             f'<div class="nb">{html.escape(r.name)}.ipynb</div></td>'
             f"<td>{html.escape(r.built_at.replace('T', ' ')[:16])} UTC</td>"
             f"<td><ul>{runs or '<li>—</li>'}</ul></td></tr>"

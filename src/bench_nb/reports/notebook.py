@@ -124,7 +124,8 @@ def note(text: str, *, kind: str = "note") -> Html:
 
 
 def report_summary(questions: Any, *, title: str = "") -> None:
-    """Publish which runs this report shows and their MemScores, for ``reports/index.html``.
+    """Publish the report's title and which runs it shows with their MemScores, for ``reports/index.html``
+    (``questions=None``: a report of no runs, such as the ROI page).
 
     Displays nothing visible: the report builder reads it from the executed notebook and removes it.
     """
@@ -133,17 +134,19 @@ def report_summary(questions: Any, *, title: str = "") -> None:
 
     from bench_nb.metrics import memscore
 
-    scores = memscore(questions, backend="polars")
-    assert isinstance(scores, pl.DataFrame)
-    runs = [
-        {
-            "run_id": r["run_id"],
-            "provider": r["provider"],
-            "benchmark": r["benchmark"],
-            "memscore": r["memscore"],
-        }
-        for r in scores.iter_rows(named=True)
-    ]
+    runs = []
+    if questions is not None:
+        scores = memscore(questions, backend="polars")
+        assert isinstance(scores, pl.DataFrame)
+        runs = [
+            {
+                "run_id": r["run_id"],
+                "provider": r["provider"],
+                "benchmark": r["benchmark"],
+                "memscore": r["memscore"],
+            }
+            for r in scores.iter_rows(named=True)
+        ]
     display({SUMMARY_MIME: {"title": title, "runs": runs}}, raw=True)
 
 
