@@ -196,7 +196,19 @@ def __getattr__(name: str) -> Any:
 
 
 # The subpackages a user reaches as ``bench_nb.NAME`` (docs/architecture.md), listed by ``dir(bench_nb)``.
-_SUBPACKAGES = ("benchmarks", "charts", "judges", "metrics", "models", "providers", "reports", "roi", "runner", "tables", "widgets")
+_SUBPACKAGES = (
+    "benchmarks",
+    "charts",
+    "judges",
+    "metrics",
+    "models",
+    "providers",
+    "reports",
+    "roi",
+    "runner",
+    "tables",
+    "widgets",
+)
 
 
 def __dir__() -> list[str]:

@@ -32,6 +32,8 @@ def make_server(
     try:
         return ThreadingHTTPServer((host, port), handler)
     except OSError as err:
-        hint = f" (another server is using it: pick another with --port, or --port 0 for a free one)"
+        hint = " (another server is using it: pick another with --port, or --port 0 for a free one)"
         busy = err.errno == errno.EADDRINUSE
-        raise ReportError(f"cannot serve {d} on {host}:{port}: {err.strerror or err}{hint if busy else ''}") from None
+        raise ReportError(
+            f"cannot serve {d} on {host}:{port}: {err.strerror or err}{hint if busy else ''}"
+        ) from None
