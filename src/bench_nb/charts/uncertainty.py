@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
 from bench_nb.metrics import as_questions
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def chart_accuracy_intervals(
     base = alt.Chart(frame).encode(
         y=alt.Y("question_type:N", title=None, sort=types),
         yOffset=alt.YOffset("run:N", sort=order),
-        color=alt.Color("run:N", title="run", scale=category_scale(order)),
+        color=alt.Color("run:N", title="run", scale=color_scale(run_colors(q, labels))),
     )
     rules = base.mark_rule().encode(
         x=alt.X("ci_low:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
@@ -116,7 +116,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             continue
         base = alt.Chart(shown).encode(
             x=alt.X(f"{column}:Q", title=axis, scale=alt.Scale(zero=False, nice=True)),
-            color=alt.Color("run:N", title="run", scale=category_scale(order)),
+            color=alt.Color("run:N", title="run", scale=color_scale(run_colors(q, labels))),
         )
         panels.append(
             alt.layer(
@@ -127,7 +127,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
                     ),
                     fill=alt.condition(
                         alt.datum.status == "frontier",
-                        alt.Color("run:N", scale=category_scale(order), legend=None),
+                        alt.Color("run:N", scale=color_scale(run_colors(q, labels)), legend=None),
                         alt.value("white"),
                     ),
                     shape=alt.Shape(
@@ -158,7 +158,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             .encode(
                 x=alt.X("run:N", title=None, sort=order),
                 y=alt.Y("accuracy:Q", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False)),
-                color=alt.Color("run:N", scale=category_scale(order)),
+                color=alt.Color("run:N", scale=color_scale(run_colors(q, labels))),
             )
             .properties(width=260, height=220)
         )
