@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "demo": "bench_nb.cli.reporting:demo",
     "roi": "bench_nb.cli.roi:roi",
     "clean": "bench_nb.cli.run:clean",
+    "plan": "bench_nb.cli.plan:plan",
 }
 
 
