@@ -20,7 +20,9 @@ import gc
 import glob
 import json
 import os
+import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,7 +40,14 @@ from bench_nb.frames.harnesses import (
     read_harness_file,
 )
 from bench_nb.frames.view import CheckpointView, QuestionView
-from bench_nb.memorybench.format import Checkpoint, CheckpointShell, CompareManifest, Question
+from bench_nb.memorybench.format import (
+    DECODE_COUNTS,
+    PHASES,
+    Checkpoint,
+    CheckpointShell,
+    CompareManifest,
+    Question,
+)
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
@@ -146,6 +155,17 @@ def _decode_checkpoint(
     path: Path, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
 ) -> tuple[_C, list[Problem]]:
     data = path.read_bytes()
+    DECODE_COUNTS.reset()
+    checkpoint, problems = _decode_questions(data, path, ck_type, q_type, strict=strict)
+    found = _integrity_problems(path, data, checkpoint, DECODE_COUNTS.questions, DECODE_COUNTS.absent_phases)
+    if strict and found:
+        raise RunFormatError(found[0].path, found[0].message, found[0].field)
+    return checkpoint, problems + found
+
+
+def _decode_questions(
+    data: bytes, path: Path, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
+) -> tuple[_C, list[Problem]]:
     try:
         with gc_paused():
             return msgspec.json.decode(data, type=ck_type), []
@@ -180,6 +200,90 @@ def _decode_checkpoint(
         raise RunFormatError(path, str(first_error).split(" - at `")[0], _msgspec_field(first_error))
     fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
     return ck_type(**fields, questions=questions), problems
+
+
+# A question's entry in checkpoint.json: its key, then an object whose first field is questionId (MemoryBench
+# and bench_nb both write it first).
+_QUESTION_ENTRY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:\s*\{\s*"questionId"')
+
+
+class _PhaseNames(msgspec.Struct):
+    phases: dict[str, msgspec.Raw] = {}
+
+
+def _integrity_problems(
+    path: Path, data: bytes, ck: Checkpoint | CheckpointView, built: int, absent_phases: int
+) -> list[Problem]:
+    """Damage that decodes without an error: question ids listed or stored twice, and missing phases.
+
+    ``built`` (question records decoded) and ``absent_phases`` (phase records made up) come from the decode
+    (``memorybench.format.DECODE_COUNTS``): a second look at the file's bytes is only taken when they show
+    something is wrong, so a sound file costs nothing more.
+    """
+    problems: list[Problem] = []
+    n = len(ck.questions)
+    repeated = [q for q, c in Counter(ck.targetQuestionIds or ()).items() if c > 1]
+    if repeated:
+        problems.append(
+            Problem(
+                str(path),
+                f"{len(repeated)} question id(s) are listed more than once, e.g. {repeated[0]}",
+                "targetQuestionIds",
+                question_id=repeated[0],
+            )
+        )
+    if built > n:  # more question records than keys: a key written twice
+        entries = Counter(m.group(1).decode("utf-8", "replace") for m in _QUESTION_ENTRY.finditer(data))
+        twice = [k for k, c in entries.items() if c > 1]
+        if twice:
+            problems.append(
+                Problem(
+                    str(path),
+                    f"{len(twice)} question id(s) have more than one entry, e.g. {twice[0]} "
+                    f"({entries[twice[0]]} entries; only the last is read)",
+                    f"questions.{twice[0]}",
+                    question_id=twice[0],
+                )
+            )
+    by_record: dict[str, list[str]] = {}
+    for key, q in ck.questions.items():
+        by_record.setdefault(q.questionId or key, []).append(key)
+    shared = {qid: keys for qid, keys in by_record.items() if len(keys) > 1}
+    if shared:
+        qid, keys = next(iter(shared.items()))
+        problems.append(
+            Problem(
+                str(path),
+                f"{len(shared)} questionId(s) are used by more than one entry, e.g. {qid} by "
+                + ", ".join(keys),
+                f"questions.{keys[1]}.questionId",
+                question_id=qid,
+            )
+        )
+    if absent_phases:
+        decoded = msgspec.json.decode(data, type=_QuestionPhaseNames)
+        missing = {
+            qid: [p for p in PHASES if p not in q.phases]
+            for qid, q in decoded.questions.items()
+            if any(p not in q.phases for p in PHASES)
+        }
+        if missing:
+            qid, phases = next(iter(missing.items()))
+            problems.append(
+                Problem(
+                    str(path),
+                    f"{len(missing)} question(s) lack phase records, e.g. {qid} has no "
+                    + ", ".join(phases)
+                    + " (read as pending)",
+                    f"questions.{qid}.phases.{phases[0]}",
+                    question_id=qid,
+                )
+            )
+    return problems
+
+
+class _QuestionPhaseNames(msgspec.Struct):
+    questions: dict[str, _PhaseNames] = {}
 
 
 def _result_file_problems(run_dir: Path, ck: Checkpoint | CheckpointView, *, strict: bool) -> list[Problem]:
@@ -258,7 +362,7 @@ def _read(
             # a running or killed bench_nb run: replay its progress
             from bench_nb.runner.journal import apply_journal
 
-            checkpoint = apply_journal(checkpoint, run_dir, strict=strict)
+            checkpoint = apply_journal(checkpoint, run_dir, strict=strict, problems=problems)
         if checkpoint.targetQuestionIds:
             missing = [q for q in checkpoint.targetQuestionIds if q not in checkpoint.questions]
             if missing:

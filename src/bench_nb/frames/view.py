@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.memorybench.format import PhaseStatus, RetrievalMetrics, RunStatus
+from bench_nb.memorybench.format import DECODE_COUNTS, PhaseStatus, RetrievalMetrics, RunStatus, absent
 
 
 class _View(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
@@ -49,11 +49,11 @@ class EvaluateView(PhaseView):
 
 
 class PhasesView(_View):
-    ingest: PhaseView = msgspec.field(default_factory=PhaseView)
-    indexing: PhaseView = msgspec.field(default_factory=PhaseView)
-    search: SearchView = msgspec.field(default_factory=SearchView)
-    answer: AnswerView = msgspec.field(default_factory=AnswerView)
-    evaluate: EvaluateView = msgspec.field(default_factory=EvaluateView)
+    ingest: PhaseView = msgspec.field(default_factory=absent(PhaseView))
+    indexing: PhaseView = msgspec.field(default_factory=absent(PhaseView))
+    search: SearchView = msgspec.field(default_factory=absent(SearchView))
+    answer: AnswerView = msgspec.field(default_factory=absent(AnswerView))
+    evaluate: EvaluateView = msgspec.field(default_factory=absent(EvaluateView))
 
 
 class QuestionView(_View, kw_only=True):
@@ -65,6 +65,9 @@ class QuestionView(_View, kw_only=True):
     questionDate: str | None = None
     phases: PhasesView = msgspec.field(default_factory=PhasesView)
     benchNb: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        DECODE_COUNTS.questions += 1
 
 
 class CheckpointView(_View, kw_only=True):

@@ -11,13 +11,44 @@ additions are optional fields MemoryBench ignores (see ``Question.benchNb``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 PhaseStatus = Literal["pending", "in_progress", "completed", "failed"]
 RunStatus = Literal["initializing", "running", "completed", "failed"]
 PHASES: tuple[str, ...] = ("ingest", "indexing", "search", "answer", "evaluate")
+
+
+class _DecodeCounts(threading.local):
+    """What decoding filled in or built, counted per thread so a loader can tell damage from a clean file
+    without a second pass over it: ``absent_phases`` (phase records made up because the file has none) and
+    ``questions`` (question records built: more than the dict holds means a key written twice)."""
+
+    def __init__(self) -> None:
+        self.absent_phases = 0
+        self.questions = 0
+
+    def reset(self) -> None:
+        self.absent_phases = self.questions = 0
+
+
+DECODE_COUNTS = _DecodeCounts()
+
+
+_T = TypeVar("_T")
+
+
+def absent(factory: Callable[[], _T]) -> Callable[[], _T]:
+    """A default factory for a phase record that also counts it in ``DECODE_COUNTS.absent_phases``."""
+
+    def make() -> _T:
+        DECODE_COUNTS.absent_phases += 1
+        return factory()
+
+    return make
 
 
 class _Struct(msgspec.Struct, omit_defaults=True, kw_only=True, forbid_unknown_fields=False):
@@ -80,11 +111,11 @@ class EvaluatePhase(Phase):
 
 
 class Phases(_Struct):
-    ingest: IngestPhase = msgspec.field(default_factory=IngestPhase)
-    indexing: IndexingPhase = msgspec.field(default_factory=IndexingPhase)
-    search: SearchPhase = msgspec.field(default_factory=SearchPhase)
-    answer: AnswerPhase = msgspec.field(default_factory=AnswerPhase)
-    evaluate: EvaluatePhase = msgspec.field(default_factory=EvaluatePhase)
+    ingest: IngestPhase = msgspec.field(default_factory=absent(IngestPhase))
+    indexing: IndexingPhase = msgspec.field(default_factory=absent(IndexingPhase))
+    search: SearchPhase = msgspec.field(default_factory=absent(SearchPhase))
+    answer: AnswerPhase = msgspec.field(default_factory=absent(AnswerPhase))
+    evaluate: EvaluatePhase = msgspec.field(default_factory=absent(EvaluatePhase))
 
 
 class SessionRef(_Struct):
@@ -106,6 +137,9 @@ class Question(_Struct, kw_only=True):
     # bench_nb's own additions (MemoryBench ignores unknown fields): normalised type, evidence ids,
     # tokenizer, cost, retries, judge verdicts, ... Free-form so later stages can add to it.
     benchNb: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        DECODE_COUNTS.questions += 1
 
 
 class Sampling(_Struct):

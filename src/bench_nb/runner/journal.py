@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import Problem, RunFormatError
 from bench_nb.memorybench.format import (
     AnswerPhase,
     Checkpoint,
@@ -109,8 +109,11 @@ def apply_record(checkpoint: Checkpoint, rec: JournalRecord) -> None:
         question.benchNb = merge_bench_nb(question.benchNb, rec.b)
 
 
-def read_journal(run_dir: str | Path, *, strict: bool = False) -> list[JournalRecord]:
-    """The journal's records in order. A torn last line is ignored; a bad line elsewhere raises in strict mode."""
+def read_journal(
+    run_dir: str | Path, *, strict: bool = False, problems: list[Problem] | None = None
+) -> list[JournalRecord]:
+    """The journal's records in order. A torn last line is ignored; a bad line elsewhere raises in strict mode,
+    and is skipped with a ``Problem`` appended to ``problems`` (when given) in lenient mode."""
     path = Path(run_dir) / JOURNAL
     try:
         data = path.read_bytes()
@@ -134,18 +137,32 @@ def read_journal(run_dir: str | Path, *, strict: bool = False) -> list[JournalRe
                 raise RunFormatError(
                     path, f"line {n + 1} is not a journal record: {err}", f"line {n + 1}"
                 ) from None
+            if problems is not None:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"line {n + 1} is not a journal record ({err}); line skipped",
+                        f"line {n + 1}",
+                    )
+                )
             continue
         records.append(rec)
     return records
 
 
-def apply_journal(checkpoint: Checkpoint, run_dir: str | Path, *, strict: bool = False) -> Checkpoint:
+def apply_journal(
+    checkpoint: Checkpoint,
+    run_dir: str | Path,
+    *,
+    strict: bool = False,
+    problems: list[Problem] | None = None,
+) -> Checkpoint:
     """The checkpoint with the progress recorded in ``run_dir/journal.jsonl`` since its last compaction.
 
     The checkpoint is updated in place and returned. Used by ``frames.load.read_run``, so a killed run's
-    latest progress shows in ``questions_df``.
+    latest progress shows in ``questions_df``; lines that are not records are reported in ``problems``.
     """
-    for rec in read_journal(run_dir, strict=strict):
+    for rec in read_journal(run_dir, strict=strict, problems=problems):
         apply_record(checkpoint, rec)
     return checkpoint
 

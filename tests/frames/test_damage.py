@@ -1,0 +1,94 @@
+"""Damage that decodes without an error is reported, never silently read: a garbage journal line, question
+ids listed or stored twice, missing phase records. Lenient mode lists a problem and keeps what is good;
+strict mode raises naming the file, the field and the question."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from run_writers import question, write_run
+
+from bench_nb import load_runs, questions_df
+from bench_nb.errors import RunFormatError
+from bench_nb.runner.journal import make_record
+from bench_nb.memorybench.format import EvaluatePhase
+
+
+def _edit(run: Path, change) -> None:  # type: ignore[no-untyped-def]
+    ck = json.loads((run / "checkpoint.json").read_text())
+    change(ck)
+    (run / "checkpoint.json").write_text(json.dumps(ck, indent=2))
+
+
+def _problems(run: Path) -> list:
+    return load_runs(run).all_problems
+
+
+def test_a_garbage_journal_line_is_a_problem_and_the_good_lines_still_apply(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2", "pending")])
+    good = make_record(["q2"], "evaluate", EvaluatePhase(status="completed", score=1, label="correct"), None)
+    (run / "journal.jsonl").write_bytes(b'{"q": ["q1"], "p": "evaluate", garbage\n' + good)
+    runs = load_runs(run)
+    (problem,) = runs.all_problems
+    assert problem.path == str(run / "journal.jsonl") and problem.field == "line 1"
+    assert "line 1 is not a journal record" in problem.message and "skipped" in problem.message
+    assert runs[0].checkpoint.questions["q2"].phases.evaluate.status == "completed"  # type: ignore[union-attr]
+    with pytest.raises(RunFormatError, match="line 1 is not a journal record"):
+        load_runs(run, strict=True)
+    (run / "journal.jsonl").write_bytes(good + b'{"q": ["q1"], "p": "evalu')  # a torn last line: a kill
+    assert _problems(run) == []
+
+
+def test_a_question_id_listed_twice_is_a_problem(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    _edit(run, lambda ck: ck["targetQuestionIds"].append("q1"))
+    (problem,) = _problems(run)
+    assert (problem.field, problem.question_id) == ("targetQuestionIds", "q1")
+    assert "listed more than once" in problem.message
+    with pytest.raises(RunFormatError, match=r"\(field targetQuestionIds\).*listed more than once"):
+        questions_df(run, strict=True)
+
+
+def test_a_question_stored_twice_under_one_key_is_a_problem(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2"), question("q3", "incorrect")])
+    text = (run / "checkpoint.json").read_text()
+    # A second "q1" entry (a JSON object may not hold a key twice, but a hand edit or a bad merge can).
+    q3 = re.search(r'\n    "q3": \{.*?\n    \}', text, re.S)
+    assert q3 is not None
+    text = text.replace(q3.group(0), q3.group(0) + "," + q3.group(0).replace('"q3"', '"q1"'))
+    (run / "checkpoint.json").write_text(text)
+    problems = _problems(run)
+    twice = [p for p in problems if "more than one entry" in p.message]
+    assert len(twice) == 1 and twice[0].question_id == "q1" and twice[0].field == "questions.q1"
+    for load in (lambda: load_runs(run, strict=True), lambda: questions_df(run, strict=True)):
+        with pytest.raises(RunFormatError, match="q1"):
+            load()
+
+
+def test_two_entries_with_one_question_id_are_a_problem(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    _edit(run, lambda ck: ck["questions"]["q2"].update(questionId="q1"))
+    (problem,) = [p for p in _problems(run) if "more than one entry" in p.message]
+    assert problem.question_id == "q1" and "q1, q2" in problem.message
+
+
+@pytest.mark.parametrize("strict_load", [load_runs, questions_df])
+def test_missing_phases_are_a_problem_not_pending(tmp_path: Path, strict_load) -> None:  # type: ignore[no-untyped-def]
+    run = write_run(tmp_path / "r", [question("q1"), question("q2"), question("q3")])
+    _edit(run, lambda ck: ck["questions"]["q2"]["phases"].pop("evaluate"))
+    (problem,) = _problems(run)
+    assert problem.question_id == "q2" and problem.field == "questions.q2.phases.evaluate"
+    assert "no evaluate (read as pending)" in problem.message
+    with pytest.raises(RunFormatError, match=r"questions.q2.phases.evaluate"):
+        strict_load(run, strict=True)
+    _edit(run, lambda ck: ck["questions"]["q3"].pop("phases"))
+    (problem,) = _problems(run)
+    assert "2 question(s) lack phase records" in problem.message
+
+
+def test_an_undamaged_run_has_no_problem(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2", "pending"), question("q3", "failed")])
+    assert _problems(run) == []
