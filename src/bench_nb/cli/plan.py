@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import click
+import polars as pl
 
 from bench_nb.metrics.power import minimum_detectable_effect, questions_needed
 
@@ -29,9 +30,10 @@ def _from_runs(runs: str) -> dict[str, tuple[float, float, float, float]]:
     from bench_nb.metrics.power import detectable_differences
 
     table = detectable_differences(runs, backend="polars")
+    assert isinstance(table, pl.DataFrame)
     return {
         r["question_type"]: (r["accuracy"], r["icc"], r["correlation"], r["icc_difference"])
-        for r in table.iter_rows(named=True)  # type: ignore[union-attr]
+        for r in table.iter_rows(named=True)
     }
 
 
