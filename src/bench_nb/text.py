@@ -1,7 +1,12 @@
-"""Small text helpers shared by the CLI, tables and reports."""
+"""Small text helpers shared by the CLI, tables and reports, and the one HTML table writer every table and
+every result object's ``_repr_html_`` uses (``render``: every value escaped; ``STYLE``: bench_nb's look)."""
 
 from __future__ import annotations
 
+import html
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -24,3 +29,117 @@ def hit_text(hit: Any) -> str:
         if isinstance(chunks, list) and chunks and isinstance(chunks[0], dict):
             return str(chunks[0].get("content", ""))
     return str(hit)
+
+
+STYLE = """<style>
+.bnb-table{border-collapse:collapse;font:13px/1.4 Helvetica,Arial,sans-serif;color:#1f2328;margin:6px 0 14px}
+.bnb-table caption{text-align:left;font-weight:bold;font-size:14px;padding:4px 0}
+.bnb-table th,.bnb-table td{border-bottom:1px solid #d0d7de;padding:4px 10px;text-align:left !important;vertical-align:top}
+.bnb-table th{background:#f6f8fa;font-weight:600}
+.bnb-table td.num{text-align:right !important;font-variant-numeric:tabular-nums;white-space:nowrap}
+.bnb-table td.text{white-space:pre-wrap;max-width:420px;word-break:break-word}
+.bnb-band{display:inline-block;border-radius:9px;padding:0 7px;font-size:11px;font-weight:600;white-space:nowrap}
+.bnb-excellent{background:#dafbe1;color:#116329}.bnb-good{background:#ddf4ff;color:#0550ae}
+.bnb-adequate{background:#fff8c5;color:#7d4e00}.bnb-investigate,.bnb-slow{background:#ffebe9;color:#a40e26}
+.bnb-flag{display:inline-block;border-radius:4px;padding:0 5px;font-size:11px;background:#fbefff;color:#6639ba;
+  border:1px solid #d8b9ff;margin-left:4px}
+.bnb-warning{border-left:4px solid #bf8700;background:#fff8c5;padding:8px 12px;margin:8px 0;
+  font:13px/1.4 Helvetica,Arial,sans-serif;color:#1f2328}
+.bnb-settings{border-left:4px solid #1a7f37;background:#f6f8fa;padding:8px 12px;margin:8px 0;
+  font:13px/1.4 Helvetica,Arial,sans-serif;color:#1f2328}
+.bnb-note{font:12px/1.4 Helvetica,Arial,sans-serif;color:#57606a;margin:2px 0 10px}
+.bnb-readings{font:13px/1.5 Helvetica,Arial,sans-serif;color:#1f2328}
+</style>"""
+
+
+def esc(value: object) -> str:
+    """HTML-escaped text of ``value`` (quotes included)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell: ``text`` (escaped when written), an optional CSS class, tooltip and badges."""
+
+    text: str
+    cls: str = ""
+    title: str = ""
+    badges: tuple[tuple[str, str], ...] = ()  # (text, css class) shown after the text
+
+    def render(self, tag: str = "td") -> str:
+        attrs = f' class="{esc(self.cls)}"' if self.cls else ""
+        if self.title:
+            attrs += f' title="{esc(self.title)}"'
+        extra = "".join(f' <span class="{esc(c)}">{esc(t)}</span>' for t, c in self.badges)
+        return f"<{tag}{attrs}>{esc(self.text)}{extra}</{tag}>"
+
+
+def cell(value: object, cls: str = "", **kw: object) -> Cell:
+    """``value`` as a ``Cell`` (numbers right-aligned when ``cls`` says ``num``)."""
+    return value if isinstance(value, Cell) else Cell("" if value is None else str(value), cls, **kw)  # type: ignore[arg-type]
+
+
+def render(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    caption: str = "",
+    notes: Sequence[str] = (),
+    warnings: Sequence[str] = (),
+) -> str:
+    """The HTML of one table: warnings above it, notes below it; every text escaped."""
+    parts = [STYLE]
+    parts.extend(f'<div class="bnb-warning">⚠ {esc(w)}</div>' for w in warnings)
+    parts.append('<table class="bnb-table">')
+    if caption:
+        parts.append(f"<caption>{esc(caption)}</caption>")
+    parts.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr></thead><tbody>")
+    for row in rows:
+        parts.append("<tr>" + "".join(cell(v).render() for v in row) + "</tr>")
+    parts.append("</tbody></table>")
+    parts.extend(f'<div class="bnb-note">{esc(n)}</div>' for n in notes)
+    return "".join(parts)
+
+
+def fmt_number(x: object, digits: int = 3) -> str:
+    """A number for reading: ``digits`` significant decimals for floats, thousands separators for ints,
+    "n/a" for None/NaN; anything else as text."""
+    if x is None or (isinstance(x, float) and x != x):
+        return "n/a"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if x != 0 and abs(x) < 10**-digits:
+            return f"{x:.{digits - 1}e}"
+        return f"{x:,.{digits}f}"
+    return str(x)
+
+
+class HtmlFields:
+    """``_repr_html_`` for a result dataclass: its scalar fields as a compact two-column table, numbers
+    rounded for reading (the exact values are the attributes: ``result.p_value``). Mix in first."""
+
+    _html_title: str = ""
+
+    def _repr_html_(self) -> str:
+        from dataclasses import fields, is_dataclass
+
+        assert is_dataclass(self)
+        rows = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not f.repr:
+                continue
+            if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float, str)) for v in value):
+                shown = ", ".join(map(fmt_number, value))
+            elif isinstance(value, list):
+                shown = f"{len(value)} item(s)"
+            elif value is None or isinstance(value, (str, int, float, bool, os.PathLike)):
+                shown = fmt_number(os.fspath(value) if isinstance(value, os.PathLike) else value)
+            else:
+                continue
+            rows.append([f.name, Cell(shown, "num" if isinstance(value, (int, float)) else "")])
+        title = self._html_title or type(self).__name__
+        return render(["field", "value"], rows, caption=title, notes=["Exact values: the attributes."])

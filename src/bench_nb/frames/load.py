@@ -88,7 +88,7 @@ class _RunInfo:
         return self.checkpoint is not None and self.checkpoint.benchNb is not None
 
 
-@dataclass
+@dataclass(repr=False)
 class Run(_RunInfo):
     """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems."""
 
@@ -97,6 +97,12 @@ class Run(_RunInfo):
     report: dict[str, Any] | None = None
     problems: list[Problem] = field(default_factory=list)
     imported: ImportInfo | None = None
+
+    def __repr__(self) -> str:  # short: the checkpoint holds every answer and retrieved item
+        n = len(self.checkpoint.questions) if self.checkpoint is not None else 0
+        return (
+            f"Run({_run_line(self)}, {n} questions, {len(self.problems)} problems, path={str(self.path)!r})"
+        )
 
 
 @dataclass
@@ -122,6 +128,59 @@ class RunSet(list[Run]):
     @property
     def all_problems(self) -> list[Problem]:
         return self.problems + [p for run in self for p in run.problems]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(_run_line(r) for r in self[:10]) + (
+            f", … {len(self) - 10} more" if len(self) > 10 else ""
+        )
+        problems = len(self.all_problems)
+        return f"RunSet({len(self)} run{'s' if len(self) != 1 else ''}: {shown or 'none'}; {problems} problem{'s' if problems != 1 else ''})"
+
+    def _repr_html_(self) -> str:
+        from bench_nb.text import Cell, render
+
+        rows = [
+            [
+                Cell(r.run_id, title=str(r.path)),
+                _field(r, "provider"),
+                _field(r, "benchmark"),
+                r.harness,
+                Cell(_count(r), "num"),
+                (_field(r, "createdAt") or "")[:19].replace("T", " "),
+                Cell(str(len(r.problems)), "num"),
+            ]
+            for r in self
+        ]
+        problems = [str(p) for p in self.all_problems]
+        notes = (
+            [f"{len(problems)} problem(s): " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "")]
+            if problems
+            else []
+        )
+        return render(
+            ["run", "provider", "benchmark", "written by", "questions", "created (UTC)", "problems"],
+            rows,
+            caption=f"RunSet: {len(self)} run{'s' if len(self) != 1 else ''}",
+            notes=[
+                *notes,
+                "Each run: runs[i] (its checkpoint: runs[i].checkpoint); problems: runs.all_problems.",
+            ],
+        )
+
+
+def _field(run: _RunInfo, name: str) -> str:
+    if run.checkpoint is not None:
+        return str(getattr(run.checkpoint, name, "") or "")
+    return str((run.report or {}).get(name, "") or "")
+
+
+def _count(run: _RunInfo) -> str:
+    return "n/a" if run.checkpoint is None else str(len(run.checkpoint.questions))
+
+
+def _run_line(run: _RunInfo) -> str:
+    provider = _field(run, "provider")
+    return f"{run.run_id} ({provider})" if provider else run.run_id
 
 
 @contextmanager

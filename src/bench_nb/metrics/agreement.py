@@ -270,6 +270,52 @@ class JudgeAgreement:
         )
         return to_backend(df, backend)
 
+    def _repr_html_(self) -> str:
+        """The overall statistics and each pair, rounded for reading (exact: ``summary()``, ``pairwise``)."""
+        from bench_nb.text import Cell, fmt_number, render
+
+        rows = [
+            [
+                "percent agreement",
+                Cell(f"{self.percent_agreement:.1%}", "num"),
+                Cell(str(self.n_items), "num"),
+            ],
+            ["unanimous", Cell(f"{self.unanimous:.1%}", "num"), Cell(str(self.n_items), "num")],
+            ["Fleiss' kappa", Cell(fmt_number(self.fleiss_kappa), "num"), Cell(str(self.n_items), "num")],
+            ["Gwet's AC1", Cell(fmt_number(self.gwet_ac1), "num"), Cell(str(self.n_items), "num")],
+            [
+                "Krippendorff's alpha",
+                Cell(fmt_number(self.krippendorff_alpha), "num"),
+                Cell(str(self.krippendorff_items), "num"),
+            ],
+        ]
+        pairs = [
+            [
+                f"{r['judge_a']} × {r['judge_b']}",
+                Cell(str(r["n"]), "num"),
+                Cell(f"{r['percent_agreement']:.1%}", "num"),
+                Cell(fmt_number(r["cohen_kappa"]), "num"),
+                Cell(fmt_number(r["gwet_ac1"]), "num"),
+            ]
+            for r in self.frames["pairwise"].iter_rows(named=True)
+        ]
+        ranking = {
+            True: "the ranking of the runs changes with the judge",
+            False: "every judge ranks the runs alike",
+        }
+        notes = [f"{self.n_dropped} item(s) left unscored by some judge."] if self.n_dropped else []
+        if self.ranking_changes is not None:
+            notes.append(f"Runs: {ranking[self.ranking_changes]}.")
+        notes.append("Exact values: .summary(), .pairwise, .by_type, .accuracy, .accuracy_by_run.")
+        return render(
+            ["statistic", "value", "items"], rows, caption=f"Judge agreement ({', '.join(self.judges)})"
+        ) + render(
+            ["pair", "items", "agreement", "Cohen's kappa", "Gwet's AC1"],
+            pairs,
+            caption="Per pair",
+            notes=notes,
+        )
+
     def confusion_matrix(self, judge_a: str, judge_b: str) -> pd.DataFrame:
         """The 2×2 table of one pair (pandas): rows judge_a's score, columns judge_b's score."""
         import pandas as pd

@@ -24,6 +24,7 @@ from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_ba
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.intervals import Z95
+from bench_nb.text import HtmlFields
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,7 +56,7 @@ def _z(confidence: float) -> float:
 
 
 @dataclass(frozen=True)
-class CorrectedAccuracy:
+class CorrectedAccuracy(HtmlFields):
     """Accuracy corrected for a judge's errors (proportions in [0, 1]).
 
     ``estimate`` is the Rogan-Gladen estimate clipped to [0, 1] (``clipped`` says when it was);
@@ -158,7 +159,7 @@ def corrected_accuracy(
 
 
 @dataclass(frozen=True)
-class PPIEstimate:
+class PPIEstimate(HtmlFields):
     """A prediction-powered estimate of the true accuracy (proportions)."""
 
     estimate: float

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -120,7 +120,41 @@ class PairedComparison:
     p_value: float
     like_for_like: bool
     warning: str
-    by_type: Any = None  # the same per question type (pandas or polars)
+    by_type: Any = field(default=None, repr=False)  # the same per question type (pandas or polars)
+
+    def _repr_html_(self) -> str:
+        """One row: both accuracies, the difference with its interval, the discordant pairs and the test
+        (rounded for reading; the exact values are the attributes, or ``as_dict()``)."""
+        from bench_nb.text import Cell, fmt_number, render
+
+        ci = f"[{self.ci_low * 100:+.1f}, {self.ci_high * 100:+.1f}]"
+        row = [
+            f"{self.provider_a or self.run_a} vs {self.provider_b or self.run_b}",
+            Cell(str(self.n_pairs), "num"),
+            Cell(f"{self.accuracy_a:.1%} / {self.accuracy_b:.1%}", "num"),
+            Cell(f"{self.difference * 100:+.1f} pts {ci}", "num"),
+            Cell(f"{self.a_only} / {self.b_only}", "num"),
+            self.test,
+            Cell(fmt_number(self.p_value), "num"),
+        ]
+        notes = [self.warning] if self.warning else []
+        notes.append(
+            f"Runs {self.run_a} and {self.run_b}; judge {self.judge or 'primary'}; exact values: .as_dict()."
+        )
+        return render(
+            [
+                "pair (A vs B)",
+                "questions",
+                "accuracy A / B",
+                "A − B [95% CI]",
+                "only A / only B right",
+                "test",
+                "p",
+            ],
+            [row],
+            caption="Paired comparison",
+            notes=notes,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The scalar fields (everything but ``by_type``)."""

@@ -24,6 +24,7 @@ from bench_nb.runner.journal import write_atomic
 from bench_nb.runner.like_for_like import check_like_for_like
 from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark
 from bench_nb.runner.settings import split_provider_settings
+from bench_nb.text import HtmlFields
 
 
 def write_compare_manifest(
@@ -95,7 +96,7 @@ def _provider(run: Run) -> str:
 
 
 @dataclass(frozen=True)
-class CompareResult:
+class CompareResult(HtmlFields):
     """A comparison: its id, its manifest, one run per provider (in the order given), and how the runs are
     not like for like (``check_like_for_like``; empty when they are)."""
 

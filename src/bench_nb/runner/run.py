@@ -52,6 +52,7 @@ from bench_nb.runner.settings import (
     split_provider_settings,
 )
 from bench_nb.taxonomy import is_beam
+from bench_nb.text import HtmlFields
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(HtmlFields):
     """What a run ended with. ``run_dir`` is the run directory (``load_runs`` and ``questions_df`` read it)."""
 
     run_id: str
