@@ -24,10 +24,7 @@ if TYPE_CHECKING:
         RunFormatError,
     )
     from bench_nb.frames.judgments import disputed_questions, judgments_df
-    from bench_nb.frames.load import Run, RunSet, load_runs
     from bench_nb.frames.questions import questions_df, runs_df
-    from bench_nb.judges.rejudge import rejudge
-    from bench_nb.memorybench.report import memorybench_report
     from bench_nb.metrics import (
         accuracy,
         accuracy_by_type,
@@ -54,8 +51,11 @@ if TYPE_CHECKING:
     from bench_nb.metrics.replicates import replicate_summary
     from bench_nb.models.tokens import TokenCount, count_tokens
     from bench_nb.providers import get_provider, list_providers, register_provider
+    from bench_nb.runformat.load import Run, RunSet, load_runs
+    from bench_nb.runformat.report import memorybench_report
+    from bench_nb.runformat.settings import check_like_for_like
     from bench_nb.runner.comparison import compare
-    from bench_nb.runner.like_for_like import check_like_for_like
+    from bench_nb.runner.rejudge import rejudge
     from bench_nb.runner.run import RunResult, run_benchmark
 
 # Public name -> the module that defines it (imported on first access).
@@ -78,10 +78,10 @@ _EXPORTS: dict[str, str] = {
         "bench_nb.errors",
     ),
     **dict.fromkeys(["disputed_questions", "judgments_df"], "bench_nb.frames.judgments"),
-    **dict.fromkeys(["Run", "RunSet", "load_runs"], "bench_nb.frames.load"),
+    **dict.fromkeys(["Run", "RunSet", "load_runs"], "bench_nb.runformat.load"),
     **dict.fromkeys(["questions_df", "runs_df"], "bench_nb.frames.questions"),
-    "rejudge": "bench_nb.judges.rejudge",
-    "memorybench_report": "bench_nb.memorybench.report",
+    "rejudge": "bench_nb.runner.rejudge",
+    "memorybench_report": "bench_nb.runformat.report",
     **dict.fromkeys(
         [
             "accuracy",
@@ -112,7 +112,7 @@ _EXPORTS: dict[str, str] = {
     "replicate_summary": "bench_nb.metrics.replicates",
     **dict.fromkeys(["TokenCount", "count_tokens"], "bench_nb.models.tokens"),
     **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
-    "check_like_for_like": "bench_nb.runner.like_for_like",
+    "check_like_for_like": "bench_nb.runformat.settings",
     "compare": "bench_nb.runner.comparison",
     **dict.fromkeys(["RunResult", "run_benchmark"], "bench_nb.runner.run"),
 }

@@ -18,7 +18,9 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.memorybench.format import (
+from bench_nb.models.prompt import answer_prompt_hash
+from bench_nb.records import Benchmark
+from bench_nb.runformat.format import (
     AnswerPhase,
     Checkpoint,
     EvaluatePhase,
@@ -28,9 +30,7 @@ from bench_nb.memorybench.format import (
     Question,
     SearchPhase,
 )
-from bench_nb.models.prompt import answer_prompt_hash
-from bench_nb.records import Benchmark
-from bench_nb.runner.selection import question_set_hash
+from bench_nb.runformat.settings import question_set_hash
 
 # What a run graded with a provider's own judge prompt records as that prompt's hash (a made-up prompt).
 CUSTOM_JUDGE_PROMPT_HASH = hashlib.sha256(b"synthetic provider's own judge prompt").hexdigest()[:16]

@@ -1,7 +1,7 @@
 """Typed in-memory records shared by every stage (benchmarks, providers, models, judges, runner).
 
 Frozen dataclasses: cheap, hashable, and importing nothing of ours. What is read from or written to disk
-has its own structs (``bench_nb.memorybench.format`` for runs).
+has its own structs (``bench_nb.runformat.format`` for runs).
 """
 
 from __future__ import annotations

@@ -212,3 +212,19 @@ def haystack_id_of(
         if suffix and container_tag.endswith(suffix) and len(container_tag) > len(suffix):
             return container_tag[: -len(suffix)]
     return question_id
+
+
+# LongMemEval's types as MemoryBench registers them. Aliases and descriptions are ours: the shared example
+# only pins the LoCoMo registry (see docs/decisions.md).
+# Used by the LongMemEval reader and by MemoryBench's report.json.
+LONGMEMEVAL_TYPE_REGISTRY: dict[str, dict[str, str]] = {
+    t: {"id": t, "alias": a, "description": d}
+    for t, a, d in (
+        ("single-session-user", "ss-user", "Single-session user facts"),
+        ("single-session-assistant", "ss-assistant", "Single-session assistant facts"),
+        ("single-session-preference", "ss-preference", "Single-session preferences"),
+        ("multi-session", "multi", "Multi-session reasoning"),
+        ("temporal-reasoning", "temporal", "Temporal reasoning"),
+        ("knowledge-update", "update", "Knowledge updates"),
+    )
+}

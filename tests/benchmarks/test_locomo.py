@@ -9,8 +9,8 @@ import pytest
 from bench_nb.benchmarks import load_benchmark, parse_locomo_date, read_locomo
 from bench_nb.benchmarks.locomo import LOCOMO_TYPE_REGISTRY, normalize_evidence
 from bench_nb.errors import DatasetError, Problem
-from bench_nb.memorybench.dataset import read_memorybench_dataset
 from bench_nb.records import Benchmark
+from bench_nb.runformat.dataset import read_memorybench_dataset
 
 LOCOMO_SHA = "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
 

@@ -9,8 +9,8 @@ import pytest
 
 from bench_nb.benchmarks import load_benchmark, parse_longmemeval_date, read_longmemeval
 from bench_nb.errors import DatasetError, Problem
-from bench_nb.memorybench.dataset import read_memorybench_dataset
 from bench_nb.records import Benchmark
+from bench_nb.runformat.dataset import read_memorybench_dataset
 
 ORACLE_SHA = "d3249e4c4ef8837dbe629c9e25042a752f2e74660d63036d7cecc7e0ff0085b4"
 

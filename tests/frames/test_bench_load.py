@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bench_nb import memscore, questions_df
-from bench_nb.frames.load import read_run
+from bench_nb.runformat.load import read_run
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "load.py"
 

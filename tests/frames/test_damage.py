@@ -9,12 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
-from run_writers import question, write_run
 
 from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
-from bench_nb.memorybench.format import EvaluatePhase
-from bench_nb.runner.journal import make_record
+from bench_nb.runformat.format import EvaluatePhase
+from bench_nb.runformat.journal import make_record
+from run_writers import question, write_run
 
 
 def _edit(run: Path, change) -> None:  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ import pytest
 
 from bench_nb import judgments_df, load_runs, questions_df
 from bench_nb.errors import RunFormatError
-from bench_nb.frames.harnesses import detect_format
+from bench_nb.runformat.harnesses import detect_format
 
 FC_RUNS = ("gpt-4o-mini-memos", "gpt-4o-mini-cot")
 

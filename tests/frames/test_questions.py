@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 import polars as pl
-from run_writers import question, write_run
 
 from bench_nb import questions_df, runs_df
 from bench_nb.frames.questions import QUESTION_SCHEMA, questions_frame, runs_frame
-from bench_nb.memorybench.format import PHASES
+from bench_nb.runformat.format import PHASES
+from run_writers import question, write_run
 
 
 def test_empty_run_gives_an_empty_frame_with_every_column(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from metric_frames import frame, row
 from bench_nb import memscore
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics import format_memscore, js_round, token_summary, wilson_interval
-from bench_nb.metrics.rounding import js_sum
+from bench_nb.runformat.rounding import js_sum
 
 
 @pytest.mark.parametrize(

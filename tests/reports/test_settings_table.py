@@ -11,7 +11,7 @@ import pytest
 from bench_nb import tables
 from bench_nb.demo_runs import CUSTOM_JUDGE_PROMPT_HASH, write_synthetic_run
 from bench_nb.models.prompt import answer_prompt_hash
-from bench_nb.runner.selection import question_set_hash
+from bench_nb.runformat.settings import question_set_hash
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 

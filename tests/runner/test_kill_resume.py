@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.frames.load import read_run
-from bench_nb.memorybench.format import PHASES
 from bench_nb.providers.sqlite import SqliteProvider
+from bench_nb.runformat.format import PHASES
+from bench_nb.runformat.load import read_run
 
 HERE = Path(__file__).resolve().parent
 RUN_ID = "killed"

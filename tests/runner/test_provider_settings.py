@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from bench_nb.cli import cli
 from bench_nb.errors import ProviderError
-from bench_nb.memorybench.format import Checkpoint
+from bench_nb.runformat.format import Checkpoint
 from bench_nb.runner import compare, run_benchmark
 from bench_nb.runner.settings import check_provider_settings, split_provider_settings
 

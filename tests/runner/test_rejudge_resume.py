@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bench_nb.cli import cli
 from bench_nb.errors import ComparisonError
-from bench_nb.judges.store import read_verdicts
+from bench_nb.runformat.verdicts import read_verdicts
 
 FAILING = ["conv-1-q1", "conv-1-q2", "conv-1-q3", "conv-1-q5"]
 

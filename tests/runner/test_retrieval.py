@@ -17,10 +17,10 @@ from sklearn.metrics import ndcg_score
 
 from bench_nb.errors import ProviderError
 from bench_nb.frames.questions import questions_df
-from bench_nb.memorybench.format import Checkpoint
 from bench_nb.providers import get_provider
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.records import Haystack, Message, SearchHit, Session
+from bench_nb.runformat.format import Checkpoint
 from bench_nb.runner import RunResult, run_benchmark
 from bench_nb.runner.retrieval import (
     EvidenceIndex,

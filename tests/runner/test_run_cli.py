@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError, ComparisonError
-from bench_nb.frames.load import load_runs
 from bench_nb.frames.questions import questions_df
-from bench_nb.memorybench.format import Checkpoint
 from bench_nb.providers.sqlite import SqliteProvider
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.load import load_runs
 
 
 def invoke(*args: str | Path) -> str:

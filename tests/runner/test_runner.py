@@ -10,11 +10,11 @@ import pytest
 from runner_fakes import CountingProvider, Flaky, make_benchmark, pet_question
 
 from bench_nb.errors import ComparisonError, ProviderError
-from bench_nb.frames.load import read_run
 from bench_nb.frames.questions import questions_frame
-from bench_nb.judges.store import read_verdicts
-from bench_nb.memorybench.format import Checkpoint
 from bench_nb.records import Verdict
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.load import read_run
+from bench_nb.runformat.verdicts import read_verdicts
 from bench_nb.runner import RetryPolicy, run_benchmark
 
 FAST_RETRY = RetryPolicy(max_attempts=3, initial_s=0.001, max_s=0.005, jitter_s=0.001)
@@ -265,8 +265,8 @@ def test_read_run_sees_journal_progress_of_a_killed_run(tmp_path: Path) -> None:
     result = _run(tmp_path, CountingProvider(), make_benchmark(1, 3))
     run_dir = result.run_dir
     # Simulate a run killed after its first compaction: questions pending in the checkpoint, done in the journal.
-    from bench_nb.memorybench.format import EvaluatePhase, Phases
-    from bench_nb.runner.journal import make_record
+    from bench_nb.runformat.format import EvaluatePhase, Phases
+    from bench_nb.runformat.journal import make_record
 
     ck = _checkpoint(run_dir)
     done = ck.questions["h0-q0"].phases.evaluate

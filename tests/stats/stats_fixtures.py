@@ -1,6 +1,6 @@
 """Fixture runs and judges for the statistics tests: small run directories written with MemoryBench's structs.
 
-``make_run`` writes ``checkpoint.json`` (msgspec structs of ``bench_nb.memorybench.format``), one
+``make_run`` writes ``checkpoint.json`` (msgspec structs of ``bench_nb.runformat.format``), one
 ``results/<qid>.json`` per question, and the given judges' verdicts in ``judgments.jsonl``.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.judges.store import append_verdicts
-from bench_nb.memorybench import format as mbf
 from bench_nb.records import Question, Verdict
+from bench_nb.runformat import format as mbf
+from bench_nb.runformat.verdicts import append_verdicts
 
 QUESTIONS: list[dict[str, str]] = [
     {"id": "q1", "q": "What is the dog's name?", "gt": "Biscuit", "type": "single-hop"},

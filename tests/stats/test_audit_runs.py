@@ -15,10 +15,10 @@ from runner_llm import llm_env, llm_server
 
 from bench_nb.errors import JudgeError
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.load import load_runs
-from bench_nb.judges.rejudge import rejudge
 from bench_nb.metrics.judge_quality import judge_audit, judge_error_rates, prompt_sweep
+from bench_nb.runformat.load import load_runs
 from bench_nb.runner.audit import write_audit_runs
+from bench_nb.runner.rejudge import rejudge
 from llm_server import LLMServer, request_text
 
 __all__ = ["llm_env", "llm_server"]

@@ -296,7 +296,7 @@ def test_the_locomo_audit_stress_test_reproduces_its_published_leniency(locomo_a
     """ap-baseline/v1: gpt-4o-mini with a lenient prompt, three runs, on deliberately wrong answers.
     Published (locomo-audit NOTE.md): 10.61% overall (per-run mean), per category 1: 5.91%, 2: 3.43%,
     3: 8.33%, 4: 15.18%; LoCoMo's categories 1-4 are multi-hop, temporal, open-domain, single-hop."""
-    from bench_nb.frames.load import load_runs
+    from bench_nb.runformat.load import load_runs
 
     runs = load_runs(locomo_audit / "ap-baseline" / "v1" / "ap_eval_results_scored.json")
     overall = judge_audit(runs, backend="polars").row(0, named=True)

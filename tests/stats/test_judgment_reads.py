@@ -13,8 +13,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from bench_nb import disputed_questions, judge_agreement, judgments_df, load_runs
-from bench_nb.judges.store import FILENAME, read_verdicts
 from bench_nb.records import Verdict
+from bench_nb.runformat.verdicts import FILENAME, read_verdicts
 from bench_nb.tables import table_disputed
 
 ANSWERS = {"q1": "Biscuit", "q2": "London", "q3": "in March 2024", "q4": "cello", "q6": "I do not know"}
@@ -77,7 +77,7 @@ def test_windows_line_endings_and_keys_read_as_text(tmp_path: Path) -> None:
 
 
 def test_written_verdicts_read_back(tmp_path: Path) -> None:
-    from bench_nb.judges.store import append_verdicts
+    from bench_nb.runformat.verdicts import append_verdicts
 
     text = 'say "hi" — ünïcode\nnew line'
     append_verdicts(tmp_path, [("q1", Verdict(1, "correct", text, judge="f1"))])

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import DatasetError, Problem
-from bench_nb.memorybench.dataset import LONGMEMEVAL_TYPE_REGISTRY
 from bench_nb.records import Benchmark, Haystack, Message, Question, Session
-from bench_nb.taxonomy import normalize_question_type
+from bench_nb.taxonomy import LONGMEMEVAL_TYPE_REGISTRY, normalize_question_type
 
 from .jsonfile import read_json, report
 

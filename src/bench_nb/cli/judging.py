@@ -12,9 +12,9 @@ import polars as pl
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.judges.audit import GENERATORS
 from bench_nb.judges.prompts import check_strictness
-from bench_nb.judges.rejudge import rejudge as rejudge_run
 from bench_nb.metrics.agreement import judge_agreement
 from bench_nb.runner.lock import lock_run
+from bench_nb.runner.rejudge import rejudge as rejudge_run
 
 
 def _fmt(x: float | None) -> str:

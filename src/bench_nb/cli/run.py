@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from bench_nb.errors import BenchNbError
-from bench_nb.memorybench.format import PHASES
+from bench_nb.runformat.format import PHASES
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.settings import (
     DEFAULT_ANSWERER,
@@ -177,7 +177,7 @@ def _benchmark(opts: dict[str, Any]) -> str | None:
 
 def _stored_invocation(run_dir: Path) -> dict[str, Any]:
     """The options a bench_nb run was started with (``benchNb.invocation`` and its settings)."""
-    from bench_nb.frames.load import read_checkpoint
+    from bench_nb.runformat.load import read_checkpoint
 
     ckpt, _ = read_checkpoint(run_dir / "checkpoint.json", strict=True)
     extra = ckpt.benchNb or {}
@@ -287,9 +287,9 @@ def compare(
     """Run several providers like for like and write a MemoryBench compare manifest."""
     import warnings
 
+    from bench_nb.runformat.format import now_stamp
     from bench_nb.runner.comparison import check_like_for_like, write_compare_manifest
     from bench_nb.runner.comparison import compare as run_compare
-    from bench_nb.runner.engine import now_iso
 
     if existing:
         if providers:
@@ -297,7 +297,7 @@ def compare(
         diffs = check_like_for_like(list(existing))
         for d in diffs:
             click.secho(f"WARNING: not like for like: {d}", fg="red", err=True)
-        cid = compare_id or "compare-" + now_iso().replace(":", "").replace("-", "").replace(".", "")
+        cid = compare_id or "compare-" + now_stamp()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             path = write_compare_manifest(list(existing), compare_id=cid, allow_mismatch=allow_mismatch)

@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 import polars as pl
 
-from bench_nb.frames.load import load_runs, read_run
 from bench_nb.frames.questions import questions_frame
-from bench_nb.memorybench.format import PHASES, decode_results
-from bench_nb.memorybench.report import dumps_js, memorybench_report
 from bench_nb.metrics.accuracy import success_frame
 from bench_nb.metrics.memscore import memscore_frame
+from bench_nb.runformat.format import PHASES, decode_results
+from bench_nb.runformat.load import load_runs, read_run
+from bench_nb.runformat.report import dumps_js, memorybench_report
 from bench_nb.text import hit_text, one_line
 
 _RULE = "=" * 60

@@ -1,7 +1,7 @@
 """Runs -> one row per (run, question, judge): every judge's verdict, the primary one flagged; and the
 questions judges split on (``disputed_questions``).
 
-Sources, per run: ``judgments.jsonl`` (every verdict of every judge, see ``bench_nb.judges.store``), the
+Sources, per run: ``judgments.jsonl`` (every verdict of every judge, see ``bench_nb.runformat.verdicts``), the
 human labels in ``labels.jsonl`` (judge ``human``; ``unsure`` is unscored; see ``bench_nb.judges.labels``) and
 the checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluations for a report-only run),
 which is the primary judge's. The checkpoint's verdict is added when ``judgments.jsonl`` has no line for
@@ -13,7 +13,7 @@ verdict was read), ``run_path``. ``score`` is 0 or 1, and null exactly when ``un
 repeated verdicts on one answer from 1 (EverMemOS's ``judgment_1..3``; ``--judge-replicates N``); a judge that
 graded once has replicate 1 only.
 
-An imported run (another harness's file, ``frames.harnesses``) has one row per verdict its file records,
+An imported run (another harness's file, ``runformat.harnesses``) has one row per verdict its file records,
 replicates included; its checkpoint's verdict (the replicates' majority) is not repeated as a row.
 """
 
@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.load import Run, RunSet, Sources, gc_paused, load_runs
 from bench_nb.frames.questions import QUESTION_SCHEMA, Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.labels import read_labels
-from bench_nb.judges.store import read_verdicts
-from bench_nb.memorybench.format import decode_results
+from bench_nb.runformat.format import decode_results
+from bench_nb.runformat.load import Run, RunSet, Sources, gc_paused, load_runs
+from bench_nb.runformat.settings import primary_judge
+from bench_nb.runformat.verdicts import read_verdicts
 from bench_nb.text import hit_text, one_line
 
 if TYPE_CHECKING:
@@ -51,14 +52,6 @@ JUDGMENT_SCHEMA: dict[str, Any] = {
     "source": pl.Utf8,
     "run_path": pl.Utf8,
 }
-
-
-def primary_judge(run: Run) -> str:
-    """The judge whose verdict the checkpoint holds: ``benchNb.primaryJudge``, else the run's ``judge``."""
-    if run.checkpoint is not None:
-        extra = run.checkpoint.benchNb or {}
-        return str(extra.get("primaryJudge") or run.checkpoint.judge)
-    return str((run.report or {}).get("judge", ""))
 
 
 def judgments_frame(

@@ -40,16 +40,12 @@ import polars as pl
 
 from bench_nb.benchmarks.errata import Errata
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
-from bench_nb.frames.load import Run, RunSet, RunView, Sources, load_run_views
-from bench_nb.frames.view import QuestionView
-from bench_nb.memorybench.dataset import DatasetQuestion, read_memorybench_dataset
-from bench_nb.memorybench.format import PHASES, Question
-from bench_nb.taxonomy import (
-    LOCOMO_CATEGORIES,
-    MEMORYBENCH_LABEL_TO_CATEGORY,
-    haystack_id_of,
-    normalize_question_type,
-)
+from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
+from bench_nb.runformat.format import PHASES, Question
+from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
+from bench_nb.runformat.question_types import question_types
+from bench_nb.runformat.view import QuestionView
+from bench_nb.taxonomy import haystack_id_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,7 +111,6 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "gold_corrected": _STR,
     "gold_wrong": _BOOL,
 }
-_LOCOMO_NAME_TO_CATEGORY = {v: k for k, v in LOCOMO_CATEGORIES.items()}
 _RETRIEVAL = (
     ("hit_at_k", "hitAtK"),
     ("precision_at_k", "precisionAtK"),
@@ -230,27 +225,6 @@ def questions_df(
     return to_backend(questions_frame(runs, dataset=dataset, strict=strict, errata=errata), backend)
 
 
-def _types(
-    qid: str, raw: str, run: Run | RunView, benchmark: str, index: dict[str, DatasetQuestion] | None
-) -> tuple[str, int | None, str]:
-    if index is not None and qid in index:
-        dq = index[qid]
-        return dq.norm_type, dq.category, "dataset"
-    # bench_nb's runs and imported files carry LoCoMo's true category names; MemoryBench's labels are its own.
-    memorybench_labels = not (run.is_bench_nb or run.imported is not None)
-    norm = normalize_question_type(
-        raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
-    )
-    category = None
-    if benchmark.lower() == "locomo":
-        if memorybench_labels:
-            category = MEMORYBENCH_LABEL_TO_CATEGORY.get(raw)
-        else:
-            category = _LOCOMO_NAME_TO_CATEGORY.get(raw)
-    source = "memorybench-label" if memorybench_labels and benchmark.lower() == "locomo" else "run"
-    return norm, category, source
-
-
 def _add_checkpoint_rows(
     cols: dict[str, list[Any]], run: Run | RunView, index: dict[str, DatasetQuestion] | None
 ) -> None:
@@ -266,7 +240,9 @@ def _add_checkpoint_rows(
     for qid, q in ck.questions.items():
         ph = q.phases
         extra = q.benchNb or {}
-        norm, category, type_source = _types(qid, q.questionType, run, ck.benchmark, index)
+        norm, category, type_source = question_types(
+            qid, q.questionType, benchmark=ck.benchmark, true_labels=run.has_true_labels, index=index
+        )
         a["run_id"](ck.runId)
         a["harness"](harness)
         a["provider"](ck.provider)
@@ -391,7 +367,9 @@ def _add_report_rows(
     for i, ev in enumerate(rep.get("evaluations", [])):
         qid = str(ev.get("questionId", f"#{i}"))
         raw_type = str(ev.get("questionType", ""))
-        norm, category, type_source = _types(qid, raw_type, run, benchmark, index)
+        norm, category, type_source = question_types(
+            qid, raw_type, benchmark=benchmark, true_labels=run.has_true_labels, index=index
+        )
         score = ev.get("score")
         row: dict[str, Any] = dict.fromkeys(c for c in QUESTION_SCHEMA if c not in ERRATA_COLUMNS)
         row.update(

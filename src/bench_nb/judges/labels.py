@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from bench_nb.errors import Problem
+from bench_nb.runformat.format import now_iso
 
 FILENAME = "labels.jsonl"
 HUMAN = "human"
@@ -90,7 +90,7 @@ def append_label(
         "labeller": labeller,
         "weight": float(weight),
         "stratum": stratum,
-        "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "at": now_iso(),
     }
     with open(labels_path(run_dir), "a", encoding="utf-8") as fh:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")

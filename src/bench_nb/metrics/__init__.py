@@ -15,11 +15,12 @@ import polars as pl
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame, success_frame
 from bench_nb.metrics.intervals import wilson_interval
-from bench_nb.metrics.latency import latency_frame, memorybench_stats
+from bench_nb.metrics.latency import latency_frame
 from bench_nb.metrics.memscore import format_memscore, memscore_frame
 from bench_nb.metrics.retrieval import retrieval_frame
-from bench_nb.metrics.rounding import js_round
 from bench_nb.metrics.tokens import tokens_frame
+from bench_nb.runformat.latency import memorybench_stats
+from bench_nb.runformat.rounding import js_round
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from bench_nb.frames.judgments import collapse_replicates
+from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import Backend, as_polars, to_backend
 from bench_nb.metrics.intervals import wilson_interval
 
@@ -393,8 +393,6 @@ def judge_agreement(
 def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
     df = as_polars(data)
     if df is None:
-        from bench_nb.frames.judgments import judgments_frame
-
         df = judgments_frame(data)
     missing = [c for c in ("question_id", "judge", "score") if c not in df.columns]
     if missing:

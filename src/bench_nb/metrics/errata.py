@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
-from bench_nb.frames.load import load_runs
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.registry import get_judge
 from bench_nb.records import Question
+from bench_nb.runformat.load import load_runs
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.load import Run, RunSet, load_runs
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.intervals import Z95
+from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from typing import Any
 import polars as pl
 
 from bench_nb.metrics.intervals import wilson_interval
-from bench_nb.metrics.latency import memorybench_stats
-from bench_nb.metrics.rounding import js_round
+from bench_nb.runformat.latency import memorybench_stats
+from bench_nb.runformat.rounding import js_round
 
 
 def format_memscore(quality: int | None, latency_ms: int | None, context_tokens: int | None) -> str:

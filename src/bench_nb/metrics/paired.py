@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from bench_nb.errors import ComparisonError
-from bench_nb.frames.judgments import collapse_replicates
-from bench_nb.frames.load import Run, load_runs
+from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.runformat.load import Run, load_runs
+from bench_nb.runformat.settings import primary_judge
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -347,7 +348,6 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, dic
         settings.setdefault(str(rid), {})["questions"] = set(part["question_id"].to_list())
     if judge is None:
         return _from_questions(questions), settings
-    from bench_nb.frames.judgments import judgments_frame
 
     for s in settings.values():
         s["judge"] = judge  # one judge grades both runs
@@ -398,7 +398,6 @@ def _frame_settings(q: pl.DataFrame) -> dict[str, dict[str, Any]]:
 
 
 def _run_settings(run: Run) -> dict[str, Any]:
-    from bench_nb.frames.judgments import primary_judge
 
     if run.checkpoint is None:
         rep = run.report or {}

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics.rounding import js_sum
+from bench_nb.runformat.rounding import js_sum
 
 RETRIEVAL_FIELDS = ("hit_at_k", "precision_at_k", "recall_at_k", "f1_at_k", "mrr", "ndcg")
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from bench_nb.errors import ReportError
 
 if TYPE_CHECKING:
-    from bench_nb.frames.load import RunSet
+    from bench_nb.runformat.load import RunSet
 
 # src/bench_nb/reports/locate.py -> the checkout's notebooks/ (an editable install or a clone).
 _CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
@@ -100,7 +100,7 @@ def open_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -
         ReportError: when a source matches nothing, or nothing it matched loads as a run (naming the
             sources and what went wrong).
     """
-    from bench_nb.frames.load import load_runs
+    from bench_nb.runformat.load import load_runs
 
     sources = resolve_runs(runs)
     run_set = load_runs(sources)

@@ -4,7 +4,7 @@
     >>> result = run_benchmark("sqlite", "sample", judges="contains,f1")
     >>> result.run_dir  # data/runs/<run id>: checkpoint.json, results/, judgments.jsonl, report.json
 
-Names are imported on first use, so ``bench_nb.runner.journal`` (which run loading needs) stays light.
+Names are imported on first use, so ``bench_nb.runformat.journal`` (which run loading needs) stays light.
 See docs/runner.md.
 """
 
@@ -14,9 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from bench_nb.runformat.journal import apply_journal
+    from bench_nb.runformat.settings import check_like_for_like
     from bench_nb.runner.comparison import CompareResult, compare, write_compare_manifest
-    from bench_nb.runner.journal import apply_journal
-    from bench_nb.runner.like_for_like import check_like_for_like
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
     from bench_nb.runner.run import RunResult, run_benchmark
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "CompareResult": "bench_nb.runner.comparison",
-    "check_like_for_like": "bench_nb.runner.like_for_like",
+    "check_like_for_like": "bench_nb.runformat.settings",
     "compare": "bench_nb.runner.comparison",
     "write_compare_manifest": "bench_nb.runner.comparison",
-    "apply_journal": "bench_nb.runner.journal",
+    "apply_journal": "bench_nb.runformat.journal",
     "clean_run": "bench_nb.runner.maintenance",
     "RetryPolicy": "bench_nb.runner.retry",
     "RunResult": "bench_nb.runner.run",

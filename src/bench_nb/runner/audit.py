@@ -19,18 +19,18 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 
 from bench_nb.errors import JudgeError
-from bench_nb.frames.load import read_run
 from bench_nb.judges.audit import GENERATORS, AuditAnswer, generate_audit, kind_of
 from bench_nb.judges.base import Judge
-from bench_nb.judges.rejudge import RejudgeResult, answered_questions, rejudge
-from bench_nb.memorybench import format as mbf
 from bench_nb.records import Question
+from bench_nb.runformat import format as mbf
+from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.load import read_run
+from bench_nb.runner.rejudge import RejudgeResult, answered_questions, rejudge
 from bench_nb.text import hit_text
 
 AUDIT_DIR = "audit"
@@ -151,7 +151,7 @@ def _write_run(
     judge becomes primary, which writes each question's ``phases.evaluate``)."""
     checkpoint = getattr(source, "checkpoint", None)
     src_questions = checkpoint.questions if checkpoint is not None else {}
-    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = now_iso()
     questions: dict[str, mbf.Question] = {}
     for a in answers:
         q = by_id[a.question_id]

@@ -2,7 +2,7 @@
 
 ``compare`` runs several providers on the same benchmark questions with the same k, answerer and judges,
 and writes MemoryBench's compare manifest (``<runs_dir>/../compare/<compareId>/manifest.json``), which
-``load_runs`` reads. ``check_like_for_like`` (``bench_nb.runner.like_for_like``, re-exported here) lists how
+``load_runs`` reads. ``check_like_for_like`` (``bench_nb.runformat.settings``, re-exported here) lists how
 runs differ in what must be equal for their numbers to be compared.
 """
 
@@ -17,11 +17,10 @@ from typing import Any
 import msgspec
 
 from bench_nb.errors import ComparisonError
-from bench_nb.frames.load import Run, RunSet, Sources, load_runs
-from bench_nb.memorybench.format import CompareManifest, CompareRun
-from bench_nb.runner.engine import now_iso
-from bench_nb.runner.journal import write_atomic
-from bench_nb.runner.like_for_like import check_like_for_like
+from bench_nb.runformat.format import CompareManifest, CompareRun, now_iso, now_stamp
+from bench_nb.runformat.journal import write_atomic
+from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
+from bench_nb.runformat.settings import check_like_for_like
 from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark
 from bench_nb.runner.settings import split_provider_settings
 from bench_nb.text import HtmlFields
@@ -147,7 +146,7 @@ def compare(
     per_provider = split_provider_settings(provider_settings, names)
     bench = load_benchmark_spec(benchmark, dataset)
     if compare_id is None:
-        compare_id = f"compare-{bench.name}-" + now_iso().replace(":", "").replace("-", "").replace(".", "")
+        compare_id = f"compare-{bench.name}-" + now_stamp()
     results = [
         run_benchmark(
             name,

@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,8 +27,10 @@ import msgspec
 
 from bench_nb.errors import RunFormatError
 from bench_nb.judges.base import Judge
-from bench_nb.judges.store import append_verdicts
-from bench_nb.memorybench.format import (
+from bench_nb.models.base import Answerer
+from bench_nb.providers.base import Provider
+from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
+from bench_nb.runformat.format import (
     PHASES,
     AnswerPhase,
     Checkpoint,
@@ -38,14 +39,11 @@ from bench_nb.memorybench.format import (
     IngestPhase,
     Phase,
     SearchPhase,
+    now_iso,
 )
-from bench_nb.memorybench.format import IngestResult as IngestRecord
-from bench_nb.memorybench.format import Question as QuestionRecord
-from bench_nb.models.base import Answerer
-from bench_nb.providers.base import Provider
-from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
-from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
-from bench_nb.runner.journal import (
+from bench_nb.runformat.format import IngestResult as IngestRecord
+from bench_nb.runformat.format import Question as QuestionRecord
+from bench_nb.runformat.journal import (
     PHASE_TYPES,
     JournalWriter,
     make_record,
@@ -53,6 +51,8 @@ from bench_nb.runner.journal import (
     write_atomic,
     write_checkpoint,
 )
+from bench_nb.runformat.verdicts import append_verdicts
+from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
 from bench_nb.runner.pool import Done, WindowPool
 from bench_nb.runner.progress import PhaseBars
 from bench_nb.runner.redaction import error_text
@@ -65,11 +65,6 @@ from bench_nb.runner.retrieval import (
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import RunSettings
 from bench_nb.runner.usage import answer_usage, judge_with_usage, run_usage
-
-
-def now_iso() -> str:
-    """The current time as MemoryBench writes it (ISO-8601, milliseconds, Z)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def result_file_name(question_id: str) -> str:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import RunFormatError
-from bench_nb.frames.load import read_run
 from bench_nb.providers.base import Provider
+from bench_nb.runformat.load import read_run
 from bench_nb.runner.components import make_provider
 from bench_nb.runner.settings import check_provider_settings
 

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from bench_nb.memorybench.format import PHASES
+from bench_nb.runformat.format import PHASES
 
 
 def progress_enabled(progress: bool | None) -> bool:

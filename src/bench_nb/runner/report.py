@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench_nb.memorybench.dataset import DatasetQuestion, MemoryBenchDataset
-from bench_nb.memorybench.format import Checkpoint
-from bench_nb.memorybench.report import build_memorybench_report, dumps_js
 from bench_nb.records import Benchmark
-from bench_nb.runner.journal import write_atomic
+from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.journal import write_atomic
+from bench_nb.runformat.report import build_memorybench_report, dumps_js
 
 REPORT = "report.json"
 

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from bench_nb.errors import ProviderError
-from bench_nb.memorybench.format import RetrievalMetrics
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.records import Haystack, SearchHit
+from bench_nb.runformat.format import RetrievalMetrics
 
 MetricLevel = Literal["message", "session"]
 _LEVELS: tuple[str, ...] = get_args(EvidenceLevel)

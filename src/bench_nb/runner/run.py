@@ -19,11 +19,14 @@ from typing import Any
 
 from bench_nb.errors import BenchNbError, ComparisonError, RunFormatError
 from bench_nb.judges.base import Judge
-from bench_nb.memorybench.format import PHASES, Checkpoint, SessionRef
-from bench_nb.memorybench.format import Question as QuestionRecord
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark, Question
+from bench_nb.runformat.format import PHASES, Checkpoint, SessionRef, now_iso, now_stamp
+from bench_nb.runformat.format import Question as QuestionRecord
+from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
+from bench_nb.runformat.load import read_checkpoint
+from bench_nb.runformat.settings import question_set_hash
 from bench_nb.runner.components import (
     make_answerer,
     make_judges,
@@ -31,14 +34,13 @@ from bench_nb.runner.components import (
     provider_prompt_options,
     split_specs,
 )
-from bench_nb.runner.engine import Container, Engine, now_iso, restore_results_files
-from bench_nb.runner.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
+from bench_nb.runner.engine import Container, Engine, restore_results_files
 from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
-from bench_nb.runner.selection import question_set_hash, select_questions
+from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import (
     BENCH_NB_VERSION,
     DEFAULT_ANSWERER,
@@ -184,7 +186,6 @@ def _resume_checkpoint(
     run_dir: Path, provider: str, benchmark: str, question_ids: list[str], bench_nb: dict[str, Any]
 ) -> Checkpoint:
     """The run's checkpoint with its journal replayed, if it was made with the same settings."""
-    from bench_nb.frames.load import read_checkpoint
 
     checkpoint, _ = read_checkpoint(run_dir / CHECKPOINT, strict=True)
     checkpoint = apply_journal(checkpoint, run_dir)
@@ -287,7 +288,7 @@ def run_benchmark(
     provider_name = provider if isinstance(provider, str) else provider.name
     own_settings = split_provider_settings(provider_settings, [provider_name])[provider_name]
     if run_id is None:
-        stamp = now_iso().replace(":", "").replace("-", "").replace(".", "")
+        stamp = now_stamp()
         run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{stamp}"
     if not _RUN_ID.match(run_id):
         raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")

@@ -6,12 +6,11 @@ questions and every provider of a comparison gets the same set.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from bench_nb.errors import BenchNbError
-from bench_nb.memorybench.format import Sampling
 from bench_nb.records import Benchmark, Question
+from bench_nb.runformat.format import Sampling
 
 
 def select_questions(
@@ -59,8 +58,3 @@ def select_questions(
         wanted = set(question_ids)
         return [q for q in questions if q.question_id in wanted], Sampling(mode="full")
     return questions, Sampling(mode="full")
-
-
-def question_set_hash(question_ids: Sequence[str]) -> str:
-    """sha256 of the sorted question ids, one a line: equal exactly when two runs ask the same questions."""
-    return hashlib.sha256("\n".join(sorted(question_ids)).encode("utf-8")).hexdigest()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench_nb.errors import BenchNbError, ProviderError
-from bench_nb.memorybench.format import PHASES, Concurrency
+from bench_nb.runformat.format import PHASES, Concurrency
 from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.taxonomy import is_beam

@@ -6,13 +6,14 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.judgments import disputed_questions
+from bench_nb.runformat.settings import check_like_for_like
 from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
 
 
 def like_for_like_warnings(runs: Any) -> list[str]:
     """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
     benchmark file), from ``bench_nb.runner.check_like_for_like``; empty when they compare fairly."""
-    from bench_nb.runner.like_for_like import check_like_for_like
 
     return [f"Not like for like: {d}." for d in check_like_for_like(runs)]
 
@@ -114,7 +115,6 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
 
     ``runs``: the loaded ``RunSet`` behind a judgments frame (as ``disputed_questions`` takes it).
     """
-    from bench_nb.frames.judgments import disputed_questions
 
     disputed = disputed_questions(data, n_hits=n_hits, runs=runs, backend="polars")
     assert isinstance(disputed, pl.DataFrame)

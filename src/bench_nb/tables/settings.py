@@ -12,6 +12,8 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.runformat.load import load_runs
+from bench_nb.runformat.settings import check_like_for_like, question_set_hash
 from bench_nb.tables.html import STYLE, Cell, Table, esc, render
 
 NOT_RECORDED = "not recorded"
@@ -57,7 +59,6 @@ def _judge_prompts(hashes: dict[str, Any], judge: str | None) -> str | None:
 
 
 def _settings(run: Any) -> RunSettings:
-    from bench_nb.runner.selection import question_set_hash
 
     ck = run.checkpoint
     if ck is None:  # a shared report.json: MemoryBench's fields only
@@ -98,7 +99,6 @@ def _settings(run: Any) -> RunSettings:
 
 def run_settings(runs: Any) -> list[RunSettings]:
     """Each run's like-for-like settings (runs: anything ``load_runs`` takes, or a loaded ``RunSet``)."""
-    from bench_nb.frames.load import load_runs
 
     return [_settings(run) for run in load_runs(runs)]
 
@@ -160,8 +160,6 @@ def table_settings(runs: Any) -> Table:
     (``bench_nb.runner.check_like_for_like``, plus any setting shown here that it does not compare) above
     a per-run table. ``.warnings`` lists the differences; ``.data`` holds one row per run.
     """
-    from bench_nb.frames.load import load_runs
-    from bench_nb.runner.like_for_like import check_like_for_like
 
     loaded = load_runs(runs)
     settings = [_settings(run) for run in loaded]

@@ -18,10 +18,10 @@ import polars as pl
 
 from bench_nb.charts.labels import OUTCOMES, outcome_expr, run_labels
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.load import RunSet, load_runs
 from bench_nb.frames.questions import questions_frame
-from bench_nb.memorybench.format import decode_results
 from bench_nb.metrics import accuracy
+from bench_nb.runformat.format import decode_results
+from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
 from bench_nb.text import hit_text
 

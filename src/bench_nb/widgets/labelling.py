@@ -27,9 +27,9 @@ import ipywidgets as w
 import polars as pl
 
 from bench_nb.frames.judgments import judgments_frame, retrieved_texts
-from bench_nb.frames.load import RunSet, load_runs
 from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.labels import HUMAN, append_label, human_judge, read_labels
+from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
 
 KEYS = {"c": "correct", "1": "correct", "i": "incorrect", "2": "incorrect", "u": "unsure", "3": "unsure"}

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from fake_services import FakeMem0, FakeSupermemory, FakeZep
 
-from bench_nb.frames.load import load_runs, read_run
 from bench_nb.frames.questions import questions_frame, runs_frame
+from bench_nb.runformat.load import load_runs, read_run
 from bench_nb.runner.comparison import check_like_for_like
 
 PROVIDERS = ("supermemory", "mem0", "zep", "sqlite")

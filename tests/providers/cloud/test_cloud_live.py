@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.frames.load import load_runs
+from bench_nb.runformat.load import load_runs
 from bench_nb.runner import compare
 from bench_nb.runner.comparison import check_like_for_like
 from bench_nb.runner.maintenance import clean_run

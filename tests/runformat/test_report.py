@@ -3,7 +3,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench_nb.memorybench.report import dumps_js, memorybench_report
+from bench_nb.runformat.report import dumps_js, memorybench_report
 
 
 def test_reproduces_memorybench_report_exactly(mb_example: Path) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import msgspec
 
 from bench_nb.errors import Problem
 from bench_nb.records import Verdict
+from bench_nb.runformat.format import now_iso
 
 FILENAME = "judgments.jsonl"
 _DECODER = msgspec.json.Decoder()
@@ -28,7 +28,7 @@ _DECODER = msgspec.json.Decoder()
 def append_verdicts(run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]]) -> int:
     """Append ``(question_id, verdict)`` pairs; returns how many lines were written (fsync'd)."""
     lines = []
-    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = now_iso()
     for qid, v in verdicts:
         record: dict[str, Any] = {
             "questionId": qid,

@@ -16,6 +16,7 @@ from typing import Any
 from bench_nb.errors import DatasetError
 from bench_nb.taxonomy import (
     LOCOMO_CATEGORIES,
+    LONGMEMEVAL_TYPE_REGISTRY,
     MEMORYBENCH_LOCOMO_LABELS,
     NormType,
     locomo_norm_type,
@@ -35,19 +36,6 @@ LOCOMO_TYPE_REGISTRY: dict[str, dict[str, str]] = {
         "description": "Commonsense/world knowledge",
     },
     "adversarial": {"id": "adversarial", "alias": "adversarial", "description": "Adversarial (unanswerable)"},
-}
-# LongMemEval's types as MemoryBench registers them. Aliases and descriptions are ours: the shared example
-# only pins the LoCoMo registry (see docs/decisions.md).
-LONGMEMEVAL_TYPE_REGISTRY: dict[str, dict[str, str]] = {
-    t: {"id": t, "alias": a, "description": d}
-    for t, a, d in (
-        ("single-session-user", "ss-user", "Single-session user facts"),
-        ("single-session-assistant", "ss-assistant", "Single-session assistant facts"),
-        ("single-session-preference", "ss-preference", "Single-session preferences"),
-        ("multi-session", "multi", "Multi-session reasoning"),
-        ("temporal-reasoning", "temporal", "Temporal reasoning"),
-        ("knowledge-update", "update", "Knowledge updates"),
-    )
 }
 
 

@@ -1,6 +1,6 @@
 """What every importer shares: the record of an imported run, and turning matched rows into a checkpoint.
 
-An imported run is held in memory as a checkpoint in the run format (``memorybench.format``), so every frame,
+An imported run is held in memory as a checkpoint in the run format (``runformat.format``), so every frame,
 metric and report reads it as it reads bench_nb's own runs. What the harness's file lacks stays null:
 no phase durations, no token counts, no search results (``ImportInfo.not_recorded`` says which).
 """
@@ -13,14 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.harnesses.locomo_ids import (
-    LOCOMO_SAMPLE_IDS,
-    LocomoIndex,
-    LocomoQuestion,
-    canonical_id,
-    normalise_text,
-)
-from bench_nb.memorybench.format import (
+from bench_nb.runformat.format import (
     AnswerPhase,
     Checkpoint,
     EvaluatePhase,
@@ -29,6 +22,13 @@ from bench_nb.memorybench.format import (
     Phases,
     Question,
     SearchPhase,
+)
+from bench_nb.runformat.harnesses.locomo_ids import (
+    LOCOMO_SAMPLE_IDS,
+    LocomoIndex,
+    LocomoQuestion,
+    canonical_id,
+    normalise_text,
 )
 from bench_nb.taxonomy import LOCOMO_CATEGORIES
 

@@ -1,20 +1,33 @@
-"""Are runs comparable? ``check_like_for_like`` lists how runs differ in what must be equal for their numbers
-to be compared (question set, k, answerer, judge, prompts, benchmark file); reports and notebooks call it on
-any runs they put side by side.
+"""What a run was run under, read from its directory: are runs comparable?
 
-It lives apart from ``bench_nb.runner.comparison`` so that a report checking its runs does not import the
-runner's engine, providers and HTTP retry stack.
+``check_like_for_like`` lists how runs differ in what must be equal for their numbers to be compared (question
+set, k, answerer, judge, prompts, benchmark file); the runner calls it before a comparison, and reports and
+notebooks on any runs they put side by side. ``question_set_hash`` is the runner's record of which questions
+a run asks, and ``primary_judge`` the judge whose verdict the checkpoint holds.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from bench_nb.frames.load import Run, RunSet, Sources, load_runs
-from bench_nb.runner.selection import question_set_hash
+from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_runs
 
 _MISSING = "(not recorded)"
+
+
+def question_set_hash(question_ids: Sequence[str]) -> str:
+    """sha256 of the sorted question ids, one a line: equal exactly when two runs ask the same questions."""
+    return hashlib.sha256("\n".join(sorted(question_ids)).encode("utf-8")).hexdigest()
+
+
+def primary_judge(run: Run | RunView) -> str:
+    """The judge whose verdict the checkpoint holds: ``benchNb.primaryJudge``, else the run's ``judge``."""
+    if run.checkpoint is not None:
+        extra = run.checkpoint.benchNb or {}
+        return str(extra.get("primaryJudge") or run.checkpoint.judge)
+    return str((run.report or {}).get("judge", ""))
 
 
 def _facts(run: Run) -> dict[str, Any]:

@@ -5,8 +5,8 @@ manifest, or a run that only has its ``report.json`` (how people share runs). In
 problem raises a ``RunFormatError`` naming the file and field; in lenient mode (the default) every
 question that can be read is loaded and the rest is listed in ``RunSet.problems``.
 
-``load_runs`` decodes checkpoints completely (``memorybench.format.Checkpoint``). The frames only need a
-fifth of that: ``load_run_views`` decodes the same runs into ``frames.view.CheckpointView``, which is what
+``load_runs`` decodes checkpoints completely (``runformat.format.Checkpoint``). The frames only need a
+fifth of that: ``load_run_views`` decodes the same runs into ``runformat.view.CheckpointView``, which is what
 ``questions_df`` uses to load a 100,000-question run in a fraction of a plain ``json.load``.
 
 ``results/<questionId>.json`` files are never read: the checkpoint holds the same search results. A
@@ -32,15 +32,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.harnesses import (
-    HARNESS_FORMATS,
-    ImportInfo,
-    LocomoIndex,
-    load_locomo_index,
-    read_harness_file,
-)
-from bench_nb.frames.view import CheckpointView, QuestionView
-from bench_nb.memorybench.format import (
+from bench_nb.runformat.format import (
     DECODE_COUNTS,
     PHASES,
     Checkpoint,
@@ -48,6 +40,15 @@ from bench_nb.memorybench.format import (
     CompareManifest,
     Question,
 )
+from bench_nb.runformat.harnesses import (
+    HARNESS_FORMATS,
+    ImportInfo,
+    LocomoIndex,
+    load_locomo_index,
+    read_harness_file,
+)
+from bench_nb.runformat.journal import apply_journal
+from bench_nb.runformat.view import CheckpointView, QuestionView
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
@@ -86,6 +87,11 @@ class _RunInfo:
     def is_bench_nb(self) -> bool:
         """Written by bench_nb's runner (its labels are true labels), not by MemoryBench."""
         return self.checkpoint is not None and self.checkpoint.benchNb is not None
+
+    @property
+    def has_true_labels(self) -> bool:
+        """Its question types are true names (bench_nb's runs, imported files), not MemoryBench's labels."""
+        return self.is_bench_nb or self.imported is not None
 
 
 @dataclass(repr=False)
@@ -395,7 +401,7 @@ def read_run(path: RunSource, *, strict: bool = False) -> Run:
 
 
 def read_run_view(path: RunSource, *, strict: bool = False) -> Run | RunView:
-    """Read one run directory with only the fields the frames need (``frames.view``).
+    """Read one run directory with only the fields the frames need (``runformat.view``).
 
     A run with a ``journal.jsonl`` (a bench_nb run that is running or was killed) is read completely, so its
     journal can be replayed: the result is then a ``Run``.
@@ -419,7 +425,6 @@ def _read(
         checkpoint, problems = _decode_checkpoint(ckpt_path, ck_type, q_type, strict=strict)
         if (run_dir / "journal.jsonl").is_file() and isinstance(checkpoint, Checkpoint):
             # a running or killed bench_nb run: replay its progress
-            from bench_nb.runner.journal import apply_journal
 
             checkpoint = apply_journal(checkpoint, run_dir, strict=strict, problems=problems)
         if checkpoint.targetQuestionIds:

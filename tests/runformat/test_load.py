@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from run_writers import question, write_run
 
 from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
-from bench_nb.frames.load import Run, RunView, read_run, read_run_view
 from bench_nb.frames.questions import questions_frame, runs_frame
+from bench_nb.runformat.load import Run, RunView, read_run, read_run_view
+from run_writers import question, write_run
 
 
 def _bad_promptTokens(run_dir: Path, qid: str) -> None:

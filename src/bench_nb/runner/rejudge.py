@@ -1,6 +1,6 @@
 """Grade a finished run's answers with more judges, without re-running ingest, search or answer.
 
-Every verdict is appended to the run's ``judgments.jsonl`` (``bench_nb.judges.store``), as it comes, so a
+Every verdict is appended to the run's ``judgments.jsonl`` (``bench_nb.runformat.verdicts``), as it comes, so a
 crash loses at most the verdicts in flight and a second call resumes: a (question, judge) pair that already
 has a verdict is skipped unless ``force=True``. The checkpoint is left untouched, so MemoryBench still reads
 the run as before, unless ``primary=`` names another judge: then each question's ``phases.evaluate`` takes
@@ -15,20 +15,18 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from bench_nb.errors import JudgeError, RunFormatError
-from bench_nb.frames.judgments import primary_judge
-from bench_nb.frames.load import Run, read_run
-from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.base import Judge
-from bench_nb.judges.store import append_verdicts, read_verdicts
-from bench_nb.memorybench.report import dumps_js
 from bench_nb.records import Question, Verdict, VerdictLabel
+from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.load import Run, read_run
+from bench_nb.runformat.question_types import question_types
+from bench_nb.runformat.report import dumps_js
+from bench_nb.runformat.settings import primary_judge
+from bench_nb.runformat.verdicts import append_verdicts, read_verdicts
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
 
@@ -86,29 +84,54 @@ def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[st
 
 
 def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
-    """question id -> (the Question a judge needs, the run's answer), for every answered question."""
+    """question id -> (the Question a judge needs, the run's answer), for every answered question.
+
+    The type a judge grades by is the one the frames report (``runformat.question_types``).
+    """
     out: dict[str, tuple[Question, str]] = {}
-    df = questions_frame(run).filter(
-        pl.col("hypothesis").is_not_null()
-        & ((pl.col("answer_status") == "completed") | (pl.col("source") == "report"))
-    )
-    extras = run.checkpoint.questions if run.checkpoint is not None else {}
-    for row in df.iter_rows(named=True):
-        qid = row["question_id"]
-        cq = extras.get(qid)
-        evidence = tuple((cq.benchNb or {}).get("evidenceIds") or ()) if cq is not None else ()
+    if run.checkpoint is not None:
+        ck = run.checkpoint
+        for qid, q in ck.questions.items():
+            hypothesis = q.phases.answer.hypothesis
+            if hypothesis is None or q.phases.answer.status != "completed":
+                continue
+            norm, category, _ = question_types(
+                qid, q.questionType, benchmark=ck.benchmark, true_labels=run.has_true_labels
+            )
+            extra = q.benchNb or {}
+            question = Question(
+                question_id=qid,
+                question=q.question,
+                answer=q.groundTruth,
+                question_type=q.questionType,
+                norm_type=norm,
+                haystack_id=q.containerTag,
+                question_date=q.questionDate,
+                evidence_ids=tuple(extra.get("evidenceIds") or ()),
+                category=category,
+            )
+            out[qid] = (question, hypothesis)
+        return out
+    rep = run.report or {}
+    benchmark = str(rep.get("benchmark", ""))
+    for i, ev in enumerate(rep.get("evaluations", [])):
+        hypothesis = ev.get("hypothesis")
+        if hypothesis is None:
+            continue
+        qid = str(ev.get("questionId", f"#{i}"))
+        raw_type = str(ev.get("questionType", ""))
+        norm, category, _ = question_types(qid, raw_type, benchmark=benchmark, true_labels=False)
         question = Question(
             question_id=qid,
-            question=row["question"] or "",
-            answer=row["ground_truth"] or "",
-            question_type=row["question_type"] or "",
-            norm_type=row["question_type_norm"] or "other",
-            haystack_id=row["container_tag"] or "",
-            question_date=row["question_date"],
-            evidence_ids=evidence,
-            category=row["true_category"],
+            question=str(ev.get("question", "")),
+            answer=str(ev.get("groundTruth", "")),
+            question_type=raw_type,
+            norm_type=norm,
+            haystack_id="",
+            question_date=None,
+            category=category,
         )
-        out[qid] = (question, row["hypothesis"])
+        out[qid] = (question, str(hypothesis))
     return out
 
 
@@ -260,7 +283,7 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
     append_verdicts(path, keep)
     ckpt_path = path / "checkpoint.json"
     data: dict[str, Any] = json.loads(ckpt_path.read_text(encoding="utf-8"))
-    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = now_iso()
     for qid, q in data.get("questions", {}).items():
         rec = verdicts.get((qid, new))
         if rec is None:

@@ -1,11 +1,11 @@
 """The part of a checkpoint the frames read, as msgspec structs: everything else is skipped undecoded.
 
-``memorybench.format.Checkpoint`` decodes a run completely (the runner rewrites checkpoints from it, so it
+``runformat.format.Checkpoint`` decodes a run completely (the runner rewrites checkpoints from it, so it
 must keep every field). ``questions_df`` and ``runs_df`` need much less: no session lists, document ids,
 timestamps or search results. Decoding into these structs instead builds about a fifth of the objects, which
 is what keeps loading a 100,000-question run at a fraction of a plain ``json.load`` (see BENCHMARKS.md).
 
-Field names and types are those of ``memorybench.format`` (so one row builder reads both), and a value of the
+Field names and types are those of ``runformat.format`` (so one row builder reads both), and a value of the
 wrong type in a field read here is an error as it is there; fields not read here are not checked.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.memorybench.format import DECODE_COUNTS, PhaseStatus, RetrievalMetrics, RunStatus, absent
+from bench_nb.runformat.format import DECODE_COUNTS, PhaseStatus, RetrievalMetrics, RunStatus, absent
 
 
 class _View(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):

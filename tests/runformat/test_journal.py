@@ -8,8 +8,8 @@ import msgspec
 import pytest
 
 from bench_nb.errors import RunFormatError
-from bench_nb.memorybench.format import Checkpoint, EvaluatePhase, IngestPhase, Question, SearchPhase
-from bench_nb.runner.journal import (
+from bench_nb.runformat.format import Checkpoint, EvaluatePhase, IngestPhase, Question, SearchPhase
+from bench_nb.runformat.journal import (
     JournalWriter,
     apply_journal,
     make_record,

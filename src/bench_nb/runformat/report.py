@@ -8,16 +8,15 @@ from the dataset with MemoryBench's labels). ``dumps_js`` prints it as ``JSON.st
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import RunFormatError
-from bench_nb.frames.load import read_run
-from bench_nb.memorybench.dataset import MemoryBenchDataset, js_number, read_memorybench_dataset
-from bench_nb.memorybench.format import PHASES, Checkpoint, Question, decode_results
-from bench_nb.metrics.latency import memorybench_stats
-from bench_nb.metrics.rounding import js_round, js_sum
+from bench_nb.runformat.dataset import MemoryBenchDataset, js_number, read_memorybench_dataset
+from bench_nb.runformat.format import PHASES, Checkpoint, Question, decode_results, now_iso
+from bench_nb.runformat.latency import memorybench_stats
+from bench_nb.runformat.load import read_run
+from bench_nb.runformat.rounding import js_round, js_sum
 
 _RETRIEVAL_KEYS = ("hitAtK", "precisionAtK", "recallAtK", "f1AtK", "mrr", "ndcg")
 
@@ -75,7 +74,7 @@ def build_memorybench_report(
         "dataSourceRunId": checkpoint.dataSourceRunId or checkpoint.runId,
         "judge": checkpoint.judge,
         "answeringModel": checkpoint.answeringModel,
-        "timestamp": timestamp or datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "timestamp": timestamp or now_iso(),
         "summary": {
             "totalQuestions": total,
             "correctCount": correct,

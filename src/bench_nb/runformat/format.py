@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
 import msgspec
@@ -20,6 +21,16 @@ import msgspec
 PhaseStatus = Literal["pending", "in_progress", "completed", "failed"]
 RunStatus = Literal["initializing", "running", "completed", "failed"]
 PHASES: tuple[str, ...] = ("ingest", "indexing", "search", "answer", "evaluate")
+
+
+def now_iso() -> str:
+    """The current time as MemoryBench writes it (ISO-8601, milliseconds, Z): every timestamp of a run."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def now_stamp() -> str:
+    """``now_iso`` without separators (``20261201T095501123Z``), for run and compare ids."""
+    return now_iso().replace(":", "").replace("-", "").replace(".", "")
 
 
 class _DecodeCounts(threading.local):

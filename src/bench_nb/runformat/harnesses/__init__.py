@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.harnesses import evermemos, mem0, zep
-from bench_nb.frames.harnesses.common import ImportInfo, read_json
-from bench_nb.frames.harnesses.locomo_ids import LocomoIndex, load_locomo_index
-from bench_nb.memorybench.format import Checkpoint
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.harnesses import evermemos, mem0, zep
+from bench_nb.runformat.harnesses.common import ImportInfo, read_json
+from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
 __all__ = [
     "HARNESS_FORMATS",

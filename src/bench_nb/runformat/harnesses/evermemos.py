@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
-from bench_nb.frames.harnesses.locomo_ids import LocomoIndex
-from bench_nb.memorybench.format import Checkpoint
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "evermemos"
 FILENAME = "eval_results.json"

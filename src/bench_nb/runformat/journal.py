@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.memorybench.format import (
+from bench_nb.runformat.format import (
     AnswerPhase,
     Checkpoint,
     EvaluatePhase,
@@ -50,7 +50,7 @@ class JournalRecord(msgspec.Struct, omit_defaults=True):
     Attributes:
         q: the question ids the record applies to.
         p: the phase name.
-        s: the phase record (one of ``memorybench.format``'s phase structs), as JSON.
+        s: the phase record (one of ``runformat.format``'s phase structs), as JSON.
         b: keys merged into each question's ``benchNb`` (nested dicts are merged one level deep).
     """
 
@@ -159,7 +159,7 @@ def apply_journal(
 ) -> Checkpoint:
     """The checkpoint with the progress recorded in ``run_dir/journal.jsonl`` since its last compaction.
 
-    The checkpoint is updated in place and returned. Used by ``frames.load.read_run``, so a killed run's
+    The checkpoint is updated in place and returned. Used by ``runformat.load.read_run``, so a killed run's
     latest progress shows in ``questions_df``; lines that are not records are reported in ``problems``.
     """
     for rec in read_journal(run_dir, strict=strict, problems=problems):

@@ -1,6 +1,6 @@
 """Hand-made run directories for the loader and metric tests, written with MemoryBench's own structs.
 
-``question`` builds one checkpoint entry (``memorybench.format.Question``) from a few facts; ``write_run``
+``question`` builds one checkpoint entry (``runformat.format.Question``) from a few facts; ``write_run``
 writes ``checkpoint.json`` pretty-printed as MemoryBench does, plus ``results/<questionId>.json`` for each
 completed search, unless told otherwise.
 """
@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from bench_nb.memorybench import format as mbf
+from bench_nb.runformat import format as mbf
 
 Outcome = Literal["correct", "incorrect", "failed", "pending", "in_progress"]
 

@@ -1,0 +1,47 @@
+"""A run's question types: the raw label as the run wrote it -> the normalised type and LoCoMo's category.
+
+One rule for every reader of a run (``frames.questions`` for its rows, ``runner.rejudge`` for the rubric a
+judge grades with), so a question is reported under the type it was judged as.
+"""
+
+from __future__ import annotations
+
+from bench_nb.runformat.dataset import DatasetQuestion
+from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LABEL_TO_CATEGORY, normalize_question_type
+
+_LOCOMO_NAME_TO_CATEGORY = {v: k for k, v in LOCOMO_CATEGORIES.items()}
+
+
+def question_types(
+    qid: str,
+    raw: str,
+    *,
+    benchmark: str,
+    true_labels: bool,
+    index: dict[str, DatasetQuestion] | None = None,
+) -> tuple[str, int | None, str]:
+    """``(normalised type, true LoCoMo category or None, where the type came from)`` of one question.
+
+    Args:
+        qid: the question id.
+        raw: its type as the run wrote it (``questionType``).
+        benchmark: the run's benchmark name.
+        true_labels: the run's labels are LoCoMo's true category names (bench_nb's runs and imported files),
+            not MemoryBench's own labels (``Run.has_true_labels``).
+        index: the benchmark file's questions by id, when the caller has it: its types win (``dataset``).
+    """
+    if index is not None and qid in index:
+        dq = index[qid]
+        return dq.norm_type, dq.category, "dataset"
+    memorybench_labels = not true_labels
+    norm = normalize_question_type(
+        raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
+    )
+    category = None
+    if benchmark.lower() == "locomo":
+        if memorybench_labels:
+            category = MEMORYBENCH_LABEL_TO_CATEGORY.get(raw)
+        else:
+            category = _LOCOMO_NAME_TO_CATEGORY.get(raw)
+    source = "memorybench-label" if memorybench_labels and benchmark.lower() == "locomo" else "run"
+    return norm, category, source
