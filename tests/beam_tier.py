@@ -82,13 +82,19 @@ def questions(markers: dict[str, tuple[str, ...]]) -> dict[str, list[dict[str, A
     return out
 
 
-def write_tier(root: Path, chats: int = 2, markers: dict[str, tuple[str, ...]] | None = None) -> Path:
-    """Write ``chats`` chat folders under ``root`` (a tier folder) and return it."""
+def write_tier(
+    root: Path,
+    chats: int = 2,
+    markers: dict[str, tuple[str, ...]] | None = None,
+    by_chat: dict[int, dict[str, tuple[str, ...]]] | None = None,
+) -> Path:
+    """Write ``chats`` chat folders under ``root`` (a tier folder) and return it; ``markers`` are every chat's
+    rubric markers by ability, ``by_chat`` overrides them for some chats."""
     for n in range(1, chats + 1):
         folder = root / str(n)
         (folder / "probing_questions").mkdir(parents=True)
         (folder / "chat.json").write_text(json.dumps(chat(n)), encoding="utf-8")
         (folder / "probing_questions" / "probing_questions.json").write_text(
-            json.dumps(questions(markers or {})), encoding="utf-8"
+            json.dumps(questions({**(markers or {}), **(by_chat or {}).get(n, {})})), encoding="utf-8"
         )
     return root

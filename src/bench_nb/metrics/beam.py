@@ -8,8 +8,10 @@ For one run (one tier) and one reading of partial credit:
 3. the ability's score: the mean over chats (of the chats that have a scored question of it);
 4. overall: the mean of the ten abilities' scores, each weighted equally.
 
-Intervals: the percentile bootstrap over chats (``resamples`` resamples of the run's chats with replacement,
-seeded; every ability and the overall score are recomputed from the same resampled chats), at ``confidence``.
+Intervals: the cluster bootstrap over chats of ``bench_nb.metrics.clustered`` (``bootstrap_weights``:
+``resamples`` resamples of the run's chats with replacement, seeded; every ability and the overall score are
+recomputed from the same resampled chats) and its expanded percentile interval (``percentile_interval``,
+which widens the plain percentile interval for few chats), at ``confidence``.
 
 A run is partial when one of its BEAM questions is not scored (failed, not finished, unscored), an ability
 has no scored question, or (for a named tier, ``beam-100k`` ...) it covers fewer chats than the tier has: its
@@ -24,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
 
 PartialCredit = Literal["float", "as-published"]
@@ -94,7 +97,6 @@ def _run_rows(
         matrix[index[hid], BEAM_ABILITIES.index(ability)] = v
     point = _ability_means(np.ones((1, len(chats))), matrix)[0]
     draws = _bootstrap(matrix, resamples, seed)
-    alpha = (1 - confidence) / 2
     targets = run.group_by("question_type").len()
     target_of = dict(targets.iter_rows())
     n_scored = dict(scored.group_by("question_type").len().iter_rows())
@@ -108,9 +110,8 @@ def _run_rows(
     rows = []
     partial_any = False
     for j, ability in enumerate(BEAM_ABILITIES):
-        col = draws[:, j]
-        col = col[~np.isnan(col)]
         present = int((~np.isnan(matrix[:, j])).sum())
+        low, high = percentile_interval(draws[:, j], present, confidence)
         partial = n_scored.get(ability, 0) < target_of.get(ability, 0) or present == 0
         partial_any |= partial
         rows.append(
@@ -119,8 +120,8 @@ def _run_rows(
                 "ability": ability,
                 "norm_type": BEAM_TO_NORM[ability],
                 "score": None if np.isnan(point[j]) else float(point[j]),
-                "ci_low": float(np.quantile(col, alpha)) if len(col) else None,
-                "ci_high": float(np.quantile(col, 1 - alpha)) if len(col) else None,
+                "ci_low": _num(low),
+                "ci_high": _num(high),
                 "chats": present,
                 "questions": int(n_scored.get(ability, 0)),
                 "target": int(target_of.get(ability, 0)),
@@ -130,8 +131,7 @@ def _run_rows(
         )
     expected = _tier_chats(str(base["benchmark"]))
     partial_any |= expected is not None and len(chats) < expected
-    overall_draws = _overall(draws)
-    overall_draws = overall_draws[~np.isnan(overall_draws)]
+    low, high = percentile_interval(_overall(draws), len(chats), confidence)
     overall = _overall(point[None, :])[0]
     rows.append(
         base
@@ -139,8 +139,8 @@ def _run_rows(
             "ability": OVERALL,
             "norm_type": OVERALL,
             "score": None if np.isnan(overall) else float(overall),
-            "ci_low": float(np.quantile(overall_draws, alpha)) if len(overall_draws) else None,
-            "ci_high": float(np.quantile(overall_draws, 1 - alpha)) if len(overall_draws) else None,
+            "ci_low": _num(low),
+            "ci_high": _num(high),
             "chats": len(chats),
             "questions": len(scored),
             "target": len(run),
@@ -174,11 +174,11 @@ def _bootstrap(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     n = matrix.shape[0]
     if n == 0 or resamples < 1:
         return np.full((0, matrix.shape[1]), np.nan)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, n, size=(resamples, n))
-    weights = np.zeros((resamples, n))
-    np.add.at(weights, (np.arange(resamples)[:, None], picks), 1.0)
-    return _ability_means(weights, matrix)
+    return _ability_means(bootstrap_weights(n, seed, resamples), matrix)
+
+
+def _num(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
 
 
 def _tier_chats(benchmark: str) -> int | None:
