@@ -11,6 +11,7 @@ SVG text that reports embed. Importing this package registers the ``bench_nb`` a
 from __future__ import annotations
 
 from bench_nb.charts.accuracy import chart_accuracy_by_type
+from bench_nb.charts.beam import chart_beam
 from bench_nb.charts.judges import chart_judge_kappa
 from bench_nb.charts.latency import chart_latency
 from bench_nb.charts.memscore import chart_memscore
@@ -27,6 +28,7 @@ __all__ = [
     "THEME",
     "chart_accuracy_by_type",
     "chart_accuracy_intervals",
+    "chart_beam",
     "chart_context_tokens",
     "chart_judge_kappa",
     "chart_latency",

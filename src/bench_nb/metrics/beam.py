@@ -34,6 +34,7 @@ READINGS: dict[str, str] = {
     "float": "0.5 as 0.5",
     "as-published": "as published (0.5 counted as 0)",
 }
+PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
 OVERALL = "overall"
 SCHEMA: dict[str, Any] = {
     "run_id": pl.Utf8,

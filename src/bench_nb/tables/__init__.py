@@ -8,6 +8,7 @@ table (Jupyter displays it). All run text is escaped. Bands: ``accuracy_band``, 
 from __future__ import annotations
 
 from bench_nb.tables.bands import AccuracyBand, LatencyBand, accuracy_band, latency_band
+from bench_nb.tables.beam import table_beam
 from bench_nb.tables.comparisons import (
     like_for_like_warnings,
     table_agreement,
@@ -49,6 +50,7 @@ __all__ = [
     "settings_line",
     "table_accuracy_by_type",
     "table_agreement",
+    "table_beam",
     "table_detectable",
     "table_disputed",
     "table_latency",

@@ -1,0 +1,59 @@
+"""BEAM's mean score per ability, per run, with the bootstrap interval over chats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from bench_nb.charts.altair_import import alt
+from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.metrics import as_questions, beam_scores
+from bench_nb.metrics.beam import READINGS, PartialCredit
+
+
+def chart_beam(
+    data: Any, *, partial_credit: PartialCredit = "float", title: str = "BEAM: mean score per ability"
+) -> alt.TopLevelMixin:
+    """One point per (ability, run), the overall score last, with its 95% bootstrap interval over chats.
+
+    Args:
+        data: BEAM runs or a questions frame.
+        partial_credit: ``"float"`` (0.5 as 0.5) or ``"as-published"`` (BEAM's code: 0.5 as 0).
+        title: the chart title.
+    """
+    questions = as_questions(data)
+    scores = beam_scores(questions, partial_credit, backend="polars")
+    assert isinstance(scores, pl.DataFrame)
+    labels = run_labels(questions)
+    df = with_run_label(scores.filter(pl.col("score").is_not_null()), labels)
+    df = df.with_columns(ability=pl.col("ability").str.replace_all("_", " "))
+    order = list(labels.values())
+    base = alt.Chart(df).encode(
+        y=alt.Y("ability:N", title=None, sort=None),
+        yOffset=alt.YOffset("run:N", sort=order),
+        color=alt.Color("run:N", title="run", scale=category_scale(order)),
+    )
+    points = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("score:Q", title="mean score", scale=alt.Scale(domain=[0, 1])),
+        tooltip=[
+            alt.Tooltip("run:N"),
+            alt.Tooltip("ability:N"),
+            alt.Tooltip("score:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", title="95% low", format=".3f"),
+            alt.Tooltip("ci_high:Q", title="95% high", format=".3f"),
+            alt.Tooltip("chats:Q"),
+            alt.Tooltip("questions:Q"),
+            alt.Tooltip("partial:N"),
+        ],
+    )
+    errors = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("ci_low:Q"), x2=alt.X2("ci_high:Q"))
+    return alt.layer(
+        errors,
+        points,
+        title=alt.Title(
+            title, subtitle=f"{READINGS[partial_credit]}; lines: 95% bootstrap interval over chats"
+        ),
+        width=460,
+        height=alt.Step(16),
+    )
