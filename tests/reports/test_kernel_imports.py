@@ -69,6 +69,9 @@ table("success", tables.table_success(questions))
 table("accuracy_by_type", tables.table_accuracy_by_type(questions))
 chart("accuracy_by_type", charts.chart_accuracy_by_type(questions))
 chart("outcome_matrix", charts.chart_outcome_matrix(questions, max_questions=120))
+table("beam", tables.table_beam(questions))  # no BEAM runs here: a note, and no numpy
+if tables.has_beam(questions):
+    chart("beam", charts.chart_beam(questions))
 table("retrieval", tables.table_retrieval(questions))
 table("latency", tables.table_latency(questions))
 chart("latency", charts.chart_latency(questions))
@@ -136,6 +139,7 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_or_numpy() -> None:
     assert sorted(out["judges"]) == ["contains", "f1"]
     for name, html in out["tables"].items():
         assert "<table" in html or "bnb-settings" in html or "bnb-readings" in html, name
+    assert "No BEAM runs here" in out["tables"]["beam"]
     assert out["tables"]["memscore"].count("<tr>") == 1 + 3  # header + one row per run
     assert "Disputed questions (" in out["tables"]["disputed"]
     for name, spec in out["charts"].items():

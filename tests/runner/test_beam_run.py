@@ -14,16 +14,16 @@ from typing import Any
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from runner_llm import llm_env, llm_server
 
 import bench_nb
+from beam_tier import write_tier
 from bench_nb.benchmarks import DatasetWarning
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError
 from bench_nb.runner.run import run_benchmark
 from bench_nb.taxonomy import BEAM_ABILITIES
-from beam_tier import write_tier
 from llm_server import LLMServer, request_text
-from runner_llm import llm_env, llm_server
 
 __all__ = ["llm_env", "llm_server"]
 

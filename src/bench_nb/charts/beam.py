@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import category_scale, run_labels, with_run_label
 from bench_nb.metrics import as_questions, beam_scores
-from bench_nb.metrics.beam import READINGS, PartialCredit
+
+if TYPE_CHECKING:
+    from bench_nb.metrics.beam import PartialCredit
 
 
 def chart_beam(
@@ -22,6 +24,8 @@ def chart_beam(
         partial_credit: ``"float"`` (0.5 as 0.5) or ``"as-published"`` (BEAM's code: 0.5 as 0).
         title: the chart title.
     """
+    from bench_nb.metrics.beam import READINGS  # numpy: only for BEAM runs
+
     questions = as_questions(data)
     scores = beam_scores(questions, partial_credit, backend="polars")
     assert isinstance(scores, pl.DataFrame)

@@ -8,7 +8,7 @@ table (Jupyter displays it). All run text is escaped. Bands: ``accuracy_band``, 
 from __future__ import annotations
 
 from bench_nb.tables.bands import AccuracyBand, LatencyBand, accuracy_band, latency_band
-from bench_nb.tables.beam import table_beam
+from bench_nb.tables.beam import has_beam, table_beam
 from bench_nb.tables.comparisons import (
     like_for_like_warnings,
     table_agreement,
@@ -43,6 +43,7 @@ __all__ = [
     "RunSettings",
     "Table",
     "accuracy_band",
+    "has_beam",
     "latency_band",
     "like_for_like_warnings",
     "run_settings",

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from bench_nb.metrics import as_questions, beam_scores
-from bench_nb.metrics.beam import OVERALL, PARTIAL_CREDITS, READINGS
 from bench_nb.tables.html import Cell, Table, render
 from bench_nb.taxonomy import is_beam
+
+if TYPE_CHECKING:
+    from bench_nb.metrics.beam import PartialCredit
+
+# As bench_nb.metrics.beam names them (imported from there only when BEAM runs are present: it needs numpy).
+OVERALL = "overall"
+PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
+READINGS = {"float": "0.5 as 0.5", "as-published": "as published (0.5 counted as 0)"}
 
 
 def _points(x: float | None) -> str:
@@ -31,11 +38,24 @@ def _judge_note(q: pl.DataFrame) -> str:
     return "Judged by " + ", ".join(parts) + "." if parts else ""
 
 
+def has_beam(data: Any) -> bool:
+    """Whether the runs hold BEAM questions (the compare report shows its BEAM section then)."""
+    q = as_questions(data)
+    return bool(len(q)) and bool(q["benchmark"].map_elements(is_beam, return_dtype=pl.Boolean).any())
+
+
 def table_beam(data: Any, *, resamples: int = 2000, seed: int = 0) -> Table:
     """One row per ability (and overall), per run its mean score in points (0-100) with the 95% bootstrap
     interval over chats, in both readings: "0.5 as 0.5" and "as published" (BEAM's code counts an item's 0.5
     as 0). A partial run's overall is marked not comparable."""
     q = as_questions(data)
+    if not has_beam(q):
+        html = render(
+            [],
+            [],
+            notes=["No BEAM runs here: BEAM's per-ability scores appear when runs of -b beam are compared."],
+        )
+        return Table(q.head(0), html)
     from bench_nb.charts.labels import run_labels
 
     labels = run_labels(q)

@@ -1,0 +1,57 @@
+"""The compare report's BEAM section: per-ability scores in both readings, intervals, partial runs flagged."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from bench_nb import charts, tables
+from bench_nb.benchmarks import DatasetWarning
+from bench_nb.runner.run import run_benchmark
+from beam_tier import write_tier
+
+
+@pytest.fixture(scope="module")
+def beam_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("beam")
+    tier = write_tier(root / "100K", chats=3)
+    runs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        for provider, limit in (("sqlite", None), ("no-memory", 12)):
+            result = run_benchmark(
+                provider,
+                "beam",
+                dataset=tier,
+                runs_dir=root / "runs",
+                run_id=provider,
+                limit=limit,
+                progress=False,
+            )
+            runs.append(result.run_dir)
+    return runs
+
+
+def test_the_table_shows_each_ability_in_both_readings_with_intervals(beam_runs: list[Path]) -> None:
+    t = tables.table_beam(beam_runs, resamples=200)
+    assert "sqlite · 0.5 as 0.5" in t.html and "no-memory · as published" in t.html
+    assert t.html.count("<tr>") == 1 + 11  # header, ten abilities, overall
+    assert "contradiction resolution" in t.html and "Judged by rubric (offline" in t.html
+    data = t.data
+    assert set(data["partial_credit"]) == {"float", "as-published"} and len(data) == 2 * 2 * 11
+    # no-memory asked 12 of 30 questions: abilities partial. Both runs cover 3 of the tier's 20 chats: neither
+    # overall compares with a full run, and the warning names both.
+    assert "partial: not comparable" in t.html and "no-memory" in t.warnings[0] and "sqlite" in t.warnings[0]
+    sqlite = data[(data["run_id"] == "sqlite") & (data["ability"] != "overall")]
+    assert not sqlite["partial"].any() and data[data["run_id"] == "no-memory"]["partial"].any()
+    assert tables.has_beam(beam_runs)
+
+
+def test_the_chart_has_a_point_and_an_interval_per_ability(beam_runs: list[Path]) -> None:
+    spec = charts.chart_spec(charts.chart_beam(beam_runs))
+    rows = next(iter(spec["datasets"].values()))
+    assert {r["ability"] for r in rows} >= {"event ordering", "overall"}
+    assert all(r["ci_low"] <= r["score"] <= r["ci_high"] for r in rows if r["ci_low"] is not None)
+    assert any(r["ci_low"] is None for r in rows)  # one chat: no interval
