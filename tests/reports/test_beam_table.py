@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from beam_tier import write_tier
 from bench_nb import charts, tables
 from bench_nb.benchmarks import DatasetWarning
 from bench_nb.runner.run import run_benchmark
-from beam_tier import write_tier
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.charts.labels import category_scale, run_labels, with_run_label
+from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
 from bench_nb.metrics import as_questions, beam_scores
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def chart_beam(
     base = alt.Chart(df).encode(
         y=alt.Y("ability:N", title=None, sort=None),
         yOffset=alt.YOffset("run:N", sort=order),
-        color=alt.Color("run:N", title="run", scale=category_scale(order)),
+        color=alt.Color("run:N", title="run", scale=color_scale(run_colors(questions, labels))),
     )
     points = base.mark_point(filled=True, size=60).encode(
         x=alt.X("score:Q", title="mean score", scale=alt.Scale(domain=[0, 1])),
