@@ -241,7 +241,12 @@ def _add_checkpoint_rows(
         ph = q.phases
         extra = q.benchNb or {}
         norm, category, type_source = question_types(
-            qid, q.questionType, benchmark=ck.benchmark, true_labels=run.has_true_labels, index=index
+            qid,
+            q.questionType,
+            benchmark=ck.benchmark,
+            true_labels=run.has_true_labels,
+            recorded=extra.get("normType"),
+            index=index,
         )
         a["run_id"](ck.runId)
         a["harness"](harness)

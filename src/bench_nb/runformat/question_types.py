@@ -7,7 +7,12 @@ judge grades with), so a question is reported under the type it was judged as.
 from __future__ import annotations
 
 from bench_nb.runformat.dataset import DatasetQuestion
-from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LABEL_TO_CATEGORY, normalize_question_type
+from bench_nb.taxonomy import (
+    LOCOMO_CATEGORIES,
+    MEMORYBENCH_LABEL_TO_CATEGORY,
+    NORM_TYPES,
+    normalize_question_type,
+)
 
 _LOCOMO_NAME_TO_CATEGORY = {v: k for k, v in LOCOMO_CATEGORIES.items()}
 
@@ -18,6 +23,7 @@ def question_types(
     *,
     benchmark: str,
     true_labels: bool,
+    recorded: object = None,
     index: dict[str, DatasetQuestion] | None = None,
 ) -> tuple[str, int | None, str]:
     """``(normalised type, true LoCoMo category or None, where the type came from)`` of one question.
@@ -28,15 +34,21 @@ def question_types(
         benchmark: the run's benchmark name.
         true_labels: the run's labels are LoCoMo's true category names (bench_nb's runs and imported files),
             not MemoryBench's own labels (``Run.has_true_labels``).
+        recorded: the normalised type the runner recorded (``benchNb.normType``): the type the question was
+            judged as, which wins over one derived from the raw label (a custom type ``billing`` declared
+            ``single-hop`` is single-hop, not ``other``).
         index: the benchmark file's questions by id, when the caller has it: its types win (``dataset``).
     """
     if index is not None and qid in index:
         dq = index[qid]
         return dq.norm_type, dq.category, "dataset"
     memorybench_labels = not true_labels
-    norm = normalize_question_type(
-        raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
-    )
+    if isinstance(recorded, str) and recorded in NORM_TYPES:
+        norm = recorded
+    else:
+        norm = normalize_question_type(
+            raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
+        )
     category = None
     if benchmark.lower() == "locomo":
         if memorybench_labels:

@@ -95,10 +95,14 @@ def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
             hypothesis = q.phases.answer.hypothesis
             if hypothesis is None or q.phases.answer.status != "completed":
                 continue
-            norm, category, _ = question_types(
-                qid, q.questionType, benchmark=ck.benchmark, true_labels=run.has_true_labels
-            )
             extra = q.benchNb or {}
+            norm, category, _ = question_types(
+                qid,
+                q.questionType,
+                benchmark=ck.benchmark,
+                true_labels=run.has_true_labels,
+                recorded=extra.get("normType"),
+            )
             question = Question(
                 question_id=qid,
                 question=q.question,
