@@ -137,6 +137,11 @@ def test_faults_are_survived(client: LLMClient, llm_server: LLMServer) -> None:
         ('{"score": true, "label": "correct", "explanation": "t"}', (1, "correct", "t")),
         ('{"score": 1, "label": "incorrect"}', None),
         ('{"score": 0.5, "label": "partial"}', None),
+        ('{"score": 2, "label": "correct"}', None),  # a score must be 0 or 1, whatever the label says
+        ('{"score": 0.5, "label": "correct"}', None),
+        ('{"score": null, "label": "correct"}', None),
+        ('{"score": "yes", "label": "correct"}', None),
+        ('{"score": -1, "label": "incorrect"}', None),
         ('{"explanation": "no grade"}', None),
         ("[1, 0]", None),
         ("correct", None),
@@ -145,6 +150,13 @@ def test_faults_are_survived(client: LLMClient, llm_server: LLMServer) -> None:
 )
 def test_parse_verdict(reply: str, expected: tuple[int, str, str] | None) -> None:
     assert parse_verdict(reply) == expected
+
+
+def test_a_reply_with_an_out_of_range_score_is_unscored(client: LLMClient, llm_server: LLMServer) -> None:
+    bad = '{"score": 2, "label": "correct", "explanation": "very correct"}'
+    llm_server.script(*[Reply(bad)] * 5)
+    verdict = LLMJudge("gpt-4o", client=client).judge(q("temporal"), "x")
+    assert (verdict.score, verdict.label) == (None, "unscored")
 
 
 def test_a_custom_judge_prompt_needs_permission(client: LLMClient, llm_server: LLMServer) -> None:

@@ -49,3 +49,32 @@ def test_the_cli_runs_a_local_model_by_prefix(
     assert models == {"llama", "judge"}
     checkpoint = json.loads((tmp_path / "loc" / "checkpoint.json").read_text())
     assert checkpoint["benchNb"]["judges"][0] == f"{prefix}:judge"
+
+
+def test_sha256_pins_the_benchmark_file(tmp_path: Path) -> None:
+    from bench_nb.benchmarks import load_benchmark
+
+    actual = load_benchmark("sample").sha256
+    assert actual
+    args = [
+        "run",
+        "-p",
+        "sqlite",
+        "-b",
+        "sample",
+        "--limit",
+        "2",
+        "--runs-dir",
+        str(tmp_path),
+        "--no-progress",
+    ]
+    wrong = CliRunner().invoke(cli, [*args, "-r", "bad", "--sha256", "0" * 64])
+    assert wrong.exit_code != 0
+    assert f"expected {'0' * 64}, got {actual}" in str(wrong.exception)
+    assert not (tmp_path / "bad").exists()
+    right = CliRunner().invoke(cli, [*args, "-r", "good", "--sha256", actual.upper()], catch_exceptions=False)
+    assert right.exit_code == 0, right.output
+    assert (
+        json.loads((tmp_path / "good" / "checkpoint.json").read_text())["benchNb"]["benchmarkSha256"]
+        == actual
+    )

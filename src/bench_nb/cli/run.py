@@ -125,6 +125,12 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             f"{DEFAULT_INDEXING_TIMEOUT_S:g}).",
         ),
         click.option(
+            "--sha256",
+            metavar="HEX",
+            help="The benchmark file's expected sha256: a file with another hash is refused before anything "
+            "runs.",
+        ),
+        click.option(
             "--runs-dir",
             type=click.Path(file_okay=False, path_type=Path),
             default="data/runs",
@@ -161,6 +167,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "provider_settings": _key_values(opts["provider_setting"], "--provider-setting"),
         "indexing_timeout_s": opts["indexing_timeout"] or DEFAULT_INDEXING_TIMEOUT_S,
         "allow_provider_prompts": opts["allow_provider_prompts"],
+        "sha256": opts["sha256"],
     }
     return out
 

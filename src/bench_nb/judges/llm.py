@@ -49,8 +49,8 @@ def parse_verdict(text: str) -> tuple[int, str, str] | None:
     """``(score, label, explanation)`` from a judge's reply, or None when it is not a usable verdict.
 
     Accepts the JSON object alone, in a code fence, or with text around it; ``score`` as 0/1, true/false or
-    "0"/"1"; a missing label or score is derived from the other. A score and label that disagree are not a
-    usable verdict.
+    "0"/"1"; a missing label or score is derived from the other. Any other score (2, 0.5, null, "yes"), an
+    unknown label, or a score and label that disagree are not a usable verdict.
     """
     body = _FENCE.sub("", text.strip())
     start, end = body.find("{"), body.rfind("}")
@@ -63,6 +63,8 @@ def parse_verdict(text: str) -> tuple[int, str, str] | None:
     if not isinstance(data, dict):
         return None
     score = _score(data.get("score"))
+    if "score" in data and score is None:  # {"score": 2, "label": "correct"} is not a verdict
+        return None
     label_raw = data.get("label")
     label = label_raw.strip().lower() if isinstance(label_raw, str) else None
     if label is not None and label not in _LABELS:

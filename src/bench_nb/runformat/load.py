@@ -127,6 +127,7 @@ class RunSet(list[Run]):
 
     def __init__(self, runs: Iterable[Run] = (), problems: Iterable[Problem] = ()) -> None:
         super().__init__(runs)
+        check_run_ids(self)
         self.problems: list[Problem] = list(problems)
         # (key, frame) of the last questions frame built from these runs: see frames.questions.questions_frame.
         self.questions_frame_cache: tuple[Any, Any] | None = None
@@ -187,6 +188,25 @@ def _count(run: _RunInfo) -> str:
 def _run_line(run: _RunInfo) -> str:
     provider = _field(run, "provider")
     return f"{run.run_id} ({provider})" if provider else run.run_id
+
+
+def check_run_ids(runs: Iterable[_RunInfo]) -> None:
+    """Refuse runs of one set that share a run id (``RunFormatError`` naming both paths).
+
+    Frames, MemScore, summaries and reports tell runs apart by their id: two runs with one id (two
+    ``--runs-dir`` holding the same run id, a copied run) would be merged into one row.
+    """
+    seen: dict[str, Path] = {}
+    for run in runs:
+        other = seen.setdefault(run.run_id, run.path)
+        if other != run.path:
+            raise RunFormatError(
+                run.path,
+                f"run id {run.run_id!r} is also the id of {other}: runs in one set are told apart by their "
+                "id, so these two would be merged into one; load them in separate sets (or give one of them "
+                "another runId)",
+                "runId",
+            )
 
 
 @contextmanager
@@ -658,4 +678,5 @@ def _load(
                 if strict:
                     raise
                 all_problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
+    check_run_ids(runs)
     return runs, all_problems

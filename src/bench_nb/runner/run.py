@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import BenchNbError, ComparisonError, RunFormatError
+from bench_nb.errors import BenchNbError, ComparisonError, DatasetError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
@@ -86,13 +86,18 @@ class RunResult(HtmlFields):
         return str(self.run_dir)
 
 
-def load_benchmark_spec(benchmark: str | Benchmark, dataset: str | Path | None) -> Benchmark:
-    """A loaded benchmark: passed through, or loaded by name (from ``dataset`` when given)."""
+def load_benchmark_spec(
+    benchmark: str | Benchmark, dataset: str | Path | None, sha256: str | None = None
+) -> Benchmark:
+    """A loaded benchmark: passed through, or loaded by name (from ``dataset`` when given); with ``sha256``,
+    one whose file has another hash is refused (``DatasetError``)."""
     if isinstance(benchmark, Benchmark):
+        if sha256 is not None:
+            _check_pin(benchmark, dataset, sha256)
         return benchmark
     from bench_nb.benchmarks import load_benchmark
 
-    return load_benchmark(benchmark, dataset)
+    return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
 
 
 def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str]:
@@ -230,6 +235,7 @@ def run_benchmark(
     answerer_options: Mapping[str, Any] | None = None,
     judge_options: Mapping[str, Mapping[str, Any]] | None = None,
     allow_provider_prompts: bool = False,
+    sha256: str | None = None,
 ) -> RunResult:
     """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
 
@@ -262,6 +268,8 @@ def run_benchmark(
             ``answer_prompt``/``judge_prompt``) for LLM answerers and judges named by alias. A run that used
             one records ``benchNb.customPrompt = true`` and is marked in every table as not graded like
             the others. Off by default: every provider gets the same prompts.
+        sha256: the benchmark file's expected sha256: a file with another hash is refused (``DatasetError``)
+            before anything runs.
 
     Returns:
         A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
@@ -277,7 +285,7 @@ def run_benchmark(
         checkpoint_every_s=checkpoint_every_s,
         progress=progress,
     )
-    bench = load_benchmark_spec(benchmark, dataset)
+    bench = load_benchmark_spec(benchmark, dataset, sha256)
     if judges is None:
         judges = ",".join(default_judges(bench.name))
     targets, sampling = select_questions(
@@ -501,6 +509,16 @@ def _invocation(
         "allowProviderPrompts": True if allow_provider_prompts else None,
     }
     return {k: v for k, v in values.items() if v is not None}
+
+
+def _check_pin(bench: Benchmark, dataset: str | Path | None, expected: str) -> None:
+    """Refuse a benchmark whose file does not have the sha256 the user pinned (``--sha256``)."""
+    from bench_nb.benchmarks.download import check_sha256
+
+    actual = bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None)
+    if actual is None:
+        raise DatasetError(f"benchmark {bench.name!r} was not read from a file, so it has no sha256 to check")
+    check_sha256(actual, expected.strip(), source=str(dataset or bench.name))
 
 
 def benchmark_sha256(path: str | Path) -> str:
