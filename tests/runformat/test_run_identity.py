@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from run_writers import question, write_run
 
 from bench_nb import load_runs, memscore, questions_df
 from bench_nb.errors import RunFormatError
+from run_writers import question, write_run
 
 
 def _two_runs_one_id(tmp_path: Path) -> tuple[Path, Path]:
