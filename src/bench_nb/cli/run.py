@@ -223,9 +223,20 @@ def _summary_line(result: Any) -> str:
 @click.command()
 @click.option("-p", "--provider", help="Provider: sqlite, full-context, no-memory, ... or module:attribute.")
 @click.option("-r", "--run-id", help="Run id; an existing run with this id is resumed.")
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Make N runs with the same settings (<run id>-r1 ... -rN), each with its own LLM response cache, and "
+    "print their between-run variance.",
+)
 @_run_options
-def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
+def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> None:
     """Run a benchmark through a memory provider into data/runs/<run id> (resumable)."""
+    if repeat > 1:
+        _repeat(provider, run_id, repeat, opts)
+        return
     from bench_nb.runner.run import run_benchmark
 
     settings = _settings(opts)
@@ -265,6 +276,63 @@ def run(provider: str | None, run_id: str | None, **opts: Any) -> None:
         click.echo(f"See the failures with: bench-nb show-failures {result.run_dir}")
     if result.status != "completed":
         click.echo(f"Resume with: bench-nb run -r {result.run_id} --runs-dir {opts['runs_dir']}")
+        raise SystemExit(1)
+
+
+def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[str, Any]) -> None:
+    """``--repeat N``: N runs with one set of settings. Repeat i > 1 reads and writes its own response cache
+    (``llm.repeat-<i>.sqlite`` beside the usual one), so its LLM calls are made afresh, not replayed from
+    repeat 1; rerunning the same command resumes each repeat with its own cache."""
+    import os
+    import time
+
+    import polars as pl
+
+    from bench_nb.metrics.repeats import repeat_variance
+    from bench_nb.models.client import set_default_client
+    from bench_nb.models.settings import DEFAULT_CACHE_PATH
+    from bench_nb.runner.run import run_benchmark
+
+    opts["benchmark"] = _benchmark(opts)
+    if provider is None or opts["benchmark"] is None:
+        raise click.UsageError("--repeat needs -p PROVIDER and -b BENCHMARK")
+    base = (
+        run_id
+        or f"{provider.replace(':', '_').replace('.', '_')}-{opts['benchmark']}-{time.strftime('%Y%m%dT%H%M%S')}"
+    )
+    cache_env = os.environ.get("BENCH_NB_LLM_CACHE")
+    cache = Path(cache_env) if cache_env and cache_env.strip().lower() not in ("off", "none", "0") else None
+    if cache_env is None:
+        cache = DEFAULT_CACHE_PATH
+    dirs = []
+    unfinished = False
+    try:
+        for i in range(1, repeat + 1):
+            if cache is not None and i > 1:
+                os.environ["BENCH_NB_LLM_CACHE"] = str(
+                    cache.with_name(f"{cache.stem}.repeat-{i}{cache.suffix}")
+                )
+                set_default_client(None)  # the shared client is rebuilt with this repeat's cache
+            result = run_benchmark(provider, opts["benchmark"], run_id=f"{base}-r{i}", **_settings(opts))
+            click.echo(_summary_line(result))
+            dirs.append(result.run_dir)
+            unfinished = unfinished or result.status != "completed"
+    finally:
+        if cache_env is None:
+            os.environ.pop("BENCH_NB_LLM_CACHE", None)
+        else:
+            os.environ["BENCH_NB_LLM_CACHE"] = cache_env
+        set_default_client(None)
+    table = repeat_variance(dirs, backend="polars")
+    assert isinstance(table, pl.DataFrame)
+    for r in table.iter_rows(named=True):
+        sd = r["accuracy_sd"]
+        click.echo(
+            f"{r['runs']} repeats: accuracy {r['accuracy_mean']:.1%}, between-run SD "
+            + ("n/a" if sd != sd else f"{sd * 100:.2f} pts")
+        )
+    click.echo(f"Run directories: {', '.join(str(d) for d in dirs)}")
+    if unfinished:
         raise SystemExit(1)
 
 

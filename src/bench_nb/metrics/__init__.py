@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bench_nb.metrics.pareto import pareto_frontier
     from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
     from bench_nb.metrics.ranks import rank_intervals
+    from bench_nb.metrics.repeats import pooled_paired_comparisons, repeat_variance
 
 # The uncertainty metrics resample with numpy: they are imported on first use, so that reading runs and the
 # tables that need no resampling never import numpy (a quarter of a second).
@@ -43,6 +44,8 @@ _NUMPY_BACKED: dict[str, str] = {
     "minimum_detectable_effect": "bench_nb.metrics.power",
     "questions_needed": "bench_nb.metrics.power",
     "rank_intervals": "bench_nb.metrics.ranks",
+    "repeat_variance": "bench_nb.metrics.repeats",
+    "pooled_paired_comparisons": "bench_nb.metrics.repeats",
 }
 
 
@@ -72,8 +75,10 @@ __all__ = [
     "memscore",
     "minimum_detectable_effect",
     "pareto_frontier",
+    "pooled_paired_comparisons",
     "questions_needed",
     "rank_intervals",
+    "repeat_variance",
     "retrieval_summary",
     "success_rate",
     "tell_apart",
