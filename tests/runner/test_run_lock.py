@@ -125,3 +125,18 @@ def test_the_lock_refuses_a_second_holder_in_another_process(tmp_path: Path) -> 
         assert lock.stale is None  # a clean release leaves nothing stale
         with pytest.raises(RunLockedError, match=f"process {os.getpid()}"):
             lock_run(tmp_path)  # a second open file in the same process is refused too
+
+
+def test_rejudge_is_refused_while_the_run_is_written(tmp_path: Path) -> None:
+    from bench_nb.runner import run_benchmark
+    from bench_nb.runner.rejudge import rejudge
+
+    result = run_benchmark("sqlite", "sample", limit=3, runs_dir=tmp_path, run_id="r", progress=False)
+    before = (result.run_dir / "judgments.jsonl").read_bytes()
+    with (
+        lock_run(result.run_dir, command="bench-nb run"),
+        pytest.raises(RunLockedError, match="bench-nb run"),
+    ):
+        rejudge(result.run_dir, ["f1"], force=True)
+    assert (result.run_dir / "judgments.jsonl").read_bytes() == before
+    assert rejudge(result.run_dir, ["f1"], force=True).graded == {"f1": 3}  # free again

@@ -13,7 +13,6 @@ from bench_nb.frames.judgments import judgments_frame
 from bench_nb.judges.audit import GENERATORS
 from bench_nb.judges.prompts import check_strictness
 from bench_nb.metrics.agreement import judge_agreement
-from bench_nb.runner.lock import lock_run
 from bench_nb.runner.rejudge import rejudge as rejudge_run
 
 
@@ -62,10 +61,9 @@ def rejudge(
     for run_dir in run_dirs:
         if len(run_dirs) > 1:
             click.echo(f"== {run_dir}")
-        with lock_run(run_dir, command="bench-nb rejudge"):  # no run may write it meanwhile
-            result = rejudge_run(
-                run_dir, specs, primary=primary, force=force, concurrency=concurrency, judge_prompts=prompts
-            )
+        result = rejudge_run(
+            run_dir, specs, primary=primary, force=force, concurrency=concurrency, judge_prompts=prompts
+        )
         for name in result.judges:
             extra = f", {result.unscored[name]} unscored" if result.unscored[name] else ""
             click.echo(

@@ -86,7 +86,7 @@ def _read_holder(fd: int) -> dict[str, Any]:
     return holder if isinstance(holder, dict) else {}
 
 
-def lock_run(run_dir: str | Path, command: str = "bench-nb run") -> RunLock:
+def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> RunLock:
     """Take the run directory's lock, or raise ``RunLockedError`` at once if a live process holds it.
 
     Args:
@@ -123,7 +123,7 @@ def lock_run(run_dir: str | Path, command: str = "bench-nb run") -> RunLock:
     return RunLock(path, fd, stale)
 
 
-def remove_temporary_files(run_dir: str | Path) -> list[Path]:
+def remove_temporary_files(run_dir: str | os.PathLike[str]) -> list[Path]:
     """Delete the temporary files a killed writer left (``*.tmp`` in the run directory and ``results/``).
 
     Only call it holding the run's lock: then no live writer owns any of them. Returns what was deleted.

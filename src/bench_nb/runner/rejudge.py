@@ -27,6 +27,7 @@ from bench_nb.runformat.question_types import question_types
 from bench_nb.runformat.report import dumps_js
 from bench_nb.runformat.settings import primary_judge
 from bench_nb.runformat.verdicts import append_verdicts, read_verdicts
+from bench_nb.runner.lock import lock_run
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
 
@@ -165,8 +166,20 @@ def rejudge(
     Raises:
         JudgeError: a judge failed; every verdict obtained before is already saved.
         RunFormatError: not a run directory, or a primary switch the run cannot take.
+        RunLockedError: another process is writing the run (``bench-nb run``, another rejudge).
     """
-    path = Path(run_dir)
+    with lock_run(run_dir, command="bench-nb rejudge"):  # one writer per run (runner.lock)
+        return _rejudge(Path(run_dir), judges, primary, force, concurrency, judge_prompts)
+
+
+def _rejudge(
+    path: Path,
+    judges: Sequence[str | Judge],
+    primary: str | None,
+    force: bool,
+    concurrency: int,
+    judge_prompts: Sequence[str],
+) -> RejudgeResult:
     run = read_run(path)
     if judge_prompts:
         resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts)
