@@ -22,14 +22,16 @@ def test_committed_without_outputs_and_literal_parameters() -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
-    assert all(
-        "bench_nb" in c.source or "agreement" in c.source for c in nb.cells[1:] if c.cell_type == "code"
-    )
+    calls = ("bench_nb", "tables.", "charts.", "reports.", "judge_quality.")  # bench_nb's modules
+    assert all(any(x in c.source for x in calls) for c in nb.cells[1:] if c.cell_type == "code")
 
 
 @pytest.mark.notebook
 def test_executes_on_fixture_runs(make_run, tmp_path: Path) -> None:
     import papermill
+
+    from bench_nb.judges.labels import append_label
+    from bench_nb.runner.audit import write_audit_runs
 
     answers = {
         "q1": "Biscuit",
@@ -38,19 +40,26 @@ def test_executes_on_fixture_runs(make_run, tmp_path: Path) -> None:
         "q4": "cello",
         "q6": "<script>x</script>",
     }
+    paths = []
     for run_id, provider, f1 in (("run-a", "alpha", 0), ("run-b", "beta", 1)):
-        make_run(
-            run_id,
-            provider=provider,
-            answers=answers,
-            primary="contains",
-            bench_nb={"k": 10},
-            primary_scores={"q1": 1, "q2": 0, "q3": 1, "q4": 1, "q6": 1},
-            verdicts={
-                "f1": {"q1": 1, "q2": 0, "q3": f1, "q4": 1, "q6": 0},
-                "strict": {"q1": 1, "q2": 0, "q3": 0},
-            },
+        paths.append(
+            make_run(
+                run_id,
+                provider=provider,
+                answers=answers,
+                primary="contains",
+                bench_nb={"k": 10},
+                primary_scores={"q1": 1, "q2": 0, "q3": 1, "q4": 1, "q6": 0},
+                verdicts={
+                    "f1": {"q1": 1, "q2": 0, "q3": f1, "q4": 1, "q6": 0},
+                    "m": {"q1": 1, "q2": 1, "q3": 1, "q4": 1, "q6": 1},
+                    "m[strict]": {"q1": 1, "q2": 0, "q3": 0, "q4": f1, "q6": 0},
+                },
+            )
         )
+    write_audit_runs(paths[0], ["contains", "f1"])
+    for qid, label in (("q1", "correct"), ("q2", "incorrect"), ("q3", "correct"), ("q4", "correct")):
+        append_label(paths[0], qid, label)
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(
         str(NOTEBOOK),
@@ -61,26 +70,28 @@ def test_executes_on_fixture_runs(make_run, tmp_path: Path) -> None:
         cwd=str(tmp_path),
     )
     nb = nbformat.read(out, as_version=4)
-    text = "\n".join(
-        str(o.get("text", ""))
-        + str(o.get("data", {}).get("text/html", ""))
-        + str(o.get("data", {}).get("text/plain", ""))
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-    )
     assert not any(
         o.get("output_type") == "error" for c in nb.cells if c.cell_type == "code" for o in c.outputs
     )
-    assert "Judges &lt;on&gt; fixtures</h1>" in text and "<h1" in text
-    assert "2 run(s); judges: f1, strict, contains" in text
-    assert "gwet_ac1" in text and "krippendorff_alpha" in text and "cohen_kappa" in text
-    assert "The ranking of the runs CHANGES with the judge." in text
-    assert "When did Tomas start cello?" in text  # a disputed question, with its context
     html = "\n".join(
         str(o.get("data", {}).get("text/html", ""))
         for c in nb.cells
         if c.cell_type == "code"
         for o in c.outputs
     )
+    assert "Judges &lt;on&gt; fixtures</h1>" in html
+    assert "2 runs · judges: f1, m, m[strict], contains · 4 human labels · 4 audit sets" in html
+    verdict = html.split("<b>Verdict.</b>", 1)[1].split("</div>", 1)[0]
+    assert "Trust " in verdict and "against 4 human labels" in verdict
+    assert "Corrected for" in verdict and "pts)" in verdict
+    assert "The judge prompt alone moves a run&#x27;s accuracy by up to 80.0 points" in verdict
+    assert "Leniency audit: how often each judge accepts answers known to be wrong" in html
+    assert "False-positive rate per question type" in html
+    assert "Prompt sweep: accuracy under judge prompts of graded strictness" in html
+    assert "Judges against the human labels" in html
+    assert "Accuracy corrected for the judge&#x27;s errors (Rogan-Gladen)" in html
+    assert "human labels" in html and "Gwet&#x27;s AC1" in html
+    assert "Does the judge reward longer answers?" in html and "Answer length per run (words)" in html
+    assert "When did Tomas start cello?" in html  # a disputed question, with its context
     assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>x</script>" not in html  # run text escaped
+    assert "<pre" not in html  # no raw DataFrame dump

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bench_nb.charts.accuracy import chart_accuracy_by_type
 from bench_nb.charts.beam import chart_beam
+from bench_nb.charts.judge_quality import chart_answer_lengths, chart_judge_audit, chart_prompt_sweep
 from bench_nb.charts.judges import chart_judge_kappa
 from bench_nb.charts.latency import chart_latency
 from bench_nb.charts.memscore import chart_memscore
@@ -28,13 +29,16 @@ __all__ = [
     "THEME",
     "chart_accuracy_by_type",
     "chart_accuracy_intervals",
+    "chart_answer_lengths",
     "chart_beam",
     "chart_context_tokens",
+    "chart_judge_audit",
     "chart_judge_kappa",
     "chart_latency",
     "chart_memscore",
     "chart_outcome_matrix",
     "chart_pareto",
+    "chart_prompt_sweep",
     "chart_spec",
     "save",
     "themed",

@@ -281,13 +281,21 @@ def judge_audit(
     return to_backend(_rate_table(_item_rates(frame, keys), keys), backend)
 
 
-def judge_error_rates(runs: Any, *, judge: str | None = None, backend: Backend = "pandas") -> Any:
-    """Per judge and audit set: the accept rate on known-wrong sets (false-positive rate) and on
+def judge_error_rates(
+    runs: Any, *, judge: str | None = None, by: str | None = None, backend: Backend = "pandas"
+) -> Any:
+    """Per judge and kind of audit set: the accept rate on known-wrong sets (false-positive rate) and on
     known-correct sets (sensitivity; its complement the false-negative rate), percent, Wilson intervals.
 
-    Columns: ``judge, generator, kind`` (``wrong`` / ``correct``), ``run_id, n, accept_rate, ci_low,
-    ci_high, error_rate`` (false-positive rate for a wrong set, false-negative rate for a correct one).
+    The sets of several runs are pooled by question: the generated answers depend on the question and the
+    seed only, so the same question audited beside two runs counts once (its verdicts averaged).
+
+    Columns: ``judge, generator, kind`` (``wrong`` / ``correct``), ``runs`` (audit runs pooled), ``n``
+    (questions), ``accept_rate, ci_low, ci_high, error_rate`` (false-positive rate for a wrong set,
+    false-negative rate for a correct one); ``question_type`` after ``kind`` with ``by="question_type"``.
     """
+    if by not in (None, "question_type"):
+        raise ValueError(f"by must be None or 'question_type', not {by!r}")
     runset, frame = _judgments_of(runs)
     if judge is not None:
         frame = frame.filter(pl.col("judge") == judge)
@@ -299,9 +307,15 @@ def judge_error_rates(runs: Any, *, judge: str | None = None, backend: Backend =
         },
         schema={"run_id": pl.Utf8, "generator": pl.Utf8, "kind": pl.Utf8},
     )
-    frame = frame.join(meta, on="run_id", how="inner")
-    keys = ["judge", "generator", "kind", "run_id"]
+    frame = frame.join(meta, on="run_id", how="inner").with_columns(
+        question_type=pl.col("question_type_norm").fill_null("other")
+    )
+    keys = ["judge", "generator", "kind"] + (["question_type"] if by else [])
     table = _rate_table(_item_rates(frame, keys), keys)
+    runs = frame.group_by(keys).agg(runs=pl.col("run_id").n_unique().cast(pl.Int64))
+    table = table.join(runs, on=keys, how="left").select(
+        *keys, "runs", "n", "accept_rate", "ci_low", "ci_high"
+    )
     return to_backend(
         table.with_columns(
             error_rate=pl.when(pl.col("kind") == "wrong")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from bench_nb.judges.base import Judge
 from bench_nb.records import Question
 from bench_nb.runformat import format as mbf
 from bench_nb.runformat.format import now_iso
-from bench_nb.runformat.load import read_run
+from bench_nb.runformat.load import Run, RunSet, load_runs, read_run
 from bench_nb.runner.rejudge import RejudgeResult, answered_questions, rejudge
 from bench_nb.text import hit_text
 
@@ -51,6 +51,16 @@ class AuditRun:
 def default_audit_dir(run_dir: str | os.PathLike[str]) -> Path:
     """Where a run's audit sets go by default: ``<run_dir>/audit``."""
     return Path(run_dir) / AUDIT_DIR
+
+
+def find_audit_runs(runs: Iterable[object]) -> RunSet:
+    """The audit sets written beside the given runs (``<run>/audit/<generator>/``), loaded; empty when none."""
+    paths = []
+    for run in runs:
+        root = Path(run.path) if isinstance(run, Run) else Path(str(run))
+        if root.is_dir():
+            paths.extend(sorted(str(p.parent) for p in (root / AUDIT_DIR).glob("*/checkpoint.json")))
+    return load_runs(paths) if paths else RunSet()
 
 
 def write_audit_runs(

@@ -17,6 +17,15 @@ from bench_nb.tables.comparisons import (
     warnings_html,
 )
 from bench_nb.tables.html import Table
+from bench_nb.tables.judges import (
+    judge_verdict,
+    table_corrected,
+    table_judge_audit,
+    table_judge_audit_by_type,
+    table_judge_vs_human,
+    table_length_bias,
+    table_prompt_sweep,
+)
 from bench_nb.tables.readings import ADVICE, Reading, table_what_to_fix, what_to_fix
 from bench_nb.tables.runs import (
     table_accuracy_by_type,
@@ -44,6 +53,7 @@ __all__ = [
     "Table",
     "accuracy_band",
     "has_beam",
+    "judge_verdict",
     "latency_band",
     "like_for_like_warnings",
     "run_settings",
@@ -52,12 +62,18 @@ __all__ = [
     "table_accuracy_by_type",
     "table_agreement",
     "table_beam",
+    "table_corrected",
     "table_detectable",
     "table_disputed",
+    "table_judge_audit",
+    "table_judge_audit_by_type",
+    "table_judge_vs_human",
     "table_latency",
+    "table_length_bias",
     "table_memscore",
     "table_paired",
     "table_pareto",
+    "table_prompt_sweep",
     "table_retrieval",
     "table_settings",
     "table_success",
