@@ -114,3 +114,22 @@ def test_interval_chart_has_both_intervals(fixtures: pl.DataFrame) -> None:
     for v in values:
         if v["ci_low"] is not None and not math.isnan(v["ci_low"]):
             assert v["ci_low"] <= v["accuracy"] <= v["ci_high"]
+
+
+def test_repeats_table_splits_the_judge_part_from_replicates(shared_data: Path) -> None:
+    runs = shared_data / "locomo-audit" / "fc-baseline"
+    if not runs.is_dir():
+        pytest.skip(f"{runs} not found")
+    src = str(runs / "*")
+    q = bench_nb.questions_df(src, backend="polars")
+    table = tables.table_repeats(q, bench_nb.judgments_df(src, backend="polars"))
+    assert table.frame["replicates"].to_list() == [3, 3]
+    summary = bench_nb.replicate_summary(src, backend="polars")
+    for sd in summary["accuracy_sd_sample"].to_list():  # percent points, as the table shows them
+        assert f"{sd:.2f} pts" in table.html
+    assert "nothing to split" not in table.html
+
+
+def test_repeats_table_without_repeats_says_so(fixtures: pl.DataFrame) -> None:
+    table = tables.table_repeats(fixtures)
+    assert "nothing to split" in table.html

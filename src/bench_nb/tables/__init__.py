@@ -42,7 +42,13 @@ from bench_nb.tables.settings import (
     settings_line,
     table_settings,
 )
-from bench_nb.tables.uncertainty import table_detectable, table_pareto, table_tell_apart, table_uncertainty
+from bench_nb.tables.uncertainty import (
+    table_detectable,
+    table_pareto,
+    table_repeats,
+    table_tell_apart,
+    table_uncertainty,
+)
 
 __all__ = [
     "ADVICE",
@@ -74,6 +80,7 @@ __all__ = [
     "table_paired",
     "table_pareto",
     "table_prompt_sweep",
+    "table_repeats",
     "table_retrieval",
     "table_settings",
     "table_success",

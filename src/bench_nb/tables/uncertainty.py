@@ -7,6 +7,7 @@ when a table is built (they resample with numpy, which the other tables never im
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import polars as pl
@@ -280,5 +281,60 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
             "accuracy; lower latency, tokens, cost) and better on one. Decided on point estimates: when the "
             "accuracy intervals overlap, a 'dominated' may rest on a difference the benchmark cannot resolve."
         ],
+    )
+    return Table(frame, html)
+
+
+def _sd_points(var: float | None) -> str:
+    return "n/a" if var is None or missing(var) else f"{math.sqrt(var) * 100:.2f} pts"
+
+
+def table_repeats(data: Any, judgments: Any = None) -> Table:
+    """Repeated runs and judge replicates: per group of runs with the same settings, the mean accuracy, the
+    between-run standard deviation, and its split into the answer/provider part and the judge part (from
+    judge replicates in ``judgments``), as standard deviations in points."""
+    from bench_nb.metrics.repeats import repeat_variance
+
+    q = as_questions(data)
+    labels = _labels(q)
+    frame = _polars(repeat_variance(q, judgments, backend="polars"))
+    rows = [
+        [
+            Cell(labels.get(r["group"], r["group"]), title=r["group"]),
+            Cell(str(r["runs"]), "num"),
+            Cell(str(r["replicates"]), "num"),
+            Cell(pct(r["accuracy_mean"], 2), "num"),
+            Cell(_sd_points(None if missing(r["accuracy_sd"]) else r["accuracy_sd"] ** 2), "num"),
+            Cell(_sd_points(r["var_answer"]), "num"),
+            Cell(_sd_points(r["var_judge"]), "num"),
+            Cell(_sd_points(r["var_total"]), "num"),
+            Cell(pct(r["judge_share"], 0), "num"),
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
+    repeated = bool(len(frame)) and bool((frame["runs"] > 1).any() or (frame["replicates"] > 1).any())
+    notes = [
+        "Runs with the same settings are repeats (bench-nb run --repeat N makes them); judge replicates are the "
+        "same judge grading each answer again. SD of one run's accuracy under one judging, split by a one-way "
+        "ANOVA into the answer/provider part (what rerunning changes) and the judge part (noise on fixed "
+        "answers); n/a where the data cannot separate them (one run, or one replicate)."
+    ]
+    if not repeated:
+        notes.append("No run here is repeated and no answer was judged more than once: nothing to split.")
+    html = render(
+        [
+            "runs like",
+            "runs",
+            "judge replicates",
+            "mean accuracy",
+            "between-run SD",
+            "answer/provider SD",
+            "judge SD",
+            "total SD",
+            "judge share",
+        ],
+        rows,
+        caption="Repeated runs: how much a run's accuracy moves",
+        notes=notes,
     )
     return Table(frame, html)
