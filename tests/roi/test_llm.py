@@ -111,9 +111,15 @@ def test_llm_prober_and_judge_with_a_failed_judgment(
     judge_calls = [c for c in llm_server.calls if c.outcome == "ok"]
     assert list(usage["input_tokens"][1:]) == [fake_token_count(request_text(c.body)) for c in judge_calls]
     assert deployment_usage(db)["judge"]["calls"] == 3
-    # no key anywhere in the store (the database file and its write-ahead log)
-    files = list(db.parent.glob(db.name + "*"))
-    assert db in files and not any(KEY.encode() in f.read_bytes() for f in files)
+    # no key anywhere in the store (the database file and its write-ahead log; every row on Postgres)
+    if isinstance(db, Path):
+        files = list(db.parent.glob(db.name + "*"))
+        assert db in files and not any(KEY.encode() in f.read_bytes() for f in files)
+    else:
+        with RoiStore(db) as store:
+            for table in ("memories", "probes", "runs", "recalls", "results", "usage_events", "import_log"):
+                sql = f"SELECT count(*) FROM {table} x WHERE x::text LIKE ?"
+                assert store.execute(sql, (f"%{KEY}%",)).fetchone()[0] == 0
 
 
 def test_an_unreadable_prober_reply_is_metered_and_fails_the_generation(

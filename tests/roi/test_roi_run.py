@@ -57,7 +57,8 @@ def test_full_cycle_without_a_key(tmp_path: Path, db: Path, fmt: str) -> None:
         20,
         0,
     )
-    assert s.probe_mode == "template" and s.judge == "deterministic" and s.provider == "sqlite"
+    default = "sqlite" if isinstance(db, Path) else "postgres-fts"  # the database's own search on Postgres
+    assert s.probe_mode == "template" and s.judge == "deterministic" and s.provider == default
     results = roi_results_df("alice", db, run_id=run.run_id)
     assert len(results) == 20 and set(results["probe_mode"]) == {"template"}
     # the deterministic judge: with_memory iff the source surfaced, without_memory never
@@ -158,7 +159,11 @@ def test_force_takes_over_from_a_hung_run(jsonl_file: Path, db: Path) -> None:
     assert old is not None and (old["status"], old["error"]) == ("abandoned", "taken over with --force")
 
 
-def test_a_run_of_another_host_is_abandoned_after_the_stale_timeout(jsonl_file: Path, db: Path) -> None:
+def test_a_run_of_another_host_is_abandoned_after_the_stale_timeout(
+    jsonl_file: Path, sqlite_db: Path
+) -> None:
+    """SQLite: a process on another host cannot be checked (on Postgres the run lock tells)."""
+    db = sqlite_db
     import_memories(jsonl_file, db, admin=True)
     run_roi("alice", db)
     with RoiStore(db) as store:  # a run whose process this machine cannot check

@@ -30,19 +30,19 @@ def _store_with_result(tmp_path: Path) -> RoiStore:
     return store
 
 
-def test_schema_is_versioned(db: Path) -> None:
-    with RoiStore(db) as store:
+def test_schema_is_versioned(sqlite_db: Path) -> None:
+    with RoiStore(sqlite_db) as store:
         assert store.schema_version == SCHEMA_VERSION
-    with RoiStore(db) as store:  # reopening keeps it
+    with RoiStore(sqlite_db) as store:  # reopening keeps it
         assert store.schema_version == SCHEMA_VERSION
 
 
-def test_a_newer_schema_is_refused(db: Path) -> None:
-    RoiStore(db).close()
-    with sqlite3.connect(db) as raw:
+def test_a_newer_schema_is_refused(sqlite_db: Path) -> None:
+    RoiStore(sqlite_db).close()
+    with sqlite3.connect(sqlite_db) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match="newer than this bench_nb"):
-        RoiStore(db)
+        RoiStore(sqlite_db)
 
 
 @pytest.mark.parametrize(

@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m bench_nb.roi.mcp_server", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--owner", required=True)
-    parser.add_argument("--db", required=True, type=Path)
+    parser.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")
     parser.add_argument("--deterministic", action="store_true")
     parser.add_argument("--probe-mode", choices=["template", "paraphrase"], default="template")
     parser.add_argument("--model", default=None)

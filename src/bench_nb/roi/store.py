@@ -72,6 +72,8 @@ class RoiStore:
     location: str
 
     def __new__(cls, db: str | Path) -> RoiStore:
+        if isinstance(db, Path) and str(db).startswith(("postgresql:", "postgres:")):
+            raise StoreError(f"{db}: a postgresql:// URL was turned into a file path; pass it as a string")
         if cls is RoiStore:
             if is_postgres(db):
                 from bench_nb.roi.pg_store import PostgresRoiStore
@@ -349,26 +351,25 @@ class RoiStore:
     def _insert_run(
         self, run_id: str, owner: str, kind: RunKind, phase: str, details: Mapping[str, Any]
     ) -> None:
+        """Insert the ``running`` row; ``details`` are more columns (provider, judge, prober, k...)."""
         host, pid, started = this_process()
         stamp = utc_now()
+        cols = {
+            "id": run_id,
+            "owner": owner,
+            "kind": kind,
+            "status": "running",
+            "phase": phase,
+            **details,
+            "started_at": stamp,
+            "heartbeat_at": stamp,
+            "host": host,
+            "pid": pid,
+            "pid_started": started,
+        }
         self.execute(
-            "INSERT INTO runs (id, owner, kind, status, phase, provider, judge, prober, k, started_at, "
-            "heartbeat_at, host, pid, pid_started) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                owner,
-                kind,
-                phase,
-                details.get("provider"),
-                details.get("judge"),
-                details.get("prober"),
-                details.get("k"),
-                stamp,
-                stamp,
-                host,
-                pid,
-                started,
-            ),
+            f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            tuple(cols.values()),
         )
 
     def heartbeat(self, run_id: str, phase: str | None = None) -> None:
