@@ -101,3 +101,17 @@ def test_the_entry_point_without_a_key(jsonl_file: Path, db: Path, tmp_path: Pat
         cwd=tmp_path,
     )
     assert keyless.returncode == 0 and "generating" in keyless.stdout
+
+
+def test_run_force_takes_over_from_a_hung_run(jsonl_file: Path, db: Path) -> None:
+    CliRunner().invoke(
+        cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
+    )
+    base = ["roi", "run", "--owner", "alice", "--db", str(db), "--deterministic", "--json"]
+    assert _json(base)[1]["status"] == "generating"
+    hung = start_run("alice", db)  # alive (this process) and never finished
+    code, refused = _json(base)
+    assert code == 1 and refused["status"] == "in_progress" and refused["run_id"] == hung.run_id
+    assert "--force" in refused["message"]
+    code, forced = _json([*base, "--force"])
+    assert code == 0 and forced["status"] == "done" and forced["judged"] == 20

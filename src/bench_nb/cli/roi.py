@@ -99,6 +99,31 @@ def roi() -> None:
     """The ROI benchmark: what would an agent lose without memory?"""
 
 
+@roi.command("setup")
+@click.option(
+    "--admin-db",
+    required=True,
+    envvar="BENCH_NB_ROI_ADMIN_DB",
+    help="A postgresql:// URL as an admin: a superuser, or the database owner with CREATEROLE.",
+)
+@click.option(
+    "--server-role",
+    default="bench_nb_roi",
+    show_default=True,
+    help="The role bench_nb connects as (--db postgresql://ROLE@...); created if missing.",
+)
+def setup_cmd(admin_db: str, server_role: str) -> None:
+    """Create the ROI schema, roles and row-level security policies in a Postgres database (once)."""
+    from bench_nb.roi.pg_store import setup_postgres
+    from bench_nb.roi.store import redact
+
+    created = setup_postgres(admin_db, server_role=server_role)
+    where = redact(admin_db)
+    click.echo(
+        f"set up the ROI schema in {where}" if created else f"the ROI schema already exists in {where}"
+    )
+
+
 @roi.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @DB_OPTION
@@ -133,7 +158,12 @@ def import_cmd(file: Path, db: str, lenient: bool, owner: str | None, admin: boo
         "importer": s.importer,
         "problems": [str(p) for p in s.problems],
     }
-    text = f"imported {s.inserted} new and {s.updated} updated memories of {', '.join(s.owners) or 'no owner'} into {db}"
+    from bench_nb.roi.store import redact
+
+    text = (
+        f"imported {s.inserted} new and {s.updated} updated memories of {', '.join(s.owners) or 'no owner'} "
+        f"into {redact(db)} (as {s.importer or 'nobody'})"
+    )
     text += "".join(f"\n  problem: {p}" for p in s.problems)
     _echo(data, as_json, text)
 

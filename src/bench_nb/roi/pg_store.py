@@ -15,7 +15,6 @@ Needs ``psycopg`` (``pip install 'bench-nb[postgres]'``).
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +26,7 @@ from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreErro
 from bench_nb.roi.memory import Memory, ScopeMember, utc_now
 from bench_nb.roi.pg_schema import PG_SCHEMA_VERSION, SCHEMA, setup_sql
 from bench_nb.roi.records import RunKind
-from bench_nb.roi.store import _MEMORY_COLS, STALE_AFTER_S, RoiStore, describe_holder
+from bench_nb.roi.store import _MEMORY_COLS, STALE_AFTER_S, RoiStore, describe_holder, redact
 
 try:
     import psycopg
@@ -39,12 +38,6 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 _HELD: dict[str, Any] = {}
 _HELD_LOCK = threading.Lock()
 FORCE_LOCK_TIMEOUT_S = 10
-
-
-def redact(dsn: str) -> str:
-    """A connection URL without its password (for messages)."""
-    dsn = re.sub(r"(://[^:/@?]*):[^@/?]*@", r"\1:***@", dsn)
-    return re.sub(r"(password=)[^&\s]*", r"\1***", dsn)
 
 
 def _need_psycopg() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -49,6 +50,12 @@ Row = Mapping[str, Any]
 
 _MEMORY_COLS = "id, owner, scope, visibility, kind, content, created_at, invalidated_at, lang, source"
 _PROBE_COLS = "id, owner, memory_id, scope, question, mode, model, created_at, retired_at, retired_reason"
+
+
+def redact(db: str | Path) -> str:
+    """A store's name for messages: a connection URL without its password."""
+    text = re.sub(r"(://[^:/@?]*):[^@/?]*@", r"\1:***@", str(db))
+    return re.sub(r"(password=)[^&\s]*", r"\1***", text)
 
 
 def is_postgres(db: object) -> bool:
