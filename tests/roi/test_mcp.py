@@ -66,7 +66,7 @@ def test_benchmark_memory_through_an_mcp_client(jsonl_file: Path, db: Path, tmp_
         assert not schema.get("properties"), schema
 
     assert first["status"] == "generating" and first["probes"] == 20
-    assert second["status"] == "judging" and second["probes"] == 20 and second["probe_mode"] == "template"
+    assert second["status"] == "judging" and second["probes"] == 20 and second["probe_mode"] == "paraphrase"
     assert 0 < second["source_surfaced"] <= 20
     # the run returned after its recalls; the judging finished in the background
     assert status["run_id"] == second["run_id"] and status["status"] == "done"

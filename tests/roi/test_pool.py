@@ -118,3 +118,48 @@ def test_ensure_probes_and_status_count_the_pool(jsonl_file: Path, db: Path) -> 
     status = roi_status("alice", db)
     assert (status.active_probes, status.retired_probes, status.unprobed_memories) == (20, 0, 7)
     assert ensure_probes("alice", db).added == 0
+
+
+def test_no_default_deterministic_probe_shares_four_consecutive_words_with_its_memory() -> None:
+    # The default keyless prober must not quote its memory, or the embedded search finds every probe
+    # trivially and the exclusive rate tells nothing apart. Checked on every memory bench_nb ships for
+    # the ROI benchmark (the demo set) and on the test sets, with the comparison run by itself too.
+    import json
+    import tempfile
+
+    from roi_memsets import alice_and_bob
+
+    from bench_nb.roi import RoiOptions
+    from bench_nb.roi.probers import MODE_NOTES, deterministic_prober, longest_shared_run
+    from bench_nb.roi.sample import write_sample_memories
+
+    assert longest_shared_run("What did we decide about the Foo bar, baz?", "we decide about the FOO") == 5
+    assert longest_shared_run("a b c", "d e f") == 0
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = [
+            json.loads(line) for line in write_sample_memories(Path(tmp) / "m.jsonl").read_text().splitlines()
+        ]
+    memories = [
+        Memory(
+            id=str(r.get("id", i)),
+            owner=r.get("owner", "x"),
+            scope=r.get("scope", "user.x"),
+            visibility=r.get("visibility", "private"),
+            kind=r["kind"],
+            content=r["content"],
+            created_at="2026-01-01T00:00:00Z",
+        )
+        for i, r in enumerate([*sample, *alice_and_bob()])
+        if r.get("kind") in ("decision", "gotcha", "convention")
+    ]
+    assert len(memories) >= 30
+    prober = RoiOptions().prober()
+    assert prober.mode == deterministic_prober().mode == "paraphrase"
+    drafts = prober.write(memories).drafts
+    runs = {m.id: longest_shared_run(d.question, m.content) for m, d in zip(memories, drafts, strict=True)}
+    assert max(runs.values()) < 4, {k: v for k, v in runs.items() if v >= 4}
+    assert all(d.question.endswith("?") and d.question not in ("", "?") for d in drafts)
+    # The template mode is still there, labelled as quoting its memory: it does share long runs.
+    quoted = TemplateProber().write(memories).drafts
+    assert min(longest_shared_run(d.question, m.content) for m, d in zip(memories, quoted, strict=True)) >= 4
+    assert "quotes the memory" in MODE_NOTES["template"] and "lower bound" in MODE_NOTES["paraphrase"]

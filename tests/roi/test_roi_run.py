@@ -30,6 +30,7 @@ from bench_nb.roi import (
 )
 from bench_nb.roi.judges import JudgeReply
 from bench_nb.roi.memory import utc_now
+from bench_nb.roi.probers import TemplateProber
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "zip"])
@@ -43,7 +44,8 @@ def test_full_cycle_without_a_key(tmp_path: Path, db: Path, fmt: str) -> None:
     assert import_memories(path, db, admin=True).inserted == len(rows)
     assert "Run the ROI benchmark" in roi_tile_html("alice", db)  # an invitation, not 0%
 
-    first = run_roi("alice", db)  # the default provider: the embedded sqlite one, by name
+    # the default provider (the embedded sqlite one, by name); template probes, which quote their memory
+    first = run_roi("alice", db, prober=TemplateProber())
     assert first.status == "generating" and first.generated is not None and first.generated.added == 20
     assert roi_status("alice", db).latest is None
 

@@ -60,7 +60,7 @@ def test_number_line_and_trend(jsonl_file: Path, db: Path) -> None:
     text = " ".join(_parse(html).text)
     assert f"{first.exclusive_rate:.0%}" in text
     assert f"{first.exclusive} of {first.judged} project questions a bare agent could not answer" in text
-    assert "probe mode: template" in text and "svg" not in _parse(html).tags
+    assert "probe mode: paraphrase (a few key terms" in text and "svg" not in _parse(html).tags
     run_roi("bob", db)
     html = roi_tile_html("bob", db)
     tags = _parse(html).tags

@@ -26,15 +26,14 @@ JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 
 def _run_options(fn: Any) -> Any:
     options = [
-        click.option(
-            "--deterministic", is_flag=True, help="No key: templated prober and deterministic judge."
-        ),
+        click.option("--deterministic", is_flag=True, help="No key: deterministic prober and judge."),
         click.option(
             "--probe-mode",
-            type=click.Choice(["template", "paraphrase"]),
-            default="template",
+            type=click.Choice(["paraphrase", "template"]),
+            default="paraphrase",
             show_default=True,
-            help="The deterministic prober's mode (with --deterministic).",
+            help="The deterministic prober's mode (with --deterministic): paraphrase never quotes the memory; "
+            "template quotes it (an upper bound).",
         ),
         click.option("--model", default=None, help="The LLM prober's model (bench_nb.models alias)."),
         click.option("--judge-model", default=None, help="The LLM judge's model (default: --model)."),

@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--owner", required=True)
     parser.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")
     parser.add_argument("--deterministic", action="store_true")
-    parser.add_argument("--probe-mode", choices=["template", "paraphrase"], default="template")
+    parser.add_argument("--probe-mode", choices=["paraphrase", "template"], default="paraphrase")
     parser.add_argument("--model", default=None)
     parser.add_argument("--provider", default=None)
     args = parser.parse_args(argv)

@@ -22,7 +22,8 @@ class RoiOptions:
 
     Attributes:
         deterministic: keyless prober (``probe_mode``) and deterministic judge; else the LLM ones.
-        probe_mode: ``template`` or ``paraphrase`` for the deterministic prober.
+        probe_mode: ``paraphrase`` (default) or ``template`` (quotes the memory: an upper bound) for the
+            deterministic prober.
         model: the LLM prober's model (an alias of ``bench_nb.models``).
         judge_model: the LLM judge's model (default: ``model``).
         provider: the registered provider that recalls (default: the store's own, see ``start_run``).
@@ -36,7 +37,7 @@ class RoiOptions:
     """
 
     deterministic: bool = True
-    probe_mode: ProbeMode = "template"
+    probe_mode: ProbeMode = "paraphrase"  # probers.DEFAULT_MODE: never quotes the memory
     model: str = DEFAULT_MODEL
     judge_model: str | None = None
     provider: str | None = None

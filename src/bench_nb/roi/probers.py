@@ -1,10 +1,11 @@
 """Probers write one question per memory; the deterministic ones need no key.
 
-- :class:`TemplateProber` (mode ``template``): a templated question that repeats the memory's own words, so
-  any lexical retriever finds it: an upper bound for recall.
-- :class:`ParaphraseProber` (mode ``paraphrase``): a deterministic paraphrase that keeps only a few key terms
-  of the memory (some swapped for common synonyms) in a new sentence: harder for a lexical retriever, and
-  still reproducible.
+- :class:`ParaphraseProber` (mode ``paraphrase``, the default deterministic prober): a new sentence around a
+  few key terms of the memory (common ones swapped for synonyms) that never repeats four or more consecutive
+  words of it (``longest_shared_run``), so the search has to find the memory from a few of its words: the
+  deterministic exclusive rate is an informative lower bound on retrieval.
+- :class:`TemplateProber` (mode ``template``): a templated question that quotes the memory's first sentence,
+  so any lexical retriever finds it: an upper bound, kept for comparison and labelled so (``MODE_LABELS``).
 - ``bench_nb.roi.llm.LLMProber`` (mode ``llm``): a natural question from a model.
 """
 
@@ -58,6 +59,15 @@ _PARAPHRASES = {
     "convention": "How do we usually handle {terms} here?",
 }
 _FALLBACK_TEMPLATE = 'What do we know about "{topic}"?'
+DEFAULT_MODE: ProbeMode = "paraphrase"
+RUN_LIMIT = 4  # a paraphrase shares fewer than this many consecutive words with its memory
+# What each probe mode measures, for the pages that show a run's headline.
+MODE_NOTES: dict[str, str] = {
+    "paraphrase": "a few key terms, never 4 consecutive words of the memory: a lower bound on retrieval",
+    "template": "quotes the memory, so any search finds it: an upper bound",
+    "llm": "questions written by a model",
+    "mixed": "a mix of probe modes",
+}
 _FALLBACK_PARAPHRASE = "What do we know regarding {terms}?"
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
@@ -290,7 +300,10 @@ def key_terms(content: str, n: int = 3) -> list[str]:
 
 
 def paraphrase_terms(content: str, n: int = 3) -> str:
-    terms = [_SYNONYMS.get(t, t) for t in key_terms(content, n)]
+    return _join([_SYNONYMS.get(t, t) for t in key_terms(content, n)])
+
+
+def _join(terms: Sequence[str]) -> str:
     if not terms:
         return "this"
     if len(terms) == 1:
@@ -298,8 +311,40 @@ def paraphrase_terms(content: str, n: int = 3) -> str:
     return ", ".join(terms[:-1]) + " and " + terms[-1]
 
 
+def _words(text: str) -> list[str]:
+    return [m.group(0).lower().strip("'-") for m in _WORD.finditer(text)]
+
+
+def longest_shared_run(question: str, content: str) -> int:
+    """The most consecutive words ``question`` and ``content`` share (case and punctuation ignored)."""
+    a, b = _words(question), _words(content)
+    best = 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+def paraphrase(memory: Memory) -> str:
+    """The paraphrase probe of ``memory``: its key terms in a sentence of the kind's template, sharing
+    fewer than ``RUN_LIMIT`` consecutive words with the memory (fewer or reordered terms when needed)."""
+    template = _PARAPHRASES.get(memory.kind, _FALLBACK_PARAPHRASE)
+    terms = [_SYNONYMS.get(t, t) for t in key_terms(memory.content, 3)]
+    candidates = [terms, list(reversed(terms)), terms[:2], terms[1:], terms[:1], terms[-1:], []]
+    for chosen in candidates:
+        question = template.format(terms=_join(chosen))
+        if longest_shared_run(question, memory.content) < RUN_LIMIT:
+            return question
+    return template.format(terms="this")
+
+
 class TemplateProber:
-    """Templated questions in the memory's own words (mode ``template``)."""
+    """Templated questions quoting the memory's first sentence (mode ``template``: an upper bound)."""
 
     name = "template"
     mode: ProbeMode = "template"
@@ -314,24 +359,19 @@ class TemplateProber:
 
 
 class ParaphraseProber:
-    """Deterministic paraphrases: a few key terms, common ones swapped for synonyms (mode ``paraphrase``)."""
+    """Deterministic paraphrases: a few key terms, common ones swapped for synonyms, never four consecutive
+    words of the memory (mode ``paraphrase``, the default)."""
 
     name = "paraphrase"
     mode: ProbeMode = "paraphrase"
     model: str | None = None
 
     def write(self, memories: Sequence[Memory]) -> ProberReply:
-        drafts = [
-            ProbeDraft(
-                m.id, _PARAPHRASES.get(m.kind, _FALLBACK_PARAPHRASE).format(terms=paraphrase_terms(m.content))
-            )
-            for m in memories
-        ]
-        return ProberReply(tuple(drafts))
+        return ProberReply(tuple(ProbeDraft(m.id, paraphrase(m)) for m in memories))
 
 
-def deterministic_prober(mode: ProbeMode = "template") -> Prober:
-    """The keyless prober of ``mode`` (``template`` or ``paraphrase``)."""
+def deterministic_prober(mode: ProbeMode = DEFAULT_MODE) -> Prober:
+    """The keyless prober of ``mode`` (``paraphrase``, the default, or ``template``)."""
     if mode == "template":
         return TemplateProber()
     if mode == "paraphrase":

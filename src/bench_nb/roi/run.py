@@ -26,7 +26,7 @@ from bench_nb.providers.base import Provider
 from bench_nb.roi.judges import DeterministicRoiJudge, JudgmentFailed, RoiJudge
 from bench_nb.roi.metering import Meter
 from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
-from bench_nb.roi.probers import Prober, TemplateProber
+from bench_nb.roi.probers import Prober, deterministic_prober
 from bench_nb.roi.recall import DEFAULT_K, pinned_recalls, store_recalls
 from bench_nb.roi.records import Probe, Recall, RunSummary
 from bench_nb.roi.store import STALE_AFTER_S, RoiStore
@@ -119,7 +119,7 @@ def start_run(
             None: the store's default (``sqlite`` for a SQLite store; ``postgres-fts``, the database's own
             full-text search in the owner's role, for a Postgres store).
         provider_settings: settings for a provider given by name (``run_dir`` defaults to a temporary dir).
-        prober: writes new probes (default: the keyless template prober).
+        prober: writes new probes (default: the keyless paraphrase prober, which never quotes a memory).
         judge: judges each probe (default: the keyless deterministic judge).
         k: hits per recall.
         pool_size: active probes to keep per owner.
@@ -131,7 +131,7 @@ def start_run(
     Raises:
         RunInProgressError: a run is in progress for ``owner``.
     """
-    prober = prober or TemplateProber()
+    prober = prober or deterministic_prober()
     judge = judge or DeterministicRoiJudge()
     run_id = new_run_id()
     with RoiStore(db) as store:

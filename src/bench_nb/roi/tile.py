@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.roi.frames import roi_runs_df
+from bench_nb.roi.probers import MODE_NOTES
 from bench_nb.roi.store import RoiStore
 from bench_nb.roi.summary import RoiStatus, roi_status
 
@@ -29,32 +30,47 @@ _STYLE = (
 
 
 def chart_roi_trend(runs: Any) -> alt.Chart:
-    """The exclusive rate per finished run (x: when it finished), as a line with points.
+    """The exclusive rate per finished run, as a line with points: one x position per run, labelled with
+    the time it finished (UTC, to the minute; the tooltip has the second), oldest left.
 
     Args:
         runs: ``roi_runs_df`` (pandas or polars).
     """
     import altair as alt
-    import pandas as pd
 
-    if isinstance(runs, pl.DataFrame):
-        runs = runs.to_pandas()
-    data = runs.loc[
-        runs["exclusive_rate"].notna(), ["run_id", "finished_at", "exclusive_rate", "exclusive", "judged"]
-    ]
-    data = data.assign(finished=pd.to_datetime(data["finished_at"], utc=True))
+    if not isinstance(runs, pl.DataFrame):
+        runs = pl.from_pandas(runs)
+    data = (
+        runs.filter(pl.col("exclusive_rate").is_not_null())
+        .select("run_id", "finished_at", "exclusive_rate", "exclusive", "judged", "probe_mode")
+        .sort("finished_at")
+        .with_columns(
+            finished=pl.col("finished_at").str.slice(0, 19).str.replace("T", " "),
+            when=pl.col("finished_at").str.slice(0, 16).str.replace("T", " "),
+        )
+    )
+    # Two runs in the same minute keep apart: the label is made unique by the second.
+    dup = data["when"].is_duplicated()
+    data = data.with_columns(when=pl.when(dup).then(pl.col("finished")).otherwise(pl.col("when")))
     return (
-        alt.Chart(data)
+        alt.Chart(alt.Data(values=data.to_dicts()))
         .mark_line(point=True, color="#0969da")
         .encode(
-            x=alt.X("finished:T", title="run"),
+            x=alt.X("when:O", title="run finished (UTC)", sort=None, axis=alt.Axis(labelAngle=-30)),
             y=alt.Y(
                 "exclusive_rate:Q",
                 title="exclusive rate",
                 scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%"),
             ),
-            tooltip=["run_id", "exclusive", "judged", alt.Tooltip("exclusive_rate:Q", format=".0%")],
+            tooltip=[
+                alt.Tooltip("run_id:N"),
+                alt.Tooltip("finished:N", title="finished (UTC)"),
+                alt.Tooltip("probe_mode:N"),
+                alt.Tooltip("exclusive:Q"),
+                alt.Tooltip("judged:Q"),
+                alt.Tooltip("exclusive_rate:Q", format=".0%"),
+            ],
         )
         .properties(width=440, height=120)
     )
@@ -92,7 +108,8 @@ def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
             "could not answer</p>"
         )
         details = [
-            f"probe mode: {latest.probe_mode}",
+            f"probe mode: {latest.probe_mode}"
+            + (f" ({MODE_NOTES[latest.probe_mode]})" if latest.probe_mode in MODE_NOTES else ""),
             f"judge: {latest.judge}",
             f"provider: {latest.provider}",
             f"run {latest.run_id}",

@@ -16,6 +16,7 @@ from bench_nb.tables.comparisons import (
     table_paired,
     warnings_html,
 )
+from bench_nb.tables.frame import table_frame
 from bench_nb.tables.html import Table
 from bench_nb.tables.judges import (
     judge_verdict,
@@ -71,6 +72,7 @@ __all__ = [
     "table_corrected",
     "table_detectable",
     "table_disputed",
+    "table_frame",
     "table_judge_audit",
     "table_judge_audit_by_type",
     "table_judge_vs_human",
