@@ -83,4 +83,7 @@ def test_executes_on_the_demo_set(tmp_path: Path) -> None:
         cwd=str(tmp_path),
     )
     text = _outputs(out)
-    assert "imported 29 new" in text and "project questions a bare agent could not answer" in text
+    assert "Imported 29 new" in text and "project questions a bare agent could not answer" in text
+    # the page says which probe mode its headline comes from, and the default never quotes the memory
+    assert "The headline comes from paraphrase probes (a few key terms, never 4 consecutive words" in text
+    assert "No model calls" in text  # the empty usage table says why it is empty
