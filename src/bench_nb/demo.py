@@ -33,7 +33,8 @@ def make_demo_runs(
     runs_dir: str | Path = "data/demo/runs", *, echo: Callable[[str], None] = lambda _: None
 ) -> list[Path]:
     """The demo's three runs (sqlite, full-context, no-memory on the bundled sample) in ``runs_dir``, which
-    is emptied first (it holds only the demo's own runs). What the notebooks show by default."""
+    is emptied first (it holds only the demo's own runs), and a leniency audit of their judges beside the
+    first (``<run>/audit``). What the notebooks show by default."""
     from bench_nb.runner import run_benchmark
 
     runs_path = Path(runs_dir).resolve()
@@ -52,6 +53,12 @@ def make_demo_runs(
         )
         echo(f"ran {provider}: {result.evaluated} of {result.target} evaluated -> {result.run_dir}")
         runs.append(Path(result.run_dir))
+    # A leniency audit of the judges (and of the deliberately lenient one), for the judge report.
+    from bench_nb.runner.audit import write_audit_runs
+
+    audited = [*JUDGES.split(","), "overlap"]
+    audit = write_audit_runs(runs[0], audited)
+    echo(f"audited judges {', '.join(audited)}: {len(audit)} sets in {audit[0].path.parent}")
     return runs
 
 

@@ -515,8 +515,11 @@ def corrected_accuracy_table(
                 )
             except ValueError:
                 fix = None
+        source = None
         if fix is None and rates is not None:
             fix = audit_correction(p, n, rates, r["judge"])
+            if fix is None and r["judge"] in set(rates["judge"]):
+                source = "leniency audit: no correction (sensitivity + specificity <= 1, or a side missing)"
         rows.append(
             {
                 "run_id": r["run_id"],
@@ -529,7 +532,7 @@ def corrected_accuracy_table(
                 "corrected": None if fix is None else 100 * fix.estimate,
                 "corrected_low": None if fix is None else 100 * fix.ci_low,
                 "corrected_high": None if fix is None else 100 * fix.ci_high,
-                "source": None if fix is None else fix.source,
+                "source": source if fix is None else fix.source,
             }
         )
     schema = {"run_id": pl.Utf8, "provider": pl.Utf8, "judge": pl.Utf8, "scored": pl.Int64}

@@ -120,7 +120,7 @@ def table_judge_audit_by_type(rates: Any) -> Table:
     rows = []
     for (generator, judge), part in frame.group_by(["generator", "judge"], maintain_order=True):
         by = {r["question_type"]: r for r in part.iter_rows(named=True)}
-        row: list[object] = [Cell(_SET_TEXT.get(str(generator), str(generator))), Cell(str(judge))]
+        row: list[object] = [Cell(str(generator), title=_SET_TEXT.get(str(generator), "")), Cell(str(judge))]
         for t in types:
             r = by.get(t)
             row.append(
