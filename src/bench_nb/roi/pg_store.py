@@ -16,6 +16,7 @@ Needs ``psycopg`` (``pip install 'bench-nb[postgres]'``).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -38,6 +39,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 _HELD: dict[str, Any] = {}
 _HELD_LOCK = threading.Lock()
 FORCE_LOCK_TIMEOUT_S = 10
+#: How long a refused claim waits for the holder's running row to be committed, to name it.
+HOLDER_ROW_WAIT_S = 2.0
 
 
 def _need_psycopg() -> None:
@@ -239,7 +242,7 @@ class PostgresRoiStore(RoiStore):
                 lock.execute("SELECT claimed_at FROM owners WHERE owner = %s FOR UPDATE NOWAIT", (owner,))
             except psycopg.errors.LockNotAvailable:
                 lock.rollback()
-                row = self._running(owner)
+                row = self._holders_row(owner)
                 if not force:
                     raise RunInProgressError(
                         owner,
@@ -273,12 +276,22 @@ class PostgresRoiStore(RoiStore):
                     "lock_backend": backend,
                 }
                 self._insert_run(run_id, owner, kind, phase, details)
+        except psycopg.errors.UniqueViolation as err:  # the index on running runs: a claim that took no lock
+            lock.close()
+            raise RunInProgressError(owner, "another run", None) from err
         except BaseException:
             lock.close()
             raise
         with _HELD_LOCK:
             _HELD[run_id] = lock
         return kind
+
+    def _holders_row(self, owner: str) -> dict[str, Any] | None:
+        """The running row of the lock's holder: it may not be committed yet when its claim is this close."""
+        deadline = time.monotonic() + HOLDER_ROW_WAIT_S
+        while (row := self._running(owner)) is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return row
 
     def release_run(self, run_id: str) -> None:
         with _HELD_LOCK:
