@@ -24,6 +24,7 @@ from bench_nb.runner.settings import (
     DEFAULT_INDEXING_TIMEOUT_S,
     DEFAULT_JUDGES,
     DEFAULT_K,
+    DEFAULT_QUESTION_TIMEOUT_S,
 )
 
 _DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
@@ -125,6 +126,14 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             f"{DEFAULT_INDEXING_TIMEOUT_S:g}).",
         ),
         click.option(
+            "--question-timeout",
+            "question_timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help=f"The longest a question's search, answer or evaluation may take, retries included (default "
+            f"{DEFAULT_QUESTION_TIMEOUT_S:g}).",
+        ),
+        click.option(
             "--sha256",
             metavar="HEX",
             help="The benchmark file's expected sha256: a file with another hash is refused before anything "
@@ -168,6 +177,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "indexing_timeout_s": opts["indexing_timeout"] or DEFAULT_INDEXING_TIMEOUT_S,
         "allow_provider_prompts": opts["allow_provider_prompts"],
         "sha256": opts["sha256"],
+        "question_timeout_s": opts["question_timeout"] or DEFAULT_QUESTION_TIMEOUT_S,
     }
     return out
 

@@ -35,6 +35,7 @@ from tenacity import (
 from bench_nb.errors import ModelError
 from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
 from bench_nb.models.cache import ResponseCache
+from bench_nb.models.deadline import attempt_timeout, exceeded, remaining, stop_at_deadline
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings
 
@@ -220,7 +221,7 @@ class LLMClient:
                 kwargs["system"] = system
             if "temperature" in params:
                 kwargs["extra_body"] = {"temperature": params["temperature"]}
-            msg = sdk.messages.create(**kwargs)
+            msg = sdk.messages.create(**kwargs, timeout=attempt_timeout(self.settings.timeout_s))
             text = "".join(getattr(b, "text", "") for b in msg.content if getattr(b, "type", "") == "text")
             return text, msg.usage.input_tokens, msg.usage.output_tokens
         kwargs = {"model": spec.model_id, "messages": request["messages"]}
@@ -230,7 +231,7 @@ class LLMClient:
             kwargs["temperature"] = params["temperature"]
         if params.get("json"):
             kwargs["response_format"] = {"type": "json_object"}
-        resp = sdk.chat.completions.create(**kwargs)
+        resp = sdk.chat.completions.create(**kwargs, timeout=attempt_timeout(self.settings.timeout_s))
         if not resp.choices:
             raise ModelError(f"{spec.alias}: the reply has no choices")
         usage = resp.usage
@@ -273,7 +274,7 @@ class LLMClient:
         retrying = Retrying(
             retry=retry_if_exception(is_retryable),
             wait=wait,
-            stop=stop_after_attempt(s.max_retries + 1),
+            stop=stop_after_attempt(s.max_retries + 1) | stop_at_deadline,
             reraise=True,
         )
         try:
@@ -281,6 +282,8 @@ class LLMClient:
         except ModelError:
             raise
         except Exception as err:
+            if (left := remaining()) is not None and left <= 0:
+                raise exceeded() from err
             raise ModelError(
                 _describe(spec, err, retryable=is_retryable(err), tries=s.max_retries + 1)
             ) from err

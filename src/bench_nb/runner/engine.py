@@ -28,6 +28,7 @@ import msgspec
 from bench_nb.errors import RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
+from bench_nb.models.deadline import deadline
 from bench_nb.providers.base import Provider
 from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
 from bench_nb.runformat.format import (
@@ -262,6 +263,16 @@ class Engine:
     def _call(self, attempts: Attempts, fn: Callable[[], Any]) -> Any:
         return call_with_retries(fn, self.settings.retry, attempts)
 
+    def _submit_question(self, phase: str, qid: str, fn: Callable[[Attempts], Any]) -> None:
+        """A question's search, answer or evaluation: under the question deadline (``models.deadline``)."""
+        seconds = self.settings.question_timeout_s
+
+        def work(attempts: Attempts) -> Any:
+            with deadline(seconds):
+                return fn(attempts)
+
+        self._submit(phase, qid, work)
+
     def _submit_ingest(self, c: Container, *, clear_first: bool) -> None:
         provider, sessions = self.provider, c.haystack.sessions
 
@@ -294,7 +305,7 @@ class Engine:
             duration = round((time.perf_counter() - start) * 1000, 3)
             return encode_results(hits), hits, duration
 
-        self._submit("search", qid, work)
+        self._submit_question("search", qid, work)
 
     def _write_results_file(self, qid: str, hits: list[SearchHit], duration_ms: float, at: str) -> None:
         """MemoryBench's ``results/<questionId>.json`` (a copy of what the checkpoint holds), written off the
@@ -308,7 +319,7 @@ class Engine:
 
     def _submit_answer(self, qid: str) -> None:
         q, raw = self.questions[qid], self.ck.questions[qid].phases.search.results
-        self._submit(
+        self._submit_question(
             "answer", qid, lambda a: self._call(a, lambda: self.answerer.answer(q, decode_hits(raw)))
         )
 
@@ -336,7 +347,7 @@ class Engine:
             )
             return verdicts, retrieval, usage
 
-        self._submit("evaluate", qid, work)
+        self._submit_question("evaluate", qid, work)
 
     # -- recording --------------------------------------------------------------------------------------
 

@@ -15,6 +15,8 @@ from typing import TypeVar
 import httpx  # at module top: importing it in a worker thread races the SDKs that look it up (issue 14)
 import tenacity
 
+from bench_nb.models.deadline import stop_at_deadline
+
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -68,10 +70,10 @@ class Attempts:
 def call_with_retries(fn: Callable[[], T], policy: RetryPolicy, attempts: Attempts) -> T:
     """Call ``fn``, retrying retryable errors per ``policy``; the last error is re-raised as is."""
     retrying = tenacity.Retrying(
-        stop=tenacity.stop_after_attempt(max(1, policy.max_attempts)),
         wait=tenacity.wait_exponential(multiplier=policy.initial_s, max=policy.max_s)
         + tenacity.wait_random(0, policy.jitter_s),
         retry=tenacity.retry_if_exception(is_retryable),
+        stop=tenacity.stop_after_attempt(max(1, policy.max_attempts)) | stop_at_deadline,
         reraise=True,
     )
     for attempt in retrying:

@@ -47,6 +47,7 @@ from bench_nb.runner.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_INDEXING_TIMEOUT_S,
     DEFAULT_K,
+    DEFAULT_QUESTION_TIMEOUT_S,
     RunSettings,
     default_judges,
     recorded_settings,
@@ -229,6 +230,7 @@ def run_benchmark(
     fail_fast: bool = False,
     retry: RetryPolicy | None = None,
     indexing_timeout_s: float = DEFAULT_INDEXING_TIMEOUT_S,
+    question_timeout_s: float | None = DEFAULT_QUESTION_TIMEOUT_S,
     checkpoint_every_s: float = 5.0,
     progress: bool | None = None,
     provider_settings: Mapping[str, Any] | None = None,
@@ -258,6 +260,8 @@ def run_benchmark(
         retry: the retry policy for retryable errors (default ``RetryPolicy()``).
         progress: progress bars; None decides from the environment (``BENCH_NB_QUIET=1`` hides them).
         indexing_timeout_s: how long a container's indexing may take before its questions fail.
+        question_timeout_s: the longest a question's search, answer or evaluation may take, every retry
+            included (model calls get at most what is left); then the phase fails. None: no deadline.
         provider_settings: the provider's keyword options; ``PROVIDER.KEY`` keys are accepted for this
             run's provider (as ``compare`` passes them). Recorded in ``benchNb.invocation.providerSettings``
             so a resume can reuse them; a setting that would carry a key or token is refused
@@ -282,6 +286,7 @@ def run_benchmark(
         fail_fast=fail_fast,
         retry=retry or RetryPolicy(),
         indexing_timeout_s=indexing_timeout_s,
+        question_timeout_s=question_timeout_s,
         checkpoint_every_s=checkpoint_every_s,
         progress=progress,
     )

@@ -28,6 +28,7 @@ def default_judges(benchmark: str) -> tuple[str, ...]:
 
 
 DEFAULT_INDEXING_TIMEOUT_S = 600.0
+DEFAULT_QUESTION_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class RunSettings:
         fail_fast: stop at the first question that fails after its retries.
         retry: how retryable errors are retried.
         indexing_timeout_s: how long ``await_indexing`` may take per container.
+        question_timeout_s: the longest a question's search, answer or evaluation may take, retries included
+            (``models.deadline``); then it fails with ``DeadlineExceeded``. None: no deadline.
         checkpoint_every_s: the least time between two compactions of the journal into checkpoint.json.
         progress: progress bars on/off; None decides from the environment (see ``runner.progress``).
     """
@@ -53,6 +56,7 @@ class RunSettings:
     fail_fast: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     indexing_timeout_s: float = DEFAULT_INDEXING_TIMEOUT_S
+    question_timeout_s: float | None = DEFAULT_QUESTION_TIMEOUT_S
     checkpoint_every_s: float = 5.0
     progress: bool | None = None
 
@@ -63,6 +67,8 @@ class RunSettings:
             raise BenchNbError(f"concurrency must be at least 1, not {self.concurrency}")
         if not self.indexing_timeout_s > 0:
             raise BenchNbError(f"indexing_timeout_s must be positive, not {self.indexing_timeout_s}")
+        if self.question_timeout_s is not None and not self.question_timeout_s > 0:
+            raise BenchNbError(f"question_timeout_s must be positive, not {self.question_timeout_s}")
         for phase, n in self.phase_concurrency.items():
             if phase not in PHASES:
                 raise BenchNbError(
