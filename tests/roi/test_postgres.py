@@ -287,6 +287,13 @@ def test_setup_import_and_run_through_the_command_line(postgres: Cluster, jsonl_
     assert (done["status"], done["judged"], done["provider"]) == ("done", 20, "postgres-fts")
 
 
+def test_a_superuser_url_is_refused(postgres: Cluster, pg_db: str) -> None:
+    from bench_nb.roi import StoreError
+
+    with pytest.raises(StoreError, match="bypasses row-level security"):
+        RoiStore(_admin_url(postgres, pg_db))
+
+
 def test_a_store_that_is_not_set_up_is_named_with_the_fix(postgres: Cluster) -> None:
     from bench_nb.roi import StoreError
 

@@ -107,6 +107,15 @@ class PostgresRoiStore(RoiStore):
             self._conn = _connect(dsn)
         except psycopg.Error as err:
             raise StoreError(f"{self.location}: cannot connect to the ROI store ({err})") from err
+        me = self._conn.execute(
+            "SELECT rolname, rolsuper OR rolbypassrls AS bypass FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
+        if me["bypass"]:
+            self.close()
+            raise StoreError(
+                f"{self.location}: role {me['rolname']!r} bypasses row-level security (a superuser?): connect "
+                "as the ROI server role (`bench-nb roi setup --server-role`), so that the database's rules hold"
+            )
         version = self.schema_version
         if version > PG_SCHEMA_VERSION:
             self.close()
