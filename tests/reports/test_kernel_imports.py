@@ -92,6 +92,9 @@ out["judges"] = list(agreement.judges) if agreement else []
 table("agreement", tables.table_agreement(agreement))
 chart("judge_kappa", charts.chart_judge_kappa(agreement))
 table("disputed", tables.table_disputed(judgments, limit=15, runs=run_set))
+from bench_nb.metrics.judge_quality import corrected_accuracy_table  # the notebook does, with human labels
+
+table("corrected", tables.table_corrected(corrected_accuracy_table(run_set, judges=None, backend="polars")))
 table("repeats", tables.table_repeats(questions, judgments))
 reports.note("One judge graded these runs: no agreement to show.")
 step("note")

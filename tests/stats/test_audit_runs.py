@@ -158,3 +158,14 @@ def test_rejudge_with_judge_prompts_prints_the_sweep(make_run, llm_env: LLMServe
     assert "The ranking of the runs CHANGES with the judge prompt." in out
     with pytest.raises(SystemExit):
         main(["rejudge", str(a), "--judge-prompts", "harsh"])
+
+
+def test_the_locomo_audits_wrong_answers_audit_our_offline_judges(locomo_audit: Path, tmp_path: Path) -> None:
+    """The stress test's 1,540 deliberately wrong answers as a known-wrong set: the published lenient
+    gpt-4o-mini judge accepts 10.61% of them; contains almost none, the toy lenient judge far more."""
+    source = locomo_audit / "ap-baseline" / "v1" / "ap_eval_results_scored.json"
+    made = write_audit_runs(source, ["contains", "overlap"], known_wrong=True, out_dir=tmp_path / "ap")
+    assert [m.generator for m in made] == ["imported"] and made[0].answers == 1540
+    rates = {r["judge"]: r for r in judge_audit([made[0].path], backend="polars").iter_rows(named=True)}
+    assert rates["contains"]["n"] == 1540 and rates["contains"]["accept_rate"] < 1
+    assert rates["overlap"]["accept_rate"] > 30 > 10.61 > rates["contains"]["ci_high"]

@@ -95,3 +95,26 @@ def test_executes_on_fixture_runs(make_run, tmp_path: Path) -> None:
     assert "When did Tomas start cello?" in html  # a disputed question, with its context
     assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>x</script>" not in html  # run text escaped
     assert "<pre" not in html  # no raw DataFrame dump
+
+
+@pytest.mark.notebook
+def test_the_compare_report_shows_corrected_accuracy_where_labels_exist(make_run, tmp_path: Path) -> None:
+    from bench_nb.judges.labels import append_label
+    from bench_nb.reports import build_report
+
+    answers = {"q1": "Biscuit", "q2": "London", "q3": "in March 2024", "q4": "cello"}
+    run = make_run(
+        "run-l",
+        answers=answers,
+        primary="contains",
+        bench_nb={"k": 10},
+        primary_scores={"q1": 1, "q2": 0, "q3": 1, "q4": 1},
+        verdicts={"f1": {"q1": 1, "q2": 0, "q3": 0, "q4": 1}},
+    )
+    for qid, label in (("q1", "correct"), ("q2", "incorrect"), ("q3", "correct"), ("q4", "incorrect")):
+        append_label(run, qid, label)
+    out = tmp_path / "compare.html"
+    build_report("compare", {"runs": str(run)}, out, index=False)
+    html = out.read_text()
+    assert "Accuracy corrected for the judge&#x27;s errors (Rogan-Gladen)" in html
+    assert "human labels" in html

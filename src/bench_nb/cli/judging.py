@@ -108,7 +108,7 @@ def _print_sweep(run_dirs: list[Path]) -> None:
 
 
 @click.command("judge-audit")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_dir", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "-j",
     "--judges",

@@ -80,7 +80,8 @@ def write_audit_runs(
     the same for the same seed) and only verdicts still missing are asked for.
 
     Args:
-        run_dir: a finished run (bench_nb's or MemoryBench's; any run ``load_runs`` reads).
+        run_dir: a finished run (bench_nb's or MemoryBench's directory, or another harness's result file:
+            any one run ``load_runs`` reads).
         judges: the judges to audit (specs or Judge objects); the first becomes each set's primary judge.
         generators: which sets to make (``bench_nb.judges.audit.GENERATORS``).
         out_dir: where the sets go (default ``<run_dir>/audit``).
@@ -95,7 +96,7 @@ def write_audit_runs(
     """
     if not judges:
         raise JudgeError("a judge audit needs at least one judge (-j)")
-    source = read_run(Path(run_dir))
+    source = _read_source(Path(run_dir))
     todo = answered_questions(source)
     if not todo:
         raise JudgeError(f"{run_dir}: the run has no answered question to audit")
@@ -129,6 +130,18 @@ def write_audit_runs(
             graded = rejudge(path, [], primary=primary)
         out.append(AuditRun(path, run_id, generator, kind, len(answers), graded))
     return out
+
+
+def _read_source(path: Path) -> Run:
+    """The run to audit: a run directory, or one file another harness wrote (an EverMemOS eval_results.json
+    such as the LoCoMo audit's stress test), read as ``load_runs`` reads it."""
+    if path.is_dir():
+        return read_run(path)
+    runs = load_runs(path)
+    if len(runs) != 1:
+        problems = "; ".join(str(p) for p in runs.all_problems[:3]) or "no run in it"
+        raise JudgeError(f"{path}: expected one run to audit, found {len(runs)} ({problems})")
+    return runs[0]
 
 
 def _name(judge: str | Judge) -> str:
