@@ -140,3 +140,21 @@ def test_rejudge_is_refused_while_the_run_is_written(tmp_path: Path) -> None:
         rejudge(result.run_dir, ["f1"], force=True)
     assert (result.run_dir / "judgments.jsonl").read_bytes() == before
     assert rejudge(result.run_dir, ["f1"], force=True).graded == {"f1": 3}  # free again
+
+
+def test_clean_is_refused_while_the_run_is_written(tmp_path: Path) -> None:
+    from bench_nb.providers.sqlite import SqliteProvider
+    from bench_nb.runner import run_benchmark
+    from bench_nb.runner.maintenance import clean_run
+
+    result = run_benchmark("sqlite", "sample", limit=3, runs_dir=tmp_path, run_id="r", progress=False)
+    tag = json.loads((result.run_dir / "checkpoint.json").read_text())["questions"]["conv-1-q1"][
+        "containerTag"
+    ]
+    stored = SqliteProvider(result.run_dir).store.count(tag)
+    assert stored > 0
+    with lock_run(result.run_dir), pytest.raises(RunLockedError):
+        clean_run(result.run_dir)
+    assert SqliteProvider(result.run_dir).store.count(tag) == stored
+    assert clean_run(result.run_dir) == [tag]
+    assert not SqliteProvider(result.run_dir).store.exists(tag)

@@ -10,6 +10,7 @@ from bench_nb.errors import RunFormatError
 from bench_nb.providers.base import Provider
 from bench_nb.runformat.load import read_run
 from bench_nb.runner.components import make_provider
+from bench_nb.runner.lock import lock_run
 from bench_nb.runner.settings import check_provider_settings
 
 
@@ -40,12 +41,13 @@ def clean_run(
         provider_settings = invocation.get("providerSettings")
     spec = provider or recorded
     settings = check_provider_settings(spec if isinstance(spec, str) else spec.name, provider_settings or {})
-    obj = make_provider(spec, run_dir=Path(run_dir), settings=settings)
-    try:
-        for tag in tags:
-            obj.clear(tag)
-    finally:
-        close = getattr(obj, "close", None)
-        if callable(close):
-            close()
+    with lock_run(run_dir, command="bench-nb clean"):  # never under a run that is using the containers
+        obj = make_provider(spec, run_dir=Path(run_dir), settings=settings)
+        try:
+            for tag in tags:
+                obj.clear(tag)
+        finally:
+            close = getattr(obj, "close", None)
+            if callable(close):
+                close()
     return tags
