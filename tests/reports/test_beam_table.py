@@ -55,3 +55,24 @@ def test_the_chart_has_a_point_and_an_interval_per_ability(beam_runs: list[Path]
     assert {r["ability"] for r in rows} >= {"event ordering", "overall"}
     assert all(r["ci_low"] <= r["score"] <= r["ci_high"] for r in rows if r["ci_low"] is not None)
     assert any(r["ci_low"] is None for r in rows)  # one chat: no interval
+
+
+def test_memscore_and_accuracy_tables_say_mean_score_for_beam(beam_runs: list[Path]) -> None:
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    import bench_nb
+    from bench_nb.metrics import js_round
+
+    q = bench_nb.questions_df(beam_runs[0], backend="polars")
+    scores = q["score"].to_list()
+    ms = bench_nb.memscore(q, backend="polars").row(0, named=True)
+    assert ms["quality_measure"] == "mean score" and ms["accuracy"] == pytest.approx(
+        sum(scores) / len(scores)
+    )
+    assert ms["quality"] == js_round(sum(scores) / len(scores) * 100)
+    lo, hi = DescrStatsW(scores).zconfint_mean(alpha=0.05)
+    assert (ms["accuracy_ci_low"], ms["accuracy_ci_high"]) == pytest.approx((max(lo, 0), min(hi, 1)))
+    by_type = bench_nb.accuracy_by_type(q, backend="polars")
+    assert set(by_type["measure"]) == {"mean score"}
+    assert "accuracy or mean score [95% CI]" in tables.table_memscore(q).html
+    assert "Mean score per question type" in tables.table_accuracy_by_type(q).html

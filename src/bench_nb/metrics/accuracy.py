@@ -2,7 +2,9 @@
 
 Accuracy counts evaluated questions that a judge scored: ``correct / scored``. Unscored answers (a judge
 reply that could not be parsed) are excluded and counted in ``unscored``; MemoryBench has no such state.
-Success rate is ``evaluated / target``, with failed and pending questions counted: MemoryBench drops them
+For graded questions (BEAM: a fractional score from a rubric judge) ``accuracy`` is the group's mean score,
+with a normal-approximation interval (``mean_interval``), and ``measure`` says "mean score" (else
+"accuracy"); ``correct`` still counts questions scored 1. Success rate is ``evaluated / target``, with failed and pending questions counted: MemoryBench drops them
 silently from every number.
 """
 
@@ -13,15 +15,21 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import mean_interval, wilson_interval
 
 _SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
 
 
 def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
     lows, highs = [], []
-    for c, n in zip(df["correct"].to_list(), df["scored"].to_list(), strict=True):
-        lo, hi = wilson_interval(int(c), int(n))
+    for c, n, graded, scores in zip(
+        df["correct"].to_list(),
+        df["scored"].to_list(),
+        df["graded"].to_list(),
+        df["scores"].to_list(),
+        strict=True,
+    ):
+        lo, hi = mean_interval([float(x) for x in scores]) if graded else wilson_interval(int(c), int(n))
         lows.append(lo)
         highs.append(hi)
     return df.with_columns(
@@ -32,19 +40,30 @@ def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
 def accuracy_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Accuracy per group: ``scored, correct, accuracy, ci_low, ci_high, unscored``."""
     keys = list(by)
+    graded = pl.col("graded").fill_null(False) if "graded" in questions.columns else pl.lit(False)
     out = (
         questions.filter(pl.col("status") == "evaluated")
+        .with_columns(graded_=graded)
         .group_by(keys, maintain_order=True)
         .agg(
             scored=(~pl.col("unscored")).sum().cast(pl.Int64),
             correct=(pl.col("correct").fill_null(False) & ~pl.col("unscored")).sum().cast(pl.Int64),
             unscored=pl.col("unscored").sum().cast(pl.Int64),
+            graded=pl.col("graded_").any(),
+            scores=pl.col("score").filter(~pl.col("unscored") & pl.col("score").is_not_null()),
         )
         .with_columns(
-            accuracy=pl.when(pl.col("scored") > 0).then(pl.col("correct") / pl.col("scored")).otherwise(None)
+            accuracy=pl.when(pl.col("graded"))
+            .then(pl.col("scores").list.mean())
+            .when(pl.col("scored") > 0)
+            .then(pl.col("correct") / pl.col("scored"))
+            .otherwise(None),
+            measure=pl.when(pl.col("graded")).then(pl.lit("mean score")).otherwise(pl.lit("accuracy")),
         )
     )
-    return _with_ci(out).select([*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored"])
+    return _with_ci(out).select(
+        [*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored", "measure"]
+    )
 
 
 def accuracy_by_type_frame(

@@ -80,3 +80,17 @@ def student_t_quantile(q: float, df: int) -> float:
             break
     x = (low + high) / 2
     return x if q > 0.5 else -x
+
+
+def mean_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float]:
+    """The normal-approximation interval of a mean score: ``mean ± z · s / sqrt(n)`` (s the sample standard
+    deviation), clipped to [0, 1]; ``(nan, nan)`` for fewer than two values. Used for graded scores (BEAM),
+    where Wilson's interval for a proportion does not apply."""
+    n = len(values)
+    if n < 2:
+        return (math.nan, math.nan)
+    z = Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return (max(0.0, mean - half), min(1.0, mean + half))

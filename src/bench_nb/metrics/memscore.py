@@ -7,6 +7,10 @@
   has only report.json has no per-question tokens: its contextTokens is the report's own
   (``memscoreComponents.contextTokens``, which MemoryBench wrote under the same rule), or ``None``.
 
+For a graded run (BEAM: fractional scores from a rubric judge) the quality is the mean score instead,
+``Math.round(mean score * 100)``, with a normal-approximation interval (``mean_interval``), and
+``quality_measure`` says "mean score" (else "accuracy"); ``correct`` still counts the questions scored 1.
+
 The three numbers are never collapsed into one. The one deliberate difference from MemoryBench: answers
 whose judge reply could not be parsed (``unscored``) are left out instead of counted as incorrect;
 MemoryBench's own runs never have any, so their MemScore is identical.
@@ -18,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.rounding import js_round
 
@@ -36,7 +40,9 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
     ev = group.filter((pl.col("status") == "evaluated") & ~pl.col("unscored"))
     n = len(ev)
     correct = int(ev["correct"].fill_null(False).sum()) if n else 0
-    accuracy = correct / n if n else None
+    graded = bool(n) and "graded" in ev.columns and bool(ev["graded"].fill_null(False).any())
+    scores = [float(x) for x in ev["score"].to_list() if x is not None] if graded else []
+    accuracy = (sum(scores) / len(scores) if scores else None) if graded else (correct / n if n else None)
     quality = js_round(accuracy * 100) if accuracy is not None else None
     search = memorybench_stats(ev["search_ms"].to_list())
     latency = int(search["mean"]) if search["count"] else None
@@ -47,7 +53,7 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
         from_report = ev["report_context_tokens"].unique()
         if len(from_report) == 1 and from_report[0] is not None:
             context_tokens = int(from_report[0])
-    lo, hi = wilson_interval(correct, n)
+    lo, hi = mean_interval(scores) if graded else wilson_interval(correct, n)
     return {
         "quality": quality,
         "latencyMs": latency,
@@ -58,6 +64,7 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
         "accuracy_ci_high": hi,
         "evaluated": n,
         "correct": correct,
+        "quality_measure": "mean score" if graded else "accuracy",
     }
 
 
@@ -93,5 +100,6 @@ def memscore_frame(questions: pl.DataFrame) -> pl.DataFrame:
         "unscored": pl.Int64,
         "failed": pl.Int64,
         "custom_prompt": pl.Boolean,
+        "quality_measure": pl.Utf8,
     }
     return pl.DataFrame(rows, schema=schema)

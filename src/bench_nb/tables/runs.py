@@ -50,7 +50,9 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
                 Cell(
                     f"{pct(r['accuracy'])} {interval(r['accuracy_ci_low'], r['accuracy_ci_high'])}",
                     "num",
-                    badges=band_badge(accuracy_band(r["accuracy"])),
+                    badges=(("mean score", "bnb-flag"),)
+                    if r["quality_measure"] == "mean score"
+                    else band_badge(accuracy_band(r["accuracy"])),
                 ),
                 Cell(num(r["latencyMs"]), "num", badges=band_badge(latency_band(r["latencyMs"]))),
                 Cell(num(r["contextTokens"]), "num"),
@@ -66,6 +68,16 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
         "Search ms and context tokens are MemoryBench's MemScore parts (mean search latency, mean context "
         "tokens per question; n/a when some question has no token counts).",
     ]
+    graded = [
+        labels.get(r, r) for r in ms.filter(pl.col("quality_measure") == "mean score")["run_id"].to_list()
+    ]
+    if graded:
+        notes.append(
+            "Flagged 'mean score' (graded runs: BEAM): the quality is the mean score of the scored questions, "
+            "not a share of correct answers, with a 95% normal-approximation interval: "
+            + ", ".join(graded)
+            + "."
+        )
     custom = [labels.get(r, r) for r in ms.filter(pl.col("custom_prompt"))["run_id"].to_list()]
     if custom:
         notes.append(
@@ -80,7 +92,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
         [
             "run",
             "MemScore",
-            "accuracy [95% CI]",
+            "accuracy [95% CI]" if not graded else "accuracy or mean score [95% CI]",
             "search ms",
             "context tokens",
             "evaluated / target",
@@ -151,21 +163,34 @@ def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
             if r is None or not r["scored"]:
                 row.append(Cell("—", "num"))
                 continue
+            graded = r["measure"] == "mean score"
             row.append(
                 Cell(
                     f"{pct(r['accuracy'], 0)} {interval(r['ci_low'], r['ci_high'])} n={r['scored']}",
                     "num",
-                    badges=band_badge(accuracy_band(r["accuracy"])),
+                    badges=() if graded else band_badge(accuracy_band(r["accuracy"])),
                 )
             )
         rows.append(row)
-    html = render(
-        ["question type", *(labels[r] for r in runs)],
-        rows,
-        caption="Accuracy per question type",
-        notes=["Each cell: accuracy [95% Wilson interval] and the number of scored questions."],
-    )
+    measures = set(acc["measure"].to_list())
+    caption, notes = _measure_caption(measures, "per question type")
+    html = render(["question type", *(labels[r] for r in runs)], rows, caption=caption, notes=notes)
     return Table(acc, html)
+
+
+def _measure_caption(measures: set[str], what: str) -> tuple[str, list[str]]:
+    """The caption and notes of a table of accuracies, mean scores (graded runs: BEAM) or both."""
+    wilson = "Each cell: accuracy [95% Wilson interval] and the number of scored questions."
+    mean = (
+        "Graded runs (BEAM): the mean score of the scored questions (each in [0, 1], a rubric's mean), with a "
+        "95% normal-approximation interval; no accuracy band. BEAM's own aggregation (per chat, then per "
+        "ability) is in the BEAM section."
+    )
+    if measures == {"mean score"}:
+        return f"Mean score {what}", [mean]
+    if "mean score" in measures:
+        return f"Accuracy or mean score {what}", [wilson, mean]
+    return f"Accuracy {what}", [wilson]
 
 
 def table_latency(
