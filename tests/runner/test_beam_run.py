@@ -58,6 +58,7 @@ def test_the_100k_tier_runs_offline_end_to_end(beam_100k: Path, tmp_path: Path) 
         "--no-progress",
     )
     assert "400 evaluated, 0 failed" in out
+    assert re.search(r"BEAM mean score, overall: \d+\.\d \(0\.5 as 0\.5\), \d+\.\d \(as published", out)
     run = tmp_path / "beam-100k"
     ck = json.loads((run / "checkpoint.json").read_text())
     assert ck["benchmark"] == "beam-100k" and ck["judge"] == "rubric"
@@ -82,7 +83,7 @@ def test_the_default_path_reads_the_download_cache(
     shutil.copytree(beam_100k, tmp_path / "data" / "benchmarks" / "beam-100k", symlinks=True)
     monkeypatch.chdir(tmp_path)
     out = invoke("run", "-p", "sqlite", "-b", "beam", "--limit", "20", "-r", "cached", "--no-progress")
-    assert "20 evaluated" in out
+    assert "20 evaluated" in out and "partial: not comparable" in out
     by = scores(tmp_path / "data" / "runs" / "cached")
     assert by["overall"]["chats"] == 1 and by["overall"]["questions"] == 20
     assert by["overall"]["partial"] and by["overall"]["comparable"] is False  # 1 of the tier's 20 chats

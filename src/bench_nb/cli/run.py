@@ -26,6 +26,7 @@ from bench_nb.runner.settings import (
     DEFAULT_K,
     DEFAULT_QUESTION_TIMEOUT_S,
 )
+from bench_nb.taxonomy import is_beam
 
 _DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
 
@@ -230,6 +231,22 @@ def _summary_line(result: Any) -> str:
     return line
 
 
+def _beam_line(run_dir: Path) -> str:
+    """BEAM's own overall score of a run, in both readings (its accuracy line counts only scores of 1)."""
+    from bench_nb.metrics import beam_scores
+
+    parts = []
+    for reading in ("float", "as-published"):
+        df = beam_scores(run_dir, reading, resamples=200, backend="polars")
+        overall = df.filter(df["ability"] == "overall").row(0, named=True)
+        score = "n/a" if overall["score"] is None else f"{overall['score'] * 100:.1f}"
+        parts.append(f"{score} ({overall['reading']})")
+        partial = "; partial: not comparable" if not overall["comparable"] else ""
+    return (
+        f"BEAM mean score, overall: {', '.join(parts)}{partial}; per ability: bench_nb.beam_scores({run_dir})"
+    )
+
+
 @click.command()
 @click.option("-p", "--provider", help="Provider: sqlite, full-context, no-memory, ... or module:attribute.")
 @click.option("-r", "--run-id", help="Run id; an existing run with this id is resumed.")
@@ -281,6 +298,8 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
         raise click.UsageError("give -p PROVIDER and -b BENCHMARK (or -r RUN_ID of a run to resume)")
     result = run_benchmark(provider, opts["benchmark"], run_id=run_id, **settings)
     click.echo(_summary_line(result))
+    if is_beam(opts["benchmark"]) and result.evaluated:
+        click.echo(_beam_line(result.run_dir))
     click.echo(f"Run directory: {result.run_dir}")
     if result.failed:
         click.echo(f"See the failures with: bench-nb show-failures {result.run_dir}")
