@@ -95,13 +95,16 @@ def test_bad_judgments_line_is_a_problem_or_an_error(three_judges: Path) -> None
 
 
 def test_score_outside_zero_one_is_reported(three_judges: Path) -> None:
-    line = {"questionId": "q2", "judge": "weird", "score": 0.5, "label": "correct", "explanation": ""}
+    line = {"questionId": "q2", "judge": "weird", "score": 1.5, "label": "correct", "explanation": ""}
+    graded = {"questionId": "q2", "judge": "rubric", "score": 0.5, "label": "incorrect", "explanation": ""}
     with open(three_judges / "judgments.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(line) + "\n")
+        fh.write(json.dumps(line) + "\n" + json.dumps(graded) + "\n")
     runs = load_runs(three_judges)
-    assert "weird" not in set(judgments_df(runs, backend="polars")["judge"])
-    assert any("0.5" in str(p) and p.question_id == "q2" for p in runs.all_problems)
-    with pytest.raises(RunFormatError, match="not 0 or 1"):
+    frame = judgments_df(runs, backend="polars")
+    assert "weird" not in set(frame["judge"])
+    assert any("1.5" in str(p) and p.question_id == "q2" for p in runs.all_problems)
+    assert frame.filter(frame["judge"] == "rubric")["score"].to_list() == [0.5]  # a graded score (BEAM) loads
+    with pytest.raises(RunFormatError, match=r"not in \[0, 1\]"):
         judgments_df(three_judges, strict=True)
 
 

@@ -9,7 +9,7 @@ that (question, primary judge): MemoryBench runs have only that one.
 
 Columns: ``run_id, provider, question_id, question_type, question_type_norm, judge, replicate, score, label,
 explanation, unscored, primary, source`` (``judgments``, ``labels``, ``checkpoint`` or ``imported``: where the
-verdict was read), ``run_path``. ``score`` is 0 or 1, and null exactly when ``unscored``. ``replicate`` numbers a judge's
+verdict was read), ``run_path``. ``score`` is 0 or 1 (a fraction in [0, 1] for a graded judge: BEAM), and null exactly when ``unscored``. ``replicate`` numbers a judge's
 repeated verdicts on one answer from 1 (EverMemOS's ``judgment_1..3``; ``--judge-replicates N``); a judge that
 graded once has replicate 1 only.
 
@@ -44,7 +44,7 @@ JUDGMENT_SCHEMA: dict[str, Any] = {
     "question_type_norm": pl.Utf8,
     "judge": pl.Utf8,
     "replicate": pl.Int64,
-    "score": pl.Int64,
+    "score": pl.Float64,
     "label": pl.Utf8,
     "explanation": pl.Utf8,
     "unscored": pl.Boolean,
@@ -197,12 +197,13 @@ def judgments_df(
     return to_backend(judgments_frame(runs, dataset=dataset, strict=strict), backend)
 
 
-def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> int | None:
-    """0 or 1; anything else raises in strict mode, else becomes a problem and the verdict is skipped."""
-    if value in (0, 1) and not isinstance(value, bool):
-        return int(value)
+def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | None:
+    """A number in [0, 1] (0 or 1 for binary judges; a fraction for graded ones, BEAM's rubric); anything else
+    raises in strict mode, else becomes a problem and the verdict is skipped."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
     err = RunFormatError(
-        run.path, f"score {value!r} of judge {judge!r} is not 0 or 1; verdict skipped", field="score"
+        run.path, f"score {value!r} of judge {judge!r} is not in [0, 1]; verdict skipped", field="score"
     )
     if strict:
         raise err

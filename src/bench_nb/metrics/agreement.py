@@ -216,6 +216,10 @@ class JudgeAgreement:
     ranking_changes: bool | None
     frames: Mapping[str, pl.DataFrame] = field(repr=False)  # the tables above, in polars
     backend: Backend = "pandas"
+    # "nominal" for 0/1 verdicts; "interval" for graded scores (BEAM's rubric: fractions in [0, 1]), where
+    # krippendorff_alpha is the interval-level alpha, percent_agreement counts identical scores, and the
+    # kappas and AC1 (statistics of categories) are n/a.
+    alpha_level: str = "nominal"
 
     def table(self, name: str, backend: Backend | None = None) -> pd.DataFrame | pl.DataFrame:
         """One of the tables (``pairwise``, ``by_type``, ``confusion``, ``accuracy``, ``accuracy_by_run``)
@@ -257,7 +261,11 @@ class JudgeAgreement:
             ("unanimous", self.unanimous, self.n_items),
             ("fleiss_kappa", self.fleiss_kappa, self.n_items),
             ("gwet_ac1", self.gwet_ac1, self.n_items),
-            ("krippendorff_alpha", self.krippendorff_alpha, self.krippendorff_items),
+            (
+                "krippendorff_alpha" if self.alpha_level == "nominal" else "krippendorff_alpha_interval",
+                self.krippendorff_alpha,
+                self.krippendorff_items,
+            ),
         ]
         df = pl.DataFrame(
             {
@@ -361,6 +369,9 @@ def judge_agreement(
         if missing:
             raise ValueError(f"judge(s) {missing} have no verdict here; judges present: {list(judge_names)}")
         judge_names = tuple(judges)
+    graded = bool(long.filter(pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0])).height)
+    if graded:
+        return _graded_agreement(long, judge_names, type_column, backend)
     stats = _statistics(long, len(judge_names))
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
@@ -406,12 +417,12 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
     )
     if "unscored" in df.columns:
         df = df.with_columns(score=pl.when(pl.col("unscored").fill_null(False)).then(None).otherwise("score"))
-    bad = df.filter(pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0]))
+    bad = df.filter(pl.col("score").is_not_null() & ((pl.col("score") < 0) | (pl.col("score") > 1)))
     if len(bad):
         row = bad.row(0, named=True)
         raise ValueError(
-            f"score must be 0, 1 or null; got {row['score']!r} for question {row['question_id']!r} "
-            f"(judge {row['judge']!r}, run {row['run_id']!r})"
+            f"score must be in [0, 1] (0 or 1, or a graded score) or null; got {row['score']!r} for question "
+            f"{row['question_id']!r} (judge {row['judge']!r}, run {row['run_id']!r})"
         )
     if judges is not None:
         df = df.filter(pl.col("judge").is_in(list(judges)))
@@ -572,3 +583,99 @@ def _accuracy_by_run(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.Data
     # Re-rank on the runs every judge scored, so a run missing under one judge cannot fake a change.
     orders = {tuple(ranks[j].rank(method="min").to_list()) for j in present}
     return acc, len(orders) > 1
+
+
+def krippendorff_alpha_interval(units: Sequence[Sequence[float]]) -> float:
+    """Krippendorff's alpha at the interval level (squared differences), from each unit's values (the scores
+    the judges gave one item; units with fewer than two values are not pairable and left out):
+    alpha = 1 − D_o / D_e, D_o = (1/n) Σ_u Σ_{i≠j} (v_ui − v_uj)² / (m_u − 1), D_e = Σ_{c≠k} (v_c − v_k)² /
+    (n (n − 1)) over all n pairable values. NaN when every value is the same (D_e = 0)."""
+    pairable = [list(u) for u in units if len(u) >= 2]
+    values = [v for u in pairable for v in u]
+    n = len(values)
+    if n < 2:
+        return _NAN
+
+    # Σ_{i≠j} (a_i − a_j)² = 2 (m Σ a² − (Σ a)²) for a list a of m values.
+    def spread(a: Sequence[float]) -> float:
+        return 2 * (len(a) * sum(x * x for x in a) - sum(a) ** 2)
+
+    d_o = sum(spread(u) / (len(u) - 1) for u in pairable) / n
+    d_e = spread(values) / (n * (n - 1))
+    return 1 - d_o / d_e if d_e > 0 else _NAN
+
+
+def _graded_stats(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
+    """The statistics of graded scores: interval alpha, and identical-score agreement on complete items."""
+    items = long.filter(pl.col("score").is_not_null()).group_by("run_id", "question_id").agg(pl.col("score"))
+    units = [list(u) for u in items["score"].to_list()]
+    complete = [u for u in units if len(u) == n_judges]
+    total = long.select("run_id", "question_id").unique().height
+    same = sum(1 for u in complete if max(u) == min(u))
+    agree = same / len(complete) if complete and n_judges >= 2 else _NAN
+    return {
+        "n_items": len(complete),
+        "n_dropped": total - len(complete),
+        "percent_agreement": agree,
+        "unanimous": agree,
+        "fleiss_kappa": _NAN,
+        "gwet_ac1": _NAN,
+        "krippendorff_alpha": krippendorff_alpha_interval(units) if n_judges >= 2 else _NAN,
+        "krippendorff_items": sum(1 for u in units if len(u) >= 2),
+    }
+
+
+def _graded_agreement(
+    long: pl.DataFrame, judges: tuple[str, ...], type_column: str | None, backend: Backend
+) -> JudgeAgreement:
+    stats = _graded_stats(long, len(judges))
+    if type_column is None:
+        type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
+    by_rows = []
+    if type_column is not None and type_column in long.columns:
+        for (qtype,), part in long.group_by(type_column, maintain_order=True):
+            st = _graded_stats(part, len(judges))
+            by_rows.append(
+                {type_column: str(qtype)}
+                | {k: st[k] for k in ("n_items", "n_dropped", "percent_agreement", "fleiss_kappa")}
+                | {"krippendorff_alpha": st["krippendorff_alpha"], "gwet_ac1": _NAN}
+            )
+    pair_rows = []
+    for i in range(len(judges)):
+        for j in range(i + 1, len(judges)):
+            st = _graded_stats(long.filter(pl.col("judge").is_in([judges[i], judges[j]])), 2)
+            pair_rows.append(
+                {
+                    "judge_a": judges[i],
+                    "judge_b": judges[j],
+                    "n": st["n_items"],
+                    "n_dropped": st["n_dropped"],
+                    "percent_agreement": st["percent_agreement"],
+                    "cohen_kappa": _NAN,
+                    "gwet_ac1": _NAN,
+                    "krippendorff_alpha_interval": st["krippendorff_alpha"],
+                }
+            )
+    by_run, changes = _accuracy_by_run(long, judges)
+    return JudgeAgreement(
+        judges=judges,
+        ranking_changes=changes,
+        frames={
+            "pairwise": pl.DataFrame(pair_rows, infer_schema_length=None),
+            "by_type": pl.DataFrame(by_rows, infer_schema_length=None),
+            "confusion": pl.DataFrame(
+                schema={
+                    "judge_a": pl.Utf8,
+                    "judge_b": pl.Utf8,
+                    "score_a": pl.Int64,
+                    "score_b": pl.Int64,
+                    "n": pl.Int64,
+                }
+            ),
+            "accuracy": _accuracy(long, ["judge"]),
+            "accuracy_by_run": by_run,
+        },
+        backend=backend,
+        alpha_level="interval",
+        **stats,
+    )

@@ -1,0 +1,59 @@
+"""Judge agreement on graded scores (BEAM's rubric): Krippendorff's alpha at the interval level, checked
+against the krippendorff package, missing values included."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import polars as pl
+import pytest
+from krippendorff import alpha
+
+from bench_nb.metrics.agreement import judge_agreement, krippendorff_alpha_interval
+
+
+def test_interval_alpha_equals_the_krippendorff_package_with_missing_values() -> None:
+    rng = random.Random(19)
+    for _ in range(50):
+        judges, items = rng.randint(2, 4), rng.randint(3, 12)
+        data = [[rng.choice([0, 0.25, 0.5, 0.75, 1, None]) for _ in range(items)] for _ in range(judges)]
+        matrix = np.array([[np.nan if v is None else v for v in row] for row in data], dtype=float)
+        units = [[row[i] for row in data if row[i] is not None] for i in range(items)]
+        ours = krippendorff_alpha_interval(units)
+        if (
+            sum(len(u) for u in units if len(u) >= 2) < 2
+            or len({v for u in units if len(u) >= 2 for v in u}) < 2
+        ):
+            assert math.isnan(ours)
+            continue
+        expected = alpha(reliability_data=matrix, level_of_measurement="interval")
+        assert ours == pytest.approx(expected, abs=1e-9)
+
+
+def test_judge_agreement_on_graded_scores_reports_the_interval_alpha() -> None:
+    scores = {
+        "rubric": [1.0, 0.5, 0.25, 0.0, 0.75, None],
+        "rubric:gpt-4o": [1.0, 0.5, 0.5, 0.0, 1.0, 0.5],
+    }
+    rows = [
+        {"run_id": "r", "question_id": f"q{i}", "judge": j, "score": v, "question_type_norm": "summarization"}
+        for j, vs in scores.items()
+        for i, v in enumerate(vs)
+    ]
+    ag = judge_agreement(pl.DataFrame(rows), backend="polars")
+    matrix = np.array([[np.nan if v is None else v for v in vs] for vs in scores.values()])
+    assert ag.alpha_level == "interval"
+    assert ag.krippendorff_alpha == pytest.approx(
+        alpha(reliability_data=matrix, level_of_measurement="interval")
+    )
+    assert (ag.n_items, ag.n_dropped, ag.krippendorff_items) == (5, 1, 5)
+    assert ag.percent_agreement == pytest.approx(3 / 5)  # identical scores on q0, q1, q3
+    assert math.isnan(ag.fleiss_kappa) and math.isnan(ag.gwet_ac1)
+    summary = ag.summary(backend="polars")
+    assert "krippendorff_alpha_interval" in summary["statistic"].to_list()
+    pair = ag.table("pairwise", "polars").row(0, named=True)
+    assert pair["krippendorff_alpha_interval"] == pytest.approx(ag.krippendorff_alpha)
+    with pytest.raises(ValueError, match=r"score must be in \[0, 1\]"):
+        judge_agreement(pl.DataFrame([dict(rows[0], score=1.5), rows[6]]))
