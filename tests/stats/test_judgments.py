@@ -162,7 +162,7 @@ def test_ranking_changes_with_the_judge(make_run) -> None:
 def test_agreement_input_errors() -> None:
     with pytest.raises(ValueError, match="missing"):
         judge_agreement(pl.DataFrame({"question_id": ["q"], "judge": ["j"]}))
-    with pytest.raises(ValueError, match="0, 1 or null"):
+    with pytest.raises(ValueError, match=r"in \[0, 1\] \(0 or 1, or a graded score\) or null"):
         judge_agreement(pl.DataFrame({"question_id": ["q"], "judge": ["j"], "score": [2]}))
     dup = pl.DataFrame({"question_id": ["q", "q"], "judge": ["j", "j"], "score": [1, 0]})
     with pytest.raises(ValueError, match="more than one verdict"):
