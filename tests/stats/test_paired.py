@@ -120,7 +120,8 @@ def test_not_like_for_like_is_flagged_or_refused(make_run) -> None:
     a, b = _pair(make_run, b_settings={"k": 30, "answerer": "extractive"}, b_primary="gpt-4o")
     result = paired_comparison([a, b], "a", "b")
     assert not result.like_for_like
-    assert "k differs (10 vs 30)" in result.warning and "judge differs" in result.warning
+    # the differences settings_differences names for check_like_for_like and the settings table
+    assert result.warning == "retrieval limit k differs: a=10, b=30; judge differs: a=contains, b=gpt-4o"
     with pytest.raises(ComparisonError, match=r"not like for like.*k differs"):
         paired_comparison([a, b], "a", "b", require_like_for_like=True)
 

@@ -24,7 +24,8 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
 - retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``,
   ``retrieval_level`` (``message`` or ``session``: what the metrics were computed against; see docs/runner.md)
 - provenance: ``source`` (``checkpoint`` or ``report``), ``custom_prompt`` (graded with a provider's own
-  prompt: not like the others), ``run_path``
+  prompt: not like the others), ``settings_fingerprint`` (what the run was run under, hashed:
+  ``runformat.settings.settings_fingerprint``; equal for runs made under the same settings), ``run_path``
 - answer key (with ``errata=``, else null): ``gold_error_type`` (the errata's error type for the question),
   ``gold_corrected`` (the corrected answer), ``gold_wrong`` (the gold answer itself is wrong); see
   ``frames.errata``
@@ -44,6 +45,7 @@ from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question
 from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
 from bench_nb.runformat.question_types import question_types
+from bench_nb.runformat.settings import read_settings
 from bench_nb.runformat.view import QuestionView
 from bench_nb.taxonomy import haystack_id_of
 
@@ -105,6 +107,7 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "retrieval_level": _STR,
     "source": _STR,
     "custom_prompt": _BOOL,
+    "settings_fingerprint": _STR,
     "run_path": _STR,
     # filled by frames.errata.apply_errata with errata=, else null
     "gold_error_type": _STR,
@@ -235,6 +238,7 @@ def _add_checkpoint_rows(
     tokenizer_run = run_extra.get("tokenizer")
     path = str(run.path)
     harness = run.harness
+    fingerprint = read_settings(run).fingerprint
     # Appending to local lists is the hot loop at 100,000 questions: bind them once.
     a = {name: col.append for name, col in cols.items()}
     for qid, q in ck.questions.items():
@@ -316,6 +320,7 @@ def _add_checkpoint_rows(
         a["retrieval_level"](extra.get("retrievalLevel", run_extra.get("evidenceLevel")))
         a["source"]("checkpoint")
         a["custom_prompt"](custom_run or bool(extra.get("customPrompt")))
+        a["settings_fingerprint"](fingerprint)
         a["run_path"](path)
 
 
@@ -364,6 +369,7 @@ def _add_report_rows(
 ) -> None:
     rep = run.report or {}
     benchmark = str(rep.get("benchmark", ""))
+    fingerprint = read_settings(run).fingerprint
     components = rep.get("memscoreComponents")
     report_tokens = components.get("contextTokens") if isinstance(components, dict) else None
     report_tokens = (
@@ -407,6 +413,7 @@ def _add_report_rows(
             report_context_tokens=report_tokens,
             source="report",
             custom_prompt=False,
+            settings_fingerprint=fingerprint,
             run_path=str(run.path),
         )
         for p in PHASES:
@@ -423,7 +430,12 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
     runset, _ = load_run_views(runs, strict=strict)
     rows: list[dict[str, Any]] = []
     for run in runset:
-        row: dict[str, Any] = {"run_id": run.run_id, "run_path": str(run.path), "source": run.source}
+        row: dict[str, Any] = {
+            "run_id": run.run_id,
+            "run_path": str(run.path),
+            "source": run.source,
+            "settings_fingerprint": read_settings(run).fingerprint,
+        }
         if run.checkpoint is not None:
             ck = run.checkpoint
             extra = ck.benchNb or {}
@@ -486,6 +498,7 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
         "k": _INT,
         "written_by": _STR,
         "problems": _INT,
+        "settings_fingerprint": _STR,
     }
     for phase in PHASES:
         for st in ("completed", "failed", "pending", "in_progress"):

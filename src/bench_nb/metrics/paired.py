@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,8 +29,13 @@ from bench_nb.errors import ComparisonError
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
 from bench_nb.metrics.intervals import wilson_interval
-from bench_nb.runformat.load import Run, load_runs
-from bench_nb.runformat.settings import primary_judge
+from bench_nb.runformat.load import load_runs
+from bench_nb.runformat.settings import (
+    RecordedSettings,
+    question_set_hash,
+    read_settings,
+    settings_differences,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -257,7 +262,7 @@ _EMPTY: dict[str, Any] = {
 
 def _compare(
     outcomes: pl.DataFrame,
-    settings: dict[str, dict[str, Any]],
+    settings: dict[str, RecordedSettings],
     run_a: str,
     run_b: str,
     judge: str | None,
@@ -272,7 +277,7 @@ def _compare(
         raise ComparisonError(f"cannot compare run {run_a!r} with itself")
     a = outcomes.filter(pl.col("run_id") == run_a)
     b = outcomes.filter(pl.col("run_id") == run_b)
-    warning = _differences(a, b, settings.get(run_a, {}), settings.get(run_b, {}), run_a, run_b)
+    warning = _differences(_or_bare(settings, run_a, a), _or_bare(settings, run_b, b))
     if warning and require:
         raise ComparisonError(f"runs {run_a!r} and {run_b!r} are not like for like: {warning}")
     pairs = a.select("question_id", "question_type_norm", correct_a="correct").join(
@@ -303,54 +308,52 @@ def _first(df: pl.DataFrame, col: str) -> str:
     return str(df[col][0]) if len(df) and col in df.columns and df[col][0] is not None else ""
 
 
-_SETTINGS = ("benchmark", "judge", "answering_model", "k", "answerer", "prompt_hashes", "custom_prompt")
-# questions: the run's question ids (all of them, scored or not), compared as sets
+def _or_bare(settings: dict[str, RecordedSettings], run_id: str, rows: pl.DataFrame) -> RecordedSettings:
+    """The run's settings, or only its question set when nothing else is known."""
+    if run_id in settings:
+        return settings[run_id]
+    ids = tuple(rows["question_id"].to_list())
+    return RecordedSettings(run_id, "", None, ids, question_set_hash(ids))
 
 
-def _differences(
-    a: pl.DataFrame, b: pl.DataFrame, sa: dict[str, Any], sb: dict[str, Any], run_a: str, run_b: str
-) -> str:
+def _differences(sa: RecordedSettings, sb: RecordedSettings) -> str:
+    """What makes two runs not like for like: their question sets (counted), then ``settings_differences``
+    on what both record."""
     notes: list[str] = []
-    qa = sa.get("questions") or set(a["question_id"].to_list())
-    qb = sb.get("questions") or set(b["question_id"].to_list())
+    qa, qb = set(sa.question_ids), set(sb.question_ids)
     if qa != qb:
-        notes.append(f"question sets differ ({len(qa - qb)} only in {run_a}, {len(qb - qa)} only in {run_b})")
-    for key in _SETTINGS:
-        va, vb = sa.get(key), sb.get(key)
-        if key == "custom_prompt":
-            if va or vb:
-                which = [r for r, v in ((run_a, va), (run_b, vb)) if v]
-                notes.append(f"graded with a provider's own judge prompt ({', '.join(which)})")
-            continue
-        if va is None or vb is None or va == vb:
-            continue
-        notes.append(f"{key.replace('_', ' ')} differs ({va!r} vs {vb!r})")
+        notes.append(
+            f"question sets differ ({len(qa - qb)} only in {sa.run_id}, {len(qb - qa)} only in {sb.run_id})"
+        )
+    notes += settings_differences([sa, sb], missing_differs=False, skip=("question_set",))
     return "; ".join(notes)
 
 
-def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, dict[str, Any]]]:
+def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, RecordedSettings]]:
     """(run_id, provider, question_id, question_type_norm, correct) rows, and each run's settings."""
     frame = as_polars(data)
     if frame is not None:
         if "primary" in frame.columns:  # a judgments frame: a run's questions are those any judge graded
             sets = {
-                str(k[0]): set(p["question_id"].to_list())
+                str(k[0]): tuple(p["question_id"].unique(maintain_order=True).to_list())
                 for k, p in frame.partition_by("run_id", as_dict=True).items()
             }
-            return _from_judgments(frame, judge), {rid: {"questions": qs} for rid, qs in sets.items()}
+            bare = {
+                rid: RecordedSettings(rid, "", None, qs, question_set_hash(qs)) for rid, qs in sets.items()
+            }
+            return _from_judgments(frame, judge), bare
         if judge is not None:
             raise ValueError("judge= needs a judgments frame (judgments_df) or run directories")
         return _from_questions(frame), _frame_settings(frame)
     runset = load_runs(data)
-    settings = {run.run_id: _run_settings(run) for run in runset}
+    settings = {run.run_id: read_settings(run) for run in runset}
     questions = questions_frame(runset)
-    for (rid,), part in questions.group_by("run_id"):
-        settings.setdefault(str(rid), {})["questions"] = set(part["question_id"].to_list())
     if judge is None:
         return _from_questions(questions), settings
-
-    for s in settings.values():
-        s["judge"] = judge  # one judge grades both runs
+    settings = {  # one judge grades both runs
+        rid: replace(s, judge=judge, judge_prompt=s.prompt_hashes.get(f"judge:{judge}"))
+        for rid, s in settings.items()
+    }
     return _from_judgments(judgments_frame(runset), judge), settings
 
 
@@ -381,36 +384,25 @@ def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
     )
 
 
-def _frame_settings(q: pl.DataFrame) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _frame_settings(q: pl.DataFrame) -> dict[str, RecordedSettings]:
+    """What a questions frame tells of each run's settings (a run directory tells more: ``read_settings``)."""
+    out: dict[str, RecordedSettings] = {}
     for (rid,), part in q.group_by("run_id", maintain_order=True):
-        s: dict[str, Any] = {}
-        for key in ("benchmark", "judge", "answering_model"):
-            if key in part.columns:
-                s[key] = part[key][0]
-        if "custom_prompt" in part.columns:
-            s["custom_prompt"] = bool(part["custom_prompt"].any())
-        if "k" in part.columns and part["k"].drop_nulls().len():
-            s["k"] = part["k"].max()
-        s["questions"] = set(part["question_id"].to_list())
-        out[str(rid)] = s
+
+        def first(col: str, part: pl.DataFrame = part) -> Any:
+            return part[col][0] if col in part.columns else None
+
+        ids = tuple(part["question_id"].unique(maintain_order=True).to_list())
+        k = part["k"].max() if "k" in part.columns and part["k"].drop_nulls().len() else None
+        out[str(rid)] = RecordedSettings(
+            run_id=str(rid),
+            provider=str(first("provider") or ""),
+            benchmark=first("benchmark"),
+            question_ids=ids,
+            question_set=question_set_hash(ids),
+            k=k,  # type: ignore[arg-type]
+            answerer=first("answering_model"),
+            judge=first("judge"),
+            custom_prompt="custom_prompt" in part.columns and bool(part["custom_prompt"].any()),
+        )
     return out
-
-
-def _run_settings(run: Run) -> dict[str, Any]:
-
-    if run.checkpoint is None:
-        rep = run.report or {}
-        keys = (("benchmark", "benchmark"), ("judge", "judge"), ("answering_model", "answeringModel"))
-        return {ours: rep.get(theirs) for ours, theirs in keys}
-    ck = run.checkpoint
-    extra = ck.benchNb or {}
-    return {
-        "benchmark": ck.benchmark,
-        "judge": primary_judge(run),
-        "answering_model": ck.answeringModel,
-        "k": extra.get("k"),
-        "answerer": extra.get("answerer"),
-        "prompt_hashes": extra.get("promptHashes"),
-        "custom_prompt": bool(extra.get("customPrompt")),
-    }

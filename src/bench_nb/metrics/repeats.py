@@ -1,8 +1,8 @@
 """Repeated runs: how much a run's accuracy moves when it is run again, split into the answer/provider part
 and the judge part, and paired tests that pool the repeats.
 
-Runs are repeats of one another when they share their settings: the settings fingerprint when the frame has
-one (a ``settings_fingerprint`` column), else provider, benchmark, judge, answering model, k and the question
+Runs are repeats of one another when they share their provider and settings: the provider and the settings
+fingerprint when the frame has one (a ``settings_fingerprint`` column, which leaves the provider out), else provider, benchmark, judge, answering model, k and the question
 set. ``bench-nb run --repeat N`` makes N such runs. Definitions: docs/statistics.md ("Repeated runs").
 """
 
@@ -33,7 +33,8 @@ def repeat_groups(questions: Any) -> dict[str, str]:
     keys: dict[str, tuple[Any, ...]] = {}
     for (rid,), part in q.group_by("run_id", maintain_order=True):
         if "settings_fingerprint" in part.columns and part["settings_fingerprint"].drop_nulls().len():
-            key: tuple[Any, ...] = (part["settings_fingerprint"].drop_nulls()[0],)
+            provider = part["provider"][0] if "provider" in part.columns else None
+            key: tuple[Any, ...] = (provider, part["settings_fingerprint"].drop_nulls()[0])
         else:
             ids = "\n".join(sorted(part["question_id"].to_list()))
             values = tuple(

@@ -7,13 +7,13 @@ prompt hashes, which shows as "not recorded" and, beside a bench_nb run, as a di
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import polars as pl
 
 from bench_nb.runformat.load import load_runs
-from bench_nb.runformat.settings import check_like_for_like, question_set_hash
+from bench_nb.runformat.settings import RecordedSettings, read_settings, settings_differences
 from bench_nb.tables.html import STYLE, Cell, Table, esc, render
 
 NOT_RECORDED = "not recorded"
@@ -23,7 +23,10 @@ HASH_CHARS = 12
 
 @dataclass(frozen=True)
 class RunSettings:
-    """One run's like-for-like settings, as recorded (``None``: not recorded)."""
+    """One run's like-for-like settings as the table shows them (``None``: not recorded; hashes shortened).
+
+    ``recorded`` holds what ``runformat.settings.read_settings`` read, which the differences are computed on.
+    """
 
     run_id: str
     provider: str
@@ -36,64 +39,42 @@ class RunSettings:
     question_set: str | None
     questions: int
     custom_prompt: bool
+    settings_fingerprint: str
+    recorded: RecordedSettings = field(repr=False, compare=False)
 
 
 def _short(value: str | None) -> str | None:
     return value[:HASH_CHARS] if value else value
 
 
-def _judge_prompts(hashes: dict[str, Any], judge: str | None) -> str | None:
-    if not judge:
+def _short_judge_prompt(value: str | None) -> str | None:
+    if value is None:
         return None
-    own = {
-        k: str(v)
-        for k, v in sorted(hashes.items())
-        if k == f"judge:{judge}" or k.startswith(f"judge:{judge}:")
-    }
-    if not own:
-        return NO_PROMPT if hashes else None  # bench_nb records prompts: this judge has none
     return ", ".join(
-        f"{k.removeprefix(f'judge:{judge}:')}={_short(v)}" if k != f"judge:{judge}" else str(_short(v))
-        for k, v in own.items()
+        f"{part.split('=', 1)[0]}={_short(part.split('=', 1)[1])}" if "=" in part else str(_short(part))
+        for part in value.split(", ")
     )
 
 
 def _settings(run: Any) -> RunSettings:
-
-    ck = run.checkpoint
-    if ck is None:  # a shared report.json: MemoryBench's fields only
-        rep = run.report or {}
-        ids = [str(e.get("questionId")) for e in rep.get("evaluations", [])]
-        return RunSettings(
-            run_id=run.run_id,
-            provider=str(rep.get("provider", "")),
-            k=None,
-            answerer=rep.get("answeringModel"),
-            answer_prompt=None,
-            judge=rep.get("judge"),
-            judge_prompts=None,
-            other_judges="",
-            question_set=_short(question_set_hash(ids)),
-            questions=len(ids),
-            custom_prompt=False,
-        )
-    extra = ck.benchNb or {}
-    hashes = dict(extra.get("promptHashes") or {})
-    ids = list(ck.targetQuestionIds or ck.questions)
-    judge = extra.get("primaryJudge") or ck.judge
-    answer_prompt = hashes.get("answer")
+    rs = read_settings(run)
+    recorded_any = bool(rs.prompt_hashes)  # bench_nb records prompts: a missing one is a promptless component
     return RunSettings(
-        run_id=run.run_id,
-        provider=ck.provider,
-        k=extra.get("k"),
-        answerer=extra.get("answerer") or ck.answeringModel,
-        answer_prompt=_short(answer_prompt) if answer_prompt else (NO_PROMPT if hashes else None),
-        judge=judge,
-        judge_prompts=_judge_prompts(hashes, judge),
-        other_judges=", ".join(j for j in extra.get("judges") or [] if j != judge),
-        question_set=_short(extra.get("questionSetHash") or question_set_hash(ids)),
-        questions=len(ids),
-        custom_prompt=bool(extra.get("customPrompt")),
+        run_id=rs.run_id,
+        provider=rs.provider,
+        k=rs.k,
+        answerer=rs.answerer,
+        answer_prompt=_short(rs.answer_prompt) if rs.answer_prompt else (NO_PROMPT if recorded_any else None),
+        judge=rs.judge,
+        judge_prompts=_short_judge_prompt(rs.judge_prompt)
+        if rs.judge_prompt
+        else (NO_PROMPT if recorded_any and rs.judge else None),
+        other_judges=", ".join(j for j in rs.judges if j != rs.judge),
+        question_set=_short(rs.question_set),
+        questions=len(rs.question_ids),
+        custom_prompt=rs.custom_prompt,
+        settings_fingerprint=rs.fingerprint,
+        recorded=rs,
     )
 
 
@@ -107,35 +88,15 @@ def _shown(value: object) -> str:
     return NOT_RECORDED if value is None else str(value)
 
 
-# The settings a comparison needs equal, with how they read in the line and in warnings.
-_COMPARED = (
-    ("k", "retrieval limit k"),
-    ("answerer", "answerer"),
-    ("answer_prompt", "answer prompt"),
-    ("judge", "judge"),
-    ("judge_prompts", "judge prompt"),
-    ("question_set", "question set"),
-    ("custom_prompt", "custom prompt"),
-)
-
-
-def settings_differences(settings: list[RunSettings]) -> list[str]:
-    """One sentence per setting the runs differ in, e.g. ``"judge prompt differs: a=1f2e…, b=9c8d…"``."""
-    out = []
-    for key, label in _COMPARED:
-        if len({getattr(s, key) for s in settings}) > 1:
-            values = ", ".join(f"{s.run_id}={_shown(getattr(s, key))}" for s in settings)
-            out.append(f"{label} differs: {values}")
-    return out
-
-
 def settings_line(settings: list[RunSettings]) -> str | None:
     """The runs' common settings in one line, or None when they differ in any of them.
 
     For example "All 4 runs (supermemory, mem0, zep, sqlite): k=10, answerer extractive, answer prompt
-    1f0c2d3e4a5b, judge contains (no prompt), question set 9ab2c3d4e5f6 (50 questions)".
+    1f0c2d3e4a5b, judge contains (no prompt), question set 9ab2c3d4e5f6 (50 questions); settings fingerprint
+    3c4d5e6f7a8b". Runs that agree on all of these can still differ in what only the fingerprint covers (the
+    other judges, the provider's settings): then each run's fingerprint is named.
     """
-    if not settings or settings_differences(settings):
+    if not settings or settings_differences([s.recorded for s in settings]):
         return None
     s = settings[0]
     providers = ", ".join(x.provider or x.run_id for x in settings)
@@ -145,28 +106,30 @@ def settings_line(settings: list[RunSettings]) -> str | None:
         f"judge {_shown(s.judge)} ({_shown(s.judge_prompts)}), question set {_shown(s.question_set)} "
         f"({s.questions} questions)"
     )
+    fingerprints = list(dict.fromkeys(x.settings_fingerprint for x in settings))
+    if len(fingerprints) == 1:
+        line += f"; settings fingerprint {fingerprints[0]}"
+    else:
+        line += "; settings fingerprints " + ", ".join(
+            f"{x.run_id}={x.settings_fingerprint}" for x in settings
+        )
     return line + ("; graded with a provider's own prompt" if s.custom_prompt else "")
-
-
-def _label(difference: str) -> str:
-    """The setting a difference is about: "k differs: a=1, b=2" -> "k"; "custom prompt: a used ..." too."""
-    return difference.split(":", 1)[0].removesuffix(" differs")
 
 
 def table_settings(runs: Any) -> Table:
     """Under which k, answer prompt, judge and question set each run ran.
 
     When every run agrees: one line (``settings_line``). When they differ: a loud warning per difference
-    (``bench_nb.runner.check_like_for_like``, plus any setting shown here that it does not compare) above
-    a per-run table. ``.warnings`` lists the differences; ``.data`` holds one row per run.
+    (``runformat.settings.settings_differences``, the differ ``check_like_for_like`` uses) above a per-run
+    table. Each run's settings fingerprint is shown either way. ``.warnings`` lists the differences;
+    ``.data`` holds one row per run.
     """
 
-    loaded = load_runs(runs)
-    settings = [_settings(run) for run in loaded]
-    data = pl.DataFrame([asdict(s) for s in settings], infer_schema_length=None)
-    diffs = check_like_for_like(loaded)
-    labels = {_label(d) for d in diffs}
-    diffs += [d for d in settings_differences(settings) if _label(d) not in labels]
+    settings = run_settings(runs)
+    data = pl.DataFrame(
+        [{k: v for k, v in asdict(s).items() if k != "recorded"} for s in settings], infer_schema_length=None
+    )
+    diffs = settings_differences([s.recorded for s in settings])
     warnings = tuple(f"Not like for like: {d}." for d in diffs)
     line = settings_line(settings)
     if not settings:
@@ -184,6 +147,7 @@ def table_settings(runs: Any) -> Table:
             ),
             s.other_judges or "—",
             f"{_shown(s.question_set)} ({s.questions})",
+            s.settings_fingerprint,
         ]
         for s in settings
     ]
@@ -195,10 +159,15 @@ def table_settings(runs: Any) -> Table:
             "judge (judge prompt)",
             "other judges",
             "question set (questions)",
+            "settings fingerprint",
         ],
         rows,
         caption="Run settings: NOT like for like",
-        notes=[f"Prompt and question-set hashes: the first {HASH_CHARS} hex digits of their sha256."],
+        notes=[
+            f"Prompt and question-set hashes: the first {HASH_CHARS} hex digits of their sha256. The settings "
+            "fingerprint hashes the benchmark file, question set, k, answerer and judges with their prompts, "
+            "and the provider's settings (docs/run-format.md)."
+        ],
         warnings=warnings,
     )
     return Table(data, html, warnings)

@@ -1,0 +1,114 @@
+"""What a run was run under: the typed benchNb record, the one reader, the one differ and the fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from bench_nb.demo_runs import write_synthetic_run
+from bench_nb.frames.questions import questions_frame, runs_frame
+from bench_nb.runformat.load import read_run
+from bench_nb.runformat.settings import (
+    BenchNbRun,
+    bench_nb_run,
+    check_like_for_like,
+    read_settings,
+    settings_differences,
+    settings_fingerprint,
+    with_bench_nb,
+)
+
+
+def _edit(run: Path, **changes: object) -> None:
+    path = run / "checkpoint.json"
+    ck = json.loads(path.read_text())
+    ck["benchNb"].update(changes)
+    path.write_text(json.dumps(ck))
+
+
+def test_benchnb_is_read_typed_and_a_rewrite_keeps_keys_this_version_does_not_know() -> None:
+    raw = {"k": 10, "judges": ["f1"], "invocation": {"provider": "sqlite", "x": 1}, "futureKey": {"a": 1}}
+    typed = bench_nb_run(raw)
+    assert typed.k == 10 and typed.judges == ["f1"] and typed.invocation is not None
+    assert typed.invocation.provider == "sqlite" and typed.customPrompt is False
+    rewritten = with_bench_nb(raw, msgspec.structs.replace(typed, k=30))
+    assert rewritten["k"] == 30 and rewritten["futureKey"] == {"a": 1}
+    assert bench_nb_run(None) == BenchNbRun()
+    with pytest.raises(msgspec.ValidationError, match="k"):
+        bench_nb_run({"k": "ten"})
+
+
+def test_the_fingerprint_is_the_sha256_of_the_documented_facts(tmp_path: Path) -> None:
+    run = write_synthetic_run(tmp_path, "sqlite")
+    s = read_settings(read_run(run))
+    facts = {
+        "benchmarkSha256": s.benchmark_sha256,
+        "questionSet": s.question_set,
+        "k": s.k,
+        "answerer": s.answerer,
+        "answerPrompt": s.answer_prompt,
+        "judges": list(s.judges),
+        "judgePrompts": {k: v for k, v in s.prompt_hashes.items() if k.startswith("judge:")},
+        "providerSettings": s.provider_settings,
+    }
+    text = json.dumps(facts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert s.fingerprint == settings_fingerprint(s) == hashlib.sha256(text.encode()).hexdigest()[:12]
+    assert s.judges == ("f1", "contains") and s.k == 10
+
+
+def test_the_fingerprint_changes_with_what_a_number_depends_on_and_only_with_that(tmp_path: Path) -> None:
+    base = write_synthetic_run(tmp_path, "sqlite", run_id="base")
+    other_provider = write_synthetic_run(tmp_path, "full-context", run_id="other-provider")
+    fp = read_settings(read_run(base)).fingerprint
+    assert read_settings(read_run(other_provider)).fingerprint == fp  # the provider is what is compared
+    changes: dict[str, dict[str, object]] = {
+        "k": {"k": 30},
+        "judges": {"judges": ["f1"]},
+        "answer prompt": {"promptHashes": {"answer": "0" * 64}},
+        "provider settings": {"invocation": {"providerSettings": {"top_k_sessions": 3}}},
+        "benchmark file": {"benchmarkSha256": "f" * 64},
+    }
+    seen = {fp}
+    for name, change in changes.items():
+        run = write_synthetic_run(tmp_path, "sqlite", run_id=name.replace(" ", "-"))
+        _edit(run, **change)
+        new = read_settings(read_run(run)).fingerprint
+        assert new not in seen, name
+        seen.add(new)
+
+
+def test_the_frames_carry_each_runs_fingerprint(tmp_path: Path) -> None:
+    a = write_synthetic_run(tmp_path, "sqlite")
+    b = write_synthetic_run(tmp_path, "full-context")
+    _edit(b, k=30)
+    want = {r.name: read_settings(read_run(r)).fingerprint for r in (a, b)}
+    runs = runs_frame([a, b])
+    assert dict(zip(runs["run_id"], runs["settings_fingerprint"], strict=True)) == want
+    rows = questions_frame([a, b]).unique(["run_id", "settings_fingerprint"])
+    assert dict(zip(rows["run_id"], rows["settings_fingerprint"], strict=True)) == want
+
+
+def test_one_differ_for_like_for_like_checks(tmp_path: Path) -> None:
+    a = write_synthetic_run(tmp_path, "sqlite")
+    b = write_synthetic_run(tmp_path, "full-context")
+    _edit(a, benchmarkSha256="a" * 64)
+    _edit(b, k=30)
+    settings = [read_settings(read_run(r)) for r in (a, b)]
+    assert (
+        check_like_for_like([a, b])
+        == settings_differences(settings)
+        == [
+            "retrieval limit k differs: synthetic-sqlite=10, synthetic-full-context=30",
+            "benchmark file sha256 differs: "
+            f"synthetic-sqlite={'a' * 64}, synthetic-full-context=(not recorded)",
+        ]
+    )
+    # comparing only what both record: the missing sha256 is no difference
+    assert settings_differences(settings, missing_differs=False) == [
+        "retrieval limit k differs: synthetic-sqlite=10, synthetic-full-context=30"
+    ]
+    assert settings_differences(settings, skip=("k", "benchmark_sha256")) == []
