@@ -65,7 +65,7 @@ class Cluster:
 
     def start(self) -> None:
         data = self.root / "data"
-        self._run("initdb", "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+        self._run("initdb", "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--no-locale")
         options = f"-c listen_addresses='' -k {self.socket_dir} -c fsync=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.root / "log"), "-w", "start")
 

@@ -301,3 +301,28 @@ def test_a_store_that_is_not_set_up_is_named_with_the_fix(postgres: Cluster) -> 
         conn.execute("CREATE DATABASE roi_empty")
     with pytest.raises(StoreError, match="bench-nb roi setup --admin-db"):
         RoiStore(postgres.url("bench_nb_roi", "roi_empty"))
+
+
+_NEW_OWNER = """
+import sys
+from bench_nb.roi import RoiStore
+with RoiStore(sys.argv[1]) as store:
+    print(store.owner_role("carol"))
+"""
+
+
+def test_two_processes_meeting_a_new_owner_at_once_get_one_role(tmp_path: Path, pg_db: str) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "new_owner.py"
+    script.write_text(_NEW_OWNER)
+    procs = [
+        subprocess.Popen([sys.executable, str(script), pg_db], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0]
+    assert outs == ["bench_nb_roi_owner_carol"] * 3
+    with RoiStore(pg_db) as store:
+        assert store.execute("SELECT count(*) FROM owners WHERE owner = 'carol'").fetchone()[0] == 1

@@ -206,10 +206,15 @@ BEGIN
   IF FOUND THEN RETURN r; END IF;
   IF p_owner !~ '^[A-Za-z0-9_-]{1,40}$' THEN RAISE EXCEPTION 'not an owner label: %', p_owner; END IF;
   r := 'bench_nb_roi_owner_' || p_owner;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
-    EXECUTE format('CREATE ROLE %I NOLOGIN', r);
-  END IF;
-  PERFORM bench_nb_roi.register_owner(p_owner, r);
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
+      EXECUTE format('CREATE ROLE %I NOLOGIN', r);
+    END IF;
+    PERFORM bench_nb_roi.register_owner(p_owner, r);
+  EXCEPTION WHEN unique_violation OR duplicate_object THEN
+    -- another session registered the same owner at the same moment: use its row
+    SELECT o.role_name INTO STRICT r FROM bench_nb_roi.owners o WHERE o.owner = p_owner;
+  END;
   RETURN r;
 END $f$;
 REVOKE ALL ON FUNCTION ensure_owner(TEXT) FROM PUBLIC;
