@@ -111,3 +111,14 @@ def test_judge_part_on_the_audit_replicates(shared_data: Path) -> None:
         assert r["replicates"] == 3 and r["runs"] == 1
         assert math.isclose(r["var_judge"], (ref["accuracy_sd_sample"] / 100) ** 2, rel_tol=1e-9)
         assert math.isclose(r["accuracy_mean"] * 100, ref["accuracy_mean"], rel_tol=1e-9)
+
+
+def test_a_shared_fingerprint_groups_runs_of_one_provider_only() -> None:
+    q = _repeats().with_columns(settings_fingerprint=pl.lit("abc123"))  # like for like: one fingerprint
+    assert repeat_groups(q) == {"a-1": "a-1", "a-2": "a-1", "a-3": "a-1", "b-1": "b-1", "b-2": "b-1"}
+    other = q.with_columns(
+        settings_fingerprint=pl.when(pl.col("run_id") == "a-3")
+        .then(pl.lit("k=30"))
+        .otherwise(pl.lit("abc123"))
+    )
+    assert repeat_groups(other)["a-3"] == "a-3"  # another setting: not a repeat

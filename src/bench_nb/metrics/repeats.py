@@ -2,8 +2,9 @@
 and the judge part, and paired tests that pool the repeats.
 
 Runs are repeats of one another when they share their provider and settings: the provider and the settings
-fingerprint when the frame has one (a ``settings_fingerprint`` column, which leaves the provider out), else provider, benchmark, judge, answering model, k and the question
-set. ``bench-nb run --repeat N`` makes N such runs. Definitions: docs/statistics.md ("Repeated runs").
+fingerprint when the frame has one (a ``settings_fingerprint`` column, which leaves the provider out), else
+provider, benchmark, judge, answering model, k and the question set. ``bench-nb run --repeat N`` makes N
+such runs. Definitions: docs/statistics.md ("Repeated runs").
 """
 
 from __future__ import annotations
