@@ -49,8 +49,10 @@ class AuditRun:
 
 
 def default_audit_dir(run_dir: str | os.PathLike[str]) -> Path:
-    """Where a run's audit sets go by default: ``<run_dir>/audit``."""
-    return Path(run_dir) / AUDIT_DIR
+    """Where a run's audit sets go by default: ``<run_dir>/audit``, or ``<file>.audit`` beside a run that is
+    one file (another harness's result file)."""
+    path = Path(run_dir)
+    return path.with_name(path.name + ".audit") if path.is_file() else path / AUDIT_DIR
 
 
 def find_audit_runs(runs: Iterable[object]) -> RunSet:
