@@ -118,33 +118,30 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             x=alt.X(f"{column}:Q", title=axis, scale=alt.Scale(zero=False, nice=True)),
             color=alt.Color("run:N", title="run", scale=color_scale(run_colors(q, labels))),
         )
+        tooltip = [
+            alt.Tooltip("run:N"),
+            alt.Tooltip("status:N"),
+            alt.Tooltip("accuracy:Q", format=".1%"),
+            alt.Tooltip("ci_low:Q", title="95% low", format=".1%"),
+            alt.Tooltip("ci_high:Q", title="95% high", format=".1%"),
+            alt.Tooltip(f"{column}:Q", title=axis),
+            alt.Tooltip("dominated_by:N", title="dominated by"),
+        ]
+        y = alt.Y("accuracy:Q", title="accuracy", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False))
         panels.append(
             alt.layer(
-                base.mark_rule(strokeWidth=2).encode(y="ci_low:Q", y2="ci_high:Q"),
-                base.mark_point(size=90, strokeWidth=2).encode(
-                    y=alt.Y(
-                        "accuracy:Q", title="accuracy", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False)
-                    ),
-                    fill=alt.condition(
-                        alt.datum.status == "frontier",
-                        alt.Color("run:N", scale=color_scale(run_colors(q, labels)), legend=None),
-                        alt.value("white"),
-                    ),
-                    shape=alt.Shape(
-                        "status:N",
-                        title=None,
-                        scale=alt.Scale(domain=["frontier", "dominated"], range=["circle", "circle"]),
-                    ),
-                    tooltip=[
-                        alt.Tooltip("run:N"),
-                        alt.Tooltip("status:N"),
-                        alt.Tooltip("accuracy:Q", format=".1%"),
-                        alt.Tooltip("ci_low:Q", title="95% low", format=".1%"),
-                        alt.Tooltip("ci_high:Q", title="95% high", format=".1%"),
-                        alt.Tooltip(f"{column}:Q", title=axis),
-                        alt.Tooltip("dominated_by:N", title="dominated by"),
-                    ],
+                base.mark_rule(strokeWidth=3, opacity=0.45).encode(y="ci_low:Q", y2="ci_high:Q"),
+                base.transform_filter(alt.datum.status == "frontier")
+                .mark_point(size=130, filled=True, opacity=1)
+                .encode(y=y, tooltip=tooltip),
+                base.transform_filter(alt.datum.status == "dominated")
+                .mark_point(size=130, filled=True, fill="white", strokeWidth=2.5, opacity=1)
+                .encode(
+                    y=y,
+                    stroke=alt.Stroke("run:N", scale=color_scale(run_colors(q, labels)), legend=None),
+                    tooltip=tooltip,
                 ),
+                base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(y=y, text="run:N"),
                 width=260,
                 height=220,
             )

@@ -178,6 +178,13 @@ def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> T
     return Table(frame, html)
 
 
+def _signed_interval(low: float | None, high: float | None) -> str:
+    """``[−1.5, +0.4]``: a difference's interval, whose bounds can be negative (a dash would read as minus)."""
+    if low is None or high is None or missing(low) or missing(high):
+        return ""
+    return f"[{low * 100:+.1f}, {high * 100:+.1f}]".replace("-", "−")
+
+
 def _verdict_text(verdict: str, a: str, b: str) -> str:
     if verdict == "A higher":
         return f"{a} higher"
@@ -200,13 +207,13 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     for r in frame.iter_rows(named=True):
         a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
         overall = r["question_type"] == _ALL
-        diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts"
+        diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts".replace("-", "−")
         rows.append(
             [
                 Cell(f"{a} vs {b}", title=f"{r['run_a']} vs {r['run_b']}"),
                 Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
                 Cell(f"{r['n']} / {r['clusters']}", "num"),
-                Cell(f"{diff} {interval(r['ci_low'], r['ci_high'])}", "num"),
+                Cell(f"{diff} {_signed_interval(r['ci_low'], r['ci_high'])}", "num"),
                 Cell("n/a" if missing(r["p_value"]) else f"{r['p_value']:.3g}", "num"),
                 Cell(_verdict_text(r["verdict"], a, b)),
                 Cell("n/a" if missing(r["mcnemar_p"]) else f"{r['mcnemar_p']:.3g}", "num"),
