@@ -81,7 +81,7 @@ def run_demo(
     run_paths = [str(r) for r in runs]
     jobs: list[tuple[str, dict[str, object]]] = [
         ("compare", {"runs": run_paths, "title": TITLE}),
-        ("judge_disagreement", {"runs": run_paths, "title": "Demo: judge disagreement"}),
+        ("judge_disagreement", {"runs": run_paths, "title": "Demo: which judge to believe"}),
         # A run of its own (the notebook writes it into a temporary directory and removes it).
         (
             "run_benchmark",

@@ -15,6 +15,7 @@ from bench_nb.tables.html import STYLE, Cell, Table, esc, missing, num, render
 # An audit's false-positive rate (percent) above which a judge is not to be believed on that kind of answer.
 FPR_INVESTIGATE = 10.0
 FPR_ADEQUATE = 3.0
+FEW_LABELS = 30  # fewer human labels than this: the verdict says its error rates are rough
 
 
 def _frame(data: Any) -> pl.DataFrame:
@@ -363,6 +364,8 @@ def judge_verdict(
             if trust in lenient
             else ""
         )
+        if best["n"] < FEW_LABELS:
+            caveat += f" Only {best['n']} labels: the intervals below are wide; label more to be sure."
         lines.append(
             f"Trust {trust}: against {best['n']} human labels it accepts {_pct(best['sensitivity'])} of the "
             f"answers people call right and rejects {_pct(best['specificity'])} of those they call wrong "
