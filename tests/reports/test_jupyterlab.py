@@ -81,11 +81,29 @@ def test_explorer_filters_change_the_view(jupyter_lab: Any, lab_page: Any, tmp_p
     jupyter_lab.add(
         "explore.ipynb", _with_runs(REPO / "notebooks" / "explore.ipynb", tmp_path / "e.ipynb", FIXTURE_GLOB)
     )
+    page = lab_page.page
+    page.set_viewport_size({"width": 1280, "height": 900})  # a laptop window, the file browser open
     lab_page.open_notebook("explore.ipynb")
     lab_page.run_all()
-    page = lab_page.page
     provider = page.locator(".widget-select-multiple", has_text="provider").locator("select")
     provider.wait_for(timeout=60_000)
+    assert page.locator(".jp-FileBrowser").is_visible()
+    # Every control fits inside the output area, and every list box shows all its options.
+    fit = page.evaluate(
+        """() => {
+          const area = document.querySelector('.jp-OutputArea-output .widget-vbox').getBoundingClientRect();
+          return [...document.querySelectorAll('.widget-select-multiple, .widget-dropdown')].map(el => {
+            const r = el.getBoundingClientRect(), s = el.querySelector('select');
+            return {label: el.innerText.split('\\n')[0], inside: r.left >= area.left - 1 && r.right <= area.right + 1,
+                    rows: s.size, options: s.options.length};
+          });
+        }"""
+    )
+    assert len(fit) == 6 and all(c["inside"] for c in fit), fit
+    assert all(c["rows"] >= min(c["options"], 8) for c in fit if c["rows"] > 1), fit
+    question = page.locator(".widget-dropdown", has_text="question").locator("select")
+    first = question.locator("option").first.inner_text().replace("\xa0", " ")
+    assert first.startswith("conv-1-q1 · What is the name of")  # the text, not only an id
     summary = page.locator(".widget-html", has_text="Selection").first
     before = summary.inner_text()
     assert "no-memory" in before and "sqlite" in before

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+import pytest
 
 import bench_nb
 from bench_nb.demo_runs import HOSTILE_TEXT
@@ -26,7 +28,7 @@ def test_filters_narrow_rows_and_the_summary_follows() -> None:
         (pl.col("run_id") == "synthetic-sqlite") & (pl.col("question_type_norm") == "temporal")
     )
     assert f"{acc['accuracy'][0]:.1%}" in e.summary.value
-    assert list(e.question.options) == rows["question_id"].to_list()
+    assert [value for _, value in e.question.options] == rows["question_id"].to_list()
 
 
 def test_outcome_and_judge_filters() -> None:
@@ -59,3 +61,55 @@ def test_detail_shows_every_run_side_by_side_escaped() -> None:
     assert "verdicts:" in html and "f1" in html and "contains" in html
     assert "retrieved context" in html
     assert HOSTILE_TEXT not in e.static_html()
+
+
+def test_the_question_list_shows_question_text() -> None:
+    e = Explorer(RUNS)
+    label, value = e.question.options[0]
+    assert value == "conv-1-q1" and label.startswith("conv-1-q1 · ") and len(label) > len(value) + 10
+    assert e.questions.filter(pl.col("question_id") == value)["question"][0][:40] in label
+
+
+def test_every_list_box_shows_all_its_options() -> None:
+    e = Explorer(RUNS)
+    for box in (e.providers, e.benchmarks, e.types, e.outcomes):
+        assert box.rows >= min(len(box.options), 8), box.description
+
+
+def test_the_static_export_holds_every_question_of_the_selection() -> None:
+    e = Explorer(RUNS)
+    page = e.static_html()
+    n_questions = e.rows()["question_id"].n_unique()
+    assert page.count("<tr data-text=") == n_questions == 50
+    assert page.count("<details>") == 50 and "<input type='search'" in page
+    e.providers.value = ("sqlite",)
+    e.outcomes.value = ("failed",)
+    page = e.static_html()
+    failed = e.rows()["question_id"].to_list()
+    assert page.count("<tr data-text=") == len(failed) == 1 and failed[0] in page
+    assert "<th>sqlite</th>" in page and "<th>no-memory</th>" not in page
+    assert HOSTILE_TEXT not in Explorer(RUNS).static_html(max_questions=5)
+    assert "The first 5 of 50 questions" in Explorer(RUNS).static_html(max_questions=5)
+
+
+@pytest.mark.browser
+def test_the_static_export_filters_in_a_browser_with_no_network(chromium_browser: Any) -> None:
+    page = chromium_browser.new_page()
+    outside: list[str] = []
+    page.route("**/*", lambda r: (outside.append(r.request.url), r.abort()))
+    try:
+        page.set_content(f"<html><body>{Explorer(RUNS).static_html()}</body></html>")
+        visible = "() => [...document.querySelectorAll('tbody > tr[data-text]')].filter(r => r.style.display !== 'none').length"
+        assert page.evaluate(visible) == 50
+        page.fill("input[type=search]", "ines's cat")
+        assert page.evaluate(visible) == 1 and page.inner_text(".bnb-count") == "1 questions"
+        page.fill("input[type=search]", "")
+        page.select_option(".bnb-filter select", "failed")
+        assert 0 < page.evaluate(visible) < 50
+        page.click("tbody > tr[data-text]:not([style*='none']) summary")
+        assert page.locator("details[open]").count() == 1 and "retrieved context" in page.inner_text(
+            "details[open]"
+        )
+        assert outside == []
+    finally:
+        page.close()

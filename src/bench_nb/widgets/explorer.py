@@ -10,6 +10,7 @@ Drive it from code as from the browser: set ``explorer.providers.value = ("sqlit
 
 from __future__ import annotations
 
+import hashlib
 import html
 from typing import Any
 
@@ -23,13 +24,49 @@ from bench_nb.metrics import accuracy
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
-from bench_nb.text import hit_text
+from bench_nb.text import hit_text, one_line
 
 PRIMARY = "(primary judge)"
 
 
 def _esc(x: object) -> str:
     return html.escape("" if x is None else str(x), quote=True)
+
+
+_LABEL = {"description_width": "80px"}
+
+
+def _control() -> w.Layout:
+    return w.Layout(width="236px")
+
+
+def _select(options: list[str], description: str) -> w.SelectMultiple:
+    """A list box that shows every option (up to 8 rows), narrow enough for four in a row."""
+    return w.SelectMultiple(
+        options=options,
+        description=description,
+        rows=max(2, min(len(options), 8)),
+        style=_LABEL,
+        layout=_control(),
+    )
+
+
+_STATIC_STYLE = """<style>
+.bnb-explore .bnb-filter{margin:8px 0;font:13px Helvetica,Arial,sans-serif}
+.bnb-explore input{width:260px;padding:3px 6px} .bnb-explore .bnb-count{color:#57606a;margin-left:8px}
+.bnb-explore summary{cursor:pointer} .bnb-explore details[open] summary{font-weight:600;margin-bottom:6px}
+.bnb-o{white-space:nowrap;font-size:12px} .bnb-o-correct{color:#116329} .bnb-o-incorrect{color:#a40e26}
+.bnb-o-failed{color:#3a3a3a;font-weight:600} .bnb-o-unscored{color:#7d4e00}
+</style>"""
+# Filters the static table's rows by text and outcome (no library, no network); without it every row shows.
+_FILTER_JS = """(function(){var root=document.getElementById('UID');if(!root)return;
+var input=root.querySelector('input'),sel=root.querySelector('select'),count=root.querySelector('.bnb-count');
+function apply(){var q=input.value.toLowerCase(),o=sel.value,n=0;
+root.querySelectorAll('tbody > tr[data-text]').forEach(function(tr){
+var ok=(!q||tr.dataset.text.indexOf(q)>=0||tr.textContent.toLowerCase().indexOf(q)>=0)&&
+(!o||(' '+tr.dataset.outcomes+' ').indexOf(' '+o+' ')>=0);tr.style.display=ok?'':'none';if(ok)n++;});
+count.textContent=n+' questions';}
+input.addEventListener('input',apply);sel.addEventListener('change',apply);})();"""
 
 
 class Explorer:
@@ -44,22 +81,33 @@ class Explorer:
         self.judgments = judgments_frame(self.runset, dataset=dataset)
         options = lambda col: sorted({v for v in q[col].to_list() if v is not None})  # noqa: E731
         judges = self.judgments["judge"].unique(maintain_order=True).to_list()
-        self.providers = w.SelectMultiple(options=options("provider"), description="provider")
-        self.benchmarks = w.SelectMultiple(options=options("benchmark"), description="benchmark")
-        self.types = w.SelectMultiple(options=options("question_type_norm"), description="type")
-        self.judge = w.Dropdown(options=[PRIMARY, *judges], value=PRIMARY, description="judge")
-        self.outcomes = w.SelectMultiple(options=list(OUTCOMES), description="outcome")
+        self.texts = dict(q.select("question_id", "question").unique("question_id", keep="first").iter_rows())
+        self.providers = _select(options("provider"), "provider")
+        self.benchmarks = _select(options("benchmark"), "benchmark")
+        self.types = _select(options("question_type_norm"), "type")
+        self.judge = w.Dropdown(
+            options=[PRIMARY, *judges], value=PRIMARY, description="judge", style=_LABEL, layout=_control()
+        )
+        self.outcomes = _select(list(OUTCOMES), "outcome")
         for sel in (self.providers, self.benchmarks, self.types):
             sel.value = tuple(sel.options)
         self.outcomes.value = tuple(OUTCOMES)
-        self.question = w.Dropdown(description="question", layout=w.Layout(width="60%"))
+        self.question = w.Dropdown(
+            description="question", style=_LABEL, layout=w.Layout(width="100%", max_width="760px")
+        )
         self.summary = w.HTML()
         self.detail = w.HTML()
         for control in (self.providers, self.benchmarks, self.types, self.judge, self.outcomes):
             control.observe(self._on_filter, names="value")
         self.question.observe(self._on_question, names="value")
-        filters = w.HBox([self.providers, self.benchmarks, self.types, w.VBox([self.judge, self.outcomes])])
-        self.widget = w.VBox([filters, self.summary, self.question, self.detail])
+        # The filters wrap onto a second line in a narrow notebook (1280 px beside JupyterLab's file browser).
+        filters = w.HBox(
+            [self.providers, self.benchmarks, self.types, w.VBox([self.judge, self.outcomes])],
+            layout=w.Layout(flex_flow="row wrap", width="100%", grid_gap="4px 12px"),
+        )
+        self.widget = w.VBox(
+            [filters, self.summary, self.question, self.detail], layout=w.Layout(width="100%")
+        )
         self.refresh()
 
     # --- what the filters select ---------------------------------------------------------------------------
@@ -91,7 +139,7 @@ class Explorer:
         self.summary.value = self._summary_html(rows)
         ids = rows["question_id"].unique(maintain_order=True).to_list()
         current = self.question.value
-        self.question.options = ids
+        self.question.options = [(self.question_label(i), i) for i in ids]
         if ids:
             self.question.value = current if current in ids else ids[0]
         self._on_question()
@@ -105,6 +153,10 @@ class Explorer:
             if self.question.value
             else ("<i>No question matches these filters.</i>")
         )
+
+    def question_label(self, question_id: str) -> str:
+        """What the question list shows: the id and the question's text (cut at 90 characters)."""
+        return f"{question_id} · {one_line(self.texts.get(question_id) or '', 90)}"
 
     # --- rendering -------------------------------------------------------------------------------------------
 
@@ -149,9 +201,9 @@ class Explorer:
                     return [hit_text(h) for h in decode_results(qrec.phases.search.results)][: self.n_hits]
         return []
 
-    def detail_html(self, question_id: str) -> str:
+    def detail_html(self, question_id: str, *, rows: pl.DataFrame | None = None) -> str:
         """One question across the filtered runs, side by side (escaped)."""
-        rows = self.rows().filter(pl.col("question_id") == question_id)
+        rows = (self.rows() if rows is None else rows).filter(pl.col("question_id") == question_id)
         if rows.is_empty():
             return "<i>This question is not in the selection.</i>"
         first = rows.row(0, named=True)
@@ -190,9 +242,57 @@ class Explorer:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
-    def static_html(self) -> str:
-        """The current summary and question as plain HTML (for reports, where widgets cannot run)."""
-        return self.summary.value + self.detail.value
+    def static_html(self, *, max_questions: int = 500) -> str:
+        """The current selection as one self-contained page fragment (for reports, where widgets cannot run):
+        the summary, then every question of the selection (at most ``max_questions``) in a table a reader
+        can filter by text and outcome and open one by one to read each run's answer, verdicts and retrieved
+        context. Its few lines of script filter rows; everything shows without them."""
+        rows = self.rows()
+        ids = rows["question_id"].unique(maintain_order=True).to_list()
+        shown = ids[:max_questions]
+        labels = [self.labels[r] for r in self.labels if r in set(rows["run_id"].to_list())]
+        uid = "bnb-x" + hashlib.sha256(repr((shown, labels)).encode()).hexdigest()[:10]
+        body = []
+        for qid in shown:
+            q_rows = rows.filter(pl.col("question_id") == qid)
+            first = q_rows.row(0, named=True)
+            by_label = {
+                self.labels.get(r["run_id"], r["run_id"]): r["outcome"] for r in q_rows.iter_rows(named=True)
+            }
+            outcomes = " ".join(sorted(set(by_label.values())))
+            split = "split" if len(set(by_label.values())) > 1 else ""
+            text = " ".join(
+                str(x or "")
+                for x in (qid, first["question"], first["ground_truth"], first["question_type_norm"])
+            )
+            cells = "".join(
+                f"<td class='bnb-o bnb-o-{_esc(by_label.get(lab, ''))}'>{_esc(by_label.get(lab, '—'))}</td>"
+                for lab in labels
+            )
+            body.append(
+                f"<tr data-text='{_esc(text.lower())}' data-outcomes='{_esc(outcomes)} {split}'>"
+                f"<td>{_esc(qid)}</td><td>{_esc(first['question_type_norm'])}</td>"
+                f"<td class='text'><details><summary>{_esc(first['question'])}</summary>"
+                f"{self.detail_html(qid, rows=rows)}</details></td>"
+                f"<td class='text'>{_esc(first['ground_truth'])}</td>{cells}</tr>"
+            )
+        more = (
+            f"<div class='bnb-note'>The first {max_questions} of {len(ids)} questions; narrow the filters in the "
+            "notebook for the rest.</div>"
+            if len(ids) > max_questions
+            else ""
+        )
+        head = "".join(f"<th>{_esc(lab)}</th>" for lab in labels)
+        options = "".join(f"<option value='{o}'>{o.replace('_', ' ')}</option>" for o in (*OUTCOMES, "split"))
+        return (
+            f"{self.summary.value}{_STATIC_STYLE}<div id='{uid}' class='bnb-explore'>"
+            f"<div class='bnb-filter'><input type='search' placeholder='filter questions, answers' "
+            f"aria-label='filter'> <select aria-label='outcome'><option value=''>any outcome</option>{options}"
+            f"</select> <span class='bnb-count'>{len(shown)} questions</span></div>"
+            f"<table class='bnb-table'><thead><tr><th>id</th><th>type</th><th>question (open for the answers)</th>"
+            f"<th>ground truth</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}</div>"
+            f"<script>{_FILTER_JS.replace('UID', uid)}</script>"
+        )
 
 
 def explore(runs: Any, **options: Any) -> Explorer:
