@@ -265,6 +265,24 @@ class LabPage:
             "([c, a]) => window.jupyterapp.commands.execute(c, a)", [command, args or {}]
         )
 
+    def outputs_with(self, mime: str) -> int:
+        """How many outputs of the open notebook (its model, whatever is drawn) carry ``mime``."""
+        return int(
+            self.page.evaluate(
+                f"""([path, mime]) => {{
+                  const panel = ({_PANEL})(path);
+                  let n = 0;
+                  for (const cell of panel.content.widgets) {{
+                    if (cell.model.type !== 'code') continue;
+                    const outs = cell.model.outputs;
+                    for (let i = 0; i < outs.length; i++) if (mime in outs.get(i).data) n++;
+                  }}
+                  return n;
+                }}""",
+                [self.path, mime],
+            )
+        )
+
     def errors(self) -> list[str]:
         """The text of every error output (a traceback) in the open notebook."""
         return (

@@ -178,3 +178,14 @@ def test_dir_of_bench_nb_lists_the_public_api_only() -> None:
         names
     )
     assert not {"Any", "TYPE_CHECKING", "importlib", "annotations", "_EXPORTS"} & set(names)
+
+
+def test_a_chart_with_missing_numbers_displays_as_valid_json() -> None:
+    import json
+
+    from bench_nb.reports.notebook import chart_bundle
+
+    spec = {"data": {"values": [{"a": float("nan"), "b": float("inf"), "c": 1.5}]}, "mark": "point"}
+    data, _ = chart_bundle(spec)
+    text = json.dumps(data, allow_nan=False)  # what Jupyter's messages need: no NaN
+    assert json.loads(text)[CHART_MIME]["data"]["values"] == [{"a": None, "b": None, "c": 1.5}]

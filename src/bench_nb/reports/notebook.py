@@ -17,6 +17,7 @@ Where a chart is drawn (``setup_notebook()``):
 from __future__ import annotations
 
 import html
+import math
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,10 +36,22 @@ def _title(spec: dict[str, Any]) -> str:
     return str(title or (mark.get("type") if isinstance(mark, dict) else mark) or "chart")
 
 
+def _json_safe(value: Any) -> Any:
+    """``value`` with NaN and infinities as None (null: missing to Vega), which JSON and Jupyter's messages
+    cannot carry."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
 def chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The output (data, metadata) a chart is displayed as: Vega-Lite 5 for JupyterLab's own renderer."""
     title = _title(spec)
-    data = {CHART_MIME: lab_spec(spec), "text/plain": f"<chart {title!r}>"}
+    data = {CHART_MIME: _json_safe(lab_spec(spec)), "text/plain": f"<chart {title!r}>"}
     metadata = {CHART_MIME: {"embed_options": dict(EMBED_OPTIONS)}, CHART_META: {"title": title}}
     return data, metadata
 
