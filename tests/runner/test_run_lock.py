@@ -158,3 +158,11 @@ def test_clean_is_refused_while_the_run_is_written(tmp_path: Path) -> None:
     assert SqliteProvider(result.run_dir).store.count(tag) == stored
     assert clean_run(result.run_dir) == [tag]
     assert not SqliteProvider(result.run_dir).store.exists(tag)
+
+
+def test_a_run_directory_that_cannot_hold_a_lock_file_is_a_clear_error(tmp_path: Path) -> None:
+    from bench_nb.errors import RunFormatError
+
+    missing = tmp_path / "not-made"
+    with pytest.raises(RunFormatError, match=r"cannot open the run's lock file \.lock"):
+        lock_run(missing)

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, RunFormatError
 
 LOCK = ".lock"
 
@@ -95,7 +95,10 @@ def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> 
     """
     run_dir = Path(run_dir)
     path = run_dir / LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise RunFormatError(run_dir, f"cannot open the run's lock file {LOCK}: {err.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
