@@ -141,7 +141,9 @@ def test_the_judge_stress_test_loads_with_an_unknown_judge(locomo_audit: Path) -
     assert run.imported is not None and run.imported.judge == "unknown" and run.imported.replicates == 3
     assert detect_format(Path(run.path)) == "evermemos"
     j = judgments_df(runs, backend="polars")
-    assert set(j["judge"]) == {"unknown"} and len(j) == 3 * 1540
+    assert (
+        set(j["judge"]) == {"unknown (evermemos)"} and len(j) == 3 * 1540
+    )  # named by harness: never equal to another
     per_rep = j.group_by("replicate").agg(pl.col("score").mean() * 100).sort("replicate")["score"]
     assert [round(v, 2) for v in per_rep] == [10.58, 10.78, 10.45]  # NOTE.md: runs 10.58, 10.78, 10.45
 
@@ -204,7 +206,7 @@ def test_zep_grades_reproduce_zeps_published_figures(harness_results: Path, loco
     assert (
         len(q) == 1540
         and q["question_id"].n_unique() == 1540
-        and q["judge"].unique().to_list() == ["unknown"]
+        and q["judge"].unique().to_list() == ["unknown (zep)"]
     )
     assert round(100 * q["correct"].mean(), 2) == 75.13
     by_cat = q.group_by("true_category").agg(pl.len(), pl.col("correct").mean() * 100).sort("true_category")
@@ -298,3 +300,24 @@ def test_a_zep_question_out_of_place_is_found_by_text_and_an_unknown_one_reporte
     [problem] = runs.all_problems
     assert problem.path == str(path) and problem.field == "locomo_experiment_user_0[2]"
     assert "'Nobody asked this?' matches no LoCoMo question of conversation 0" in problem.message
+
+
+def test_disputed_questions_count_a_judges_replicates_as_raters(locomo_audit: Path) -> None:
+    from bench_nb import disputed_questions
+
+    runs = load_runs(locomo_audit / "fc-baseline" / "gpt-4o-mini-memos")
+    d = disputed_questions(runs, backend="polars")
+    assert d.select("run_id", "question_id").is_unique().all()  # one row per answer, not one per replicate
+    j = judgments_df(runs, backend="polars")
+    split = j.group_by("question_id").agg(pl.col("score").n_unique()).filter(pl.col("score") > 1)
+    assert len(d) == len(split) and (d["n_judges"] == 3).all()
+    row = d.row(0, named=True)
+    raters = {*row["correct_judges"].split(", "), *row["incorrect_judges"].split(", ")}
+    assert raters == {"gpt-4o-mini", "gpt-4o-mini#2", "gpt-4o-mini#3"}
+
+
+def test_token_totals_of_a_run_that_records_none_are_null(locomo_audit: Path) -> None:
+    from bench_nb import token_summary
+
+    t = token_summary(locomo_audit / "fc-baseline" / "gpt-4o-mini-cot", backend="polars").row(0, named=True)
+    assert t["with_tokens"] == 0 and t["total_prompt_tokens"] is None and t["total_context_tokens"] is None

@@ -61,6 +61,7 @@ reports.heading("Memory provider comparison", f"{len(run_set)} runs")
 step("report_summary and heading")
 out["problems"] = [str(p) for p in run_set.all_problems]
 settings = table("settings", tables.table_settings(run_set))
+table("harnesses", tables.table_harnesses(run_set))
 reports.roi_tile(None, None)
 memscore = table("memscore", tables.table_memscore(questions, warnings=settings.warnings))
 chart("memscore", charts.chart_memscore(questions))
@@ -98,6 +99,12 @@ table("corrected", tables.table_corrected(corrected_accuracy_table(run_set, judg
 table("repeats", tables.table_repeats(questions, judgments))
 reports.note("One judge graded these runs: no agreement to show.")
 step("note")
+replicates = tables.table_replicates(run_set)  # None: no run has judge replicates
+if replicates is not None:
+    table("replicates", replicates)
+from bench_nb.benchmarks.errata import Errata
+
+table("answer_key", tables.table_answer_key(Errata("locomo", {}, "no errata", ""), run_set))
 
 out["imported"] = first_import
 # Asking for pandas still gives pandas, imported now.

@@ -40,6 +40,15 @@ def _fmt(x: float | None) -> str:
 @click.option("--primary", help="Make this judge the run's primary judge (rewrites phases.evaluate).")
 @click.option("--force", is_flag=True, help="Grade again answers that already have this judge's verdict.")
 @click.option("--concurrency", "-c", type=int, default=1, show_default=True, help="Answers graded at once.")
+@click.option(
+    "--judge-replicates",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Grade each answer N times with each model judge (replicate n cached on its own); deterministic "
+    "judges grade once.",
+)
 def rejudge(
     run_dirs: tuple[Path, ...],
     judges: str,
@@ -47,6 +56,7 @@ def rejudge(
     primary: str | None,
     force: bool,
     concurrency: int,
+    judge_replicates: int,
 ) -> None:
     """Grade the existing answers of RUN_DIRS with more judges, keeping every verdict in judgments.jsonl."""
     specs = [s.strip() for s in judges.split(",") if s.strip()]
@@ -62,7 +72,13 @@ def rejudge(
         if len(run_dirs) > 1:
             click.echo(f"== {run_dir}")
         result = rejudge_run(
-            run_dir, specs, primary=primary, force=force, concurrency=concurrency, judge_prompts=prompts
+            run_dir,
+            specs,
+            primary=primary,
+            force=force,
+            concurrency=concurrency,
+            judge_prompts=prompts,
+            replicates=judge_replicates,
         )
         for name in result.judges:
             extra = f", {result.unscored[name]} unscored" if result.unscored[name] else ""

@@ -104,6 +104,14 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "--fail-fast", is_flag=True, help="Stop at the first question that fails after its retries."
         ),
         click.option(
+            "--judge-replicates",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Grade each answer N times with each model judge (deterministic judges grade once); the "
+            "checkpoint keeps the primary judge's majority, judgments.jsonl every replicate.",
+        ),
+        click.option(
             "--retries",
             type=click.IntRange(min=0),
             default=3,
@@ -179,6 +187,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "allow_provider_prompts": opts["allow_provider_prompts"],
         "sha256": opts["sha256"],
         "question_timeout_s": opts["question_timeout"] or DEFAULT_QUESTION_TIMEOUT_S,
+        "judge_replicates": opts.get("judge_replicates") or 1,
     }
     return out
 
@@ -289,6 +298,7 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
         settings["allow_provider_prompts"] = opts["allow_provider_prompts"] or bool(
             inv.get("allowProviderPrompts")
         )
+        settings["judge_replicates"] = opts.get("judge_replicates") or inv.get("judgeReplicates") or 1
         settings["isolate_per_question"] = bool(
             opts["isolate_per_question"]
             if opts["isolate_per_question"] is not None

@@ -30,7 +30,7 @@ from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import Run, RunSet, Sources, gc_paused, load_runs
 from bench_nb.runformat.settings import primary_judge
-from bench_nb.runformat.verdicts import read_verdicts
+from bench_nb.runformat.verdicts import read_replicates
 from bench_nb.text import hit_text, one_line
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
     )
     if run.imported is not None:
         return _with_info(run, _imported_rows(run, primary), info)
-    verdicts, problems = read_verdicts(run.path)
+    verdicts, problems = read_replicates(run.path)
     labels, label_problems = read_labels(run.path)
     problems = problems + label_problems
     if problems:
@@ -98,13 +98,12 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
             raise RunFormatError(p.path, p.message, p.field)
         _add_problems(run, problems)
     rows: list[tuple[Any, ...]] = []
-    for (qid, judge), rec in verdicts.items():
+    for (qid, judge, replicate), rec in verdicts.items():
         unscored = bool(rec.get("unscored")) or rec.get("score") is None or rec.get("label") == "unscored"
         score = None if unscored else _score(rec.get("score"), run, qid, judge, strict)
         if not unscored and score is None:
             continue
         label = "unscored" if unscored else rec.get("label")
-        replicate = _replicate(rec.get("replicate"))
         rows.append(
             (
                 qid,
@@ -126,7 +125,7 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
     for qid, value, label, explanation, unscored in evaluated.select(
         "question_id", "score", "label", "explanation", "unscored"
     ).iter_rows():
-        if (qid, primary) in verdicts:
+        if (qid, primary, 1) in verdicts:
             continue
         unscored = bool(unscored)
         score = None if unscored else _score(value, run, qid, primary, strict)
@@ -148,11 +147,6 @@ def _imported_rows(run: Run, judge: str) -> list[tuple[Any, ...]]:
             unscored = verdict is None
             rows.append((qid, judge, replicate, score, label, None, unscored, True, "imported"))
     return rows
-
-
-def _replicate(value: Any) -> int:
-    """A judgments line's replicate number (lines written before replicates existed are replicate 1)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
 
 
 def _with_info(run: Run, rows: list[tuple[Any, ...]], info: pl.DataFrame) -> pl.DataFrame:
@@ -234,6 +228,8 @@ def disputed_questions(
     """The answers judges split on, most split first, with what a reader needs to settle them.
 
     A question is disputed when at least one judge scored it correct and another incorrect (with
+    replicates, a judge's n-th replicate counts as a rater of its own, ``judge#n``, so a judge that split with
+    itself shows here too; with
     ``include_unscored=True``, also when one judge scored it and another could not). ``split`` is the
     minority share of the scored verdicts (0.5 = an even split). Columns: ``run_id, provider, question_id,
     question_type_norm, question, ground_truth, hypothesis, context`` (the top ``n_hits`` retrieved texts),
@@ -261,6 +257,7 @@ def disputed_questions(
         frame = judgments_frame(runset)
     if judges is not None:
         frame = frame.filter(pl.col("judge").is_in(judges))
+    frame = replicates_as_raters(frame)
     judge_names = frame["judge"].unique(maintain_order=True).to_list()
     counts = frame.group_by("run_id", "question_id", maintain_order=True).agg(
         pl.col("provider").first(),
@@ -381,3 +378,16 @@ def collapse_replicates(frame: pl.DataFrame) -> pl.DataFrame:
             .otherwise(pl.lit("unscored"))
         )
     return collapsed.select(frame.columns).drop("replicate")
+
+
+def replicates_as_raters(frame: pl.DataFrame) -> pl.DataFrame:
+    """A judge's replicates as raters of their own: replicate 1 keeps the judge's name, replicate n > 1 is
+    ``<judge>#<n>`` (for tables that need one verdict per rater, such as the disputed questions)."""
+    if "replicate" not in frame.columns or frame.filter(pl.col("replicate") > 1).is_empty():
+        return frame
+    many = pl.col("replicate") > 1
+    return frame.with_columns(
+        judge=pl.when(many)
+        .then(pl.col("judge") + pl.lit("#") + pl.col("replicate").cast(pl.Utf8))
+        .otherwise(pl.col("judge"))
+    )

@@ -1,4 +1,5 @@
-"""The Judge protocol: grades one answer to one question."""
+"""The Judge protocol: grades one answer to one question; judge replicates (the same judge grading one answer
+several times: ``--judge-replicates N``)."""
 
 from __future__ import annotations
 
@@ -14,3 +15,25 @@ class Judge(Protocol):
     name: str
 
     def judge(self, question: Question, hypothesis: str) -> Verdict: ...
+
+
+def is_replicable(judge: object) -> bool:
+    """Whether grading again can give another verdict: a model judge (``replicable = True``, whose
+    ``grade(question, hypothesis, replicate=n)`` caches each replicate's reply on its own). A deterministic
+    judge gives the same verdict every time: it is graded once, whatever the number of replicates."""
+    return getattr(judge, "replicable", False) is True
+
+
+def majority_verdict(replicates: list[Verdict]) -> Verdict:
+    """A judge's verdict over its replicates: the one most scored replicates gave (its first such
+    replicate's explanation, with the count); unscored on a tie or when none was scored."""
+    if len(replicates) == 1:
+        return replicates[0]
+    yes = [v for v in replicates if v.score == 1]
+    no = [v for v in replicates if v.score == 0]
+    judge = replicates[0].judge
+    count = f"{len(yes)} correct, {len(no)} incorrect of {len(replicates)} replicates"
+    if len(yes) == len(no):
+        return Verdict(None, "unscored", f"replicates split evenly ({count})", judge=judge)
+    first = (yes if len(yes) > len(no) else no)[0]
+    return Verdict(first.score, first.label, f"majority: {count}; {first.explanation}", judge=judge)

@@ -150,12 +150,16 @@ class LLMJudge:
     def client(self) -> LLMClient:
         return self._client or default_client()
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
-        """Grade ``hypothesis`` as an answer to ``question`` (unscored when the reply stays unreadable)."""
-        return self.grade(question, hypothesis).verdict
+    replicable = True  # grading again can give another verdict: judge replicates (judges.base)
 
-    def grade(self, question: Question, hypothesis: str) -> Graded:
-        """``judge`` with the model calls it made (tokens and cost of each)."""
+    def judge(self, question: Question, hypothesis: str, *, replicate: int = 1) -> Verdict:
+        """Grade ``hypothesis`` as an answer to ``question`` (unscored when the reply stays unreadable)."""
+        return self.grade(question, hypothesis, replicate=replicate).verdict
+
+    def grade(self, question: Question, hypothesis: str, *, replicate: int = 1) -> Graded:
+        """``judge`` with the model calls it made (tokens and cost of each). ``replicate`` n > 1 is the n-th
+        grading of the same answer: its replies are cached apart from the first's."""
+        extra: dict[str, Any] = {} if replicate == 1 else {"replicate": replicate}
         if self.custom_template is not None:
             messages = custom_judge_messages(self.custom_template, question, hypothesis)
         else:
@@ -165,7 +169,12 @@ class LLMJudge:
         for _ in range(self.max_parse_attempts):
             try:
                 c = self.client.complete(
-                    self.spec, messages, json=True, temperature=self.temperature, max_tokens=self.max_tokens
+                    self.spec,
+                    messages,
+                    json=True,
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                    **extra,
                 )
             except ModelError as err:
                 raise JudgeError(f"judge {self.name}, question {question.question_id}: {err}") from err

@@ -47,7 +47,7 @@ def replicate_summary(
     Returns:
         Columns ``run_id``, ``question_type`` (when ``by``), ``n`` (questions with a scored verdict),
         ``replicates`` (the most replicates any of them has), ``accuracy_mean``, ``accuracy_sd_pop``,
-        ``accuracy_sd_sample`` (null with one replicate), ``majority_accuracy``, ``replicate_accuracies`` (a
+        ``accuracy_sd_sample`` (both SDs null with one replicate), ``majority_accuracy``, ``replicate_accuracies`` (a
         list in replicate order); accuracies and standard deviations in percent (points).
     """
     if by not in (None, "question_type"):
@@ -129,6 +129,7 @@ def _spread(values: list[float]) -> dict[str, float | None]:
     # statistics computes exactly (equal replicates give an SD of 0.0, not 1e-15)
     return {
         "accuracy_mean": statistics.fmean(values),
-        "accuracy_sd_pop": statistics.pstdev(values),
+        # one replicate says nothing of the judge's spread: null, not 0
+        "accuracy_sd_pop": statistics.pstdev(values) if len(values) > 1 else None,
         "accuracy_sd_sample": statistics.stdev(values) if len(values) > 1 else None,
     }

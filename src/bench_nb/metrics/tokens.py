@@ -11,15 +11,20 @@ def tokens_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl
     """Per group over evaluated questions: totals, means, p50/p95 of context tokens, and coverage.
 
     ``with_tokens`` counts the questions that carry ``prompt_tokens`` (runs made before MemoryBench recorded
-    tokens carry none); means are over those questions only.
+    tokens carry none, nor do other harnesses' files); means are over those questions only, and a total is
+    null when no question records it.
     """
     ev = questions.filter(pl.col("status") == "evaluated")
+
+    def total(col: str) -> pl.Expr:  # null, not 0, when no question records it
+        return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum())
+
     return ev.group_by(list(by), maintain_order=True).agg(
         evaluated=pl.len().cast(pl.Int64),
         with_tokens=pl.col("prompt_tokens").is_not_null().sum().cast(pl.Int64),
-        total_prompt_tokens=pl.col("prompt_tokens").sum(),
-        total_base_prompt_tokens=pl.col("base_prompt_tokens").sum(),
-        total_context_tokens=pl.col("context_tokens").sum(),
+        total_prompt_tokens=total("prompt_tokens"),
+        total_base_prompt_tokens=total("base_prompt_tokens"),
+        total_context_tokens=total("context_tokens"),
         mean_prompt_tokens=pl.col("prompt_tokens").mean(),
         mean_context_tokens=pl.col("context_tokens").mean(),
         p50_context_tokens=pl.col("context_tokens").quantile(0.5, "linear"),

@@ -124,6 +124,7 @@ class LLMClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         use_cache: bool = True,
+        replicate: int = 1,
     ) -> Completion:
         """Send ``messages`` (``{"role": "system"|"user"|"assistant", "content": str}``) and return the reply.
 
@@ -135,15 +136,19 @@ class LLMClient:
                 Claude gets the Messages API's default unless one is given.
             max_tokens: reply budget; default 1024 (8192 for reasoning models, whose thinking counts).
             use_cache: read and write the response cache.
+            replicate: the n-th asking of the same request (judge replicates): replicate n > 1 is cached under
+                its own key (``"replicate": n`` beside the request), so each replicate is a real call once and
+                free on a rerun; replicate 1 keeps the plain request's key. Not sent to the model.
 
         Raises:
             ModelError: no key, a non-retryable error, or retries exhausted.
         """
         spec = model if isinstance(model, ModelSpec) else resolve_model(model)
         request = self._request(spec, messages, json, temperature, max_tokens)
+        key = request if replicate == 1 else {**request, "replicate": int(replicate)}
         started = time.perf_counter()
         if use_cache and self.cache is not None:
-            hit = self.cache.get(request)
+            hit = self.cache.get(key)
             if hit is not None:
                 done = self._completion(spec, hit.text, hit.input_tokens, hit.output_tokens, True, 0, started)
                 self.usage.add(done)
@@ -157,7 +162,7 @@ class LLMClient:
 
         text, n_in, n_out = self._retrying(spec, call)
         if use_cache and self.cache is not None:
-            self.cache.put(request, text, n_in, n_out)
+            self.cache.put(key, text, n_in, n_out)
         done = self._completion(spec, text, n_in, n_out, False, attempts, started)
         self.usage.add(done)
         return done

@@ -93,8 +93,13 @@ def resolve_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
     return out
 
 
-def open_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> RunSet:
-    """The runs a report shows: ``resolve_runs`` then ``load_runs``.
+def open_runs(
+    runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    dataset: str | os.PathLike[str] | None = None,
+) -> RunSet:
+    """The runs a report shows: ``resolve_runs`` then ``load_runs`` (``dataset``: LoCoMo's file, to match other
+    harnesses' result files to its question ids; see ``load_runs``).
 
     Raises:
         ReportError: when a source matches nothing, or nothing it matched loads as a run (naming the
@@ -103,7 +108,7 @@ def open_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -
     from bench_nb.runformat.load import load_runs
 
     sources = resolve_runs(runs)
-    run_set = load_runs(sources)
+    run_set = load_runs(sources, dataset=dataset)
     if not run_set:
         problems = "; ".join(str(p) for p in run_set.all_problems[:5]) or "nothing readable"
         raise ReportError(f"no run loaded from {', '.join(map(repr, sources))}: {problems}")

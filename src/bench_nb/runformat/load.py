@@ -31,7 +31,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import DatasetError, Problem, RunFormatError
 from bench_nb.runformat.format import (
     DECODE_COUNTS,
     PHASES,
@@ -85,8 +85,8 @@ class _RunInfo:
 
     @property
     def is_bench_nb(self) -> bool:
-        """Written by bench_nb's runner (its labels are true labels), not by MemoryBench."""
-        return self.checkpoint is not None and self.checkpoint.benchNb is not None
+        """Written by bench_nb's runner (its labels are true labels), not by MemoryBench or another harness."""
+        return self.imported is None and self.checkpoint is not None and self.checkpoint.benchNb is not None
 
     @property
     def has_true_labels(self) -> bool:
@@ -625,7 +625,10 @@ def read_imported(
 ) -> Run:
     """Read another harness's result file (or a folder with an eval_results.json) as a ``Run``."""
     file = Path(path)
-    index = (locomo or _Locomo(dataset)).get()
+    try:
+        index = (locomo or _Locomo(dataset)).get()
+    except DatasetError as err:  # dataset= is not LoCoMo's file
+        raise RunFormatError(file, f"cannot match its questions to LoCoMo's: {err}") from None
     checkpoint, info, problems = read_harness_file(file, fmt, index)  # type: ignore[arg-type]
     if strict and problems:
         p = problems[0]

@@ -133,7 +133,7 @@ def read_settings(run: Run | RunView) -> RecordedSettings:
         question_ids=ids,
         question_set=extra.questionSetHash or question_set_hash(ids),
         k=extra.k,
-        answerer=extra.answerer or ck.answeringModel,
+        answerer=extra.answerer or ck.answeringModel or None,
         answer_prompt=hashes.get("answer"),
         judge=judge,
         judge_prompt=_judge_prompt(hashes, judge),
@@ -142,7 +142,7 @@ def read_settings(run: Run | RunView) -> RecordedSettings:
         custom_prompt=extra.customPrompt,
         prompt_hashes=hashes,
         provider_settings=invocation.providerSettings if invocation is not None else None,
-        written_by_bench_nb=ck.benchNb is not None,
+        written_by_bench_nb=run.is_bench_nb,
     )
 
 

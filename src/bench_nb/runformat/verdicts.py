@@ -25,8 +25,11 @@ FILENAME = "judgments.jsonl"
 _DECODER = msgspec.json.Decoder()
 
 
-def append_verdicts(run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]]) -> int:
-    """Append ``(question_id, verdict)`` pairs; returns how many lines were written (fsync'd)."""
+def append_verdicts(
+    run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]], *, replicate: int = 1
+) -> int:
+    """Append ``(question_id, verdict)`` pairs (all of judge replicate ``replicate``); returns how many lines
+    were written (fsync'd)."""
     lines = []
     now = now_iso()
     for qid, v in verdicts:
@@ -39,6 +42,8 @@ def append_verdicts(run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]]
             "unscored": v.label == "unscored",
             "at": now,
         }
+        if replicate != 1:
+            record["replicate"] = replicate
         if v.graded:
             record["publishedScore"] = v.published_score
             if v.items:
@@ -55,14 +60,24 @@ def append_verdicts(run_dir: str | Path, verdicts: Iterable[tuple[str, Verdict]]
 
 
 def read_verdicts(run_dir: str | Path) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Problem]]:
-    """All verdicts keyed by (question_id, judge), the last line winning; bad lines become problems.
+    """Replicate 1 of every verdict, keyed by (question_id, judge), the last line winning; bad lines become
+    problems (see ``read_replicates``)."""
+    every, problems = read_replicates(run_dir)
+    return {(q, j): rec for (q, j, r), rec in every.items() if r == 1}, problems
+
+
+def read_replicates(
+    run_dir: str | Path,
+) -> tuple[dict[tuple[str, str, int], dict[str, Any]], list[Problem]]:
+    """All verdicts keyed by (question_id, judge, replicate), the last line winning; bad lines become problems.
 
     A torn last line (a run killed mid-write) is reported and skipped, as is any line that is not a JSON
-    object with ``questionId`` and ``judge`` (or not UTF-8); the other lines still load. Lines are decoded
-    with msgspec (a third of ``json.loads``' time on a 10,000-line file).
+    object with ``questionId`` and ``judge`` (or not UTF-8), or whose ``replicate`` is not a whole number from
+    1; the other lines still load. Lines are decoded with msgspec (a third of ``json.loads``' time on a
+    10,000-line file).
     """
     path = Path(run_dir) / FILENAME
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: dict[tuple[str, str, int], dict[str, Any]] = {}
     problems: list[Problem] = []
     if not path.is_file():
         return out, problems
@@ -72,8 +87,11 @@ def read_verdicts(run_dir: str | Path) -> tuple[dict[tuple[str, str], dict[str, 
             continue
         try:
             rec = _DECODER.decode(line)
-            key = (str(rec["questionId"]), str(rec["judge"]))
-        except (ValueError, KeyError, TypeError) as err:  # msgspec.DecodeError is a ValueError
+            replicate = rec.get("replicate", 1)
+            if not isinstance(replicate, int) or isinstance(replicate, bool) or replicate < 1:
+                raise ValueError(f"replicate {replicate!r} is not a whole number from 1")
+            key = (str(rec["questionId"]), str(rec["judge"]), replicate)
+        except (ValueError, KeyError, TypeError, AttributeError) as err:  # msgspec.DecodeError: a ValueError
             problems.append(Problem(str(path), f"line {n} skipped: {err}", field=f"line {n}"))
             continue
         out[key] = rec

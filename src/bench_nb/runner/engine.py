@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 
 from bench_nb.errors import RunFormatError
-from bench_nb.judges.base import Judge
+from bench_nb.judges.base import Judge, majority_verdict
 from bench_nb.models.base import Answerer
 from bench_nb.models.deadline import deadline
 from bench_nb.providers.base import Provider
@@ -65,7 +65,7 @@ from bench_nb.runner.retrieval import (
 )
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import RunSettings
-from bench_nb.runner.usage import answer_usage, judge_with_usage, run_usage
+from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, run_usage
 
 
 def result_file_name(question_id: str) -> str:
@@ -328,15 +328,24 @@ class Engine:
         hypothesis = self.ck.questions[qid].phases.answer.hypothesis or ""
         raw = self.ck.questions[qid].phases.search.results
 
+        n = self.settings.judge_replicates
+
         def work(attempts: Attempts) -> tuple[list[Verdict], RetrievalOutcome, dict[str, Any]]:
             verdicts, usage = [], {}
+            by_replicate: dict[int, list[tuple[str, Verdict]]] = {}
             for judge in self.judges:
-                v, used = self._call(attempts, partial(judge_with_usage, judge, q, hypothesis))
-                verdicts.append(v if v.judge else replace(v, judge=judge.name))
+                reps, used = self._call(
+                    attempts, partial(judge_replicates_with_usage, judge, q, hypothesis, n)
+                )
+                reps = [v if v.judge else replace(v, judge=judge.name) for v in reps]
+                for r, v in enumerate(reps, start=1):
+                    by_replicate.setdefault(r, []).append((qid, v))
+                verdicts.append(majority_verdict(reps))  # one replicate: that verdict
                 if used is not None:
                     usage[judge.name] = used
             with self._verdict_lock:
-                append_verdicts(self.run_dir, [(qid, v) for v in verdicts])
+                for r, lines in sorted(by_replicate.items()):
+                    append_verdicts(self.run_dir, lines, replicate=r)
             retrieval = score_retrieval(
                 decode_hits(raw),
                 q.evidence_ids,

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import JudgeError, RunFormatError
-from bench_nb.judges.base import Judge
+from bench_nb.judges.base import Judge, is_replicable, majority_verdict
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
 from bench_nb.runformat.report import dumps_js
 from bench_nb.runformat.settings import primary_judge
-from bench_nb.runformat.verdicts import append_verdicts, read_verdicts
+from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
 from bench_nb.runner.lock import lock_run
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
@@ -148,6 +148,7 @@ def rejudge(
     force: bool = False,
     concurrency: int = 1,
     judge_prompts: Sequence[str] = (),
+    replicates: int = 1,
 ) -> RejudgeResult:
     """Grade a run's existing answers with more judges; optionally make one of them the primary judge.
 
@@ -162,6 +163,10 @@ def rejudge(
         judge_prompts: grade with each LLM judge once per prompt (``lenient``, ``standard``, ``strict``);
             the judges are named ``alias[lenient]``, ``alias``, ``alias[strict]``. Without ``judges``, the
             run's primary judge (which must be an LLM judge).
+        replicates: grade each answer this many times with each model judge (``--judge-replicates``);
+            replicate n is appended with ``"replicate": n`` and its replies are cached apart from the other
+            replicates'. A (question, judge, replicate) that has a verdict is skipped unless ``force``.
+            Deterministic judges grade once.
 
     Raises:
         JudgeError: a judge failed; every verdict obtained before is already saved.
@@ -169,7 +174,7 @@ def rejudge(
         RunLockedError: another process is writing the run (``bench-nb run``, another rejudge).
     """
     with lock_run(run_dir, command="bench-nb rejudge"):  # one writer per run (runner.lock)
-        return _rejudge(Path(run_dir), judges, primary, force, concurrency, judge_prompts)
+        return _rejudge(Path(run_dir), judges, primary, force, concurrency, judge_prompts, replicates)
 
 
 def _rejudge(
@@ -179,6 +184,7 @@ def _rejudge(
     force: bool,
     concurrency: int,
     judge_prompts: Sequence[str],
+    replicates: int = 1,
 ) -> RejudgeResult:
     run = read_run(path)
     if judge_prompts:
@@ -188,17 +194,22 @@ def _rejudge(
     names = [j.name for j in resolved]
     if len(set(names)) != len(names):
         raise JudgeError(f"judge names must be distinct, got {names}")
+    if replicates < 1:
+        raise JudgeError(f"replicates must be at least 1, not {replicates}")
     todo = answered_questions(run)
-    existing, _ = read_verdicts(path)
+    existing, _ = read_replicates(path)
     graded: dict[str, int] = {}
     skipped: dict[str, int] = {}
     unscored: dict[str, int] = {}
     for judge in resolved:
-        qids = [q for q in todo if force or (q, judge.name) not in existing]
-        skipped[judge.name] = len(todo) - len(qids)
-        verdicts = _grade(path, judge, [(q, *todo[q]) for q in qids], max(1, concurrency))
-        graded[judge.name] = len(verdicts)
-        unscored[judge.name] = sum(v.label == "unscored" for v in verdicts)
+        graded[judge.name] = skipped[judge.name] = unscored[judge.name] = 0
+        for replicate in range(1, (replicates if is_replicable(judge) else 1) + 1):
+            qids = [q for q in todo if force or (q, judge.name, replicate) not in existing]
+            skipped[judge.name] += len(todo) - len(qids)
+            items = [(q, *todo[q]) for q in qids]
+            verdicts = _grade(path, judge, items, max(1, concurrency), replicate=replicate)
+            graded[judge.name] += len(verdicts)
+            unscored[judge.name] += sum(v.label == "unscored" for v in verdicts)
     old = primary_judge(run)
     changed = primary is not None and primary != old
     if changed:
@@ -217,11 +228,17 @@ def _rejudge(
     )
 
 
-def _grade(path: Path, judge: Judge, items: list[tuple[str, Question, str]], workers: int) -> list[Verdict]:
-    """Grade items, appending verdicts every FLUSH_EVERY; on a failure save what is done, then raise."""
+def _grade(
+    path: Path, judge: Judge, items: list[tuple[str, Question, str]], workers: int, *, replicate: int = 1
+) -> list[Verdict]:
+    """Grade items (as judge replicate ``replicate``), appending verdicts every FLUSH_EVERY; on a failure save
+    what is done, then raise."""
 
     def one(qid: str, question: Question, hypothesis: str) -> tuple[str, Verdict]:
-        verdict = judge.judge(question, hypothesis)
+        if replicate == 1:
+            verdict = judge.judge(question, hypothesis)
+        else:
+            verdict = judge.judge(question, hypothesis, replicate=replicate)  # type: ignore[call-arg]
         if not isinstance(verdict, Verdict):
             raise JudgeError(f"judge {judge.name!r} returned {type(verdict).__name__}, not a Verdict")
         return qid, verdict if verdict.judge == judge.name else replace(verdict, judge=judge.name)
@@ -253,11 +270,11 @@ def _grade(path: Path, judge: Judge, items: list[tuple[str, Question, str]], wor
                     if failure is None:  # after a failure, let the running ones finish, start no more
                         submit_next()
                 if len(buffer) >= FLUSH_EVERY:
-                    append_verdicts(path, buffer)
+                    append_verdicts(path, buffer, replicate=replicate)
                     done.extend(v for _, v in buffer)
                     buffer.clear()
     finally:
-        append_verdicts(path, buffer)
+        append_verdicts(path, buffer, replicate=replicate)
         done.extend(v for _, v in buffer)
     if failure is not None:
         qid, err = failure
@@ -277,6 +294,11 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
             journal, "the run has progress not yet compacted into checkpoint.json: resume or finish it first"
         )
     verdicts, _ = read_verdicts(path)
+    replicated, _ = read_replicates(path)
+    by_question: dict[str, list[dict[str, Any]]] = {}
+    for (q, j, _), line in sorted(replicated.items()):
+        if j == new:
+            by_question.setdefault(q, []).append(line)
     evaluated = [
         qid for qid, q in run.checkpoint.questions.items() if q.phases.evaluate.status == "completed"
     ]
@@ -302,7 +324,7 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
     data: dict[str, Any] = json.loads(ckpt_path.read_text(encoding="utf-8"))
     now = now_iso()
     for qid, q in data.get("questions", {}).items():
-        rec = verdicts.get((qid, new))
+        rec = _majority_record(by_question.get(qid, []), new) or verdicts.get((qid, new))
         if rec is None:
             continue
         ev = q.setdefault("phases", {}).setdefault("evaluate", {})
@@ -360,3 +382,19 @@ def _write_atomic(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def _majority_record(recs: list[dict[str, Any]], judge: str) -> dict[str, Any] | None:
+    """The judge's majority verdict over its replicates of one question (its judgments records, replicate
+    order) as a record, as the runner puts it in the checkpoint; None with fewer than two replicates."""
+    if len(recs) < 2:
+        return None
+    reps = []
+    for rec in recs:
+        score = rec.get("score")
+        if score in (0, 1) and not rec.get("unscored"):
+            reps.append(Verdict(int(score), "correct" if score == 1 else "incorrect", "", judge=judge))
+        else:
+            reps.append(Verdict(None, "unscored", "", judge=judge))
+    v = majority_verdict(reps)
+    return {"score": v.score, "label": v.label, "explanation": v.explanation, "unscored": v.score is None}

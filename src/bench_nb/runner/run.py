@@ -238,6 +238,7 @@ def run_benchmark(
     judge_options: Mapping[str, Mapping[str, Any]] | None = None,
     allow_provider_prompts: bool = False,
     sha256: str | None = None,
+    judge_replicates: int = 1,
 ) -> RunResult:
     """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
 
@@ -274,6 +275,10 @@ def run_benchmark(
             the others. Off by default: every provider gets the same prompts.
         sha256: the benchmark file's expected sha256: a file with another hash is refused (``DatasetError``)
             before anything runs.
+        judge_replicates: grade each answer this many times with each model judge (deterministic judges
+            grade once): every replicate goes to ``judgments.jsonl`` (``replicate``), each replicate's reply
+            is cached on its own, and the checkpoint holds the primary judge's majority verdict
+            (``bench_nb.replicate_summary`` reads the spread).
 
     Returns:
         A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
@@ -289,6 +294,7 @@ def run_benchmark(
         question_timeout_s=question_timeout_s,
         checkpoint_every_s=checkpoint_every_s,
         progress=progress,
+        judge_replicates=judge_replicates,
     )
     bench = load_benchmark_spec(benchmark, dataset, sha256)
     if judges is None:
@@ -341,6 +347,8 @@ def run_benchmark(
             bench_nb["invocation"] = _invocation(
                 provider, benchmark, dataset, answerer, judges, limit, sample_per_type, allow_provider_prompts
             ) | ({"providerSettings": recorded_settings(own_settings)} if own_settings else {})
+            if judge_replicates > 1:
+                bench_nb["invocation"]["judgeReplicates"] = judge_replicates
             resumed = (run_dir / CHECKPOINT).is_file()
             if resumed:
                 checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
@@ -481,6 +489,8 @@ def _bench_nb_record(
         "benchmarkSha256": bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None),
         "questionSetHash": question_set_hash(ids),
     }
+    if settings.judge_replicates > 1:
+        out["judgeReplicates"] = settings.judge_replicates
     hashes = _prompt_hashes(answerer, judges)
     if hashes:
         out["promptHashes"] = hashes

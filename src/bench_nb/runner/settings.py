@@ -47,6 +47,9 @@ class RunSettings:
             (``models.deadline``); then it fails with ``DeadlineExceeded``. None: no deadline.
         checkpoint_every_s: the least time between two compactions of the journal into checkpoint.json.
         progress: progress bars on/off; None decides from the environment (see ``runner.progress``).
+        judge_replicates: how many times each model judge grades each answer (``--judge-replicates``);
+            deterministic judges grade once. The checkpoint holds the primary judge's majority verdict,
+            ``judgments.jsonl`` every replicate.
     """
 
     k: int = DEFAULT_K
@@ -59,8 +62,11 @@ class RunSettings:
     question_timeout_s: float | None = DEFAULT_QUESTION_TIMEOUT_S
     checkpoint_every_s: float = 5.0
     progress: bool | None = None
+    judge_replicates: int = 1
 
     def __post_init__(self) -> None:
+        if self.judge_replicates < 1:
+            raise BenchNbError(f"judge_replicates must be at least 1, not {self.judge_replicates}")
         if self.k < 1:
             raise BenchNbError(f"k must be at least 1, not {self.k}")
         if self.concurrency < 1:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bench_nb.judges.base import Judge
+from bench_nb.judges.base import Judge, is_replicable
 from bench_nb.records import Answer, Question, Verdict
 
 _SUMMED = ("calls", "cachedCalls", "inputTokens", "outputTokens", "costUsd", "unpricedCalls")
@@ -127,3 +127,19 @@ def judge_with_usage(
         graded = grade(question, hypothesis)
         return graded.verdict, calls_usage(graded.completions)
     return judge.judge(question, hypothesis), None
+
+
+def judge_replicates_with_usage(
+    judge: Judge, question: Question, hypothesis: str, replicates: int
+) -> tuple[list[Verdict], dict[str, Any] | None]:
+    """The judge's verdicts on replicates 1..n (a replicable judge: ``judges.base.is_replicable``; any other
+    is graded once) and the usage of all their model calls."""
+    if replicates <= 1 or not is_replicable(judge):
+        verdict, used = judge_with_usage(judge, question, hypothesis)
+        return [verdict], used
+    verdicts, completions = [], []
+    for n in range(1, replicates + 1):
+        graded = judge.grade(question, hypothesis, replicate=n)  # type: ignore[attr-defined]
+        verdicts.append(graded.verdict)
+        completions.extend(graded.completions)
+    return verdicts, calls_usage(completions)

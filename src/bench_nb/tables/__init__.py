@@ -17,6 +17,7 @@ from bench_nb.tables.comparisons import (
     warnings_html,
 )
 from bench_nb.tables.frame import table_frame
+from bench_nb.tables.harnesses import not_recorded_note, table_answer_key, table_harnesses, table_replicates
 from bench_nb.tables.html import Table
 from bench_nb.tables.judges import (
     judge_verdict,
@@ -63,16 +64,19 @@ __all__ = [
     "judge_verdict",
     "latency_band",
     "like_for_like_warnings",
+    "not_recorded_note",
     "run_settings",
     "settings_differences",
     "settings_line",
     "table_accuracy_by_type",
     "table_agreement",
+    "table_answer_key",
     "table_beam",
     "table_corrected",
     "table_detectable",
     "table_disputed",
     "table_frame",
+    "table_harnesses",
     "table_judge_audit",
     "table_judge_audit_by_type",
     "table_judge_vs_human",
@@ -83,6 +87,7 @@ __all__ = [
     "table_pareto",
     "table_prompt_sweep",
     "table_repeats",
+    "table_replicates",
     "table_retrieval",
     "table_settings",
     "table_success",

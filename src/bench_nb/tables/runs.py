@@ -234,7 +234,8 @@ def table_tokens(data: Any) -> Table:
     assert isinstance(tok, pl.DataFrame)
     has_cost = "cost_usd" in q.columns
     if has_cost:
-        cost = q.group_by("run_id").agg(cost_usd=pl.col("cost_usd").sum())
+        known = pl.col("cost_usd").is_not_null().any()
+        cost = q.group_by("run_id").agg(cost_usd=pl.when(known).then(pl.col("cost_usd").sum()))
         tok = tok.join(cost, on="run_id", how="left")
     rows = []
     for r in tok.iter_rows(named=True):

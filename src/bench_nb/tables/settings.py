@@ -58,7 +58,8 @@ def _short_judge_prompt(value: str | None) -> str | None:
 
 def _settings(run: Any) -> RunSettings:
     rs = read_settings(run)
-    recorded_any = bool(rs.prompt_hashes)  # bench_nb records prompts: a missing one is a promptless component
+    # bench_nb records prompts: a missing one is a promptless component (not so in another harness's file)
+    recorded_any = bool(rs.prompt_hashes) and getattr(run, "imported", None) is None
     return RunSettings(
         run_id=rs.run_id,
         provider=rs.provider,

@@ -2,7 +2,7 @@
 
 Each importer turns one file into a checkpoint of the run format held in memory, plus an ``ImportInfo`` (the
 harness, its judge as named or ``unknown``, the judge's verdicts by replicate, what the file does not record).
-``frames.load.load_runs`` calls ``detect_format`` on every JSON file it is given and ``read_harness_file`` to
+``runformat.load.load_runs`` calls ``detect_format`` on every JSON file it is given and ``read_harness_file`` to
 read it; questions get LoCoMo's canonical ids (``locomo_ids``), so runs of different harnesses pair up.
 docs/loading.md documents each format's mapping.
 """

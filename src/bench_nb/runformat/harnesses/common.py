@@ -33,6 +33,7 @@ from bench_nb.runformat.harnesses.locomo_ids import (
 from bench_nb.taxonomy import LOCOMO_CATEGORIES
 
 NOT_RECORDED = ("latency", "tokens", "retrieved context")
+UNKNOWN = "unknown"
 
 
 @dataclass
@@ -200,11 +201,26 @@ def build_checkpoint(
         status="completed",
         provider=provider,
         benchmark="locomo",
-        judge=info.judge,
+        judge=info.judge if info.judge != UNKNOWN else f"{UNKNOWN} ({info.harness})",
         answeringModel=answering_model,
         targetQuestionIds=list(questions),
         questions=questions,
+        benchNb=settings(info, answering_model),
     )
+
+
+def settings(info: ImportInfo, answering_model: str) -> dict[str, Any]:
+    """The run-level ``benchNb`` settings an imported run can state, in the keys bench_nb's runs use, so the
+    like-for-like checks and the settings table read them as they read bench_nb's: the answerer, and the
+    answer prompt by the harness's own name for it (``promptHashes.answer``: ``memos``, ``cot``). What the file
+    does not say is left out (``not recorded``). An unknown judge is named ``unknown (<harness>)`` in the
+    checkpoint, so two harnesses' unknown judges are never taken for the same judge."""
+    out: dict[str, Any] = {"harness": info.harness}
+    if answering_model:
+        out["answerer"] = answering_model
+    if info.answer_prompt:
+        out["promptHashes"] = {"answer": info.answer_prompt.removeprefix("answer_prompt_")}
+    return out
 
 
 def run_name(path: Path, generic: tuple[str, ...]) -> str:

@@ -1,0 +1,278 @@
+"""Tables for runs from several harnesses: who wrote each run and with which judge, what its file does not
+record, how much the judge's replicates spread, and what the answer key's known errors do to each score.
+
+- ``table_harnesses(runs)``: harness, judge, answer prompt, answering model, judge replicates and what the run
+  does not record ("not recorded by zep"), one row per run.
+- ``not_recorded_note(runs, what)``: "latency: not recorded by zep (zep_locomo_grades), ..." for a section.
+- ``table_replicates(runs)``: ``replicate_summary`` overall and per question type.
+- ``table_answer_key(errata, runs)``: the ceiling per type beside each run's accuracy (flagged above it),
+  accuracy on the questions whose gold is right, and each run's verdicts on the flagged questions.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics.errata import answer_key_ceiling, errata_verdicts
+from bench_nb.metrics.replicates import replicate_frame
+from bench_nb.runformat.load import RunSet, load_runs
+from bench_nb.tables.html import Cell, Table, render
+from bench_nb.taxonomy import NORM_TYPES
+
+# What a run format records, by the harness it came from (bench_nb's and MemoryBench's runs record all).
+_ALL = ("latency", "tokens", "retrieved context")
+
+
+def _runs(runs: Any) -> RunSet:
+    return runs if isinstance(runs, RunSet) else load_runs(runs)
+
+
+def _not_recorded(run: Any) -> tuple[str, ...]:
+    return run.imported.not_recorded if run.imported is not None else ()
+
+
+def table_harnesses(runs: Any) -> Table:
+    """One row per run: the harness that wrote it, its judge (as named, or unknown), answer prompt, answering
+    model, judge replicates, and what it does not record."""
+    loaded = _runs(runs)
+    rows_data: list[dict[str, Any]] = []
+    for run in loaded:
+        ck = run.checkpoint
+        info = run.imported
+        extra = (ck.benchNb or {}) if ck is not None else {}
+        judge = info.judge if info is not None else (extra.get("primaryJudge") or (ck.judge if ck else None))
+        if ck is None:
+            judge = (run.report or {}).get("judge")
+        prompt = info.answer_prompt if info is not None else (extra.get("promptHashes") or {}).get("answer")
+        replicates = info.replicates if info is not None else _own_replicates(run)
+        rows_data.append(
+            {
+                "run_id": run.run_id,
+                "harness": run.harness,
+                "judge": judge or None,
+                "answer_prompt": prompt,
+                "answering_model": (ck.answeringModel if ck is not None else None) or None,
+                "replicates": replicates,
+                "not_recorded": ", ".join(_not_recorded(run)) or None,
+                "questions_checked_against": info.checked_against if info is not None else None,
+            }
+        )
+    frame = pl.DataFrame(
+        rows_data,
+        schema={
+            "run_id": pl.Utf8,
+            "harness": pl.Utf8,
+            "judge": pl.Utf8,
+            "answer_prompt": pl.Utf8,
+            "answering_model": pl.Utf8,
+            "replicates": pl.Int64,
+            "not_recorded": pl.Utf8,
+            "questions_checked_against": pl.Utf8,
+        },
+    )
+
+    def by(r: dict[str, Any], key: str) -> Cell | str:
+        value = r[key]
+        return value if value else Cell(f"not recorded by {r['harness']}", "", title="the file does not say")
+
+    rows = [
+        [
+            r["run_id"],
+            r["harness"],
+            Cell(
+                r["judge"] or f"not recorded by {r['harness']}",
+                badges=(("unknown", "bnb-flag"),) if (r["judge"] or "").startswith("unknown") else (),
+            ),
+            by(r, "answer_prompt"),
+            by(r, "answering_model"),
+            Cell(str(r["replicates"]), "num"),
+            f"not recorded by {r['harness']}: {r['not_recorded']}" if r["not_recorded"] else "everything",
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
+    notes = [
+        "Imported runs (other harnesses' result files) keep their own judge and answer prompt: their scores are "
+        "that harness's, graded its way. What a file does not record is blank in every table, never zero.",
+    ]
+    checked = sorted({r["questions_checked_against"] for r in rows_data if r["questions_checked_against"]})
+    if checked:
+        notes.append(
+            f"Imported questions were matched to LoCoMo's ids and checked by text against {', '.join(checked)}."
+        )
+    html = render(
+        ["run", "harness", "judge", "answer prompt", "answering model", "judge replicates", "recorded"],
+        rows,
+        caption="Harnesses and judges",
+        notes=notes,
+    )
+    return Table(frame, html)
+
+
+def _own_replicates(run: Any) -> int:
+    """The most replicates of the primary judge in a bench_nb run's judgments (1 without replicates)."""
+    from bench_nb.runformat.verdicts import read_replicates
+
+    judge = None
+    if run.checkpoint is not None:
+        judge = (run.checkpoint.benchNb or {}).get("primaryJudge") or run.checkpoint.judge
+    seen = [rep for (_, j, rep) in read_replicates(run.path)[0] if j == judge]
+    return max(seen, default=1)
+
+
+def not_recorded_note(runs: Any, what: str) -> str | None:
+    """``"latency: not recorded by zep (zep_locomo_grades); by evermemos (a, b)"``, or None when every run
+    records ``what`` (``latency``, ``tokens``, ``retrieved context``)."""
+    by_harness: dict[str, list[str]] = {}
+    for run in _runs(runs):
+        if what in _not_recorded(run):
+            by_harness.setdefault(run.harness, []).append(run.run_id)
+    if not by_harness:
+        return None
+    parts = [f"by {h} ({', '.join(ids)})" for h, ids in by_harness.items()]
+    return f"{what.capitalize()}: not recorded " + "; ".join(parts) + ": blank below, never zero."
+
+
+def _pp(x: float | None) -> str:
+    """Two decimals, half up (as the LoCoMo audit prints: 87/96 = 90.625 is 90.63)."""
+    if x is None:
+        return "n/a"
+    return str(Decimal(repr(x)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def table_replicates(runs: Any) -> Table | None:
+    """Per run (and per question type): each replicate's accuracy, their mean, population and sample SD and
+    the majority vote; None when no run has more than one replicate."""
+    overall = replicate_frame(runs)
+    if overall.is_empty() or max(overall["replicates"].fill_null(1).to_list()) < 2:
+        return None
+    per_type = replicate_frame(runs, "question_type")
+    rows: list[list[object]] = []
+    for r in overall.iter_rows(named=True):
+        types = per_type.filter(pl.col("run_id") == r["run_id"])
+        for label, row in [("all", r), *((t["question_type"], t) for t in types.iter_rows(named=True))]:
+            rows.append(
+                [
+                    Cell(r["run_id"] if label == "all" else "", title=r["run_id"]),
+                    label,
+                    Cell(str(row["n"]), "num"),
+                    Cell(str(row["replicates"]), "num"),
+                    Cell(", ".join(_pp(v) for v in row["replicate_accuracies"]), "num"),
+                    Cell(_pp(row["accuracy_mean"]), "num"),
+                    Cell(_pp(row["accuracy_sd_pop"]), "num"),
+                    Cell(_pp(row["accuracy_sd_sample"]), "num"),
+                    Cell(_pp(row["majority_accuracy"]), "num"),
+                ]
+            )
+    html = render(
+        [
+            "run",
+            "question type",
+            "n",
+            "replicates",
+            "accuracy per replicate %",
+            "mean %",
+            "SD (population)",
+            "SD (sample)",
+            "majority vote %",
+        ],
+        rows,
+        caption="Judge replicates: the same judge grading every answer several times",
+        notes=[
+            "Mean = the mean of the replicates' accuracies (what EverMemOS's pipeline publishes); SD in "
+            "percentage points, population (ddof 0, as published) and sample (ddof 1); majority vote = accuracy "
+            "of the verdict most replicates gave, which is the verdict every other table uses.",
+        ],
+    )
+    return Table(
+        per_type.vstack(overall.with_columns(question_type=pl.lit("all")).select(per_type.columns)), html
+    )
+
+
+def table_answer_key(errata: Any, runs: Any) -> Table:
+    """The answer key's known errors: the ceiling per question type beside each run's accuracy (flagged when
+    above it), accuracy on right gold, and how many of each run's verdicts fall on flagged questions."""
+    from bench_nb.frames.errata import as_errata
+
+    errata = as_errata(errata)
+    loaded = _runs(runs)
+    overall = answer_key_ceiling(errata, loaded, backend="polars")
+    per_type = answer_key_ceiling(errata, loaded, by="question_type", backend="polars")
+    assert isinstance(overall, pl.DataFrame) and isinstance(per_type, pl.DataFrame)
+    types = sorted(
+        per_type["question_type"].unique().to_list(),
+        key=lambda t: NORM_TYPES.index(t) if t in NORM_TYPES else 99,
+    )
+    ceilings: dict[str, float] = {
+        t: max(per_type.filter(pl.col("question_type") == t)["ceiling"].to_list()) for t in types
+    }
+    flagged: list[str] = []
+
+    def acc_cell(row: dict[str, Any] | None) -> Cell:
+        if row is None:
+            return Cell("—", "num")
+        above = bool(row["above_ceiling"])
+        return Cell(
+            _pp(row["accuracy"]),
+            "num",
+            title=f"on right gold: {_pp(row['accuracy_gold_right'])}%; credit on {row['correct_on_wrong_gold']} wrong-gold questions",
+            badges=(("above ceiling", "bnb-flag"),) if above else (),
+        )
+
+    rows: list[list[object]] = []
+    ceiling_row: list[object] = [Cell("ceiling (perfect system)", title="100 · (n − wrong gold) / n")]
+    first = overall.row(0, named=True) if len(overall) else None
+    ceiling_row.append(Cell(_pp(first["ceiling"]) if first else "—", "num"))
+    ceiling_row += [Cell(_pp(ceilings[t]), "num") for t in types]
+    ceiling_row += ["", ""]
+    rows.append(ceiling_row)
+    verdicts = errata_verdicts(errata, loaded, backend="polars")
+    assert isinstance(verdicts, pl.DataFrame)
+    for r in overall.iter_rows(named=True):
+        rid = r["run_id"]
+        parts = per_type.filter(pl.col("run_id") == rid)
+        by_t = {p["question_type"]: p for p in parts.iter_rows(named=True)}
+        if r["above_ceiling"] or any(p["above_ceiling"] for p in by_t.values()):
+            flagged.append(rid)
+        mine = verdicts.filter((pl.col("run_id") == rid) & pl.col("gold_wrong"))
+        cited = verdicts.filter((pl.col("run_id") == rid) & ~pl.col("gold_wrong"))
+        rows.append(
+            [
+                rid,
+                acc_cell(r),
+                *(acc_cell(by_t.get(t)) for t in types),
+                Cell(_pp(r["accuracy_gold_right"]), "num"),
+                Cell(
+                    f"{int(mine['correct'].sum())} correct / {int(mine['incorrect'].sum())} incorrect"
+                    + (
+                        f" (wrong citation only: {int(cited['correct'].sum())} / {int(cited['incorrect'].sum())})"
+                        if len(cited)
+                        else ""
+                    ),
+                    "num",
+                ),
+            ]
+        )
+    counts = ", ".join(f"{k} {v}" for k, v in errata.counts().items())
+    warnings = (
+        [f"{', '.join(flagged)} score above a ceiling: only credit on wrong gold answers can explain that."]
+        if flagged
+        else []
+    )
+    html = render(
+        ["run", "all %", *[f"{t} %" for t in types], "on right gold %", "verdicts on wrong-gold questions"],
+        rows,
+        caption="The answer key's known errors",
+        warnings=warnings,
+        notes=[
+            f"Errata: {errata.source} (sha256 {errata.sha256[:12]}…): {len(errata)} entries ({counts}); "
+            f"{len(errata.wrong_gold)} gold answers are wrong. A perfect system is graded wrong on those, so no "
+            "honest score exceeds the ceiling; a correct verdict on a wrong-gold question means the judge "
+            "accepted an answer that agrees with a wrong key, or a lenient judge passed it.",
+            "On right gold = accuracy on the questions whose gold answer is right. Hover an accuracy for its "
+            "credit on wrong-gold questions.",
+        ],
+    )
+    return Table(per_type, html)
