@@ -84,3 +84,16 @@ def test_missing_results_files_of_a_finished_run_are_rewritten(tmp_path: Path) -
         (results / name).unlink()
     _run(tmp_path, CountingProvider())
     assert {p.name: p.read_bytes() for p in results.iterdir()} == files
+
+
+def test_temporary_files_a_killed_writer_left_are_removed_on_the_next_start(tmp_path: Path) -> None:
+    first = _run(tmp_path, CountingProvider())
+    left = [
+        first.run_dir / ".checkpoint.json.4242.140.tmp",
+        first.run_dir / ".report.json.4242.140.tmp",
+        first.run_dir / "results" / ".h0-q0.json.4242.141.tmp",
+    ]
+    for path in left:
+        path.write_bytes(b"x" * 1000)
+    _run(tmp_path, CountingProvider())
+    assert not [p for p in left if p.exists()]
