@@ -133,3 +133,10 @@ def test_repeats_table_splits_the_judge_part_from_replicates(shared_data: Path) 
 def test_repeats_table_without_repeats_says_so(fixtures: pl.DataFrame) -> None:
     table = tables.table_repeats(fixtures)
     assert "nothing to split" in table.html
+
+
+def test_chart_specs_are_strict_json(fixtures: pl.DataFrame) -> None:
+    import json
+
+    for chart in (charts.chart_accuracy_intervals(fixtures), charts.chart_pareto(fixtures)):
+        json.dumps(charts.chart_spec(chart), allow_nan=False)  # no NaN: JupyterLab refuses it

@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from bench_nb.metrics.clustered import IntervalMethod
 
 
+def _json_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """NaN (an undefined design effect or interval) as null: a Vega-Lite spec must be valid JSON, which has
+    no NaN (JupyterLab refuses the message otherwise)."""
+    return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+
+
 def _intervals(q: pl.DataFrame, seed: int) -> pl.DataFrame:
     from bench_nb.metrics.clustered import accuracy_intervals  # numpy: imported when a chart is drawn
 
@@ -38,7 +44,7 @@ def chart_accuracy_intervals(
     Wilson's (thin), which treats the questions as independent; design effect in the tooltip."""
     q = as_questions(data)
     labels = run_labels(q)
-    frame = with_run_label(_intervals(q, seed).filter(pl.col("n") > 0), labels)
+    frame = _json_safe(with_run_label(_intervals(q, seed).filter(pl.col("n") > 0), labels))
     order = list(labels.values())
     types = [
         "overall",
@@ -104,7 +110,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
 
     q = as_questions(data)
     labels = run_labels(q)
-    frame = with_run_label(pareto_frontier(q, seed=seed, backend="polars"), labels)  # type: ignore[arg-type]
+    frame = _json_safe(with_run_label(pareto_frontier(q, seed=seed, backend="polars"), labels))  # type: ignore[arg-type]
     frame = frame.with_columns(
         status=pl.when(pl.col("on_frontier")).then(pl.lit("frontier")).otherwise(pl.lit("dominated"))
     )
