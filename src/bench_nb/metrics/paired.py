@@ -10,6 +10,13 @@ With ``a`` = both correct, ``b`` = only A correct, ``c`` = only B correct, ``d``
   X ~ Bin(b+c, ½)) when b+c < 25, else chi-square with continuity correction (|b−c|−1)²/(b+c) on 1 df.
   Both equal statsmodels' ``mcnemar(table, exact=...)``.
 
+Graded runs (BEAM: fractional scores from a rubric judge) are compared on their scores instead: difference =
+mean score A − mean score B over the paired questions, with a cluster bootstrap interval over haystacks (the
+chats: ``bench_nb.metrics.clustered``'s resampling and expanded percentile interval, seeded), and the
+Wilcoxon signed-rank test of the per-question differences (``scipy.stats.wilcoxon``, two-sided, zero
+differences dropped) in place of McNemar's; ``test`` says ``wilcoxon``. The counts of questions scored 1
+(``both_correct``, ``a_only``, ...) are kept for reading.
+
 Runs that differ in question set, benchmark, judge, answering model, retrieval limit k, answerer, prompts
 or a provider's own judge prompt are not like for like: the result says so (``like_for_like``, ``warning``),
 or ``require_like_for_like=True`` raises ``ComparisonError``.
@@ -40,7 +47,7 @@ from bench_nb.runformat.settings import (
 if TYPE_CHECKING:
     import pandas as pd
 
-McNemarMethod = Literal["exact", "chi2-cc", "none"]
+McNemarMethod = Literal["exact", "chi2-cc", "none", "wilcoxon"]
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 _NAN = math.nan
 
@@ -195,6 +202,49 @@ def _stats(pairs: pl.DataFrame) -> dict[str, Any]:
     }
 
 
+def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
+    """``_stats`` for graded scores: mean difference, cluster bootstrap interval, Wilcoxon signed-rank test."""
+    out = _stats(pairs)
+    n = len(pairs)
+    if n == 0:
+        return out | {"test": "wilcoxon"}
+    import numpy as np
+    from scipy.stats import wilcoxon
+
+    from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
+
+    a = pairs["score_a"].cast(pl.Float64).to_numpy()
+    b = pairs["score_b"].cast(pl.Float64).to_numpy()
+    diff = a - b
+    clusters = pairs["haystack_id"].to_list()
+    codes = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
+    k = len(codes)
+    index = np.array([codes[c] for c in clusters])
+    sums, counts = (
+        np.bincount(index, weights=diff, minlength=k),
+        np.bincount(index, minlength=k).astype(float),
+    )
+    weights = bootstrap_weights(k, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        draws = (weights @ sums) / (weights @ counts)
+    low, high = percentile_interval(draws, k)
+    if np.any(diff != 0):
+        res = wilcoxon(diff, zero_method="wilcox", alternative="two-sided")
+        stat, p = float(res.statistic), float(res.pvalue)
+    else:
+        stat, p = _NAN, 1.0
+    return out | {
+        "accuracy_a": float(a.mean()),
+        "accuracy_b": float(b.mean()),
+        "difference": float(diff.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "test": "wilcoxon",
+        "statistic": stat,
+        "p_value": p,
+    }
+
+
 def paired_comparison(
     data: Any,
     run_a: str,
@@ -280,13 +330,15 @@ def _compare(
     warning = _differences(_or_bare(settings, run_a, a), _or_bare(settings, run_b, b))
     if warning and require:
         raise ComparisonError(f"runs {run_a!r} and {run_b!r} are not like for like: {warning}")
-    pairs = a.select("question_id", "question_type_norm", correct_a="correct").join(
-        b.select("question_id", correct_b="correct"), on="question_id", how="inner"
-    )
+    pairs = a.select(
+        "question_id", "question_type_norm", "haystack_id", correct_a="correct", score_a="score"
+    ).join(b.select("question_id", correct_b="correct", score_b="score"), on="question_id", how="inner")
     pairs = pairs.drop_nulls(["correct_a", "correct_b"])
     union = pl.concat([a["question_id"], b["question_id"]]).n_unique()
+    graded = bool(a["graded"].any()) or bool(b["graded"].any())
+    stats = _graded_stats if graded else _stats
     by_type = [
-        {"question_type_norm": t} | _stats(part)
+        {"question_type_norm": t} | stats(part)
         for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
     ]
     by_type_df = pl.DataFrame(by_type, infer_schema_length=None) if by_type else pl.DataFrame()
@@ -300,7 +352,7 @@ def _compare(
         like_for_like=not warning,
         warning=warning,
         by_type=to_backend(by_type_df, backend),
-        **_stats(pairs),
+        **stats(pairs),
     )
 
 
@@ -365,6 +417,13 @@ def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
         "question_id",
         pl.col("question_type_norm").fill_null("other"),
         correct=pl.when(scored).then(pl.col("correct")).otherwise(None),
+        score=pl.when(scored).then(pl.col("score").cast(pl.Float64)).otherwise(None)
+        if "score" in q.columns
+        else pl.when(scored).then(pl.col("correct").cast(pl.Float64)).otherwise(None),
+        graded=pl.col("graded").fill_null(False) if "graded" in q.columns else pl.lit(False),
+        haystack_id=pl.col("haystack_id").fill_null(pl.col("question_id"))
+        if "haystack_id" in q.columns
+        else pl.col("question_id"),
     )
 
 
@@ -375,12 +434,16 @@ def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
         raise ComparisonError(
             f"no verdict of judge {judge!r} in the data" if judge else "no primary verdicts"
         )
+    fractional = pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0])
     return rows.select(
         "run_id",
         "provider",
         "question_id",
         pl.col("question_type_norm").fill_null("other"),
         correct=pl.when(pl.col("unscored")).then(None).otherwise(pl.col("score") == 1),
+        score=pl.when(pl.col("unscored")).then(None).otherwise(pl.col("score").cast(pl.Float64)),
+        graded=fractional.any().over("run_id"),
+        haystack_id=pl.col("question_id"),  # judgments carry no haystack: each question its own cluster
     )
 
 
