@@ -177,3 +177,29 @@ def test_an_llm_judged_run_gives_the_expected_scores(tmp_path: Path, llm_env: LL
     lines = [json.loads(x) for x in (result.run_dir / "judgments.jsonl").read_text().splitlines()]
     summ = next(x for x in lines if x["questionId"] == "100K-1-summarization-0")
     assert summ["items"] == [1.0, 0.5, 0.5, 0.0] and summ["publishedScore"] == 0.25
+
+
+def test_rejudging_a_beam_run_with_a_model_makes_it_primary(tmp_path: Path, llm_env: LLMServer) -> None:
+    from bench_nb.runner.rejudge import rejudge
+
+    llm_env.responder = scripted
+    tier = write_tier(tmp_path / "100K", chats=2, markers=MARKERS, by_chat={2: {"abstention": ("NONE",)}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        result = run_benchmark(
+            "sqlite",
+            "beam",
+            dataset=tier,
+            answerer="gpt-4o-mini",
+            runs_dir=tmp_path / "runs",
+            run_id="offline",
+            progress=False,
+        )
+    assert json.loads((result.run_dir / "checkpoint.json").read_text())["judge"] == "rubric"
+    rejudge(result.run_dir, ["rubric:gpt-4o-mini"], primary="rubric:gpt-4o-mini")
+    ck = json.loads((result.run_dir / "checkpoint.json").read_text())
+    assert ck["judge"] == "rubric:gpt-4o-mini"
+    q = ck["questions"]["100K-1-summarization-0"]
+    assert q["phases"]["evaluate"]["score"] == 0.5 and q["benchNb"]["publishedScore"] == 0.25
+    assert scores(result.run_dir)["overall"]["score"] == pytest.approx(6.0833333 / 10)
+    assert scores(result.run_dir, "as-published")["overall"]["score"] == pytest.approx(4.5833333 / 10)

@@ -114,6 +114,7 @@ def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
                 question_date=q.questionDate,
                 evidence_ids=tuple(extra.get("evidenceIds") or ()),
                 category=category,
+                extra={"rubric": list(extra["rubric"])} if isinstance(extra.get("rubric"), list) else {},
             )
             out[qid] = (question, hypothesis)
         return out
@@ -314,11 +315,27 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
         if (qid, old) not in verdicts:
             ev = run.checkpoint.questions[qid].phases.evaluate
             extra = run.checkpoint.questions[qid].benchNb or {}
-            if extra.get("unscored") or ev.score not in (0, 1):
+            graded = bool(extra.get("graded"))  # BEAM: a fractional score, kept as it is
+            if extra.get("unscored") or ev.score is None or not (graded or ev.score in (0, 1)):
                 keep.append((qid, Verdict(None, "unscored", ev.explanation or "", judge=old)))
             else:
                 label: VerdictLabel = "correct" if ev.score == 1 else "incorrect"
-                keep.append((qid, Verdict(int(ev.score), label, ev.explanation or "", judge=old)))
+                score = float(ev.score) if graded else int(ev.score)
+                items = tuple(extra.get("rubricScores") or ())
+                published = extra.get("publishedScore") if graded else None
+                keep.append(
+                    (
+                        qid,
+                        Verdict(
+                            score,
+                            label,
+                            ev.explanation or "",
+                            judge=old,
+                            items=items,
+                            published_score=published,
+                        ),
+                    )
+                )
     append_verdicts(path, keep)
     ckpt_path = path / "checkpoint.json"
     data: dict[str, Any] = json.loads(ckpt_path.read_text(encoding="utf-8"))
@@ -336,7 +353,12 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
         if unscored:
             ev.pop("score", None)
         else:
-            ev["score"] = int(rec["score"])
+            graded = rec.get("publishedScore") is not None  # a graded verdict (BEAM) keeps its fraction
+            ev["score"] = float(rec["score"]) if graded else int(rec["score"])
+            q["benchNb"] = {**(q.get("benchNb") or {}), "graded": True if graded else None}
+            if graded:
+                q["benchNb"].update(publishedScore=rec["publishedScore"], rubricScores=rec.get("items"))
+            q["benchNb"] = {k: v for k, v in q["benchNb"].items() if v is not None}
         ev["label"] = "unscored" if unscored else rec.get("label")
         ev["explanation"] = rec.get("explanation") or ""
         extra = q.get("benchNb")
