@@ -321,3 +321,29 @@ def test_token_totals_of_a_run_that_records_none_are_null(locomo_audit: Path) ->
 
     t = token_summary(locomo_audit / "fc-baseline" / "gpt-4o-mini-cot", backend="polars").row(0, named=True)
     assert t["with_tokens"] == 0 and t["total_prompt_tokens"] is None and t["total_context_tokens"] is None
+
+
+def test_mean_answer_length_of_the_two_full_context_runs(locomo_audit: Path) -> None:
+    """locomo-audit/NOTE.md: mean answer length memos 5.0 words, cot 33.7 words (whitespace-separated)."""
+    q = questions_df(locomo_audit / "fc-baseline", backend="polars")
+    words = {rid: [len(h.split()) for h in part["hypothesis"]] for (rid,), part in q.group_by("run_id")}
+    got = {rid: round(sum(n) / len(n), 1) for rid, n in words.items()}
+    assert got == {"gpt-4o-mini-memos": 5.0, "gpt-4o-mini-cot": 33.7}
+
+
+def test_audit_ids_index_the_full_qa_list_not_the_scored_questions(
+    locomo_audit: Path, locomo_path: Path
+) -> None:
+    """locomo-audit/NOTE.md: by the full-list index all 1,540 question texts match; counting only categories
+    1-4 instead matches 1,538 (so the full-list index is the right one)."""
+    data = json.loads(locomo_path.read_text())
+    raw = json.loads((locomo_audit / "fc-baseline" / "gpt-4o-mini-memos" / "eval_results.json").read_text())
+    full = scored_only = 0
+    for rows in raw["detailed_results"].values():
+        for r in rows:
+            conv, index = (int(x) for x in r["question_id"].removeprefix("locomo_").split("_qa"))
+            qa = data[conv]["qa"]
+            scored = [item for item in qa if item["category"] != 5]
+            full += qa[index]["question"] == r["question"]
+            scored_only += index < len(scored) and scored[index]["question"] == r["question"]
+    assert (full, scored_only) == (1540, 1538)
