@@ -113,9 +113,13 @@ def browser_proxy() -> Iterator[tuple[int, list[str]]]:
         yield proxy
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium_browser(chromium: str, browser_proxy: tuple[int, list[str]]) -> Iterator[Any]:
-    """A Playwright ``Browser`` on Debian's Chromium, its network going nowhere (one per test session)."""
+    """A Playwright ``Browser`` on Debian's Chromium, its network going nowhere (one per test module).
+
+    Not one per session: Playwright's sync API keeps an asyncio loop marked as running in the main thread while
+    it lives, and every later test that starts a loop of its own (anyio.run, asyncio.run) would fail with
+    "Cannot run the event loop while another loop is running"."""
     from lab_browser import chromium_browser as launch
 
     with launch(chromium, browser_proxy[0]) as browser:

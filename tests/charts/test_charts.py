@@ -53,7 +53,15 @@ def _all_charts(q: pl.DataFrame, runs: list[str]) -> dict[str, object]:
         "tokens": charts.chart_context_tokens(q),
         "kappa": charts.chart_judge_kappa(agreement),
         "outcomes": charts.chart_outcome_matrix(q),
+        "intervals": charts.chart_accuracy_intervals(q),
+        "pareto": charts.chart_pareto(q),
     }
+
+
+def test_every_chart_spec_is_strict_json(questions: pl.DataFrame, fixture_runs: list[str]) -> None:
+    # A NaN in a spec is not JSON: Jupyter's message serialisation warns and JupyterLab may not draw the chart.
+    for name, chart in _all_charts(questions, fixture_runs).items():
+        assert json.dumps(chart_spec(chart), allow_nan=False), name  # ValueError on NaN or infinity
 
 
 def test_memscore_chart_plots_the_memscore_numbers(questions: pl.DataFrame) -> None:
