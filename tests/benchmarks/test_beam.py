@@ -179,3 +179,23 @@ def test_a_folder_benchmark_downloads_each_file_verified(
     with pytest.raises(DatasetError, match="sha256 mismatch"):
         load_benchmark("beam-bad", cache_dir=tmp_path / "cache2", progress=False)
     assert not (tmp_path / "cache2" / "beam-bad" / rels[0]).exists()
+
+
+def test_the_datasets_commands_handle_a_tier_folder(beam_100k: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from bench_nb.cli import cli
+
+    listed = CliRunner().invoke(cli, ["datasets", "list", "--cache-dir", str(tmp_path)])
+    assert "beam-100k (alias beam)" in listed.output and "44 of 70 files pinned" in listed.output
+    ok = CliRunner().invoke(cli, ["datasets", "verify", str(beam_100k)])
+    assert (
+        ok.exit_code == 0
+        and "holds: 400 questions, 20 haystacks" in ok.output
+        and "MISMATCH" not in ok.output
+    )
+    copy = tmp_path / "100K"
+    shutil.copytree(beam_100k, copy)
+    (copy / "2" / "chat.json").write_text("[]", encoding="utf-8")
+    bad = CliRunner().invoke(cli, ["datasets", "verify", str(copy)])
+    assert bad.exit_code == 1 and "MISMATCH: 2/chat.json" in bad.output

@@ -39,6 +39,11 @@ def chart_memscore(
         pl.Series("label_left", _in_right_quarter(shown["latency_plot"].to_list()), pl.Boolean)
     )
     subtitle = ["point size: mean context tokens per question; bars: 95% Wilson interval"]
+    if "quality_measure" in scores.columns and (scores["quality_measure"] == "mean score").any():
+        subtitle = [
+            "point size: mean context tokens per question; bars: 95% interval (Wilson for accuracy, "
+            "normal approximation for a graded run's mean score)"
+        ]
     if missing:
         subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
     base = alt.Chart(shown).encode(

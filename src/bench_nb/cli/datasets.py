@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import warnings
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,6 +19,7 @@ from bench_nb.benchmarks import (
 )
 from bench_nb.benchmarks.download import sha256_file
 from bench_nb.benchmarks.errata import ERRATA, fetch_errata, get_errata_spec, load_errata
+from bench_nb.benchmarks.registry import folder_sha256
 from bench_nb.errors import DatasetError, Problem
 
 _CACHE = click.option(
@@ -48,8 +50,12 @@ def list_cmd(cache_dir: Path) -> None:
         elif cached is None:
             where = "no download: pass your file"
         else:
-            where = f"cached at {cached}" if cached.is_file() else "not downloaded"
-        pin = f"sha256 {spec.sha256}" if spec.sha256 else ("unpinned" if spec.url else "")
+            where = f"cached at {cached}" if spec.is_cached(cache_dir) else "not downloaded"
+        if spec.is_folder:
+            pinned = sum(1 for _, _, sha in spec.files if sha)
+            pin = f"{pinned} of {len(spec.files)} files pinned ({spec.source})"
+        else:
+            pin = f"sha256 {spec.sha256}" if spec.sha256 else ("unpinned" if spec.url else "")
         click.echo("    " + "; ".join(x for x in (where, pin) if x))
     for name, errata in ERRATA.items():
         click.echo(f"{name} (answer-key errata for {errata.benchmark}): {errata.description}")
@@ -73,9 +79,13 @@ def download(name: str, cache_dir: Path, force: bool) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DatasetWarning)
         path = fetch_benchmark(spec.name, cache_dir=cache_dir, force=force)
-    actual = sha256_file(path)
     click.echo(f"{spec.name}: {path}")
-    click.echo(f"sha256 {actual} ({'verified' if spec.sha256 else 'unpinned: recorded, not verified'})")
+    if spec.is_folder:
+        actual = folder_sha256(path, [rel for rel, _, _ in spec.files])
+        click.echo(f"sha256 {actual} (the list of its {len(spec.files)} files' hashes, each verified)")
+    else:
+        actual = sha256_file(path)
+        click.echo(f"sha256 {actual} ({'verified' if spec.sha256 else 'unpinned: recorded, not verified'})")
     for w in caught:
         click.echo(f"warning: {w.message}", err=True)
 
@@ -103,11 +113,14 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
         cached = spec.cache_path(cache_dir)
         if spec.bundled is not None:
             path = spec.bundled
-        elif cached is None or not cached.is_file():
+        elif cached is None or not spec.is_cached(cache_dir):
             raise DatasetError(f"{target}: not downloaded; run `bench-nb datasets download {target}`")
         else:
             path = cached
     spec = get_benchmark_spec(name)
+    if spec.is_folder:
+        _verify_folder(spec, path, cache_dir)
+        return
     pin = (expected or spec.sha256 or "").lower() or None
     actual = sha256_file(path)
     click.echo(f"file: {path}")
@@ -163,4 +176,34 @@ def _verify_errata(path: Path | None, name: str, expected: str | None, cache_dir
     for p in errata.problems:
         click.echo(f"problem: {p}", err=True)
     if errata.problems or actual != pin:
+        raise SystemExit(1)
+
+
+def _verify_folder(spec: Any, root: Path, cache_dir: Path) -> None:
+    """``verify`` of a folder benchmark (BEAM's tiers): every file against its pin, then what it holds."""
+    pins = {rel: sha for rel, _, sha in spec.files}
+    ok = True
+    click.echo(f"folder: {root}")
+    click.echo(f"benchmark: {spec.name} ({spec.source})")
+    for rel, sha in pins.items():
+        file = root / rel
+        if not file.is_file():
+            click.echo(f"missing: {rel}")
+            ok = False
+        elif sha is None:
+            click.echo(f"unpinned: {rel} sha256 {sha256_file(file)}")
+        elif sha256_file(file) != sha:
+            click.echo(f"MISMATCH: {rel}, expected {sha}")
+            ok = False
+    problems: list[Problem] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        bench = load_benchmark(spec.name, root, problems=problems, progress=False, cache_dir=cache_dir)
+    click.echo(f"sha256: {bench.sha256}")
+    click.echo(f"holds: {len(bench.questions)} questions, {len(bench.haystacks)} haystacks")
+    for qtype, n in collections.Counter(q.question_type for q in bench.questions).items():
+        click.echo(f"    {qtype}: {n}")
+    for p in problems:
+        click.echo(f"problem: {p}", err=True)
+    if problems or not ok:
         raise SystemExit(1)
