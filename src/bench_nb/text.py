@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,15 @@ def one_line(text: str | None, width: int = 80) -> str:
     """Collapse whitespace and cut to ``width`` characters with an ellipsis."""
     flat = " ".join((text or "").split())
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+
+
+_LONG_HASH = re.compile(r"\b[0-9a-f]{16,64}\b")
+
+
+def short_hashes(text: str) -> str:
+    """``text`` with every long hex hash (16 to 64 digits, some a letter) cut to its first 12, as the
+    settings line shows them."""
+    return _LONG_HASH.sub(lambda m: m.group(0)[:12] if re.search("[a-f]", m.group(0)) else m.group(0), text)
 
 
 def hit_text(hit: Any) -> str:

@@ -63,7 +63,7 @@ out["problems"] = [str(p) for p in run_set.all_problems]
 settings = table("settings", tables.table_settings(run_set))
 table("harnesses", tables.table_harnesses(run_set))
 reports.roi_tile(None, None)
-memscore = table("memscore", tables.table_memscore(questions, warnings=settings.warnings))
+memscore = table("memscore", tables.table_memscore(questions))
 chart("memscore", charts.chart_memscore(questions))
 table("what_to_fix", tables.table_what_to_fix(questions))
 table("success", tables.table_success(questions))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import polars as pl
+
 import bench_nb
 from bench_nb.runner.run import RunResult
 
@@ -52,3 +54,52 @@ def test_other_result_objects_display_their_fields() -> None:
         and "/tmp/r1" in cells
         and "<caption>RunResult</caption>" in html
     )
+
+
+def _table_rows(html: str) -> list[list[str]]:
+    return [
+        re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)
+        for row in re.findall(r"<tr>.*?</tr>", html, flags=re.S)
+    ]
+
+
+def test_compare_details_read_honestly() -> None:
+    from bench_nb import tables
+    from bench_nb.text import short_hashes
+
+    runs = bench_nb.load_runs(RUNS)
+    q = bench_nb.questions_df(runs, backend="polars")
+    # The no-memory baseline retrieves nothing (the synthetic fixture's one returns a stray hit: made empty)
+    # and its 0 ms search gets no "excellent" badge.
+    q = q.with_columns(
+        search_result_count=pl.when(pl.col("provider") == "no-memory")
+        .then(0)
+        .otherwise(pl.col("search_result_count"))
+    )
+    board = _table_rows(tables.table_memscore(q).html)
+    by_run = {r[0].split(" <")[0]: r for r in board if r}
+    assert "nothing retrieved" in by_run["no-memory"][3] and "excellent" not in by_run["no-memory"][3]
+    assert "nothing retrieved" not in by_run["sqlite"][3]
+    latency = tables.table_latency(q).html
+    assert "nothing retrieved" in latency
+    # k is the limit asked for; what each run returned is said beside it.
+    settings = tables.table_settings(runs)
+    q = bench_nb.questions_df(runs, backend="polars")
+    counts = q.group_by("provider").agg(
+        lo=pl.col("search_result_count").min(), hi=pl.col("search_result_count").max()
+    )
+    full = counts.filter(pl.col("provider") == "full-context").row(0, named=True)
+    assert f"full-context {full['lo']}–{full['hi']}" in settings.html and "no-memory 0–1" in settings.html
+    assert short_hashes("prompt " + "ab" * 32 + ".") == "prompt " + "ab" * 6 + "."
+
+
+def test_each_disputed_row_shows_its_own_context() -> None:
+    from bench_nb import tables
+
+    runs = bench_nb.load_runs(RUNS)
+    judgments = bench_nb.judgments_df(runs, backend="polars")
+    rows = _table_rows(tables.table_disputed(judgments, limit=40, runs=runs).html)
+    full = [r for r in rows if r and r[0] == "full-context"]
+    assert len(full) >= 3
+    contexts = {r[1]: r[5] for r in full}  # question id -> the context shown
+    assert len(set(contexts.values())) == len(contexts)  # no two questions show the same items

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.judgments import disputed_questions
+from bench_nb.frames.judgments import disputed_questions, retrieved_texts
 from bench_nb.runformat.settings import check_like_for_like
 from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
+from bench_nb.text import one_line, short_hashes
 
 
 def like_for_like_warnings(runs: Any) -> list[str]:
     """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
     benchmark file), from ``bench_nb.runner.check_like_for_like``; empty when they compare fairly."""
 
-    return [f"Not like for like: {d}." for d in check_like_for_like(runs)]
+    return [f"Not like for like: {short_hashes(d)}." for d in check_like_for_like(runs)]
 
 
 def table_paired(runs: Any, *, judge: str | None = None) -> Table:
@@ -120,6 +122,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
     assert isinstance(disputed, pl.DataFrame)
     total = len(disputed)
     shown = disputed.head(limit)
+    by_run = {run.run_id: run for run in runs} if runs is not None else {}
     rows = [
         [
             Cell(r["provider"], title=r["run_id"]),
@@ -127,7 +130,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
             Cell(r["question"] or "", "text"),
             Cell(r["ground_truth"] or "", "text"),
             Cell(r["hypothesis"] or "", "text"),
-            Cell(r["context"] or "", "text"),
+            Cell(_own_context(r, by_run, n_hits), "text"),
             Cell(r["correct_judges"] or "—"),
             Cell(r["incorrect_judges"] or "—"),
         ]
@@ -146,9 +149,37 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
         ],
         rows,
         caption=f"Disputed questions ({total}; showing {len(shown)})",
-        notes=[] if total else ["The judges agree on every question."],
+        notes=[
+            f"Retrieved context: the {n_hits} retrieved items that share the most words with the question, its "
+            "ground truth and the answer, numbered by their rank in the run's results."
+        ]
+        if total
+        else ["The judges agree on every question."],
     )
     return Table(disputed, html)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
+
+
+def _own_context(row: dict[str, Any], runs: dict[str, Any], n_hits: int) -> str:
+    """The row's own context: of everything its run retrieved for the question, the ``n_hits`` items that
+    share the most words with the question, ground truth and answer (ties by rank), in rank order, each
+    numbered by its rank. (The top items alone would repeat a full-context run's first haystack messages
+    for every question of a conversation.) Falls back to the frame's top items without the run."""
+    run = runs.get(str(row.get("run_id")))
+    if run is None:
+        return str(row.get("context") or "")
+    texts = retrieved_texts(run, row["question_id"], n_hits=10_000)
+    wanted = _content_words(
+        " ".join(str(row.get(c) or "") for c in ("question", "ground_truth", "hypothesis"))
+    )
+    scored = sorted(range(len(texts)), key=lambda i: (-len(wanted & _content_words(texts[i])), i))[:n_hits]
+    return "\n".join(f"{i + 1}. {one_line(texts[i], 500)}" for i in sorted(scored))
 
 
 def warnings_html(warnings: list[str]) -> str:

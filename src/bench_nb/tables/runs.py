@@ -28,6 +28,27 @@ def _labels(q: pl.DataFrame) -> dict[str, str]:
     return run_labels(q)
 
 
+def retrieved_nothing(q: pl.DataFrame) -> set[str]:
+    """Runs whose search returned nothing for any question (the no-memory baseline): their search time
+    says nothing about a memory's speed, so it gets no band."""
+    if "search_result_count" not in q.columns:
+        return set()
+    counts = q.group_by("run_id").agg(pl.col("search_result_count").fill_null(0).max().alias("most"))
+    return set(counts.filter(pl.col("most") == 0)["run_id"].to_list())
+
+
+def _search_cell(text: str, ms: float | None, nothing: bool) -> Cell:
+    """A search-latency cell: its band, or "nothing retrieved" for a run whose search returned nothing."""
+    if nothing:
+        return Cell(
+            text,
+            "num",
+            title="this run's search returned nothing",
+            badges=(("nothing retrieved", "bnb-flag"),),
+        )
+    return Cell(text, "num", badges=band_badge(latency_band(ms)))
+
+
 def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     """The MemScore leaderboard, best accuracy first: accuracy with its 95% interval and band, mean search
     latency with its band, context tokens, evaluated / target and failures.
@@ -37,6 +58,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     """
     q = as_questions(data)
     labels = _labels(q)
+    nothing = retrieved_nothing(q)
     ms = memscore(q, backend="polars")
     assert isinstance(ms, pl.DataFrame)
     ms = ms.sort("accuracy", descending=True, nulls_last=True)
@@ -54,7 +76,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
                     if r["quality_measure"] == "mean score"
                     else band_badge(accuracy_band(r["accuracy"])),
                 ),
-                Cell(num(r["latencyMs"]), "num", badges=band_badge(latency_band(r["latencyMs"]))),
+                _search_cell(num(r["latencyMs"]), r["latencyMs"], r["run_id"] in nothing),
                 Cell(num(r["contextTokens"]), "num"),
                 Cell(f"{r['evaluated']} / {r['target']}", "num"),
                 Cell(str(r["failed"]), "num"),
@@ -199,6 +221,7 @@ def table_latency(
     """Latency p50 / p95 (interpolated) per phase (rows) and run (columns), in ms; search read in bands."""
     q = as_questions(data)
     labels = _labels(q)
+    nothing = retrieved_nothing(q)
     lat = latency_stats(q, backend="polars")
     assert isinstance(lat, pl.DataFrame)
     by_key = {(r["run_id"], r["phase"]): r for r in lat.iter_rows(named=True)}
@@ -210,8 +233,11 @@ def table_latency(
             if r is None or not r["count"]:
                 row.append(Cell("—", "num"))
                 continue
-            badges = band_badge(latency_band(r["p50_linear"])) if phase == "search" else ()
-            row.append(Cell(f"{num(r['p50_linear'])} / {num(r['p95_linear'])}", "num", badges=badges))
+            text = f"{num(r['p50_linear'])} / {num(r['p95_linear'])}"
+            if phase == "search":
+                row.append(_search_cell(text, r["p50_linear"], rid in nothing))
+            else:
+                row.append(Cell(text, "num"))
         rows.append(row)
     html = render(
         ["phase", *labels.values()],

@@ -15,6 +15,7 @@ import polars as pl
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.settings import RecordedSettings, read_settings, settings_differences
 from bench_nb.tables.html import STYLE, Cell, Table, esc, render
+from bench_nb.text import short_hashes
 
 NOT_RECORDED = "not recorded"
 NO_PROMPT = "no prompt"  # a deterministic judge or answerer: nothing to hash
@@ -117,6 +118,29 @@ def settings_line(settings: list[RunSettings]) -> str | None:
     return line + ("; graded with a provider's own prompt" if s.custom_prompt else "")
 
 
+def _returned(runs: Any, settings: list[RunSettings]) -> str:
+    """How many results each run's search returned per question, for the runs where that is not k
+    ("full-context 48–52, no-memory 0"); "" when every run returned k (or records no counts)."""
+    from bench_nb.frames.questions import questions_frame
+
+    q = questions_frame(runs)
+    if "search_result_count" not in q.columns or q.is_empty():
+        return ""
+    ks = {s.run_id: s.k for s in settings}
+    names = {s.run_id: s.provider or s.run_id for s in settings}
+    counts = (
+        q.filter(pl.col("search_result_count").is_not_null())
+        .group_by("run_id", maintain_order=True)
+        .agg(lo=pl.col("search_result_count").min(), hi=pl.col("search_result_count").max())
+    )
+    parts = []
+    for rid, lo, hi in counts.iter_rows():
+        if ks.get(rid) is not None and lo == hi == ks[rid]:
+            continue
+        parts.append(f"{names.get(rid, rid)} {lo}" if lo == hi else f"{names.get(rid, rid)} {lo}–{hi}")
+    return ", ".join(parts)
+
+
 def table_settings(runs: Any) -> Table:
     """Under which k, answer prompt, judge and question set each run ran.
 
@@ -131,11 +155,14 @@ def table_settings(runs: Any) -> Table:
         [{k: v for k, v in asdict(s).items() if k != "recorded"} for s in settings], infer_schema_length=None
     )
     diffs = settings_differences([s.recorded for s in settings])
-    warnings = tuple(f"Not like for like: {d}." for d in diffs)
+    warnings = tuple(f"Not like for like: {short_hashes(d)}." for d in diffs)
     line = settings_line(settings)
     if not settings:
         return Table(data, f'{STYLE}<div class="bnb-note">No runs.</div>')
+    returned = _returned(runs, settings)
     if line is not None and not warnings:
+        if returned:
+            line += f"; results returned per question (k is the limit asked for): {returned}"
         return Table(data, f'{STYLE}<div class="bnb-settings">{esc(line)}</div>')
     rows = [
         [
@@ -165,9 +192,10 @@ def table_settings(runs: Any) -> Table:
         rows,
         caption="Run settings: NOT like for like",
         notes=[
+            *([f"Results returned per question (k is the limit asked for): {returned}."] if returned else []),
             f"Prompt and question-set hashes: the first {HASH_CHARS} hex digits of their sha256. The settings "
             "fingerprint hashes the benchmark file, question set, k, answerer and judges with their prompts, "
-            "and the provider's settings (docs/run-format.md)."
+            "and the provider's settings (docs/run-format.md).",
         ],
         warnings=warnings,
     )
