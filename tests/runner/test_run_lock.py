@@ -20,8 +20,9 @@ from bench_nb.runner.lock import LOCK, RunLockedError, lock_run
 HERE = Path(__file__).resolve().parent
 
 
-def _env(log: Path, delay: float) -> dict[str, str]:
+def _env(log: Path, delay: float, gate: Path | None = None) -> dict[str, str]:
     return {
+        **({"BENCH_NB_TEST_GATE": str(gate)} if gate else {}),
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
         "BENCH_NB_TEST_CALL_LOG": str(log),
@@ -52,16 +53,19 @@ def _calls(log: Path) -> int:
 
 @pytest.mark.slow
 def test_a_second_run_of_the_same_run_directory_is_refused_naming_the_holder(tmp_path: Path) -> None:
-    runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
+    runs, log, gate = tmp_path / "runs", tmp_path / "calls.jsonl", tmp_path / "gate"
     lock = runs / "locked" / LOCK
+    # The first run's searches wait at the gate until the second run has been refused: on a busy machine the
+    # second interpreter can take longer to start than the whole first run would.
     first = subprocess.Popen(
-        _command(runs), env=_env(log, 0.1), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        _command(runs), env=_env(log, 0.1, gate), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     _wait_for(lambda: _calls(log) >= 3, first, "the first run started working")
     holder = json.loads(lock.read_text())  # written right after the lock was taken, before any call
     second = subprocess.run(_command(runs), env=_env(log, 0), capture_output=True, text=True, timeout=60)
-    assert second.returncode == 1, f"the second run was not refused: {second.stdout}"
     assert first.poll() is None, "the first run ended before the second one was refused"
+    gate.touch()
+    assert second.returncode == 1, f"the second run was not refused: {second.stdout}"
     assert f"process {first.pid}" in second.stderr and holder["startedAt"] in second.stderr, second.stderr
     assert holder["pid"] == first.pid
     _out, err = first.communicate(timeout=120)
