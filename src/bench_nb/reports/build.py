@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -30,7 +29,7 @@ from bench_nb.fast_imports import load_jsonschema
 from bench_nb.reports.index import ReportEntry, RunEntry, record_report
 from bench_nb.reports.locate import find_notebook, resolve_runs
 from bench_nb.reports.notebook import SUMMARY_MIME
-from bench_nb.reports.svg import NotebookCharts, chart_output_spec, figure, spec_to_svg
+from bench_nb.reports.svg import FIGURE_START, NotebookCharts, chart_output_spec, figure, spec_to_svg
 
 KERNEL = "python3"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -80,19 +79,15 @@ def _failure(notebook: Path, err: Exception, kept: Path | None) -> ReportError:
 
 @functools.cache
 def _kernel_manager_class() -> type:
-    """jupyter_client's kernel manager, talking to the kernel over Unix sockets (IPC) instead of TCP on
-    127.0.0.1 (no port any local user could connect to, and no "Kernel is running over TCP without
-    encryption" line in every build), and waiting 5 ms instead of 100 ms between checks that a killed kernel
-    has exited: the report waits on that check once its last cell has run."""
+    """jupyter_client's kernel manager, talking to the kernel over Unix sockets (IPC, its public
+    ``transport`` setting) instead of TCP on 127.0.0.1: no port any local user could connect to, and no
+    "Kernel is running over TCP without encryption" line in every build."""
     from jupyter_client.manager import AsyncKernelManager
 
     class ReportKernelManager(AsyncKernelManager):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("transport", "ipc")
             super().__init__(*args, **kwargs)
-
-        async def _async_wait(self, pollinterval: float = 0.1) -> None:
-            await super()._async_wait(pollinterval=min(pollinterval, 0.005))
 
     return ReportKernelManager
 
@@ -138,44 +133,17 @@ def execute_notebook(
     return nb
 
 
-_OUTPUT_DIV = re.compile(r'<div class="(jp-OutputArea-output[^"]*)"')
-_IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\balt=)")
+_SLOT = '<div class="bnb-chart-slot" data-slot="{}"></div>'
 
 
 @functools.cache
 def _exporter() -> Any:
-    """nbconvert's HTML exporter with bench_nb's template, made once per process.
-
-    ``HTMLExporter.from_notebook_node`` ends by re-parsing the whole page with BeautifulSoup to add alt
-    text to ``<img>`` tags and ``tabindex`` to output areas: on a report with a few thousand SVG elements
-    that costs 0.2-0.4 s, so this exporter does the same two things with regular expressions.
-    """
+    """nbconvert's HTML exporter with bench_nb's template, made once per process (``export_html`` keeps the
+    charts' SVG out of the page it parses: see there)."""
     load_jsonschema()
-    from nbconvert import HTMLExporter, TemplateExporter
-    from nbconvert.filters.highlight import Highlight2HTML
-    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+    from nbconvert import HTMLExporter
 
-    class ReportExporter(HTMLExporter):
-        def from_notebook_node(  # type: ignore[override]  # as HTMLExporter's: the page is text
-            self, nb: Any, resources: dict[str, Any] | None = None, **kw: Any
-        ) -> tuple[str, dict[str, Any]]:
-            lang = nb.metadata.get("language_info", {})
-            lexer = lang.get("pygments_lexer", lang.get("name", None))
-            resources = self._init_resources(resources)
-            self.register_filter(
-                "highlight_code",
-                self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)),
-            )
-            self.register_filter(
-                "filter_data_type",
-                WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources),
-            )
-            page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-            page = _OUTPUT_DIV.sub(r'<div class="\1" tabindex="0"', page)
-            page = _IMG_WITHOUT_ALT.sub('<img alt="No description has been provided for this image"', page)
-            return page, resources
-
-    return ReportExporter(
+    return HTMLExporter(
         template_name="bench_nb",
         extra_template_basedirs=[str(TEMPLATES)],
         exclude_input=True,
@@ -197,20 +165,32 @@ def export_html(nb: Any, title: str) -> str:
     """The executed notebook as self-contained HTML, input cells and prompts hidden.
 
     A chart still in Vega-Lite (a notebook executed some other way than ``execute_notebook``) is rendered
-    to SVG here.
+    to SVG here. nbconvert's exporter ends by re-parsing the whole page with BeautifulSoup (to give images
+    alt text and output areas a tabindex): with a few thousand SVG elements in it that took 0.2-0.4 s, so
+    each chart's figure goes into the page as an empty slot and is put in place after the export.
     """
+    figures: list[str] = []
     for cell in nb.cells:
         if cell.get("cell_type") != "code":
             continue
         cell["outputs"] = [o for o in cell.get("outputs", []) if SUMMARY_MIME not in o.get("data", {})]
         for out in cell["outputs"]:
-            spec = chart_output_spec(out.get("data", {}))
-            if spec is not None:
-                out["data"] = {"text/html": figure(spec_to_svg(spec))}
+            data = out.get("data", {})
+            spec = chart_output_spec(data)
+            markup = figure(spec_to_svg(spec)) if spec is not None else data.get("text/html")
+            if isinstance(markup, str) and markup.startswith(FIGURE_START):
+                out["data"] = {"text/html": _SLOT.format(len(figures))}
                 out["metadata"] = {}
+                figures.append(markup)
     nb.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb)
-    return str(body)
+    page = str(body)
+    for i, markup in enumerate(figures):
+        slot = _SLOT.format(i)
+        if page.count(slot) != 1:
+            raise ReportError(f"chart {i} has no single place in the exported page")
+        page = page.replace(slot, markup)
+    return page
 
 
 def _summary(nb: Any) -> dict[str, Any]:

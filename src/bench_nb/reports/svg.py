@@ -60,9 +60,12 @@ def chart_output_spec(data: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+FIGURE_START = '<figure class="bnb-chart" '
+
+
 def figure(svg: str) -> str:
     """The HTML a rendered chart is shown in."""
-    return f'<figure class="bnb-chart" style="margin:8px 0 18px">{svg}</figure>'
+    return f'{FIGURE_START}style="margin:8px 0 18px">{svg}</figure>'
 
 
 def spec_to_svg(spec: dict[str, Any]) -> str:
