@@ -162,3 +162,15 @@ def beam_100k(shared_data: Path) -> Path:
         (path / "1" / "chat.json").is_file(), f"BEAM 100K not found at {path}", env="BENCH_NB_REQUIRE_SHARED"
     )
     return path
+
+
+@pytest.fixture
+def make_run(tmp_path: Path) -> Any:
+    """``make_run(run_id, **kwargs)`` writes a small run directory under ``tmp_path / "runs"`` (see
+    ``stats_fixtures.write_run``) and returns its path."""
+    from stats_fixtures import write_run
+
+    def make(run_id: str, **kwargs: Any) -> Path:
+        return write_run(tmp_path / "runs", run_id, **kwargs)
+
+    return make

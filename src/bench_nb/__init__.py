@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from bench_nb.runformat.load import Run, RunSet, load_runs
     from bench_nb.runformat.report import memorybench_report
     from bench_nb.runformat.settings import check_like_for_like
-    from bench_nb.runner.comparison import compare
+    from bench_nb.runner.comparison import compare, run_comparison
     from bench_nb.runner.rejudge import rejudge
     from bench_nb.runner.run import RunResult, run_benchmark
 
@@ -118,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
     "check_like_for_like": "bench_nb.runformat.settings",
     "compare": "bench_nb.runner.comparison",
+    "run_comparison": "bench_nb.runner.comparison",
     **dict.fromkeys(["RunResult", "run_benchmark"], "bench_nb.runner.run"),
 }
 
@@ -176,6 +177,7 @@ __all__ = [
     "replicate_summary",
     "retrieval_summary",
     "run_benchmark",
+    "run_comparison",
     "runs_df",
     "success_rate",
     "tell_apart",

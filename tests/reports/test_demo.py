@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -13,9 +12,7 @@ from bench_nb.reports import read_index
 @pytest.mark.slow
 @pytest.mark.notebook
 def test_demo_runs_the_sample_and_builds_every_report(tmp_path: Path) -> None:
-    start = time.perf_counter()
     result = run_demo(tmp_path / "reports", tmp_path / "runs")
-    assert time.perf_counter() - start < 120
     assert result.errors == []
     assert [p.name for p in result.reports] == [
         "compare.html",

@@ -12,7 +12,7 @@ from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.records import SearchHit
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.settings import question_set_hash
-from bench_nb.runner import check_like_for_like, compare, run_benchmark
+from bench_nb.runner import check_like_for_like, run_benchmark, run_comparison
 from bench_nb.runner.hits import hit_from_result, hit_to_result
 from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import Attempts, RetryPolicy, call_with_retries, is_retryable
@@ -105,7 +105,7 @@ def test_compare_gives_every_provider_the_same_questions(tmp_path: Path) -> None
     from bench_nb.benchmarks import load_benchmark
 
     runs = tmp_path / "data" / "runs"
-    result = compare(
+    result = run_comparison(
         "sqlite, no-memory",
         load_benchmark("sample"),
         compare_id="cmp",
@@ -121,4 +121,14 @@ def test_compare_gives_every_provider_the_same_questions(tmp_path: Path) -> None
     ] * 2
     assert check_like_for_like(loaded) == []
     with pytest.raises(ComparisonError, match="once"):
-        compare(["sqlite", "sqlite"], "sample", runs_dir=runs)
+        run_comparison(["sqlite", "sqlite"], "sample", runs_dir=runs)
+
+
+def test_compare_is_a_deprecated_alias_of_run_comparison() -> None:
+    import bench_nb
+
+    with (
+        pytest.warns(DeprecationWarning, match="renamed run_comparison"),
+        pytest.raises(ComparisonError, match="run_comparison needs at least one provider"),
+    ):
+        bench_nb.compare([], "sample")

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from bench_nb.cli import cli
 from bench_nb.errors import ProviderError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runner import compare, run_benchmark
+from bench_nb.runner import run_benchmark, run_comparison
 from bench_nb.runner.settings import check_provider_settings, split_provider_settings
 
 SECRET = "sk-live-Zq9vUfS3cr3tV4lu3xx"
@@ -139,7 +139,7 @@ def test_compare_sends_each_provider_its_own_settings(tmp_path: Path) -> None:
 
 
 def test_python_compare_takes_per_provider_settings(tmp_path: Path) -> None:
-    result = compare(
+    result = run_comparison(
         "sqlite,full-context",
         "sample",
         compare_id="py",

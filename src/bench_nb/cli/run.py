@@ -403,7 +403,7 @@ def compare(
 
     from bench_nb.runformat.format import now_stamp
     from bench_nb.runner.comparison import check_like_for_like, write_compare_manifest
-    from bench_nb.runner.comparison import compare as run_compare
+    from bench_nb.runner.comparison import run_comparison as run_compare
 
     if existing:
         if providers:

@@ -24,15 +24,8 @@ import polars as pl
 
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.runformat.latency import memorybench_stats
+from bench_nb.runformat.report import format_memscore
 from bench_nb.runformat.rounding import js_round
-
-
-def format_memscore(quality: int | None, latency_ms: int | None, context_tokens: int | None) -> str:
-    """The display string, e.g. ``86% / 145ms / 1823tok`` (``n/a`` for a missing part)."""
-    q = "n/a" if quality is None else f"{quality}%"
-    lat = "n/a" if latency_ms is None else f"{latency_ms}ms"
-    tok = "n/a" if context_tokens is None else f"{context_tokens}tok"
-    return f"{q} / {lat} / {tok}"
 
 
 def memscore_components(group: pl.DataFrame) -> dict[str, Any]:

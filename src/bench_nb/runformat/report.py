@@ -54,6 +54,14 @@ def _latency(questions: list[Question], phases: tuple[str, ...]) -> dict[str, An
     return out
 
 
+def format_memscore(quality: int | None, latency_ms: int | None, context_tokens: int | None) -> str:
+    """MemScore's display string, as MemoryBench writes it in report.json, e.g. ``86% / 145ms / 1823tok`` (``n/a`` for a missing part)."""
+    q = "n/a" if quality is None else f"{quality}%"
+    lat = "n/a" if latency_ms is None else f"{latency_ms}ms"
+    tok = "n/a" if context_tokens is None else f"{context_tokens}tok"
+    return f"{q} / {lat} / {tok}"
+
+
 def build_memorybench_report(
     checkpoint: Checkpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
 ) -> dict[str, Any]:
@@ -99,7 +107,7 @@ def build_memorybench_report(
             quality = js_round(report["summary"]["accuracy"] * 100)
             latency_ms = report["latency"]["search"]["mean"]
             ctx = report["tokens"]["avgContextTokens"]
-            report["memscore"] = f"{quality}% / {latency_ms}ms / {ctx}tok"
+            report["memscore"] = format_memscore(quality, latency_ms, ctx)
             report["memscoreComponents"] = {"quality": quality, "latencyMs": latency_ms, "contextTokens": ctx}
     retrieval = _retrieval(evaluated)
     if retrieval is not None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from bench_nb.runformat.journal import apply_journal
     from bench_nb.runformat.settings import check_like_for_like
-    from bench_nb.runner.comparison import CompareResult, compare, write_compare_manifest
+    from bench_nb.runner.comparison import CompareResult, compare, run_comparison, write_compare_manifest
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
     from bench_nb.runner.run import RunResult, run_benchmark
@@ -26,6 +26,7 @@ _EXPORTS = {
     "CompareResult": "bench_nb.runner.comparison",
     "check_like_for_like": "bench_nb.runformat.settings",
     "compare": "bench_nb.runner.comparison",
+    "run_comparison": "bench_nb.runner.comparison",
     "write_compare_manifest": "bench_nb.runner.comparison",
     "apply_journal": "bench_nb.runformat.journal",
     "clean_run": "bench_nb.runner.maintenance",
@@ -44,6 +45,7 @@ __all__ = [
     "clean_run",
     "compare",
     "run_benchmark",
+    "run_comparison",
     "write_compare_manifest",
 ]
 

@@ -1,6 +1,6 @@
 """Comparing providers like for like: one question set and one set of settings for all, and a check for it.
 
-``compare`` runs several providers on the same benchmark questions with the same k, answerer and judges,
+``run_comparison`` runs several providers on the same benchmark questions with the same k, answerer and judges,
 and writes MemoryBench's compare manifest (``<runs_dir>/../compare/<compareId>/manifest.json``), which
 ``load_runs`` reads. ``check_like_for_like`` (``bench_nb.runformat.settings``, re-exported here) lists how
 runs differ in what must be equal for their numbers to be compared.
@@ -108,7 +108,7 @@ class CompareResult(HtmlFields):
 _PROMPT_DIFFS = ("answer prompt ", "judge prompt ", "custom prompt:")
 
 
-def compare(
+def run_comparison(
     providers: str | Sequence[str],
     benchmark: Any,
     *,
@@ -140,7 +140,7 @@ def compare(
     names = [p.strip() for p in providers.split(",")] if isinstance(providers, str) else list(providers)
     names = [n for n in names if n]
     if not names:
-        raise ComparisonError("compare needs at least one provider")
+        raise ComparisonError("run_comparison needs at least one provider")
     if len(set(names)) != len(names):
         raise ComparisonError(f"each provider may appear once in a comparison, got {names}")
     per_provider = split_provider_settings(provider_settings, names)
@@ -169,3 +169,16 @@ def compare(
         allow_mismatch=allow_mismatch or (allow_provider_prompts and prompts_only),
     )
     return CompareResult(compare_id, manifest, results, diffs)
+
+
+def compare(*args: Any, **kwargs: Any) -> CompareResult:
+    """Deprecated alias of ``run_comparison`` (it runs the providers; ``paired_comparison`` is the statistic).
+
+    Kept for one release.
+    """
+    warnings.warn(
+        "bench_nb.compare is renamed run_comparison (it runs providers); the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return run_comparison(*args, **kwargs)

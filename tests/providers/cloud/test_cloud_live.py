@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench_nb.runformat.load import load_runs
-from bench_nb.runner import compare
+from bench_nb.runner import run_comparison
 from bench_nb.runner.comparison import check_like_for_like
 from bench_nb.runner.maintenance import clean_run
 
@@ -32,7 +32,7 @@ def test_live_ten_question_locomo_comparison(
     for name in names:
         monkeypatch.delenv(f"{KEYS[name].removesuffix('_API_KEY')}_BASE_URL", raising=False)
     runs_dir = tmp_path / "runs"
-    result = compare(
+    result = run_comparison(
         [*names, "sqlite"],
         "locomo",
         dataset=locomo_path,

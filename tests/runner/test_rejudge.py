@@ -9,13 +9,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from stats_fixtures import ContainsJudge, FailingJudge, StrictJudge
 
 from bench_nb import judgments_df, questions_df, rejudge
 from bench_nb.cli import main
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.runformat.load import read_checkpoint
 from bench_nb.runformat.verdicts import read_verdicts
+from stats_fixtures import ContainsJudge, FailingJudge, StrictJudge
 
 ANSWERS = {"q1": "Biscuit", "q2": "London", "q3": "in March 2024", "q4": "cello", "q5": None, "q6": ""}
 

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from clustered_sim import LOCOMO_SIZES, frame
 from statsmodels.stats.power import NormalIndPower
 
 from bench_nb import minimum_detectable_effect, questions_needed
 from bench_nb.metrics.power import cluster_design_effect, detectable_differences
+from clustered_sim import LOCOMO_SIZES, frame
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ import pandas as pd
 import polars as pl
 import pytest
 import statsmodels.api as sm
-from clustered_sim import LOCOMO_SIZES, frame
 from statsmodels.formula.api import ols
 
 import bench_nb
@@ -22,6 +21,7 @@ from bench_nb.metrics.repeats import (
     repeat_variance,
     variance_components,
 )
+from clustered_sim import LOCOMO_SIZES, frame
 
 
 def test_variance_components_are_the_one_way_random_effects_anova() -> None:

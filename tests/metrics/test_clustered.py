@@ -10,7 +10,6 @@ import pandas as pd
 import polars as pl
 import pytest
 import statsmodels.api as sm
-from clustered_sim import LOCOMO_SIZES, beta_binomial_sums, frame, paired_null
 from polars.testing import assert_frame_equal
 from scipy import stats
 from statsmodels.formula.api import ols
@@ -27,6 +26,7 @@ from bench_nb.metrics.clustered import (
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, clustered_paired_test, tell_apart
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
+from clustered_sim import LOCOMO_SIZES, beta_binomial_sums, frame, paired_null
 
 
 def _sums(sums: np.ndarray, counts: np.ndarray) -> ClusterSums:
