@@ -130,3 +130,23 @@ def test_no_evaluated_question_gives_an_empty_table() -> None:
     df = frame(row(None, status="failed", search_ms=5.0))
     out = latency_stats(df, backend="polars")
     assert out.is_empty() and "p95_linear" in out.columns
+
+
+def test_the_exact_mean_sits_beside_memorybenchs_rounded_one() -> None:
+    import polars as pl
+
+    from bench_nb.metrics import latency_stats
+
+    frame = pl.DataFrame(
+        {
+            "run_id": ["r"] * 3,
+            "status": ["evaluated"] * 3,
+            **{
+                f"{p}_ms": [0.039, 0.17, 0.1]
+                for p in ("ingest", "indexing", "search", "answer", "evaluate", "total")
+            },
+        }
+    )
+    row = latency_stats(frame, backend="polars").filter(pl.col("phase") == "search").row(0, named=True)
+    assert row["mean"] == 0.0 and row["min"] == 0.039 and row["max"] == 0.17  # MemoryBench's numbers
+    assert abs(row["mean_exact"] - (0.039 + 0.17 + 0.1) / 3) < 1e-12
