@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     )
     from bench_nb.frames.judgments import disputed_questions, judgments_df
     from bench_nb.frames.questions import questions_df, runs_df
+    from bench_nb.frames.store import StoredRuns, export_runs, load_runs
     from bench_nb.metrics import (
         accuracy,
         accuracy_by_type,
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from bench_nb.metrics.replicates import replicate_summary
     from bench_nb.models.tokens import TokenCount, count_tokens
     from bench_nb.providers import get_provider, list_providers, register_provider
-    from bench_nb.runformat.load import Run, RunSet, load_runs
+    from bench_nb.runformat.load import Run, RunSet
     from bench_nb.runformat.report import memorybench_report
     from bench_nb.runformat.settings import check_like_for_like
     from bench_nb.runner.comparison import compare, run_comparison
@@ -80,7 +81,8 @@ _EXPORTS: dict[str, str] = {
         "bench_nb.errors",
     ),
     **dict.fromkeys(["disputed_questions", "judgments_df"], "bench_nb.frames.judgments"),
-    **dict.fromkeys(["Run", "RunSet", "load_runs"], "bench_nb.runformat.load"),
+    **dict.fromkeys(["Run", "RunSet"], "bench_nb.runformat.load"),
+    **dict.fromkeys(["StoredRuns", "export_runs", "load_runs"], "bench_nb.frames.store"),
     **dict.fromkeys(["questions_df", "runs_df"], "bench_nb.frames.questions"),
     "rejudge": "bench_nb.runner.rejudge",
     "memorybench_report": "bench_nb.runformat.report",
@@ -137,6 +139,7 @@ __all__ = [
     "RunFormatError",
     "RunResult",
     "RunSet",
+    "StoredRuns",
     "TokenCount",
     "accuracy",
     "accuracy_by_type",
@@ -150,6 +153,7 @@ __all__ = [
     "count_tokens",
     "detectable_differences",
     "disputed_questions",
+    "export_runs",
     "get_provider",
     "judge_agreement",
     "judge_audit",

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "roi": "bench_nb.cli.roi:roi",
     "clean": "bench_nb.cli.run:clean",
     "plan": "bench_nb.cli.plan:plan",
+    "export": "bench_nb.cli.store:export",
 }
 
 

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.questions import QUESTION_SCHEMA, Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.questions import (
+    QUESTION_SCHEMA,
+    Backend,
+    StoredFrames,
+    as_polars,
+    questions_frame,
+    to_backend,
+)
 from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import Run, RunSet, Sources, gc_paused, load_runs
@@ -58,6 +65,10 @@ def judgments_frame(
     runs: Sources | RunSet | Run, *, dataset: str | None = None, strict: bool = False
 ) -> pl.DataFrame:
     """``judgments_df`` as a polars frame."""
+    if isinstance(runs, StoredFrames):
+        if dataset is not None:
+            raise ValueError("dataset cannot be applied to a run store's frames: they were built at export")
+        return runs.stored_frame("judgments")
     runset = load_runs(runs, strict=strict)
     questions = questions_frame(runset, dataset=dataset, strict=strict)
     parts = {
@@ -309,17 +320,17 @@ def _question_context(runset: RunSet, disputed: pl.DataFrame, n_hits: int) -> pl
     by_path = {str(run.path): run for run in runset}
     context = []
     for path, qid in questions.select("run_path", "question_id").iter_rows():
-        hits = _hits(by_path[path], qid)[:n_hits]
+        hits = search_hits(by_path[path], qid)[:n_hits]
         context.append("\n".join(f"{i}. {one_line(hit_text(h), 500)}" for i, h in enumerate(hits, start=1)))
     return questions.with_columns(context=pl.Series(context, dtype=pl.Utf8))
 
 
 def retrieved_texts(run: Run, qid: str, n_hits: int = 5) -> list[str]:
     """The texts of the top ``n_hits`` results a run retrieved for a question (empty when not recorded)."""
-    return [hit_text(h) for h in _hits(run, qid)[:n_hits]]
+    return [hit_text(h) for h in search_hits(run, qid)[:n_hits]]
 
 
-def _hits(run: Run, qid: str) -> list[Any]:
+def search_hits(run: Run, qid: str) -> list[Any]:
     """The question's raw search results: checkpoint, else results/<qid>.json, else report.json."""
     if run.checkpoint is not None:
         q = run.checkpoint.questions.get(qid)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeGuard, overload, runtime_checkable
 
 import polars as pl
 
@@ -53,6 +53,27 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Backend = Literal["pandas", "polars"]
+
+
+@runtime_checkable
+class StoredFrames(Protocol):
+    """Runs whose frames were built already: a run store opened by ``frames.store.load_runs``. The frame
+    functions return its stored tables (same columns and dtypes) instead of decoding run directories."""
+
+    def stored_frame(self, table: Literal["questions", "judgments", "runs"]) -> pl.DataFrame: ...
+
+
+def _stored(runs: object, table: Literal["questions", "judgments", "runs"], **built: object) -> pl.DataFrame:
+    """The stored table of a run store; a clear error for the options a store applied at export."""
+    assert isinstance(runs, StoredFrames)
+    given = [name for name, value in built.items() if value not in (None, False)]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} cannot be applied to a run store's frames: they were built at export "
+            "(bench-nb export --dataset ...); pass run directories to rebuild them"
+        )
+    return runs.stored_frame(table)
+
 
 _STR, _INT, _FLT, _BOOL = pl.Utf8, pl.Int64, pl.Float64, pl.Boolean
 QUESTION_SCHEMA: dict[str, Any] = {
@@ -177,6 +198,9 @@ def questions_frame(
     so the tables, judgments, disputes and paired tests of one report build it once. polars frames are
     immutable, so sharing one is safe.
     """
+    if isinstance(runs, StoredFrames):
+        frame = _stored(runs, "questions", dataset=dataset)
+        return frame if errata is None else apply_errata(frame, as_errata(errata))
     key = None
     cache_on = runs if isinstance(runs, RunSet) else None
     if cache_on is not None:
@@ -427,6 +451,8 @@ def _add_report_rows(
 
 def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) -> pl.DataFrame:
     """``runs_df`` as a polars frame."""
+    if isinstance(runs, StoredFrames):
+        return _stored(runs, "runs")
     runset, _ = load_run_views(runs, strict=strict)
     rows: list[dict[str, Any]] = []
     for run in runset:

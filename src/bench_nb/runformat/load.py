@@ -582,6 +582,23 @@ def load_runs(
     return RunSet(runs, problems)
 
 
+def find_run_paths(sources: Sources) -> tuple[list[Path], list[Problem]]:
+    """The runs ``load_runs`` would read from ``sources`` (directories, or harness files), without reading
+    them: what an exporter checks for changes before decoding anything. Duplicates are dropped."""
+    items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
+    paths: list[Path] = []
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+    for item in items:
+        dirs, probs = _expand(item)
+        problems.extend(probs)
+        for d in dirs:
+            if d.resolve() not in seen:
+                seen.add(d.resolve())
+                paths.append(d)
+    return paths, problems
+
+
 def load_run_views(
     sources: Sources | RunSet | Run | RunView, *, strict: bool = False
 ) -> tuple[list[Run | RunView], list[Problem]]:  # harness files are read as by load_runs (a Run each)

@@ -1,0 +1,34 @@
+"""``bench-nb export``: runs into a columnar run store (``bench_nb.frames.store``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bench_nb.frames.store import export_runs
+
+
+@click.command("export")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--to", "store", required=True, help="The store: a folder, or a URI such as s3://bucket/store.")
+@click.option(
+    "--dataset",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The benchmark file the runs were made on (true question types, as questions_df's dataset=).",
+)
+@click.option("--strict", is_flag=True, help="Stop at the first problem instead of exporting what loads.")
+def export(runs: tuple[str, ...], store: str, dataset: Path | None, strict: bool) -> None:
+    """Write RUNS (run directories, globs, runs folders, compare manifests) into a Parquet run store.
+
+    Incremental: runs whose files did not change since the last export are not read again. Open the store
+    with bench_nb.load_runs(STORE) (runs=[...] to select runs by id).
+    """
+    result = export_runs(list(runs), store, dataset=dataset, strict=strict)
+    for run_id in result.written:
+        click.echo(f"written: {run_id}")
+    for problem in result.problems:
+        click.echo(f"problem: {problem}", err=True)
+    click.echo(str(result))
+    if result.problems and not (result.written or result.unchanged):
+        raise click.ClickException("no run exported")

@@ -1,0 +1,483 @@
+"""A columnar run store: runs' frames as a Parquet dataset, one partition per run (see docs/loading.md).
+
+``export_runs`` reads runs through the public loaders (``load_runs``, ``questions_frame``,
+``judgments_frame``, ``runs_frame``, ``search_hits``) and writes, for each run::
+
+    STORE/bench_nb_store.json                      marks the folder as a store (format and version)
+    STORE/runs.parquet                             the runs table: one row per run (runs_df's columns, the
+                                                   run's fingerprint, its partition and the file version)
+    STORE/questions/run=<key>/<version>.parquet    questions_df's rows of that run
+    STORE/judgments/run=<key>/<version>.parquet    judgments_df's rows
+    STORE/hits/run=<key>/<version>.parquet         one row per search result: run_id, question_id, rank,
+                                                   text, score, raw (the result as JSON)
+
+``<key>`` is the run id, percent-encoded (hive-style directories, so DuckDB or polars can also read
+``STORE/questions/*/*.parquet``). Incremental: a run whose fingerprint (the names, sizes and modification
+times of its files, the dataset given and the store's format version) equals the recorded one is not read
+again. A changed run is written under a new ``<version>`` first and becomes current only when
+``runs.parquet`` is replaced (write-then-move: atomic on a local filesystem, a single whole-object write on
+object storage); the old version's files are deleted after. A crash leaves the previous version current
+and the new files unreferenced (readers go through ``runs.parquet``; the next export deletes them).
+One writer at a time.
+
+``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
+runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
+functions and every metric built on ``questions_df`` / ``judgments_df`` accept it. What needs the runs'
+checkpoints (settings, like-for-like checks, compare reports) raises a ``RunFormatError`` saying so.
+
+Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``gs://...``), or any
+``pyarrow.fs.FileSystem`` / fsspec filesystem passed as ``filesystem=`` with a path inside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
+
+import polars as pl
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.judgments import judgments_frame, search_hits
+from bench_nb.frames.questions import questions_frame, runs_frame
+from bench_nb.runformat.load import Run, RunSet, Sources, find_run_paths
+from bench_nb.runformat.load import load_runs as load_run_dirs
+from bench_nb.text import hit_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+
+STORE_FORMAT = "bench_nb.store"
+STORE_VERSION = 1
+MARKER = "bench_nb_store.json"
+RUNS_FILE = "runs.parquet"
+TABLES: tuple[Literal["questions", "judgments", "hits"], ...] = ("questions", "judgments", "hits")
+Table = Literal["questions", "judgments", "hits", "runs"]
+
+HITS_SCHEMA: dict[str, Any] = {
+    "run_id": pl.Utf8,
+    "question_id": pl.Utf8,
+    "rank": pl.Int64,
+    "text": pl.Utf8,
+    "score": pl.Float64,
+    "raw": pl.Utf8,
+}
+# The store's own columns of the runs table, after runs_df's.
+STORE_COLUMNS: dict[str, Any] = {
+    "partition": pl.Utf8,
+    "version": pl.Utf8,
+    "fingerprint": pl.Utf8,
+    "exported_at": pl.Utf8,
+    "dataset": pl.Utf8,
+    "source_path": pl.Utf8,  # the run's resolved path: what the incremental check looks up
+}
+
+
+def _schemas() -> dict[str, dict[str, Any]]:
+    """The frames' columns and dtypes, as the JSON path builds them (the frames of no run)."""
+    return {
+        "questions": dict(questions_frame([]).schema),
+        "judgments": dict(judgments_frame([]).schema),
+        "hits": HITS_SCHEMA,
+        "runs": dict(runs_frame([]).schema),
+    }
+
+
+# --- filesystems ------------------------------------------------------------------------------------------
+
+
+def resolve_filesystem(store: str | os.PathLike[str], filesystem: Any = None) -> tuple[pafs.FileSystem, str]:
+    """(pyarrow filesystem, path inside it) for a store location.
+
+    ``filesystem``: a ``pyarrow.fs.FileSystem``, an fsspec filesystem (wrapped with pyarrow's
+    ``FSSpecHandler``), or None: a URI (``s3://...``) or a local path.
+    """
+    import pyarrow.fs as pafs
+
+    text = os.fspath(store)
+    if filesystem is None:
+        if "://" in text:
+            fs, path = pafs.FileSystem.from_uri(text)
+            return fs, path.rstrip("/")
+        return pafs.LocalFileSystem(), Path(text).absolute().as_posix()
+    if isinstance(filesystem, pafs.FileSystem):
+        return filesystem, text.rstrip("/")
+    return pafs.PyFileSystem(pafs.FSSpecHandler(filesystem)), text.rstrip("/")
+
+
+def _exists(fs: pafs.FileSystem, path: str) -> bool:
+    import pyarrow.fs as pafs
+
+    return bool(fs.get_file_info(path).type != pafs.FileType.NotFound)
+
+
+def is_store(source: object, filesystem: Any = None) -> bool:
+    """Whether ``source`` is a run store (a location holding ``bench_nb_store.json``)."""
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    text = os.fspath(source)
+    if filesystem is None and "://" not in text:
+        return (Path(text) / MARKER).is_file()
+    try:
+        fs, root = resolve_filesystem(source, filesystem)
+        return _exists(fs, f"{root}/{MARKER}")
+    except (OSError, ValueError):
+        return False
+
+
+def partition_key(run_id: str) -> str:
+    """The run's directory name inside each table: the run id, percent-encoded (``.`` too)."""
+    return quote(run_id, safe="-_~").replace(".", "%2E")
+
+
+# --- writing ---------------------------------------------------------------------------------------------
+
+
+def run_fingerprint(path: Path, *, dataset: str | None = None) -> str:
+    """sha256 of the run's files (relative name, size, modification time in ns), the dataset given and the
+    store's version: what decides whether an export reads a run again."""
+    h = hashlib.sha256(f"{STORE_FORMAT}/{STORE_VERSION}\0{dataset or ''}\0".encode())
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        st = f.stat()
+        name = f.name if f == path else f.relative_to(path).as_posix()
+        h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+@dataclass
+class ExportResult:
+    """What ``export_runs`` did: run ids written (new or changed), skipped (unchanged), and problems."""
+
+    store: str
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.store}: {len(self.written)} run(s) written, {len(self.unchanged)} unchanged" + (
+            f", {len(self.problems)} problem(s)" if self.problems else ""
+        )
+
+
+def hits_frame(runset: RunSet, questions: pl.DataFrame) -> pl.DataFrame:
+    """One row per search result of each question of ``questions`` (a questions frame of ``runset``)."""
+    cols: dict[str, list[Any]] = {name: [] for name in HITS_SCHEMA}
+    by_path = {str(run.path): run for run in runset}
+    for run_id, qid, run_path in questions.select("run_id", "question_id", "run_path").iter_rows():
+        for rank, hit in enumerate(search_hits(by_path[run_path], qid), start=1):
+            score = hit.get("score") if isinstance(hit, dict) else None
+            cols["run_id"].append(run_id)
+            cols["question_id"].append(qid)
+            cols["rank"].append(rank)
+            cols["text"].append(hit_text(hit))
+            cols["score"].append(
+                float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None
+            )
+            cols["raw"].append(json.dumps(hit, ensure_ascii=False, default=str))
+    return pl.DataFrame(cols, schema=HITS_SCHEMA)
+
+
+def _write_parquet(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
+    import pyarrow.parquet as pq
+
+    fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+    pq.write_table(table, path, filesystem=fs, compression="zstd")
+
+
+def _read_runs_table(fs: pafs.FileSystem, root: str) -> pl.DataFrame | None:
+    import pyarrow.parquet as pq
+
+    path = f"{root}/{RUNS_FILE}"
+    if not _exists(fs, path):
+        return None
+    frame = pl.from_arrow(pq.read_table(path, filesystem=fs))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _commit_runs_table(fs: pafs.FileSystem, root: str, runs: pl.DataFrame) -> None:
+    """Replace runs.parquet: written beside it, then moved over it."""
+    tmp = f"{root}/.{RUNS_FILE}.{uuid.uuid4().hex}.tmp"
+    _write_parquet(fs, tmp, runs.to_arrow())
+    fs.move(tmp, f"{root}/{RUNS_FILE}")
+
+
+def _delete_stale(fs: pafs.FileSystem, root: str, key: str, keep: str | None) -> None:
+    """Delete the run's files of every version but ``keep`` (None: all of them)."""
+    import pyarrow.fs as pafs
+
+    for table in TABLES:
+        folder = f"{root}/{table}/run={key}"
+        if not _exists(fs, folder):
+            continue
+        infos = fs.get_file_info(pafs.FileSelector(folder))
+        for info in infos:
+            if info.type == pafs.FileType.File and info.base_name != f"{keep}.parquet":
+                fs.delete_file(info.path)
+        if keep is None:
+            fs.delete_dir(folder)
+
+
+def _open_root(fs: pafs.FileSystem, root: str) -> None:
+    marker = f"{root}/{MARKER}"
+    if _exists(fs, marker):
+        with fs.open_input_stream(marker) as f:
+            info = json.loads(f.read())
+        if info.get("format") != STORE_FORMAT or info.get("version") != STORE_VERSION:
+            raise RunFormatError(marker, f"not a bench_nb run store of version {STORE_VERSION}: {info}")
+        return
+    if _exists(fs, root):
+        import pyarrow.fs as pafs
+
+        entries = fs.get_file_info(pafs.FileSelector(root))
+        if entries:
+            raise RunFormatError(root, "not empty and not a run store: export to a new or empty folder")
+    fs.create_dir(root, recursive=True)
+    with fs.open_output_stream(marker) as f:
+        f.write(json.dumps({"format": STORE_FORMAT, "version": STORE_VERSION}).encode())
+
+
+def export_runs(
+    runs: Sources,
+    to: str | os.PathLike[str],
+    *,
+    filesystem: Any = None,
+    dataset: str | os.PathLike[str] | None = None,
+    strict: bool = False,
+) -> ExportResult:
+    """Write runs' questions, judgments and search hits into the store at ``to`` (created if absent).
+
+    Args:
+        runs: what ``load_runs`` accepts (run directories, globs, a runs folder, a compare manifest,
+            harness result files). Runs are read one at a time, so memory stays that of the largest run.
+        to: the store: a local folder, a URI (``s3://bucket/store``), or a path inside ``filesystem``.
+        filesystem: a pyarrow or fsspec filesystem the store lives on (default: from ``to``).
+        dataset: the benchmark file the runs were made on (true question types, as in ``questions_df``).
+        strict: raise on the first problem instead of exporting what loads and listing the rest.
+
+    Returns:
+        An ``ExportResult``: the run ids written and unchanged, and the problems met.
+    """
+    fs, root = resolve_filesystem(to, filesystem)
+    _open_root(fs, root)
+    paths, problems = find_run_paths(runs)
+    if problems and strict:
+        raise RunFormatError(problems[0].path, problems[0].message, problems[0].field)
+    result = ExportResult(store=os.fspath(to), problems=list(problems))
+    table = _read_runs_table(fs, root)
+    schemas = _schemas()
+    runs_columns = {**schemas["runs"], **STORE_COLUMNS}
+    if table is None:
+        table = pl.DataFrame(schema=runs_columns)
+    recorded = dict(zip(table["source_path"].to_list(), table["fingerprint"].to_list(), strict=True))
+    seen: dict[str, str] = {}
+    ds = None if dataset is None else os.fspath(dataset)
+    for path in paths:
+        fingerprint = run_fingerprint(path, dataset=ds)
+        source = str(path.resolve())
+        if recorded.get(source) == fingerprint:
+            row = table.filter(pl.col("source_path") == source)
+            result.unchanged.append(str(row["run_id"][0]))
+            seen.setdefault(str(row["run_id"][0]), str(path))
+            continue
+        try:
+            runset = load_run_dirs([path], strict=strict)
+        except RunFormatError as err:
+            if strict:
+                raise
+            result.problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
+            continue
+        result.problems.extend(runset.all_problems)
+        for run in runset:
+            other = seen.setdefault(run.run_id, str(run.path))
+            if other != str(run.path):
+                raise RunFormatError(
+                    run.path,
+                    f"run id {run.run_id!r} is also the id of {other}: a store keys runs by id",
+                    "runId",
+                )
+            table = _write_run(fs, root, run, runset, table, fingerprint, ds, schemas)
+            result.written.append(run.run_id)
+    return result
+
+
+def _write_run(
+    fs: pafs.FileSystem,
+    root: str,
+    run: Run,
+    runset: RunSet,
+    table: pl.DataFrame,
+    fingerprint: str,
+    dataset: str | None,
+    schemas: dict[str, dict[str, Any]],
+) -> pl.DataFrame:
+    """Write one run's files under a new version, then make it current in runs.parquet."""
+    one = RunSet([run])
+    questions = questions_frame(one, dataset=dataset)
+    frames = {
+        "questions": questions,
+        "judgments": judgments_frame(one, dataset=dataset),
+        "hits": hits_frame(runset, questions),
+    }
+    key = partition_key(run.run_id)
+    version = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    for name, frame in frames.items():
+        _write_parquet(fs, f"{root}/{name}/run={key}/{version}.parquet", frame.to_arrow())
+    row = runs_frame(one).with_columns(
+        partition=pl.lit(key),
+        version=pl.lit(version),
+        fingerprint=pl.lit(fingerprint),
+        exported_at=pl.lit(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+        dataset=pl.lit(dataset, pl.Utf8),
+        source_path=pl.lit(str(run.path.resolve())),
+    )
+    table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)])
+    _commit_runs_table(fs, root, table)
+    _delete_stale(fs, root, key, keep=version)
+    return table
+
+
+# --- reading ---------------------------------------------------------------------------------------------
+
+
+class StoredRuns:
+    """Runs read from a run store: lazy scans of their frames (see ``load_runs``).
+
+    ``questions``, ``judgments`` and ``hits`` are polars ``LazyFrame``s over the selected runs' files only;
+    ``runs`` is the runs table (runs_df's columns plus the store's: partition, version, fingerprint,
+    exported_at, dataset). ``questions_df``, ``judgments_df``, ``runs_df``, ``memscore``,
+    ``accuracy_by_type`` (every metric of a questions frame) accept it.
+    """
+
+    def __init__(self, store: str, fs: pafs.FileSystem, root: str, runs: pl.DataFrame) -> None:
+        self.store = store
+        self._fs = fs
+        self._root = root
+        self.runs = runs
+        self.problems: list[Problem] = []
+        self._schemas = _schemas()
+        self._frames: dict[str, pl.DataFrame] = {}
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [str(r) for r in self.runs["run_id"].to_list()]
+
+    @property
+    def all_problems(self) -> list[Problem]:
+        return self.problems
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __repr__(self) -> str:
+        return f"StoredRuns({self.store!r}, {len(self)} run(s))"
+
+    def files(self, table: Literal["questions", "judgments", "hits"]) -> list[str]:
+        """The current files of ``table`` for the selected runs (paths inside the store's filesystem)."""
+        return [
+            f"{self._root}/{table}/run={key}/{version}.parquet"
+            for key, version in self.runs.select("partition", "version").iter_rows()
+        ]
+
+    def scan(self, table: Literal["questions", "judgments", "hits"]) -> pl.LazyFrame:
+        """A lazy scan of ``table`` over the selected runs: filters and projections push down to Parquet."""
+        import pyarrow.fs as pafs
+
+        schema = self._schemas[table]
+        files = self.files(table)
+        if not files:
+            return pl.LazyFrame(schema=schema)
+        if isinstance(self._fs, pafs.LocalFileSystem):
+            lazy = pl.scan_parquet(files, hive_partitioning=False)
+        else:
+            import pyarrow.dataset as pads
+
+            lazy = pl.scan_pyarrow_dataset(pads.dataset(files, filesystem=self._fs, format="parquet"))
+        return lazy.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+    @property
+    def questions(self) -> pl.LazyFrame:
+        return self.scan("questions")
+
+    @property
+    def judgments(self) -> pl.LazyFrame:
+        return self.scan("judgments")
+
+    @property
+    def hits(self) -> pl.LazyFrame:
+        return self.scan("hits")
+
+    def stored_frame(self, table: Table) -> pl.DataFrame:
+        """The table collected (kept: the tables and metrics of one report read it once)."""
+        if table == "runs":
+            return self.runs.select([pl.col(c).cast(t) for c, t in self._schemas["runs"].items()])
+        if table not in self._frames:
+            self._frames[table] = self.scan(table).collect()
+        return self._frames[table]
+
+    def __iter__(self) -> Iterator[Run]:
+        raise RunFormatError(
+            self.store,
+            "a run store holds the runs' frames (questions, judgments, search hits), not their checkpoints: "
+            "what needs a run's checkpoint (its settings: the settings table, like-for-like checks, compare "
+            "reports, rejudge) cannot read it yet; load those runs from their directories "
+            "(their paths are in runs_df's run_path column)",
+        )
+
+
+def open_store(
+    store: str | os.PathLike[str], *, runs: Iterable[str] | None = None, filesystem: Any = None
+) -> StoredRuns:
+    """Open a run store; ``runs``: the run ids to read, in that order (default: all, by run id). An unknown
+    id is an error naming it."""
+    fs, root = resolve_filesystem(store, filesystem)
+    marker = f"{root}/{MARKER}"
+    if not _exists(fs, marker):
+        raise RunFormatError(os.fspath(store), f"not a run store (no {MARKER})")
+    table = _read_runs_table(fs, root)
+    if table is None:
+        table = pl.DataFrame(schema={**_schemas()["runs"], **STORE_COLUMNS})
+    if runs is not None:
+        wanted = [runs] if isinstance(runs, str) else list(runs)
+        missing = sorted(set(wanted) - set(table["run_id"].to_list()))
+        if missing:
+            raise RunFormatError(
+                f"{os.fspath(store)}/{RUNS_FILE}",
+                f"no run {', '.join(map(repr, missing))} in the store",
+                "run_id",
+            )
+        table = table.filter(pl.col("run_id").is_in(wanted))
+        order = {run_id: i for i, run_id in enumerate(dict.fromkeys(wanted))}
+        table = table.sort(pl.col("run_id").replace_strict(order, return_dtype=pl.Int64))
+    else:
+        table = table.sort("run_id")
+    return StoredRuns(os.fspath(store), fs, root, table)
+
+
+def load_runs(
+    sources: Any,
+    *,
+    runs: Iterable[str] | None = None,
+    filesystem: Any = None,
+    format: Any = None,
+    dataset: str | os.PathLike[str] | None = None,
+    strict: bool = False,
+) -> RunSet | StoredRuns:
+    """``bench_nb.load_runs``: a run store (``runs=`` selects run ids; ``filesystem=`` for object storage)
+    as a ``StoredRuns``, anything else as ``runformat.load.load_runs`` reads it (a ``RunSet``)."""
+    if isinstance(sources, StoredRuns):
+        return sources
+    if filesystem is not None or is_store(sources):
+        return open_store(sources, runs=runs, filesystem=filesystem)
+    if runs is not None:
+        raise ValueError("runs= selects runs of a run store; this is not one")
+    return load_run_dirs(sources, format=format, dataset=dataset, strict=strict)

@@ -1,0 +1,203 @@
+"""The columnar run store: export to Parquet, read back lazily, the same frames as from run directories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from polars.testing import assert_frame_equal
+
+import bench_nb as bn
+from bench_nb.cli import cli
+from bench_nb.errors import RunFormatError
+from bench_nb.frames import store as store_mod
+from bench_nb.frames.store import StoredRuns, export_runs, open_store
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+RUN_IDS = ["synthetic-full-context", "synthetic-no-memory", "synthetic-sqlite"]
+
+
+def _assert_same_frames(stored: StoredRuns, sources: object) -> None:
+    """questions_df, judgments_df, runs_df, memscore and per-type accuracy: equal, dtypes included."""
+    for name in ("questions_df", "judgments_df", "runs_df", "memscore", "accuracy_by_type"):
+        got = getattr(bn, name)(stored, backend="polars")
+        want = getattr(bn, name)(sources, backend="polars")
+        assert got.schema == want.schema, name
+        assert_frame_equal(got, want, check_row_order=True), name
+
+
+@pytest.fixture
+def runs_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "runs"
+    shutil.copytree(FIXTURES, dest)
+    return dest
+
+
+def test_fixture_runs_round_trip_to_the_same_frames(tmp_path: Path) -> None:
+    result = export_runs(FIXTURES, tmp_path / "store")
+    assert sorted(result.written) == RUN_IDS and result.unchanged == [] and result.problems == []
+    stored = bn.load_runs(tmp_path / "store")
+    assert isinstance(stored, StoredRuns)
+    assert stored.run_ids == RUN_IDS
+    assert len(bn.questions_df(stored, backend="polars")) == 150
+    _assert_same_frames(stored, FIXTURES)
+
+
+def test_search_hits_table_holds_every_result_in_rank_order(tmp_path: Path) -> None:
+    export_runs(FIXTURES / "synthetic-sqlite", tmp_path / "store")
+    hits = bn.load_runs(tmp_path / "store").hits.collect()
+    runs = bn.load_runs(FIXTURES / "synthetic-sqlite")
+    from bench_nb.frames.judgments import search_hits
+
+    qid = hits["question_id"][0]
+    raw = search_hits(runs[0], qid)
+    mine = hits.filter(pl.col("question_id") == qid).sort("rank")
+    assert mine["rank"].to_list() == list(range(1, len(raw) + 1))
+    assert [json.loads(r) for r in mine["raw"]] == raw
+    assert (hits["run_id"] == "synthetic-sqlite").all()
+
+
+def test_locomo_run_round_trips(tmp_path: Path, locomo_audit: Path) -> None:
+    run_dir = locomo_audit / "fc-baseline" / "gpt-4o-mini-cot"
+    export_runs(run_dir, tmp_path / "store")
+    stored = bn.load_runs(tmp_path / "store")
+    assert stored.run_ids == ["gpt-4o-mini-cot"]
+    _assert_same_frames(stored, run_dir)
+    assert len(bn.questions_df(stored, backend="polars")) > 1000
+
+
+def test_export_is_incremental_and_replaces_only_changed_runs(tmp_path: Path, runs_copy: Path) -> None:
+    store = tmp_path / "store"
+    export_runs(runs_copy, store)
+    before = open_store(store).runs.select("run_id", "version").rows()
+    again = export_runs(runs_copy, store)
+    assert again.written == [] and sorted(again.unchanged) == RUN_IDS
+
+    # Change one run: drop its judge's verdict lines for a different file content.
+    judgments = runs_copy / "synthetic-sqlite" / "judgments.jsonl"
+    lines = judgments.read_text().splitlines()
+    judgments.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    third = export_runs(runs_copy, store)
+    assert third.written == ["synthetic-sqlite"] and sorted(third.unchanged) == RUN_IDS[:2]
+    after = dict(open_store(store).runs.select("run_id", "version").rows())
+    for run_id, version in before:
+        assert (after[run_id] == version) == (run_id != "synthetic-sqlite")
+    # The old version's files are gone; one file per table per run remains.
+    for table in ("questions", "judgments", "hits"):
+        assert [p.name for p in (store / table / "run=synthetic-sqlite").iterdir()] == [
+            f"{after['synthetic-sqlite']}.parquet"
+        ]
+    _assert_same_frames(bn.load_runs(store), runs_copy)
+
+
+def test_a_crash_before_the_commit_leaves_the_previous_version_current(
+    tmp_path: Path, runs_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    export_runs(runs_copy, store)
+    old = bn.questions_df(bn.load_runs(store), backend="polars")
+    checkpoint = runs_copy / "synthetic-sqlite" / "checkpoint.json"
+    ck = json.loads(checkpoint.read_text())
+    ck["provider"] = "sqlite-changed"
+    checkpoint.write_text(json.dumps(ck))
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # the process stops after the new files, before runs.parquet moves
+
+    monkeypatch.setattr(store_mod, "_commit_runs_table", crash)
+    with pytest.raises(KeyboardInterrupt):
+        export_runs(runs_copy, store)
+    monkeypatch.undo()
+    assert len(list((store / "questions" / "run=synthetic-sqlite").iterdir())) == 2  # new files written
+    assert_frame_equal(bn.questions_df(bn.load_runs(store), backend="polars"), old)  # ...but not current
+
+    result = export_runs(runs_copy, store)
+    assert result.written == ["synthetic-sqlite"]
+    assert len(list((store / "questions" / "run=synthetic-sqlite").iterdir())) == 1  # orphans deleted
+    new = bn.questions_df(bn.load_runs(store, runs=["synthetic-sqlite"]), backend="polars")
+    assert set(new["provider"]) == {"sqlite-changed"}
+
+
+def test_selecting_runs_reads_only_their_partitions(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    export_runs(FIXTURES, store)
+    # Remove the other runs' files: a selection must not need them.
+    for table in ("questions", "judgments", "hits"):
+        for key in ("synthetic-full-context", "synthetic-no-memory"):
+            shutil.rmtree(store / table / f"run={key}")
+    picked = bn.load_runs(store, runs=["synthetic-sqlite", "synthetic-no-memory"][:1])
+    assert picked.run_ids == ["synthetic-sqlite"]
+    _assert_same_frames(picked, FIXTURES / "synthetic-sqlite")
+    # A lazy filter over the whole store pushes down too (no error for the missing runs' files would be
+    # possible otherwise only if it never opened them: here they are gone, so scan the selection).
+    lazy = picked.questions.filter(pl.col("correct")).select("question_id")
+    assert lazy.collect().height == int(
+        bn.questions_df(FIXTURES / "synthetic-sqlite", backend="polars")["correct"].sum()
+    )
+
+
+def test_unknown_run_id_and_non_store_errors_name_them(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    export_runs(FIXTURES / "synthetic-sqlite", store)
+    with pytest.raises(RunFormatError, match="no run 'nope' in the store"):
+        bn.load_runs(store, runs=["nope"])
+    with pytest.raises(ValueError, match="runs= selects runs of a run store"):
+        bn.load_runs(FIXTURES, runs=["synthetic-sqlite"])
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "file.txt").write_text("x")
+    with pytest.raises(RunFormatError, match="not empty and not a run store"):
+        export_runs(FIXTURES, tmp_path / "other")
+    with pytest.raises(ValueError, match="dataset cannot be applied"):
+        bn.questions_df(bn.load_runs(store), dataset="x.json")
+
+
+def test_what_needs_checkpoints_says_so(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    export_runs(FIXTURES, store)
+    stored = bn.load_runs(store)
+    with pytest.raises(RunFormatError, match=r"not their checkpoints.*like-for-like"):
+        bn.check_like_for_like(stored)
+    from bench_nb.tables.settings import table_settings
+
+    with pytest.raises(RunFormatError, match="run_path"):
+        table_settings(stored)
+
+
+def test_store_on_an_fsspec_memory_filesystem() -> None:
+    fsspec = pytest.importorskip("fsspec")
+    fs = fsspec.filesystem("memory")
+    root = "/bench-nb-test-store"
+    if fs.exists(root):
+        fs.rm(root, recursive=True)
+    result = export_runs(FIXTURES, root, filesystem=fs)
+    assert sorted(result.written) == RUN_IDS
+    assert fs.exists(f"{root}/runs.parquet")
+    assert fs.ls(f"{root}/questions")  # partition folders, in memory
+    stored = bn.load_runs(root, filesystem=fs)
+    _assert_same_frames(stored, FIXTURES)
+    assert export_runs(FIXTURES, root, filesystem=fs).written == []
+    fs.rm(root, recursive=True)
+
+
+def test_hive_layout_is_readable_without_bench_nb(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    export_runs(FIXTURES, store)
+    raw = pl.scan_parquet(store / "questions" / "*" / "*.parquet", hive_partitioning=True)
+    counts = dict(raw.group_by("run").len().collect().rows())
+    assert counts == {"synthetic-full-context": 50, "synthetic-no-memory": 50, "synthetic-sqlite": 50}
+
+
+def test_cli_export(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = runner.invoke(cli, ["export", str(FIXTURES), "--to", str(tmp_path / "store")])
+    assert out.exit_code == 0, out.output
+    assert "3 run(s) written, 0 unchanged" in out.output
+    out = runner.invoke(cli, ["export", str(FIXTURES / "synthetic-sqlite"), "--to", str(tmp_path / "store")])
+    assert "0 run(s) written, 1 unchanged" in out.output
+    out = runner.invoke(cli, ["export", str(tmp_path / "missing"), "--to", str(tmp_path / "store")])
+    assert out.exit_code != 0
+    assert "no such file or directory" in out.output
