@@ -302,6 +302,52 @@ def test_a_zep_question_out_of_place_is_found_by_text_and_an_unknown_one_reporte
     assert "'Nobody asked this?' matches no LoCoMo question of conversation 0" in problem.message
 
 
+def test_zep_and_mem0_files_name_a_bad_conversation_key_and_a_bad_entry_and_keep_the_rest(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    scored = [item for item in json.loads(locomo_path.read_text())[0]["qa"] if item["category"] != 5]
+    zep = {
+        "question": scored[0]["question"],
+        "answer": "x",
+        "golden_answer": "g",
+        "grade": True,
+        "category": 2,
+    }
+    mem0 = {
+        "question": scored[0]["question"],
+        "answer": "g",
+        "response": "x",
+        "llm_score": 1,
+        "category": "2",
+    }
+    cases = [
+        (
+            "grades.json",
+            {"locomo_experiment_user_0": [zep, "nope"], "locomo_experiment_user_1": "not a list"},
+            "grade",
+            "locomo_experiment_user_0[1]",
+            "locomo_experiment_user_1",
+        ),
+        (
+            "results.json",
+            {"0": [mem0, {"answer": "no question"}], "10": "not a list"},
+            "result",
+            "0[1]",
+            "10",
+        ),
+    ]
+    for (name, content, entry, bad_entry, bad_key), fmt in zip(cases, ("zep", "mem0"), strict=True):
+        path = tmp_path / name
+        path.write_text(json.dumps(content))
+        runs = load_runs(path, dataset=locomo_path, format=fmt)
+        assert questions_df(runs, backend="polars")["question_id"].to_list() == ["conv-26-q0"]
+        problems = {p.field: p for p in runs.all_problems}
+        assert set(problems) == {bad_entry, bad_key}, runs.all_problems
+        assert all(p.path == str(path) for p in problems.values())
+        assert f"not a {entry} object with a 'question' text" in problems[bad_entry].message
+        assert f"with a list of {entry}s; skipped" in problems[bad_key].message
+
+
 def test_disputed_questions_count_a_judges_replicates_as_raters(locomo_audit: Path) -> None:
     from bench_nb import disputed_questions
 

@@ -8,6 +8,7 @@ no phase durations, no token counts, no search results (``ImportInfo.not_recorde
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,37 @@ def read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise RunFormatError(path, f"not valid JSON: {err}") from None
+
+
+def position_entries(
+    path: Path,
+    data: dict[str, Any],
+    keys: Iterable[str],
+    conversation_of: Callable[[str], int | None],
+    problems: list[Problem],
+    *,
+    name: str,
+    key_form: str,
+) -> Iterator[tuple[int, int, str, dict[str, Any]]]:
+    """``(conversation, position, where, entry)`` of a file that lists each conversation's questions by
+    position (Zep, Mem0), in the order of ``keys``: ``{key: [entry, ...]}``. A key that names no conversation
+    (``conversation_of`` gives None) or holds no list, and an entry with no ``question`` text, is a problem
+    naming it (``key_form``, ``name`` say what was expected) and skipped."""
+    for key in keys:
+        items, conversation = data[key], conversation_of(str(key))
+        if conversation is None or not isinstance(items, list):
+            problems.append(
+                Problem(str(path), f"not {key_form} with a list of {name}s; skipped", field=str(key))
+            )
+            continue
+        for pos, item in enumerate(items):
+            where = f"{key}[{pos}]"
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                problems.append(
+                    Problem(str(path), f"not a {name} object with a 'question' text; skipped", field=where)
+                )
+                continue
+            yield conversation, pos, where, item
 
 
 def text(value: Any) -> str:

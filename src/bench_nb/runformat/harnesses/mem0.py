@@ -14,7 +14,15 @@ from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.runformat.harnesses.common import (
+    ImportInfo,
+    Row,
+    build_checkpoint,
+    position_entries,
+    read_json,
+    run_name,
+    text,
+)
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "mem0"
@@ -47,44 +55,37 @@ def read(
         raise RunFormatError(path, "not Mem0's results: expected an object of conversations")
     info = ImportInfo(harness=HARNESS, judge="unknown")
     rows: list[Row] = []
-    for key in sorted(data, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k))):
-        items = data[key]
-        if not str(key).isdigit() or not isinstance(items, list):
+    keys = sorted(data, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))
+    numbered = position_entries(
+        path,
+        data,
+        keys,
+        lambda k: int(k) if k.isdigit() else None,
+        problems,
+        name="result",
+        key_form="a conversation number",
+    )
+    for conversation, pos, where, item in numbered:
+        score = item.get("llm_score")
+        ok = score in (0, 1) and not isinstance(score, bool)
+        if not ok:
             problems.append(
-                Problem(
-                    str(path), "not a conversation number with a list of results; skipped", field=str(key)
-                )
+                Problem(str(path), f"llm_score {score!r} is not 0 or 1: unscored", field=f"{where}.llm_score")
             )
-            continue
-        for pos, item in enumerate(items):
-            where = f"{key}[{pos}]"
-            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-                problems.append(
-                    Problem(str(path), "not a result object with a 'question' text; skipped", field=where)
-                )
-                continue
-            score = item.get("llm_score")
-            ok = score in (0, 1) and not isinstance(score, bool)
-            if not ok:
-                problems.append(
-                    Problem(
-                        str(path), f"llm_score {score!r} is not 0 or 1: unscored", field=f"{where}.llm_score"
-                    )
-                )
-            category = text(item.get("category"))
-            rows.append(
-                Row(
-                    where=where,
-                    conversation=int(key),
-                    position=pos,
-                    question=item["question"],
-                    gold=text(item.get("answer")),
-                    answer=text(item.get("response")) if "response" in item else None,
-                    category=int(category) if category.isdigit() else None,
-                    verdicts=[bool(score) if ok else None],
-                    raw_id=f"mem0:{key}:{pos}",
-                )
+        category = text(item.get("category"))
+        rows.append(
+            Row(
+                where=where,
+                conversation=conversation,
+                position=pos,
+                question=item["question"],
+                gold=text(item.get("answer")),
+                answer=text(item.get("response")) if "response" in item else None,
+                category=int(category) if category.isdigit() else None,
+                verdicts=[bool(score) if ok else None],
+                raw_id=f"mem0:{conversation}:{pos}",
             )
+        )
     checkpoint = build_checkpoint(
         path,
         rows,

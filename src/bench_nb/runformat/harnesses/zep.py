@@ -14,7 +14,15 @@ from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.runformat.harnesses.common import (
+    ImportInfo,
+    Row,
+    build_checkpoint,
+    position_entries,
+    read_json,
+    run_name,
+    text,
+)
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "zep"
@@ -48,43 +56,35 @@ def read(
         raise RunFormatError(path, "not Zep's grades: expected an object of conversations")
     info = ImportInfo(harness=HARNESS, judge="unknown")
     rows: list[Row] = []
-    for key, items in data.items():
-        m = _KEY.match(str(key))
-        if m is None or not isinstance(items, list):
+    numbered = position_entries(
+        path,
+        data,
+        list(data),
+        lambda k: int(m.group(1)) if (m := _KEY.match(k)) else None,
+        problems,
+        name="grade",
+        key_form="locomo_experiment_user_<n>",
+    )
+    for conversation, pos, where, item in numbered:
+        grade = item.get("grade")
+        if not isinstance(grade, bool):
             problems.append(
-                Problem(
-                    str(path), "not locomo_experiment_user_<n> with a list of grades; skipped", field=str(key)
-                )
+                Problem(str(path), f"grade {grade!r} is not true/false: unscored", field=f"{where}.grade")
             )
-            continue
-        for pos, item in enumerate(items):
-            where = f"{key}[{pos}]"
-            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-                problems.append(
-                    Problem(str(path), "not a grade object with a 'question' text; skipped", field=where)
-                )
-                continue
-            grade = item.get("grade")
-            if not isinstance(grade, bool):
-                problems.append(
-                    Problem(str(path), f"grade {grade!r} is not true/false: unscored", field=f"{where}.grade")
-                )
-            category = item.get("category")
-            rows.append(
-                Row(
-                    where=where,
-                    conversation=int(m.group(1)),
-                    position=pos,
-                    question=item["question"],
-                    gold=text(item.get("golden_answer")),
-                    answer=text(item.get("answer")) if "answer" in item else None,
-                    category=category
-                    if isinstance(category, int) and not isinstance(category, bool)
-                    else None,
-                    verdicts=[grade if isinstance(grade, bool) else None],
-                    raw_id=f"zep:{m.group(1)}:{pos}",
-                )
+        category = item.get("category")
+        rows.append(
+            Row(
+                where=where,
+                conversation=conversation,
+                position=pos,
+                question=item["question"],
+                gold=text(item.get("golden_answer")),
+                answer=text(item.get("answer")) if "answer" in item else None,
+                category=category if isinstance(category, int) and not isinstance(category, bool) else None,
+                verdicts=[grade if isinstance(grade, bool) else None],
+                raw_id=f"zep:{conversation}:{pos}",
             )
+        )
     checkpoint = build_checkpoint(
         path,
         rows,
