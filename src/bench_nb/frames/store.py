@@ -31,11 +31,13 @@ Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``g
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import time
 import uuid
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +83,7 @@ STORE_COLUMNS: dict[str, Any] = {
 }
 
 
+@functools.cache
 def _schemas() -> dict[str, dict[str, Any]]:
     """The frames' columns and dtypes, as the JSON path builds them (the frames of no run)."""
     return {
@@ -472,12 +475,29 @@ def load_runs(
     dataset: str | os.PathLike[str] | None = None,
     strict: bool = False,
 ) -> RunSet | StoredRuns:
-    """``bench_nb.load_runs``: a run store (``runs=`` selects run ids; ``filesystem=`` for object storage)
-    as a ``StoredRuns``, anything else as ``runformat.load.load_runs`` reads it (a ``RunSet``)."""
+    """Load runs: a run store (``bench-nb export``) as a ``StoredRuns``, anything else as a ``RunSet``.
+
+    Args:
+        sources: a run store (a folder holding ``bench_nb_store.json``, a URI such as ``s3://bucket/store``,
+            or a path inside ``filesystem``), or what ``runformat.load.load_runs`` reads: run directories,
+            globs, a runs folder, a compare manifest, other harnesses' result files, a ``RunSet`` or ``Run``.
+        runs: a store's run ids to read, in that order (default: all, by run id); only their files are read.
+        filesystem: the pyarrow or fsspec filesystem a store lives on.
+        format, dataset, strict: as ``runformat.load.load_runs`` (run directories and harness files only).
+
+    Returns:
+        A ``StoredRuns`` for a store (lazy frames: see ``frames.store``), else a ``RunSet`` whose
+        ``problems`` lists what could not be read.
+    """
     if isinstance(sources, StoredRuns):
         return sources
     if filesystem is not None or is_store(sources):
         return open_store(sources, runs=runs, filesystem=filesystem)
     if runs is not None:
         raise ValueError("runs= selects runs of a run store; this is not one")
-    return load_run_dirs(sources, format=format, dataset=dataset, strict=strict)
+    with warnings.catch_warnings(record=True) as caught:  # re-raised below, pointing at the caller
+        warnings.simplefilter("always")
+        loaded = load_run_dirs(sources, format=format, dataset=dataset, strict=strict)
+    for w in caught:
+        warnings.warn(w.message, stacklevel=2)
+    return loaded
