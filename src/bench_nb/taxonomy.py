@@ -23,7 +23,7 @@ are BEAM's own: contradiction-resolution, event-ordering, instruction-following,
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 NormType = Literal[
     "single-hop",
@@ -39,20 +39,7 @@ NormType = Literal[
     "summarization",
     "other",
 ]
-NORM_TYPES: tuple[NormType, ...] = (
-    "single-hop",
-    "multi-hop",
-    "temporal",
-    "open-domain",
-    "knowledge-update",
-    "preference",
-    "abstention",
-    "contradiction-resolution",
-    "event-ordering",
-    "instruction-following",
-    "summarization",
-    "other",
-)
+NORM_TYPES: tuple[NormType, ...] = get_args(NormType)  # in the Literal's order
 
 # BEAM's ten abilities (its probing_questions.json keys), in the paper's order, and their normalised names.
 BEAM_ABILITIES: tuple[str, ...] = (

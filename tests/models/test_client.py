@@ -10,7 +10,7 @@ import pytest
 from llm_settings import SECRET, fast_settings
 
 from bench_nb.errors import ModelError
-from bench_nb.models.client import LLMClient, retry_after_seconds
+from bench_nb.models.client import LLMClient
 from bench_nb.models.prices import DEFAULT_PRICES, load_prices, set_price
 from bench_nb.models.settings import ClientSettings
 from bench_nb.models.tokens import count_tokens
@@ -202,19 +202,3 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv("BENCH_NB_LLM_MAX_RETRIES", "many")
     with pytest.raises(ModelError, match="BENCH_NB_LLM_MAX_RETRIES"):
         ClientSettings.from_env()
-
-
-def test_retry_after_parsing() -> None:
-    class Resp:
-        def __init__(self, headers: dict[str, str]) -> None:
-            self.headers = headers
-
-    class Err(Exception):
-        def __init__(self, headers: dict[str, str]) -> None:
-            self.response = Resp(headers)
-
-    assert retry_after_seconds(Err({"retry-after": "3"})) == 3.0
-    assert retry_after_seconds(Err({"retry-after-ms": "250", "retry-after": "3"})) == 0.25
-    assert retry_after_seconds(Err({})) is None
-    assert 0 <= retry_after_seconds(Err({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})) == 0.0  # type: ignore[operator]
-    assert retry_after_seconds(ValueError()) is None

@@ -12,7 +12,6 @@ fails raises ``ModelError`` naming the model and the last error.
 
 from __future__ import annotations
 
-import email.utils
 import json as jsonlib
 import os
 import threading
@@ -38,6 +37,7 @@ from bench_nb.models.cache import ResponseCache
 from bench_nb.models.deadline import attempt_timeout, exceeded, remaining, stop_at_deadline
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings
+from bench_nb.retry_after import retry_after_s
 
 Messages = Sequence[Mapping[str, str]]
 DEFAULT_MAX_TOKENS = 1024
@@ -273,7 +273,7 @@ class LLMClient:
 
         def wait(state: RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
-            after = retry_after_seconds(exc)
+            after = retry_after_s(exc)
             return min(after, s.max_retry_after_s) if after is not None else float(backoff(state))
 
         retrying = Retrying(
@@ -323,27 +323,6 @@ def is_retryable(err: BaseException | None) -> bool:
     if isinstance(err, openai.APIConnectionError | anthropic.APIConnectionError):
         return True  # includes timeouts and bodies cut short
     return isinstance(err, jsonlib.JSONDecodeError | openai.APIResponseValidationError)
-
-
-def retry_after_seconds(err: BaseException | None) -> float | None:
-    """The wait a 429/5xx response asks for (``retry-after-ms`` or ``Retry-After``: seconds or a date)."""
-    response = getattr(err, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    if (ms := headers.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, when.timestamp() - time.time()) if when else None
 
 
 def _api_key(spec: ModelSpec) -> str:

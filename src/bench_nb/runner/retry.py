@@ -16,6 +16,7 @@ import httpx  # at module top: importing it in a worker thread races the SDKs th
 import tenacity
 
 from bench_nb.models.deadline import stop_at_deadline
+from bench_nb.retry_after import status_of
 
 T = TypeVar("T")
 
@@ -39,14 +40,6 @@ class RetryPolicy:
     jitter_s: float = 1.0
 
 
-def _status(exc: BaseException) -> int | None:
-    for obj in (exc, getattr(exc, "response", None)):
-        code = getattr(obj, "status_code", None)
-        if isinstance(code, int):
-            return code
-    return None
-
-
 def is_retryable(exc: BaseException) -> bool:
     """Whether waiting and calling again may help (see the module docstring)."""
     flag = getattr(exc, "retryable", None)
@@ -54,7 +47,7 @@ def is_retryable(exc: BaseException) -> bool:
         return flag
     if isinstance(exc, TimeoutError | ConnectionError):
         return True
-    status = _status(exc)
+    status = status_of(exc)
     if status is not None:
         return status in RETRYABLE_STATUS or 500 <= status < 600
     return isinstance(exc, httpx.TransportError)

@@ -8,13 +8,12 @@ so the runner records the failure for the question instead of repeating a whole 
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import os
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -23,6 +22,7 @@ import tenacity
 
 from bench_nb.errors import ProviderError
 from bench_nb.records import Session
+from bench_nb.retry_after import retry_after_s, status_of
 
 T = TypeVar("T")
 
@@ -120,48 +120,6 @@ def to_dict(obj: Any) -> dict[str, Any]:
         data = dump(mode="json", by_alias=True, exclude_none=True)
         return data if isinstance(data, dict) else {"value": data}
     return {"value": obj}
-
-
-def status_of(err: BaseException) -> int | None:
-    """The HTTP status an SDK error carries (Fern ``status_code``, httpx ``response``, mem0 ``debug_info``)."""
-    for obj in (err, getattr(err, "response", None)):
-        code = getattr(obj, "status_code", None)
-        if isinstance(code, int):
-            return code
-    info = getattr(err, "debug_info", None)
-    if isinstance(info, Mapping) and isinstance(info.get("status_code"), int):
-        return int(info["status_code"])
-    return None
-
-
-def _header(headers: Any, name: str) -> str | None:
-    if not headers:
-        return None
-    try:
-        items = headers.items()
-    except AttributeError:
-        return None
-    for key, value in items:
-        if str(key).lower() == name:
-            return str(value)
-    return None
-
-
-def retry_after_s(err: BaseException) -> float | None:
-    """The wait a 429/503 asks for (``Retry-After`` in seconds or as an HTTP date), if it names one."""
-    headers = getattr(err, "headers", None) or getattr(getattr(err, "response", None), "headers", None)
-    value = _header(headers, "retry-after")
-    if value is None:
-        info = getattr(err, "debug_info", None)  # mem0 keeps the header's value here
-        if isinstance(info, Mapping) and info.get("retry_after") is not None:
-            value = str(info["retry_after"])
-    if value is None:
-        return None
-    value = value.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", value):
-        return float(value)
-    when = email.utils.parsedate_to_datetime(value) if value else None
-    return max(0.0, when.timestamp() - time.time()) if when else None
 
 
 def _transport_failure(err: BaseException) -> bool:

@@ -1,0 +1,74 @@
+"""What a failed HTTP call says about trying again: its status, and the wait it asks for (``Retry-After``).
+
+One reader for every retry policy (the LLM client ``models.client``, the cloud providers
+``providers.cloud.common``, the runner's ``runner.retry``), whatever SDK raised the error: OpenAI's and
+Anthropic's (``response.headers``), httpx's, Fern's (``status_code``, ``headers``) and mem0's (``debug_info``).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Mapping
+from typing import Any
+
+
+def status_of(err: BaseException | None) -> int | None:
+    """The HTTP status an error carries: ``status_code`` on it or its ``response``, or mem0's ``debug_info``."""
+    if err is None:
+        return None
+    for obj in (err, getattr(err, "response", None)):
+        code = getattr(obj, "status_code", None)
+        if isinstance(code, int):
+            return code
+    info = getattr(err, "debug_info", None)
+    if isinstance(info, Mapping) and isinstance(info.get("status_code"), int):
+        return int(info["status_code"])
+    return None
+
+
+def _header(headers: Any, name: str) -> str | None:
+    """A header's value, the name matched without regard to case (httpx headers, dicts, SDK mappings)."""
+    if not headers:
+        return None
+    try:
+        items = headers.items()
+    except AttributeError:
+        return None
+    for key, value in items:
+        if str(key).lower() == name:
+            return str(value)
+    return None
+
+
+def retry_after_s(err: BaseException | None) -> float | None:
+    """The seconds a response asks to wait: ``retry-after-ms``, else ``Retry-After`` (seconds or an HTTP date).
+
+    None when the error names no wait (or one that cannot be read); never negative.
+    """
+    if err is None:
+        return None
+    headers = getattr(err, "headers", None) or getattr(getattr(err, "response", None), "headers", None)
+    ms = _header(headers, "retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = _header(headers, "retry-after")
+    if value is None:
+        info = getattr(err, "debug_info", None)  # mem0 keeps the header's value here
+        if isinstance(info, Mapping) and info.get("retry_after") is not None:
+            value = str(info["retry_after"])
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
