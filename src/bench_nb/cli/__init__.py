@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "clean": "bench_nb.cli.run:clean",
     "plan": "bench_nb.cli.plan:plan",
     "export": "bench_nb.cli.store:export",
+    "sweep": "bench_nb.cli.sweep:sweep",
 }
 
 

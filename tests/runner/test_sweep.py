@@ -1,0 +1,235 @@
+"""bench-nb sweep: a grid of ordinary runs, each the same as the run made alone with `bench-nb run`, resumed
+after a SIGKILL of the sweep without repeating finished runs, on a process pool or on a local Ray cluster.
+
+"The same report.json" means equal apart from what a clock measures: the top-level ``timestamp`` and the
+latencies (``latency`` blocks, ``*DurationMs``, MemScore's latency part), which differ between any two runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from bench_nb.cli import cli
+from bench_nb.runformat.load import load_runs, read_checkpoint
+from bench_nb.runner.sweep import SweepError, load_sweep, parse_sweep, run_sweep
+
+SWEEP = """
+id = "{id}"
+providers = ["sqlite", "no-memory"]
+benchmarks = ["sample"]
+k = [2, 5]
+judges = ["contains,f1"]
+repeats = 2
+workers = {workers}
+
+[settings]
+limit = {limit}
+"""
+
+
+def _root_conftest() -> Any:  # the suite's own conftest, loaded by path: tests/ is not a package
+    spec = importlib.util.spec_from_file_location(
+        "_bench_nb_root_conftest", Path(__file__).parents[1] / "conftest.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+need = _root_conftest().need
+_CLOCK = {"latency", "latencyMs", "searchDurationMs", "answerDurationMs", "totalDurationMs"}
+
+
+def _normal(report: Any, top: bool = True) -> Any:
+    if isinstance(report, dict):
+        out = {
+            k: _normal(v, False)
+            for k, v in report.items()
+            if k not in _CLOCK and not (top and k == "timestamp")
+        }
+        if top and isinstance(out.get("memscore"), str):
+            quality, _latency, tokens = out["memscore"].split(" / ")
+            out["memscore"] = f"{quality} / {tokens}"
+        return out
+    if isinstance(report, list):
+        return [_normal(v, False) for v in report]
+    return report
+
+
+def _report(run_dir: Path) -> Any:
+    return _normal(json.loads((run_dir / "report.json").read_text()))
+
+
+def _write(tmp: Path, sweep_id: str, *, workers: int = 2, limit: int = 4) -> Path:
+    path = tmp / f"{sweep_id}.toml"
+    path.write_text(SWEEP.format(id=sweep_id, workers=workers, limit=limit))
+    return path
+
+
+def _env() -> dict[str, str]:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
+        "BENCH_NB_QUIET": "1",
+    }
+
+
+@pytest.fixture(scope="module")
+def one_by_one(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The reports of sweep ``eq``'s 8 runs, each made alone with ``bench-nb run`` (same run id)."""
+    tmp = tmp_path_factory.mktemp("alone")
+    runs = tmp / "runs"
+    out = {}
+    for p in load_sweep(_write(tmp, "eq")).points:
+        args = [
+            "run",
+            "-p",
+            p.provider,
+            "-b",
+            p.benchmark,
+            "-k",
+            str(p.k),
+            "-j",
+            str(p.judges),
+            "--limit",
+            "4",
+        ]
+        res = CliRunner().invoke(cli, [*args, "-r", p.run_id, "--runs-dir", str(runs), "--no-progress"])
+        assert res.exit_code == 0, res.output
+        out[p.run_id] = _report(runs / p.run_id)
+    return out
+
+
+def test_grid_ids_are_deterministic_and_distinct(tmp_path: Path) -> None:
+    a = load_sweep(_write(tmp_path, "g"))
+    b = load_sweep(_write(tmp_path, "g"))
+    assert [p.run_id for p in a.points] == [p.run_id for p in b.points]
+    assert len({p.run_id for p in a.points}) == 8
+    assert "g-no-memory-sample-k5-extractive-contains_f1-r2" in {p.run_id for p in a.points}
+    assert {(p.provider, p.k, p.repeat) for p in a.points} == {
+        (pr, k, r) for pr in ("sqlite", "no-memory") for k in (2, 5) for r in (1, 2)
+    }
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ({"benchmarks": ["sample"]}, "providers"),
+        ({"providers": ["sqlite"], "benchmarks": ["sample"], "k": [0]}, "k"),
+        ({"providers": ["sqlite"], "benchmarks": ["sample"], "kk": 3}, "kk"),
+        ({"providers": ["sqlite"], "benchmarks": ["sample"], "settings": {"limt": 3}}, "settings.limt"),
+        ({"providers": ["sqlite"], "benchmarks": ["sample"], "datasets": {"locomo": "x.json"}}, "datasets"),
+        (
+            {"providers": ["sqlite"], "benchmarks": ["sample"], "provider_settings": {"zep.scope": "x"}},
+            "provider_settings",
+        ),
+    ],
+)
+def test_bad_sweep_file_names_the_field(raw: dict[str, Any], field: str) -> None:
+    with pytest.raises(SweepError) as err:
+        parse_sweep(raw, "grid.toml")
+    assert err.value.problem.field == field
+    assert "grid.toml" in str(err.value)
+
+
+@pytest.mark.slow
+def test_sweep_on_a_pool_equals_runs_one_by_one(tmp_path: Path, one_by_one: dict[str, Any]) -> None:
+    path = _write(tmp_path, "eq")
+    runs = tmp_path / "data" / "runs"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench_nb", "sweep", str(path), "--runs-dir", str(runs)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {d.name for d in runs.iterdir()} == set(one_by_one)
+    for run_id, expected in one_by_one.items():
+        assert _report(runs / run_id) == expected, run_id
+    # the whole sweep's manifest loads all 8 runs; each like-for-like group's holds 2 providers x 2 repeats
+    assert sorted(r.run_id for r in load_runs(tmp_path / "data" / "compare" / "eq")) == sorted(one_by_one)
+    group = load_runs(tmp_path / "data" / "compare" / "eq-sample-k2-extractive-contains_f1")
+    assert sorted(r.run_id for r in group) == sorted(i for i in one_by_one if "-k2-" in i)
+
+
+def _state(run_dir: Path) -> tuple[int, int, bytes] | None:
+    """A finished run's files as they stand: the checkpoint's and report's mtimes and the report's bytes."""
+    ck = run_dir / "checkpoint.json"
+    if not (run_dir / "report.json").is_file() or not ck.is_file():
+        return None
+    if read_checkpoint(ck)[0].status != "completed":
+        return None
+    return (
+        ck.stat().st_mtime_ns,
+        (run_dir / "report.json").stat().st_mtime_ns,
+        (run_dir / "report.json").read_bytes(),
+    )
+
+
+@pytest.mark.slow
+def test_killed_sweep_resumes_without_repeating_finished_runs(tmp_path: Path) -> None:
+    path = _write(tmp_path, "kill", workers=1, limit=12)
+    runs = tmp_path / "data" / "runs"
+    ids = [p.run_id for p in load_sweep(path).points]
+    cmd = [sys.executable, "-m", "bench_nb", "sweep", str(path), "--runs-dir", str(runs)]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not any(_state(runs / i) for i in ids):
+        assert proc.poll() is None and time.monotonic() < deadline, "the sweep ended before a run finished"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # the sweep process only: its worker must notice and stop
+    proc.wait()
+    before = {i: _state(runs / i) for i in ids}
+    finished = {i: s for i, s in before.items() if s is not None}
+    assert 0 < len(finished) < len(ids), "kill it mid-way: some runs finished, some not"
+
+    again = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    for run_id, state in finished.items():
+        assert _state(runs / run_id) == state, f"{run_id} was finished and was run again"
+    for run_id in ids:
+        ck = read_checkpoint(runs / run_id / "checkpoint.json", strict=True)[0]
+        assert ck.status == "completed" and len(ck.questions) == 12, run_id
+        assert all(q.phases.evaluate.status == "completed" for q in ck.questions.values()), run_id
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Any:
+    try:
+        import ray
+    except ImportError:
+        ray = None
+    need(ray is not None, "ray is not installed (pip install 'bench_nb[ray]')", env="BENCH_NB_REQUIRE_EXTRAS")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_sweep_on_ray_equals_runs_one_by_one(
+    ray_cluster: Any, tmp_path: Path, one_by_one: dict[str, Any]
+) -> None:
+    runs = tmp_path / "data" / "runs"
+    result = run_sweep(_write(tmp_path, "eq"), ray="auto", runs_dir=runs)
+    assert [r.status for r in result.runs] == ["completed"] * 8
+    for run_id, expected in one_by_one.items():
+        assert _report(runs / run_id) == expected, run_id
+    assert sorted(r.run_id for r in load_runs(result.manifests[0])) == sorted(one_by_one)
+    # run again: every run is finished, so nothing is rewritten
+    stamps = {i: (runs / i / "report.json").stat().st_mtime_ns for i in one_by_one}
+    run_sweep(_write(tmp_path, "eq"), ray="auto", runs_dir=runs)
+    assert {i: (runs / i / "report.json").stat().st_mtime_ns for i in one_by_one} == stamps
