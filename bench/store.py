@@ -15,8 +15,7 @@
    It checks that the store's MemScore and per-type accuracy equal the JSON path's before printing.
 3. Prints the times and the ratios store / json (below 1: the store is faster).
 
-A compare report over 3 runs is not measured: it needs the runs' settings from their checkpoints, which a
-store does not hold yet (docs/loading.md).
+A compare report over 3 runs is not measured: ``bench-nb report`` reads run directories (docs/loading.md).
 """
 
 from __future__ import annotations

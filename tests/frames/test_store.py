@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import polars as pl
 import pytest
 from click.testing import CliRunner
@@ -155,16 +156,33 @@ def test_unknown_run_id_and_non_store_errors_name_them(tmp_path: Path) -> None:
         bn.questions_df(bn.load_runs(store), dataset="x.json")
 
 
+def test_settings_and_like_for_like_checks_read_the_runs_table(tmp_path: Path, locomo_audit: Path) -> None:
+    from bench_nb.tables.settings import table_settings
+
+    imported = locomo_audit / "fc-baseline" / "gpt-4o-mini-cot"
+    store = tmp_path / "store"
+    export_runs([FIXTURES, imported], store)
+    for picked in (RUN_IDS, RUN_IDS[:1], [*RUN_IDS[1:], "gpt-4o-mini-cot"]):
+        stored = bn.load_runs(store, runs=picked)
+        dirs = [FIXTURES / r if r in RUN_IDS else imported for r in picked]
+        assert bn.check_like_for_like(stored) == bn.check_like_for_like(dirs)
+        got, want = table_settings(stored), table_settings(dirs)
+        assert got.warnings == want.warnings
+        pd.testing.assert_frame_equal(got.data, want.data)
+        assert got._repr_html_() == want._repr_html_()
+    assert bn.check_like_for_like(bn.load_runs(store, runs=RUN_IDS)) == []  # the fixtures: like for like
+    mixed = bn.load_runs(store, runs=[RUN_IDS[0], "gpt-4o-mini-cot"])
+    assert bn.check_like_for_like(mixed)  # a sample run beside a LoCoMo one: the differences are named
+
+
 def test_what_needs_checkpoints_says_so(tmp_path: Path) -> None:
     store = tmp_path / "store"
     export_runs(FIXTURES, store)
     stored = bn.load_runs(store)
-    with pytest.raises(RunFormatError, match=r"not their checkpoints.*like-for-like"):
-        bn.check_like_for_like(stored)
-    from bench_nb.tables.settings import table_settings
-
+    with pytest.raises(RunFormatError, match=r"not their checkpoints.*paired comparisons"):
+        bn.paired_comparison(stored, "synthetic-sqlite", "synthetic-no-memory")
     with pytest.raises(RunFormatError, match="run_path"):
-        table_settings(stored)
+        bn.disputed_questions(stored)
 
 
 def test_store_on_an_fsspec_memory_filesystem() -> None:

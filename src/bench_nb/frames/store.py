@@ -5,7 +5,8 @@
 
     STORE/bench_nb_store.json                      marks the folder as a store (format and version)
     STORE/runs.parquet                             the runs table: one row per run (runs_df's columns, the
-                                                   run's fingerprint, its partition and the file version)
+                                                   run's fingerprint, its partition, the file version and
+                                                   its settings: read_settings as JSON)
     STORE/questions/run=<key>/<version>.parquet    questions_df's rows of that run
     STORE/judgments/run=<key>/<version>.parquet    judgments_df's rows
     STORE/hits/run=<key>/<version>.parquet         one row per search result: run_id, question_id, rank,
@@ -22,8 +23,9 @@ One writer at a time.
 
 ``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
 runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
-functions and every metric built on ``questions_df`` / ``judgments_df`` accept it. What needs the runs'
-checkpoints (settings, like-for-like checks, compare reports) raises a ``RunFormatError`` saying so.
+functions, every metric built on ``questions_df`` / ``judgments_df``, the settings table and
+``check_like_for_like`` accept it. What reads a run's checkpoint itself (paired comparisons of loaded runs,
+disputed questions' context, reports) raises a ``RunFormatError`` saying so.
 
 Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``gs://...``), or any
 ``pyarrow.fs.FileSystem`` / fsspec filesystem passed as ``filesystem=`` with a path inside it.
@@ -39,7 +41,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
@@ -51,6 +53,7 @@ from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import Run, RunSet, Sources, find_run_paths
 from bench_nb.runformat.load import load_runs as load_run_dirs
+from bench_nb.runformat.settings import RecordedSettings, read_settings
 from bench_nb.text import hit_text
 
 if TYPE_CHECKING:
@@ -80,6 +83,7 @@ STORE_COLUMNS: dict[str, Any] = {
     "exported_at": pl.Utf8,
     "dataset": pl.Utf8,
     "source_path": pl.Utf8,  # the run's resolved path: what the incremental check looks up
+    "settings": pl.Utf8,  # read_settings(run) as JSON, and whether the run was imported from a harness file
 }
 
 
@@ -313,6 +317,19 @@ def export_runs(
     return result
 
 
+def _settings_json(run: Run) -> str:
+    record = {"settings": asdict(read_settings(run)), "imported": run.imported is not None}
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
+def _settings_from_json(text: str) -> tuple[RecordedSettings, bool]:
+    record = json.loads(text)
+    values = record["settings"]
+    values["question_ids"] = tuple(values["question_ids"])
+    values["judges"] = tuple(values["judges"])
+    return RecordedSettings(**values), bool(record["imported"])
+
+
 def _write_run(
     fs: pafs.FileSystem,
     root: str,
@@ -342,6 +359,7 @@ def _write_run(
         exported_at=pl.lit(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
         dataset=pl.lit(dataset, pl.Utf8),
         source_path=pl.lit(str(run.path.resolve())),
+        settings=pl.lit(_settings_json(run)),
     )
     table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)])
     _commit_runs_table(fs, root, table)
@@ -427,13 +445,27 @@ class StoredRuns:
             self._frames[table] = self.scan(table).collect()
         return self._frames[table]
 
+    def recorded_settings(self) -> list[RecordedSettings]:
+        """Each selected run's settings as ``runformat.settings.read_settings`` read them at export (what
+        ``check_like_for_like`` and the settings table compare)."""
+        return [_settings_from_json(text)[0] for text in self.runs["settings"].to_list()]
+
+    @property
+    def imported_run_ids(self) -> set[str]:
+        """The runs imported from another harness's results file (``Run.imported`` was set)."""
+        return {
+            str(run_id)
+            for run_id, text in self.runs.select("run_id", "settings").iter_rows()
+            if _settings_from_json(text)[1]
+        }
+
     def __iter__(self) -> Iterator[Run]:
         raise RunFormatError(
             self.store,
-            "a run store holds the runs' frames (questions, judgments, search hits), not their checkpoints: "
-            "what needs a run's checkpoint (its settings: the settings table, like-for-like checks, compare "
-            "reports, rejudge) cannot read it yet; load those runs from their directories "
-            "(their paths are in runs_df's run_path column)",
+            "a run store holds the runs' frames (questions, judgments, search hits) and settings, not their "
+            "checkpoints: what reads a run's checkpoint itself (paired comparisons of loaded runs, disputed "
+            "questions with their retrieved context, reports) cannot use it yet; load those runs from their "
+            "directories (their paths are in runs_df's run_path column)",
         )
 
 

@@ -244,6 +244,9 @@ def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
     ``settings_differences`` over each run's ``read_settings``; the prompts are compared by hash (the answer
     prompt and the primary judge's).
     """
+    stored = getattr(runs, "recorded_settings", None)  # a run store (frames.store.StoredRuns)
+    if callable(stored):
+        return settings_differences(stored())
     if isinstance(runs, RunSet):
         loaded: list[Run] = list(runs)
     elif isinstance(runs, Sequence) and not isinstance(runs, str) and all(isinstance(r, Run) for r in runs):

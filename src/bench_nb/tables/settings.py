@@ -1,8 +1,9 @@
 """What every compared run was run under: retrieval limit k, answerer and answer prompt, judge and judge
 prompt, question set. One line when all runs agree, a per-run table under a loud warning when they do not.
 
-Read from each run's ``checkpoint.json`` (run-level ``benchNb``); a MemoryBench run records no k and no
-prompt hashes, which shows as "not recorded" and, beside a bench_nb run, as a difference.
+Read from each run's ``checkpoint.json`` (run-level ``benchNb``), or from a run store's runs table (recorded at
+export); a MemoryBench run records no k and no prompt hashes, which shows as "not recorded" and, beside a
+bench_nb run, as a difference.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.store import StoredRuns
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.settings import RecordedSettings, read_settings, settings_differences
 from bench_nb.tables.html import STYLE, Cell, Table, esc, render
@@ -58,9 +60,12 @@ def _short_judge_prompt(value: str | None) -> str | None:
 
 
 def _settings(run: Any) -> RunSettings:
-    rs = read_settings(run)
+    return _shown_settings(read_settings(run), imported=getattr(run, "imported", None) is not None)
+
+
+def _shown_settings(rs: RecordedSettings, *, imported: bool) -> RunSettings:
     # bench_nb records prompts: a missing one is a promptless component (not so in another harness's file)
-    recorded_any = bool(rs.prompt_hashes) and getattr(run, "imported", None) is None
+    recorded_any = bool(rs.prompt_hashes) and not imported
     return RunSettings(
         run_id=rs.run_id,
         provider=rs.provider,
@@ -83,6 +88,9 @@ def _settings(run: Any) -> RunSettings:
 def run_settings(runs: Any) -> list[RunSettings]:
     """Each run's like-for-like settings (runs: anything ``load_runs`` takes, or a loaded ``RunSet``)."""
 
+    if isinstance(runs, StoredRuns):  # settings recorded at export
+        imported = runs.imported_run_ids
+        return [_shown_settings(rs, imported=rs.run_id in imported) for rs in runs.recorded_settings()]
     return [_settings(run) for run in load_runs(runs)]
 
 
