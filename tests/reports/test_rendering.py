@@ -150,7 +150,7 @@ def test_every_public_name_resolves_lazily() -> None:
     assert sorted(bench_nb.__all__) == sorted(bench_nb._EXPORTS)
     for name in bench_nb.__all__:
         assert getattr(bench_nb, name) is not None, name
-    assert bench_nb.load_runs.__module__ == "bench_nb.runformat.load"
+    assert bench_nb.load_runs.__module__ == "bench_nb.frames.store"  # a store, or runformat.load.load_runs
     assert bench_nb.charts.__name__ == "bench_nb.charts"  # subpackages too
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         bench_nb.nope  # noqa: B018
