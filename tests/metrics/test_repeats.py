@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import polars as pl
-import pytest
 import statsmodels.api as sm
 from statsmodels.formula.api import ols
 
@@ -95,10 +94,8 @@ def test_pooled_paired_test_over_repeats() -> None:
     assert row["verdict"] == "A higher" and math.isnan(row["mcnemar_p"])  # fractional: no McNemar
 
 
-def test_judge_part_on_the_audit_replicates(shared_data: Path) -> None:
-    runs = shared_data / "locomo-audit" / "fc-baseline"
-    if not runs.is_dir():
-        pytest.skip(f"{runs} not found")
+def test_judge_part_on_the_audit_replicates(locomo_audit: Path) -> None:
+    runs = locomo_audit / "fc-baseline"
     src = str(runs / "*")
     table = repeat_variance(
         bench_nb.questions_df(src, backend="polars"),

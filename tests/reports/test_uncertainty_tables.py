@@ -116,10 +116,8 @@ def test_interval_chart_has_both_intervals(fixtures: pl.DataFrame) -> None:
             assert v["ci_low"] <= v["accuracy"] <= v["ci_high"]
 
 
-def test_repeats_table_splits_the_judge_part_from_replicates(shared_data: Path) -> None:
-    runs = shared_data / "locomo-audit" / "fc-baseline"
-    if not runs.is_dir():
-        pytest.skip(f"{runs} not found")
+def test_repeats_table_splits_the_judge_part_from_replicates(locomo_audit: Path) -> None:
+    runs = locomo_audit / "fc-baseline"
     src = str(runs / "*")
     q = bench_nb.questions_df(src, backend="polars")
     table = tables.table_repeats(q, bench_nb.judgments_df(src, backend="polars"))
