@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from run_writers import question, write_run
 
 from bench_nb.frames.questions import questions_frame
 from bench_nb.runner.run import run_benchmark
 from bench_nb.taxonomy import haystack_id_of
+from run_writers import question, write_run
 
 
 def _haystacks(run: Path) -> dict[str, str]:

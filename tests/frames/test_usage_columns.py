@@ -6,9 +6,9 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from run_writers import question, write_run
 
 from bench_nb import questions_df
+from run_writers import question, write_run
 
 
 def _with_usage(qid: str, usage: dict | None):
