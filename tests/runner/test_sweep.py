@@ -233,3 +233,20 @@ def test_sweep_on_ray_equals_runs_one_by_one(
     stamps = {i: (runs / i / "report.json").stat().st_mtime_ns for i in one_by_one}
     run_sweep(_write(tmp_path, "eq"), ray="auto", runs_dir=runs)
     assert {i: (runs / i / "report.json").stat().st_mtime_ns for i in one_by_one} == stamps
+
+
+class DiesProvider:
+    """A provider plugin whose process dies as it is made (a worker killed, out of memory)."""
+
+    def __init__(self, run_dir: Path, **settings: Any) -> None:
+        os._exit(3)
+
+
+@pytest.mark.slow
+def test_a_dead_worker_is_its_runs_error_not_the_sweeps_end(tmp_path: Path) -> None:
+    raw = {"id": "dies", "providers": ["test_sweep:DiesProvider"], "benchmarks": ["sample"], "workers": 1}
+    runs = tmp_path / "data" / "runs"
+    result = run_sweep(parse_sweep(raw, tmp_path / "dies.toml"), runs_dir=runs)
+    [run] = result.runs
+    assert run.status == "error" and "worker died" in str(run.error), run
+    assert result.manifests == []  # no run directory, so nothing to compare

@@ -12,6 +12,7 @@ See docs/runner.md, "Sweeps".
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -305,11 +306,21 @@ def _on_pool(jobs: list[tuple[SweepPoint, dict[str, Any]]], workers: int) -> Ite
     with ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)), mp_context=get_context("spawn"), initializer=_watch_parent
     ) as pool:
-        pending: set[Future[SweepRun]] = {pool.submit(run_point, p, kw) for p, kw in jobs}
+        points: dict[Future[SweepRun], SweepPoint] = {pool.submit(run_point, p, kw): p for p, kw in jobs}
+        pending = set(points)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
-                yield f.result()
+                yield _outcome(points[f], f.result)
+
+
+def _outcome(point: SweepPoint, get: Callable[[], Any]) -> SweepRun:
+    """A run's outcome; a worker that died (killed, out of memory: the pool then ends the runs still waiting
+    too) is this run's error, not the sweep's end. A rerun of the sweep resumes them."""
+    try:
+        return get()
+    except Exception as err:
+        return SweepRun(point, None, f"its worker died: {type(err).__name__}: {err}")
 
 
 def _on_ray(jobs: list[tuple[SweepPoint, dict[str, Any]]], address: str) -> Iterator[SweepRun]:
@@ -322,11 +333,12 @@ def _on_ray(jobs: list[tuple[SweepPoint, dict[str, Any]]], address: str) -> Iter
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False)
     task = ray.remote(num_cpus=1, max_retries=0)(run_point)
-    pending = [task.remote(p, kw) for p, kw in jobs]
+    points = {task.remote(p, kw): p for p, kw in jobs}
+    pending = list(points)
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         for ref in done:
-            yield ray.get(ref)
+            yield _outcome(points[ref], functools.partial(ray.get, ref))
 
 
 def run_sweep(
