@@ -73,7 +73,7 @@ def test_memscore_chart_plots_the_memscore_numbers(questions: pl.DataFrame) -> N
         row = rows[s["run_id"]]
         assert row["accuracy"] == pytest.approx(s["accuracy"])
         assert row["accuracy_ci_low"] == pytest.approx(s["accuracy_ci_low"])
-        assert row["latencyMs"] == s["latencyMs"]
+        assert row["latency_ms"] == s["latency_ms"]
         assert row["memscore"] == s["memscore"]
     enc = json.dumps(spec)
     assert '"provider"' in enc and "tooltip" in enc and '"size"' in enc

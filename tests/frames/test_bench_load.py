@@ -41,7 +41,7 @@ def test_generated_run_has_memorybench_shape_and_loads(tmp_path: Path) -> None:
     df = questions_df(run, backend="polars")
     assert len(df) == 400 and set(df["status"]) == {"evaluated"} and set(df["search_result_count"]) == {5}
     ms = memscore(df, backend="polars").row(0, named=True)
-    assert ms["evaluated"] == 400 and ms["contextTokens"] is not None
+    assert ms["evaluated"] == 400 and ms["context_tokens"] is not None
     assert ms["accuracy"] == df["correct"].sum() / 400
 
 

@@ -57,7 +57,7 @@ def test_half_rounding_in_every_component() -> None:
         for i in range(8)
     ]
     m = _one(frame(*rows))
-    assert (m["quality"], m["latencyMs"], m["contextTokens"]) == (13, 2, 3)
+    assert (m["quality"], m["latency_ms"], m["context_tokens"]) == (13, 2, 3)
     assert m["memscore"] == "13% / 2ms / 3tok"
     assert m["accuracy"] == 1 / 8 and (m["evaluated"], m["correct"]) == (8, 1)
 
@@ -75,7 +75,7 @@ def test_all_questions_failed() -> None:
     df = frame(*[row(None, status="failed", failed_phase="search", error="429") for _ in range(3)])
     m = _one(df)
     assert m["memscore"] == "n/a / n/a / n/a"
-    assert (m["quality"], m["latencyMs"], m["contextTokens"], m["accuracy"]) == (None, None, None, None)
+    assert (m["quality"], m["latency_ms"], m["context_tokens"], m["accuracy"]) == (None, None, None, None)
     assert (m["evaluated"], m["target"], m["failed"]) == (0, 3, 3)
     assert math.isnan(m["accuracy_ci_low"]) and math.isnan(m["accuracy_ci_high"])
 
@@ -99,7 +99,7 @@ def test_missing_token_fields_show_na() -> None:
     partial = frame(
         row(True, search_ms=100.0, prompt_tokens=9, context_tokens=4), row(False, search_ms=200.0)
     )
-    assert _one(partial)["contextTokens"] is None
+    assert _one(partial)["context_tokens"] is None
     summary = token_summary(partial, backend="polars").row(0, named=True)
     assert (summary["evaluated"], summary["with_tokens"], summary["total_context_tokens"]) == (2, 1, 4)
     assert summary["mean_context_tokens"] == 4
@@ -110,12 +110,12 @@ def test_unscored_answers_are_left_out_and_counted() -> None:
         row(True, search_ms=10.0), row(None, unscored=True, search_ms=50.0), row(False, search_ms=20.0)
     )
     m = _one(df)
-    assert (m["quality"], m["latencyMs"], m["evaluated"], m["unscored"]) == (50, 15, 2, 1)
+    assert (m["quality"], m["latency_ms"], m["evaluated"], m["unscored"]) == (50, 15, 2, 1)
 
 
 def test_zero_search_durations_are_skipped_as_memorybench_does() -> None:
     df = frame(row(True, search_ms=0.0), row(True, search_ms=None), row(True, search_ms=7.0))
-    assert _one(df)["latencyMs"] == 7
+    assert _one(df)["latency_ms"] == 7
 
 
 def test_empty_frame_gives_no_rows() -> None:
@@ -138,7 +138,9 @@ def test_example_memscore_equals_memorybench_report(mb_example: Path) -> None:
     df = questions_frame(mb_example / "data" / "runs" / "fx-compare-supermemory")
     m = _one(df)
     assert m["memscore"] == report["memscore"] == "84% / 450ms / 178tok"
-    assert {k: m[k] for k in ("quality", "latencyMs", "contextTokens")} == report["memscoreComponents"]
+    assert {"quality": m["quality"], "latencyMs": m["latency_ms"], "contextTokens": m["context_tokens"]} == (
+        report["memscoreComponents"]
+    )
     assert m["accuracy"] == report["summary"]["accuracy"]
     assert (m["evaluated"], m["correct"], m["target"], m["failed"]) == (19, 16, 20, 1)
     tokens = token_summary(df, backend="polars").row(0, named=True)
@@ -159,7 +161,9 @@ def test_a_report_json_only_run_has_the_reports_own_memscore(tmp_path: Path, mb_
     assert df["context_tokens"].null_count() == len(df) == 19
     m = _one(df)
     assert m["memscore"] == report["memscore"] == "84% / 450ms / 178tok"
-    assert {k: m[k] for k in ("quality", "latencyMs", "contextTokens")} == report["memscoreComponents"]
+    assert {"quality": m["quality"], "latencyMs": m["latency_ms"], "contextTokens": m["context_tokens"]} == (
+        report["memscoreComponents"]
+    )
     # MemoryBench leaves memscoreComponents out when some question had no promptTokens: tokens stay n/a.
     del report["memscoreComponents"]
     (run / "report.json").write_text(json.dumps(report))

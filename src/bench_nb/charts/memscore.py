@@ -28,12 +28,12 @@ def chart_memscore(
     scores = memscore(questions, backend="polars")
     assert isinstance(scores, pl.DataFrame)
     scores = with_run_label(scores, run_labels(questions))
-    missing = scores.filter(pl.col("latencyMs").is_null() | pl.col("accuracy").is_null())["run"].to_list()
-    shown = scores.filter(pl.col("latencyMs").is_not_null() & pl.col("accuracy").is_not_null())
+    missing = scores.filter(pl.col("latency_ms").is_null() | pl.col("accuracy").is_null())["run"].to_list()
+    shown = scores.filter(pl.col("latency_ms").is_not_null() & pl.col("accuracy").is_not_null())
     shown = shown.with_columns(
-        tokens_size=pl.col("contextTokens").fill_null(0),
-        tokens_text=pl.col("contextTokens").cast(pl.Utf8).fill_null("n/a"),
-        latency_plot=pl.col("latencyMs").clip(lower_bound=1),
+        tokens_size=pl.col("context_tokens").fill_null(0),
+        tokens_text=pl.col("context_tokens").cast(pl.Utf8).fill_null("n/a"),
+        latency_plot=pl.col("latency_ms").clip(lower_bound=1),
     )
     shown = shown.with_columns(
         pl.Series("label_left", _in_right_quarter(shown["latency_plot"].to_list()), pl.Boolean)
@@ -62,7 +62,7 @@ def chart_memscore(
             alt.Tooltip("accuracy:Q", format=".1%"),
             alt.Tooltip("accuracy_ci_low:Q", title="95% low", format=".1%"),
             alt.Tooltip("accuracy_ci_high:Q", title="95% high", format=".1%"),
-            alt.Tooltip("latencyMs:Q", title="search ms (mean)"),
+            alt.Tooltip("latency_ms:Q", title="search ms (mean)"),
             alt.Tooltip("tokens_text:N", title="context tokens"),
             alt.Tooltip("evaluated:Q"),
             alt.Tooltip("failed:Q"),

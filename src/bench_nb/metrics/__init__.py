@@ -94,7 +94,7 @@ def as_questions(data: Any) -> pl.DataFrame:
 
 
 def memscore(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
-    """MemScore per run (``quality``, ``latencyMs``, ``contextTokens``, ``memscore``) with the accuracy's
+    """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
     Wilson 95% interval and the counts behind it."""
     return to_backend(memscore_frame(as_questions(data)), backend)
 

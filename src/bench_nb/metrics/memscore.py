@@ -1,10 +1,10 @@
 """MemScore: ``accuracy% / search latency ms / context tokens``, computed exactly as MemoryBench does.
 
 - quality = ``Math.round(correct / evaluated * 100)``
-- latencyMs = MemoryBench's mean search duration (``round(sum / n)`` over non-zero durations)
-- contextTokens = ``round(sum(contextTokens) / number of questions that have it)``, shown only when every
+- latency_ms (MemoryBench's latencyMs) = MemoryBench's mean search duration (``round(sum / n)`` over non-zero durations)
+- context_tokens (MemoryBench's contextTokens) = ``round(sum(contextTokens) / number of questions that have it)``, shown only when every
   evaluated question has ``promptTokens`` (otherwise ``None`` and ``n/a`` in the display string). A run that
-  has only report.json has no per-question tokens: its contextTokens is the report's own
+  has only report.json has no per-question tokens: its context_tokens is the report's own
   (``memscoreComponents.contextTokens``, which MemoryBench wrote under the same rule), or ``None``.
 
 For a graded run (BEAM: fractional scores from a rubric judge) the quality is the mean score instead,
@@ -49,8 +49,8 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
     lo, hi = mean_interval(scores) if graded else wilson_interval(correct, n)
     return {
         "quality": quality,
-        "latencyMs": latency,
-        "contextTokens": context_tokens,
+        "latency_ms": latency,
+        "context_tokens": context_tokens,
         "memscore": format_memscore(quality, latency, context_tokens),
         "accuracy": accuracy,
         "accuracy_ci_low": lo,
@@ -62,7 +62,7 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
 
 
 def memscore_frame(questions: pl.DataFrame) -> pl.DataFrame:
-    """One row per run: ``run_id, provider, benchmark, quality, latencyMs, contextTokens, memscore, ...``."""
+    """One row per run: ``run_id, provider, benchmark, quality, latency_ms, context_tokens, memscore, ...``."""
     rows = []
     for (run_id,), group in questions.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
         row: dict[str, Any] = {
@@ -81,8 +81,8 @@ def memscore_frame(questions: pl.DataFrame) -> pl.DataFrame:
         "provider": pl.Utf8,
         "benchmark": pl.Utf8,
         "quality": pl.Int64,
-        "latencyMs": pl.Int64,
-        "contextTokens": pl.Int64,
+        "latency_ms": pl.Int64,
+        "context_tokens": pl.Int64,
         "memscore": pl.Utf8,
         "accuracy": pl.Float64,
         "accuracy_ci_low": pl.Float64,

@@ -52,7 +52,7 @@ def pareto_frontier(
     intervals = accuracy_intervals(frame, seed=seed, backend="polars")
     assert isinstance(intervals, pl.DataFrame)
     ms = memscore_frame(frame).select(
-        "run_id", "provider", search_ms="latencyMs", context_tokens="contextTokens"
+        "run_id", "provider", search_ms="latency_ms", context_tokens="context_tokens"
     )
     scored = frame.filter(pl.col("status") == "evaluated") if "status" in frame.columns else frame
     cost = (

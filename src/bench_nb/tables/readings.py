@@ -69,12 +69,12 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
             if mean is not None:
                 finding += f" (run overall {pct(mean, 0)})"
             out.append(Reading(rid, typ, finding, ADVICE.get(typ, ADVICE["other"])))
-        if latency_band(r["latencyMs"]) == "slow":
+        if latency_band(r["latency_ms"]) == "slow":
             out.append(
                 Reading(
                     rid,
                     "latency",
-                    f"search takes {r['latencyMs']} ms on average",
+                    f"search takes {r['latency_ms']} ms on average",
                     "search is slow (over 500 ms): check the index, the number of results asked for, and "
                     "network round trips",
                 )

@@ -76,8 +76,8 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
                     if r["quality_measure"] == "mean score"
                     else band_badge(accuracy_band(r["accuracy"])),
                 ),
-                _search_cell(num(r["latencyMs"]), r["latencyMs"], r["run_id"] in nothing),
-                Cell(num(r["contextTokens"]), "num"),
+                _search_cell(num(r["latency_ms"]), r["latency_ms"], r["run_id"] in nothing),
+                Cell(num(r["context_tokens"]), "num"),
                 Cell(f"{r['evaluated']} / {r['target']}", "num"),
                 Cell(str(r["failed"]), "num"),
                 Cell(str(r["unscored"]), "num"),
