@@ -86,12 +86,17 @@ def test_a_second_run_of_the_same_run_directory_is_refused_naming_the_holder(tmp
 def test_a_lock_left_by_a_killed_run_is_taken_over_and_its_temporary_files_removed(tmp_path: Path) -> None:
     runs, log = tmp_path / "runs", tmp_path / "calls.jsonl"
     run_dir = runs / "locked"
+    # The run kills itself at its 20th call should this process be too slow to kill it first (a busy machine).
     first = subprocess.Popen(
-        _command(runs), env=_env(log, 0.02), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        _command(runs),
+        env={**_env(log, 0.02), "BENCH_NB_TEST_DIE_AFTER": "20"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     _wait_for(lambda: _calls(log) >= 5, first, "the first run started working")
-    os.kill(first.pid, signal.SIGKILL)
+    os.kill(first.pid, signal.SIGKILL)  # a zombie is still a process: no error if it killed itself
     first.communicate(timeout=60)
+    assert first.returncode == -signal.SIGKILL
     assert json.loads((run_dir / LOCK).read_text())["pid"] == first.pid  # the dead holder's name is left
     # What a writer killed mid-write leaves (write_atomic's and rejudge's temporary names).
     left = [
