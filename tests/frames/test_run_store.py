@@ -88,9 +88,14 @@ def test_export_is_incremental_and_replaces_only_changed_runs(tmp_path: Path, ru
     for run_id, version in before:
         assert (after[run_id] == version) == (run_id != "synthetic-sqlite")
     # The old version's files are gone; one file per table per run remains.
-    for table in ("questions", "judgments", "hits"):
+    for table, suffix in (
+        ("questions", "parquet"),
+        ("judgments", "parquet"),
+        ("hits", "parquet"),
+        ("settings", "json"),
+    ):
         assert [p.name for p in (store / table / "run=synthetic-sqlite").iterdir()] == [
-            f"{after['synthetic-sqlite']}.parquet"
+            f"{after['synthetic-sqlite']}.{suffix}"
         ]
     _assert_same_frames(bn.load_runs(store), runs_copy)
 

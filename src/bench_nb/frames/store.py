@@ -5,12 +5,13 @@
 
     STORE/bench_nb_store.json                      marks the folder as a store (format and version)
     STORE/runs.parquet                             the runs table: one row per run (runs_df's columns, the
-                                                   run's fingerprint, its partition, the file version and
-                                                   its settings: read_settings as JSON)
+                                                   run's fingerprint, its partition and the file version)
     STORE/questions/run=<key>/<version>.parquet    questions_df's rows of that run
     STORE/judgments/run=<key>/<version>.parquet    judgments_df's rows
     STORE/hits/run=<key>/<version>.parquet         one row per search result: run_id, question_id, rank,
                                                    text, score, raw (the result as JSON)
+    STORE/settings/run=<key>/<version>.json        read_settings(run) as JSON (read only when asked for:
+                                                   it holds the run's question ids)
 
 ``<key>`` is the run id, percent-encoded (hive-style directories, so DuckDB or polars can also read
 ``STORE/questions/*/*.parquet``). Incremental: a run whose fingerprint (the names, sizes and modification
@@ -83,7 +84,6 @@ STORE_COLUMNS: dict[str, Any] = {
     "exported_at": pl.Utf8,
     "dataset": pl.Utf8,
     "source_path": pl.Utf8,  # the run's resolved path: what the incremental check looks up
-    "settings": pl.Utf8,  # read_settings(run) as JSON, and whether the run was imported from a harness file
 }
 
 
@@ -222,13 +222,13 @@ def _delete_stale(fs: pafs.FileSystem, root: str, key: str, keep: str | None) ->
     """Delete the run's files of every version but ``keep`` (None: all of them)."""
     import pyarrow.fs as pafs
 
-    for table in TABLES:
+    for table, suffix in (*((t, "parquet") for t in TABLES), ("settings", "json")):
         folder = f"{root}/{table}/run={key}"
         if not _exists(fs, folder):
             continue
         infos = fs.get_file_info(pafs.FileSelector(folder))
         for info in infos:
-            if info.type == pafs.FileType.File and info.base_name != f"{keep}.parquet":
+            if info.type == pafs.FileType.File and info.base_name != f"{keep}.{suffix}":
                 fs.delete_file(info.path)
         if keep is None:
             fs.delete_dir(folder)
@@ -352,6 +352,9 @@ def _write_run(
     version = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
     for name, frame in frames.items():
         _write_parquet(fs, f"{root}/{name}/run={key}/{version}.parquet", frame.to_arrow())
+    fs.create_dir(f"{root}/settings/run={key}", recursive=True)
+    with fs.open_output_stream(f"{root}/settings/run={key}/{version}.json") as f:
+        f.write(_settings_json(run).encode())
     row = runs_frame(one).with_columns(
         partition=pl.lit(key),
         version=pl.lit(version),
@@ -359,7 +362,6 @@ def _write_run(
         exported_at=pl.lit(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
         dataset=pl.lit(dataset, pl.Utf8),
         source_path=pl.lit(str(run.path.resolve())),
-        settings=pl.lit(_settings_json(run)),
     )
     table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)])
     _commit_runs_table(fs, root, table)
@@ -387,6 +389,7 @@ class StoredRuns:
         self.problems: list[Problem] = []
         self._schemas = _schemas()
         self._frames: dict[str, pl.DataFrame] = {}
+        self._recorded: list[tuple[RecordedSettings, bool]] | None = None
 
     @property
     def run_ids(self) -> list[str]:
@@ -445,19 +448,23 @@ class StoredRuns:
             self._frames[table] = self.scan(table).collect()
         return self._frames[table]
 
+    def _settings(self) -> list[tuple[RecordedSettings, bool]]:
+        if self._recorded is None:
+            self._recorded = []
+            for key, version in self.runs.select("partition", "version").iter_rows():
+                with self._fs.open_input_stream(f"{self._root}/settings/run={key}/{version}.json") as f:
+                    self._recorded.append(_settings_from_json(f.read().decode()))
+        return self._recorded
+
     def recorded_settings(self) -> list[RecordedSettings]:
         """Each selected run's settings as ``runformat.settings.read_settings`` read them at export (what
-        ``check_like_for_like`` and the settings table compare)."""
-        return [_settings_from_json(text)[0] for text in self.runs["settings"].to_list()]
+        ``check_like_for_like`` and the settings table compare); one small file per run, read once."""
+        return [rs for rs, _ in self._settings()]
 
     @property
     def imported_run_ids(self) -> set[str]:
         """The runs imported from another harness's results file (``Run.imported`` was set)."""
-        return {
-            str(run_id)
-            for run_id, text in self.runs.select("run_id", "settings").iter_rows()
-            if _settings_from_json(text)[1]
-        }
+        return {rs.run_id for rs, imported in self._settings() if imported}
 
     def __iter__(self) -> Iterator[Run]:
         raise RunFormatError(
