@@ -52,6 +52,19 @@ _SET_TEXT = {
 }
 
 
+def _rate_cell(r: dict[str, Any] | None, unit: str, *, badged: bool) -> Cell:
+    """An accept rate with its interval ("—" without a row); the count of ``unit`` as its tooltip, and the
+    false-positive badge on a known-wrong set (``badged``)."""
+    if r is None:
+        return Cell("—", "num")
+    return Cell(
+        f"{_pts(r['accept_rate'])} {_ci(r['ci_low'], r['ci_high'])}",
+        "num",
+        title=f"{r['n']} {unit}",
+        badges=_fpr_badge(r["accept_rate"]) if badged else (),
+    )
+
+
 def table_judge_audit(rates: Any) -> Table:
     """``judge_error_rates`` output as one row per judge: the accept rate on each known-wrong set (its
     false-positive rate) and on the known-correct set (its sensitivity), with Wilson intervals."""
@@ -63,29 +76,9 @@ def table_judge_audit(rates: Any) -> Table:
     for judge in frame["judge"].unique(maintain_order=True).to_list():
         mine = {r["generator"]: r for r in frame.filter(pl.col("judge") == judge).iter_rows(named=True)}
         row: list[object] = [Cell(judge)]
-        for s in sets:
-            r = mine.get(s)
-            row.append(
-                Cell("—", "num")
-                if r is None
-                else Cell(
-                    f"{_pts(r['accept_rate'])} {_ci(r['ci_low'], r['ci_high'])}",
-                    "num",
-                    title=f"{r['n']} answers",
-                    badges=_fpr_badge(r["accept_rate"]),
-                )
-            )
+        row += [_rate_cell(mine.get(s), "answers", badged=True) for s in sets]
         if has_correct:
-            r = mine.get("paraphrase")
-            row.append(
-                Cell("—", "num")
-                if r is None
-                else Cell(
-                    f"{_pts(r['accept_rate'])} {_ci(r['ci_low'], r['ci_high'])}",
-                    "num",
-                    title=f"{r['n']} answers",
-                )
-            )
+            row.append(_rate_cell(mine.get("paraphrase"), "answers", badged=False))
         rows.append(row)
     n = {
         s: int(frame.filter(pl.col("generator") == s)["n"].fill_null(0).sum()) for s in [*sets, "paraphrase"]
@@ -122,18 +115,7 @@ def table_judge_audit_by_type(rates: Any) -> Table:
     for (generator, judge), part in frame.group_by(["generator", "judge"], maintain_order=True):
         by = {r["question_type"]: r for r in part.iter_rows(named=True)}
         row: list[object] = [Cell(str(generator), title=_SET_TEXT.get(str(generator), "")), Cell(str(judge))]
-        for t in types:
-            r = by.get(t)
-            row.append(
-                Cell("—", "num")
-                if r is None
-                else Cell(
-                    f"{_pts(r['accept_rate'])} {_ci(r['ci_low'], r['ci_high'])}",
-                    "num",
-                    title=f"{r['n']} questions",
-                    badges=_fpr_badge(r["accept_rate"]),
-                )
-            )
+        row += [_rate_cell(by.get(t), "questions", badged=True) for t in types]
         rows.append(row)
     html = render(
         ["wrong-answer set", "judge", *types],
