@@ -199,3 +199,20 @@ def test_the_datasets_commands_handle_a_tier_folder(beam_100k: Path, tmp_path: P
     (copy / "2" / "chat.json").write_text("[]", encoding="utf-8")
     bad = CliRunner().invoke(cli, ["datasets", "verify", str(copy)])
     assert bad.exit_code == 1 and "MISMATCH: 2/chat.json" in bad.output
+
+
+def test_an_ability_that_is_not_a_list_is_a_problem_naming_it(tmp_path: Path) -> None:
+    root = write_tier(tmp_path / "100K", chats=1)
+    file = root / "1" / "probing_questions" / "probing_questions.json"
+    items = json.loads(file.read_text())
+    kept = sum(len(v) for k, v in items.items() if k != "temporal_reasoning")
+    items["temporal_reasoning"] = {"question": "one question, not a list"}
+    file.write_text(json.dumps(items))
+    problems: list[Problem] = []
+    bench = read_beam(root, problems)
+    assert len(bench.questions) == kept  # the other abilities still load
+    [problem] = problems
+    assert (problem.path, problem.field) == (str(file), "temporal_reasoning")
+    assert "not a list of questions (dict)" in problem.message
+    with pytest.raises(DatasetError, match="temporal_reasoning"):
+        read_beam(root, None)

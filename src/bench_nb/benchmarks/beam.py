@@ -166,13 +166,14 @@ def read_beam(path: Path, problems: list[Problem] | None = None, *, tier: str | 
         haystacks[hid] = haystack
         for ability in BEAM_ABILITIES:
             items = probing.get(ability)
-            if items is None:
+            if not isinstance(items, list):
+                what = "no" if items is None else f"not a list of questions ({type(items).__name__}), so no"
                 report(
                     problems,
-                    Problem(str(folder / QUESTIONS_FILE), f"no {ability!r} questions", field=ability),
+                    Problem(str(folder / QUESTIONS_FILE), f"{what} {ability!r} questions", field=ability),
                 )
                 continue
-            for i, item in enumerate(items if isinstance(items, list) else []):
+            for i, item in enumerate(items):
                 qid = f"{hid}-{ability}-{i}"
                 try:
                     questions.append(_question(qid, hid, ability, item))
