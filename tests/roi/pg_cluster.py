@@ -67,11 +67,14 @@ class Cluster:
         data = self.root / "data"
         self._run("initdb", "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--no-locale")
         options = f"-c listen_addresses='' -k {self.socket_dir} -c fsync=off -c full_page_writes=off"
-        self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.root / "log"), "-w", "start")
+        # -t 300: pg_ctl's own 60 s wait can run out on two shared cores (a wait, not a speed check)
+        self._run(
+            "pg_ctl", "-D", str(data), "-o", options, "-l", str(self.root / "log"), "-w", "-t", "300", "start"
+        )
 
     def stop(self) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.root / "data"), "-m", "immediate", "-w", "stop")
+            self._run("pg_ctl", "-D", str(self.root / "data"), "-m", "immediate", "-w", "-t", "300", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
