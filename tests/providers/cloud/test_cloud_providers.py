@@ -148,11 +148,13 @@ def test_indexing_times_out_with_a_provider_error(cloud: Cloud) -> None:
     provider = cloud.make(poll_initial_s=0.02, poll_max_s=0.1)
     result = provider.ingest(TAG, CONVERSATION)
     start = time.monotonic()
-    with pytest.raises(ProviderError, match=r"not ready after 0.5 s \((\d+) polls\)"):
+    with pytest.raises(ProviderError, match=r"not ready after 0.5 s \((\d+) polls\)") as info:
         provider.await_indexing(TAG, result, timeout_s=0.5)
-    assert 0.5 <= time.monotonic() - start < 3
+    assert time.monotonic() - start >= 0.5  # it waited the whole timeout (no upper bound: a busy machine)
     polls = len(cloud.service.calls("GET", cloud.adapter.status_path)) // len(CONVERSATION)
-    assert 3 <= polls <= 12  # backoff: 0.02, 0.04, 0.08, 0.1, 0.1, ... within 0.5 s
+    assert f"({polls} polls)" in str(info.value)
+    # backoff 0.02, 0.04, 0.08, 0.1, 0.1, ...: at most 9 polls fit in 0.5 s; a slow machine makes fewer
+    assert 1 <= polls <= 9
 
 
 @pytest.mark.parametrize("limit", [2, 6])
