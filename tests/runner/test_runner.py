@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import msgspec
@@ -111,13 +112,26 @@ def test_ingest_once_per_haystack_and_isolated_per_question(tmp_path: Path) -> N
 
 def test_sliding_window_starts_the_next_task_as_soon_as_one_finishes(tmp_path: Path) -> None:
     # One slow search among fast ones: with fixed batches of 4 the fifth search would wait for the slow one.
+    # The slow one lasts until the 11 others have finished (not a fixed 0.6 s a busy machine could outrun),
+    # so fixed batches would hold it until the 60 s backstop and fail the count below.
     slow_query = pet_question(0, 0)
-    provider = CountingProvider(latency={"search": lambda q: 0.6 if q == slow_query else 0.02})
+    slow_entered: list[float] = []
+
+    def latency(query: str) -> float:
+        if query != slow_query:
+            return 0.02
+        slow_entered.append(time.perf_counter())  # the span's own start is taken after this wait
+        deadline = time.monotonic() + 60
+        while sum(s[0] == "search" for s in list(provider.spans)) < 11 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return 0.0
+
+    provider = CountingProvider(latency={"search": latency})
     _run(tmp_path, provider, make_benchmark(1, 12), concurrency=4)
     spans = sorted((s for s in provider.spans if s[0] == "search"), key=lambda s: s[2])
     slow = next(s for s in spans if s[1] == slow_query)
     assert provider.max_in_flight["search"] == 4
-    started_during_slow = [s for s in spans if slow[2] < s[2] < slow[3]]
+    started_during_slow = [s for s in spans if s[1] != slow_query and slow_entered[0] < s[2] < slow[3]]
     # The other 11 searches all start (and finish) while the slow one is still running.
     assert len(started_during_slow) == 11
 
