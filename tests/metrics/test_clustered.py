@@ -253,3 +253,19 @@ def test_paired_cluster_bootstrap_interval_covers_a_null_difference() -> None:
         )
         covered += low <= 0 <= high
     assert covered / trials >= 0.93
+
+
+def test_bootstrap_weights_are_the_equal_probability_multinomial() -> None:
+    # Counts of K clusters drawn K times: each row sums to K; a cell's mean is 1 and its variance K·(1/K)·(1 − 1/K),
+    # the multinomial's moments; the same seed gives the same matrix, and callers cannot change it.
+    k, resamples = 40, 20_000
+    w = bootstrap_weights(k, seed=3, resamples=resamples)
+    assert w.shape == (resamples, k) and (w.sum(axis=1) == k).all()
+    assert abs(w.mean() - 1) < 0.01
+    assert abs(w.var(axis=0).mean() - (1 - 1 / k)) < 0.02
+    cov = np.cov(w[:, 0], w[:, 1])[0, 1]  # multinomial covariance −n·p_i·p_j = −1/K
+    assert abs(cov - (-1 / k)) < 0.02
+    assert np.array_equal(w, bootstrap_weights(k, seed=3, resamples=resamples))
+    assert not np.array_equal(w, bootstrap_weights(k, seed=4, resamples=resamples))
+    with pytest.raises(ValueError):
+        w[0, 0] = 5
