@@ -48,3 +48,43 @@ def test_status_from_the_error_its_response_or_mem0s_debug_info() -> None:
     assert status_of(Err({}, 503)) == 503
     assert status_of(Mem0Err({"status_code": 429})) == 429
     assert status_of(ValueError()) is None and status_of(None) is None
+
+
+def _too_many(after: str) -> httpx.HTTPStatusError:
+    request = httpx.Request("POST", "http://127.0.0.1/v1/add")
+    response = httpx.Response(429, headers={"Retry-After": after}, request=request)
+    return httpx.HTTPStatusError("429 Too Many Requests", request=request, response=response)
+
+
+def test_a_retry_after_holds_back_other_callers_of_the_same_key_through_the_board() -> None:
+    from bench_nb.providers.cloud.common import Calls
+    from bench_nb.retry_after import HoldTable, budget_key, set_hold_board
+
+    board = HoldTable()
+    key = budget_key("zep", "sk-test-not-a-real-key")
+    assert "sk-test" not in key and key.startswith("zep:")
+    previous = set_hold_board(board)
+    try:
+        first = Calls("zep", max_concurrency=1, max_retries=1, initial_s=0.01, max_s=0.01, budget=key)
+        other = Calls("zep", max_concurrency=1, max_retries=0, initial_s=0.01, max_s=0.01, budget=key)
+        tries: list[float] = []
+
+        def add() -> str:
+            tries.append(time.time())
+            if len(tries) == 1:
+                raise _too_many("1")
+            return "ok"
+
+        assert first("add", add) == "ok"
+        until = board.not_before(key)
+        assert until >= tries[0] + 0.99  # the hold the 429 posted
+        assert board.not_before("mem0:" + key.split(":")[1]) == 0.0  # another provider's budget is free
+        board.hold(key, time.time() + 1)  # as another process would
+        held = board.not_before(key)
+        started: list[float] = []
+        assert other("search", lambda: started.append(time.time()) or "ok") == "ok"
+        assert started[0] >= held  # another Calls object with the key waited for the hold
+        board.hold(key, 0.0)  # a hold never moves earlier
+        assert board.not_before(key) == held
+    finally:
+        set_hold_board(previous)

@@ -3,14 +3,17 @@
 One reader for every retry policy (the LLM client ``models.client``, the cloud providers
 ``providers.cloud.common``, the runner's ``runner.retry``), whatever SDK raised the error: OpenAI's and
 Anthropic's (``response.headers``), httpx's, Fern's (``status_code``, ``headers``) and mem0's (``debug_info``).
+A ``HoldBoard`` shares the waits between processes (a sweep's runs on Ray: ``set_hold_board``).
 """
 
 from __future__ import annotations
 
 import email.utils
+import hashlib
+import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 
 def status_of(err: BaseException | None) -> int | None:
@@ -72,3 +75,62 @@ def retry_after_s(err: BaseException | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+# --- holds shared between processes: a Retry-After seen by one process holds back every process's calls ------
+
+
+class HoldBoard(Protocol):
+    """Where processes share their holds: per budget key, the wall-clock time (``time.time()``) before which
+    no call with that key may start. ``bench_nb.runner.sweep`` installs one backed by a Ray actor."""
+
+    def not_before(self, key: str) -> float: ...
+
+    def hold(self, key: str, until: float) -> None: ...
+
+
+class HoldTable:
+    """A ``HoldBoard`` in one process's memory: a hold only ever moves later."""
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def not_before(self, key: str) -> float:
+        with self._lock:
+            return self._until.get(key, 0.0)
+
+    def hold(self, key: str, until: float) -> None:
+        with self._lock:
+            self._until[key] = max(self._until.get(key, 0.0), float(until))
+
+
+_BOARD: HoldBoard | None = None
+
+
+def set_hold_board(board: HoldBoard | None) -> HoldBoard | None:
+    """Share this process's Retry-After holds through ``board`` (None: keep them to this process); returns
+    the board it replaces."""
+    global _BOARD
+    previous, _BOARD = _BOARD, board
+    return previous
+
+
+def budget_key(name: str, secret: str) -> str:
+    """The key of one API key's budget: the provider's name and a short hash of the key (never the key)."""
+    return f"{name}:{hashlib.sha256(secret.encode()).hexdigest()[:12]}"
+
+
+def shared_hold(key: str | None, seconds: float) -> None:
+    """Tell the other processes to start no call with ``key`` for ``seconds`` (nothing without a board)."""
+    board = _BOARD
+    if board is not None and key is not None:
+        board.hold(key, time.time() + seconds)
+
+
+def shared_wait_s(key: str | None) -> float:
+    """How long a call with ``key`` must still wait for another process's hold (0 without a board)."""
+    board = _BOARD
+    if board is None or key is None:
+        return 0.0
+    return max(0.0, board.not_before(key) - time.time())

@@ -250,3 +250,47 @@ def test_a_dead_worker_is_its_runs_error_not_the_sweeps_end(tmp_path: Path) -> N
     [run] = result.runs
     assert run.status == "error" and "worker died" in str(run.error), run
     assert result.manifests == []  # no run directory, so nothing to compare
+
+
+@pytest.mark.slow
+def test_a_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: Any) -> None:
+    """Two tasks of a sweep's Ray session share one API key's budget through the sweep's actor: task A meets
+    a 429 with Retry-After 2 s; task B, started while A waits, makes its first call only after the hold."""
+    import httpx
+
+    from bench_nb.retry_after import HoldTable
+    from bench_nb.runner.sweep import RayHoldBoard
+
+    ray = ray_cluster
+    key = "zep:0123456789ab"
+
+    def calls_with_board(budget: Any, first_fails: bool) -> list[float]:
+        from bench_nb.providers.cloud.common import Calls
+        from bench_nb.retry_after import set_hold_board
+
+        set_hold_board(RayHoldBoard(budget))
+        calls = Calls("zep", max_concurrency=1, max_retries=1, initial_s=0.01, max_s=0.01, budget=key)
+        tries: list[float] = []
+
+        def add() -> str:
+            tries.append(time.time())
+            if first_fails and len(tries) == 1:
+                request = httpx.Request("POST", "http://127.0.0.1/v1/add")
+                response = httpx.Response(429, headers={"Retry-After": "2"}, request=request)
+                raise httpx.HTTPStatusError("429", request=request, response=response)
+            return "ok"
+
+        calls("add", add)
+        return tries
+
+    task = ray.remote(num_cpus=1)(calls_with_board)
+    budget = ray.remote(num_cpus=0)(HoldTable).remote()
+    a = task.remote(budget, True)
+    deadline = time.monotonic() + 30
+    while (until := ray.get(budget.not_before.remote(key))) == 0.0:
+        assert time.monotonic() < deadline, "task A posted no hold"
+        time.sleep(0.02)
+    b = task.remote(budget, False)
+    tries_a, tries_b = ray.get([a, b])
+    assert until >= tries_a[0] + 1.99
+    assert tries_b[0] >= until  # B (another process) waited out A's Retry-After

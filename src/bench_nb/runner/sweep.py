@@ -288,6 +288,35 @@ def run_point(point: SweepPoint, kwargs: dict[str, Any]) -> SweepRun:
             set_default_client(None)
 
 
+class RayHoldBoard:
+    """A ``HoldBoard`` backed by the sweep's Ray actor (a ``HoldTable``): a Retry-After met by any task holds
+    back every task's calls with the same API key, on any node."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    def not_before(self, key: str) -> float:
+        import ray
+
+        return float(ray.get(self.actor.not_before.remote(key)))
+
+    def hold(self, key: str, until: float) -> None:
+        import ray
+
+        ray.get(self.actor.hold.remote(key, until))
+
+
+def run_point_on_ray(point: SweepPoint, kwargs: dict[str, Any], budget: Any) -> SweepRun:
+    """``run_point`` in a Ray task, its Retry-After holds shared through the sweep's actor ``budget``."""
+    from bench_nb.retry_after import set_hold_board
+
+    previous = set_hold_board(RayHoldBoard(budget))
+    try:
+        return run_point(point, kwargs)
+    finally:
+        set_hold_board(previous)
+
+
 def _watch_parent() -> None:
     """Pool workers end when the sweep process dies (even by SIGKILL), so a re-run never finds a run still
     locked by an orphan."""
@@ -332,8 +361,11 @@ def _on_ray(jobs: list[tuple[SweepPoint, dict[str, Any]]], address: str) -> Iter
         ) from None
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False)
-    task = ray.remote(num_cpus=1, max_retries=0)(run_point)
-    points = {task.remote(p, kw): p for p, kw in jobs}
+    from bench_nb.retry_after import HoldTable
+
+    budget = ray.remote(num_cpus=0)(HoldTable).remote()  # one per sweep: every API key's holds
+    task = ray.remote(num_cpus=1, max_retries=0)(run_point_on_ray)
+    points = {task.remote(p, kw, budget): p for p, kw in jobs}
     pending = list(points)
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

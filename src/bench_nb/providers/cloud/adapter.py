@@ -10,6 +10,7 @@ from typing import Any
 from bench_nb.errors import ProviderError
 from bench_nb.providers.cloud.common import INSTALL_HINT, Calls, api_key, poll
 from bench_nb.providers.cloud.common import base_url as resolve_base_url
+from bench_nb.retry_after import budget_key
 
 # Defaults of the settings every cloud provider takes (see docs/cloud-providers.md).
 MAX_CONCURRENCY = 4
@@ -59,6 +60,7 @@ class CloudProvider:
             max_retries=max_retries,
             initial_s=retry_initial_s,
             max_s=retry_max_s,
+            budget=budget_key(self.name, self._api_key),
         )
         self._client: Any = None
         self._http: Any = None  # the httpx.Client the SDK sends through (closed by ``close``)

@@ -22,7 +22,7 @@ import tenacity
 
 from bench_nb.errors import ProviderError
 from bench_nb.records import Session
-from bench_nb.retry_after import retry_after_s, status_of
+from bench_nb.retry_after import retry_after_s, shared_hold, shared_wait_s, status_of
 
 T = TypeVar("T")
 
@@ -165,6 +165,8 @@ class Calls:
         max_retries: retries after the first attempt (0 = no retry).
         initial_s, max_s: the backoff's first and longest wait.
         retry_after_cap_s: the longest Retry-After honoured (a longer one is waited this long).
+        budget: the API key's budget key (``retry_after.budget_key``): a Retry-After is also posted to the
+            process-shared ``HoldBoard``, when one is set, and every process's holds on that key are honoured.
     """
 
     def __init__(
@@ -176,6 +178,7 @@ class Calls:
         initial_s: float,
         max_s: float,
         retry_after_cap_s: float = 300.0,
+        budget: str | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ProviderError(
@@ -191,6 +194,7 @@ class Calls:
         self._slots = threading.BoundedSemaphore(int(max_concurrency))
         self._lock = threading.Lock()
         self._not_before = 0.0  # monotonic time before which no call starts (set by Retry-After)
+        self.budget = budget
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         err = state.outcome.exception() if state.outcome else None
@@ -199,6 +203,7 @@ class Calls:
             wait = min(after, self.retry_after_cap_s)
             with self._lock:
                 self._not_before = max(self._not_before, time.monotonic() + wait)
+            shared_hold(self.budget, wait)
             return wait
         backoff = tenacity.wait_exponential(multiplier=self.initial_s, max=self.max_s)(state)
         return float(backoff + tenacity.wait_random(0, 0.1 * backoff)(state))
@@ -206,6 +211,7 @@ class Calls:
     def _hold_back(self) -> None:
         with self._lock:
             delay = self._not_before - time.monotonic()
+        delay = max(delay, shared_wait_s(self.budget))
         if delay > 0:
             time.sleep(delay)
 
