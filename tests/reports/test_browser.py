@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
 
 from bench_nb.reports import build_report
-
-
-def _root_conftest() -> Any:
-    """tests/conftest.py by path (its module name, ``conftest``, is shared by every test folder's conftest)."""
-    path = Path(__file__).resolve().parents[1] / "conftest.py"
-    spec = importlib.util.spec_from_file_location("bench_nb_tests_conftest", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-need = _root_conftest().need
+from lab_browser import CHROMIUM_ARGS, recording_proxy
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 # Chromium's own services (updater, accounts, connectivity and variations checks) live under Google's domains and
@@ -40,33 +23,6 @@ def fixture_glob() -> str:
     return FIXTURE_GLOB
 
 
-def _chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    need(
-        path is not None,
-        "headless Chromium not installed (apt-get install chromium)",
-        env="BENCH_NB_REQUIRE_BROWSER",
-    )
-    assert path is not None
-    return path
-
-
-class _Recorder(BaseHTTPRequestHandler):
-    """A proxy that answers nothing and records every request that tried to leave the machine."""
-
-    seen: ClassVar[list[str]] = []
-
-    def _record(self) -> None:
-        self.seen.append(f"{self.command} {self.path}")
-        self.send_response(503)
-        self.end_headers()
-
-    do_GET = do_POST = do_HEAD = do_CONNECT = _record
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 def _host(request: str) -> str:
     """The host a recorded request went to: ``CONNECT host:443`` or ``GET http://host/path``."""
     target = request.split(" ", 1)[1]
@@ -78,19 +34,7 @@ def _browse(chromium: str, url: str, tmp: Path, proxy_port: int, *args: str) -> 
     cmd = [
         chromium,
         "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        "--disable-extensions",
-        "--disable-default-apps",
-        "--disable-domain-reliability",
-        "--disable-client-side-phishing-detection",
-        "--no-pings",
-        "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter",
+        *CHROMIUM_ARGS,
         f"--user-data-dir={tmp / 'profile'}",
         f"--proxy-server=http://127.0.0.1:{proxy_port}",
         "--proxy-bypass-list=<-loopback>",
@@ -109,37 +53,29 @@ def report(tmp_path_factory: pytest.TempPathFactory, fixture_glob: str) -> Path:
     return out
 
 
-def test_report_renders_offline_in_chromium(report: Path, tmp_path: Path) -> None:
-    chromium = _chromium()
-    _Recorder.seen = []
-    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
-    try:
-        port = proxy.server_address[1]
+def test_report_renders_offline_in_chromium(report: Path, tmp_path: Path, chromium: str) -> None:
+    with recording_proxy() as (port, seen):
         # What Chromium asks for by itself (its own services change between versions): a blank page's requests.
         blank = tmp_path / "blank.html"
         blank.write_text("<p>blank</p>")
         _browse(chromium, blank.as_uri(), tmp_path, port, "--dump-dom")
-        own_hosts = {_host(r) for r in _Recorder.seen}
-        _Recorder.seen = []
+        own_hosts = {_host(r) for r in seen}
+        del seen[:]
         dom = _browse(chromium, report.as_uri(), tmp_path, port, "--dump-dom")
         shot = tmp_path / "compare.png"
         _browse(chromium, report.as_uri(), tmp_path, port, f"--screenshot={shot}", "--window-size=1280,4000")
         index = _browse(chromium, (report.parent / "index.html").as_uri(), tmp_path, port, "--dump-dom")
         control = tmp_path / "control.html"
         control.write_text('<img src="http://example.invalid/pixel.png">')
-        seen_before = list(_Recorder.seen)
+        seen_before = list(seen)
         _browse(chromium, control.as_uri(), tmp_path, port, "--dump-dom")
-        control_seen = [r for r in _Recorder.seen[len(seen_before) :] if "example.invalid" in r]
-        _Recorder.seen[:] = seen_before
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
+        control_seen = [r for r in seen[len(seen_before) :] if "example.invalid" in r]
+        seen[:] = seen_before
     # Headless Chromium still calls its own services (component updater, accounts, connectivity checks) through
     # the proxy, as it does for a blank page; anything else would come from the page.
     from_page = [
         r
-        for r in _Recorder.seen
+        for r in seen
         if _host(r) not in own_hosts
         and not any(_host(r) == h or _host(r).endswith("." + h) for h in CHROMIUM_OWN)
     ]

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_cluster import Cluster, need, start_cluster
+from pg_cluster import Cluster, start_cluster
 from roi_memsets import MEMBERS, alice_and_bob, write_jsonl
+
+from needs import need
 
 TEMPLATE = "roi_template"
 _counter = itertools.count()

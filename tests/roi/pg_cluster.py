@@ -8,7 +8,6 @@ initdb/pg_ctl run as that user; otherwise as the current user.
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -17,19 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ADMIN = "roi_admin"
-
-
-def _root_conftest():  # type: ignore[no-untyped-def]  # the suite's own conftest, by path (tests/ is no package)
-    spec = importlib.util.spec_from_file_location(
-        "_bench_nb_root_conftest", Path(__file__).parents[1] / "conftest.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-need = _root_conftest().need
 
 
 def find_bindir() -> Path | None:

@@ -7,7 +7,6 @@ latencies (``latency`` blocks, ``*DurationMs``, MemScore's latency part), which 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -23,6 +22,7 @@ from click.testing import CliRunner
 from bench_nb.cli import cli
 from bench_nb.runformat.load import load_runs, read_checkpoint
 from bench_nb.runner.sweep import SweepError, load_sweep, parse_sweep, run_sweep
+from needs import need
 
 SWEEP = """
 id = "{id}"
@@ -38,17 +38,6 @@ limit = {limit}
 """
 
 
-def _root_conftest() -> Any:  # the suite's own conftest, loaded by path: tests/ is not a package
-    spec = importlib.util.spec_from_file_location(
-        "_bench_nb_root_conftest", Path(__file__).parents[1] / "conftest.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-need = _root_conftest().need
 _CLOCK = {"latency", "latencyMs", "searchDurationMs", "answerDurationMs", "totalDurationMs"}
 
 

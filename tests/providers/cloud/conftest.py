@@ -23,7 +23,7 @@ CLOUD_SDKS = ("supermemory", "zep_cloud", "mem0")
 @pytest.fixture(autouse=True)
 def _require_cloud_extra() -> None:
     """Skip without the ``cloud`` extra's SDKs; fail instead when BENCH_NB_REQUIRE_EXTRAS is set (CI)."""
-    from provider_fixtures import need
+    from needs import need
 
     missing = [m for m in CLOUD_SDKS if importlib.util.find_spec(m) is None]
     need(
