@@ -8,7 +8,8 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
-from bench_nb.metrics import accuracy_by_type, as_questions
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.accuracy import accuracy_by_type_frame
 
 
 def chart_accuracy_by_type(
@@ -22,8 +23,7 @@ def chart_accuracy_by_type(
         title: the chart title.
     """
     questions = as_questions(data)
-    acc = accuracy_by_type(questions, raw=raw, backend="polars")
-    assert isinstance(acc, pl.DataFrame)
+    acc = accuracy_by_type_frame(questions, raw=raw)
     type_col = "question_type" if raw else "question_type_norm"
     labels = run_labels(questions)
     acc = with_run_label(acc.filter(pl.col("scored") > 0), labels).rename({type_col: "type"})

@@ -8,7 +8,7 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
-from bench_nb.metrics import as_questions, beam_scores
+from bench_nb.metrics import as_questions
 
 if TYPE_CHECKING:
     from bench_nb.metrics.beam import PartialCredit
@@ -24,11 +24,10 @@ def chart_beam(
         partial_credit: ``"float"`` (0.5 as 0.5) or ``"as-published"`` (BEAM's code: 0.5 as 0).
         title: the chart title.
     """
-    from bench_nb.metrics.beam import READINGS  # numpy: only for BEAM runs
+    from bench_nb.metrics.beam import READINGS, beam_scores_frame  # numpy: only for BEAM runs
 
     questions = as_questions(data)
-    scores = beam_scores(questions, partial_credit, backend="polars")
-    assert isinstance(scores, pl.DataFrame)
+    scores = beam_scores_frame(questions, partial_credit)
     labels = run_labels(questions)
     df = with_run_label(scores.filter(pl.col("score").is_not_null()), labels)
     df = df.with_columns(ability=pl.col("ability").str.replace_all("_", " "))

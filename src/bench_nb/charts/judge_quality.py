@@ -8,7 +8,7 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, provider_colors
-from bench_nb.frames.questions import as_polars
+from bench_nb.frames.backend import as_polars
 
 _SET_ORDER = ["specific", "vague", "dont-know", "imported", "paraphrase"]
 

@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.altair_import import alt
-from bench_nb.frames.questions import as_polars
+from bench_nb.frames.backend import as_polars
 
 
 def chart_judge_kappa(

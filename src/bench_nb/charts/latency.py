@@ -9,7 +9,8 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
-from bench_nb.metrics import as_questions, latency_stats
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.latency import latency_stats_frame
 
 DEFAULT_PHASES = ("ingest", "indexing", "search", "answer", "evaluate")
 
@@ -27,8 +28,7 @@ def chart_latency(
         title: the chart title.
     """
     questions = as_questions(data)
-    stats = latency_stats(questions, by=("run_id", "provider"), backend="polars")
-    assert isinstance(stats, pl.DataFrame)
+    stats = latency_stats_frame(questions, by=("run_id", "provider"))
     labels = run_labels(questions)
     stats = with_run_label(stats.filter(pl.col("phase").is_in(list(phases)) & (pl.col("count") > 0)), labels)
     order = list(labels.values())

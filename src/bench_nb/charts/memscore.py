@@ -9,7 +9,8 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
-from bench_nb.metrics import as_questions, memscore
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.memscore import memscore_frame
 
 
 def chart_memscore(
@@ -25,8 +26,7 @@ def chart_memscore(
         title: the chart title.
     """
     questions = as_questions(data)
-    scores = memscore(questions, backend="polars")
-    assert isinstance(scores, pl.DataFrame)
+    scores = memscore_frame(questions)
     scores = with_run_label(scores, run_labels(questions))
     missing = scores.filter(pl.col("latency_ms").is_null() | pl.col("accuracy").is_null())["run"].to_list()
     shown = scores.filter(pl.col("latency_ms").is_not_null() & pl.col("accuracy").is_not_null())

@@ -10,7 +10,8 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
-from bench_nb.metrics import as_questions, token_summary
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.tokens import token_summary_frame
 
 
 def _bins(values: Sequence[float], bins: int) -> list[float]:
@@ -64,8 +65,7 @@ def chart_context_tokens(
         ),
         labels,
     )
-    summary = token_summary(questions, backend="polars")
-    assert isinstance(summary, pl.DataFrame)
+    summary = token_summary_frame(questions)
     means = with_run_label(
         summary.select("run_id", "mean_context_tokens").filter(pl.col("mean_context_tokens").is_not_null()),
         labels,

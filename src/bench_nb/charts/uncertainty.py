@@ -21,7 +21,7 @@ def _json_safe(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _intervals(q: pl.DataFrame, seed: int) -> pl.DataFrame:
-    from bench_nb.metrics.clustered import accuracy_intervals  # numpy: imported when a chart is drawn
+    from bench_nb.metrics.clustered import accuracy_intervals_frame
 
     parts = []
     methods: tuple[tuple[IntervalMethod, str], ...] = (
@@ -29,9 +29,8 @@ def _intervals(q: pl.DataFrame, seed: int) -> pl.DataFrame:
         ("wilson", "Wilson (independent)"),
     )
     for method, name in methods:
-        overall = accuracy_intervals(q, method=method, seed=seed, backend="polars")
-        by_type = accuracy_intervals(q, method=method, by="question_type", seed=seed, backend="polars")
-        assert isinstance(overall, pl.DataFrame) and isinstance(by_type, pl.DataFrame)
+        overall = accuracy_intervals_frame(q, method=method, seed=seed)
+        by_type = accuracy_intervals_frame(q, method=method, by="question_type", seed=seed)
         both = pl.concat([overall.with_columns(question_type=pl.lit("overall")), by_type], how="diagonal")
         parts.append(both.with_columns(interval=pl.lit(name)))
     return pl.concat(parts)
@@ -106,11 +105,11 @@ _AXES = (
 def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> alt.TopLevelMixin:
     """Accuracy (with its clustered 95% interval) against each cost the runs report (search latency,
     context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow."""
-    from bench_nb.metrics.pareto import pareto_frontier
+    from bench_nb.metrics.pareto import pareto_frontier_frame
 
     q = as_questions(data)
     labels = run_labels(q)
-    frame = _json_safe(with_run_label(pareto_frontier(q, seed=seed, backend="polars"), labels))  # type: ignore[arg-type]
+    frame = _json_safe(with_run_label(pareto_frontier_frame(q, seed=seed), labels))
     frame = frame.with_columns(
         status=pl.when(pl.col("on_frontier")).then(pl.lit("frontier")).otherwise(pl.lit("dominated"))
     )

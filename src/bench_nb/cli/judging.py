@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 import click
-import polars as pl
 
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.judges.audit import GENERATORS
@@ -100,10 +99,9 @@ def rejudge(
 
 
 def _print_sweep(run_dirs: list[Path]) -> None:
-    from bench_nb.metrics.judge_quality import prompt_sweep, ranking_moves
+    from bench_nb.metrics.judge_quality import prompt_sweep_frame, ranking_moves
 
-    sweep = prompt_sweep(judgments_frame(run_dirs), backend="polars")
-    assert isinstance(sweep, pl.DataFrame)
+    sweep = prompt_sweep_frame(judgments_frame(run_dirs))
     click.echo("")
     click.echo(f"{'run':<28} {'judge':<28} {'accuracy':>9} {'95% CI':>15} {'vs standard':>12} {'rank':>5}")
     for r in sweep.iter_rows(named=True):
@@ -162,7 +160,7 @@ def judge_audit_cmd(
 ) -> None:
     """Grade answers known to be wrong (and known right) with JUDGES: the false-positive and false-negative
     rates of each judge, with 95% intervals. The sets are written as run directories (resumable)."""
-    from bench_nb.metrics.judge_quality import judge_audit, judge_error_rates
+    from bench_nb.metrics.judge_quality import judge_audit_frame, judge_error_rates_frame
     from bench_nb.runner.audit import write_audit_runs
 
     specs = [s.strip() for s in judges.split(",") if s.strip()]
@@ -180,8 +178,7 @@ def judge_audit_cmd(
         concurrency=concurrency,
     )
     paths = [m.path for m in made]
-    rates = judge_error_rates(paths, backend="polars")
-    assert isinstance(rates, pl.DataFrame)
+    rates = judge_error_rates_frame(paths)
     click.echo(f"audit sets in {paths[0].parent}")
     click.echo("")
     click.echo(f"{'judge':<24} {'set':<12} {'answers':<8} {'n':>5} {'accepts':>8} {'95% CI':>14}  reading")
@@ -193,8 +190,7 @@ def judge_audit_cmd(
             f"{ci:>14}  {reading}"
         )
     if by_type:
-        table = judge_audit(paths, by="question_type", backend="polars")
-        assert isinstance(table, pl.DataFrame)
+        table = judge_audit_frame(paths, by="question_type")
         click.echo("")
         click.echo(f"{'set':<36} {'judge':<20} {'type':<16} {'n':>5} {'accepts':>8} {'95% CI':>14}")
         for r in table.iter_rows(named=True):
@@ -211,7 +207,6 @@ def _print_agreement(run_dir: Path) -> None:
         return
     agreement = judge_agreement(frame, backend="polars")
     acc = agreement.accuracy
-    assert isinstance(acc, pl.DataFrame)
     click.echo("")
     click.echo(f"{'judge':<24} {'accuracy':>9} {'scored':>7} {'unscored':>9}")
     for r in acc.iter_rows(named=True):
@@ -223,7 +218,6 @@ def _print_agreement(run_dir: Path) -> None:
         f"Gwet's AC1 {_fmt(agreement.gwet_ac1)}, Krippendorff's alpha {_fmt(agreement.krippendorff_alpha)}"
     )
     pairs = agreement.pairwise
-    assert isinstance(pairs, pl.DataFrame)
     for r in pairs.iter_rows(named=True):
         click.echo(
             f"  {r['judge_a']} vs {r['judge_b']}: n={r['n']} agreement {_fmt(r['percent_agreement'])} "

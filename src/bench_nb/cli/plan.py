@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 import click
-import polars as pl
 
 from bench_nb.metrics.power import minimum_detectable_effect, questions_needed
 
@@ -27,10 +26,9 @@ def _sizes(benchmark: str, dataset: Path | None) -> list[tuple[str, int, int]]:
 
 def _from_runs(runs: str) -> dict[str, tuple[float, float, float, float]]:
     """type -> (accuracy, icc, correlation, icc of differences) measured on existing runs."""
-    from bench_nb.metrics.power import detectable_differences
+    from bench_nb.metrics.power import detectable_differences_frame
 
-    table = detectable_differences(runs, backend="polars")
-    assert isinstance(table, pl.DataFrame)
+    table = detectable_differences_frame(runs)
     return {
         r["question_type"]: (r["accuracy"], r["icc"], r["correlation"], r["icc_difference"])
         for r in table.iter_rows(named=True)

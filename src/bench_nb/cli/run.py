@@ -242,11 +242,11 @@ def _summary_line(result: Any) -> str:
 
 def _beam_line(run_dir: Path) -> str:
     """BEAM's own overall score of a run, in both readings (its accuracy line counts only scores of 1)."""
-    from bench_nb.metrics import beam_scores
+    from bench_nb.metrics.beam import beam_scores_frame
 
     parts = []
     for reading in ("float", "as-published"):
-        df = beam_scores(run_dir, reading, resamples=200, backend="polars")
+        df = beam_scores_frame(run_dir, reading, resamples=200)
         overall = df.filter(df["ability"] == "overall").row(0, named=True)
         score = "n/a" if overall["score"] is None else f"{overall['score'] * 100:.1f}"
         parts.append(f"{score} ({overall['reading']})")
@@ -325,9 +325,7 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
     import os
     import time
 
-    import polars as pl
-
-    from bench_nb.metrics.repeats import repeat_variance
+    from bench_nb.metrics.repeats import repeat_variance_frame
     from bench_nb.models.client import set_default_client
     from bench_nb.models.settings import DEFAULT_CACHE_PATH
     from bench_nb.runner.run import run_benchmark
@@ -362,8 +360,7 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
         else:
             os.environ["BENCH_NB_LLM_CACHE"] = cache_env
         set_default_client(None)
-    table = repeat_variance(dirs, backend="polars")
-    assert isinstance(table, pl.DataFrame)
+    table = repeat_variance_frame(dirs)
     for r in table.iter_rows(named=True):
         sd = r["accuracy_sd"]
         click.echo(

@@ -8,7 +8,7 @@ import click
 import polars as pl
 
 from bench_nb.frames.questions import questions_frame
-from bench_nb.metrics.accuracy import success_frame
+from bench_nb.metrics.accuracy import success_rate_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.runformat.format import PHASES, decode_results
 from bench_nb.runformat.load import load_runs, read_run
@@ -42,7 +42,7 @@ def status(run_dir: Path) -> None:
         failed = int((df[f"{phase}_status"] == "failed").sum())
         extra = f"  ({failed} failed)" if failed else ""
         click.echo(f"{word}: {done}{extra}")
-    s = success_frame(df) if len(df) else None
+    s = success_rate_frame(df) if len(df) else None
     if s is not None and len(s):
         row = s.row(0, named=True)
         click.echo(
@@ -107,7 +107,7 @@ def summary(runs: tuple[str, ...], dataset: str | None) -> None:
         raise click.ClickException("no run loaded")
     df = questions_frame(runset, dataset=dataset)
     ms = memscore_frame(df)
-    succ = success_frame(df)
+    succ = success_rate_frame(df)
     table = ms.join(succ.select("run_id", "success_rate"), on="run_id", how="left")
     click.echo(
         f"{'run':<32} {'provider':<14} {'MemScore':<24} {'accuracy 95% CI':<16} {'evaluated':>11} {'failed':>6}"

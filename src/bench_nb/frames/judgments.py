@@ -20,19 +20,13 @@ replicates included; its checkpoint's verdict (the replicates' majority) is not 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.questions import (
-    QUESTION_SCHEMA,
-    Backend,
-    StoredFrames,
-    as_polars,
-    questions_frame,
-    to_backend,
-)
+from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import Run, RunSet, Sources, gc_paused, load_runs
@@ -183,6 +177,22 @@ def _with_info(run: Run, rows: list[tuple[Any, ...]], info: pl.DataFrame) -> pl.
     )
 
 
+@overload
+def judgments_df(
+    runs: Sources | RunSet | Run,
+    *,
+    dataset: str | None = ...,
+    strict: bool = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def judgments_df(
+    runs: Sources | RunSet | Run,
+    *,
+    dataset: str | None = ...,
+    strict: bool = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def judgments_df(
     runs: Sources | RunSet | Run,
     *,
@@ -227,6 +237,26 @@ def _add_problems(run: Run, problems: list[Problem]) -> None:
     run.problems.extend(p for p in problems if (p.path, p.message) not in known)
 
 
+@overload
+def disputed_questions(
+    data: Any,
+    *,
+    judges: list[str] | None = ...,
+    runs: RunSet | None = ...,
+    n_hits: int = ...,
+    include_unscored: bool = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def disputed_questions(
+    data: Any,
+    *,
+    judges: list[str] | None = ...,
+    runs: RunSet | None = ...,
+    n_hits: int = ...,
+    include_unscored: bool = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def disputed_questions(
     data: Any,
     *,
@@ -257,6 +287,21 @@ def disputed_questions(
         include_unscored: count "scored by one judge, unscored by another" as a dispute.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
+    frame = disputed_questions_frame(
+        data, judges=judges, runs=runs, n_hits=n_hits, include_unscored=include_unscored
+    )
+    return to_backend(frame, backend)
+
+
+def disputed_questions_frame(
+    data: Any,
+    *,
+    judges: list[str] | None = None,
+    runs: RunSet | None = None,
+    n_hits: int = 3,
+    include_unscored: bool = False,
+) -> pl.DataFrame:
+    """``disputed_questions`` in polars."""
     given = as_polars(data)
     if given is not None:
         frame = given
@@ -305,7 +350,7 @@ def disputed_questions(
     front += ["hypothesis", "context", "n_judges", "n_correct", "n_incorrect", "n_unscored", "split"]
     front += ["correct_judges", "incorrect_judges"]
     rest = [c for c in disputed.columns if c not in front and c != "run_path"]
-    return to_backend(disputed.select(*front, *rest), backend)
+    return disputed.select(*front, *rest)
 
 
 def _question_context(runset: RunSet, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:

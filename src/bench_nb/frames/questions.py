@@ -33,13 +33,13 @@ Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in millise
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeGuard, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
 
 import polars as pl
 
 from bench_nb.benchmarks.errata import Errata
+from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question
@@ -51,8 +51,6 @@ from bench_nb.taxonomy import haystack_id_of
 
 if TYPE_CHECKING:
     import pandas as pd
-
-Backend = Literal["pandas", "polars"]
 
 
 @runtime_checkable
@@ -146,41 +144,6 @@ _RETRIEVAL = (
 )
 
 
-@overload
-def to_backend(df: pl.DataFrame, backend: Literal["polars"]) -> pl.DataFrame: ...
-@overload
-def to_backend(df: pl.DataFrame, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def to_backend(df: pl.DataFrame, backend: Backend) -> pd.DataFrame | pl.DataFrame: ...
-def to_backend(df: pl.DataFrame, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
-    """Return ``df`` as pandas (default) or polars: the one place frames change library.
-
-    pandas (and pyarrow) are imported here, on the first pandas frame asked for: code that stays in polars
-    never loads them.
-    """
-    if backend == "polars":
-        return df
-    if backend == "pandas":
-        return df.to_pandas(use_pyarrow_extension_array=False)
-    raise ValueError(f"backend must be 'pandas' or 'polars', not {backend!r}")
-
-
-def is_pandas_frame(data: object) -> TypeGuard[pd.DataFrame]:
-    """Whether ``data`` is a pandas DataFrame, without importing pandas (if pandas was never imported,
-    nothing can be a pandas frame)."""
-    pd_module = sys.modules.get("pandas")
-    return pd_module is not None and isinstance(data, pd_module.DataFrame)
-
-
-def as_polars(data: object) -> pl.DataFrame | None:
-    """``data`` as a polars frame when it is a polars or pandas DataFrame, else None (run sources)."""
-    if isinstance(data, pl.DataFrame):
-        return data
-    if is_pandas_frame(data):
-        return pl.from_pandas(data)
-    return None
-
-
 def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | None:
     return None if dataset is None else read_memorybench_dataset(dataset).by_id()
 
@@ -231,6 +194,30 @@ def questions_frame(
     return frame
 
 
+def as_questions(data: Any) -> pl.DataFrame:
+    """A polars questions frame from a frame (pandas or polars) or from run sources: what the metrics take."""
+    frame = as_polars(data)
+    return frame if frame is not None else questions_frame(data)
+
+
+@overload
+def questions_df(
+    runs: Sources | RunSet | Run | RunView,
+    *,
+    dataset: str | Path | None = ...,
+    strict: bool = ...,
+    errata: ErrataSource | None = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def questions_df(
+    runs: Sources | RunSet | Run | RunView,
+    *,
+    dataset: str | Path | None = ...,
+    strict: bool = ...,
+    errata: ErrataSource | None = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def questions_df(
     runs: Sources | RunSet | Run | RunView,
     *,
@@ -532,6 +519,14 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
     return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
 
 
+@overload
+def runs_df(
+    runs: Sources | RunSet | Run | RunView, *, strict: bool = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def runs_df(
+    runs: Sources | RunSet | Run | RunView, *, strict: bool = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def runs_df(
     runs: Sources | RunSet | Run | RunView, *, strict: bool = False, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:

@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 
 _SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
@@ -37,8 +38,9 @@ def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def accuracy_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """Accuracy per group: ``scored, correct, accuracy, ci_low, ci_high, unscored``."""
+def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """``accuracy`` in polars: per group ``scored, correct, accuracy, ci_low, ci_high, unscored``."""
+    questions = as_questions(data)
     keys = list(by)
     graded = pl.col("graded").fill_null(False) if "graded" in questions.columns else pl.lit(False)
     out = (
@@ -66,15 +68,15 @@ def accuracy_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> 
     )
 
 
-def accuracy_by_type_frame(
-    questions: pl.DataFrame, type_column: str = "question_type_norm", by: Sequence[str] = ("run_id",)
-) -> pl.DataFrame:
-    """Accuracy per run and question type (normalised by default; pass ``question_type`` for raw)."""
-    return accuracy_frame(questions, by=[*by, type_column])
+def accuracy_by_type_frame(data: Any, *, raw: bool = False, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """``accuracy_by_type`` in polars: per run and question type (normalised, or raw with ``raw=True``)."""
+    return accuracy_frame(data, by=[*by, "question_type" if raw else "question_type_norm"])
 
 
-def success_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """Per group: ``target, evaluated, failed, in_progress, pending, unscored, success_rate`` (+ interval)."""
+def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """``success_rate`` in polars: per group ``target, evaluated, failed, in_progress, pending, unscored,
+    success_rate`` (+ interval)."""
+    questions = as_questions(data)
     keys = list(by)
     out = questions.group_by(keys, maintain_order=True).agg(
         target=pl.len().cast(pl.Int64),

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
 
@@ -56,18 +57,18 @@ SCHEMA: dict[str, Any] = {
 
 
 def beam_scores_frame(
-    questions: pl.DataFrame,
+    data: Any,
     partial_credit: PartialCredit = "float",
     *,
     resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> pl.DataFrame:
-    """``beam_scores`` on a polars questions frame (the BEAM runs in it; other runs are left out)."""
+    """``beam_scores`` in polars (the BEAM runs in ``data``; other runs are left out)."""
     if partial_credit not in READINGS:
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
     rows: list[dict[str, Any]] = []
-    beam = questions.filter(
+    beam = as_questions(data).filter(
         pl.col("benchmark").map_elements(is_beam, return_dtype=pl.Boolean)
         & pl.col("question_type").is_in(list(BEAM_ABILITIES))
     )

@@ -18,12 +18,13 @@ import functools
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 
 if TYPE_CHECKING:
@@ -307,6 +308,28 @@ def clustered_interval(
     return design_wilson_interval(successes, cs.n, deff, cs.clusters, confidence)
 
 
+@overload
+def accuracy_intervals(
+    questions: Any,
+    method: IntervalMethod = ...,
+    by: str | None = ...,
+    seed: int = ...,
+    *,
+    confidence: float = ...,
+    resamples: int = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def accuracy_intervals(
+    questions: Any,
+    method: IntervalMethod = ...,
+    by: str | None = ...,
+    seed: int = ...,
+    *,
+    confidence: float = ...,
+    resamples: int = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = "cluster-bootstrap",
@@ -339,6 +362,22 @@ def accuracy_intervals(
         resamples: bootstrap resamples.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
+    return to_backend(
+        accuracy_intervals_frame(questions, method, by, seed, confidence=confidence, resamples=resamples),
+        backend,
+    )
+
+
+def accuracy_intervals_frame(
+    questions: Any,
+    method: IntervalMethod = "cluster-bootstrap",
+    by: str | None = None,
+    seed: int = 0,
+    *,
+    confidence: float = 0.95,
+    resamples: int = RESAMPLES,
+) -> pl.DataFrame:
+    """``accuracy_intervals`` in polars."""
     if method not in ("cluster-bootstrap", "wilson"):
         raise ValueError(f"method must be 'cluster-bootstrap' or 'wilson', not {method!r}")
     data = outcomes(questions, by)
@@ -372,4 +411,4 @@ def accuracy_intervals(
         "design_effect": pl.Float64,
         "effective_n": pl.Float64,
     }
-    return to_backend(pl.DataFrame(rows, schema=schema), backend)
+    return pl.DataFrame(rows, schema=schema)

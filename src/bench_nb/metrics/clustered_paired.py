@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import (
     RESAMPLES,
     bootstrap_t_interval,
@@ -130,6 +130,26 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
+@overload
+def clustered_paired_comparisons(
+    questions: Any,
+    *,
+    by: str | None = ...,
+    seed: int = ...,
+    alpha: float = ...,
+    resamples: int = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def clustered_paired_comparisons(
+    questions: Any,
+    *,
+    by: str | None = ...,
+    seed: int = ...,
+    alpha: float = ...,
+    resamples: int = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def clustered_paired_comparisons(
     questions: Any,
     *,
@@ -148,6 +168,16 @@ def clustered_paired_comparisons(
     fractional scores) and ``verdict`` (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``,
     from the clustered test).
     """
+    return to_backend(
+        clustered_paired_comparisons_frame(questions, by=by, seed=seed, alpha=alpha, resamples=resamples),
+        backend,
+    )
+
+
+def clustered_paired_comparisons_frame(
+    questions: Any, *, by: str | None = None, seed: int = 0, alpha: float = 0.05, resamples: int = RESAMPLES
+) -> pl.DataFrame:
+    """``clustered_paired_comparisons`` in polars."""
     data = outcomes(questions, by)
     run_ids = data["run_id"].unique(maintain_order=True).to_list()
     rows: list[dict[str, Any]] = []
@@ -161,9 +191,17 @@ def clustered_paired_comparisons(
             rows.append(
                 {"run_a": run_a, "run_b": run_b, "question_type": qtype} | stats | {"verdict": verdict}
             )
-    return to_backend(pl.DataFrame(rows, schema=_SCHEMA), backend)
+    return pl.DataFrame(rows, schema=_SCHEMA)
 
 
+@overload
+def tell_apart(
+    questions: Any, *, seed: int = ..., alpha: float = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def tell_apart(
+    questions: Any, *, seed: int = ..., alpha: float = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def tell_apart(
     questions: Any, *, seed: int = 0, alpha: float = 0.05, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -175,11 +213,13 @@ def tell_apart(
     Adds ``wilson_a_low, wilson_a_high, wilson_b_low, wilson_b_high``, ``overlap_verdict`` and ``agree``
     (both rules give the same verdict) to ``clustered_paired_comparisons``' columns.
     """
-    overall = clustered_paired_comparisons(questions, seed=seed, alpha=alpha, backend="polars")
-    per_type = clustered_paired_comparisons(
-        questions, by="question_type", seed=seed, alpha=alpha, backend="polars"
-    )
-    assert isinstance(overall, pl.DataFrame) and isinstance(per_type, pl.DataFrame)
+    return to_backend(tell_apart_frame(questions, seed=seed, alpha=alpha), backend)
+
+
+def tell_apart_frame(questions: Any, *, seed: int = 0, alpha: float = 0.05) -> pl.DataFrame:
+    """``tell_apart`` in polars."""
+    overall = clustered_paired_comparisons_frame(questions, seed=seed, alpha=alpha)
+    per_type = clustered_paired_comparisons_frame(questions, by="question_type", seed=seed, alpha=alpha)
     pair_order = overall.select("run_a", "run_b").with_row_index("_pair")
     table = (
         pl.concat([overall, per_type])
@@ -214,4 +254,4 @@ def tell_apart(
     table = table.with_columns(
         *(pl.Series(k, v, dtype=pl.Utf8 if k == "overlap_verdict" else pl.Float64) for k, v in extra.items())
     ).with_columns(agree=pl.col("verdict") == pl.col("overlap_verdict"))
-    return to_backend(table, backend)
+    return table

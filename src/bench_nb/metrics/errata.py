@@ -15,12 +15,13 @@ Definitions in docs/statistics.md ("Answer-key errata").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.registry import get_judge
 from bench_nb.records import Question
 from bench_nb.runformat.load import load_runs
@@ -47,6 +48,18 @@ def _keys(by: str | None) -> list[str]:
     return ["run_id", "question_type"] if by else ["run_id"]
 
 
+@overload
+def answer_key_ceiling(
+    errata: ErrataSource,
+    runs: Any,
+    by: Literal["question_type"] | None = ...,
+    *,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def answer_key_ceiling(
+    errata: ErrataSource, runs: Any, by: Literal["question_type"] | None = ..., *, backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def answer_key_ceiling(
     errata: ErrataSource,
     runs: Any,
@@ -68,6 +81,13 @@ def answer_key_ceiling(
         ``accuracy``, ``accuracy_gold_right`` (accuracy on the n − wrong_gold questions), ``correct_on_wrong_gold``
         (correct verdicts on wrong-gold questions), ``above_ceiling`` (accuracy > ceiling). Percent.
     """
+    return to_backend(answer_key_ceiling_frame(errata, runs, by), backend)
+
+
+def answer_key_ceiling_frame(
+    errata: ErrataSource, runs: Any, by: Literal["question_type"] | None = None
+) -> pl.DataFrame:
+    """``answer_key_ceiling`` in polars."""
     keys = _keys(by)
     q = _questions(errata, runs).with_columns(
         question_type=pl.col("question_type_norm").fill_null("other"),
@@ -94,9 +114,13 @@ def answer_key_ceiling(
         .with_columns(above_ceiling=pl.col("accuracy") > pl.col("ceiling"))
     )
     cols = [*keys, "n", "wrong_gold", "ceiling", "accuracy", "accuracy_gold_right", "correct_on_wrong_gold"]
-    return to_backend(out.select(*cols, "above_ceiling"), backend)
+    return out.select(*cols, "above_ceiling")
 
 
+@overload
+def errata_verdicts(errata: ErrataSource, runs: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def errata_verdicts(errata: ErrataSource, runs: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
 def errata_verdicts(
     errata: ErrataSource, runs: Any, *, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -105,6 +129,11 @@ def errata_verdicts(
     Columns ``run_id``, ``gold_error_type``, ``gold_wrong``, ``questions``, ``correct``, ``incorrect`` (verdicts
     of the run on questions of that type), ``share_of_correct`` (percent of all the run's correct verdicts).
     """
+    return to_backend(errata_verdicts_frame(errata, runs), backend)
+
+
+def errata_verdicts_frame(errata: ErrataSource, runs: Any) -> pl.DataFrame:
+    """``errata_verdicts`` in polars."""
     q = _questions(errata, runs)
     totals = q.group_by("run_id").agg(_all_correct=pl.col("correct").fill_null(False).sum())
     out = (
@@ -132,9 +161,17 @@ def errata_verdicts(
         "incorrect",
         "share_of_correct",
     ]
-    return to_backend(out.select(cols), backend)
+    return out.select(cols)
 
 
+@overload
+def regrade_with_errata(
+    errata: ErrataSource, runs: Any, judges: Sequence[str] = ..., *, backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def regrade_with_errata(
+    errata: ErrataSource, runs: Any, judges: Sequence[str] = ..., *, backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def regrade_with_errata(
     errata: ErrataSource,
     runs: Any,
@@ -152,6 +189,13 @@ def regrade_with_errata(
         ground_truth, gold_corrected, hypothesis, score_gold, score_corrected`` (0/1, null when unscored),
         ``changed`` (the two scores differ).
     """
+    return to_backend(regrade_with_errata_frame(errata, runs, judges), backend)
+
+
+def regrade_with_errata_frame(
+    errata: ErrataSource, runs: Any, judges: Sequence[str] = ("contains", "f1")
+) -> pl.DataFrame:
+    """``regrade_with_errata`` in polars."""
     bad = [j for j in judges if j not in ("contains", "f1") and not j.startswith("f1@")]
     if bad:
         raise ValueError(f"regrade_with_errata takes deterministic judges only (contains, f1); not {bad}")
@@ -199,4 +243,4 @@ def regrade_with_errata(
     out = pl.DataFrame(rows, schema=schema).with_columns(
         changed=pl.col("score_gold").ne_missing(pl.col("score_corrected"))
     )
-    return to_backend(out, backend)
+    return out

@@ -14,12 +14,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.intervals import Z95
@@ -248,6 +249,18 @@ def _judgments_of(data: Any) -> tuple[RunSet, pl.DataFrame]:
     return runset, judgments_frame(runset)
 
 
+@overload
+def judge_audit(
+    runs: Any,
+    judge: str | Sequence[str] | None = ...,
+    by: str | None = ...,
+    *,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def judge_audit(
+    runs: Any, judge: str | Sequence[str] | None = ..., by: str | None = ..., *, backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def judge_audit(
     runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None, *, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -268,6 +281,13 @@ def judge_audit(
     Returns columns ``run_id``, ``judge``, ``question_type`` (when ``by``), ``n`` (questions scored),
     ``accept_rate`` (percent), ``ci_low``, ``ci_high`` (Wilson 95% over the n questions, percent).
     """
+    return to_backend(judge_audit_frame(runs, judge, by), backend)
+
+
+def judge_audit_frame(
+    runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None
+) -> pl.DataFrame:
+    """``judge_audit`` in polars."""
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     runset, frame = _judgments_of(runs)
@@ -278,12 +298,20 @@ def judge_audit(
         frame = frame.filter(pl.col("judge").is_in(chosen))
     frame = frame.with_columns(question_type=pl.col("question_type_norm").fill_null("other"))
     keys = ["run_id", "judge"] + (["question_type"] if by else [])
-    return to_backend(_rate_table(_item_rates(frame, keys), keys), backend)
+    return _rate_table(_item_rates(frame, keys), keys)
 
 
+@overload
+def judge_error_rates(
+    runs: Any, *, judge: str | None = ..., by: str | None = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def judge_error_rates(
+    runs: Any, *, judge: str | None = ..., by: str | None = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def judge_error_rates(
     runs: Any, *, judge: str | None = None, by: str | None = None, backend: Backend = "pandas"
-) -> Any:
+) -> pd.DataFrame | pl.DataFrame:
     """Per judge and kind of audit set: the accept rate on known-wrong sets (false-positive rate) and on
     known-correct sets (sensitivity; its complement the false-negative rate), percent, Wilson intervals.
 
@@ -294,6 +322,11 @@ def judge_error_rates(
     (questions), ``accept_rate, ci_low, ci_high, error_rate`` (false-positive rate for a wrong set,
     false-negative rate for a correct one); ``question_type`` after ``kind`` with ``by="question_type"``.
     """
+    return to_backend(judge_error_rates_frame(runs, judge=judge, by=by), backend)
+
+
+def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | None = None) -> pl.DataFrame:
+    """``judge_error_rates`` in polars."""
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     runset, frame = _judgments_of(runs)
@@ -316,14 +349,11 @@ def judge_error_rates(
     table = table.join(runs, on=keys, how="left").select(
         *keys, "runs", "n", "accept_rate", "ci_low", "ci_high"
     )
-    return to_backend(
-        table.with_columns(
-            error_rate=pl.when(pl.col("kind") == "wrong")
-            .then(pl.col("accept_rate"))
-            .otherwise(100 - pl.col("accept_rate"))
-        ).sort("judge", "kind", "generator"),
-        backend,
-    )
+    return table.with_columns(
+        error_rate=pl.when(pl.col("kind") == "wrong")
+        .then(pl.col("accept_rate"))
+        .otherwise(100 - pl.col("accept_rate"))
+    ).sort("judge", "kind", "generator")
 
 
 def audit_correction(
@@ -380,6 +410,14 @@ def _weighted_share(hit: list[float], w: list[float]) -> tuple[float, float]:
     return sum(h * x for h, x in zip(hit, w, strict=True)) / total, total * total / sum(x * x for x in w)
 
 
+@overload
+def judge_vs_human(
+    data: Any, *, human: str = ..., judges: Sequence[str] | None = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def judge_vs_human(
+    data: Any, *, human: str = ..., judges: Sequence[str] | None = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def judge_vs_human(
     data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -390,6 +428,13 @@ def judge_vs_human(
     (weighted by the labels' sampling weights, Wilson intervals on Kish's effective sample size; proportions),
     ``agreement, cohen_kappa, gwet_ac1`` (unweighted, on the same answers).
     """
+    return to_backend(judge_vs_human_frame(data, human=human, judges=judges), backend)
+
+
+def judge_vs_human_frame(
+    data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """``judge_vs_human`` in polars."""
     runset = load_runs(data) if as_polars(data) is None else None
     frame = as_polars(data)
     if frame is None:
@@ -461,9 +506,27 @@ def judge_vs_human(
             "gwet_ac1",
         )
     }
-    return to_backend(pl.DataFrame(rows, schema=schema), backend)
+    return pl.DataFrame(rows, schema=schema)
 
 
+@overload
+def corrected_accuracy_table(
+    data: Any,
+    *,
+    human: str = ...,
+    audit: Any = ...,
+    judges: Sequence[str] | None = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def corrected_accuracy_table(
+    data: Any,
+    *,
+    human: str = ...,
+    audit: Any = ...,
+    judges: Sequence[str] | None = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def corrected_accuracy_table(
     data: Any,
     *,
@@ -479,15 +542,21 @@ def corrected_accuracy_table(
     Columns (percent): ``run_id, provider, judge, scored, accuracy, ci_low, ci_high, corrected,
     corrected_low, corrected_high, source``.
     """
+    return to_backend(corrected_accuracy_table_frame(data, human=human, audit=audit, judges=judges), backend)
+
+
+def corrected_accuracy_table_frame(
+    data: Any, *, human: str = HUMAN, audit: Any = None, judges: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """``corrected_accuracy_table`` in polars."""
     runset = load_runs(data)
     frame = judgments_frame(runset)
-    versus = judge_vs_human(frame, human=human, backend="polars")
-    assert isinstance(versus, pl.DataFrame)
+    versus = judge_vs_human_frame(frame, human=human)
     rates = None
     if audit is not None:
         rates = as_polars(audit)
         if rates is None:
-            rates = judge_error_rates(audit, backend="polars")
+            rates = judge_error_rates_frame(audit)
     acc = (
         frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
         .group_by("run_id", "judge", maintain_order=True)
@@ -540,7 +609,7 @@ def corrected_accuracy_table(
         c: pl.Float64
         for c in ("accuracy", "ci_low", "ci_high", "corrected", "corrected_low", "corrected_high")
     }
-    return to_backend(pl.DataFrame(rows, schema=schema | {"source": pl.Utf8}), backend)
+    return pl.DataFrame(rows, schema=schema | {"source": pl.Utf8})
 
 
 # --- the prompt sweep -------------------------------------------------------------------------------------
@@ -554,6 +623,10 @@ def split_judge_name(judge: str) -> tuple[str, str]:
     return (m.group("model"), m.group("prompt")) if m else (judge, "standard")
 
 
+@overload
+def prompt_sweep(data: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def prompt_sweep(data: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
 def prompt_sweep(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
     """How each run's accuracy and the runs' ranking move with the judge prompt.
 
@@ -562,6 +635,11 @@ def prompt_sweep(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl
     ``run_id, provider, model, judge_prompt, judge, scored, accuracy, ci_low, ci_high`` (percent, Wilson),
     ``change`` (points against the standard prompt), ``rank`` (1 = best among the runs under that judge).
     """
+    return to_backend(prompt_sweep_frame(data), backend)
+
+
+def prompt_sweep_frame(data: Any) -> pl.DataFrame:
+    """``prompt_sweep`` in polars."""
     frame = as_polars(data)
     if frame is None:
         frame = judgments_frame(load_runs(data))
@@ -622,7 +700,7 @@ def prompt_sweep(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl
             "rank",
         )
     )
-    return to_backend(table, backend)
+    return table
 
 
 def ranking_moves(sweep: Any) -> bool | None:
@@ -648,9 +726,18 @@ def _words(text: str | None) -> int:
     return len((text or "").split())
 
 
+@overload
+def answer_lengths(data: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def answer_lengths(data: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
 def answer_lengths(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
     """The answer-length distribution per run, in words: ``run_id, provider, n, mean, p25, median, p75,
     p90, max`` (answered questions only; quantiles by linear interpolation)."""
+    return to_backend(answer_lengths_frame(data), backend)
+
+
+def answer_lengths_frame(data: Any) -> pl.DataFrame:
+    """``answer_lengths`` in polars."""
     q = as_polars(data)
     if q is None:
         q = questions_frame(data)
@@ -668,7 +755,7 @@ def answer_lengths(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | 
         p90=w.quantile(0.9, "linear"),
         max=w.max().cast(pl.Float64),
     )
-    return to_backend(table, backend)
+    return table
 
 
 def ols_slope(
@@ -693,6 +780,10 @@ def ols_slope(
     return (slope, se, slope - q * se, slope + q * se)
 
 
+@overload
+def length_bias(data: Any, *, per_words: int = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def length_bias(data: Any, *, per_words: int = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
 def length_bias(
     data: Any, *, per_words: int = 10, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -700,6 +791,11 @@ def length_bias(
     answer's length in words, over every answer the judge scored (all runs pooled): ``slope`` in accuracy
     points per ``per_words`` words with its HC1-robust 95% interval. Columns: ``judge, n, mean_words,
     accuracy, slope, ci_low, ci_high`` (points, percent)."""
+    return to_backend(length_bias_frame(data, per_words=per_words), backend)
+
+
+def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
+    """``length_bias`` in polars."""
     runset = load_runs(data) if as_polars(data) is None else None
     frame = as_polars(data)
     if frame is None:
@@ -733,4 +829,4 @@ def length_bias(
     schema = {"judge": pl.Utf8, "n": pl.Int64} | {
         c: pl.Float64 for c in ("mean_words", "accuracy", "slope", "ci_low", "ci_high")
     }
-    return to_backend(pl.DataFrame(rows, schema=schema), backend)
+    return pl.DataFrame(rows, schema=schema)

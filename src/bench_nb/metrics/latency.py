@@ -16,19 +16,21 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.questions import as_questions
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.latency import memorybench_stats
 
 LATENCY_PHASES = (*PHASES, "total")
 
 
-def latency_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """Latency per phase over evaluated questions: one row per (group, phase).
+def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """``latency_stats`` in polars: latency per phase over evaluated questions, one row per (group, phase).
 
     Columns: ``phase, count, min, max, mean (JS-rounded, as MemoryBench reports it), median_memorybench,
     p95_memorybench, p99_memorybench, std_dev, p50_linear, p95_linear, mean_exact`` (the mean unrounded:
     beside min and max of a fast phase, 0.039 and 0.170, the rounded mean reads 0) plus the ``by`` columns.
     """
+    questions = as_questions(data)
     evaluated = questions.filter(pl.col("status") == "evaluated")
     rows: list[dict[str, Any]] = []
     groups = evaluated.partition_by(list(by), as_dict=True, maintain_order=True) if len(evaluated) else {}

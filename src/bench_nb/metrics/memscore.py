@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.report import format_memscore
@@ -61,8 +62,10 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
     }
 
 
-def memscore_frame(questions: pl.DataFrame) -> pl.DataFrame:
-    """One row per run: ``run_id, provider, benchmark, quality, latency_ms, context_tokens, memscore, ...``."""
+def memscore_frame(data: Any) -> pl.DataFrame:
+    """``memscore`` in polars: one row per run, ``run_id, provider, benchmark, quality, latency_ms,
+    context_tokens, memscore, ...``."""
+    questions = as_questions(data)
     rows = []
     for (run_id,), group in questions.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
         row: dict[str, Any] = {

@@ -28,13 +28,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 import polars as pl
 
 from bench_nb.errors import ComparisonError
+from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.settings import (
@@ -109,8 +110,11 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
 
 
 @dataclass(frozen=True)
-class PairedComparison:
-    """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B)."""
+class PairedComparison(Generic[FrameT]):
+    """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B).
+
+    ``by_type`` is a pandas frame (a ``PairedComparison[pd.DataFrame]``), or polars with
+    ``paired_comparison(..., backend="polars")`` (a ``PairedComparison[pl.DataFrame]``)."""
 
     run_a: str
     run_b: str
@@ -133,7 +137,7 @@ class PairedComparison:
     p_value: float
     like_for_like: bool
     warning: str
-    by_type: Any = field(default=None, repr=False)  # the same per question type (pandas or polars)
+    by_type: FrameT = field(repr=False)  # the same per question type
 
     def _repr_html_(self) -> str:
         """One row: both accuracies, the difference with its interval, the discordant pairs and the test
@@ -245,6 +249,26 @@ def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
     }
 
 
+@overload
+def paired_comparison(
+    data: Any,
+    run_a: str,
+    run_b: str,
+    *,
+    judge: str | None = ...,
+    require_like_for_like: bool = ...,
+    backend: Literal["pandas"] = ...,
+) -> PairedComparison[pd.DataFrame]: ...
+@overload
+def paired_comparison(
+    data: Any,
+    run_a: str,
+    run_b: str,
+    *,
+    judge: str | None = ...,
+    require_like_for_like: bool = ...,
+    backend: Literal["polars"],
+) -> PairedComparison[pl.DataFrame]: ...
 def paired_comparison(
     data: Any,
     run_a: str,
@@ -253,7 +277,7 @@ def paired_comparison(
     judge: str | None = None,
     require_like_for_like: bool = False,
     backend: Backend = "pandas",
-) -> PairedComparison:
+) -> PairedComparison[Any]:
     """Compare two runs question by question.
 
     Args:
@@ -266,9 +290,18 @@ def paired_comparison(
         backend: ``"pandas"`` (default) or ``"polars"`` for ``by_type``.
     """
     outcomes, settings = _outcomes(data, judge)
-    return _compare(outcomes, settings, run_a, run_b, judge, require_like_for_like, backend)
+    result: PairedComparison[Any] = _compare(outcomes, settings, run_a, run_b, judge, require_like_for_like)
+    return replace(result, by_type=to_backend(result.by_type, backend))
 
 
+@overload
+def paired_comparisons(
+    data: Any, *, judge: str | None = ..., by_type: bool = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def paired_comparisons(
+    data: Any, *, judge: str | None = ..., by_type: bool = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def paired_comparisons(
     data: Any, *, judge: str | None = None, by_type: bool = False, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -277,11 +310,16 @@ def paired_comparisons(
     With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
     overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
     """
+    return to_backend(paired_comparisons_frame(data, judge=judge, by_type=by_type), backend)
+
+
+def paired_comparisons_frame(data: Any, *, judge: str | None = None, by_type: bool = False) -> pl.DataFrame:
+    """``paired_comparisons`` in polars."""
     outcomes, settings = _outcomes(data, judge)
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
     rows: list[dict[str, Any]] = []
     for a, b in combinations(run_ids, 2):
-        result = _compare(outcomes, settings, a, b, judge, False, "polars")
+        result = _compare(outcomes, settings, a, b, judge, False)
         rows.append(result.as_dict() | {"question_type_norm": "all"})
         if by_type:
             for t in result.by_type.iter_rows(named=True):
@@ -297,7 +335,7 @@ def paired_comparisons(
             holm[i] = adj
     table = table.with_columns(pl.Series("p_value_holm", holm, dtype=pl.Float64))
     front = ["run_a", "run_b", "provider_a", "provider_b", "question_type_norm"]
-    return to_backend(table.select(*front, *[c for c in table.columns if c not in front]), backend)
+    return table.select(*front, *[c for c in table.columns if c not in front])
 
 
 _EMPTY: dict[str, Any] = {
@@ -317,8 +355,7 @@ def _compare(
     run_b: str,
     judge: str | None,
     require: bool,
-    backend: Backend,
-) -> PairedComparison:
+) -> PairedComparison[pl.DataFrame]:
     known = outcomes["run_id"].unique(maintain_order=True).to_list()
     for rid in (run_a, run_b):
         if rid not in known:
@@ -351,7 +388,7 @@ def _compare(
         n_dropped=union - len(pairs),
         like_for_like=not warning,
         warning=warning,
-        by_type=to_backend(by_type_df, backend),
+        by_type=by_type_df,
         **stats(pairs),
     )
 

@@ -12,12 +12,13 @@ recorded cost per scored question in USD (null when no question of the run has o
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
-from bench_nb.metrics.clustered import accuracy_intervals
+from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.questions import questions_frame
+from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
 
 if TYPE_CHECKING:
@@ -40,17 +41,25 @@ def dominates(b: dict[str, Any], a: dict[str, Any]) -> bool:
     return all(x >= 0 for x in better) and any(x > 0 for x in better)
 
 
+@overload
+def pareto_frontier(questions: Any, *, seed: int = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def pareto_frontier(questions: Any, *, seed: int = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
 def pareto_frontier(
     questions: Any, *, seed: int = 0, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
     ``search_ms, context_tokens, cost_usd``, ``on_frontier`` and ``dominated_by`` (the runs that dominate
     it, comma-separated); frontier runs first, then by accuracy."""
+    return to_backend(pareto_frontier_frame(questions, seed=seed), backend)
+
+
+def pareto_frontier_frame(questions: Any, *, seed: int = 0) -> pl.DataFrame:
+    """``pareto_frontier`` in polars."""
     frame = as_polars(questions)
     if frame is None:
         frame = questions_frame(questions)
-    intervals = accuracy_intervals(frame, seed=seed, backend="polars")
-    assert isinstance(intervals, pl.DataFrame)
+    intervals = accuracy_intervals_frame(frame, seed=seed)
     ms = memscore_frame(frame).select(
         "run_id", "provider", search_ms="latency_ms", context_tokens="context_tokens"
     )
@@ -72,4 +81,4 @@ def pareto_frontier(
         dominated_by=pl.Series(dominated_by, dtype=pl.Utf8),
     ).sort(["on_frontier", "accuracy"], descending=True, nulls_last=True, maintain_order=True)
     cols = ["run_id", "provider", "accuracy", "ci_low", "ci_high", "search_ms", "context_tokens", "cost_usd"]
-    return to_backend(table.select(*cols, "on_frontier", "dominated_by"), backend)
+    return table.select(*cols, "on_frontier", "dominated_by")

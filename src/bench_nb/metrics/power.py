@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from itertools import combinations
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import intraclass_correlation, outcomes
 
 if TYPE_CHECKING:
@@ -114,6 +114,14 @@ def questions_needed(
     return max(1, math.ceil(n - 1e-9))
 
 
+@overload
+def detectable_differences(
+    questions: Any, *, alpha: float = ..., power: float = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def detectable_differences(
+    questions: Any, *, alpha: float = ..., power: float = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def detectable_differences(
     questions: Any, *, alpha: float = 0.05, power: float = 0.8, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -127,6 +135,11 @@ def detectable_differences(
     questions: what an unclustered formula promises), ``mde`` (two runs on independent samples, clustered)
     and ``mde_paired`` (both runs on the same questions, clustered): proportions.
     """
+    return to_backend(detectable_differences_frame(questions, alpha=alpha, power=power), backend)
+
+
+def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: float = 0.8) -> pl.DataFrame:
+    """``detectable_differences`` in polars."""
     data = outcomes(questions, "question_type")
     parts = [("all", data)] + [(str(k[0]), p) for k, p in data.group_by("question_type", maintain_order=True)]
     rows = [_detectable(name, part, alpha, power) for name, part in parts]
@@ -143,7 +156,7 @@ def detectable_differences(
         ),
         pl.Float64,
     )
-    return to_backend(pl.DataFrame(rows, schema=schema), backend)
+    return pl.DataFrame(rows, schema=schema)
 
 
 def _mean(values: list[float]) -> float:

@@ -10,12 +10,12 @@ group's leader at ``alpha``. Definitions: docs/statistics.md ("Rank intervals").
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.questions import Backend, to_backend
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import RESAMPLES, bootstrap_weights, cluster_sums, expanded_alpha, outcomes
 from bench_nb.metrics.clustered_paired import clustered_paired_test
 
@@ -53,6 +53,26 @@ def _distinguishable(data: pl.DataFrame, leader: str, run: str, alpha: float) ->
     return not math.isnan(p) and p < alpha
 
 
+@overload
+def rank_intervals(
+    questions: Any,
+    seed: int = ...,
+    *,
+    by: str | None = ...,
+    alpha: float = ...,
+    resamples: int = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def rank_intervals(
+    questions: Any,
+    seed: int = ...,
+    *,
+    by: str | None = ...,
+    alpha: float = ...,
+    resamples: int = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
 def rank_intervals(
     questions: Any,
     seed: int = 0,
@@ -69,6 +89,13 @@ def rank_intervals(
     ties share the better rank), ``rank_low``, ``rank_high`` and ``group`` (1 = the best group); rows in rank
     order. Takes what ``accuracy_intervals`` takes (fractional scores too).
     """
+    return to_backend(rank_intervals_frame(questions, seed, by=by, alpha=alpha, resamples=resamples), backend)
+
+
+def rank_intervals_frame(
+    questions: Any, seed: int = 0, *, by: str | None = None, alpha: float = 0.05, resamples: int = RESAMPLES
+) -> pl.DataFrame:
+    """``rank_intervals`` in polars."""
     data = outcomes(questions, by)
     keys = [] if by is None else ["question_type"]
     parts = [((), data)] if by is None else list(data.group_by(keys, maintain_order=True))
@@ -117,4 +144,4 @@ def rank_intervals(
         }
     )
     frame = pl.DataFrame(rows, schema=schema).sort([*keys, "rank"], maintain_order=True)
-    return to_backend(frame, backend)
+    return frame

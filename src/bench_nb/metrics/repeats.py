@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
-from bench_nb.frames.questions import Backend, as_polars, questions_frame, to_backend
+from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.questions import questions_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,6 +95,12 @@ def variance_components(accuracies: list[list[float]]) -> tuple[float, float, fl
     return (answer, ms_within, answer + ms_within)
 
 
+@overload
+def repeat_variance(
+    questions: Any, judgments: Any = ..., *, backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def repeat_variance(questions: Any, judgments: Any = ..., *, backend: Literal["polars"]) -> pl.DataFrame: ...
 def repeat_variance(
     questions: Any, judgments: Any = None, *, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -110,6 +117,11 @@ def repeat_variance(
     ``variance_components`` for what a single run or a single replicate leaves unknown), ``judge_share``
     (σ²_judge / total); proportions, not percent.
     """
+    return to_backend(repeat_variance_frame(questions, judgments), backend)
+
+
+def repeat_variance_frame(questions: Any, judgments: Any = None) -> pl.DataFrame:
+    """``repeat_variance`` in polars."""
     q = _frame(questions)
     groups = repeat_groups(q)
     jframe = None if judgments is None else _frame(judgments)
@@ -150,7 +162,7 @@ def repeat_variance(
     } | dict.fromkeys(
         ("accuracy_mean", "accuracy_sd", "var_answer", "var_judge", "var_total", "judge_share"), pl.Float64
     )
-    return to_backend(pl.DataFrame(rows, schema=schema), backend)
+    return pl.DataFrame(rows, schema=schema)
 
 
 def pool_repeats(questions: Any) -> pl.DataFrame:
@@ -173,11 +185,24 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
     )
 
 
+@overload
+def pooled_paired_comparisons(
+    questions: Any, *, by: str | None = ..., seed: int = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def pooled_paired_comparisons(
+    questions: Any, *, by: str | None = ..., seed: int = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def pooled_paired_comparisons(
     questions: Any, *, by: str | None = None, seed: int = 0, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """The clustered paired comparisons between groups of repeated runs, each group pooled: a question's
     score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``)."""
-    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons
+    return to_backend(pooled_paired_comparisons_frame(questions, by=by, seed=seed), backend)
 
-    return clustered_paired_comparisons(pool_repeats(questions), by=by, seed=seed, backend=backend)
+
+def pooled_paired_comparisons_frame(questions: Any, *, by: str | None = None, seed: int = 0) -> pl.DataFrame:
+    """``pooled_paired_comparisons`` in polars."""
+    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame
+
+    return clustered_paired_comparisons_frame(pool_repeats(questions), by=by, seed=seed)

@@ -10,12 +10,12 @@ majority vote. Definitions in docs/statistics.md.
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
-from bench_nb.frames.questions import Backend, as_polars, to_backend
 from bench_nb.taxonomy import NORM_TYPES
 
 if TYPE_CHECKING:
@@ -32,6 +32,14 @@ COLUMNS = (
 )
 
 
+@overload
+def replicate_summary(
+    runs: Any, by: Literal["question_type"] | None = ..., *, backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def replicate_summary(
+    runs: Any, by: Literal["question_type"] | None = ..., *, backend: Literal["polars"]
+) -> pl.DataFrame: ...
 def replicate_summary(
     runs: Any, by: Literal["question_type"] | None = None, *, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
@@ -50,13 +58,13 @@ def replicate_summary(
         ``accuracy_sd_sample`` (both SDs null with one replicate), ``majority_accuracy``, ``replicate_accuracies`` (a
         list in replicate order); accuracies and standard deviations in percent (points).
     """
+    return to_backend(replicate_summary_frame(runs, by), backend)
+
+
+def replicate_summary_frame(runs: Any, by: Literal["question_type"] | None = None) -> pl.DataFrame:
+    """``replicate_summary`` in polars."""
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
-    return to_backend(replicate_frame(runs, by), backend)
-
-
-def replicate_frame(runs: Any, by: str | None = None) -> pl.DataFrame:
-    """``replicate_summary`` as a polars frame."""
     frame = as_polars(runs)
     if frame is None:
         frame = judgments_frame(runs)

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.questions import as_questions
 from bench_nb.runformat.rounding import js_sum
 
 RETRIEVAL_FIELDS = ("hit_at_k", "precision_at_k", "recall_at_k", "f1_at_k", "mrr", "ndcg")
@@ -32,8 +33,10 @@ def _level(levels: list[str | None]) -> str:
     return known.pop() if len(known) == 1 else "mixed"
 
 
-def retrieval_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """One row per group: ``evaluated``, ``with_metrics``, ``level``, the six means, ``k_min``/``k_max``."""
+def retrieval_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """``retrieval_summary`` in polars: one row per group, ``evaluated``, ``with_metrics``, ``level``, the six
+    means, ``k_min``/``k_max``."""
+    questions = as_questions(data)
     keys = list(by)
     ev = questions.filter(pl.col("status") == "evaluated")
     rows: list[dict[str, Any]] = []

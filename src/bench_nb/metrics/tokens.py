@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.questions import as_questions
 
-def tokens_frame(questions: pl.DataFrame, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """Per group over evaluated questions: totals, means, p50/p95 of context tokens, and coverage.
+
+def token_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """``token_summary`` in polars, per group over evaluated questions: totals, means, p50/p95 of context tokens, and coverage.
 
     ``with_tokens`` counts the questions that carry ``prompt_tokens`` (runs made before MemoryBench recorded
     tokens carry none, nor do other harnesses' files); means are over those questions only, and a total is
     null when no question records it.
     """
-    ev = questions.filter(pl.col("status") == "evaluated")
+    ev = as_questions(data).filter(pl.col("status") == "evaluated")
 
     def total(col: str) -> pl.Expr:  # null, not 0, when no question records it
         return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum())

@@ -142,15 +142,13 @@ def report_summary(questions: Any, *, title: str = "") -> None:
 
     Displays nothing visible: the report builder reads it from the executed notebook and removes it.
     """
-    import polars as pl
     from IPython.display import display
 
-    from bench_nb.metrics import memscore
+    from bench_nb.metrics.memscore import memscore_frame
 
     runs = []
     if questions is not None:
-        scores = memscore(questions, backend="polars")
-        assert isinstance(scores, pl.DataFrame)
+        scores = memscore_frame(questions)
         runs = [
             {
                 "run_id": r["run_id"],

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from bench_nb.roi.frames import roi_runs_df
+from bench_nb.roi.frames import roi_runs_frame
 from bench_nb.roi.probers import MODE_NOTES
 from bench_nb.roi.store import RoiStore
 from bench_nb.roi.summary import RoiStatus, roi_status
@@ -86,8 +86,7 @@ def chart_svg(chart: alt.Chart) -> str:
 def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
     """The tile for ``owner`` as an HTML fragment (only ``owner``'s runs are read)."""
     status = roi_status(owner, db)
-    runs = roi_runs_df(owner, db, backend="polars")
-    assert isinstance(runs, pl.DataFrame)
+    runs = roi_runs_frame(owner, db)
     esc = html.escape
     parts = [
         f'<section class="bench-nb-roi-tile" style="{_STYLE}">',

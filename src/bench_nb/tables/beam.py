@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from bench_nb.metrics import as_questions, beam_scores
+from bench_nb.metrics import as_questions
 from bench_nb.tables.html import Cell, Table, render
 from bench_nb.taxonomy import is_beam
 
@@ -57,12 +57,10 @@ def table_beam(data: Any, *, resamples: int = 2000, seed: int = 0) -> Table:
         )
         return Table(q.head(0), html)
     from bench_nb.charts.labels import run_labels
+    from bench_nb.metrics.beam import beam_scores_frame  # numpy: only for BEAM runs
 
     labels = run_labels(q)
-    frames = [
-        beam_scores(q, reading, resamples=resamples, seed=seed, backend="polars")
-        for reading in PARTIAL_CREDITS
-    ]
+    frames = [beam_scores_frame(q, reading, resamples=resamples, seed=seed) for reading in PARTIAL_CREDITS]
     both = pl.concat(frames)
     runs = both["run_id"].unique(maintain_order=True).to_list()
     headers = ["ability", "normalised type"]

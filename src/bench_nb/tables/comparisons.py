@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
-from bench_nb.frames.judgments import disputed_questions, retrieved_texts
+from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts
 from bench_nb.runformat.settings import check_like_for_like
 from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
 from bench_nb.text import one_line, short_hashes
+
+if TYPE_CHECKING:
+    from bench_nb.metrics.agreement import JudgeAgreement
 
 
 def like_for_like_warnings(runs: Any) -> list[str]:
@@ -22,10 +23,9 @@ def like_for_like_warnings(runs: Any) -> list[str]:
 
 def table_paired(runs: Any, *, judge: str | None = None) -> Table:
     """McNemar's paired test for every pair of runs on the questions both scored, Holm-adjusted."""
-    from bench_nb.metrics.paired import paired_comparisons
+    from bench_nb.metrics.paired import paired_comparisons_frame
 
-    pairs = paired_comparisons(runs, judge=judge, backend="polars")
-    assert isinstance(pairs, pl.DataFrame)
+    pairs = paired_comparisons_frame(runs, judge=judge)
     rows = []
     warnings = []
     for r in pairs.iter_rows(named=True):
@@ -77,9 +77,9 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
     return Table(pairs, html, tuple(warnings))
 
 
-def table_agreement(agreement: Any) -> Table:
+def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
     """A ``JudgeAgreement`` as two tables: the overall statistics and each pair of judges."""
-    summary = agreement.summary(backend="polars")
+    summary = agreement.summary_frame()
     srows = [
         [
             r["statistic"].replace("_", " "),
@@ -89,7 +89,7 @@ def table_agreement(agreement: Any) -> Table:
         ]
         for r in summary.iter_rows(named=True)
     ]
-    pw = agreement.table("pairwise", "polars")
+    pw = agreement.frames["pairwise"]
     prows = [
         [
             f"{r['judge_a']} × {r['judge_b']}",
@@ -118,8 +118,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
     ``runs``: the loaded ``RunSet`` behind a judgments frame (as ``disputed_questions`` takes it).
     """
 
-    disputed = disputed_questions(data, n_hits=n_hits, runs=runs, backend="polars")
-    assert isinstance(disputed, pl.DataFrame)
+    disputed = disputed_questions_frame(data, n_hits=n_hits, runs=runs)
     total = len(disputed)
     shown = disputed.head(limit)
     by_run = {run.run_id: run for run in runs} if runs is not None else {}

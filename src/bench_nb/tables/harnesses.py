@@ -16,8 +16,11 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics.errata import answer_key_ceiling, errata_verdicts
-from bench_nb.metrics.replicates import replicate_frame
+from bench_nb.metrics.errata import (
+    answer_key_ceiling_frame,
+    errata_verdicts_frame,
+)
+from bench_nb.metrics.replicates import replicate_summary_frame
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import Cell, Table, render
 from bench_nb.taxonomy import NORM_TYPES
@@ -145,10 +148,10 @@ def _pp(x: float | None) -> str:
 def table_replicates(runs: Any) -> Table | None:
     """Per run (and per question type): each replicate's accuracy, their mean, population and sample SD and
     the majority vote; None when no run has more than one replicate."""
-    overall = replicate_frame(runs)
+    overall = replicate_summary_frame(runs)
     if overall.is_empty() or max(overall["replicates"].fill_null(1).to_list()) < 2:
         return None
-    per_type = replicate_frame(runs, "question_type")
+    per_type = replicate_summary_frame(runs, "question_type")
     rows: list[list[object]] = []
     for r in overall.iter_rows(named=True):
         types = per_type.filter(pl.col("run_id") == r["run_id"])
@@ -198,9 +201,8 @@ def table_answer_key(errata: Any, runs: Any) -> Table:
 
     errata = as_errata(errata)
     loaded = _runs(runs)
-    overall = answer_key_ceiling(errata, loaded, backend="polars")
-    per_type = answer_key_ceiling(errata, loaded, by="question_type", backend="polars")
-    assert isinstance(overall, pl.DataFrame) and isinstance(per_type, pl.DataFrame)
+    overall = answer_key_ceiling_frame(errata, loaded)
+    per_type = answer_key_ceiling_frame(errata, loaded, by="question_type")
     types = sorted(
         per_type["question_type"].unique().to_list(),
         key=lambda t: NORM_TYPES.index(t) if t in NORM_TYPES else 99,
@@ -228,8 +230,7 @@ def table_answer_key(errata: Any, runs: Any) -> Table:
     ceiling_row += [Cell(_pp(ceilings[t]), "num") for t in types]
     ceiling_row += ["", ""]
     rows.append(ceiling_row)
-    verdicts = errata_verdicts(errata, loaded, backend="polars")
-    assert isinstance(verdicts, pl.DataFrame)
+    verdicts = errata_verdicts_frame(errata, loaded)
     for r in overall.iter_rows(named=True):
         rid = r["run_id"]
         parts = per_type.filter(pl.col("run_id") == rid)

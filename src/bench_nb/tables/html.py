@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from bench_nb.frames.questions import is_pandas_frame, to_backend
+from bench_nb.frames.backend import is_pandas_frame, to_backend
 from bench_nb.text import STYLE as STYLE
 from bench_nb.text import Cell as Cell
 from bench_nb.text import cell as cell

@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.questions import as_polars
+from bench_nb.frames.backend import as_polars
 from bench_nb.tables.html import STYLE, Cell, Table, esc, missing, num, render
 
 # An audit's false-positive rate (percent) above which a judge is not to be believed on that kind of answer.

@@ -7,7 +7,9 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics import accuracy, accuracy_by_type, as_questions, memscore
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.accuracy import accuracy_by_type_frame, accuracy_frame
+from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.tables.bands import accuracy_band, latency_band
 from bench_nb.tables.html import STYLE, Table, esc, pct
 
@@ -44,11 +46,9 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
     run's overall accuracy (types with fewer than ``min_n`` scored questions are skipped), weakest first,
     at most ``top``; then slow search and failed or unscored questions."""
     q = as_questions(data)
-    overall = accuracy(q, backend="polars")
-    by_type = accuracy_by_type(q, backend="polars")
-    scores = memscore(q, backend="polars")
-    assert isinstance(overall, pl.DataFrame) and isinstance(by_type, pl.DataFrame)
-    assert isinstance(scores, pl.DataFrame)
+    overall = accuracy_frame(q)
+    by_type = accuracy_by_type_frame(q)
+    scores = memscore_frame(q)
     out: list[Reading] = []
     base = {r["run_id"]: r["accuracy"] for r in overall.iter_rows(named=True)}
     for r in scores.iter_rows(named=True):

@@ -8,14 +8,13 @@ from typing import Any
 import polars as pl
 
 from bench_nb.metrics import (
-    accuracy_by_type,
     as_questions,
-    latency_stats,
-    memscore,
-    retrieval_summary,
-    success_rate,
-    token_summary,
 )
+from bench_nb.metrics.accuracy import accuracy_by_type_frame, success_rate_frame
+from bench_nb.metrics.latency import latency_stats_frame
+from bench_nb.metrics.memscore import memscore_frame
+from bench_nb.metrics.retrieval import retrieval_summary_frame
+from bench_nb.metrics.tokens import token_summary_frame
 from bench_nb.tables.bands import accuracy_band, latency_band
 from bench_nb.tables.html import Cell, Table, band_badge, interval, num, pct, render
 
@@ -59,8 +58,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     q = as_questions(data)
     labels = _labels(q)
     nothing = retrieved_nothing(q)
-    ms = memscore(q, backend="polars")
-    assert isinstance(ms, pl.DataFrame)
+    ms = memscore_frame(q)
     ms = ms.sort("accuracy", descending=True, nulls_last=True)
     rows = []
     for r in ms.iter_rows(named=True):
@@ -133,8 +131,7 @@ def table_success(data: Any) -> Table:
     """Success rate per run (evaluated / target) with failed, in-progress, pending and unscored counts."""
     q = as_questions(data)
     labels = _labels(q)
-    sr = success_rate(q, backend="polars")
-    assert isinstance(sr, pl.DataFrame)
+    sr = success_rate_frame(q)
     rows = [
         [
             labels.get(r["run_id"], r["run_id"]),
@@ -171,8 +168,7 @@ def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
     """Accuracy per question type (rows) and run (columns), each with its 95% interval, n and band."""
     q = as_questions(data)
     labels = _labels(q)
-    acc = accuracy_by_type(q, raw=raw, backend="polars")
-    assert isinstance(acc, pl.DataFrame)
+    acc = accuracy_by_type_frame(q, raw=raw)
     type_col = "question_type" if raw else "question_type_norm"
     types = [t for t in acc[type_col].unique(maintain_order=True).to_list()]
     runs = list(labels)
@@ -222,8 +218,7 @@ def table_latency(
     q = as_questions(data)
     labels = _labels(q)
     nothing = retrieved_nothing(q)
-    lat = latency_stats(q, backend="polars")
-    assert isinstance(lat, pl.DataFrame)
+    lat = latency_stats_frame(q)
     by_key = {(r["run_id"], r["phase"]): r for r in lat.iter_rows(named=True)}
     rows = []
     for phase in phases:
@@ -256,8 +251,7 @@ def table_tokens(data: Any) -> Table:
     cost when the runs record it (a ``cost_usd`` column)."""
     q = as_questions(data)
     labels = _labels(q)
-    tok = token_summary(q, backend="polars")
-    assert isinstance(tok, pl.DataFrame)
+    tok = token_summary_frame(q)
     has_cost = "cost_usd" in q.columns
     if has_cost:
         known = pl.col("cost_usd").is_not_null().any()
@@ -317,8 +311,7 @@ def table_retrieval(data: Any) -> Table:
     run records no level (MemoryBench computes recall, F1 and nDCG without ground truth)."""
     q = as_questions(data)
     labels = _labels(q)
-    ret = retrieval_summary(q, backend="polars")
-    assert isinstance(ret, pl.DataFrame)
+    ret = retrieval_summary_frame(q)
     rows = []
     by_level: dict[str, list[str]] = {}  # runs with metrics, by level
     none: list[str] = []  # runs without

@@ -8,12 +8,15 @@ when a table is built (they resample with numpy, which the other tables never im
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from bench_nb.metrics import as_questions
 from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render
+
+if TYPE_CHECKING:
+    from bench_nb.metrics.clustered import IntervalMethod
 
 _ALL = "all"
 
@@ -34,24 +37,17 @@ def _rank(r: dict[str, Any]) -> str:
     return f"{r['rank']} [{r['rank_low']}–{r['rank_high']}]"
 
 
-def _polars(frame: Any) -> pl.DataFrame:
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
 def _uncertainty_frame(q: pl.DataFrame, seed: int) -> pl.DataFrame:
-    from bench_nb.metrics.clustered import accuracy_intervals
-    from bench_nb.metrics.ranks import rank_intervals
+    from bench_nb.metrics.clustered import accuracy_intervals_frame
+    from bench_nb.metrics.ranks import rank_intervals_frame
 
     keys = ["run_id", "question_type"]
 
-    def both(method: str, what: str) -> pl.DataFrame:
+    def both(method: IntervalMethod, what: str) -> pl.DataFrame:
         def one(by: str | None) -> pl.DataFrame:
             if what == "ranks":
-                return _polars(rank_intervals(q, seed=seed, by=by, backend="polars"))
-            return _polars(
-                accuracy_intervals(q, method=method, by=by, seed=seed, backend="polars")  # type: ignore[arg-type]
-            )
+                return rank_intervals_frame(q, seed=seed, by=by)
+            return accuracy_intervals_frame(q, method=method, by=by, seed=seed)
 
         return pl.concat(
             [one(None).with_columns(question_type=pl.lit(_ALL)), one("question_type")], how="diagonal"
@@ -135,11 +131,10 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
 def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> Table:
     """The smallest difference of accuracy this benchmark can detect (80% power, 5% two-sided), overall and
     per question type, from its size, its haystacks and the runs' own intraclass correlation."""
-    from bench_nb.metrics.power import detectable_differences
+    from bench_nb.metrics.power import detectable_differences_frame
 
     q = as_questions(data)
-    frame = detectable_differences(q, alpha=alpha, power=power, backend="polars")
-    assert isinstance(frame, pl.DataFrame)
+    frame = detectable_differences_frame(q, alpha=alpha, power=power)
     rows = [
         [
             "overall" if r["question_type"] == _ALL else r["question_type"],
@@ -197,12 +192,11 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     """ "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
     disagree are marked."""
-    from bench_nb.metrics.clustered_paired import tell_apart
+    from bench_nb.metrics.clustered_paired import tell_apart_frame
 
     q = as_questions(data)
     labels = _labels(q)
-    frame = tell_apart(q, seed=seed, alpha=alpha, backend="polars")
-    assert isinstance(frame, pl.DataFrame)
+    frame = tell_apart_frame(q, seed=seed, alpha=alpha)
     rows = []
     for r in frame.iter_rows(named=True):
         a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
@@ -249,12 +243,11 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
 def table_pareto(data: Any, *, seed: int = 0) -> Table:
     """The Pareto frontier: accuracy (with its clustered interval), search latency, context tokens and cost
     per run; which runs are dominated and by which."""
-    from bench_nb.metrics.pareto import pareto_frontier
+    from bench_nb.metrics.pareto import pareto_frontier_frame
 
     q = as_questions(data)
     labels = _labels(q)
-    frame = pareto_frontier(q, seed=seed, backend="polars")
-    assert isinstance(frame, pl.DataFrame)
+    frame = pareto_frontier_frame(q, seed=seed)
     rows = []
     for r in frame.iter_rows(named=True):
         by = ", ".join(labels.get(x, x) for x in r["dominated_by"].split(", ") if x)
@@ -300,11 +293,11 @@ def table_repeats(data: Any, judgments: Any = None) -> Table:
     """Repeated runs and judge replicates: per group of runs with the same settings, the mean accuracy, the
     between-run standard deviation, and its split into the answer/provider part and the judge part (from
     judge replicates in ``judgments``), as standard deviations in points."""
-    from bench_nb.metrics.repeats import repeat_variance
+    from bench_nb.metrics.repeats import repeat_variance_frame
 
     q = as_questions(data)
     labels = _labels(q)
-    frame = _polars(repeat_variance(q, judgments, backend="polars"))
+    frame = repeat_variance_frame(q, judgments)
     rows = [
         [
             Cell(labels.get(r["group"], r["group"]), title=r["group"]),

@@ -20,7 +20,7 @@ import polars as pl
 from bench_nb.charts.labels import OUTCOMES, outcome_expr, run_labels
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import questions_frame
-from bench_nb.metrics import accuracy
+from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
@@ -163,8 +163,7 @@ class Explorer:
     def _summary_html(self, rows: pl.DataFrame) -> str:
         if rows.is_empty():
             return f"{STYLE}<div class='bnb-note'>No (run, question) matches these filters.</div>"
-        acc = accuracy(rows, backend="polars")
-        assert isinstance(acc, pl.DataFrame)
+        acc = accuracy_frame(rows)
         by_run = {r["run_id"]: r for r in acc.iter_rows(named=True)}
         counts = rows.group_by("run_id", "outcome").len()
         parts = [
