@@ -104,3 +104,33 @@ def test_the_recorded_type_wins_over_the_raw_label() -> None:
     assert (
         question_types("q", "billing", benchmark="custom", true_labels=True, recorded="bogus")[0] == "other"
     )
+
+
+def test_a_runs_type_columns_are_question_types_of_each_question() -> None:
+    from bench_nb.runformat.dataset import DatasetQuestion
+    from bench_nb.runformat.question_types import question_type_columns
+
+    qids = ["conv-1-q1", "conv-1-q2", "e47becba_abs", "conv-2-q9", "conv-3-q1", "conv-3-q2", "conv-3-q3"]
+    raws = ["single-hop", "single-hop", "single-hop", "temporal", "billing", "billing", "multi-hop"]
+    recorded: list[object] = [None, "temporal", None, None, "single-hop", "not-a-type", None]
+    index = {
+        "conv-3-q3": DatasetQuestion("conv-3-q3", "adversarial", "Q?", "A", "adversarial", "abstention", 5)
+    }
+    for benchmark, true_labels, idx in (
+        ("locomo", False, None),
+        ("locomo", True, index),
+        ("custom", True, None),
+    ):
+        columns = question_type_columns(
+            qids, raws, recorded, benchmark=benchmark, true_labels=true_labels, index=idx
+        )
+        one_by_one = [
+            question_types(q, r, benchmark=benchmark, true_labels=true_labels, recorded=rec, index=idx)
+            for q, r, rec in zip(qids, raws, recorded, strict=True)
+        ]
+        assert list(zip(*columns, strict=True)) == one_by_one
+    norms = columns[
+        0
+    ]  # the last benchmark's: abstention by id, recorded types win, the dataset's is not used
+    assert norms[2] == "abstention" and norms[1] == "temporal" and norms[4] == "single-hop"
+    assert norms[5] == "other"  # a recorded value that is no normalised type is ignored: "billing" is other

@@ -43,8 +43,8 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question
-from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
-from bench_nb.runformat.question_types import question_types
+from bench_nb.runformat.load import Run, RunSet, RunView, Sources, gc_paused, load_run_views
+from bench_nb.runformat.question_types import question_type_columns, question_types
 from bench_nb.runformat.settings import read_settings
 from bench_nb.runformat.view import QuestionView
 from bench_nb.taxonomy import haystack_id_of
@@ -176,17 +176,18 @@ def questions_frame(
         cached = cache_on.questions_frame_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-    runset, _ = load_run_views(runs, strict=strict)
     index = _dataset_index(dataset)
-    cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
-    for run in runset:
-        if run.checkpoint is not None:
-            _add_checkpoint_rows(cols, run, index)
-        else:
-            _add_report_rows(cols, run, index)
-    for name in ERRATA_COLUMNS:  # the row builders leave them out: apply_errata fills them
-        cols[name] = [None] * len(cols["run_id"])
-    frame = pl.DataFrame(cols, schema=QUESTION_SCHEMA)
+    # Paused collector, from decoding to the frame: the decoded questions are millions of new objects that
+    # each collection would walk again while the columns are built. They are freed (by reference counting)
+    # before it resumes, unless the caller holds them (a loaded RunSet).
+    with gc_paused():
+        runset, _ = load_run_views(runs, strict=strict)
+        parts = [
+            _checkpoint_frame(run, index) if run.checkpoint is not None else _report_frame(run, index)
+            for run in runset
+        ]
+        del runset
+    frame = pl.concat(parts) if parts else pl.DataFrame(schema=QUESTION_SCHEMA)
     if errata is not None:
         frame = apply_errata(frame, as_errata(errata))
     if cache_on is not None:
@@ -239,100 +240,179 @@ def questions_df(
     return to_backend(questions_frame(runs, dataset=dataset, strict=strict, errata=errata), backend)
 
 
-def _add_checkpoint_rows(
-    cols: dict[str, list[Any]], run: Run | RunView, index: dict[str, DatasetQuestion] | None
-) -> None:
+_NO_ERROR = "(no error message recorded)"
+
+
+def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:
+    """One run's rows, built column by column (a comprehension per column over the run's questions; what
+    every row shares is a literal; statuses are derived in polars) rather than row by row: at 100,000
+    questions the per-row appends were most of the frame's cost."""
     ck = run.checkpoint
     assert ck is not None
     run_extra = ck.benchNb or {}
-    custom_run = bool(run_extra.get("customPrompt"))
-    tokenizer_run = run_extra.get("tokenizer")
-    path = str(run.path)
-    harness = run.harness
-    fingerprint = read_settings(run).fingerprint
-    # Appending to local lists is the hot loop at 100,000 questions: bind them once.
-    a = {name: col.append for name, col in cols.items()}
-    for qid, q in ck.questions.items():
-        ph = q.phases
-        extra = q.benchNb or {}
-        norm, category, type_source = question_types(
-            qid,
-            q.questionType,
-            benchmark=ck.benchmark,
-            true_labels=run.has_true_labels,
-            recorded=extra.get("normType"),
-            index=index,
-        )
-        a["run_id"](ck.runId)
-        a["harness"](harness)
-        a["provider"](ck.provider)
-        a["benchmark"](ck.benchmark)
-        a["judge"](ck.judge)
-        a["answering_model"](ck.answeringModel)
-        a["question_id"](qid)
-        a["question"](q.question)
-        a["ground_truth"](q.groundTruth)
-        a["question_date"](q.questionDate)
-        a["container_tag"](q.containerTag)
-        a["haystack_id"](
+    qids = list(ck.questions)
+    qs: list[Question | QuestionView] = list(ck.questions.values())
+    n = len(qs)
+    ph = [q.phases for q in qs]
+    answers = [p.answer for p in ph]
+    evaluations = [p.evaluate for p in ph]
+    # Only bench_nb's runs write benchNb per question: MemoryBench's runs skip every lookup below.
+    extras: list[dict[str, Any]] | None = None
+    if any(q.benchNb for q in qs):
+        extras = [q.benchNb or {} for q in qs]
+
+    def extra(key: str) -> list[Any]:
+        return [None] * n if extras is None else [e.get(key) for e in extras]
+
+    norms, categories, sources = question_type_columns(
+        qids,
+        [q.questionType for q in qs],
+        extra("normType"),
+        benchmark=ck.benchmark,
+        true_labels=run.has_true_labels,
+        index=index,
+    )
+    haystack_run = ck.dataSourceRunId or ck.runId
+    cols: dict[str, list[Any]] = {
+        "question_id": qids,
+        "question": [q.question for q in qs],
+        "ground_truth": [q.groundTruth for q in qs],
+        "question_date": [q.questionDate for q in qs],
+        "container_tag": [q.containerTag for q in qs],
+        "haystack_id": [
             haystack_id_of(
-                qid,
-                benchmark=ck.benchmark,
-                recorded=extra.get("haystackId"),
-                container_tag=q.containerTag,
-                run_id=ck.dataSourceRunId or ck.runId,
+                qid, benchmark=ck.benchmark, recorded=rec, container_tag=q.containerTag, run_id=haystack_run
             )
-        )
-        a["question_type"](q.questionType)
-        a["question_type_norm"](norm)
-        a["true_category"](category)
-        a["type_source"](type_source)
-        status, failed_phase, error = _question_status(q)
-        total: float | None = None if run.imported is not None else 0.0  # not timed: null, never zero
-        for name in PHASES:
-            phase = getattr(ph, name)
-            a[f"{name}_status"](phase.status)
-            a[f"{name}_ms"](phase.durationMs)
-            if total is not None:
-                total += phase.durationMs or 0
-        a["total_ms"](total)
-        a["status"](status)
-        a["failed_phase"](failed_phase)
-        a["error"](error)
-        ans, ev = ph.answer, ph.evaluate
-        a["hypothesis"](ans.hypothesis)
-        evaluated = ev.status == "completed"
-        unscored = evaluated and (bool(extra.get("unscored")) or ev.score is None)
-        a["score"](ev.score if evaluated else None)
-        a["label"](ev.label)
-        a["explanation"](ev.explanation)
-        a["unscored"](unscored)
-        a["correct"]((ev.score == 1) if evaluated and not unscored else None)
-        graded = bool(extra.get("graded"))
-        a["graded"](graded)
-        published = extra.get("publishedScore") if graded and evaluated and not unscored else None
-        a["published_score"](float(published) if isinstance(published, int | float) else None)
-        a["prompt_tokens"](ans.promptTokens)
-        a["base_prompt_tokens"](ans.basePromptTokens)
-        a["context_tokens"](ans.contextTokens)
-        a["tokenizer"](extra.get("tokenizer", tokenizer_run))
-        a["report_context_tokens"](None)
-        answer_usage, judge_cost, cost = _usage(extra.get("usage"))
-        a["answer_input_tokens"](answer_usage.get("inputTokens"))
-        a["answer_output_tokens"](answer_usage.get("outputTokens"))
-        a["answer_cost_usd"](answer_usage.get("costUsd"))
-        a["judge_cost_usd"](judge_cost)
-        a["cost_usd"](cost)
-        results = ph.search.results
-        a["search_result_count"](None if results is None else len(results))
-        rm = ev.retrievalMetrics
-        for col, attr in _RETRIEVAL:
-            a[col](None if rm is None else getattr(rm, attr))
-        a["retrieval_level"](extra.get("retrievalLevel", run_extra.get("evidenceLevel")))
-        a["source"]("checkpoint")
-        a["custom_prompt"](custom_run or bool(extra.get("customPrompt")))
-        a["settings_fingerprint"](fingerprint)
-        a["run_path"](path)
+            for qid, q, rec in zip(qids, qs, extra("haystackId"), strict=True)
+        ],
+        "question_type": [q.questionType for q in qs],
+        "question_type_norm": norms,
+        "true_category": categories,
+        "type_source": sources,
+    }
+    durations = []
+    for name in PHASES:
+        phases = [getattr(p, name) for p in ph]
+        cols[f"{name}_status"] = statuses = [x.status for x in phases]
+        cols[f"{name}_ms"] = ms = [x.durationMs for x in phases]
+        durations.append(ms)
+        # a failed phase's error (only looked at when the run has a failure)
+        cols[f"_{name}_error"] = [x.error for x in phases] if "failed" in statuses else [None] * n
+    if run.imported is not None:  # not timed: null, never zero
+        cols["total_ms"] = [None] * n
+    else:  # added in phase order, from 0.0, as MemoryBench sums them
+        cols["total_ms"] = [
+            0.0 + (a or 0) + (b or 0) + (c or 0) + (d or 0) + (e or 0)
+            for a, b, c, d, e in zip(*durations, strict=True)
+        ]
+    scores = [ev.score for ev in evaluations]
+    cols.update(
+        hypothesis=[a.hypothesis for a in answers],
+        _score=scores,
+        label=[ev.label for ev in evaluations],
+        explanation=[ev.explanation for ev in evaluations],
+        _extra_unscored=[bool(u) for u in extra("unscored")],
+        graded=[bool(g) for g in extra("graded")],
+        prompt_tokens=[a.promptTokens for a in answers],
+        base_prompt_tokens=[a.basePromptTokens for a in answers],
+        context_tokens=[a.contextTokens for a in answers],
+        search_result_count=[None if r is None else len(r) for r in (p.search.results for p in ph)],
+        custom_prompt=[bool(c) for c in extra("customPrompt")],
+    )
+    if extras is None:
+        cols["published_score"] = [None] * n
+        cols["tokenizer"] = [run_extra.get("tokenizer")] * n
+        cols["retrieval_level"] = [run_extra.get("evidenceLevel")] * n
+        usage: list[tuple[dict[str, Any], float | None, float | None]] = [({}, None, None)] * n
+    else:
+        cols["published_score"] = [
+            _published(e, ev.status == "completed", score)
+            for e, ev, score in zip(extras, evaluations, scores, strict=True)
+        ]
+        cols["tokenizer"] = [e.get("tokenizer", run_extra.get("tokenizer")) for e in extras]
+        cols["retrieval_level"] = [e.get("retrievalLevel", run_extra.get("evidenceLevel")) for e in extras]
+        usage = [_usage(e.get("usage")) for e in extras]
+    cols["answer_input_tokens"] = [u[0].get("inputTokens") for u in usage]
+    cols["answer_output_tokens"] = [u[0].get("outputTokens") for u in usage]
+    cols["answer_cost_usd"] = [u[0].get("costUsd") for u in usage]
+    cols["judge_cost_usd"] = [u[1] for u in usage]
+    cols["cost_usd"] = [u[2] for u in usage]
+    metrics = [ev.retrievalMetrics for ev in evaluations]
+    for col, attr in _RETRIEVAL:
+        cols[col] = [None if rm is None else getattr(rm, attr) for rm in metrics]
+    schema = {c: _PRIVATE_SCHEMA.get(c) or QUESTION_SCHEMA[c] for c in cols}
+    frame = pl.DataFrame(cols, schema=schema)
+    status = {p: pl.col(f"{p}_status") for p in PHASES}
+    failed_phase = pl.coalesce(
+        [pl.when(status[p] == "failed").then(pl.lit(p)) for p in PHASES] + [pl.lit(None, pl.Utf8)]
+    )
+    errors = [pl.col(f"_{p}_error") for p in PHASES]
+    error = pl.coalesce(
+        [
+            pl.when(status[p] == "failed").then(
+                pl.when(e.is_null() | (e == "")).then(pl.lit(_NO_ERROR)).otherwise(e)
+            )
+            for p, e in zip(PHASES, errors, strict=True)
+        ]
+        + [pl.lit(None, pl.Utf8)]
+    )
+    evaluated = status["evaluate"] == "completed"
+    score = pl.col("_score")
+    unscored = evaluated & (pl.col("_extra_unscored") | score.is_null())
+    constants: dict[str, Any] = {
+        "run_id": ck.runId,
+        "harness": run.harness,
+        "provider": ck.provider,
+        "benchmark": ck.benchmark,
+        "judge": ck.judge,
+        "answering_model": ck.answeringModel,
+        "report_context_tokens": None,
+        "source": "checkpoint",
+        "settings_fingerprint": read_settings(run).fingerprint,
+        "run_path": str(run.path),
+        **dict.fromkeys(ERRATA_COLUMNS),
+    }
+    derived = {
+        "status": pl.when(failed_phase.is_not_null())
+        .then(pl.lit("failed"))
+        .when(evaluated)
+        .then(pl.lit("evaluated"))
+        .when(pl.any_horizontal([s != "pending" for s in status.values()]))
+        .then(pl.lit("in_progress"))
+        .otherwise(pl.lit("pending")),
+        "failed_phase": failed_phase,
+        "error": error,
+        "score": pl.when(evaluated).then(score),
+        "unscored": unscored,
+        "correct": pl.when(evaluated & ~unscored).then(score == 1),
+        "custom_prompt": pl.lit(bool(run_extra.get("customPrompt"))) | pl.col("custom_prompt"),
+    }
+    return frame.select(
+        [
+            pl.lit(constants[c], dtype).alias(c)
+            if c in constants
+            else derived[c].cast(dtype).alias(c)
+            if c in derived
+            else pl.col(c)
+            for c, dtype in QUESTION_SCHEMA.items()
+        ]
+    )
+
+
+# The checkpoint frame's working columns, dropped once the public ones are derived from them.
+_PRIVATE_SCHEMA: dict[str, Any] = {
+    **{f"_{p}_error": _STR for p in PHASES},
+    "_score": _FLT,
+    "_extra_unscored": _BOOL,
+}
+
+
+def _published(extra: dict[str, Any], evaluated: bool, score: float | None) -> float | None:
+    """``published_score``: a graded answer's score as the benchmark's official code reads it."""
+    if not (extra.get("graded") and evaluated and not extra.get("unscored") and score is not None):
+        return None
+    published = extra.get("publishedScore")
+    return float(published) if isinstance(published, int | float) else None
 
 
 def _usage(usage: Any) -> tuple[dict[str, Any], float | None, float | None]:
@@ -362,22 +442,9 @@ def _sum_known(values: list[float | None]) -> float | None:
     return total
 
 
-def _question_status(q: Question | QuestionView) -> tuple[str, str | None, str | None]:
-    ph = q.phases
-    for name in PHASES:
-        phase = getattr(ph, name)
-        if phase.status == "failed":
-            return "failed", name, phase.error or "(no error message recorded)"
-    if ph.evaluate.status == "completed":
-        return "evaluated", None, None
-    if any(getattr(ph, name).status != "pending" for name in PHASES):
-        return "in_progress", None, None
-    return "pending", None, None
-
-
-def _add_report_rows(
-    cols: dict[str, list[Any]], run: Run | RunView, index: dict[str, DatasetQuestion] | None
-) -> None:
+def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:
+    """The rows of a run that has only its report.json (no per-question phases or tokens)."""
+    cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
     rep = run.report or {}
     benchmark = str(rep.get("benchmark", ""))
     fingerprint = read_settings(run).fingerprint
@@ -434,6 +501,9 @@ def _add_report_rows(
             row[col] = rm.get(attr)
         for name, value in row.items():
             cols[name].append(value)
+    for name in ERRATA_COLUMNS:  # apply_errata fills them
+        cols[name] = [None] * len(cols["run_id"])
+    return pl.DataFrame(cols, schema=QUESTION_SCHEMA)
 
 
 def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) -> pl.DataFrame:

@@ -330,10 +330,12 @@ def _integrity_problems(
                     question_id=twice[0],
                 )
             )
-    by_record: dict[str, list[str]] = {}
-    for key, q in ck.questions.items():
-        by_record.setdefault(q.questionId or key, []).append(key)
-    shared = {qid: keys for qid, keys in by_record.items() if len(keys) > 1}
+    shared: dict[str, list[str]] = {}
+    if len({q.questionId or key for key, q in ck.questions.items()}) < n:  # some entries share a questionId
+        by_record: dict[str, list[str]] = {}
+        for key, q in ck.questions.items():
+            by_record.setdefault(q.questionId or key, []).append(key)
+        shared = {qid: keys for qid, keys in by_record.items() if len(keys) > 1}
     if shared:
         qid, keys = next(iter(shared.items()))
         problems.append(
@@ -374,8 +376,7 @@ class _QuestionPhaseNames(msgspec.Struct):
 def _result_file_problems(run_dir: Path, ck: Checkpoint | CheckpointView, *, strict: bool) -> list[Problem]:
     """Completed searches whose ``results/`` file is missing (one directory listing, no file read)."""
     try:
-        with os.scandir(run_dir / "results") as entries:
-            present = {e.name for e in entries}
+        present = set(os.listdir(run_dir / "results"))
     except (FileNotFoundError, NotADirectoryError):
         present = set()
     kept: list[str] = []  # the checkpoint still has the results

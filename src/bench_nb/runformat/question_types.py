@@ -6,6 +6,8 @@ judge grades with), so a question is reported under the type it was judged as.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bench_nb.runformat.dataset import DatasetQuestion
 from bench_nb.taxonomy import (
     LOCOMO_CATEGORIES,
@@ -57,3 +59,39 @@ def question_types(
             category = _LOCOMO_NAME_TO_CATEGORY.get(raw)
     source = "memorybench-label" if memorybench_labels and benchmark.lower() == "locomo" else "run"
     return norm, category, source
+
+
+def question_type_columns(
+    qids: Sequence[str],
+    raws: Sequence[str],
+    recorded: Sequence[object],
+    *,
+    benchmark: str,
+    true_labels: bool,
+    index: dict[str, DatasetQuestion] | None = None,
+) -> tuple[list[str], list[int | None], list[str]]:
+    """``question_types`` of a run's questions as three columns (normalised type, category, source).
+
+    Each distinct (raw label, recorded type, abstention id) is worked out once: a run has a handful of labels
+    and 100,000 questions. The question id only matters through the dataset ``index`` and LongMemEval's
+    ``_abs`` suffix, which are part of the key.
+    """
+    norms: list[str] = []
+    categories: list[int | None] = []
+    sources: list[str] = []
+    seen: dict[tuple[str, object, bool], tuple[str, int | None, str]] = {}
+    for qid, raw, rec in zip(qids, raws, recorded, strict=True):
+        types: tuple[str, int | None, str] | None
+        if index is not None and qid in index:
+            types = question_types(qid, raw, benchmark=benchmark, true_labels=true_labels, index=index)
+        else:
+            key = (raw, rec if isinstance(rec, str) else None, qid.endswith("_abs"))
+            types = seen.get(key)
+            if types is None:
+                types = seen[key] = question_types(
+                    qid, raw, benchmark=benchmark, true_labels=true_labels, recorded=rec
+                )
+        norms.append(types[0])
+        categories.append(types[1])
+        sources.append(types[2])
+    return norms, categories, sources

@@ -18,7 +18,10 @@ import msgspec
 from bench_nb.runformat.format import DECODE_COUNTS, PhaseStatus, RetrievalMetrics, RunStatus, absent
 
 
-class _View(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+# gc=False: the collector does not track these (msgspec's documented option for structs that never form a
+# reference cycle, which structs decoded from JSON cannot). A 100,000-question run is half a million of
+# them, which every collection would otherwise walk while the frames are built.
+class _View(msgspec.Struct, kw_only=True, forbid_unknown_fields=False, gc=False):
     pass
 
 
