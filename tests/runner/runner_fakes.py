@@ -306,6 +306,47 @@ class UnsureJudge(ContainsJudge):
         return super().judge(question, hypothesis)
 
 
+# -- what a subprocess run did: its call log, and what its run directory durably holds ----------------------
+
+
+def call_log(path: Path) -> list[dict[str, str]]:
+    """The calls logged to ``path`` ($BENCH_NB_TEST_CALL_LOG), oldest first."""
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def completed_phases(run_dir: Path) -> set[tuple[str, str]]:
+    """The (question id, phase) pairs the run directory records complete (checkpoint + journal replayed)."""
+    from bench_nb.runformat.format import PHASES
+    from bench_nb.runformat.load import read_run
+
+    if not (run_dir / "checkpoint.json").is_file():
+        return set()
+    ck = read_run(run_dir, strict=True).checkpoint
+    assert ck is not None
+    return {
+        (qid, phase)
+        for qid, q in ck.questions.items()
+        for phase in PHASES
+        if getattr(q.phases, phase).status == "completed"
+    }
+
+
+def touched(
+    call: dict[str, str], by_container: dict[str, list[str]], by_search: dict[str, str]
+) -> list[tuple[str, str]]:
+    """The (question, phase) pairs a logged call works on (``clear`` works on none: check it apart)."""
+    kind, key = call["kind"], call["key"]
+    if kind in ("ingest", "indexing"):
+        return [(qid, kind) for qid in by_container.get(key, [])]
+    if kind == "search":
+        return [(by_search[key], "search")]
+    if kind in ("answer", "evaluate"):
+        return [(key, kind)]
+    return []
+
+
 # -- a provider that brings its own prompts (used only with --allow-provider-prompts) ------------------------
 
 PROVIDER_ANSWER_PROMPT = (

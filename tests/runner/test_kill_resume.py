@@ -19,9 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from runner_fakes import call_log, completed_phases, touched
 
 from bench_nb.providers.sqlite import SqliteProvider
-from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.load import read_run
 
 HERE = Path(__file__).resolve().parent
@@ -51,39 +51,6 @@ def _command(runs: Path) -> list[str]:
     ]
 
 
-def _calls(log: Path) -> list[dict[str, str]]:
-    if not log.is_file():
-        return []
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-
-
-def _completed(run_dir: Path) -> set[tuple[str, str]]:
-    if not (run_dir / "checkpoint.json").is_file():
-        return set()
-    ck = read_run(run_dir, strict=True).checkpoint
-    assert ck is not None
-    return {
-        (qid, phase)
-        for qid, q in ck.questions.items()
-        for phase in PHASES
-        if getattr(q.phases, phase).status == "completed"
-    }
-
-
-def _touched(
-    call: dict[str, str], by_container: dict[str, list[str]], by_search: dict[str, str]
-) -> list[tuple[str, str]]:
-    """The (question, phase) pairs a logged call works on."""
-    kind, key = call["kind"], call["key"]
-    if kind in ("ingest", "indexing"):
-        return [(qid, kind) for qid in by_container.get(key, [])]
-    if kind == "search":
-        return [(by_search[key], "search")]
-    if kind in ("answer", "evaluate"):
-        return [(key, kind)]
-    return []  # clear: checked separately
-
-
 @pytest.mark.slow
 def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     # A fresh kill schedule each run (every failure message names its seed); BENCH_NB_KILL_SEED replays one.
@@ -102,8 +69,8 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     pids: list[int] = []
     kills = 0
     for attempt in range(6):
-        snapshots.append(_completed(run_dir))
-        before = len(_calls(log))
+        snapshots.append(completed_phases(run_dir))
+        before = len(call_log(log))
         wanted = rng.randint(3, 40)  # kill after this many new calls, plus a random sliver of time
         # Should this process be too slow to kill it in time (a busy machine), the run kills itself a few
         # calls later ($BENCH_NB_TEST_DIE_AFTER): the first five processes are killed either way, and three
@@ -117,7 +84,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
         )
         pids.append(proc.pid)
         deadline = time.monotonic() + 60
-        while proc.poll() is None and len(_calls(log)) - before < wanted and time.monotonic() < deadline:
+        while proc.poll() is None and len(call_log(log)) - before < wanted and time.monotonic() < deadline:
             time.sleep(0.005)
         time.sleep(rng.uniform(0, 0.03))
         if proc.poll() is None and attempt < 5:
@@ -137,12 +104,12 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     for qid, q in ck.questions.items():
         by_container.setdefault(q.containerTag, []).append(qid)
     by_search = {f"{q.containerTag}\t{q.question}": qid for qid, q in ck.questions.items()}
-    calls = _calls(log)
+    calls = call_log(log)
     # No process repeated a phase that was recorded complete when it started.
     for pid, done in zip(pids, snapshots, strict=True):
         mine = [c for c in calls if c["pid"] == pid]
         for call in mine:
-            for pair in _touched(call, by_container, by_search):
+            for pair in touched(call, by_container, by_search):
                 assert pair not in done, f"seed {seed}: {pair} ran again in process {pid} after completing"
             if call["kind"] == "clear":
                 assert not all((qid, "ingest") in done for qid in by_container[call["key"]])

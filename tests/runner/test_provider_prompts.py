@@ -89,9 +89,11 @@ def test_provider_prompts_are_used_only_when_allowed_and_the_run_is_marked(
     assert check_like_for_like([on.run_dir, on2.run_dir]) == [
         "custom prompt: on, on2 used a provider's own prompt, not graded like the others"
     ]
-    # Resuming with other prompt settings is refused.
+    # Resuming with other prompt settings is refused; not given, the run's own setting is kept.
     with pytest.raises(ComparisonError, match="prompts"):
-        _run(tmp_path, "on")
+        _run(tmp_path, "on", allow_provider_prompts=False)
+    server.reset()
+    assert _run(tmp_path, "on").status == "completed" and not server.calls
     for file in (tmp_path / "runs").rglob("*"):
         if file.is_file():
             assert LLM_KEY.encode() not in file.read_bytes(), file

@@ -3,7 +3,8 @@
 Defaults: answerer ``extractive`` (offline), judges ``contains,f1`` (``contains`` is primary: the extractive
 answerer answers with a whole sentence, which token F1 penalises; ``rubric`` for BEAM), k 10, concurrency 8 per phase. Rerunning
 with the same ``-r RUN_ID`` resumes the run; ``bench-nb run -r RUN_ID`` alone resumes it with the options it
-was started with.
+was started with. The CLI passes only what was typed: the runner reads the rest of a resumed run's settings
+from its directory (``runner.resume``), as it does for ``run_benchmark(run_id=...)`` in a notebook.
 """
 
 from __future__ import annotations
@@ -167,27 +168,29 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _settings(opts: dict[str, Any]) -> dict[str, Any]:
+    """What the user typed, as ``run_benchmark``'s options: an option not typed is None, so a new run takes
+    the default and a resumed run (``-r``) its own setting (the runner reads it from the run directory)."""
     phase = {k: int(v) for k, v in _key_values(opts["phase_concurrency"], "--phase-concurrency").items()}
     out: dict[str, Any] = {
         "dataset": opts["dataset"],
-        "answerer": opts["answerer"] or DEFAULT_ANSWERER,
-        "judges": opts["judges"] or None,  # None: the benchmark's default (rubric for BEAM)
-        "k": opts["k"] or DEFAULT_K,
+        "answerer": opts["answerer"],
+        "judges": opts["judges"] or None,  # None: the run's, or the benchmark's default (rubric for BEAM)
+        "k": opts["k"],
         "limit": opts["limit"],
         "sample_per_type": opts["per_type"],
         "concurrency": opts["concurrency"] or DEFAULT_CONCURRENCY,
         "phase_concurrency": phase,
-        "isolate_per_question": bool(opts["isolate_per_question"]),
+        "isolate_per_question": opts["isolate_per_question"],
         "fail_fast": opts["fail_fast"],
         "retry": RetryPolicy(max_attempts=opts["retries"] + 1),
         "runs_dir": opts["runs_dir"],
         "progress": opts["progress"],
-        "provider_settings": _key_values(opts["provider_setting"], "--provider-setting"),
+        "provider_settings": _key_values(opts["provider_setting"], "--provider-setting") or None,
         "indexing_timeout_s": opts["indexing_timeout"] or DEFAULT_INDEXING_TIMEOUT_S,
-        "allow_provider_prompts": opts["allow_provider_prompts"],
+        "allow_provider_prompts": opts["allow_provider_prompts"] or None,
         "sha256": opts["sha256"],
         "question_timeout_s": opts["question_timeout"] or DEFAULT_QUESTION_TIMEOUT_S,
-        "judge_replicates": opts.get("judge_replicates") or 1,
+        "judge_replicates": opts.get("judge_replicates"),
     }
     return out
 
@@ -200,20 +203,6 @@ def _benchmark(opts: dict[str, Any]) -> str | None:
     if name is None or name.lower() not in ("beam", *(f"beam-{t}" for t in ("100k", "500k", "1m", "10m"))):
         raise click.UsageError(f"--tier is BEAM's (-b beam --tier {tier}), not {name or 'no benchmark'}'s")
     return f"beam-{tier.lower()}"
-
-
-def _stored_invocation(run_dir: Path) -> dict[str, Any]:
-    """The options a bench_nb run was started with (``benchNb.invocation`` and its settings)."""
-    from bench_nb.runformat.load import read_checkpoint
-
-    ckpt, _ = read_checkpoint(run_dir / "checkpoint.json", strict=True)
-    extra = ckpt.benchNb or {}
-    inv = dict(extra.get("invocation") or {})
-    inv.setdefault("provider", ckpt.provider)
-    inv.setdefault("benchmark", ckpt.benchmark)
-    inv["k"] = extra.get("k")
-    inv["isolatePerQuestion"] = extra.get("isolatePerQuestion")
-    return inv
 
 
 def _summary_line(result: Any) -> str:
@@ -258,7 +247,11 @@ def _beam_line(run_dir: Path) -> str:
 
 @click.command()
 @click.option("-p", "--provider", help="Provider: sqlite, full-context, no-memory, ... or module:attribute.")
-@click.option("-r", "--run-id", help="Run id; an existing run with this id is resumed.")
+@click.option(
+    "-r",
+    "--run-id",
+    help="Run id; an existing run with this id is resumed with its own settings (options given must agree).",
+)
 @click.option(
     "--repeat",
     type=click.IntRange(min=1),
@@ -275,40 +268,13 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
         return
     from bench_nb.runner.run import run_benchmark
 
-    settings = _settings(opts)
     opts["benchmark"] = _benchmark(opts)
-    if (provider is None or opts["benchmark"] is None) and run_id:
-        run_dir = Path(opts["runs_dir"]) / run_id
-        if not (run_dir / "checkpoint.json").is_file():
-            raise click.UsageError(
-                f"-p and -b are needed: there is no run {run_id!r} in {opts['runs_dir']} to resume"
-            )
-        inv = _stored_invocation(run_dir)
-        provider = provider or inv.get("provider")
-        opts["benchmark"] = opts["benchmark"] or inv.get("benchmark")
-        if opts["dataset"] is None and inv.get("dataset"):
-            settings["dataset"] = Path(inv["dataset"])
-        settings["answerer"] = opts["answerer"] or inv.get("answerer", settings["answerer"])
-        settings["judges"] = opts["judges"] or ",".join(inv.get("judges") or []) or None
-        settings["k"] = opts["k"] or inv.get("k") or settings["k"]
-        settings["limit"] = opts["limit"] or inv.get("limit")
-        settings["sample_per_type"] = opts["per_type"] or inv.get("samplePerType")
-        if not opts["provider_setting"]:
-            settings["provider_settings"] = dict(inv.get("providerSettings") or {})
-        settings["allow_provider_prompts"] = opts["allow_provider_prompts"] or bool(
-            inv.get("allowProviderPrompts")
-        )
-        settings["judge_replicates"] = opts.get("judge_replicates") or inv.get("judgeReplicates") or 1
-        settings["isolate_per_question"] = bool(
-            opts["isolate_per_question"]
-            if opts["isolate_per_question"] is not None
-            else inv.get("isolatePerQuestion")
-        )
-    if provider is None or opts["benchmark"] is None:
+    if (provider is None or opts["benchmark"] is None) and not run_id:
         raise click.UsageError("give -p PROVIDER and -b BENCHMARK (or -r RUN_ID of a run to resume)")
-    result = run_benchmark(provider, opts["benchmark"], run_id=run_id, **settings)
+    # Only what was typed: the runner reads the rest of a resumed run's settings from its directory.
+    result = run_benchmark(provider, opts["benchmark"], run_id=run_id, **_settings(opts))
     click.echo(_summary_line(result))
-    if is_beam(opts["benchmark"]) and result.evaluated:
+    if is_beam(result.benchmark) and result.evaluated:
         click.echo(_beam_line(result.run_dir))
     click.echo(f"Run directory: {result.run_dir}")
     if result.failed:

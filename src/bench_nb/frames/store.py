@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+import msgspec
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
@@ -54,7 +55,7 @@ from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import Run, RunSet, Sources, find_run_paths
 from bench_nb.runformat.load import load_runs as load_run_dirs
-from bench_nb.runformat.settings import RecordedSettings, read_settings
+from bench_nb.runformat.settings import Invocation, RecordedSettings, read_settings
 from bench_nb.text import hit_text
 
 if TYPE_CHECKING:
@@ -319,7 +320,7 @@ def export_runs(
 
 def _settings_json(run: Run) -> str:
     record = {"settings": asdict(read_settings(run)), "imported": run.imported is not None}
-    return json.dumps(record, ensure_ascii=False, sort_keys=True)
+    return json.dumps(record, ensure_ascii=False, sort_keys=True, default=msgspec.to_builtins)
 
 
 def _settings_from_json(text: str) -> tuple[RecordedSettings, bool]:
@@ -327,6 +328,8 @@ def _settings_from_json(text: str) -> tuple[RecordedSettings, bool]:
     values = record["settings"]
     values["question_ids"] = tuple(values["question_ids"])
     values["judges"] = tuple(values["judges"])
+    if values.get("invocation") is not None:
+        values["invocation"] = msgspec.convert(values["invocation"], Invocation)
     return RecordedSettings(**values), bool(record["imported"])
 
 

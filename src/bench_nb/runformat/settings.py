@@ -41,6 +41,7 @@ class Invocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     samplePerType: int | None = None
     allowProviderPrompts: bool | None = None
     providerSettings: dict[str, Any] | None = None
+    judgeReplicates: int | None = None
 
 
 class BenchNbRun(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -58,6 +59,7 @@ class BenchNbRun(msgspec.Struct, kw_only=True, omit_defaults=True):
     customPrompt: bool = False
     tokenizer: str | None = None
     evidenceLevel: str | None = None
+    judgeReplicates: int | None = None
     invocation: Invocation | None = None
 
 
@@ -81,6 +83,8 @@ class RecordedSettings:
 
     ``judge`` is the primary judge (whose verdict the checkpoint holds); ``judge_prompt`` its prompt hash;
     ``prompt_hashes`` every recorded hash (``answer``, ``judge:<name>`` and ``judge:<name>:<rubric>``).
+    ``isolate_per_question``, ``judge_replicates`` and ``invocation`` (the names and options the run was
+    started with) are what a resume reads besides (``runner.resume``); runs are not compared on them.
     """
 
     run_id: str
@@ -99,6 +103,9 @@ class RecordedSettings:
     prompt_hashes: dict[str, str] = field(default_factory=dict, compare=False)
     provider_settings: dict[str, Any] | None = field(default=None, compare=False)
     written_by_bench_nb: bool = False
+    isolate_per_question: bool | None = field(default=None, compare=False)
+    judge_replicates: int | None = field(default=None, compare=False)
+    invocation: Invocation | None = field(default=None, compare=False)
 
     @property
     def fingerprint(self) -> str:
@@ -143,6 +150,9 @@ def read_settings(run: Run | RunView) -> RecordedSettings:
         prompt_hashes=hashes,
         provider_settings=invocation.providerSettings if invocation is not None else None,
         written_by_bench_nb=run.is_bench_nb,
+        isolate_per_question=extra.isolatePerQuestion,
+        judge_replicates=extra.judgeReplicates or (invocation.judgeReplicates if invocation else None),
+        invocation=invocation,
     )
 
 

@@ -17,15 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import BenchNbError, ComparisonError, DatasetError, RunFormatError
+from bench_nb.errors import BenchNbError, DatasetError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark, Question
 from bench_nb.runformat.format import PHASES, Checkpoint, SessionRef, now_iso, now_stamp
 from bench_nb.runformat.format import Question as QuestionRecord
-from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, apply_journal, write_checkpoint
-from bench_nb.runformat.load import read_checkpoint
+from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, write_checkpoint
 from bench_nb.runformat.settings import question_set_hash
 from bench_nb.runner.components import (
     make_answerer,
@@ -38,6 +37,7 @@ from bench_nb.runner.engine import Container, Engine, restore_results_files
 from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.report import REPORT, write_report
+from bench_nb.runner.resume import RunRequest, resume_checkpoint, resume_request
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.selection import select_questions
@@ -51,7 +51,6 @@ from bench_nb.runner.settings import (
     RunSettings,
     default_judges,
     recorded_settings,
-    settings_differences,
     split_provider_settings,
 )
 from bench_nb.taxonomy import is_beam
@@ -77,6 +76,7 @@ class RunResult(HtmlFields):
     scored: int = 0
     correct: int = 0
     unscored: int = 0
+    benchmark: str = ""
 
     @property
     def accuracy(self) -> float | None:
@@ -188,37 +188,14 @@ def _containers(run_id: str, benchmark: Benchmark, targets: list[Question], isol
     ]
 
 
-def _resume_checkpoint(
-    run_dir: Path, provider: str, benchmark: str, question_ids: list[str], bench_nb: dict[str, Any]
-) -> Checkpoint:
-    """The run's checkpoint with its journal replayed, if it was made with the same settings."""
-
-    checkpoint, _ = read_checkpoint(run_dir / CHECKPOINT, strict=True)
-    checkpoint = apply_journal(checkpoint, run_dir)
-    problems = settings_differences(checkpoint.benchNb or {}, bench_nb)
-    if checkpoint.provider != provider:
-        problems.insert(0, f"provider: {checkpoint.provider!r} in the run, {provider!r} now")
-    if checkpoint.benchmark != benchmark:
-        problems.insert(0, f"benchmark: {checkpoint.benchmark!r} in the run, {benchmark!r} now")
-    missing = [qid for qid in question_ids if qid not in checkpoint.questions]
-    if missing and not problems:
-        problems.append(f"question set: {len(missing)} question(s) not in the run, e.g. {missing[0]}")
-    if problems:
-        raise ComparisonError(
-            f"run {checkpoint.runId} at {run_dir} was made with other settings, so it cannot be resumed with "
-            "these: " + "; ".join(problems) + ". Use another run id (-r) for a new run."
-        )
-    return checkpoint
-
-
 def run_benchmark(
-    provider: str | Provider,
-    benchmark: str | Benchmark,
+    provider: str | Provider | None = None,
+    benchmark: str | Benchmark | None = None,
     *,
     dataset: str | Path | None = None,
-    answerer: str | Answerer = DEFAULT_ANSWERER,
+    answerer: str | Answerer | None = None,
     judges: str | Judge | Sequence[str | Judge] | None = None,
-    k: int = DEFAULT_K,
+    k: int | None = None,
     run_id: str | None = None,
     runs_dir: str | Path = "data/runs",
     limit: int | None = None,
@@ -226,7 +203,7 @@ def run_benchmark(
     question_ids: Sequence[str] | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     phase_concurrency: Mapping[str, int] | None = None,
-    isolate_per_question: bool = False,
+    isolate_per_question: bool | None = None,
     fail_fast: bool = False,
     retry: RetryPolicy | None = None,
     indexing_timeout_s: float = DEFAULT_INDEXING_TIMEOUT_S,
@@ -236,27 +213,37 @@ def run_benchmark(
     provider_settings: Mapping[str, Any] | None = None,
     answerer_options: Mapping[str, Any] | None = None,
     judge_options: Mapping[str, Mapping[str, Any]] | None = None,
-    allow_provider_prompts: bool = False,
+    allow_provider_prompts: bool | None = None,
     sha256: str | None = None,
-    judge_replicates: int = 1,
+    judge_replicates: int | None = None,
 ) -> RunResult:
     """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
 
+    Resume: ``run_benchmark(run_id="loc200", runs_dir=...)`` alone resumes that run, as ``bench-nb run -r
+    loc200`` does: every setting not given (``None``) is read from the run directory (``runner.resume``):
+    provider, benchmark and dataset, answerer, judges, k, the question selection, isolation, provider
+    prompts, provider settings and judge replicates. A setting given that differs from the run's is refused
+    (``ComparisonError``, naming it: ``"retrieval limit k: 4 in the run, 5 now"``). Concurrency, retries,
+    timeouts, fail-fast, progress, provider settings and answerer/judge options may change on a resume.
+    A finished run is left as it is. A run made with Provider, Benchmark, Answerer or Judge objects needs
+    those objects again (``BenchNbError`` says which).
+
     Args:
-        provider: a registry name (``"sqlite"``), a plugin ``"module:attr"``, or a Provider object.
+        provider: a registry name (``"sqlite"``), a plugin ``"module:attr"``, or a Provider object; needed
+            (with ``benchmark``) unless ``run_id`` names a run to resume.
         benchmark: a registry name (``"locomo"``, ``"sample"``, ...) or a loaded ``Benchmark``.
         dataset: the benchmark file to read instead of the cached download.
-        answerer: ``"extractive"`` (offline), an LLM alias, a plugin, or an Answerer object.
+        answerer: ``"extractive"`` (offline, the default), an LLM alias, a plugin, or an Answerer object.
         judges: ``"f1,contains"``, a list of names/plugins/Judge objects; the first is the primary judge
             (``phases.evaluate``), every verdict goes to ``judgments.jsonl``. Default: ``contains,f1``, and
             ``rubric`` for BEAM, whose primary judge must be a graded one (``rubric`` or ``rubric:<model>``).
-        k: the retrieval limit, the same for every provider.
+        k: the retrieval limit, the same for every provider (default 10).
         run_id: the run's id; an existing run with this id is resumed. Default: provider-benchmark-time.
         runs_dir: where run directories live.
         limit: ask only the first ``limit`` questions; ``sample_per_type``: the first N of each type;
             ``question_ids``: exactly these.
         concurrency: tasks per phase at once (sliding window); ``phase_concurrency`` overrides per phase.
-        isolate_per_question: one container per question (MemoryBench's behaviour).
+        isolate_per_question: one container per question (MemoryBench's behaviour; default off).
         fail_fast: stop at the first question that fails after its retries.
         retry: the retry policy for retryable errors (default ``RetryPolicy()``).
         progress: progress bars; None decides from the environment (``BENCH_NB_QUIET=1`` hides them).
@@ -278,16 +265,44 @@ def run_benchmark(
         judge_replicates: grade each answer this many times with each model judge (deterministic judges
             grade once): every replicate goes to ``judgments.jsonl`` (``replicate``), each replicate's reply
             is cached on its own, and the checkpoint holds the primary judge's majority verdict
-            (``bench_nb.replicate_summary`` reads the spread).
+            (``bench_nb.replicate_summary`` reads the spread). Default 1.
 
     Returns:
         A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
     """
-    settings = RunSettings(
+    if run_id is not None and not _RUN_ID.match(run_id):
+        raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
+    given = RunRequest(
+        provider=provider,
+        benchmark=benchmark,
+        dataset=dataset,
+        answerer=answerer,
+        judges=judges,
         k=k,
+        limit=limit,
+        sample_per_type=sample_per_type,
+        question_ids=question_ids,
+        isolate_per_question=isolate_per_question,
+        allow_provider_prompts=allow_provider_prompts,
+        provider_settings=provider_settings,
+        judge_replicates=judge_replicates,
+    )
+    request = given if run_id is None else resume_request(given, Path(runs_dir) / run_id)
+    provider, benchmark, dataset = request.provider, request.benchmark, request.dataset
+    if provider is None or benchmark is None:
+        raise BenchNbError(
+            "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
+            if run_id is None
+            else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in {runs_dir} to resume"
+        )
+    answerer = DEFAULT_ANSWERER if request.answerer is None else request.answerer
+    allow_provider_prompts = bool(request.allow_provider_prompts)
+    judge_replicates = request.judge_replicates or 1
+    settings = RunSettings(
+        k=DEFAULT_K if request.k is None else request.k,
         concurrency=concurrency,
         phase_concurrency=dict(phase_concurrency or {}),
-        isolate_per_question=isolate_per_question,
+        isolate_per_question=bool(request.isolate_per_question),
         fail_fast=fail_fast,
         retry=retry or RetryPolicy(),
         indexing_timeout_s=indexing_timeout_s,
@@ -297,20 +312,18 @@ def run_benchmark(
         judge_replicates=judge_replicates,
     )
     bench = load_benchmark_spec(benchmark, dataset, sha256)
-    if judges is None:
-        judges = ",".join(default_judges(bench.name))
+    judges = ",".join(default_judges(bench.name)) if request.judges is None else request.judges
+    limit, sample_per_type = request.limit, request.sample_per_type
     targets, sampling = select_questions(
-        bench, limit=limit, per_type=sample_per_type, question_ids=question_ids
+        bench, limit=limit, per_type=sample_per_type, question_ids=request.question_ids
     )
     if not targets:
         raise RunFormatError(bench.name, "the benchmark has no questions to run")
     provider_name = provider if isinstance(provider, str) else provider.name
-    own_settings = split_provider_settings(provider_settings, [provider_name])[provider_name]
+    own_settings = split_provider_settings(request.provider_settings, [provider_name])[provider_name]
     if run_id is None:
         stamp = now_stamp()
         run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{stamp}"
-    if not _RUN_ID.match(run_id):
-        raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
     run_dir = Path(runs_dir) / run_id
     containers = _containers(run_id, bench, targets, settings.isolate_per_question)
     created = not run_dir.exists()
@@ -351,7 +364,7 @@ def run_benchmark(
                 bench_nb["invocation"]["judgeReplicates"] = judge_replicates
             resumed = (run_dir / CHECKPOINT).is_file()
             if resumed:
-                checkpoint = _resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
+                checkpoint = resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
             else:
                 checkpoint = _new_checkpoint(
                     run_id,
@@ -443,6 +456,7 @@ def _result(
         scored=len(scored),
         correct=sum(1 for s in scored if s == 1),
         unscored=evaluated - len(scored),
+        benchmark=checkpoint.benchmark,
     )
 
 
