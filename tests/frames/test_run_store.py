@@ -224,3 +224,20 @@ def test_cli_export(tmp_path: Path) -> None:
     out = runner.invoke(cli, ["export", str(tmp_path / "missing"), "--to", str(tmp_path / "store")])
     assert out.exit_code != 0
     assert "no such file or directory" in out.output
+
+
+def test_the_store_keeps_every_setting_read_settings_reads(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from bench_nb.runformat.load import read_run
+    from bench_nb.runformat.settings import read_settings
+    from bench_nb.runner import run_benchmark
+
+    run = run_benchmark(
+        "sqlite", "sample", k=4, limit=2, isolate_per_question=True, run_id="inv", runs_dir=tmp_path / "runs"
+    )
+    export_runs([run.run_dir], tmp_path / "store")
+    (stored,) = bn.load_runs(tmp_path / "store").recorded_settings()
+    want = read_settings(read_run(run.run_dir))
+    assert want.invocation is not None and want.invocation.limit == 2 and want.isolate_per_question is True
+    assert asdict(stored) == asdict(want)  # the fields runs are not compared on too (invocation, isolation)

@@ -116,7 +116,7 @@ def run_comparison(
     dataset: str | Path | None = None,
     runs_dir: str | Path = "data/runs",
     allow_mismatch: bool = False,
-    allow_provider_prompts: bool = False,
+    allow_provider_prompts: bool | None = None,
     provider_settings: Mapping[str, Any] | None = None,
     **settings: Any,
 ) -> CompareResult:
@@ -129,7 +129,8 @@ def run_comparison(
         dataset: the benchmark file.
         runs_dir: where the runs go; the manifest goes to ``<runs_dir>/../compare/<compare_id>/``.
         allow_mismatch: see ``write_compare_manifest``.
-        allow_provider_prompts: let each provider bring its own answer/judge prompt (see ``run_benchmark``).
+        allow_provider_prompts: let each provider bring its own answer/judge prompt (see ``run_benchmark``;
+            None: off for new runs, each run's own setting when rerunning resumes them).
             The runs that use one are then not like for like: the manifest is still written, with a warning
             and the differences under ``benchNb.mismatches`` (any other difference is still refused).
         provider_settings: provider options: ``KEY`` goes to every provider, ``PROVIDER.KEY`` only to that
@@ -166,7 +167,7 @@ def run_comparison(
         loaded,
         compare_id=compare_id,
         compare_dir=Path(runs_dir).parent / "compare" / compare_id,
-        allow_mismatch=allow_mismatch or (allow_provider_prompts and prompts_only),
+        allow_mismatch=allow_mismatch or bool(allow_provider_prompts and prompts_only),
     )
     return CompareResult(compare_id, manifest, results, diffs)
 

@@ -63,7 +63,8 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 
 @dataclass(frozen=True)
 class RunResult(HtmlFields):
-    """What a run ended with. ``run_dir`` is the run directory (``load_runs`` and ``questions_df`` read it)."""
+    """What a run ended with. ``run_dir`` is the run directory (``load_runs`` and ``questions_df`` read it);
+    ``benchmark`` the benchmark's name (a resumed run's is read from its directory)."""
 
     run_id: str
     run_dir: Path
