@@ -242,27 +242,48 @@ def bootstrap_t_interval(
     1993, ch. 12; Field & Welsh 2007 for clusters), clipped to ``bounds``. Resamples with se* = 0 are left
     out. ``(nan, nan)`` with fewer than 2 clusters or no spread between clusters.
     """
-    present = counts > 0
-    k = int(present.sum())
-    if k < 2:
-        return (_NAN, _NAN)
-    w, s, c = weights[:, present], sums[present], counts[present]
-    mean = s.sum() / c.sum()
-    se = math.sqrt(cluster_variance(s, c))
-    if not se > 0:
-        return (_NAN, _NAN)
-    den = w @ c
-    m_star = (w @ s) / den
-    # Σ_k W_bk (S_k − m*_b N_k)², expanded so that every resample is one matrix product.
-    spread = w @ (s * s) - 2 * m_star * (w @ (s * c)) + m_star**2 * (w @ (c * c))
-    se_star = np.sqrt(k / (k - 1) * np.maximum(spread, 0.0)) / den
-    ok = se_star > 0
-    t_star = (m_star[ok] - mean) / se_star[ok]
-    if not len(t_star):
-        return (_NAN, _NAN)
+    return bootstrap_t_intervals(weights, sums[:, None], counts[:, None], confidence, bounds)[0]
+
+
+def bootstrap_t_intervals(
+    weights: np.ndarray,
+    sums: np.ndarray,
+    counts: np.ndarray,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> list[tuple[float, float]]:
+    """``bootstrap_t_interval`` of every column of ``sums`` and ``counts`` (clusters × columns), all resampled
+    by the same ``weights``: one matrix product for all of them (the weights matrix is read once, however
+    many runs or pairs share its clusters). A cluster with no question in a column (count 0) adds nothing
+    to that column's sums, as if it were left out."""
+    sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    out = [(_NAN, _NAN)] * sums.shape[1]
+    k = (counts > 0).sum(axis=0)
+    se = np.array(
+        [math.sqrt(cluster_variance(sums[:, j], counts[:, j])) if k[j] >= 2 else _NAN for j in range(len(k))]
+    )
+    cols = np.flatnonzero(se > 0)
+    if not len(cols):
+        return out
+    s, c, kk, se = sums[:, cols], counts[:, cols], k[cols], se[cols]
+    mean = s.sum(axis=0) / c.sum(axis=0)
+    # Σ_k W_bk (S_k − m*_b N_k)², expanded so that every resample of every column is one matrix product.
+    den, ws, wss, wsc, wcc = np.split(weights @ np.hstack([c, s, s * s, s * c, c * c]), 5, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m_star = ws / den
+        spread = wss - 2 * m_star * wsc + m_star**2 * wcc
+        se_star = np.sqrt(kk / (kk - 1) * np.maximum(spread, 0.0)) / den
+        t_star = (m_star - mean) / se_star
     a = (1 - confidence) / 2
-    t_low, t_high = np.quantile(t_star, [a, 1 - a])
-    return (max(bounds[0], float(mean - t_high * se)), min(bounds[1], float(mean - t_low * se)))
+    for i, j in enumerate(cols):
+        t = t_star[se_star[:, i] > 0, i]
+        if len(t):
+            t_low, t_high = np.quantile(t, [a, 1 - a])
+            out[j] = (
+                max(bounds[0], float(mean[i] - t_high * se[i])),
+                min(bounds[1], float(mean[i] - t_low * se[i])),
+            )
+    return out
 
 
 MIN_EFFECTIVE_EVENTS = 10  # below this many effective successes (or failures) the bootstrap is not trusted
@@ -295,17 +316,82 @@ def clustered_interval(
     """The ``cluster-bootstrap`` interval of one run: the cluster bootstrap-t interval, or, when the
     bootstrap has too little to resample (fewer than ``MIN_EFFECTIVE_EVENTS`` effective successes or
     failures, or no spread between clusters), the design-adjusted Wilson interval."""
-    if cs.clusters < 2:
-        return (_NAN, _NAN)
-    successes = float(cs.sums.sum())
-    n_eff = cs.n / max(1.0, deff) if not math.isnan(deff) else 0.0
-    p = successes / cs.n
-    if n_eff * min(p, 1 - p) >= MIN_EFFECTIVE_EVENTS:
-        weights = bootstrap_weights(len(cs.ids), seed, resamples)
-        low, high = bootstrap_t_interval(weights, cs.sums, cs.counts, confidence)
-        if not math.isnan(low):
-            return (low, high)
-    return design_wilson_interval(successes, cs.n, deff, cs.clusters, confidence)
+    return clustered_intervals([(cs, deff)], seed, confidence, resamples)[0]
+
+
+def clustered_intervals(
+    groups: list[tuple[ClusterSums, float]], seed: int, confidence: float = 0.95, resamples: int = RESAMPLES
+) -> list[tuple[float, float]]:
+    """``clustered_interval`` of each ``(cluster sums, design effect)``; groups over the same clusters (the
+    runs of a report, mostly) share one weights matrix and one matrix product."""
+    out: list[tuple[float, float]] = [(_NAN, _NAN)] * len(groups)
+    same_clusters: dict[tuple[Any, ...], list[int]] = {}
+    for i, (cs, deff) in enumerate(groups):
+        if cs.clusters < 2:
+            continue
+        p = float(cs.sums.sum()) / cs.n
+        n_eff = cs.n / max(1.0, deff) if not math.isnan(deff) else 0.0
+        if n_eff * min(p, 1 - p) >= MIN_EFFECTIVE_EVENTS:
+            same_clusters.setdefault(tuple(cs.ids.tolist()), []).append(i)
+        else:
+            out[i] = design_wilson_interval(float(cs.sums.sum()), cs.n, deff, cs.clusters, confidence)
+    for ids, members in same_clusters.items():
+        weights = bootstrap_weights(len(ids), seed, resamples)
+        sums = np.column_stack([groups[i][0].sums for i in members])
+        counts = np.column_stack([groups[i][0].counts for i in members])
+        for i, interval in zip(
+            members, bootstrap_t_intervals(weights, sums, counts, confidence), strict=True
+        ):
+            cs, deff = groups[i]
+            if math.isnan(interval[0]):
+                interval = design_wilson_interval(float(cs.sums.sum()), cs.n, deff, cs.clusters, confidence)
+            out[i] = interval
+    return out
+
+
+def per_cluster(
+    data: pl.DataFrame, keys: list[str], columns: dict[str, pl.Expr], aggs: dict[str, pl.Expr]
+) -> tuple[list[tuple[Any, ...]], pl.DataFrame, list[slice]]:
+    """``aggs`` per group of ``keys`` and cluster (``haystack_id``) in one query: the groups' keys in order of
+    appearance, the frame (groups in that order, clusters sorted within each) and each group's rows in it.
+    ``columns`` are added first; they may use ``.over("_group")``, the group's number."""
+    if data.is_empty():
+        return [], data, []
+    if keys:
+        groups = data.select(keys).unique(maintain_order=True).with_row_index("_group")
+        frame = data.join(groups, on=keys, how="left")
+        names = groups.drop("_group").rows()
+    else:
+        frame, names = data.with_columns(_group=pl.lit(0, dtype=pl.UInt32)), [()]
+    per = (
+        frame.with_columns(**columns)
+        .group_by("_group", "haystack_id")
+        .agg(**aggs)
+        .sort("_group", "haystack_id")
+    )
+    index = per["_group"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    ends = np.r_[starts[1:], len(index)]
+    return [names[index[a]] for a in starts], per, [slice(a, b) for a, b in zip(starts, ends, strict=True)]
+
+
+def grouped_cluster_sums(data: pl.DataFrame, keys: list[str]) -> list[tuple[tuple[Any, ...], ClusterSums]]:
+    """``cluster_sums`` of every group of ``keys`` in an ``outcomes`` frame (groups in order of appearance,
+    clusters sorted), from one query instead of one per group."""
+    names, per, rows = per_cluster(
+        data,
+        keys,
+        {"_dev": (pl.col("value") - pl.col("value").mean().over("_group")) ** 2},
+        {"s": pl.col("value").sum(), "c": pl.len(), "d": pl.col("_dev").sum()},
+    )
+    if not rows:
+        return []
+    ids = np.array(per["haystack_id"].to_list(), dtype=object)
+    sums, counts, dev = (per[c].to_numpy().astype(float) for c in ("s", "c", "d"))
+    return [
+        (name, ClusterSums(ids[r], sums[r], counts[r], float(dev[r].sum())))
+        for name, r in zip(names, rows, strict=True)
+    ]
 
 
 @overload
@@ -382,14 +468,28 @@ def accuracy_intervals_frame(
         raise ValueError(f"method must be 'cluster-bootstrap' or 'wilson', not {method!r}")
     data = outcomes(questions, by)
     keys = ["run_id"] + ([] if by is None else ["question_type"])
+    return intervals_of(data, keys, method, seed, confidence, resamples)
+
+
+def intervals_of(
+    data: pl.DataFrame,
+    keys: list[str],
+    method: IntervalMethod = "cluster-bootstrap",
+    seed: int = 0,
+    confidence: float = 0.95,
+    resamples: int = RESAMPLES,
+) -> pl.DataFrame:
+    """``accuracy_intervals_frame`` from an ``outcomes`` frame, per group of ``keys``."""
+    groups = grouped_cluster_sums(data, keys)
+    deffs = [design_effect(cs) for _, cs in groups]
+    if method == "wilson":
+        intervals = [wilson_interval(cs.sums.sum(), cs.n, confidence) for _, cs in groups]
+    else:
+        intervals = clustered_intervals(
+            [(cs, deff) for (_, cs), deff in zip(groups, deffs, strict=True)], seed, confidence, resamples
+        )
     rows: list[dict[str, Any]] = []
-    for key, part in data.group_by(keys, maintain_order=True):
-        cs = cluster_sums(part)
-        deff = design_effect(cs)
-        if method == "wilson":
-            low, high = wilson_interval(cs.sums.sum(), cs.n, confidence)
-        else:
-            low, high = clustered_interval(cs, deff, seed, confidence, resamples)
+    for (key, cs), deff, (low, high) in zip(groups, deffs, intervals, strict=True):
         rows.append(
             dict(zip(keys, key, strict=True))
             | {

@@ -11,6 +11,7 @@ Definitions: docs/statistics.md ("Clustered questions"). Scores may be fractiona
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -20,10 +21,11 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import (
     RESAMPLES,
-    bootstrap_t_interval,
+    bootstrap_t_intervals,
     bootstrap_weights,
     cluster_variance,
     outcomes,
+    per_cluster,
 )
 from bench_nb.metrics.intervals import student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 _NAN = math.nan
 Verdict = str  # "A higher", "B higher" or "cannot tell"
 CANNOT_TELL = "cannot tell"
+ALL = "all"  # the question type of a comparison over every question
 
 
 def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, int, float]:
@@ -64,44 +67,118 @@ def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.Dat
     return a.join(b, on="question_id", how="inner").with_columns(d=pl.col("a") - pl.col("b"))
 
 
+@dataclass(frozen=True)
+class PairSums:
+    """Two runs on the questions both scored, summed per cluster (``ids``, sorted): the differences A − B,
+    each run's scores and the questions; and what the paired statistics need of the questions themselves."""
+
+    ids: np.ndarray
+    d: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    counts: np.ndarray
+    spread: float  # Σ (dᵢ − D̄)² over the questions
+    binary: bool  # every score of both runs is 0 or 1
+    a_only: int  # questions only A got right (0/1 scores)
+    b_only: int
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+
+_NONE = np.zeros(0)
+_EMPTY = PairSums(_NONE, _NONE, _NONE, _NONE, _NONE, 0.0, False, 0, 0)  # no paired question
+
+PairKey = tuple[str, str, str]  # run A, run B, question type ("all" without by)
+
+
+def paired_cluster_sums(data: pl.DataFrame, by: str | None = None) -> dict[PairKey, PairSums]:
+    """``PairSums`` of every pair of runs (in order of appearance) from an ``outcomes`` frame, overall
+    (``"all"``) or per question type: one join and one query per pair."""
+    run_ids = data["run_id"].unique(maintain_order=True).to_list()
+    out: dict[PairKey, PairSums] = {}
+    a, b, d = pl.col("a"), pl.col("b"), pl.col("d")
+    for run_a, run_b in combinations(run_ids, 2):
+        pairs = _pairs(data, run_a, run_b, by)
+        if by is None:
+            pairs = pairs.with_columns(question_type=pl.lit(ALL))
+            out[(run_a, run_b, ALL)] = _EMPTY  # no paired question: still a row
+        names, per, rows = per_cluster(
+            pairs,
+            ["question_type"],
+            {"_dev": (d - d.mean().over("_group")) ** 2},
+            {
+                "d": d.sum(),
+                "a": a.sum(),
+                "b": b.sum(),
+                "c": pl.len(),
+                "dev": pl.col("_dev").sum(),
+                "binary": a.is_in([0.0, 1.0]).all() & b.is_in([0.0, 1.0]).all(),
+                "a_only": ((a == 1) & (b == 0)).sum(),
+                "b_only": ((a == 0) & (b == 1)).sum(),
+            },
+        )
+        if not rows:
+            continue
+        ids = np.array(per["haystack_id"].to_list(), dtype=object)
+        cols = {c: per[c].to_numpy() for c in ("d", "a", "b", "c", "dev", "binary", "a_only", "b_only")}
+        for (qtype,), r in zip(names, rows, strict=True):
+            out[(run_a, run_b, str(qtype))] = PairSums(
+                ids[r],
+                cols["d"][r].astype(float),
+                cols["a"][r].astype(float),
+                cols["b"][r].astype(float),
+                cols["c"][r].astype(float),
+                float(cols["dev"][r].sum()),
+                bool(cols["binary"][r].all()),
+                int(cols["a_only"][r].sum()),
+                int(cols["b_only"][r].sum()),
+            )
+    return out
+
+
 def _verdict(p: float, difference: float, alpha: float) -> Verdict:
     if math.isnan(p) or p >= alpha or difference == 0:
         return CANNOT_TELL
     return "A higher" if difference > 0 else "B higher"
 
 
-def _compare(pairs: pl.DataFrame, seed: int, confidence: float, resamples: int) -> dict[str, Any]:
-    per = (
-        pairs.group_by("haystack_id")
-        .agg(d=pl.col("d").sum(), a=pl.col("a").sum(), b=pl.col("b").sum(), c=pl.len())
-        .sort("haystack_id")
-    )
-    d, counts = per["d"].to_numpy().astype(float), per["c"].to_numpy().astype(float)
-    n = int(counts.sum())
-    k = len(per)
-    t, df, p = clustered_paired_test(d, counts)
-    weights = bootstrap_weights(k, seed, resamples) if k >= 2 else np.zeros((0, k))
-    low, high = bootstrap_t_interval(weights, d, counts, confidence, bounds=(-1.0, 1.0))
-    mean = float(d.sum() / n) if n else _NAN
-    spread = float(((pairs["d"].to_numpy() - mean) ** 2).sum()) if n else 0.0
-    var = cluster_variance(d, counts)
-    deff = var / (spread / n**2) if n and spread > 0 and not math.isnan(var) else _NAN
-    binary = n > 0 and bool(
-        pairs.select(pl.col("a").is_in([0.0, 1.0]).all() & pl.col("b").is_in([0.0, 1.0]).all()).item()
-    )
-    mcnemar_p = _NAN
-    if binary:
-        a_only = int(((pairs["a"] == 1) & (pairs["b"] == 0)).sum())
-        b_only = int(((pairs["a"] == 0) & (pairs["b"] == 1)).sum())
-        mcnemar_p = mcnemar_test(a_only, b_only)[1]
+def _bootstrap_intervals(
+    sums: list[PairSums], seed: int, confidence: float, resamples: int
+) -> list[tuple[float, float]]:
+    """The paired cluster bootstrap-t interval of each pair; pairs over the same clusters share one weights
+    matrix and one matrix product."""
+    out: list[tuple[float, float]] = [(_NAN, _NAN)] * len(sums)
+    same_clusters: dict[tuple[Any, ...], list[int]] = {}
+    for i, ps in enumerate(sums):
+        if len(ps.ids) >= 2:
+            same_clusters.setdefault(tuple(ps.ids.tolist()), []).append(i)
+    for ids, members in same_clusters.items():
+        weights = bootstrap_weights(len(ids), seed, resamples)
+        d = np.column_stack([sums[i].d for i in members])
+        counts = np.column_stack([sums[i].counts for i in members])
+        intervals = bootstrap_t_intervals(weights, d, counts, confidence, bounds=(-1.0, 1.0))
+        for i, interval in zip(members, intervals, strict=True):
+            out[i] = interval
+    return out
+
+
+def _compare(ps: PairSums, interval: tuple[float, float]) -> dict[str, Any]:
+    n, k = ps.n, len(ps.ids)
+    t, df, p = clustered_paired_test(ps.d, ps.counts)
+    mean = float(ps.d.sum() / n) if n else _NAN
+    var = cluster_variance(ps.d, ps.counts)
+    deff = var / (ps.spread / n**2) if n and ps.spread > 0 and not math.isnan(var) else _NAN
+    mcnemar_p = mcnemar_test(ps.a_only, ps.b_only)[1] if n > 0 and ps.binary else _NAN
     return {
         "n": n,
         "clusters": k,
-        "accuracy_a": float(per["a"].sum() / n) if n else _NAN,
-        "accuracy_b": float(per["b"].sum() / n) if n else _NAN,
+        "accuracy_a": float(ps.a.sum() / n) if n else _NAN,
+        "accuracy_b": float(ps.b.sum() / n) if n else _NAN,
         "difference": mean,
-        "ci_low": low,
-        "ci_high": high,
+        "ci_low": interval[0],
+        "ci_high": interval[1],
         "design_effect": deff,
         "statistic": t,
         "df": df,
@@ -179,18 +256,19 @@ def clustered_paired_comparisons_frame(
 ) -> pl.DataFrame:
     """``clustered_paired_comparisons`` in polars."""
     data = outcomes(questions, by)
-    run_ids = data["run_id"].unique(maintain_order=True).to_list()
+    return paired_of(paired_cluster_sums(data, by), seed, alpha, resamples)
+
+
+def paired_of(
+    sums: dict[PairKey, PairSums], seed: int = 0, alpha: float = 0.05, resamples: int = RESAMPLES
+) -> pl.DataFrame:
+    """``clustered_paired_comparisons_frame`` from ``paired_cluster_sums``."""
+    intervals = _bootstrap_intervals(list(sums.values()), seed, 1 - alpha, resamples)
     rows: list[dict[str, Any]] = []
-    for run_a, run_b in combinations(run_ids, 2):
-        pairs = _pairs(data, run_a, run_b, by)
-        groups = [("all", pairs)] if by is None else pairs.group_by("question_type", maintain_order=True)
-        for key, part in groups:
-            qtype = key if isinstance(key, str) else str(key[0])
-            stats = _compare(part, seed, 1 - alpha, resamples)
-            verdict = _verdict(stats["p_value"], stats["difference"], alpha)
-            rows.append(
-                {"run_a": run_a, "run_b": run_b, "question_type": qtype} | stats | {"verdict": verdict}
-            )
+    for (run_a, run_b, qtype), ps, interval in zip(sums, sums.values(), intervals, strict=True):
+        stats = _compare(ps, interval)
+        verdict = _verdict(stats["p_value"], stats["difference"], alpha)
+        rows.append({"run_a": run_a, "run_b": run_b, "question_type": qtype} | stats | {"verdict": verdict})
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 

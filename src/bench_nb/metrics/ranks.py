@@ -16,8 +16,21 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.metrics.clustered import RESAMPLES, bootstrap_weights, cluster_sums, expanded_alpha, outcomes
-from bench_nb.metrics.clustered_paired import clustered_paired_test
+from bench_nb.metrics.clustered import (
+    RESAMPLES,
+    ClusterSums,
+    bootstrap_weights,
+    expanded_alpha,
+    grouped_cluster_sums,
+    outcomes,
+)
+from bench_nb.metrics.clustered_paired import (
+    ALL,
+    PairKey,
+    PairSums,
+    clustered_paired_test,
+    paired_cluster_sums,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,27 +42,21 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return 1 + (filled[..., None, :] > filled[..., :, None]).sum(axis=-1)
 
 
-def _groups(data: pl.DataFrame, order: list[str], alpha: float) -> dict[str, int]:
+def _groups(order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float) -> dict[str, int]:
     groups: dict[str, int] = {}
     group, leader = 0, None
     for run in order:
-        if leader is None or _distinguishable(data, leader, run, alpha):
+        if leader is None or _distinguishable(pairs, leader, run, qtype, alpha):
             group, leader = group + 1, run
         groups[run] = group
     return groups
 
 
-def _distinguishable(data: pl.DataFrame, leader: str, run: str, alpha: float) -> bool:
-    a = data.filter(pl.col("run_id") == leader).select("question_id", "haystack_id", a="value")
-    b = data.filter(pl.col("run_id") == run).select("question_id", b="value")
-    pairs = (
-        a.join(b, on="question_id")
-        .group_by("haystack_id")
-        .agg(d=(pl.col("a") - pl.col("b")).sum(), c=pl.len())
-    )
-    if pairs.is_empty():
+def _distinguishable(pairs: dict[PairKey, PairSums], leader: str, run: str, qtype: str, alpha: float) -> bool:
+    ps = pairs.get((leader, run, qtype)) or pairs.get((run, leader, qtype))
+    if ps is None or not ps.n:
         return False
-    _, _, p = clustered_paired_test(pairs["d"].to_numpy().astype(float), pairs["c"].to_numpy().astype(float))
+    _, _, p = clustered_paired_test(ps.d, ps.counts)  # two-sided: the same p either way round
     return not math.isnan(p) and p < alpha
 
 
@@ -97,24 +104,43 @@ def rank_intervals_frame(
 ) -> pl.DataFrame:
     """``rank_intervals`` in polars."""
     data = outcomes(questions, by)
+    return ranks_of(data, by, paired_cluster_sums(data, by), seed, alpha, resamples)
+
+
+def ranks_of(
+    data: pl.DataFrame,
+    by: str | None,
+    pairs: dict[PairKey, PairSums],
+    seed: int = 0,
+    alpha: float = 0.05,
+    resamples: int = RESAMPLES,
+) -> pl.DataFrame:
+    """``rank_intervals_frame`` from an ``outcomes`` frame and its ``paired_cluster_sums`` (the groups'
+    paired tests)."""
     keys = [] if by is None else ["question_type"]
-    parts = [((), data)] if by is None else list(data.group_by(keys, maintain_order=True))
+    per_type: dict[tuple[Any, ...], list[tuple[str, ClusterSums]]] = {}
+    for key, cs in grouped_cluster_sums(data, [*keys, "run_id"]):
+        per_type.setdefault(key[:-1], []).append((key[-1], cs))
     rows: list[dict[str, Any]] = []
-    for key, part in parts:
-        clusters = part["haystack_id"].unique().sort().to_list()
-        runs = part["run_id"].unique(maintain_order=True).to_list()
-        sums = [cluster_sums(part.filter(pl.col("run_id") == r), clusters) for r in runs]
-        s = np.stack([c.sums for c in sums], axis=1)  # clusters × runs
-        n = np.stack([c.counts for c in sums], axis=1)
+    for key, run_sums in per_type.items():
+        clusters = sorted(set().union(*(cs.ids.tolist() for _, cs in run_sums)))
+        index = {h: i for i, h in enumerate(clusters)}
+        runs = [run for run, _ in run_sums]
+        s = np.zeros((len(clusters), len(runs)))  # clusters × runs, zero where a run has no question
+        n = np.zeros((len(clusters), len(runs)))
+        for j, (_, cs) in enumerate(run_sums):
+            pos = np.array([index[h] for h in cs.ids.tolist()], dtype=np.int64)
+            s[pos, j], n[pos, j] = cs.sums, cs.counts
         weights = bootstrap_weights(len(clusters), seed, resamples)
         with np.errstate(invalid="ignore", divide="ignore"):
-            draws = (weights @ s) / (weights @ n)
-        observed = np.array([c.mean for c in sums])
+            resampled = weights @ np.hstack([s, n])
+            draws = resampled[:, : len(runs)] / resampled[:, len(runs) :]
+        observed = np.array([cs.mean for _, cs in run_sums])
         rank = _ranks(observed)
         boot = _ranks(draws)
         a = expanded_alpha(len(clusters), 1 - alpha)
         order = [runs[i] for i in np.argsort(-np.where(np.isnan(observed), -np.inf, observed), kind="stable")]
-        groups = _groups(part, order, alpha)
+        groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha)
         for i, run in enumerate(runs):
             if math.isnan(a):
                 low = high = int(rank[i])
@@ -143,5 +169,4 @@ def rank_intervals_frame(
             "group": pl.Int64,
         }
     )
-    frame = pl.DataFrame(rows, schema=schema).sort([*keys, "rank"], maintain_order=True)
-    return frame
+    return pl.DataFrame(rows, schema=schema).sort([*keys, "rank"], maintain_order=True)
