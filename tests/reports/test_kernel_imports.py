@@ -79,12 +79,16 @@ chart("latency", charts.chart_latency(questions))
 table("tokens", tables.table_tokens(questions))
 chart("context_tokens", charts.chart_context_tokens(questions))
 table("paired", tables.table_paired(run_set))
-table("uncertainty", tables.table_uncertainty(questions))
-chart("accuracy_intervals", charts.chart_accuracy_intervals(questions))
+from bench_nb.metrics.uncertainty import ClusterBootstrap
+
+clustered = ClusterBootstrap(questions)
+step("ClusterBootstrap")
+table("uncertainty", tables.table_uncertainty(clustered))
+chart("accuracy_intervals", charts.chart_accuracy_intervals(clustered))
 table("detectable", tables.table_detectable(questions))
-table("tell_apart", tables.table_tell_apart(questions))
-table("pareto", tables.table_pareto(questions))
-chart("pareto", charts.chart_pareto(questions))
+table("tell_apart", tables.table_tell_apart(clustered))
+table("pareto", tables.table_pareto(clustered))
+chart("pareto", charts.chart_pareto(clustered))
 judgments = bench_nb.judgments_df(run_set, dataset=None, backend="polars")
 step("judgments_df")
 agreement = bench_nb.judge_agreement(judgments, judges=None) if judgments["judge"].n_unique() > 1 else None
@@ -120,7 +124,10 @@ def test_notebook_calls_are_the_ones_run_here() -> None:
     # If compare.ipynb gains a table, chart or data call, this test's kernel script must make it too.
     nb = nbformat.read(REPO / "notebooks" / "compare.ipynb", as_version=4)
     source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    names = r"(?:table|chart)_\w+|load_runs|questions_df|judgments_df|judge_agreement|report_summary|roi_tile"
+    names = (
+        r"(?:table|chart)_\w+|load_runs|questions_df|judgments_df|judge_agreement|report_summary|roi_tile"
+        r"|ClusterBootstrap"
+    )
     calls = set(re.findall(rf"\b({names})\(", source))
     assert len(calls) >= 20, sorted(calls)
     missing = sorted(c for c in calls if f"{c}(" not in KERNEL)
@@ -141,7 +148,7 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_or_numpy() -> None:
 
     # numpy arrives with the clustered uncertainty section (its bootstrap resamples with numpy), not before:
     # everything above it stays numpy-free.
-    assert out["imported"] == {"numpy": "table uncertainty"}, (
+    assert out["imported"] == {"numpy": "ClusterBootstrap"}, (
         f"the compare report's kernel imported (library: during): {out['imported']}"
     )
 

@@ -8,10 +8,10 @@ import polars as pl
 
 from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
-from bench_nb.metrics import as_questions
 
 if TYPE_CHECKING:
     from bench_nb.metrics.clustered import IntervalMethod
+    from bench_nb.metrics.uncertainty import ClusterBootstrap
 
 
 def _json_safe(frame: pl.DataFrame) -> pl.DataFrame:
@@ -20,17 +20,21 @@ def _json_safe(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
 
 
-def _intervals(q: pl.DataFrame, seed: int) -> pl.DataFrame:
-    from bench_nb.metrics.clustered import accuracy_intervals_frame
+def _bootstrap(data: Any, seed: int) -> ClusterBootstrap:
+    from bench_nb.metrics.uncertainty import cluster_bootstrap  # numpy: imported when a chart is drawn
 
+    return cluster_bootstrap(data, seed)
+
+
+def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
     parts = []
     methods: tuple[tuple[IntervalMethod, str], ...] = (
         ("cluster-bootstrap", "clustered (haystacks)"),
         ("wilson", "Wilson (independent)"),
     )
     for method, name in methods:
-        overall = accuracy_intervals_frame(q, method=method, seed=seed)
-        by_type = accuracy_intervals_frame(q, method=method, by="question_type", seed=seed)
+        overall = boot.accuracy_intervals(method)
+        by_type = boot.accuracy_intervals(method, "question_type")
         both = pl.concat([overall.with_columns(question_type=pl.lit("overall")), by_type], how="diagonal")
         parts.append(both.with_columns(interval=pl.lit(name)))
     return pl.concat(parts)
@@ -40,10 +44,13 @@ def chart_accuracy_intervals(
     data: Any, *, seed: int = 0, title: str = "Accuracy: clustered against independent 95% intervals"
 ) -> alt.TopLevelMixin:
     """Per run, overall and per question type: the accuracy with its cluster-bootstrap interval (thick) and
-    Wilson's (thin), which treats the questions as independent; design effect in the tooltip."""
-    q = as_questions(data)
+    Wilson's (thin), which treats the questions as independent; design effect in the tooltip. ``data``: a
+    questions frame, run sources, or a ``ClusterBootstrap`` (shared with the uncertainty tables; its own
+    seed)."""
+    boot = _bootstrap(data, seed)
+    q = boot.questions
     labels = run_labels(q)
-    frame = _json_safe(with_run_label(_intervals(q, seed).filter(pl.col("n") > 0), labels))
+    frame = _json_safe(with_run_label(_intervals(boot).filter(pl.col("n") > 0), labels))
     order = list(labels.values())
     types = [
         "overall",
@@ -104,12 +111,12 @@ _AXES = (
 
 def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> alt.TopLevelMixin:
     """Accuracy (with its clustered 95% interval) against each cost the runs report (search latency,
-    context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow."""
-    from bench_nb.metrics.pareto import pareto_frontier_frame
-
-    q = as_questions(data)
+    context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow.
+    ``data`` as for ``chart_accuracy_intervals``."""
+    boot = _bootstrap(data, seed)
+    q = boot.questions
     labels = run_labels(q)
-    frame = _json_safe(with_run_label(pareto_frontier_frame(q, seed=seed), labels))
+    frame = _json_safe(with_run_label(boot.pareto_frontier(), labels))
     frame = frame.with_columns(
         status=pl.when(pl.col("on_frontier")).then(pl.lit("frontier")).otherwise(pl.lit("dominated"))
     )

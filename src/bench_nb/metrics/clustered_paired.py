@@ -296,8 +296,14 @@ def tell_apart(
 
 def tell_apart_frame(questions: Any, *, seed: int = 0, alpha: float = 0.05) -> pl.DataFrame:
     """``tell_apart`` in polars."""
-    overall = clustered_paired_comparisons_frame(questions, seed=seed, alpha=alpha)
-    per_type = clustered_paired_comparisons_frame(questions, by="question_type", seed=seed, alpha=alpha)
+    overall = paired_of(paired_cluster_sums(outcomes(questions)), seed, alpha)
+    by_type = outcomes(questions, "question_type")
+    per_type = paired_of(paired_cluster_sums(by_type, "question_type"), seed, alpha)
+    return tell_apart_of(overall, per_type, alpha)
+
+
+def tell_apart_of(overall: pl.DataFrame, per_type: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:
+    """``tell_apart_frame`` from the ``paired_of`` frames of every question and of each type."""
     pair_order = overall.select("run_a", "run_b").with_row_index("_pair")
     table = (
         pl.concat([overall, per_type])

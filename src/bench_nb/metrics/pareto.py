@@ -60,6 +60,11 @@ def pareto_frontier_frame(questions: Any, *, seed: int = 0) -> pl.DataFrame:
     if frame is None:
         frame = questions_frame(questions)
     intervals = accuracy_intervals_frame(frame, seed=seed)
+    return frontier_of(frame, intervals)
+
+
+def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
+    """``pareto_frontier_frame`` from a polars questions frame and its ``accuracy_intervals_frame``."""
     ms = memscore_frame(frame).select(
         "run_id", "provider", search_ms="latency_ms", context_tokens="context_tokens"
     )

@@ -106,9 +106,11 @@ def execute_notebook(
     import papermill as pm
 
     charts = NotebookCharts()  # first: a new chart worker's engine starts while the kernel does
-    # The kernel's polars runs on one thread unless the environment says otherwise: a report's frames
-    # are small (one thread answers in less CPU time) and the other core renders the charts meanwhile.
-    threads = {"POLARS_MAX_THREADS": os.environ.get("POLARS_MAX_THREADS", "1")}
+    # The kernel's polars and numpy's BLAS (OpenBLAS, the cluster bootstrap's matrix products) run on one
+    # thread unless the environment says otherwise: a report's frames and matrices are small (one thread
+    # answers in less CPU time, and OpenBLAS's threads spin on a busy machine) and the other core renders
+    # the charts meanwhile.
+    threads = {name: os.environ.get(name, "1") for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")}
     with _environment({**REPORT_ENV, **threads}):
         nb = pm.execute_notebook(
             str(notebook),

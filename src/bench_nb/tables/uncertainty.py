@@ -8,6 +8,7 @@ when a table is built (they resample with numpy, which the other tables never im
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -16,7 +17,7 @@ from bench_nb.metrics import as_questions
 from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render
 
 if TYPE_CHECKING:
-    from bench_nb.metrics.clustered import IntervalMethod
+    from bench_nb.metrics.uncertainty import ClusterBootstrap
 
 _ALL = "all"
 
@@ -37,25 +38,26 @@ def _rank(r: dict[str, Any]) -> str:
     return f"{r['rank']} [{r['rank_low']}–{r['rank_high']}]"
 
 
-def _uncertainty_frame(q: pl.DataFrame, seed: int) -> pl.DataFrame:
-    from bench_nb.metrics.clustered import accuracy_intervals_frame
-    from bench_nb.metrics.ranks import rank_intervals_frame
+def _bootstrap(data: Any, seed: int) -> ClusterBootstrap:
+    from bench_nb.metrics.uncertainty import cluster_bootstrap
 
+    return cluster_bootstrap(data, seed)
+
+
+def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
     keys = ["run_id", "question_type"]
 
-    def both(method: IntervalMethod, what: str) -> pl.DataFrame:
-        def one(by: str | None) -> pl.DataFrame:
-            if what == "ranks":
-                return rank_intervals_frame(q, seed=seed, by=by)
-            return accuracy_intervals_frame(q, method=method, by=by, seed=seed)
-
+    def both(statistic: Callable[[str | None], pl.DataFrame]) -> pl.DataFrame:
         return pl.concat(
-            [one(None).with_columns(question_type=pl.lit(_ALL)), one("question_type")], how="diagonal"
+            [statistic(None).with_columns(question_type=pl.lit(_ALL)), statistic("question_type")],
+            how="diagonal",
         )
 
-    clustered = both("cluster-bootstrap", "accuracy")
-    wilson = both("wilson", "accuracy").select(*keys, wilson_low="ci_low", wilson_high="ci_high")
-    ranks = both("cluster-bootstrap", "ranks")
+    clustered = both(lambda by: boot.accuracy_intervals("cluster-bootstrap", by))
+    wilson = both(lambda by: boot.accuracy_intervals("wilson", by)).select(
+        *keys, wilson_low="ci_low", wilson_high="ci_high"
+    )
+    ranks = both(boot.rank_intervals)
     return (
         ranks.drop("accuracy")
         .join(clustered, on=keys, how="left")
@@ -82,10 +84,11 @@ def _uncertainty_frame(q: pl.DataFrame, seed: int) -> pl.DataFrame:
 def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     """The leaderboard with its uncertainty: for each run, overall then per question type, the accuracy with
     its cluster-bootstrap 95% interval beside Wilson's, the design effect, the effective number of questions,
-    the rank with its 95% interval and the group of runs that cannot be told apart."""
-    q = as_questions(data)
-    labels = _labels(q)
-    frame = _uncertainty_frame(q, seed)
+    the rank with its 95% interval and the group of runs that cannot be told apart. ``data``: a questions
+    frame, run sources, or a ``ClusterBootstrap`` (shared with the other uncertainty tables; its own seed)."""
+    boot = _bootstrap(data, seed)
+    labels = _labels(boot.questions)
+    frame = _uncertainty_frame(boot)
     rows = []
     for r in frame.iter_rows(named=True):
         overall = r["question_type"] == _ALL
@@ -191,12 +194,10 @@ def _verdict_text(verdict: str, a: str, b: str) -> str:
 def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     """ "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
-    disagree are marked."""
-    from bench_nb.metrics.clustered_paired import tell_apart_frame
-
-    q = as_questions(data)
-    labels = _labels(q)
-    frame = tell_apart_frame(q, seed=seed, alpha=alpha)
+    disagree are marked. ``data`` as for ``table_uncertainty``."""
+    boot = _bootstrap(data, seed)
+    labels = _labels(boot.questions)
+    frame = boot.tell_apart(alpha)
     rows = []
     for r in frame.iter_rows(named=True):
         a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
@@ -242,12 +243,10 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
 
 def table_pareto(data: Any, *, seed: int = 0) -> Table:
     """The Pareto frontier: accuracy (with its clustered interval), search latency, context tokens and cost
-    per run; which runs are dominated and by which."""
-    from bench_nb.metrics.pareto import pareto_frontier_frame
-
-    q = as_questions(data)
-    labels = _labels(q)
-    frame = pareto_frontier_frame(q, seed=seed)
+    per run; which runs are dominated and by which. ``data`` as for ``table_uncertainty``."""
+    boot = _bootstrap(data, seed)
+    labels = _labels(boot.questions)
+    frame = boot.pareto_frontier()
     rows = []
     for r in frame.iter_rows(named=True):
         by = ", ".join(labels.get(x, x) for x in r["dominated_by"].split(", ") if x)

@@ -1,0 +1,95 @@
+"""One questions frame's clustered statistics, each computed once and kept: ``ClusterBootstrap``.
+
+The compare report's uncertainty, tell-apart and Pareto sections all resample the same haystacks: the accuracy
+intervals feed the leaderboard, its chart and the Pareto frontier; the pairs' per-haystack sums feed the
+paired comparisons and the rank groups. Given a ``ClusterBootstrap`` instead of the frame, the tables and
+charts of those sections (``bench_nb.tables.uncertainty``, ``bench_nb.charts.uncertainty``) share one: the
+frame is checked and summed per haystack once per ``by``, every statistic is computed once, and the weights
+matrix of a set of haystacks is drawn once (``bootstrap_weights``). The numbers are those of the functions
+of the same names (``accuracy_intervals``, ``rank_intervals``, ``clustered_paired_comparisons``,
+``tell_apart``, ``pareto_frontier``) for the same seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import polars as pl
+
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.clustered import RESAMPLES, IntervalMethod, intervals_of, outcomes
+from bench_nb.metrics.clustered_paired import (
+    PairKey,
+    PairSums,
+    paired_cluster_sums,
+    paired_of,
+    tell_apart_of,
+)
+from bench_nb.metrics.pareto import frontier_of
+from bench_nb.metrics.ranks import ranks_of
+
+T = TypeVar("T")
+By = str | None  # None (every question) or "question_type"
+
+
+class ClusterBootstrap:
+    """The clustered statistics of one questions frame (or run sources), each computed on first use.
+
+    Every method returns a polars frame, the one its namesake in ``bench_nb.metrics`` returns with
+    ``backend="polars"`` at this object's ``seed`` and ``resamples`` (confidence 95%)."""
+
+    def __init__(self, questions: Any, *, seed: int = 0, resamples: int = RESAMPLES) -> None:
+        self.questions = as_questions(questions)
+        self.seed = seed
+        self.resamples = resamples
+        self._kept: dict[tuple[Any, ...], Any] = {}
+
+    def _once(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        if key not in self._kept:
+            self._kept[key] = make()
+        return self._kept[key]
+
+    def outcomes(self, by: By = None) -> pl.DataFrame:
+        """``outcomes(questions, by)``: the questions that count, with their values."""
+        return self._once(("outcomes", by), lambda: outcomes(self.questions, by))
+
+    def pair_sums(self, by: By = None) -> dict[PairKey, PairSums]:
+        """``paired_cluster_sums``: every pair of runs summed per haystack (overall or per type)."""
+        return self._once(("pairs", by), lambda: paired_cluster_sums(self.outcomes(by), by))
+
+    def accuracy_intervals(self, method: IntervalMethod = "cluster-bootstrap", by: By = None) -> pl.DataFrame:
+        keys = ["run_id"] + ([] if by is None else ["question_type"])
+        return self._once(
+            ("intervals", method, by),
+            lambda: intervals_of(self.outcomes(by), keys, method, self.seed, resamples=self.resamples),
+        )
+
+    def rank_intervals(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
+        return self._once(
+            ("ranks", by, alpha),
+            lambda: ranks_of(self.outcomes(by), by, self.pair_sums(by), self.seed, alpha, self.resamples),
+        )
+
+    def clustered_paired_comparisons(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
+        return self._once(
+            ("paired", by, alpha), lambda: paired_of(self.pair_sums(by), self.seed, alpha, self.resamples)
+        )
+
+    def tell_apart(self, alpha: float = 0.05) -> pl.DataFrame:
+        return self._once(
+            ("tell_apart", alpha),
+            lambda: tell_apart_of(
+                self.clustered_paired_comparisons(None, alpha),
+                self.clustered_paired_comparisons("question_type", alpha),
+                alpha,
+            ),
+        )
+
+    def pareto_frontier(self) -> pl.DataFrame:
+        return self._once(("pareto",), lambda: frontier_of(self.questions, self.accuracy_intervals()))
+
+
+def cluster_bootstrap(data: Any, seed: int = 0) -> ClusterBootstrap:
+    """``data`` itself when it is a ``ClusterBootstrap`` (it keeps its own seed), else a new one over it."""
+    return data if isinstance(data, ClusterBootstrap) else ClusterBootstrap(data, seed=seed)
