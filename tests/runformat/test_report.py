@@ -1,49 +1,127 @@
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bench_nb.runformat.report import dumps_js, memorybench_report
+import msgspec
+import pytest
+
+from bench_nb.errors import RunFormatError
+from bench_nb.runformat.dataset import read_memorybench_dataset
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.jsjson import dumps_js
+from bench_nb.runformat.report import (
+    ReportCheckpoint,
+    build_memorybench_report,
+    memorybench_report,
+    read_report_checkpoint,
+    write_memorybench_report,
+)
+
+RUN = ("data", "runs", "fx-compare-supermemory")
+DATASET = ("data", "benchmarks", "locomo", "locomo10.json")
 
 
 def test_reproduces_memorybench_report_exactly(mb_example: Path) -> None:
     expected = (mb_example / "expected" / "report.json").read_text(encoding="utf-8")
     report = memorybench_report(
-        mb_example / "data" / "runs" / "fx-compare-supermemory",
-        mb_example / "data" / "benchmarks" / "locomo" / "locomo10.json",
-        timestamp=json.loads(expected)["timestamp"],
+        mb_example.joinpath(*RUN), mb_example.joinpath(*DATASET), timestamp=json.loads(expected)["timestamp"]
     )
     assert dumps_js(report) == expected
 
 
+def test_written_report_is_memorybench_bytes(mb_example: Path, tmp_path: Path) -> None:
+    expected = (mb_example / "expected" / "report.json").read_bytes()
+    out = tmp_path / "report.json"
+    head = write_memorybench_report(
+        mb_example.joinpath(*RUN),
+        mb_example.joinpath(*DATASET),
+        out,
+        timestamp=json.loads(expected)["timestamp"],
+    )
+    assert out.read_bytes() == expected
+    assert head["memscore"] == "84% / 450ms / 178tok" and "evaluations" not in head
+
+
+def test_light_and_full_checkpoints_give_the_same_report(mb_example: Path) -> None:
+    run = mb_example.joinpath(*RUN)
+    light = read_report_checkpoint(run)
+    assert isinstance(light, ReportCheckpoint)
+    full = msgspec.json.decode((run / "checkpoint.json").read_bytes(), type=Checkpoint)
+    dataset = read_memorybench_dataset(mb_example.joinpath(*DATASET))
+    a = build_memorybench_report(light, dataset, timestamp="t")
+    b = build_memorybench_report(full, dataset, timestamp="t")
+    assert a == b and a["summary"] == {"totalQuestions": 19, "correctCount": 16, "accuracy": 16 / 19}
+
+
+def _edit_first_question(run: Path, edit: object) -> None:
+    data = json.loads((run / "checkpoint.json").read_text(encoding="utf-8"))
+    q = next(iter(data["questions"].values()))
+    edit(q)  # type: ignore[operator]
+    (run / "checkpoint.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def test_values_written_by_another_tool_are_printed_as_javascript_would(
+    mb_example: Path, tmp_path: Path
+) -> None:
+    """Python's json (1.0, 1e-05, \\u escapes, a digit key) rewritten the way JSON.parse + JSON.stringify do."""
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+
+    def edit(q: dict) -> None:
+        q["phases"]["search"]["results"][0]["score"] = 1.0
+        q["phases"]["search"]["results"][0]["tiny"] = 1e-05
+        q["phases"]["search"]["results"][0]["memo"] = "café"
+        q["phases"]["search"]["results"][0]["by"] = {"b": 1, "7": 2}
+        q["phases"]["evaluate"]["retrievalMetrics"]["hitAtK"] = 0
+
+    _edit_first_question(run, edit)
+    out = tmp_path / "report.json"
+    write_memorybench_report(run, mb_example.joinpath(*DATASET), out, timestamp="t")
+    text = out.read_text(encoding="utf-8")
+    assert '"score": 1,' in text and '"tiny": 0.00001' in text and '"memo": "café"' in text
+    assert '"by": {\n' in text and text.index('"7": 2') < text.index('"b": 1')
+    first = json.loads(text)["evaluations"][0]
+    assert first["retrievalMetrics"]["hitAtK"] == 0  # kept although 0, as the checkpoint has it
+
+
+def test_damaged_checkpoint_is_reported_by_the_strict_reader(mb_example: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+
+    def edit(q: dict) -> None:
+        q["phases"]["evaluate"]["score"] = "yes"
+        del q["phases"]["indexing"]
+
+    _edit_first_question(run, edit)
+    with pytest.raises(RunFormatError, match=r"checkpoint\.json") as err:
+        memorybench_report(run, mb_example.joinpath(*DATASET))
+    assert "score" in str(err.value)
+
+
 def test_cli_writes_the_same_report_except_timestamp(mb_example: Path, tmp_path: Path) -> None:
     out = tmp_path / "report.json"
-    subprocess.run(
+    proc = subprocess.run(
         [
             sys.executable,
             "-m",
             "bench_nb",
             "memorybench-report",
-            str(mb_example / "data" / "runs" / "fx-compare-supermemory"),
+            str(mb_example.joinpath(*RUN)),
             "--dataset",
-            str(mb_example / "data" / "benchmarks" / "locomo" / "locomo10.json"),
+            str(mb_example.joinpath(*DATASET)),
             "-o",
             str(out),
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
+    assert "19 evaluated" in proc.stdout and "MemScore: 84% / 450ms / 178tok" in proc.stdout
     expected = json.loads((mb_example / "expected" / "report.json").read_text(encoding="utf-8"))
     got = json.loads(out.read_text(encoding="utf-8"))
     assert got.pop("timestamp") != ""
     expected.pop("timestamp")
     assert list(got) == list(expected)
     assert got == expected
-
-
-def test_dumps_js_formats_numbers_like_javascript() -> None:
-    assert dumps_js({"a": 1.0, "b": 0.5, "c": 1e-7, "d": [], "e": {}, "f": "<é>"}) == (
-        '{\n  "a": 1,\n  "b": 0.5,\n  "c": 1e-7,\n  "d": [],\n  "e": {},\n  "f": "<é>"\n}'
-    )
-    assert dumps_js(1e21) == "1e+21"
-    assert dumps_js(0.1 + 0.2) == "0.30000000000000004"

@@ -12,7 +12,7 @@ from bench_nb.metrics.accuracy import success_rate_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.runformat.format import PHASES, decode_results
 from bench_nb.runformat.load import load_runs, read_run
-from bench_nb.runformat.report import dumps_js, memorybench_report
+from bench_nb.runformat.report import write_memorybench_report
 from bench_nb.text import hit_text, one_line
 
 _RULE = "=" * 60
@@ -133,12 +133,8 @@ def summary(runs: tuple[str, ...], dataset: str | None) -> None:
 )
 def memorybench_report_cmd(run_dir: Path, dataset: str, output: Path | None) -> None:
     """Write the report.json MemoryBench would write for RUN_DIR (same values, same key order)."""
-    report = memorybench_report(run_dir, dataset)
     out = output or run_dir / "report.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(dumps_js(report), encoding="utf-8")
-    tmp.replace(out)
+    report = write_memorybench_report(run_dir, dataset, out)
     click.echo(f"wrote {out} ({report['summary']['totalQuestions']} evaluated)")
     if "memscore" in report:
         click.echo(f"MemScore: {report['memscore']}")

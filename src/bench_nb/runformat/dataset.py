@@ -8,12 +8,12 @@ string ``"undefined"``. bench_nb's own readers (``bench_nb.benchmarks``) use the
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import DatasetError
+from bench_nb.runformat.jsjson import js_number
 from bench_nb.taxonomy import (
     LOCOMO_CATEGORIES,
     LONGMEMEVAL_TYPE_REGISTRY,
@@ -56,24 +56,6 @@ def js_string(value: Any) -> str:
     if isinstance(value, dict):
         return "[object Object]"
     return str(value)
-
-
-def js_number(x: float | int) -> str:
-    """A number as JavaScript prints it (``1.0`` -> ``1``, ``1e-07`` -> ``1e-7``)."""
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, int):
-        return str(x)
-    if math.isnan(x) or math.isinf(x):
-        return "null"
-    if x.is_integer() and abs(x) < 1e21:
-        return str(int(x))
-    text = repr(x)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        sign = "-" if exp.startswith("-") else "+"
-        text = f"{mantissa}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
-    return text
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,148 @@
-"""The report.json MemoryBench writes for a run: same values, same key order, same number formatting.
+"""The report.json MemoryBench writes for a run: same values, same key order, same bytes.
 
 ``build_memorybench_report`` follows docs/memorybench-format.md to the letter (only evaluated questions
 count; JavaScript rounding; upper median; ``floor(q*n)`` percentiles; question text, type and ground truth
-from the dataset with MemoryBench's labels). ``dumps_js`` prints it as ``JSON.stringify(report, null, 2)``.
+from the dataset with MemoryBench's labels). ``write_memorybench_report`` writes it as
+``JSON.stringify(report, null, 2)`` (``runformat.jsjson``), one evaluation at a time.
+
+The report needs a small part of the checkpoint: ``ReportCheckpoint`` decodes just that (phase statuses and
+durations, answer and verdict fields, the search results and retrieval metrics kept as undecoded JSON), so a
+100,000-question run is read at a fraction of a full decode; the search results are decoded only on their way
+out, straight into values the encoder writes as JavaScript would (BENCHMARKS.md measures it against
+MemoryBench itself).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from bench_nb.errors import RunFormatError
-from bench_nb.runformat.dataset import MemoryBenchDataset, js_number, read_memorybench_dataset
-from bench_nb.runformat.format import PHASES, Checkpoint, Question, decode_results, now_iso
+from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset, read_memorybench_dataset
+from bench_nb.runformat.format import (
+    DECODE_COUNTS,
+    PHASES,
+    Checkpoint,
+    PhaseStatus,
+    RetrievalMetrics,
+    absent,
+    now_iso,
+)
+from bench_nb.runformat.jsjson import decode_js, stream_js_object, to_js
 from bench_nb.runformat.latency import memorybench_stats
-from bench_nb.runformat.load import read_run
+from bench_nb.runformat.load import gc_paused, read_run
 from bench_nb.runformat.rounding import js_round, js_sum
 
 _RETRIEVAL_KEYS = ("hitAtK", "precisionAtK", "recallAtK", "f1AtK", "mrr", "ndcg")
+
+
+# --- what the report reads of a checkpoint -----------------------------------------------------------------
+
+
+class _Part(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    pass
+
+
+class ReportPhase(_Part):
+    status: PhaseStatus = "pending"
+    durationMs: float | None = None
+
+
+class ReportSearch(ReportPhase):
+    results: list[msgspec.Raw] | None = None
+
+
+class ReportAnswer(ReportPhase):
+    hypothesis: str | None = None
+    promptTokens: int | None = None
+    basePromptTokens: int | None = None
+    contextTokens: int | None = None
+
+
+class ReportEvaluate(ReportPhase):
+    score: float | None = None
+    label: str | None = None
+    explanation: str | None = None
+    # Written back as the checkpoint holds it (its keys, its order): kept undecoded (empty when absent;
+    # msgspec takes no Raw in a union).
+    retrievalMetrics: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+
+
+class ReportPhases(_Part):
+    ingest: ReportPhase = msgspec.field(default_factory=absent(ReportPhase))
+    indexing: ReportPhase = msgspec.field(default_factory=absent(ReportPhase))
+    search: ReportSearch = msgspec.field(default_factory=absent(ReportSearch))
+    answer: ReportAnswer = msgspec.field(default_factory=absent(ReportAnswer))
+    evaluate: ReportEvaluate = msgspec.field(default_factory=absent(ReportEvaluate))
+
+
+class ReportQuestion(_Part, kw_only=True):
+    questionId: str
+    question: str = ""
+    groundTruth: str
+    questionType: str = ""
+    phases: ReportPhases = msgspec.field(default_factory=ReportPhases)
+
+    def __post_init__(self) -> None:
+        DECODE_COUNTS.questions += 1
+
+
+class ReportCheckpoint(_Part, kw_only=True):
+    runId: str
+    dataSourceRunId: str | None = None
+    provider: str = ""
+    benchmark: str = ""
+    judge: str = ""
+    answeringModel: str = ""
+    targetQuestionIds: list[str] = msgspec.field(default_factory=list)
+    questions: dict[str, ReportQuestion] = msgspec.field(default_factory=dict)
+
+
+def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint:
+    """The part of ``run_dir``'s checkpoint the report needs.
+
+    Anything unusual (a decoding error, a question id twice, a missing phase record, a journal to replay) is
+    handed to ``read_run(strict=True)``, which raises the error naming the file and field at fault, or returns
+    the full checkpoint. The report reads checkpoint.json only, as MemoryBench does (not ``results/``).
+    """
+    run = Path(run_dir)
+    path = run / "checkpoint.json"
+    if (run / "journal.jsonl").is_file() or not path.is_file():
+        return _full_checkpoint(run)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return _full_checkpoint(run)
+    DECODE_COUNTS.reset()
+    try:
+        with gc_paused():
+            ck = msgspec.json.decode(data, type=ReportCheckpoint)
+    except msgspec.DecodeError:
+        return _full_checkpoint(run)
+    targets = ck.targetQuestionIds
+    questions = ck.questions
+    if (
+        DECODE_COUNTS.questions != len(questions)
+        or DECODE_COUNTS.absent_phases
+        or len(set(targets)) != len(targets)
+        or len({q.questionId or k for k, q in questions.items()}) != len(questions)
+        or any(t not in questions for t in targets)
+    ):
+        return _full_checkpoint(run)
+    return ck
+
+
+def _full_checkpoint(run_dir: Path) -> Checkpoint:
+    checkpoint = read_run(run_dir, strict=True).checkpoint
+    if checkpoint is None:
+        raise RunFormatError(run_dir / "checkpoint.json", "a checkpoint is needed to rebuild report.json")
+    return checkpoint
+
+
+# --- the numbers ---------------------------------------------------------------------------------------------
 
 
 def _num(x: float | None) -> int | float:
@@ -27,12 +151,18 @@ def _num(x: float | None) -> int | float:
     return int(x) if float(x).is_integer() else x
 
 
-def _total_ms(q: Question) -> int | float:
-    return _num(js_sum(getattr(q.phases, p).durationMs or 0 for p in PHASES))
+def _total_ms(q: Any) -> int | float:
+    phases = q.phases
+    return _num(js_sum(getattr(phases, p).durationMs or 0 for p in PHASES))
 
 
-def _retrieval(questions: list[Question]) -> dict[str, Any] | None:
-    metrics = [q.phases.evaluate.retrievalMetrics for q in questions]
+def _metrics(m: RetrievalMetrics | msgspec.Raw | None) -> RetrievalMetrics | None:
+    if m is None or isinstance(m, RetrievalMetrics):
+        return m
+    return msgspec.json.decode(m, type=RetrievalMetrics | None) if m else None
+
+
+def _retrieval(metrics: list[RetrievalMetrics | None]) -> dict[str, Any] | None:
     present = [m for m in metrics if m is not None]
     if not present:
         return None
@@ -43,7 +173,7 @@ def _retrieval(questions: list[Question]) -> dict[str, Any] | None:
     return out
 
 
-def _latency(questions: list[Question], phases: tuple[str, ...]) -> dict[str, Any]:
+def _latency(questions: list[Any], phases: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for phase in phases:
         if phase == "total":
@@ -54,6 +184,10 @@ def _latency(questions: list[Question], phases: tuple[str, ...]) -> dict[str, An
     return out
 
 
+def _same(x: Any) -> Any:
+    return x
+
+
 def format_memscore(quality: int | None, latency_ms: int | None, context_tokens: int | None) -> str:
     """MemScore's display string, as MemoryBench writes it in report.json, e.g. ``86% / 145ms / 1823tok`` (``n/a`` for a missing part)."""
     q = "n/a" if quality is None else f"{quality}%"
@@ -62,142 +196,162 @@ def format_memscore(quality: int | None, latency_ms: int | None, context_tokens:
     return f"{q} / {lat} / {tok}"
 
 
+class _Report:
+    """One report: the summary parts (``head``) and the evaluations, built on demand in benchmark order."""
+
+    def __init__(
+        self, checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, timestamp: str | None
+    ) -> None:
+        self.by_id = dataset.by_id()
+        self.evaluated: list[Any] = [
+            q for q in checkpoint.questions.values() if q.phases.evaluate.status == "completed"
+        ]
+        self.metrics = [_metrics(q.phases.evaluate.retrievalMetrics) for q in self.evaluated]
+        self.head = self._head(checkpoint, dataset, timestamp)
+
+    def qtype(self, q: Any) -> str:
+        dq = self.by_id.get(q.questionId)
+        return dq.question_type if dq else str(q.questionType)
+
+    def _head(
+        self, checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, timestamp: str | None
+    ) -> dict[str, Any]:
+        evaluated = self.evaluated
+        correct = sum(1 for q in evaluated if q.phases.evaluate.score == 1)
+        total = len(evaluated)
+        report: dict[str, Any] = {
+            "provider": checkpoint.provider,
+            "benchmark": checkpoint.benchmark,
+            "runId": checkpoint.runId,
+            "dataSourceRunId": checkpoint.dataSourceRunId or checkpoint.runId,
+            "judge": checkpoint.judge,
+            "answeringModel": checkpoint.answeringModel,
+            "timestamp": timestamp or now_iso(),
+            "summary": {
+                "totalQuestions": total,
+                "correctCount": correct,
+                "accuracy": correct / total if total else 0,
+            },
+            "latency": _latency(evaluated, (*PHASES, "total")),
+        }
+        answers = [q.phases.answer for q in evaluated]
+        prompt = [a.promptTokens for a in answers if a.promptTokens is not None]
+        base = [a.basePromptTokens for a in answers if a.basePromptTokens is not None]
+        context = [a.contextTokens for a in answers if a.contextTokens is not None]
+        if prompt:
+            report["tokens"] = {
+                "totalTokens": sum(prompt),
+                "basePromptTokens": sum(base),
+                "contextTokens": sum(context),
+                "avgTokensPerQuestion": js_round(sum(prompt) / len(prompt)),
+                "avgBasePromptTokens": js_round(sum(base) / len(base)) if base else 0,
+                "avgContextTokens": js_round(sum(context) / len(context)) if context else 0,
+            }
+            if len(prompt) == total:
+                quality = js_round(report["summary"]["accuracy"] * 100)
+                latency_ms = report["latency"]["search"]["mean"]
+                ctx = report["tokens"]["avgContextTokens"]
+                report["memscore"] = format_memscore(quality, latency_ms, ctx)
+                report["memscoreComponents"] = {
+                    "quality": quality,
+                    "latencyMs": latency_ms,
+                    "contextTokens": ctx,
+                }
+        retrieval = _retrieval(self.metrics)
+        if retrieval is not None:
+            report["retrieval"] = retrieval
+
+        groups: dict[str, list[int]] = {}
+        for i, q in enumerate(evaluated):
+            groups.setdefault(self.qtype(q), []).append(i)
+        by_type: dict[str, Any] = {}
+        for name, idx in groups.items():
+            qs = [evaluated[i] for i in idx]
+            n_correct = sum(1 for q in qs if q.phases.evaluate.score == 1)
+            entry: dict[str, Any] = {
+                "total": len(qs),
+                "correct": n_correct,
+                "accuracy": n_correct / len(qs),
+                "latency": _latency(qs, ("search", "answer", "total")),
+            }
+            r = _retrieval([self.metrics[i] for i in idx])
+            if r is not None:
+                entry["retrieval"] = r
+            by_type[name] = entry
+        report["byQuestionType"] = by_type
+        report["questionTypeRegistry"] = dataset.type_registry
+        return report
+
+    def evaluations(self, *, js: bool) -> Iterator[dict[str, Any]]:
+        """Each evaluated question's entry; with ``js``, as values ``runformat.jsjson`` writes directly."""
+        decode = decode_js if js else msgspec.json.decode
+        num = to_js if js else _same
+        for q in self.evaluated:
+            dq: DatasetQuestion | None = self.by_id.get(q.questionId)
+            phases = q.phases
+            ev = phases.evaluate
+            results = phases.search.results
+            item: dict[str, Any] = {
+                "questionId": q.questionId,
+                "questionType": dq.question_type if dq else q.questionType,
+                "question": dq.question if dq else q.question,
+                "score": num(ev.score),
+                "label": ev.label,
+                "explanation": ev.explanation,
+                "hypothesis": phases.answer.hypothesis,
+                "groundTruth": dq.ground_truth if dq else q.groundTruth,
+                "searchResults": [decode(r) for r in results] if results else [],
+                "searchDurationMs": num(_num(phases.search.durationMs)),
+                "answerDurationMs": num(_num(phases.answer.durationMs)),
+                "totalDurationMs": num(_total_ms(q)),
+            }
+            m = ev.retrievalMetrics
+            if isinstance(m, msgspec.Raw):
+                if m and bytes(m) != b"null":
+                    item["retrievalMetrics"] = decode(m)
+            elif m is not None:
+                builtins = msgspec.to_builtins(m)
+                item["retrievalMetrics"] = to_js(builtins) if js else builtins
+            # JSON.stringify drops keys whose value is undefined.
+            yield {k: v for k, v in item.items() if v is not None}
+
+
 def build_memorybench_report(
-    checkpoint: Checkpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
+    checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
 ) -> dict[str, Any]:
     """The report.json dict MemoryBench would write for ``checkpoint`` on ``dataset``."""
-    by_id = dataset.by_id()
-    evaluated = [q for q in checkpoint.questions.values() if q.phases.evaluate.status == "completed"]
-    correct = sum(1 for q in evaluated if q.phases.evaluate.score == 1)
-    total = len(evaluated)
-
-    def qtype(q: Question) -> str:
-        dq = by_id.get(q.questionId)
-        return dq.question_type if dq else q.questionType
-
-    report: dict[str, Any] = {
-        "provider": checkpoint.provider,
-        "benchmark": checkpoint.benchmark,
-        "runId": checkpoint.runId,
-        "dataSourceRunId": checkpoint.dataSourceRunId or checkpoint.runId,
-        "judge": checkpoint.judge,
-        "answeringModel": checkpoint.answeringModel,
-        "timestamp": timestamp or now_iso(),
-        "summary": {
-            "totalQuestions": total,
-            "correctCount": correct,
-            "accuracy": correct / total if total else 0,
-        },
-        "latency": _latency(evaluated, (*PHASES, "total")),
-    }
-    answers = [q.phases.answer for q in evaluated]
-    prompt = [a.promptTokens for a in answers if a.promptTokens is not None]
-    base = [a.basePromptTokens for a in answers if a.basePromptTokens is not None]
-    context = [a.contextTokens for a in answers if a.contextTokens is not None]
-    if prompt:
-        report["tokens"] = {
-            "totalTokens": sum(prompt),
-            "basePromptTokens": sum(base),
-            "contextTokens": sum(context),
-            "avgTokensPerQuestion": js_round(sum(prompt) / len(prompt)),
-            "avgBasePromptTokens": js_round(sum(base) / len(base)) if base else 0,
-            "avgContextTokens": js_round(sum(context) / len(context)) if context else 0,
-        }
-        if len(prompt) == total:
-            quality = js_round(report["summary"]["accuracy"] * 100)
-            latency_ms = report["latency"]["search"]["mean"]
-            ctx = report["tokens"]["avgContextTokens"]
-            report["memscore"] = format_memscore(quality, latency_ms, ctx)
-            report["memscoreComponents"] = {"quality": quality, "latencyMs": latency_ms, "contextTokens": ctx}
-    retrieval = _retrieval(evaluated)
-    if retrieval is not None:
-        report["retrieval"] = retrieval
-
-    groups: dict[str, list[Question]] = {}
-    for q in evaluated:
-        groups.setdefault(qtype(q), []).append(q)
-    by_type: dict[str, Any] = {}
-    for name, qs in groups.items():
-        n_correct = sum(1 for q in qs if q.phases.evaluate.score == 1)
-        entry: dict[str, Any] = {
-            "total": len(qs),
-            "correct": n_correct,
-            "accuracy": n_correct / len(qs),
-            "latency": _latency(qs, ("search", "answer", "total")),
-        }
-        r = _retrieval(qs)
-        if r is not None:
-            entry["retrieval"] = r
-        by_type[name] = entry
-    report["byQuestionType"] = by_type
-    report["questionTypeRegistry"] = dataset.type_registry
-
-    evaluations = []
-    for q in evaluated:
-        dq = by_id.get(q.questionId)
-        ev = q.phases.evaluate
-        item: dict[str, Any] = {
-            "questionId": q.questionId,
-            "questionType": qtype(q),
-            "question": dq.question if dq else q.question,
-            "score": ev.score,
-            "label": ev.label,
-            "explanation": ev.explanation,
-            "hypothesis": q.phases.answer.hypothesis,
-            "groundTruth": dq.ground_truth if dq else q.groundTruth,
-            "searchResults": decode_results(q.phases.search.results),
-            "searchDurationMs": _num(q.phases.search.durationMs),
-            "answerDurationMs": _num(q.phases.answer.durationMs),
-            "totalDurationMs": _total_ms(q),
-        }
-        if ev.retrievalMetrics is not None:
-            import msgspec
-
-            item["retrievalMetrics"] = msgspec.to_builtins(ev.retrievalMetrics)
-        # JSON.stringify drops keys whose value is undefined.
-        evaluations.append({k: v for k, v in item.items() if v is not None})
-    report["evaluations"] = evaluations
-    return report
+    report = _Report(checkpoint, dataset, timestamp)
+    return {**report.head, "evaluations": list(report.evaluations(js=False))}
 
 
 def memorybench_report(
     run_dir: str | Path, dataset: str | Path, *, timestamp: str | None = None
 ) -> dict[str, Any]:
     """Read a run directory and a dataset file, and build MemoryBench's report.json for them."""
-    run = read_run(run_dir, strict=True)
-    if run.checkpoint is None:
-        raise RunFormatError(
-            Path(run_dir) / "checkpoint.json", "a checkpoint is needed to rebuild report.json"
-        )
-    return build_memorybench_report(run.checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
+    checkpoint = read_report_checkpoint(run_dir)
+    return build_memorybench_report(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
 
 
-def dumps_js(value: Any, indent: int = 2) -> str:
-    """``JSON.stringify(value, null, indent)``: JavaScript's number formatting and layout."""
-    return _dump(value, indent, 0)
+def report_json_parts(
+    checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
+) -> tuple[dict[str, Any], Iterator[bytes]]:
+    """The report's summary parts (a dict without ``evaluations``) and its JSON text, in parts: the bytes
+    ``JSON.stringify(report, null, 2)`` gives, one evaluation encoded at a time."""
+    report = _Report(checkpoint, dataset, timestamp)
+    return report.head, stream_js_object(to_js(report.head), "evaluations", report.evaluations(js=True))
 
 
-def _dump(v: Any, indent: int, level: int) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return js_number(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    pad = " " * (indent * (level + 1))
-    end = " " * (indent * level)
-    if isinstance(v, dict):
-        if not v:
-            return "{}"
-        items = [
-            f"{pad}{json.dumps(str(k), ensure_ascii=False)}: {_dump(x, indent, level + 1)}"
-            for k, x in v.items()
-        ]
-        return "{\n" + ",\n".join(items) + "\n" + end + "}"
-    if isinstance(v, (list, tuple)):
-        if not v:
-            return "[]"
-        return "[\n" + ",\n".join(pad + _dump(x, indent, level + 1) for x in v) + "\n" + end + "]"
-    raise TypeError(f"cannot serialise {type(v).__name__} as JSON")
+def write_memorybench_report(
+    run_dir: str | Path, dataset: str | Path, output: str | Path, *, timestamp: str | None = None
+) -> dict[str, Any]:
+    """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts."""
+    checkpoint = read_report_checkpoint(run_dir)
+    head, parts = report_json_parts(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with open(tmp, "wb") as f:
+        for part in parts:
+            f.write(part)
+    tmp.replace(out)
+    return head

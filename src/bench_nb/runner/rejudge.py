@@ -22,9 +22,9 @@ from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
-from bench_nb.runformat.report import dumps_js
 from bench_nb.runformat.settings import primary_judge
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
 from bench_nb.runner.lock import lock_run

@@ -14,7 +14,8 @@ from bench_nb.records import Benchmark
 from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.journal import write_atomic
-from bench_nb.runformat.report import build_memorybench_report, dumps_js
+from bench_nb.runformat.jsjson import dumps_js
+from bench_nb.runformat.report import build_memorybench_report
 
 REPORT = "report.json"
 

@@ -1,0 +1,208 @@
+"""JSON exactly as JavaScript's ``JSON.stringify(value, null, 2)`` writes it, at msgspec's speed.
+
+MemoryBench writes checkpoint.json and report.json with ``JSON.stringify(…, null, 2)``; a file bench_nb writes
+in its place must be the same bytes. msgspec encodes and indents (``msgspec.json.format``) the way
+``JSON.stringify`` does except for numbers and three corner cases, which ``to_js`` rewrites first:
+
+- numbers: an integral float prints as an integer (``1.0`` -> ``1``, ``-0.0`` -> ``0``, ``1e21`` -> ``1e+21``,
+  ``2.0**60`` -> JavaScript's digits), NaN and infinities as ``null``, an integer beyond 2**53 as the double
+  JavaScript would hold; non-integral floats are msgspec's own text (the same shortest round-trip digits as
+  JavaScript) except below 1e-4, where the notations differ (msgspec ``4.8e-6``, JavaScript
+  ``0.0000048``) and the JavaScript text is spliced in as a ``msgspec.Raw``;
+- object keys that are array indexes (``"0"``, ``"17"``) come first, in ascending order, as JavaScript orders
+  an object's own keys;
+- a lone surrogate in a string prints as ``\\udXXX`` (msgspec cannot encode one at all).
+
+``decode_js`` decodes JSON text (a provider's raw search results) straight into such values: its float hook
+applies the number rule while decoding, so results need no second walk before they are written.
+tests/runformat/test_jsjson.py checks all of it against ``JSON.stringify`` in node.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+_MAX_SAFE = 2**53
+# An object key JavaScript treats as an array index (canonical decimal, below 2**32 - 1).
+_INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,9}")
+# Raw JSON that may hold such a key or an integer beyond 2**53 (a false positive only costs a slower path).
+_SLOW_RAW = re.compile(rb'"(?:0|[1-9][0-9]{0,9})"\s*:|[0-9]{16}')
+
+
+def js_number(x: float | int) -> str:
+    """A number as JavaScript's ``String(x)`` / ``JSON.stringify`` prints it (``null`` for NaN and infinities)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        if -_MAX_SAFE <= x <= _MAX_SAFE:
+            return str(x)
+        x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return "null"
+    if x == 0:
+        return "0"
+    # Python's repr and JavaScript both print the shortest digits that round-trip; only the layout differs.
+    text = repr(x)
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    if frac == "0":
+        frac = ""
+    all_digits = whole + frac
+    digits = all_digits.lstrip("0")
+    # n: where the decimal point goes (ECMAScript's Number::toString), value = 0.DIGITS x 10**n
+    n = int(exp or 0) + len(whole) - (len(all_digits) - len(digits))
+    digits = digits.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        out = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        out = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        out = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        out = digits[0] + ("." + digits[1:] if k > 1 else "") + ("e+" if e >= 0 else "e-") + str(abs(e))
+    return sign + out
+
+
+def js_float(x: float) -> float | int | msgspec.Raw | None:
+    """``x`` as a value msgspec encodes to JavaScript's text for it."""
+    if x.is_integer():
+        return int(x) if -_MAX_SAFE <= x <= _MAX_SAFE else msgspec.Raw(js_number(x).encode())
+    if 1e-4 <= abs(x) < math.inf:
+        return x
+    if math.isnan(x) or math.isinf(x):
+        return None
+    return msgspec.Raw(js_number(x).encode())
+
+
+def _js_string(s: str) -> str | msgspec.Raw:
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        pass
+    # Join surrogate pairs into their code points (JavaScript sees a pair as one character), then escape the
+    # lone ones as JSON.stringify does.
+    s = s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    # msgspec.json.format rejects the escape of a lone surrogate: it is written as the escape of a private-use
+    # character 0x1000 above it (an escape msgspec itself never writes), put right by ``_unmark`` after layout.
+    text = json.dumps(s, ensure_ascii=False)
+    text = "".join(f"\\u{ord(c) + 0x1000:04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    return msgspec.Raw(text.encode("utf-8"))
+
+
+# A marked lone surrogate: the escape of U+E800..U+EFFF not preceded by an escaping backslash.
+_MARK = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(e[89a-f][0-9a-f]{2})")
+
+
+def _unmark(text: bytes) -> bytes:
+    if b"\\ue" not in text:
+        return text
+    return _MARK.sub(lambda m: m[1] + b"\\u" + b"%04x" % (int(m[2], 16) - 0x1000), text)
+
+
+def _js_key(k: Any) -> str:
+    if isinstance(k, str):
+        return k
+    if k is None:
+        return "null"
+    if isinstance(k, (bool, int, float)):
+        return js_number(k)
+    raise TypeError(f"cannot use a {type(k).__name__} as a JSON object key")
+
+
+def to_js(value: Any) -> Any:
+    """``value`` rewritten so that ``msgspec.json.encode`` writes what ``JSON.stringify`` writes for it."""
+    if value is None or value is True or value is False:
+        return value
+    if isinstance(value, str):
+        return _js_string(value)
+    if isinstance(value, float):
+        return js_float(value)
+    if isinstance(value, int):
+        return value if -_MAX_SAFE <= value <= _MAX_SAFE else msgspec.Raw(js_number(value).encode())
+    if isinstance(value, dict):
+        items = [(_js_key(k), to_js(v)) for k, v in value.items()]
+        index = [(k, v) for k, v in items if _INDEX_KEY.fullmatch(k) and int(k) < 2**32 - 1]
+        if index:
+            rest = [(k, v) for k, v in items if not (_INDEX_KEY.fullmatch(k) and int(k) < 2**32 - 1)]
+            items = sorted(index, key=lambda kv: int(kv[0])) + rest
+        if any(not isinstance(_js_string(k), str) for k, _ in items):
+            # msgspec takes only str keys: a key with a lone surrogate needs the object spliced in raw.
+            body = b",".join(_encode_str(k) + b":" + msgspec.json.encode(v) for k, v in items)
+            return msgspec.Raw(b"{" + body + b"}")
+        return dict(items)
+    if isinstance(value, (list, tuple)):
+        return [to_js(v) for v in value]
+    if isinstance(value, msgspec.Raw):
+        return value
+    raise TypeError(f"cannot serialise {type(value).__name__} as JSON")
+
+
+def _encode_str(s: str) -> bytes:
+    js = _js_string(s)
+    return msgspec.json.encode(js) if isinstance(js, str) else bytes(js)
+
+
+def encode_js(value: Any, indent: int = 2) -> bytes:
+    """``JSON.stringify(value, null, indent)`` as UTF-8 bytes."""
+    return _unmark(msgspec.json.format(msgspec.json.encode(to_js(value)), indent=indent))
+
+
+def dumps_js(value: Any, indent: int = 2) -> str:
+    """``JSON.stringify(value, null, indent)``: JavaScript's number formatting, key order and layout."""
+    return encode_js(value, indent).decode("utf-8")
+
+
+def _float_hook(text: str) -> float | int | msgspec.Raw | None:
+    return js_float(float(text))
+
+
+_JS_DECODER = msgspec.json.Decoder(float_hook=_float_hook)
+
+
+def decode_js(raw: bytes | msgspec.Raw) -> Any:
+    """Decode JSON text into values ``msgspec.json.encode`` writes as ``JSON.stringify(JSON.parse(raw))``."""
+    if _SLOW_RAW.search(raw):
+        return to_js(msgspec.json.decode(raw))
+    return _JS_DECODER.decode(raw)
+
+
+def indent_js(encoded: bytes, depth: int, indent: int = 2) -> bytes:
+    """Compact JSON (``msgspec.json.encode``'s) laid out as ``JSON.stringify(…, null, indent)`` prints it
+    nested ``depth`` levels deep (every line after the first shifted right), for writing a document in parts.
+
+    Shifting is safe: a newline inside a JSON string is always escaped, so every newline is the layout's."""
+    text = _unmark(msgspec.json.format(encoded, indent=indent))
+    return text.replace(b"\n", b"\n" + b" " * (indent * depth)) if depth else text
+
+
+def stream_js_object(
+    head: dict[str, Any], key: str, items: Iterable[Any], indent: int = 2
+) -> Iterator[bytes]:
+    """``JSON.stringify({**head, key: [*items]}, null, indent)`` in parts, the list's items encoded one by one.
+
+    Only one item is held at a time. ``head`` must not be empty; items go through ``to_js`` only when
+    msgspec cannot encode them as they are (a lone surrogate), so they should already be ``to_js`` values."""
+    pad = b" " * indent
+    yield encode_js(head, indent)[:-2]  # drop "\n}"
+    yield b",\n" + pad + msgspec.json.encode(key) + b": ["
+    first = True
+    for item in items:
+        try:
+            encoded = msgspec.json.encode(item)
+        except UnicodeEncodeError:
+            encoded = msgspec.json.encode(to_js(item))
+        yield (b"\n" if first else b",\n") + pad + pad + indent_js(encoded, 2, indent)
+        first = False
+    yield b"]\n}" if first else b"\n" + pad + b"]\n}"
