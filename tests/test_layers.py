@@ -19,7 +19,7 @@ import bench_nb
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer)
     for layer in (
-        {"errors", "records", "taxonomy", "text", "fast_imports", "retry_after"},
+        {"errors", "records", "taxonomy", "text", "fast_imports", "retry_after", "retry_policy"},
         {"benchmarks", "providers", "models"},
         {"runformat"},
         {"judges"},

@@ -1,7 +1,7 @@
 """What a failed HTTP call says about trying again: its status, and the wait it asks for (``Retry-After``).
 
-One reader for every retry policy (the LLM client ``models.client``, the cloud providers
-``providers.cloud.common``, the runner's ``runner.retry``), whatever SDK raised the error: OpenAI's and
+One reader for the one retry policy (``retry_policy``, which the LLM client ``models.client``, the cloud
+providers ``providers.cloud.common`` and the runner's ``runner.retry`` use), whatever SDK raised the error: OpenAI's and
 Anthropic's (``response.headers``), httpx's, Fern's (``status_code``, ``headers``) and mem0's (``debug_info``).
 A ``HoldBoard`` shares the waits between processes (a sweep's runs on Ray: ``set_hold_board``).
 """

@@ -4,9 +4,10 @@
     reply = complete("gpt-4o-mini", [{"role": "user", "content": "Say hi"}])
     reply.text, reply.input_tokens, reply.output_tokens, reply.cost_usd, reply.cached
 
-Retries are ours (tenacity; the SDKs' own are turned off so the behaviour is one, tested, thing): a 429 waits
-what its ``Retry-After`` (or ``retry-after-ms``) header says; 5xx, 408/409, timeouts, dropped connections and
-unreadable bodies back off exponentially with jitter. Other errors (400, 401, 404) fail at once. What still
+Retries are ours (the one policy of ``bench_nb.retry_policy``, built by ``ClientSettings.retry_policy``; the
+SDKs' own are turned off so the behaviour is one, tested, thing): a 429 waits what its ``Retry-After`` (or
+``retry-after-ms``) header says; 5xx, 408/409/425, timeouts, dropped connections and unreadable bodies back off
+exponentially with jitter. Other errors (400, 401, 404) fail at once. What still
 fails raises ``ModelError`` naming the model and the last error.
 """
 
@@ -22,22 +23,14 @@ from typing import Any
 
 import anthropic
 import openai
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-    wait_random,
-)
 
 from bench_nb.errors import ModelError
 from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
 from bench_nb.models.cache import ResponseCache
-from bench_nb.models.deadline import attempt_timeout, exceeded, remaining, stop_at_deadline
+from bench_nb.models.deadline import attempt_timeout, exceeded, remaining
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings
-from bench_nb.retry_after import retry_after_s
+from bench_nb.retry_policy import Attempts, retry_call, transient_status
 
 Messages = Sequence[Mapping[str, str]]
 DEFAULT_MAX_TOKENS = 1024
@@ -153,17 +146,11 @@ class LLMClient:
                 done = self._completion(spec, hit.text, hit.input_tokens, hit.output_tokens, True, 0, started)
                 self.usage.add(done)
                 return done
-        attempts = 0
-
-        def call() -> tuple[str, int | None, int | None]:
-            nonlocal attempts
-            attempts += 1
-            return self._send(spec, request)
-
-        text, n_in, n_out = self._retrying(spec, call)
+        attempts = Attempts()
+        text, n_in, n_out = self._retrying(spec, lambda: self._send(spec, request), attempts)
         if use_cache and self.cache is not None:
             self.cache.put(key, text, n_in, n_out)
-        done = self._completion(spec, text, n_in, n_out, False, attempts, started)
+        done = self._completion(spec, text, n_in, n_out, False, attempts.count, started)
         self.usage.add(done)
         return done
 
@@ -177,14 +164,14 @@ class LLMClient:
         ):
             return hit.input_tokens
 
-        def call() -> tuple[str, int | None, int | None]:
+        def count() -> tuple[str, int | None, int | None]:
             sdk = self._client(spec)
             result = sdk.messages.count_tokens(
                 model=spec.model_id, messages=[{"role": "user", "content": text}]
             )
             return "", int(result.input_tokens), None
 
-        _, n, _ = self._retrying(spec, call)
+        _, n, _ = self._retrying(spec, count)
         if self.cache is not None:
             self.cache.put(request, "", n, None)
         return int(n or 0)
@@ -265,25 +252,12 @@ class LLMClient:
                     self._sdk[slot] = openai.OpenAI(api_key=key, base_url=base_url, **common)
             return self._sdk[slot]
 
-    def _retrying(self, spec: ModelSpec, call: Any) -> Any:
+    def _retrying(self, spec: ModelSpec, fn: Any, attempts: Attempts | None = None) -> Any:
         s = self.settings
-        backoff = wait_exponential(multiplier=s.backoff_initial_s, max=s.backoff_max_s) + wait_random(
-            0, s.backoff_initial_s
-        )
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            after = retry_after_s(exc)
-            return min(after, s.max_retry_after_s) if after is not None else float(backoff(state))
-
-        retrying = Retrying(
-            retry=retry_if_exception(is_retryable),
-            wait=wait,
-            stop=stop_after_attempt(s.max_retries + 1) | stop_at_deadline,
-            reraise=True,
-        )
         try:
-            return retrying(call)
+            return retry_call(
+                fn, s.retry_policy(), is_retryable, attempts=attempts, what=spec.alias, deadline=remaining
+            )
         except ModelError:
             raise
         except Exception as err:
@@ -317,9 +291,9 @@ class LLMClient:
 
 
 def is_retryable(err: BaseException | None) -> bool:
-    """429, 5xx, 408/409, timeouts, dropped connections and unreadable (non-JSON or cut) bodies."""
+    """408, 409, 425, 429, 5xx, timeouts, dropped connections and unreadable (non-JSON or cut) bodies."""
     if isinstance(err, openai.APIStatusError | anthropic.APIStatusError):
-        return err.status_code in (408, 409, 429) or err.status_code >= 500
+        return transient_status(err.status_code, also={409})
     if isinstance(err, openai.APIConnectionError | anthropic.APIConnectionError):
         return True  # includes timeouts and bodies cut short
     return isinstance(err, jsonlib.JSONDecodeError | openai.APIResponseValidationError)

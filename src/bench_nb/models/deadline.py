@@ -15,9 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-import tenacity
-
 from bench_nb.errors import BenchNbError
+from bench_nb.retry_policy import StopAtDeadline
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("bench_nb_deadline", default=None)
 
@@ -67,12 +66,6 @@ def attempt_timeout(timeout_s: float) -> float:
     return min(timeout_s, left)
 
 
-class _StopAtDeadline(tenacity.stop.stop_base):
-    """A tenacity ``stop``: no retry whose wait would end past the deadline."""
-
-    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
-        left = remaining()
-        return left is not None and left <= float(getattr(retry_state, "upcoming_sleep", 0.0) or 0.0)
-
-
-stop_at_deadline = _StopAtDeadline()
+#: A tenacity ``stop``: no retry whose wait would end past the deadline (what
+#: ``retry_policy.retry_call(deadline=remaining)`` adds to its stop).
+stop_at_deadline = StopAtDeadline(remaining)

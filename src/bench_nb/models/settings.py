@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_nb.errors import ModelError
+from bench_nb.retry_policy import RetryPolicy
 
 DEFAULT_CACHE_PATH = Path("data/cache/llm.sqlite")
 
@@ -51,6 +52,18 @@ class ClientSettings:
     openai_base_url: str | None = None
     anthropic_base_url: str | None = None
     gemini_base_url: str | None = None
+
+    def retry_policy(self) -> RetryPolicy:
+        """The client's retry policy: ``max_retries`` retries; a backoff from ``backoff_initial_s``, doubling
+        up to ``backoff_max_s``, plus up to ``backoff_initial_s`` of jitter; Retry-After honoured up to
+        ``max_retry_after_s``."""
+        return RetryPolicy(
+            max_attempts=self.max_retries + 1,
+            initial_s=self.backoff_initial_s,
+            max_s=self.backoff_max_s,
+            jitter_s=self.backoff_initial_s,
+            retry_after_cap_s=self.max_retry_after_s,
+        )
 
     @classmethod
     def from_env(cls, **overrides: object) -> ClientSettings:

@@ -1,43 +1,34 @@
-"""Retries with exponential backoff and jitter (tenacity) for the runner's phase calls.
+"""The runner's retries of its phase calls: the one retry policy (``bench_nb.retry_policy``), under the
+question deadline (``models.deadline``).
 
 What is retried: an exception whose ``retryable`` attribute is true (providers and models can set it on any
 error they raise), ``TimeoutError``, ``ConnectionError``, httpx transport errors, and errors carrying an HTTP
-status (``status_code`` or ``response.status_code``) of 408, 409, 425, 429 or 5xx. Everything else fails the
-phase at once: a bug or a bad input does not get better by waiting.
+status (``status_code`` or ``response.status_code``) of 408, 409, 425, 429 or 5xx; a ``Retry-After`` such an
+error carries is waited out. Everything else fails the phase at once: a bug or a bad input does not get
+better by waiting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
-import httpx  # at module top: importing it in a worker thread races the SDKs that look it up (issue 14)
-import tenacity
-
-from bench_nb.models.deadline import stop_at_deadline
+from bench_nb.models.deadline import remaining
 from bench_nb.retry_after import status_of
+from bench_nb.retry_policy import (
+    TRANSIENT_STATUS,
+    Attempts,
+    RetryPolicy,
+    retry_call,
+    transient_status,
+    transport_failure,
+)
 
 T = TypeVar("T")
 
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+RETRYABLE_STATUS = TRANSIENT_STATUS | {409}
 
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How a failing phase call is retried.
-
-    Attributes:
-        max_attempts: calls in all (1 = no retry).
-        initial_s: the first wait; each later wait doubles, up to ``max_s``, plus up to ``jitter_s`` at random.
-        max_s: the longest wait between two calls.
-        jitter_s: the random part added to every wait (spreads clients that failed together).
-    """
-
-    max_attempts: int = 4
-    initial_s: float = 1.0
-    max_s: float = 30.0
-    jitter_s: float = 1.0
+__all__ = ["RETRYABLE_STATUS", "Attempts", "RetryPolicy", "call_with_retries", "is_retryable"]
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -45,32 +36,12 @@ def is_retryable(exc: BaseException) -> bool:
     flag = getattr(exc, "retryable", None)
     if isinstance(flag, bool):
         return flag
-    if isinstance(exc, TimeoutError | ConnectionError):
+    if transport_failure(exc):
         return True
     status = status_of(exc)
-    if status is not None:
-        return status in RETRYABLE_STATUS or 500 <= status < 600
-    return isinstance(exc, httpx.TransportError)
-
-
-class Attempts:
-    """Counts the calls one ``call_with_retries`` made (read after it returns or raises)."""
-
-    def __init__(self) -> None:
-        self.count = 0
+    return status is not None and transient_status(status, also=RETRYABLE_STATUS)
 
 
 def call_with_retries(fn: Callable[[], T], policy: RetryPolicy, attempts: Attempts) -> T:
     """Call ``fn``, retrying retryable errors per ``policy``; the last error is re-raised as is."""
-    retrying = tenacity.Retrying(
-        wait=tenacity.wait_exponential(multiplier=policy.initial_s, max=policy.max_s)
-        + tenacity.wait_random(0, policy.jitter_s),
-        retry=tenacity.retry_if_exception(is_retryable),
-        stop=tenacity.stop_after_attempt(max(1, policy.max_attempts)) | stop_at_deadline,
-        reraise=True,
-    )
-    for attempt in retrying:
-        with attempt:
-            attempts.count += 1
-            return fn()
-    raise AssertionError("unreachable")  # pragma: no cover
+    return retry_call(fn, policy, is_retryable, attempts=attempts, what="runner", deadline=remaining)

@@ -17,17 +17,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-import httpx  # at module top: an import in a worker thread races the SDKs that look it up (issue 14)
-import tenacity
-
 from bench_nb.errors import ProviderError
 from bench_nb.records import Session
-from bench_nb.retry_after import retry_after_s, shared_hold, shared_wait_s, status_of
+from bench_nb.retry_after import shared_hold, shared_wait_s, status_of
+from bench_nb.retry_policy import TRANSIENT_STATUS as TRANSIENT_STATUS  # what a cloud call retries, and 5xx
+from bench_nb.retry_policy import Attempts, RetryPolicy, retry_call, transient_status, transport_failure
 
 T = TypeVar("T")
 
-#: HTTP statuses that may succeed when asked again later.
-TRANSIENT_STATUS = frozenset({408, 425, 429})
 INSTALL_HINT = "pip install 'bench_nb[cloud]'"
 
 
@@ -122,25 +119,14 @@ def to_dict(obj: Any) -> dict[str, Any]:
     return {"value": obj}
 
 
-def _transport_failure(err: BaseException) -> bool:
-    seen: BaseException | None = err
-    for _ in range(5):  # the error and the errors it was raised from
-        if seen is None:
-            return False
-        if isinstance(seen, httpx.TransportError | TimeoutError | ConnectionError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
 def is_transient(err: BaseException) -> bool:
     """Whether calling again may help: 408, 425, 429, 5xx, or a connection failure or timeout."""
     if isinstance(err, ProviderError):
         return False
     status = status_of(err)
     if status is not None:
-        return status in TRANSIENT_STATUS or status >= 500
-    return _transport_failure(err)
+        return transient_status(status)  # not 409: a conflict at a memory provider stays one
+    return transport_failure(err, depth=5)  # the error and the errors it was raised from
 
 
 def describe(err: BaseException) -> str:
@@ -154,10 +140,12 @@ def describe(err: BaseException) -> str:
 
 
 class Calls:
-    """Calls to one provider: at most ``max_concurrency`` at once, transient failures retried.
+    """Calls to one provider: at most ``max_concurrency`` at once, transient failures retried by the one
+    retry policy (``bench_nb.retry_policy``; ``policy`` is this provider's).
 
     Waits grow exponentially from ``initial_s`` up to ``max_s`` (with up to 10% jitter); a response with
     ``Retry-After`` is waited out exactly, and no call of this provider starts before that time has passed.
+    No question deadline bounds these retries (a phase's deadline bounds the LLM calls).
 
     Args:
         provider: the provider's name, for error messages.
@@ -191,22 +179,25 @@ class Calls:
         self.initial_s = float(initial_s)
         self.max_s = float(max_s)
         self.retry_after_cap_s = float(retry_after_cap_s)
+        self.policy = RetryPolicy(
+            max_attempts=self.max_retries + 1,
+            initial_s=self.initial_s,
+            max_s=self.max_s,
+            jitter_s=0.0,
+            jitter_ratio=0.1,
+            retry_after_cap_s=self.retry_after_cap_s,
+        )
         self._slots = threading.BoundedSemaphore(int(max_concurrency))
         self._lock = threading.Lock()
         self._not_before = 0.0  # monotonic time before which no call starts (set by Retry-After)
         self.budget = budget
 
-    def _wait(self, state: tenacity.RetryCallState) -> float:
-        err = state.outcome.exception() if state.outcome else None
-        after = retry_after_s(err) if err is not None else None
-        if after is not None:
-            wait = min(after, self.retry_after_cap_s)
-            with self._lock:
-                self._not_before = max(self._not_before, time.monotonic() + wait)
-            shared_hold(self.budget, wait)
-            return wait
-        backoff = tenacity.wait_exponential(multiplier=self.initial_s, max=self.max_s)(state)
-        return float(backoff + tenacity.wait_random(0, 0.1 * backoff)(state))
+    def _held(self, wait: float) -> None:
+        """A Retry-After of ``wait`` seconds: no call with this provider (or, through the board, with this
+        API key) starts before it has passed."""
+        with self._lock:
+            self._not_before = max(self._not_before, time.monotonic() + wait)
+        shared_hold(self.budget, wait)
 
     def _hold_back(self) -> None:
         with self._lock:
@@ -217,28 +208,29 @@ class Calls:
 
     def __call__(self, what: str, fn: Callable[[], T]) -> T:
         """``fn()``, retried on transient failures; raises ``CloudCallError`` naming ``what`` when it gives up."""
-        attempts = 0
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(self.max_retries + 1),
-            wait=self._wait,
-            retry=tenacity.retry_if_exception(is_transient),
-            reraise=True,
-        )
+        attempts = Attempts()
+
+        def attempt() -> T:
+            with self._slots:
+                return fn()
+
         try:
-            for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    self._hold_back()
-                    with self._slots:
-                        return fn()
+            return retry_call(
+                attempt,
+                self.policy,
+                is_transient,
+                attempts=attempts,
+                what=f"{self.provider}: {what}",
+                on_retry_after=self._held,
+                before_attempt=self._hold_back,
+            )
         except ProviderError:
             raise
         except Exception as err:
-            tries = f" after {attempts} attempts" if attempts > 1 else ""
+            tries = f" after {attempts.count} attempts" if attempts.count > 1 else ""
             raise CloudCallError(
                 f"{self.provider}: {what} failed{tries}: {describe(err)}", status_of(err)
             ) from err
-        raise AssertionError("unreachable")  # pragma: no cover
 
 
 def poll(
