@@ -26,32 +26,24 @@ if TYPE_CHECKING:
     from bench_nb.frames.judgments import disputed_questions, judgments_df
     from bench_nb.frames.questions import questions_df, runs_df
     from bench_nb.frames.store import StoredRuns, export_runs, load_runs
-    from bench_nb.metrics import (
-        accuracy,
-        accuracy_by_type,
-        accuracy_intervals,
-        beam_scores,
-        clustered_paired_comparisons,
-        detectable_differences,
-        latency_stats,
-        memscore,
-        minimum_detectable_effect,
-        pareto_frontier,
-        pooled_paired_comparisons,
-        questions_needed,
-        rank_intervals,
-        repeat_variance,
-        retrieval_summary,
-        success_rate,
-        tell_apart,
-        token_summary,
-        wilson_interval,
-    )
+    from bench_nb.metrics.accuracy import accuracy, accuracy_by_type, success_rate
     from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
+    from bench_nb.metrics.beam import beam_scores
+    from bench_nb.metrics.clustered import accuracy_intervals
+    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
     from bench_nb.metrics.errata import answer_key_ceiling, regrade_with_errata
+    from bench_nb.metrics.intervals import wilson_interval
     from bench_nb.metrics.judge_quality import corrected_accuracy, judge_audit
+    from bench_nb.metrics.latency import latency_stats
+    from bench_nb.metrics.memscore import memscore
     from bench_nb.metrics.paired import PairedComparison, paired_comparison, paired_comparisons
+    from bench_nb.metrics.pareto import pareto_frontier
+    from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
+    from bench_nb.metrics.ranks import rank_intervals
+    from bench_nb.metrics.repeats import pooled_paired_comparisons, repeat_variance
     from bench_nb.metrics.replicates import replicate_summary
+    from bench_nb.metrics.retrieval import retrieval_summary
+    from bench_nb.metrics.tokens import token_summary
     from bench_nb.models.tokens import TokenCount, count_tokens
     from bench_nb.providers import get_provider, list_providers, register_provider
     from bench_nb.runformat.load import Run, RunSet
@@ -86,30 +78,21 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["questions_df", "runs_df"], "bench_nb.frames.questions"),
     "rejudge": "bench_nb.runner.rejudge",
     "memorybench_report": "bench_nb.runformat.report",
+    **dict.fromkeys(["accuracy", "accuracy_by_type", "success_rate"], "bench_nb.metrics.accuracy"),
+    "beam_scores": "bench_nb.metrics.beam",
+    "accuracy_intervals": "bench_nb.metrics.clustered",
+    **dict.fromkeys(["clustered_paired_comparisons", "tell_apart"], "bench_nb.metrics.clustered_paired"),
+    "wilson_interval": "bench_nb.metrics.intervals",
+    "latency_stats": "bench_nb.metrics.latency",
+    "memscore": "bench_nb.metrics.memscore",
+    "pareto_frontier": "bench_nb.metrics.pareto",
     **dict.fromkeys(
-        [
-            "accuracy",
-            "accuracy_by_type",
-            "accuracy_intervals",
-            "clustered_paired_comparisons",
-            "detectable_differences",
-            "beam_scores",
-            "latency_stats",
-            "memscore",
-            "minimum_detectable_effect",
-            "pareto_frontier",
-            "pooled_paired_comparisons",
-            "questions_needed",
-            "rank_intervals",
-            "repeat_variance",
-            "retrieval_summary",
-            "success_rate",
-            "tell_apart",
-            "token_summary",
-            "wilson_interval",
-        ],
-        "bench_nb.metrics",
+        ["detectable_differences", "minimum_detectable_effect", "questions_needed"], "bench_nb.metrics.power"
     ),
+    "rank_intervals": "bench_nb.metrics.ranks",
+    **dict.fromkeys(["pooled_paired_comparisons", "repeat_variance"], "bench_nb.metrics.repeats"),
+    "retrieval_summary": "bench_nb.metrics.retrieval",
+    "token_summary": "bench_nb.metrics.tokens",
     **dict.fromkeys(["JudgeAgreement", "judge_agreement"], "bench_nb.metrics.agreement"),
     **dict.fromkeys(["corrected_accuracy", "judge_audit"], "bench_nb.metrics.judge_quality"),
     **dict.fromkeys(

@@ -11,12 +11,16 @@ silently from every number.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
 
@@ -98,3 +102,40 @@ def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Data
 def scored_mask() -> Any:
     """The polars expression selecting questions that count toward accuracy."""
     return _SCORED
+
+
+@overload
+def accuracy(data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def accuracy(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
+def accuracy(
+    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
+    return to_backend(accuracy_frame(data, by=by), backend)
+
+
+@overload
+def accuracy_by_type(
+    data: Any, *, raw: bool = ..., by: Sequence[str] = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def accuracy_by_type(
+    data: Any, *, raw: bool = ..., by: Sequence[str] = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
+def accuracy_by_type(
+    data: Any, *, raw: bool = False, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
+    return to_backend(accuracy_by_type_frame(data, raw=raw, by=by), backend)
+
+
+@overload
+def success_rate(data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def success_rate(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
+def success_rate(
+    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Evaluated / target per run, with failed, in-progress, pending and unscored counts."""
+    return to_backend(success_rate_frame(data, by=by), backend)

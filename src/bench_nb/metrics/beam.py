@@ -21,14 +21,18 @@ abilities, or over a subset of the questions, is not BEAM's overall score).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import polars as pl
 
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PartialCredit = Literal["float", "as-published"]
 READINGS: dict[str, str] = {
@@ -194,3 +198,47 @@ def _tier_chats(benchmark: str) -> int | None:
 def _natural(hid: str) -> tuple[str, int]:
     head, _, tail = hid.rpartition("-")
     return (head, int(tail)) if tail.isdigit() else (hid, 0)
+
+
+@overload
+def beam_scores(
+    data: Any,
+    partial_credit: PartialCredit = ...,
+    *,
+    resamples: int = ...,
+    confidence: float = ...,
+    seed: int = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def beam_scores(
+    data: Any,
+    partial_credit: PartialCredit = ...,
+    *,
+    resamples: int = ...,
+    confidence: float = ...,
+    seed: int = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
+def beam_scores(
+    data: Any,
+    partial_credit: PartialCredit = "float",
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
+    chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
+    ability the mean over chats of each chat's mean question score, overall the ten abilities weighted
+    equally, intervals by a seeded bootstrap over chats (``bench_nb.metrics.beam``).
+
+    Args:
+        data: BEAM runs, or a questions frame (runs of other benchmarks in it are left out).
+        partial_credit: ``"float"`` (a rubric item's 0.5 counts 0.5) or ``"as-published"`` (BEAM's own code:
+            each item's 0.5 counts 0). Every row says which in ``reading``.
+        resamples, confidence, seed: the bootstrap's.
+    """
+    frame = beam_scores_frame(data, partial_credit, resamples=resamples, confidence=confidence, seed=seed)
+    return to_backend(frame, backend)

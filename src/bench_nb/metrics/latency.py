@@ -12,13 +12,17 @@ Two definitions, named apart so nobody mixes them:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.latency import memorybench_stats
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LATENCY_PHASES = (*PHASES, "total")
 
@@ -77,3 +81,16 @@ def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
         },
     )
     return pl.DataFrame(rows, schema=schema)
+
+
+@overload
+def latency_stats(
+    data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def latency_stats(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
+def latency_stats(
+    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named."""
+    return to_backend(latency_stats_frame(data, by=by), backend)

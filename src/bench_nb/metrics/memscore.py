@@ -18,15 +18,19 @@ MemoryBench's own runs never have any, so their MemScore is identical.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.report import format_memscore
 from bench_nb.runformat.rounding import js_round
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
@@ -99,3 +103,13 @@ def memscore_frame(data: Any) -> pl.DataFrame:
         "quality_measure": pl.Utf8,
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+@overload
+def memscore(data: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+@overload
+def memscore(data: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
+def memscore(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+    """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
+    Wilson 95% interval and the counts behind it."""
+    return to_backend(memscore_frame(data), backend)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def token_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
@@ -34,3 +38,16 @@ def token_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
         p95_context_tokens=pl.col("context_tokens").quantile(0.95, "linear"),
         tokenizer=pl.col("tokenizer").drop_nulls().first(),
     )
+
+
+@overload
+def token_summary(
+    data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def token_summary(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
+def token_summary(
+    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
+) -> pd.DataFrame | pl.DataFrame:
+    """Prompt, base-prompt and context token totals and means per run."""
+    return to_backend(token_summary_frame(data, by=by), backend)
