@@ -180,14 +180,74 @@ def test_settings_and_like_for_like_checks_read_the_runs_table(tmp_path: Path, l
     assert bn.check_like_for_like(mixed)  # a sample run beside a LoCoMo one: the differences are named
 
 
+def test_paired_comparisons_and_disputed_questions_of_a_store_equal_the_run_directories(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    export_runs(FIXTURES, store)
+    picked = ["synthetic-sqlite", "synthetic-no-memory", "synthetic-full-context"]  # not in run-id order
+    stored = bn.load_runs(store, runs=picked)
+    dirs = bn.load_runs([FIXTURES / r for r in picked])
+    got = bn.paired_comparison(stored, "synthetic-sqlite", "synthetic-no-memory", backend="polars")
+    want = bn.paired_comparison(dirs, "synthetic-sqlite", "synthetic-no-memory", backend="polars")
+    assert got.as_dict() == want.as_dict() and got.n_pairs > 40
+    assert_frame_equal(got.by_type, want.by_type)
+    for judge in (None, "contains"):
+        assert_frame_equal(
+            bn.paired_comparisons(stored, judge=judge, by_type=True, backend="polars"),
+            bn.paired_comparisons(dirs, judge=judge, by_type=True, backend="polars"),
+        )
+    disputed = bn.disputed_questions(stored, n_hits=2, backend="polars")
+    assert len(disputed) > 0 and (disputed["context"] != "").any()  # from the hits table
+    assert_frame_equal(disputed, bn.disputed_questions(dirs, n_hits=2, backend="polars"))
+    judgments = bn.judgments_df(stored, backend="polars")
+    assert_frame_equal(
+        bn.disputed_questions(judgments, runs=stored, backend="polars"),
+        bn.disputed_questions(bn.judgments_df(dirs, backend="polars"), runs=dirs, backend="polars"),
+    )
+
+
+def test_retrieved_texts_of_a_store_are_the_run_directories_in_rank_order(tmp_path: Path) -> None:
+    from bench_nb.frames.judgments import retrieved_texts, retrieved_texts_of
+
+    export_runs(FIXTURES, tmp_path / "store")
+    stored = bn.load_runs(tmp_path / "store")
+    dirs = bn.load_runs(FIXTURES)
+    keys = bn.questions_df(stored, backend="polars").select("run_id", "question_id")[::7]
+    keys = pl.concat([keys, pl.DataFrame({"run_id": ["synthetic-sqlite"], "question_id": ["no-such-q"]})])
+    for n_hits in (None, 1, 3):
+        got = retrieved_texts_of(stored, keys, n_hits)
+        assert got == retrieved_texts_of(dirs, keys, n_hits)
+    by_id = {run.run_id: run for run in dirs}
+    want = [retrieved_texts(by_id[r], q, n_hits=10_000) for r, q in keys.iter_rows()]
+    assert retrieved_texts_of(stored, keys) == want and want[-1] == [] and any(len(t) > 1 for t in want)
+
+
+def test_harness_records_of_a_store_equal_the_run_directories(tmp_path: Path, locomo_audit: Path) -> None:
+    from bench_nb.tables import not_recorded_note, shows_harnesses, table_harnesses
+
+    imported = locomo_audit / "fc-baseline" / "gpt-4o-mini-cot"
+    store = tmp_path / "store"
+    export_runs([FIXTURES, imported], store)
+    for picked in (RUN_IDS, ["synthetic-sqlite", "gpt-4o-mini-cot"]):
+        stored = bn.load_runs(store, runs=picked)
+        dirs = bn.load_runs([FIXTURES / r if r in RUN_IDS else imported for r in picked])
+        assert shows_harnesses(stored) == shows_harnesses(dirs) == ("gpt-4o-mini-cot" in picked)
+        got, want = table_harnesses(stored), table_harnesses(dirs)
+        pd.testing.assert_frame_equal(got.data, want.data)
+        assert got._repr_html_() == want._repr_html_()
+        for what in ("latency", "tokens", "retrieved context"):
+            assert not_recorded_note(stored, what) == not_recorded_note(dirs, what)
+    note = not_recorded_note(bn.load_runs(store), "latency")
+    assert note is not None and "by evermemos (gpt-4o-mini-cot)" in note
+
+
 def test_what_needs_checkpoints_says_so(tmp_path: Path) -> None:
     store = tmp_path / "store"
     export_runs(FIXTURES, store)
     stored = bn.load_runs(store)
-    with pytest.raises(RunFormatError, match=r"not their checkpoints.*paired comparisons"):
-        bn.paired_comparison(stored, "synthetic-sqlite", "synthetic-no-memory")
-    with pytest.raises(RunFormatError, match="run_path"):
-        bn.disputed_questions(stored)
+    with pytest.raises(RunFormatError, match=r"not their checkpoints.*explorer.*run_path"):
+        list(stored)
 
 
 def test_store_on_an_fsspec_memory_filesystem() -> None:

@@ -20,7 +20,7 @@ replicates included; its checkpoint's verdict (the replicates' majority) is not 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
 
 import polars as pl
 
@@ -303,13 +303,14 @@ def disputed_questions_frame(
 ) -> pl.DataFrame:
     """``disputed_questions`` in polars."""
     given = as_polars(data)
+    runset: Any
     if given is not None:
         frame = given
         runset = (
             runs if runs is not None else load_runs(frame["run_path"].unique(maintain_order=True).to_list())
         )
     else:
-        runset = load_runs(data)
+        runset = data if isinstance(data, StoredFrames) else load_runs(data)
         frame = judgments_frame(runset)
     if judges is not None:
         frame = frame.filter(pl.col("judge").is_in(judges))
@@ -353,26 +354,47 @@ def disputed_questions_frame(
     return disputed.select(*front, *rest)
 
 
-def _question_context(runset: RunSet, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:
+def _question_context(runset: Any, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:
     """run_path, question_id -> question, ground truth, answer, and the top retrieved texts."""
     wanted = disputed.select("run_path", "question_id").unique()
     # The run set's questions frame (built once per loaded RunSet, see questions_frame), disputed rows only.
     questions = (
         questions_frame(runset)
-        .select("run_path", "question_id", "question", "ground_truth", "hypothesis")
+        .select("run_id", "run_path", "question_id", "question", "ground_truth", "hypothesis")
         .join(wanted, on=["run_path", "question_id"], how="semi")
     )
-    by_path = {str(run.path): run for run in runset}
-    context = []
-    for path, qid in questions.select("run_path", "question_id").iter_rows():
-        hits = search_hits(by_path[path], qid)[:n_hits]
-        context.append("\n".join(f"{i}. {one_line(hit_text(h), 500)}" for i, h in enumerate(hits, start=1)))
-    return questions.with_columns(context=pl.Series(context, dtype=pl.Utf8))
+    context = [
+        "\n".join(f"{i}. {one_line(text, 500)}" for i, text in enumerate(texts, start=1))
+        for texts in retrieved_texts_of(runset, questions, n_hits)
+    ]
+    return questions.drop("run_id").with_columns(context=pl.Series(context, dtype=pl.Utf8))
+
+
+@runtime_checkable
+class StoredHits(Protocol):
+    """Runs whose search results were kept as texts at export (a run store, ``frames.store.StoredRuns``)."""
+
+    def stored_hit_texts(self, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]: ...
 
 
 def retrieved_texts(run: Run, qid: str, n_hits: int = 5) -> list[str]:
     """The texts of the top ``n_hits`` results a run retrieved for a question (empty when not recorded)."""
     return [hit_text(h) for h in search_hits(run, qid)[:n_hits]]
+
+
+def retrieved_texts_of(runs: Any, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]:
+    """``retrieved_texts`` for each row of ``keys`` (``run_id``, ``question_id``; with ``run_path``, that
+    picks the run of a ``RunSet``): the first ``n_hits`` texts (None: all), in rank order. ``runs``: a loaded
+    ``RunSet`` or a run store (its hits table, read for those questions only)."""
+    if isinstance(runs, StoredHits):
+        return runs.stored_hit_texts(keys.select("run_id", "question_id"), n_hits)
+    by_key = "run_path" if "run_path" in keys.columns else "run_id"
+    found = {str(run.path) if by_key == "run_path" else run.run_id: run for run in runs}
+    out: list[list[str]] = []
+    for key, qid in keys.select(by_key, "question_id").iter_rows():
+        run = found.get(str(key))
+        out.append([] if run is None else [hit_text(h) for h in search_hits(run, qid)[:n_hits]])
+    return out
 
 
 def search_hits(run: Run, qid: str) -> list[Any]:

@@ -10,8 +10,9 @@
     STORE/judgments/run=<key>/<version>.parquet    judgments_df's rows
     STORE/hits/run=<key>/<version>.parquet         one row per search result: run_id, question_id, rank,
                                                    text, score, raw (the result as JSON)
-    STORE/settings/run=<key>/<version>.json        read_settings(run) as JSON (read only when asked for:
-                                                   it holds the run's question ids)
+    STORE/settings/run=<key>/<version>.json        read_settings(run) and frames.harnesses.harness_record(run)
+                                                   as JSON (read only when asked for: it holds the run's
+                                                   question ids)
 
 ``<key>`` is the run id, percent-encoded (hive-style directories, so DuckDB or polars can also read
 ``STORE/questions/*/*.parquet``). Incremental: a run whose fingerprint (the names, sizes and modification
@@ -24,9 +25,10 @@ One writer at a time.
 
 ``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
 runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
-functions, every metric built on ``questions_df`` / ``judgments_df``, the settings table and
-``check_like_for_like`` accept it. What reads a run's checkpoint itself (paired comparisons of loaded runs,
-disputed questions' context, reports) raises a ``RunFormatError`` saying so.
+functions, every metric built on ``questions_df`` / ``judgments_df``, the settings and harness tables,
+``check_like_for_like``, paired comparisons, disputed questions (their retrieved context from the hits
+table) and the compare report accept it. What reads a run's checkpoint itself (the explorer and labelling
+widgets, the judge-disagreement report) raises a ``RunFormatError`` saying so.
 
 Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``gs://...``), or any
 ``pyarrow.fs.FileSystem`` / fsspec filesystem passed as ``filesystem=`` with a path inside it.
@@ -51,6 +53,7 @@ import msgspec
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.harnesses import harness_record
 from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import Run, RunSet, Sources, find_run_paths
@@ -63,7 +66,7 @@ if TYPE_CHECKING:
     import pyarrow.fs as pafs
 
 STORE_FORMAT = "bench_nb.store"
-STORE_VERSION = 1
+STORE_VERSION = 2  # 2: settings/*.json also hold the run's harness record (frames.harnesses)
 MARKER = "bench_nb_store.json"
 RUNS_FILE = "runs.parquet"
 TABLES: tuple[Literal["questions", "judgments", "hits"], ...] = ("questions", "judgments", "hits")
@@ -319,18 +322,18 @@ def export_runs(
 
 
 def _settings_json(run: Run) -> str:
-    record = {"settings": asdict(read_settings(run)), "imported": run.imported is not None}
+    record = {"settings": asdict(read_settings(run)), "harness": harness_record(run)}
     return json.dumps(record, ensure_ascii=False, sort_keys=True, default=msgspec.to_builtins)
 
 
-def _settings_from_json(text: str) -> tuple[RecordedSettings, bool]:
+def _settings_from_json(text: str) -> tuple[RecordedSettings, dict[str, Any]]:
     record = json.loads(text)
     values = record["settings"]
     values["question_ids"] = tuple(values["question_ids"])
     values["judges"] = tuple(values["judges"])
     if values.get("invocation") is not None:
         values["invocation"] = msgspec.convert(values["invocation"], Invocation)
-    return RecordedSettings(**values), bool(record["imported"])
+    return RecordedSettings(**values), record["harness"]
 
 
 def _write_run(
@@ -392,7 +395,7 @@ class StoredRuns:
         self.problems: list[Problem] = []
         self._schemas = _schemas()
         self._frames: dict[str, pl.DataFrame] = {}
-        self._recorded: list[tuple[RecordedSettings, bool]] | None = None
+        self._recorded: list[tuple[RecordedSettings, dict[str, Any]]] | None = None
 
     @property
     def run_ids(self) -> list[str]:
@@ -451,7 +454,7 @@ class StoredRuns:
             self._frames[table] = self.scan(table).collect()
         return self._frames[table]
 
-    def _settings(self) -> list[tuple[RecordedSettings, bool]]:
+    def _settings(self) -> list[tuple[RecordedSettings, dict[str, Any]]]:
         if self._recorded is None:
             self._recorded = []
             for key, version in self.runs.select("partition", "version").iter_rows():
@@ -467,15 +470,38 @@ class StoredRuns:
     @property
     def imported_run_ids(self) -> set[str]:
         """The runs imported from another harness's results file (``Run.imported`` was set)."""
-        return {rs.run_id for rs, imported in self._settings() if imported}
+        return {rs.run_id for rs, harness in self._settings() if harness["imported"]}
+
+    def harness_records(self) -> list[dict[str, Any]]:
+        """Each selected run's ``frames.harnesses.harness_record``, as read at export."""
+        return [dict(harness) for _, harness in self._settings()]
+
+    def stored_hit_texts(self, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]:
+        """For each (run_id, question_id) row of ``keys``: the texts of its run's results for the question
+        in rank order (the first ``n_hits``), as ``frames.judgments.retrieved_texts`` gives them; read from
+        the hits table of the selected runs, only those questions' rows."""
+        wanted = keys.select(pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8))
+        hits = self.hits.select("run_id", "question_id", "rank", "text")
+        if n_hits is not None:
+            hits = hits.filter(pl.col("rank") <= n_hits)
+        texts = (
+            hits.join(wanted.unique().lazy(), on=["run_id", "question_id"], how="semi")
+            .sort("run_id", "question_id", "rank")
+            .group_by("run_id", "question_id", maintain_order=True)
+            .agg(pl.col("text"))
+            .collect()
+        )
+        found = {(r, q): t for r, q, t in texts.iter_rows()}
+        return [list(found.get((r, q), [])) for r, q in wanted.iter_rows()]
 
     def __iter__(self) -> Iterator[Run]:
         raise RunFormatError(
             self.store,
             "a run store holds the runs' frames (questions, judgments, search hits) and settings, not their "
-            "checkpoints: what reads a run's checkpoint itself (paired comparisons of loaded runs, disputed "
-            "questions with their retrieved context, reports) cannot use it yet; load those runs from their "
-            "directories (their paths are in runs_df's run_path column)",
+            "checkpoints: what reads a run's checkpoint itself (the explorer and labelling widgets, the "
+            "judge-disagreement report) cannot use it; load those runs from their directories (their paths "
+            "are in runs_df's run_path column). The compare report, paired comparisons and disputed "
+            "questions do read a store",
         )
 
 

@@ -20,7 +20,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.intervals import Z95
@@ -549,8 +549,8 @@ def corrected_accuracy_table_frame(
     data: Any, *, human: str = HUMAN, audit: Any = None, judges: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """``corrected_accuracy_table`` in polars."""
-    runset = load_runs(data)
-    frame = judgments_frame(runset)
+    runs: Any = data if isinstance(data, StoredFrames) else load_runs(data)  # a run store: its frames
+    frame = judgments_frame(runs)
     versus = judge_vs_human_frame(frame, human=human)
     rates = None
     if audit is not None:

@@ -36,6 +36,7 @@ from bench_nb.errors import ComparisonError
 from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.settings import (
@@ -281,8 +282,9 @@ def paired_comparison(
     """Compare two runs question by question.
 
     Args:
-        data: run directories (or anything ``load_runs`` takes: every setting is checked), a questions
-            frame (``questions_df``) or a judgments frame (``judgments_df``).
+        data: run directories (or anything ``load_runs`` takes: every setting is checked), a run store's
+            runs (``load_runs(STORE, runs=[...])``: the settings recorded at export), a questions frame
+            (``questions_df``) or a judgments frame (``judgments_df``).
         run_a: the first run's id; ``difference`` is A − B.
         run_b: the second run's id.
         judge: grade both runs with this judge's verdicts (from judgments.jsonl); default the primary one.
@@ -434,8 +436,13 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, Rec
         if judge is not None:
             raise ValueError("judge= needs a judgments frame (judgments_df) or run directories")
         return _from_questions(frame), _frame_settings(frame)
-    runset = load_runs(data)
-    settings = {run.run_id: read_settings(run) for run in runset}
+    runset: Any
+    if isinstance(data, StoredRuns):  # a run store: the settings recorded at export
+        runset = data
+        settings = {s.run_id: s for s in data.recorded_settings()}
+    else:
+        runset = load_runs(data)
+        settings = {run.run_id: read_settings(run) for run in runset}
     questions = questions_frame(runset)
     if judge is None:
         return _from_questions(questions), settings

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from bench_nb.errors import ReportError
 
 if TYPE_CHECKING:
+    from bench_nb.frames.store import StoredRuns
     from bench_nb.runformat.load import RunSet
 
 # src/bench_nb/reports/locate.py -> the checkout's notebooks/ (an editable install or a clone).
@@ -97,17 +98,39 @@ def open_runs(
     runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     *,
     dataset: str | os.PathLike[str] | None = None,
-) -> RunSet:
+    run_ids: str | Iterable[str] | None = None,
+) -> RunSet | StoredRuns:
     """The runs a report shows: ``resolve_runs`` then ``load_runs`` (``dataset``: LoCoMo's file, to match other
     harnesses' result files to its question ids; see ``load_runs``).
 
+    ``runs`` may be a run store (``bench-nb export``): then ``run_ids`` picks its runs (a list, or one string
+    of comma-separated ids; None: every run), and only their partitions are read.
+
     Raises:
         ReportError: when a source matches nothing, or nothing it matched loads as a run (naming the
-            sources and what went wrong).
+            sources and what went wrong); ``run_ids`` that are not in the store, or given without a store.
     """
+    from bench_nb.errors import RunFormatError
+    from bench_nb.frames.store import is_store, open_store
     from bench_nb.runformat.load import load_runs
 
     sources = resolve_runs(runs)
+    ids = [i.strip() for i in run_ids.split(",") if i.strip()] if isinstance(run_ids, str) else run_ids
+    if len(sources) == 1 and is_store(sources[0]):
+        if dataset is not None:
+            raise ReportError(
+                f"{sources[0]} is a run store: its frames were built at export, so dataset= cannot apply "
+                "(bench-nb export --dataset ...)"
+            )
+        try:
+            stored = open_store(sources[0], runs=None if ids is None else list(ids))
+        except RunFormatError as err:
+            raise ReportError(str(err)) from None
+        if not len(stored):
+            raise ReportError(f"no run in the store {sources[0]}")
+        return stored
+    if ids is not None:
+        raise ReportError(f"run_ids selects runs of a run store (bench-nb export); {runs!r} is not one")
     run_set = load_runs(sources, dataset=dataset)
     if not run_set:
         problems = "; ".join(str(p) for p in run_set.all_problems[:5]) or "nothing readable"

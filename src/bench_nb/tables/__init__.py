@@ -17,7 +17,13 @@ from bench_nb.tables.comparisons import (
     warnings_html,
 )
 from bench_nb.tables.frame import table_frame
-from bench_nb.tables.harnesses import not_recorded_note, table_answer_key, table_harnesses, table_replicates
+from bench_nb.tables.harnesses import (
+    not_recorded_note,
+    shows_harnesses,
+    table_answer_key,
+    table_harnesses,
+    table_replicates,
+)
 from bench_nb.tables.html import Table
 from bench_nb.tables.judges import (
     judge_verdict,
@@ -68,6 +74,7 @@ __all__ = [
     "run_settings",
     "settings_differences",
     "settings_line",
+    "shows_harnesses",
     "table_accuracy_by_type",
     "table_agreement",
     "table_answer_key",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts
+from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts_of
 from bench_nb.runformat.settings import check_like_for_like
 from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
 from bench_nb.text import one_line, short_hashes
@@ -121,7 +121,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
     disputed = disputed_questions_frame(data, n_hits=n_hits, runs=runs)
     total = len(disputed)
     shown = disputed.head(limit)
-    by_run = {run.run_id: run for run in runs} if runs is not None else {}
+    own = retrieved_texts_of(runs, shown) if runs is not None else [None] * len(shown)
     rows = [
         [
             Cell(r["provider"], title=r["run_id"]),
@@ -129,11 +129,11 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
             Cell(r["question"] or "", "text"),
             Cell(r["ground_truth"] or "", "text"),
             Cell(r["hypothesis"] or "", "text"),
-            Cell(_own_context(r, by_run, n_hits), "text"),
+            Cell(_own_context(r, texts, n_hits), "text"),
             Cell(r["correct_judges"] or "—"),
             Cell(r["incorrect_judges"] or "—"),
         ]
-        for r in shown.iter_rows(named=True)
+        for r, texts in zip(shown.iter_rows(named=True), own, strict=True)
     ]
     html = render(
         [
@@ -165,15 +165,13 @@ def _content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
 
-def _own_context(row: dict[str, Any], runs: dict[str, Any], n_hits: int) -> str:
-    """The row's own context: of everything its run retrieved for the question, the ``n_hits`` items that
-    share the most words with the question, ground truth and answer (ties by rank), in rank order, each
-    numbered by its rank. (The top items alone would repeat a full-context run's first haystack messages
-    for every question of a conversation.) Falls back to the frame's top items without the run."""
-    run = runs.get(str(row.get("run_id")))
-    if run is None:
+def _own_context(row: dict[str, Any], texts: list[str] | None, n_hits: int) -> str:
+    """The row's own context: of everything its run retrieved for the question (``texts``), the ``n_hits``
+    items that share the most words with the question, ground truth and answer (ties by rank), in rank
+    order, each numbered by its rank. (The top items alone would repeat a full-context run's first haystack
+    messages for every question of a conversation.) Falls back to the frame's top items without the runs."""
+    if texts is None:
         return str(row.get("context") or "")
-    texts = retrieved_texts(run, row["question_id"], n_hits=10_000)
     wanted = _content_words(
         " ".join(str(row.get(c) or "") for c in ("question", "ground_truth", "hypothesis"))
     )

@@ -3,6 +3,7 @@ record, how much the judge's replicates spread, and what the answer key's known 
 
 - ``table_harnesses(runs)``: harness, judge, answer prompt, answering model, judge replicates and what the run
   does not record ("not recorded by zep"), one row per run.
+- ``shows_harnesses(runs)``: whether the runs come from several harnesses or any was imported.
 - ``not_recorded_note(runs, what)``: "latency: not recorded by zep (zep_locomo_grades), ..." for a section.
 - ``table_replicates(runs)``: ``replicate_summary`` overall and per question type.
 - ``table_answer_key(errata, runs)``: the ceiling per type beside each run's accuracy (flagged above it),
@@ -16,6 +17,8 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.harnesses import harness_frame, run_origins
+from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.errata import (
     answer_key_ceiling_frame,
     errata_verdicts_frame,
@@ -29,53 +32,29 @@ from bench_nb.taxonomy import NORM_TYPES
 _ALL = ("latency", "tokens", "retrieved context")
 
 
-def _runs(runs: Any) -> RunSet:
-    return runs if isinstance(runs, RunSet) else load_runs(runs)
+def _runs(runs: Any) -> RunSet | StoredRuns:
+    return runs if isinstance(runs, (RunSet, StoredRuns)) else load_runs(runs)
 
 
-def _not_recorded(run: Any) -> tuple[str, ...]:
-    return run.imported.not_recorded if run.imported is not None else ()
+def shows_harnesses(runs: Any) -> bool:
+    """Whether the runs come from several harnesses or any was imported (``table_harnesses`` then says who
+    wrote each)."""
+    origins = run_origins(_runs(runs))
+    return len({harness for _, harness, _, _ in origins}) > 1 or any(
+        imported for _, _, imported, _ in origins
+    )
 
 
 def table_harnesses(runs: Any) -> Table:
     """One row per run: the harness that wrote it, its judge (as named, or unknown), answer prompt, answering
     model, judge replicates, and what it does not record."""
-    loaded = _runs(runs)
-    rows_data: list[dict[str, Any]] = []
-    for run in loaded:
-        ck = run.checkpoint
-        info = run.imported
-        extra = (ck.benchNb or {}) if ck is not None else {}
-        judge = info.judge if info is not None else (extra.get("primaryJudge") or (ck.judge if ck else None))
-        if ck is None:
-            judge = (run.report or {}).get("judge")
-        prompt = info.answer_prompt if info is not None else (extra.get("promptHashes") or {}).get("answer")
-        replicates = info.replicates if info is not None else _own_replicates(run)
-        rows_data.append(
-            {
-                "run_id": run.run_id,
-                "harness": run.harness,
-                "judge": judge or None,
-                "answer_prompt": prompt,
-                "answering_model": (ck.answeringModel if ck is not None else None) or None,
-                "replicates": replicates,
-                "not_recorded": ", ".join(_not_recorded(run)) or None,
-                "questions_checked_against": info.checked_against if info is not None else None,
-            }
+    frame = harness_frame(_runs(runs)).with_columns(
+        not_recorded=pl.when(pl.col("not_recorded").list.len() > 0).then(
+            pl.col("not_recorded").list.join(", ")
         )
-    frame = pl.DataFrame(
-        rows_data,
-        schema={
-            "run_id": pl.Utf8,
-            "harness": pl.Utf8,
-            "judge": pl.Utf8,
-            "answer_prompt": pl.Utf8,
-            "answering_model": pl.Utf8,
-            "replicates": pl.Int64,
-            "not_recorded": pl.Utf8,
-            "questions_checked_against": pl.Utf8,
-        },
     )
+    rows_data = frame.to_dicts()
+    frame = frame.drop("imported")
 
     def by(r: dict[str, Any], key: str) -> Cell | str:
         value = r[key]
@@ -114,24 +93,13 @@ def table_harnesses(runs: Any) -> Table:
     return Table(frame, html)
 
 
-def _own_replicates(run: Any) -> int:
-    """The most replicates of the primary judge in a bench_nb run's judgments (1 without replicates)."""
-    from bench_nb.runformat.verdicts import read_replicates
-
-    judge = None
-    if run.checkpoint is not None:
-        judge = (run.checkpoint.benchNb or {}).get("primaryJudge") or run.checkpoint.judge
-    seen = [rep for (_, j, rep) in read_replicates(run.path)[0] if j == judge]
-    return max(seen, default=1)
-
-
 def not_recorded_note(runs: Any, what: str) -> str | None:
     """``"latency: not recorded by zep (zep_locomo_grades); by evermemos (a, b)"``, or None when every run
     records ``what`` (``latency``, ``tokens``, ``retrieved context``)."""
     by_harness: dict[str, list[str]] = {}
-    for run in _runs(runs):
-        if what in _not_recorded(run):
-            by_harness.setdefault(run.harness, []).append(run.run_id)
+    for run_id, harness, _, lacks in run_origins(_runs(runs)):
+        if what in lacks:
+            by_harness.setdefault(harness, []).append(run_id)
     if not by_harness:
         return None
     parts = [f"by {h} ({', '.join(ids)})" for h, ids in by_harness.items()]
