@@ -92,9 +92,12 @@ def rank_intervals(
     """Each run's rank with its 1 − ``alpha`` interval from a cluster bootstrap, and its group of runs that
     cannot be told apart.
 
-    Columns: ``run_id``, ``question_type`` (with ``by="question_type"``), ``accuracy``, ``rank`` (1 = best,
-    ties share the better rank), ``rank_low``, ``rank_high`` and ``group`` (1 = the best group); rows in rank
-    order. Takes what ``accuracy_intervals`` takes (fractional scores too).
+    Columns (the contract: issue 17's ``run_id, rank, rank_low, rank_high, group`` and ``accuracy``):
+    ``run_id``, ``question_type`` (with ``by="question_type"``), ``accuracy`` (the run's accuracy on its
+    scored questions, the mean score for fractional scores: what the runs are ranked by, equal to
+    ``accuracy_intervals``' ``accuracy``), ``rank`` (1 = best, ties share the better rank), ``rank_low``,
+    ``rank_high`` and ``group`` (1 = the best group); rows in rank order. Takes what ``accuracy_intervals``
+    takes (fractional scores too).
     """
     return to_backend(rank_intervals_frame(questions, seed, by=by, alpha=alpha, resamples=resamples), backend)
 
