@@ -208,7 +208,8 @@ def test_a_killed_run_resumes_the_same_from_a_notebook_and_from_the_cli(
     monkeypatch.setenv("BENCH_NB_TEST_CALL_LOG", str(tmp_path / "notebook.jsonl"))
     monkeypatch.delenv("BENCH_NB_TEST_DIE_AFTER", raising=False)
     monkeypatch.delenv("BENCH_NB_TEST_DELAY_S", raising=False)
-    result = run_benchmark(run_id=RUN_ID, runs_dir=notebook, progress=False)
+    monkeypatch.setenv("BENCH_NB_QUIET", "1")
+    result = run_benchmark(run_id=RUN_ID, runs_dir=notebook)
     assert (result.status, result.evaluated, result.failed, result.target) == ("completed", 12, 0, 12)
     # The command line: -r alone, in its own process.
     second = _bench_nb("-r", RUN_ID, "--runs-dir", str(cli_runs), env=_env(tmp_path / "cli.jsonl"))
@@ -232,7 +233,7 @@ def test_a_killed_run_resumes_the_same_from_a_notebook_and_from_the_cli(
     # Resuming the finished run from a notebook does nothing: no call, not one file rewritten.
     before = _stamps(notebook / RUN_ID)
     calls = len(call_log(tmp_path / "notebook.jsonl"))
-    again = run_benchmark(run_id=RUN_ID, runs_dir=notebook, progress=False)
+    again = run_benchmark(run_id=RUN_ID, runs_dir=notebook)
     assert (again.status, again.evaluated) == ("completed", 12)
     assert len(call_log(tmp_path / "notebook.jsonl")) == calls
     assert _stamps(notebook / RUN_ID) == before
