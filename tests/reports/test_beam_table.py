@@ -10,6 +10,7 @@ import pytest
 from beam_tier import write_tier
 from bench_nb import charts, tables
 from bench_nb.benchmarks import DatasetWarning
+from bench_nb.reports import build_report
 from bench_nb.runner.run import run_benchmark
 
 
@@ -76,3 +77,14 @@ def test_memscore_and_accuracy_tables_say_mean_score_for_beam(beam_runs: list[Pa
     assert set(by_type["measure"]) == {"mean score"}
     assert "accuracy or mean score [95% CI]" in tables.table_memscore(q).html
     assert "Mean score per question type" in tables.table_accuracy_by_type(q).html
+
+
+@pytest.mark.notebook
+def test_the_compare_report_of_beam_runs_has_its_beam_section(beam_runs: list[Path], tmp_path: Path) -> None:
+    # The section is shown by its code cell only for BEAM runs (tests/reports/test_build.py: none otherwise).
+    out = tmp_path / "compare.html"
+    build_report("compare", {"runs": [str(r) for r in beam_runs]}, out, index=False)
+    html = out.read_text()
+    assert html.count("<h2>BEAM: mean score per ability</h2>") == 1
+    assert "BEAM is scored by its own rules" in html
+    assert "sqlite · 0.5 as 0.5" in html  # the table under it

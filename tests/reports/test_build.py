@@ -62,6 +62,7 @@ def test_compare_report_is_one_offline_file_with_charts_and_an_index(
     # shown as text (nbconvert's final BeautifulSoup pass writes the quotes of a text node as they are)
     assert '&lt;script&gt;alert("bench_nb")&lt;/script&gt;' in html
     assert "application/vnd.bench-nb" not in html  # the index summary is stripped from the page
+    assert "BEAM" not in html  # no BEAM runs: no BEAM section, not even its heading
     scores = bench_nb.memscore(fixture_glob, backend="polars")
     entry = read_index(out.parent).reports[0]
     assert entry.file == "compare.html" and entry.title == "Fixtures <b>&</b> friends"

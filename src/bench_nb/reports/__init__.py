@@ -3,7 +3,7 @@
 - ``build_report(name, params, output)``: one report (``ReportError`` names the failing cell).
 - ``build_all(config)``: the reports a TOML file lists; one failure never stops the others.
 - ``reports/index.html`` lists every report with its date, runs and MemScores (``write_index_html``).
-- In notebooks: ``setup_notebook()`` (charts as inline SVG in a report), ``heading``, ``note``,
+- In notebooks: ``setup_notebook()`` (charts as inline SVG in a report), ``heading``, ``section``, ``note``,
   ``report_summary``, ``open_runs`` (runs that must exist: a report never shows an empty page), ``resolve_runs``.
 
 Names are imported on first use, so a notebook's ``from bench_nb import reports`` stays cheap.
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         project_path,
         report_summary,
         roi_tile,
+        section,
         setup_notebook,
     )
     from bench_nb.reports.schedule import BuildOutcome, ReportsConfig, build_all, read_config
@@ -44,6 +45,7 @@ _EXPORTS: dict[str, str] = {
             "project_path",
             "report_summary",
             "roi_tile",
+            "section",
             "setup_notebook",
         ],
         "notebook",
@@ -75,6 +77,7 @@ __all__ = [
     "report_summary",
     "resolve_runs",
     "roi_tile",
+    "section",
     "setup_notebook",
     "write_index_html",
 ]

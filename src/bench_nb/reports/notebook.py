@@ -128,6 +128,13 @@ def heading(title: str, subtitle: str = "") -> Html:
     )
 
 
+def section(title: str, text: str = "") -> Html:
+    """A section's heading and its opening paragraph (escaped), for a section a code cell shows only when
+    the data has something for it (a markdown heading would stay, empty, on every report)."""
+    para = f"<p>{html.escape(text)}</p>" if text else ""
+    return Html(f"<h2>{html.escape(title)}</h2>{para}")
+
+
 def note(text: str, *, kind: str = "note") -> Html:
     """A short escaped paragraph; ``kind="warning"`` draws it as a warning box."""
     from bench_nb.tables.html import STYLE
