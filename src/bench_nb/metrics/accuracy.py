@@ -48,7 +48,8 @@ def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFram
     keys = list(by)
     graded = pl.col("graded").fill_null(False) if "graded" in questions.columns else pl.lit(False)
     out = (
-        questions.filter(pl.col("status") == "evaluated")
+        questions.lazy()  # lazy: only the columns used are copied by the filter (a frame has ~60)
+        .filter(pl.col("status") == "evaluated")
         .with_columns(graded_=graded)
         .group_by(keys, maintain_order=True)
         .agg(
@@ -66,6 +67,7 @@ def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFram
             .otherwise(None),
             measure=pl.when(pl.col("graded")).then(pl.lit("mean score")).otherwise(pl.lit("accuracy")),
         )
+        .collect()
     )
     return _with_ci(out).select(
         [*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored", "measure"]

@@ -66,10 +66,32 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
     }
 
 
+# The questions frame's columns memscore reads (memscore_components and the per-run counts).
+_USED = frozenset(
+    {
+        "run_id",
+        "provider",
+        "benchmark",
+        "status",
+        "unscored",
+        "correct",
+        "graded",
+        "score",
+        "search_ms",
+        "context_tokens",
+        "prompt_tokens",
+        "source",
+        "report_context_tokens",
+        "custom_prompt",
+    }
+)
+
+
 def memscore_frame(data: Any) -> pl.DataFrame:
     """``memscore`` in polars: one row per run, ``run_id, provider, benchmark, quality, latency_ms,
     context_tokens, memscore, ...``."""
     questions = as_questions(data)
+    questions = questions.select([c for c in questions.columns if c in _USED])  # partitions copy what is left
     rows = []
     for (run_id,), group in questions.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
         row: dict[str, Any] = {
