@@ -1,5 +1,5 @@
-"""The compare report's kernel never imports pandas or pyarrow, and numpy only for its uncertainty section
-(the cluster bootstrap); together 0.4 s of a report's time.
+"""The compare report's kernel never imports pandas, pyarrow or pydantic (the custom benchmark format's
+models), and numpy only for its uncertainty section (the cluster bootstrap); together 0.5 s of a report's time.
 
 One fresh interpreter runs what notebooks/compare.ipynb's cells call, on the fixture runs, with everything
 kept in polars (as the notebook does): every table's HTML and every chart's Vega-Lite dict are built. Then
@@ -21,7 +21,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = REPO / "tests" / "fixtures" / "runs"
-HEAVY = ("pandas", "pyarrow", "numpy")
+HEAVY = ("pandas", "pyarrow", "numpy", "pydantic")
 
 # What compare.ipynb's code cells call, in order (its parameters at their defaults: dataset and judges
 # None, max_disputed 15, max_questions 120, no ROI tile).
@@ -134,7 +134,7 @@ def test_notebook_calls_are_the_ones_run_here() -> None:
     assert not missing, f"compare.ipynb calls {missing}: add them to this test's kernel script"
 
 
-def test_compare_report_kernel_imports_no_pandas_pyarrow_or_numpy() -> None:
+def test_compare_report_kernel_imports_no_pandas_pyarrow_pydantic_or_numpy() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", KERNEL, str(RUNS / "*")],
         capture_output=True,

@@ -9,7 +9,8 @@ Registered: ``locomo``, ``longmemeval`` (alias ``longmemeval-oracle``), ``longme
 ``custom`` (your own file, docs/benchmarks.md) and ``sample`` (bundled). See docs/benchmarks.md.
 """
 
-from bench_nb.benchmarks.custom import read_custom, write_custom
+from typing import TYPE_CHECKING, Any
+
 from bench_nb.benchmarks.download import DatasetWarning, download_file, sha256_file
 from bench_nb.benchmarks.locomo import LOCOMO_TYPE_REGISTRY, parse_locomo_date, read_locomo
 from bench_nb.benchmarks.longmemeval import parse_longmemeval_date, read_longmemeval
@@ -24,6 +25,20 @@ from bench_nb.benchmarks.registry import (
     register_benchmark,
     unregister_benchmark,
 )
+
+if TYPE_CHECKING:
+    from bench_nb.benchmarks.custom import read_custom, write_custom
+
+
+def __getattr__(name: str) -> Any:
+    # The custom format's reader and writer are imported on first use: their pydantic models cost a tenth
+    # of a second that a light submodule's importers (the run format, the errata, every report) never need.
+    if name in ("read_custom", "write_custom"):
+        from bench_nb.benchmarks import custom
+
+        return getattr(custom, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "LOCOMO_TYPE_REGISTRY",

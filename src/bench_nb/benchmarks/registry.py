@@ -24,7 +24,6 @@ from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
 
 from .beam import TIERS, read_beam, tier_pins
-from .custom import read_custom
 from .download import DatasetWarning, check_sha256, download_file, sha256_file
 from .jsonfile import read_json
 from .locomo import read_locomo
@@ -416,10 +415,22 @@ register_benchmark(
     description="LongMemEval M: 500 questions, ~500 sessions each (several GB)",
     url=f"{_HF}/longmemeval_m_cleaned.json",
 )
-register_benchmark("custom", read_custom, description="your own questions (docs/benchmarks.md); needs a path")
+
+
+def _read_custom(path: Path, problems: list[Problem] | None = None) -> Benchmark:
+    """``custom.read_custom``, imported when a custom file is read: its pydantic models cost a tenth of a
+    second that importing the registry (the run format's LoCoMo ids, the errata, every report) never needs."""
+    from .custom import read_custom
+
+    return read_custom(path, problems)
+
+
+register_benchmark(
+    "custom", _read_custom, description="your own questions (docs/benchmarks.md); needs a path"
+)
 register_benchmark(
     "sample",
-    read_custom,
+    _read_custom,
     description="bundled sample: fictional conversations written by the project, for the demo and tests",
     bundled=_sample_path(),
 )

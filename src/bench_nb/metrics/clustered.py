@@ -202,9 +202,13 @@ def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> n
 def _bootstrap_weights(clusters: int, seed: int, resamples: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, clusters, size=(resamples, clusters))
-    offsets = np.arange(resamples)[:, None] * clusters
-    counts = np.bincount((draws + offsets).ravel(), minlength=resamples * clusters)
-    weights = counts.reshape(resamples, clusters).astype(float)
+    draws += np.arange(0, resamples * clusters, clusters)[:, None]  # resample b counts into row b
+    counts = np.bincount(draws.ravel(), minlength=resamples * clusters).reshape(resamples, clusters)
+    del draws
+    # The counts as floats (for BLAS) in their own buffer: numpy casts elementwise in place, so a report's
+    # fresh process touches no further 32 MB per 2,000 × 2,000 matrix.
+    weights = counts.view(np.float64)
+    np.copyto(weights, counts, casting="unsafe")
     weights.flags.writeable = False
     return weights
 
