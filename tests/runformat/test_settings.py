@@ -17,6 +17,7 @@ from bench_nb.runformat.settings import (
     bench_nb_run,
     check_like_for_like,
     read_settings,
+    resume_differences,
     settings_differences,
     settings_fingerprint,
     with_bench_nb,
@@ -112,3 +113,16 @@ def test_one_differ_for_like_for_like_checks(tmp_path: Path) -> None:
         "retrieval limit k differs: synthetic-sqlite=10, synthetic-full-context=30"
     ]
     assert settings_differences(settings, skip=("k", "benchmark_sha256")) == []
+
+
+def test_resume_differences_name_each_kept_setting_that_changed_and_skip_unrecorded_ones() -> None:
+    stored = {"k": 4, "judges": ["contains"], "primaryJudge": "contains", "isolatePerQuestion": True}
+    assert resume_differences(stored, dict(stored)) == []
+    assert resume_differences(stored, {"k": 4}) == []  # what the new run does not say is not compared
+    assert resume_differences(stored, {**stored, "k": 5, "primaryJudge": "llm", "unknownKey": 1}) == [
+        "retrieval limit k: 4 in the run, 5 now",
+        "primary judge: 'contains' in the run, 'llm' now",
+    ]
+    # judge replicates not recorded count as one
+    assert resume_differences({}, {"judgeReplicates": 1}) == []
+    assert resume_differences({}, {"judgeReplicates": 3}) == ["judge replicates: 1 in the run, 3 now"]

@@ -248,6 +248,36 @@ def settings_differences(
     return out
 
 
+# What a resume keeps: the run-level ``benchNb`` fields that must be equal between the run on disk and the
+# run asked for, with how each reads in a sentence. (Compared runs are held to ``COMPARED`` instead.)
+RESUME_KEPT: tuple[tuple[str, str], ...] = (
+    ("k", "retrieval limit k"),
+    ("answerer", "answerer"),
+    ("judges", "judges"),
+    ("questionSetHash", "question set"),
+    ("benchmarkSha256", "benchmark file"),
+    ("promptHashes", "prompts"),
+    ("primaryJudge", "primary judge"),
+    ("isolatePerQuestion", "isolate per question"),
+)
+
+
+def resume_differences(stored: dict[str, Any] | None, wanted: dict[str, Any] | None) -> list[str]:
+    """How the ``benchNb`` record of a run on disk and of the run asked for differ on what a resume keeps
+    (``RESUME_KEPT``; empty when they agree), e.g. ``"retrieval limit k: 4 in the run, 5 now"``. A field either
+    side does not record is not compared, and judge replicates count 1 when not recorded."""
+    a, b = bench_nb_run(stored), bench_nb_run(wanted)
+    out = []
+    for attr, label in RESUME_KEPT:
+        x, y = getattr(a, attr), getattr(b, attr)
+        if x is not None and y is not None and x != y:
+            out.append(f"{label}: {x!r} in the run, {y!r} now")
+    replicates = (a.judgeReplicates or 1, b.judgeReplicates or 1)
+    if replicates[0] != replicates[1]:
+        out.append(f"judge replicates: {replicates[0]!r} in the run, {replicates[1]!r} now")
+    return out
+
+
 def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
     """How the runs differ in question set, k, answerer, judge, prompts or benchmark file (empty: like for like).
 

@@ -25,8 +25,8 @@ from bench_nb.records import Benchmark
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.journal import CHECKPOINT, apply_journal
 from bench_nb.runformat.load import Run, read_checkpoint
-from bench_nb.runformat.settings import RecordedSettings, read_settings
-from bench_nb.runner.settings import DEFAULT_ANSWERER, settings_differences
+from bench_nb.runformat.settings import RecordedSettings, read_settings, resume_differences
+from bench_nb.runner.settings import DEFAULT_ANSWERER
 
 
 @dataclass(frozen=True)
@@ -132,14 +132,11 @@ def resume_checkpoint(
     checkpoint, _ = read_checkpoint(run_dir / CHECKPOINT, strict=True)
     checkpoint = apply_journal(checkpoint, run_dir)
     stored = checkpoint.benchNb or {}
-    problems = settings_differences(stored, bench_nb)
+    problems = resume_differences(stored, bench_nb)
     if checkpoint.provider != provider:
         problems.insert(0, f"provider: {checkpoint.provider!r} in the run, {provider!r} now")
     if checkpoint.benchmark != benchmark:
         problems.insert(0, f"benchmark: {checkpoint.benchmark!r} in the run, {benchmark!r} now")
-    replicates = (stored.get("judgeReplicates", 1), bench_nb.get("judgeReplicates", 1))
-    if replicates[0] != replicates[1]:
-        problems.append(f"judge replicates: {replicates[0]!r} in the run, {replicates[1]!r} now")
     missing = [qid for qid in question_ids if qid not in checkpoint.questions]
     if missing and not problems:
         problems.append(f"question set: {len(missing)} question(s) not in the run, e.g. {missing[0]}")

@@ -91,30 +91,6 @@ class RunSettings:
         return Concurrency(default=self.concurrency, **{p: int(n) for p, n in self.phase_concurrency.items()})
 
 
-# Run-level benchNb keys that must be equal for a resume, and for runs to be compared like for like.
-LIKE_FOR_LIKE_KEYS: tuple[tuple[str, str], ...] = (
-    ("k", "retrieval limit k"),
-    ("answerer", "answerer"),
-    ("judges", "judges"),
-    ("questionSetHash", "question set"),
-    ("benchmarkSha256", "benchmark file"),
-    ("promptHashes", "prompts"),
-)
-
-
-def settings_differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
-    """How two run-level ``benchNb`` records differ on what a resume must keep (empty when they agree)."""
-    out = []
-    resume_keys = (("primaryJudge", "primary judge"), ("isolatePerQuestion", "isolate per question"))
-    for key, label in (*LIKE_FOR_LIKE_KEYS, *resume_keys):
-        a, b = stored.get(key), wanted.get(key)
-        if a is None or b is None:
-            continue
-        if a != b:
-            out.append(f"{label}: {a!r} in the run, {b!r} now")
-    return out
-
-
 # -- provider settings -------------------------------------------------------------------------------------
 
 # Words that make a setting's name a secret's (split on anything but letters and digits, and between a
