@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         ProviderError,
         ReportError,
         RunFormatError,
+        RunFormatWarning,
     )
     from bench_nb.frames.judgments import disputed_questions, judgments_df
     from bench_nb.frames.questions import questions_df, runs_df
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, str] = {
             "ProviderError",
             "ReportError",
             "RunFormatError",
+            "RunFormatWarning",
         ],
         "bench_nb.errors",
     ),
@@ -120,6 +122,7 @@ __all__ = [
     "ReportError",
     "Run",
     "RunFormatError",
+    "RunFormatWarning",
     "RunResult",
     "RunSet",
     "StoredRuns",

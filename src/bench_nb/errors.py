@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +27,29 @@ class RetryableError(BenchNbError):
 class RunFormatError(BenchNbError):
     """A run directory, checkpoint or report.json that does not have the expected shape.
 
-    The message names the file and the field at fault.
+    The message names the file and the field at fault; ``path``, ``field``, ``question_id`` and ``message``
+    (the message without the place) keep them apart, and ``problem`` is the same as a ``Problem``.
     """
 
-    def __init__(self, path: str | Path, message: str, field: str | None = None) -> None:
+    def __init__(
+        self, path: str | Path, message: str, field: str | None = None, question_id: str | None = None
+    ) -> None:
         self.path = str(path)
         self.field = field
+        self.question_id = question_id
+        self.message = message
         where = f"{self.path}" + (f" (field {field})" if field else "")
         super().__init__(f"{where}: {message}")
+
+    @classmethod
+    def of(cls, problem: Problem) -> RunFormatError:
+        """The error strict mode raises for what lenient mode lists as ``problem``."""
+        return cls(problem.path, problem.message, problem.field, problem.question_id)
+
+    @property
+    def problem(self) -> Problem:
+        """This error as lenient mode lists it."""
+        return Problem(self.path, self.message, self.field, self.question_id)
 
 
 class DatasetError(BenchNbError):
@@ -73,3 +92,60 @@ class Problem:
         if self.field:
             where += f" (field {self.field})"
         return f"{where}: {self.message}"
+
+
+class BenchNbWarning(UserWarning):
+    """Base of every warning bench_nb gives on purpose."""
+
+
+class RunFormatWarning(BenchNbWarning):
+    """A lenient load met problems: what they name was skipped (or read as the problem says).
+
+    ``problems`` holds them as ``Problem`` objects (file, field, question id, message); the message lists
+    them too. ``strict=True`` raises a ``RunFormatError`` on the first instead.
+    """
+
+    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[Problem, ...] = tuple(problems)
+
+
+_SHOWN = 10  # problems listed in a warning's message (all are in its .problems)
+
+
+def warn_problems(problems: Sequence[Problem], headline: str | None = None) -> None:
+    """Warn (``RunFormatWarning``) about the problems a lenient call met, each named by file, question and
+    field, pointing at the caller's code (the first frame outside bench_nb); nothing when there are none.
+
+    ``headline``: the first line instead of "N problems loading runs ..." (the problems are listed under it
+    unless it is about a single problem it names already).
+    """
+    if not problems:
+        return
+    n = len(problems)
+    lines = [f"  - {p}" for p in problems[:_SHOWN]]
+    if n > _SHOWN:
+        lines.append(f"  ... and {n - _SHOWN} more (all of them are in this warning's .problems)")
+    if headline is None:
+        headline = (
+            f"{n} problem{'s' if n != 1 else ''} loading runs; what {'they name' if n != 1 else 'it names'} "
+            "was skipped or read as noted (strict=True raises instead):"
+        )
+    elif n == 1:
+        lines = []
+    message = "\n".join([headline, *lines])
+    warnings.warn(RunFormatWarning(message, problems), stacklevel=_outside_package())
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_package() -> int:
+    """The ``stacklevel`` (for a warn called in this module's caller's callee) of the first frame outside
+    bench_nb: a warning points at the user's line whichever bench_nb function found the problem."""
+    level = 1
+    frame = sys._getframe(1)  # warn_problems
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level

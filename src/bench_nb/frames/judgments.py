@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_chec
 
 import polars as pl
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem, RunFormatError, warn_problems
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
@@ -56,14 +56,21 @@ JUDGMENT_SCHEMA: dict[str, Any] = {
 
 
 def judgments_frame(
-    runs: Sources | RunSet | Run, *, dataset: str | None = None, strict: bool = False
+    runs: Sources | RunSet | Run,
+    *,
+    dataset: str | None = None,
+    strict: bool = False,
+    problems: list[Problem] | None = None,
 ) -> pl.DataFrame:
     """``judgments_df`` as a polars frame."""
     if isinstance(runs, StoredFrames):
         if dataset is not None:
             raise ValueError("dataset cannot be applied to a run store's frames: they were built at export")
+        if problems is not None:
+            problems.extend(getattr(runs, "problems", ()))
         return runs.stored_frame("judgments")
-    runset = load_runs(runs, strict=strict)
+    runset = load_runs(runs, strict=strict)  # warns (RunFormatWarning) of what it skipped
+    known = [len(run.problems) for run in runset]
     questions = questions_frame(runset, dataset=dataset, strict=strict)
     parts = {
         str(key[0]): part
@@ -72,6 +79,10 @@ def judgments_frame(
     # Paused collector: a full collection would walk every loaded checkpoint for the rows made here.
     with gc_paused():
         frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
+    # What the verdict files added (bad lines, scores out of range): the load warned of the rest already.
+    warn_problems([p for run, n in zip(runset, known, strict=True) for p in run.problems[n:]])
+    if problems is not None:
+        problems.extend(runset.all_problems)
     return pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
 
 
@@ -99,8 +110,7 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
     problems = problems + label_problems
     if problems:
         if strict:
-            p = problems[0]
-            raise RunFormatError(p.path, p.message, p.field)
+            raise RunFormatError.of(problems[0])
         _add_problems(run, problems)
     rows: list[tuple[Any, ...]] = []
     for (qid, judge, replicate), rec in verdicts.items():
@@ -184,6 +194,7 @@ def judgments_df(
     dataset: str | None = ...,
     strict: bool = ...,
     backend: Literal["pandas"] = ...,
+    problems: list[Problem] | None = ...,
 ) -> pd.DataFrame: ...
 @overload
 def judgments_df(
@@ -192,6 +203,7 @@ def judgments_df(
     dataset: str | None = ...,
     strict: bool = ...,
     backend: Literal["polars"],
+    problems: list[Problem] | None = ...,
 ) -> pl.DataFrame: ...
 def judgments_df(
     runs: Sources | RunSet | Run,
@@ -199,6 +211,7 @@ def judgments_df(
     dataset: str | None = None,
     strict: bool = False,
     backend: Backend = "pandas",
+    problems: list[Problem] | None = None,
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per (run, question, judge): score, label, explanation, unscored flag, primary flag.
 
@@ -206,10 +219,12 @@ def judgments_df(
         runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
         dataset: the benchmark file the runs were made on (true question types, as in ``questions_df``).
         strict: raise ``RunFormatError`` on the first problem (a bad judgments line included) instead of
-            skipping it and listing it in the run's ``problems``.
+            skipping it, listing it in the run's ``problems`` and warning (``RunFormatWarning``).
         backend: ``"pandas"`` (default) or ``"polars"``.
+        problems: a list that receives the problems of the runs the frame was built from, beside the frame
+            (as in ``questions_df``).
     """
-    return to_backend(judgments_frame(runs, dataset=dataset, strict=strict), backend)
+    return to_backend(judgments_frame(runs, dataset=dataset, strict=strict, problems=problems), backend)
 
 
 def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | None:
@@ -217,12 +232,12 @@ def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | 
     raises in strict mode, else becomes a problem and the verdict is skipped."""
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
         return float(value)
-    err = RunFormatError(
-        run.path, f"score {value!r} of judge {judge!r} is not in [0, 1]; verdict skipped", field="score"
+    problem = Problem(
+        str(run.path), f"score {value!r} of judge {judge!r} is not in [0, 1]; verdict skipped", "score", qid
     )
     if strict:
-        raise err
-    _add_problems(run, [Problem(str(run.path), str(err).split(": ", 1)[-1], "score", question_id=qid)])
+        raise RunFormatError.of(problem)
+    _add_problems(run, [problem])
     return None
 
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_chec
 import polars as pl
 
 from bench_nb.benchmarks.errata import Errata
+from bench_nb.errors import Problem
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
@@ -154,6 +155,7 @@ def questions_frame(
     dataset: str | Path | None = None,
     strict: bool = False,
     errata: ErrataSource | None = None,
+    problems: list[Problem] | None = None,
 ) -> pl.DataFrame:
     """``questions_df`` as a polars frame (the engine every metric uses).
 
@@ -162,6 +164,8 @@ def questions_frame(
     immutable, so sharing one is safe.
     """
     if isinstance(runs, StoredFrames):
+        if problems is not None:
+            problems.extend(getattr(runs, "problems", ()))
         frame = _stored(runs, "questions", dataset=dataset)
         return frame if errata is None else apply_errata(frame, as_errata(errata))
     key = None
@@ -175,13 +179,17 @@ def questions_frame(
         )
         cached = cache_on.questions_frame_cache
         if cached is not None and cached[0] == key:
+            if problems is not None:
+                problems.extend(cache_on.all_problems)
             return cached[1]
     index = _dataset_index(dataset)
     # Paused collector, from decoding to the frame: the decoded questions are millions of new objects that
     # each collection would walk again while the columns are built. They are freed (by reference counting)
     # before it resumes, unless the caller holds them (a loaded RunSet).
     with gc_paused():
-        runset, _ = load_run_views(runs, strict=strict)
+        runset, found = load_run_views(runs, strict=strict)  # warns (RunFormatWarning) of what it skipped
+        if problems is not None:
+            problems.extend([*found, *(p for run in runset for p in run.problems)])
         parts = [
             _checkpoint_frame(run, index) if run.checkpoint is not None else _report_frame(run, index)
             for run in runset
@@ -209,6 +217,7 @@ def questions_df(
     strict: bool = ...,
     errata: ErrataSource | None = ...,
     backend: Literal["pandas"] = ...,
+    problems: list[Problem] | None = ...,
 ) -> pd.DataFrame: ...
 @overload
 def questions_df(
@@ -218,6 +227,7 @@ def questions_df(
     strict: bool = ...,
     errata: ErrataSource | None = ...,
     backend: Literal["polars"],
+    problems: list[Problem] | None = ...,
 ) -> pl.DataFrame: ...
 def questions_df(
     runs: Sources | RunSet | Run | RunView,
@@ -226,18 +236,23 @@ def questions_df(
     strict: bool = False,
     errata: ErrataSource | None = None,
     backend: Backend = "pandas",
+    problems: list[Problem] | None = None,
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per (run, question): phase statuses, durations, tokens, verdict, types and error.
 
     Args:
         runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
         dataset: the benchmark file the runs were made on; gives LoCoMo's true category by question id.
-        strict: raise on the first problem instead of skipping what cannot be read.
+        strict: raise ``RunFormatError`` (naming the file, question and field) on the first problem. By
+            default what cannot be read is skipped, and a ``RunFormatWarning`` lists each problem.
         errata: the benchmark's answer-key errata (``load_errata``, a file, or ``"locomo"``): fills
             ``gold_error_type``, ``gold_corrected`` and ``gold_wrong`` (null without errata).
         backend: ``"pandas"`` (default) or ``"polars"``.
+        problems: a list that receives the problems of the runs the frame was built from (``Problem``:
+            file, field, question id, message), beside the frame: ``questions_df(runs, problems=found)``.
     """
-    return to_backend(questions_frame(runs, dataset=dataset, strict=strict, errata=errata), backend)
+    frame = questions_frame(runs, dataset=dataset, strict=strict, errata=errata, problems=problems)
+    return to_backend(frame, backend)
 
 
 _NO_ERROR = "(no error message recorded)"

@@ -305,7 +305,7 @@ def export_runs(
         except RunFormatError as err:
             if strict:
                 raise
-            result.problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
+            result.problems.append(err.problem)
             continue
         result.problems.extend(runset.all_problems)
         for run in runset:

@@ -21,7 +21,6 @@ import glob
 import json
 import os
 import re
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -31,7 +30,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from bench_nb.errors import DatasetError, Problem, RunFormatError
+from bench_nb.errors import DatasetError, Problem, RunFormatError, warn_problems
 from bench_nb.runformat.format import (
     DECODE_COUNTS,
     PHASES,
@@ -221,11 +220,11 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _msgspec_field(err: Exception) -> str | None:
-    text = str(err)
-    if " - at `" in text:
-        return text.rsplit(" - at `", 1)[1].rstrip("`")
-    return None
+def _decode_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
+    """(message, field) of a msgspec decode error. msgspec gives the place only inside its message
+    (``Expected `int`, got `str` - at `$.questions[...]```): the one place its text is taken apart."""
+    message, sep, where = str(err).rpartition(" - at `")
+    return (message, where.rstrip("`")) if sep else (str(err), None)
 
 
 def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, list[Problem]]:
@@ -244,7 +243,7 @@ def _decode_checkpoint(
     checkpoint, problems = _decode_questions(data, path, ck_type, q_type, strict=strict)
     found = _integrity_problems(path, data, checkpoint, DECODE_COUNTS.questions, DECODE_COUNTS.absent_phases)
     if strict and found:
-        raise RunFormatError(found[0].path, found[0].message, found[0].field)
+        raise RunFormatError.of(found[0])
     return checkpoint, problems + found
 
 
@@ -262,27 +261,21 @@ def _decode_questions(
         with gc_paused():
             shell = msgspec.json.decode(data, type=CheckpointShell)
     except msgspec.DecodeError:
-        raise RunFormatError(
-            path, str(first_error).split(" - at `")[0], _msgspec_field(first_error)
-        ) from None
+        raise RunFormatError(path, *_decode_error(first_error)) from None
     problems: list[Problem] = []
     questions: dict[str, Any] = {}
+    decoder = msgspec.json.Decoder(q_type)
     for qid, raw in shell.questions.items():
         try:
-            questions[qid] = msgspec.json.decode(raw, type=q_type)
+            questions[qid] = decoder.decode(raw)
         except msgspec.DecodeError as err:
-            where = f"questions.{qid}" + (_msgspec_field(err) or "$")[1:]
+            message, at = _decode_error(err)
+            where = f"questions.{qid}" + (at or "$")[1:]
             if strict:
-                raise RunFormatError(
-                    path, f"question {qid}: " + str(err).split(" - at `")[0], where
-                ) from None
-            problems.append(
-                Problem(
-                    str(path), str(err).split(" - at `")[0] + "; question skipped", where, question_id=qid
-                )
-            )
+                raise RunFormatError(path, f"question {qid}: {message}", where, qid) from None
+            problems.append(Problem(str(path), f"{message}; question skipped", where, question_id=qid))
     if not problems:  # the error is at the run level, where the shell is laxer (e.g. an unknown status)
-        raise RunFormatError(path, str(first_error).split(" - at `")[0], _msgspec_field(first_error))
+        raise RunFormatError(path, *_decode_error(first_error))
     fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
     return ck_type(**fields, questions=questions), problems
 
@@ -400,7 +393,7 @@ def _result_file_problems(run_dir: Path, ck: Checkpoint | CheckpointView, *, str
             )
         )
         if strict:
-            raise RunFormatError(where, problems[0].message, problems[0].field)
+            raise RunFormatError.of(problems[0])
     if kept:
         problems.append(
             Problem(
@@ -459,8 +452,7 @@ def _read(
                     )
                 )
         if strict and problems:
-            p = problems[0]
-            raise RunFormatError(p.path, p.message, p.field)
+            raise RunFormatError.of(problems[0])
         problems.extend(_result_file_problems(run_dir, checkpoint, strict=strict))
     if report_path.is_file() and checkpoint is None:
         try:
@@ -535,7 +527,7 @@ def _from_manifest(manifest: Path) -> tuple[list[Path], list[Problem]]:
     try:
         m = msgspec.json.decode(manifest.read_bytes(), type=CompareManifest)
     except msgspec.DecodeError as err:
-        raise RunFormatError(manifest, str(err).split(" - at `")[0], _msgspec_field(err)) from None
+        raise RunFormatError(manifest, *_decode_error(err)) from None
     # data/compare/<id>/manifest.json -> data/runs/<runId>; also accept runs beside the manifest.
     candidates = [manifest.parent.parent.parent / "runs", manifest.parent, manifest.parent / "runs"]
     dirs: list[Path] = []
@@ -649,8 +641,7 @@ def read_imported(
         raise RunFormatError(file, f"cannot match its questions to LoCoMo's: {err}") from None
     checkpoint, info, problems = read_harness_file(file, fmt, index)  # type: ignore[arg-type]
     if strict and problems:
-        p = problems[0]
-        raise RunFormatError(p.path, p.message, p.field)
+        raise RunFormatError.of(problems[0])
     if file.is_dir():
         file = file / "eval_results.json"
     return Run(file, checkpoint, None, problems, imported=info)
@@ -669,18 +660,17 @@ def _load(
     items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     runs: list[_R] = []
     all_problems: list[Problem] = []
+    warned: list[Problem] = []
     seen: set[Path] = set()
     locomo = _Locomo(dataset)
     for item in items:
         dirs, problems = _expand(item)
         if problems and strict:
-            p = problems[0]
-            raise RunFormatError(p.path, p.message, p.field)
+            raise RunFormatError.of(problems[0])
         if not dirs and problems:  # a source that matched nothing: say so now, not only in .problems
             where = "" if os.path.isabs(os.fspath(item)) else f" (from {Path.cwd()})"
-            warnings.warn(
-                f"no runs loaded from {os.fspath(item)!r}{where}: {problems[0].message}", stacklevel=3
-            )
+            warn_problems(problems, f"no runs loaded from {os.fspath(item)!r}{where}: {problems[0].message}")
+            warned.extend(problems)
         all_problems.extend(problems)
         for d in dirs:
             key = d.resolve()
@@ -698,6 +688,8 @@ def _load(
             except RunFormatError as err:
                 if strict:
                     raise
-                all_problems.append(Problem(err.path, str(err).split(": ", 1)[-1], err.field))
+                all_problems.append(err.problem)
     check_run_ids(runs)
+    if not strict:  # one warning for what this load skipped (a source that matched nothing was said above)
+        warn_problems([p for p in all_problems if p not in warned] + [p for r in runs for p in r.problems])
     return runs, all_problems
