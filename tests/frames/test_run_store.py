@@ -301,3 +301,22 @@ def test_the_store_keeps_every_setting_read_settings_reads(tmp_path: Path) -> No
     want = read_settings(read_run(run.run_dir))
     assert want.invocation is not None and want.invocation.limit == 2 and want.isolate_per_question is True
     assert asdict(stored) == asdict(want)  # the fields runs are not compared on too (invocation, isolation)
+
+
+def test_reading_a_local_store_imports_no_pyarrow(tmp_path: Path) -> None:
+    # A report over a local store reads it with polars alone (pyarrow's import is half a second or more).
+    import subprocess
+    import sys
+
+    export_runs(FIXTURES, tmp_path / "store")
+    script = (
+        "import sys, bench_nb as bn\n"
+        f"s = bn.load_runs({str(tmp_path / 'store')!r}, runs=['synthetic-sqlite', 'synthetic-no-memory'])\n"
+        "q = bn.questions_df(s, backend='polars')\n"
+        "bn.memscore(q, backend='polars'); bn.judgments_df(s, backend='polars'); s.recorded_settings()\n"
+        "bn.disputed_questions(s, backend='polars')\n"
+        "print(len(q), 'pyarrow' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["100", "False"]

@@ -387,7 +387,7 @@ class StoredRuns:
     ``accuracy_by_type`` (every metric of a questions frame) accept it.
     """
 
-    def __init__(self, store: str, fs: pafs.FileSystem, root: str, runs: pl.DataFrame) -> None:
+    def __init__(self, store: str, fs: pafs.FileSystem | None, root: str, runs: pl.DataFrame) -> None:
         self.store = store
         self._fs = fs
         self._root = root
@@ -420,13 +420,11 @@ class StoredRuns:
 
     def scan(self, table: Literal["questions", "judgments", "hits"]) -> pl.LazyFrame:
         """A lazy scan of ``table`` over the selected runs: filters and projections push down to Parquet."""
-        import pyarrow.fs as pafs
-
         schema = self._schemas[table]
         files = self.files(table)
         if not files:
             return pl.LazyFrame(schema=schema)
-        if isinstance(self._fs, pafs.LocalFileSystem):
+        if self._fs is None:  # a local store: polars reads it, no pyarrow
             lazy = pl.scan_parquet(files, hive_partitioning=False)
         else:
             import pyarrow.dataset as pads
@@ -458,8 +456,13 @@ class StoredRuns:
         if self._recorded is None:
             self._recorded = []
             for key, version in self.runs.select("partition", "version").iter_rows():
-                with self._fs.open_input_stream(f"{self._root}/settings/run={key}/{version}.json") as f:
-                    self._recorded.append(_settings_from_json(f.read().decode()))
+                path = f"{self._root}/settings/run={key}/{version}.json"
+                if self._fs is None:
+                    text = Path(path).read_text(encoding="utf-8")
+                else:
+                    with self._fs.open_input_stream(path) as f:
+                        text = f.read().decode()
+                self._recorded.append(_settings_from_json(text))
         return self._recorded
 
     def recorded_settings(self) -> list[RecordedSettings]:
@@ -509,12 +512,21 @@ def open_store(
     store: str | os.PathLike[str], *, runs: Iterable[str] | None = None, filesystem: Any = None
 ) -> StoredRuns:
     """Open a run store; ``runs``: the run ids to read, in that order (default: all, by run id). An unknown
-    id is an error naming it."""
-    fs, root = resolve_filesystem(store, filesystem)
-    marker = f"{root}/{MARKER}"
-    if not _exists(fs, marker):
-        raise RunFormatError(os.fspath(store), f"not a run store (no {MARKER})")
-    table = _read_runs_table(fs, root)
+    id is an error naming it. A local store is read with polars and pathlib (no pyarrow import); others
+    through their pyarrow filesystem."""
+    fs: pafs.FileSystem | None
+    table: pl.DataFrame | None
+    if filesystem is None and "://" not in os.fspath(store):
+        fs, root = None, Path(store).absolute().as_posix()
+        if not Path(root, MARKER).is_file():
+            raise RunFormatError(os.fspath(store), f"not a run store (no {MARKER})")
+        runs_file = Path(root, RUNS_FILE)
+        table = pl.read_parquet(runs_file) if runs_file.is_file() else None
+    else:
+        fs, root = resolve_filesystem(store, filesystem)
+        if not _exists(fs, f"{root}/{MARKER}"):
+            raise RunFormatError(os.fspath(store), f"not a run store (no {MARKER})")
+        table = _read_runs_table(fs, root)
     if table is None:
         table = pl.DataFrame(schema={**_schemas()["runs"], **STORE_COLUMNS})
     if runs is not None:
