@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bench_nb.judges.labels import append_label
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import wilson_interval, wilson_proportion_interval
 from bench_nb.metrics.judge_quality import (
     corrected_accuracy,
     judge_audit,
@@ -22,7 +22,6 @@ from bench_nb.metrics.judge_quality import (
     prompt_sweep,
     ranking_moves,
     split_judge_name,
-    wilson,
 )
 
 
@@ -106,12 +105,14 @@ def test_prediction_powered_inference_closed_form_and_coverage() -> None:
     assert 0.92 <= covered / 800 <= 0.98
 
 
-def test_wilson_matches_the_integer_interval_and_accepts_effective_sizes() -> None:
+def test_wilson_of_a_proportion_matches_the_integer_interval_and_accepts_effective_sizes() -> None:
     for k, n in ((0, 10), (3, 10), (10, 10), (37, 240)):
-        assert wilson(k / n, n) == pytest.approx(wilson_interval(k, n), abs=1e-12)
-    lo, hi = wilson(0.3, 12.5)
-    assert 0 < lo < 0.3 < hi < 1
-    assert all(math.isnan(v) for v in wilson(0.5, 0))
+        assert wilson_proportion_interval(k / n, n) == pytest.approx(wilson_interval(k, n), abs=1e-12)
+    lo, hi = wilson_proportion_interval(0.3, 12.5)
+    from statsmodels.stats.proportion import proportion_confint
+
+    assert (lo, hi) == pytest.approx(proportion_confint(0.3 * 12.5, 12.5, method="wilson"), abs=1e-12)
+    assert all(math.isnan(v) for v in wilson_proportion_interval(0.5, 0))
 
 
 def test_ols_slope_matches_statsmodels_hc1() -> None:

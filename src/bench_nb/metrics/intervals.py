@@ -11,23 +11,31 @@ Z95 = NormalDist().inv_cdf(0.975)
 
 def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for ``successes / n``; ``(nan, nan)`` when ``n == 0``. ``successes`` may be a
-    sum of fractional scores (a mean score read as a proportion).
-
-    low, high = (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
-    """
+    sum of fractional scores (a mean score read as a proportion)."""
     if n <= 0:
         return (math.nan, math.nan)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must be in [0, {n}], got {successes}")
     z = Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
-    p = successes / n
+    return wilson_proportion_interval(successes / n, n, z)
+
+
+def wilson_proportion_interval(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` observed on ``n`` items; ``n`` may be fractional (an
+    effective sample size: a design-effect-adjusted count, or a judge-quality estimate's). ``(nan, nan)``
+    when ``n`` is not positive or ``p`` is nan.
+
+    low, high = (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
+    """
+    if not n > 0 or math.isnan(p):
+        return (math.nan, math.nan)
     denom = 1 + z * z / n
     centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    # At 0 or n successes the bound is exactly 0 or 1; the float formula leaves ~1e-17 that would put the
+    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n)))
+    # At p = 0 or 1 the bound is exactly 0 or 1; the float formula leaves ~1e-17 that would put the
     # interval beside its own point estimate.
-    low = 0.0 if successes == 0 else max(0.0, (centre - half) / denom)
-    high = 1.0 if successes == n else min(1.0, (centre + half) / denom)
+    low = 0.0 if p <= 0 else max(0.0, (centre - half) / denom)
+    high = 1.0 if p >= 1 else min(1.0, (centre + half) / denom)
     return (low, high)
 
 

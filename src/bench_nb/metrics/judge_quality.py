@@ -23,7 +23,7 @@ from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
-from bench_nb.metrics.intervals import Z95
+from bench_nb.metrics.intervals import Z95, wilson_proportion_interval
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
@@ -34,19 +34,6 @@ AuditKind = Literal["wrong", "correct"]
 
 
 # --- intervals ------------------------------------------------------------------------------------------
-
-
-def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion ``p`` observed on ``n`` items (``n`` may be fractional: an
-    effective sample size); ``(nan, nan)`` when ``n`` is 0."""
-    if not n > 0 or math.isnan(p):
-        return (math.nan, math.nan)
-    denom = 1 + z * z / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n)))
-    low = 0.0 if p <= 0 else max(0.0, (centre - half) / denom)
-    high = 1.0 if p >= 1 else min(1.0, (centre + half) / denom)
-    return (low, high)
 
 
 def _z(confidence: float) -> float:
@@ -230,7 +217,7 @@ def _rate_table(items: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     agg = items.group_by(keys, maintain_order=True).agg(n=pl.len().cast(pl.Int64), p=pl.col("rate").mean())
     rows = []
     for r in agg.sort(keys).iter_rows(named=True):
-        low, high = wilson(r["p"], r["n"])
+        low, high = wilson_proportion_interval(r["p"], r["n"])
         rows.append(
             {
                 **{k: r[k] for k in keys},
@@ -466,8 +453,8 @@ def judge_vs_human_frame(
         neg = [(1 - fi, wi) for fi, yi, wi in zip(f, y, w, strict=True) if yi == 0]
         se, se_n = _weighted_share([a for a, _ in pos], [b for _, b in pos]) if pos else (math.nan, 0.0)
         sp, sp_n = _weighted_share([a for a, _ in neg], [b for _, b in neg]) if neg else (math.nan, 0.0)
-        se_lo, se_hi = wilson(se, se_n)
-        sp_lo, sp_hi = wilson(sp, sp_n)
+        se_lo, se_hi = wilson_proportion_interval(se, se_n)
+        sp_lo, sp_hi = wilson_proportion_interval(sp, sp_n)
         n = len(f)
         counts = rating_counts([[a, b] for a, b in zip(f, y, strict=True)]) if n else []
         rows.append(
@@ -569,7 +556,7 @@ def corrected_accuracy_table_frame(
     for r in acc.iter_rows(named=True):
         n, k = int(r["scored"]), int(r["correct"])
         p = k / n
-        lo, hi = wilson(p, n)
+        lo, hi = wilson_proportion_interval(p, n)
         fix: CorrectedAccuracy | None = None
         h = by_judge.get(r["judge"])
         if h is not None and h["n_correct"] and h["n_incorrect"]:
@@ -657,7 +644,7 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
     rows = []
     for r in acc.iter_rows(named=True):
         p = r["correct"] / r["scored"]
-        lo, hi = wilson(p, r["scored"])
+        lo, hi = wilson_proportion_interval(p, r["scored"])
         rows.append({**r, "accuracy": 100 * p, "ci_low": 100 * lo, "ci_high": 100 * hi})
     order = {"lenient": 0, "standard": 1, "strict": 2}
     schema: dict[str, Any] = {
