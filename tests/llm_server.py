@@ -58,6 +58,7 @@ class Call:
     body: dict[str, Any]
     headers: dict[str, str]
     outcome: str = ""
+    at: float = field(default_factory=time.time)  # wall-clock time the request arrived (its body read)
 
 
 def fake_token_count(text: str) -> int:

@@ -4,10 +4,13 @@ and its log records; real httpx errors carry the statuses and Retry-After header
 from __future__ import annotations
 
 import logging
+import time
 
 import httpx
 import pytest
 
+from bench_nb.errors import DeadlineExceeded
+from bench_nb.retry_after import Holds, HoldTable, set_hold_board
 from bench_nb.retry_policy import (
     Attempts,
     RetryPolicy,
@@ -135,24 +138,96 @@ def test_no_retry_waits_past_the_deadline() -> None:
     assert slept == [0.5, 9.0]
 
 
-def test_hooks_see_every_attempt_and_every_wait_asked_for() -> None:
-    events: list[str] = []
+def test_a_wait_asked_for_is_posted_as_a_hold_also_after_the_last_attempt() -> None:
+    holds = Holds()
+    slept: list[float] = []
     errors = [
         _http_error(429, {"Retry-After": "2"}),
         _http_error(500),
         _http_error(429, {"Retry-After": "60"}),
     ]
+    policy = RetryPolicy(max_attempts=3, initial_s=0.5, max_s=3.0, jitter_s=0.0, retry_after_cap_s=30.0)
+    before = time.time()
     with pytest.raises(httpx.HTTPStatusError):
-        retry_call(
-            _failing(*errors),
-            RetryPolicy(max_attempts=3, initial_s=0.5, max_s=3.0, jitter_s=0.0, retry_after_cap_s=30.0),
+        retry_call(_failing(*errors), policy, _http_retryable, holds=holds, sleep=slept.append)
+    # the hold the first 429 posted is the retry's own wait: not waited a second time
+    assert slept == [2.0, 1.0]
+    # the last 429's hold is posted (capped) though no retry follows it
+    assert 29.0 <= holds.wait_s() <= 30.0 and time.time() - before < 1.0
+
+
+def test_a_live_hold_is_waited_out_before_the_first_attempt(caplog: pytest.LogCaptureFixture) -> None:
+    holds = Holds("openai@127.0.0.1/v1:0123456789ab")
+    holds.post(5.0)  # as another thread's 429 would
+    slept: list[float] = []
+    attempts = Attempts()
+    with caplog.at_level(logging.INFO, logger="bench_nb.retry"):
+        out = retry_call(
+            _failing(),
+            NO_JITTER,
             _http_retryable,
-            on_retry_after=lambda s: events.append(f"hold {s:g}"),
-            before_attempt=lambda: events.append("attempt"),
-            sleep=lambda s: events.append(f"sleep {s:g}"),
+            attempts=attempts,
+            what="judge",
+            holds=holds,
+            sleep=slept.append,
         )
-    # the last 429's hold is still told (capped), though no retry follows it
-    assert events == ["attempt", "hold 2", "sleep 2", "attempt", "sleep 1", "attempt", "hold 30"]
+    assert (out, attempts.count) == ("ok", 1)
+    assert len(slept) == 1 and 4.0 <= slept[0] <= 5.0
+    [record] = [r for r in caplog.records if r.name == "bench_nb.retry.hold"]
+    assert (record.hold_what, record.hold_attempt, record.hold_wait_s) == ("judge", 1, slept[0])  # type: ignore[attr-defined]
+    assert "0123456789ab" not in caplog.text  # not even the key's hash
+
+
+def test_a_hold_moved_later_while_waiting_is_waited_again() -> None:
+    key = "zep:0123456789ab"
+    board = HoldTable()
+    previous = set_hold_board(board)
+    try:
+        holds = Holds(key)
+        board.hold(key, time.time() + 5)
+        slept: list[float] = []
+
+        def sleep(seconds: float) -> None:
+            slept.append(seconds)
+            if len(slept) == 1:
+                board.hold(key, time.time() + 10)  # another process met a longer Retry-After meanwhile
+
+        retry_call(_failing(), NO_JITTER, _http_retryable, holds=holds, sleep=sleep)
+        # the second wait is the rest: from the first hold's end to the new one's
+        assert len(slept) == 2 and 4.0 <= slept[0] <= 5.0 and 4.9 <= slept[1] <= 6.0
+    finally:
+        set_hold_board(previous)
+
+
+def test_a_hold_past_the_deadline_fails_at_once_without_calling() -> None:
+    holds = Holds()
+    holds.post(30.0)
+    slept: list[float] = []
+    attempts = Attempts()
+    with pytest.raises(DeadlineExceeded) as info:
+        retry_call(
+            _failing(),
+            NO_JITTER,
+            _http_retryable,
+            attempts=attempts,
+            what="gpt-4o-mini",
+            deadline=lambda: 5.0,
+            holds=holds,
+            sleep=slept.append,
+        )
+    assert (attempts.count, slept) == (0, [])
+    message = str(info.value)
+    assert message.startswith("gpt-4o-mini: a Retry-After hold on its API key ends in ")
+    assert "(5 s left; --question-timeout); no call made" in message
+    # a hold the deadline outlasts is waited, then the call is made
+    out = retry_call(
+        _failing(), NO_JITTER, _http_retryable, deadline=lambda: 60.0, holds=holds, sleep=slept.append
+    )
+    assert out == "ok" and len(slept) == 1
+    # no hold, but the deadline has passed: no call either
+    with pytest.raises(DeadlineExceeded, match=r"deadline \(--question-timeout\) passed"):
+        retry_call(_failing(), NO_JITTER, _http_retryable, attempts=attempts, deadline=lambda: 0.0)
+    assert attempts.count == 0
 
 
 def test_each_retry_is_logged_with_its_wait_and_never_the_errors_text(

@@ -64,6 +64,13 @@ class ModelError(BenchNbError):
     """An LLM call failed after its retries."""
 
 
+class DeadlineExceeded(BenchNbError, TimeoutError):
+    """The question's deadline passed, or would pass before the call could start (``models.deadline``);
+    retrying would only pass it further."""
+
+    retryable = False
+
+
 class JudgeError(BenchNbError):
     """A judge could not grade an answer."""
 

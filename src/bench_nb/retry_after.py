@@ -3,7 +3,9 @@
 One reader for the one retry policy (``retry_policy``, which the LLM client ``models.client``, the cloud
 providers ``providers.cloud.common`` and the runner's ``runner.retry`` use), whatever SDK raised the error: OpenAI's and
 Anthropic's (``response.headers``), httpx's, Fern's (``status_code``, ``headers``) and mem0's (``debug_info``).
-A ``HoldBoard`` shares the waits between processes (a sweep's runs on Ray: ``set_hold_board``).
+A Retry-After is also a hold on the API key it was met with: ``Holds`` keeps one key's holds for a call site
+(the threads of one process) and, through a ``HoldBoard``, shares them between processes (a sweep's runs on
+Ray: ``set_hold_board``); ``retry_policy.retry_call(holds=...)`` posts and waits them out.
 """
 
 from __future__ import annotations
@@ -104,6 +106,11 @@ class HoldTable:
         with self._lock:
             self._until[key] = max(self._until.get(key, 0.0), float(until))
 
+    def holds(self) -> dict[str, float]:
+        """Every hold it keeps: budget key → the time before which no call may start."""
+        with self._lock:
+            return dict(self._until)
+
 
 _BOARD: HoldBoard | None = None
 
@@ -117,8 +124,39 @@ def set_hold_board(board: HoldBoard | None) -> HoldBoard | None:
 
 
 def budget_key(name: str, secret: str) -> str:
-    """The key of one API key's budget: the provider's name and a short hash of the key (never the key)."""
+    """The key of one API key's budget: the provider's (or endpoint's) name and a 12-hex-digit sha256 prefix
+    of the key (never the key)."""
     return f"{name}:{hashlib.sha256(secret.encode()).hexdigest()[:12]}"
+
+
+class Holds:
+    """The Retry-After holds on one API key as a call site sees them: its own (this object, shared by the
+    threads that call through it) and, when a board is set (``set_hold_board``), every process's on ``key``.
+
+    A site keeps one per API key it calls with (the LLM client one per endpoint and key, ``Calls`` one per
+    provider) and hands it to ``retry_policy.retry_call``, which posts each Retry-After met and waits out
+    every live hold before each attempt.
+
+    Args:
+        key: the budget key (``budget_key``); None keeps the holds to this object.
+    """
+
+    def __init__(self, key: str | None = None) -> None:
+        self.key = key
+        self._until = 0.0  # wall-clock time before which no call through this object starts
+        self._lock = threading.Lock()
+
+    def post(self, seconds: float) -> None:
+        """No call with this key starts for ``seconds`` (here, and in every process sharing the board)."""
+        with self._lock:
+            self._until = max(self._until, time.time() + seconds)
+        shared_hold(self.key, seconds)
+
+    def wait_s(self) -> float:
+        """How long a call with this key must still wait (0: no live hold)."""
+        with self._lock:
+            own = self._until - time.time()
+        return max(0.0, own, shared_wait_s(self.key))
 
 
 def shared_hold(key: str | None, seconds: float) -> None:

@@ -7,13 +7,20 @@ else an exponential backoff ``initial_s · 2^(n-1)`` up to ``max_s`` plus a rand
 ``jitter_s + jitter_ratio · backoff``; with a deadline, no retry whose wait would end past it. ``retry_call`` runs
 a function under it. A call site says only what differs: which errors are transient (its predicate, built on
 ``transient_status`` and ``transport_failure``), its numbers, whether the question deadline bounds it, and
-what it does besides waiting (the cloud providers hold back their other calls: ``on_retry_after``,
-``before_attempt``).
+the API key's holds (``retry_after.Holds``).
+
+Holds: a wait a response asked for is also posted as a hold on the API key (``holds.post``): no call with
+that key starts before it ends, in this process and, through the sweep's board on Ray, in every process.
+Before each attempt, the first included, ``retry_call`` waits out every live hold on its key.
+
+The deadline: no retry whose wait would end past it (the last error is re-raised), and no attempt starts
+when the deadline leaves no more than the live hold: ``DeadlineExceeded`` then, at once, without the wait.
 
 Every retry is logged on the ``bench_nb.retry`` logger (INFO, silent unless logging is set up) with the
 error's type and HTTP status (never its text, which may quote a request), the attempt and the wait; the
 record carries them as ``retry_what``, ``retry_attempt``, ``retry_status``, ``retry_asked_s`` (the wait the
-response asked for, or None) and ``retry_wait_s``.
+response asked for, or None) and ``retry_wait_s``. Every wait for a hold is logged on ``bench_nb.retry.hold``
+(INFO) with ``hold_what``, ``hold_attempt`` (the attempt it holds back) and ``hold_wait_s``; never a key.
 """
 
 from __future__ import annotations
@@ -27,10 +34,12 @@ from typing import TypeVar
 import httpx  # at module top: importing it in a worker thread races the SDKs that look it up (issue 14)
 import tenacity
 
-from bench_nb.retry_after import retry_after_s, status_of
+from bench_nb.errors import DeadlineExceeded
+from bench_nb.retry_after import Holds, retry_after_s, status_of
 
 T = TypeVar("T")
 log = logging.getLogger("bench_nb.retry")
+hold_log = logging.getLogger("bench_nb.retry.hold")
 
 #: HTTP statuses that may succeed when asked again later (with every 5xx): Request Timeout, Too Early,
 #: Too Many Requests. A call site adds what else it retries (the LLM client and the runner: 409 Conflict).
@@ -116,8 +125,7 @@ def retry_call(
     attempts: Attempts | None = None,
     what: str = "call",
     deadline: Callable[[], float | None] | None = None,
-    on_retry_after: Callable[[float], None] | None = None,
-    before_attempt: Callable[[], None] | None = None,
+    holds: Holds | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
     """``fn()``, retried per ``policy`` while it raises errors ``retryable`` accepts; the last error is
@@ -125,18 +133,24 @@ def retry_call(
 
     Args:
         attempts: counts the calls made (also when the last one raises).
-        what: names the call in the log.
+        what: names the call in the log and in ``DeadlineExceeded``.
         deadline: the seconds left before a deadline (None: none), e.g. ``models.deadline.remaining``.
-        on_retry_after: told every wait a response asked for (capped), also after the last attempt.
-        before_attempt: run before every attempt, the first included.
+        holds: the API key's Retry-After holds: each wait a response asks for (capped) is posted there, also
+            after the last attempt; every live hold is waited out before each attempt.
         sleep: how a wait is waited (tests pass their own).
+
+    Raises:
+        DeadlineExceeded: before an attempt, when the deadline leaves no more than the live hold (or has
+            passed); no call is made then.
     """
     counter = attempts if attempts is not None else Attempts()
+    slept_until = [0.0]  # the time the retries' own waits have reached: a hold ending by then is waited
 
     def wait(state: tenacity.RetryCallState) -> float:
         seconds, asked = policy.wait_s(state)
-        if asked is not None and on_retry_after is not None:
-            on_retry_after(seconds)
+        if asked is not None and holds is not None:
+            holds.post(seconds)
+        slept_until[0] = max(slept_until[0], time.time()) + seconds
         return seconds
 
     stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(max(1, policy.max_attempts))
@@ -151,12 +165,49 @@ def retry_call(
         reraise=True,
     )
     for attempt in retrying:
+        slept_until[0] = _wait_out_holds(holds, deadline, what, counter.count + 1, sleep, slept_until[0])
         with attempt:
             counter.count += 1
-            if before_attempt is not None:
-                before_attempt()
             return fn()
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _wait_out_holds(
+    holds: Holds | None,
+    deadline: Callable[[], float | None] | None,
+    what: str,
+    attempt: int,
+    sleep: Callable[[float], None],
+    waited_until: float,
+) -> float:
+    """Wait until no hold on the key is live (again if another process moved it later meanwhile), and return
+    the time waited to; or raise ``DeadlineExceeded`` when the deadline would pass first. It raises outside
+    tenacity's attempt, so its error is never retried. ``waited_until``: the time already waited to (the
+    retry's own wait; a hold ending by then is not waited twice, also when a test's sleep takes no time)."""
+    while True:
+        now = time.time()
+        end = now + (holds.wait_s() if holds is not None else 0.0)  # when the live hold ends
+        wait = end - max(now, waited_until)
+        wait = wait if wait > 1e-3 else 0.0
+        left = deadline() if deadline is not None else None
+        if left is not None and left <= wait:
+            if wait > 0:
+                raise DeadlineExceeded(
+                    f"{what}: a Retry-After hold on its API key ends in {wait:.3g} s, past the question's "
+                    f"deadline ({max(left, 0.0):.3g} s left; --question-timeout); no call made"
+                )
+            raise DeadlineExceeded(f"{what}: the question's deadline (--question-timeout) passed")
+        if wait <= 0:
+            return waited_until
+        hold_log.info(
+            "%s: attempt %d waits %.3g s for a Retry-After hold on its API key",
+            what,
+            attempt,
+            wait,
+            extra={"hold_what": what, "hold_attempt": attempt, "hold_wait_s": wait},
+        )
+        waited_until = end
+        sleep(wait)
 
 
 def _log_retry(what: str, policy: RetryPolicy, state: tenacity.RetryCallState) -> None:

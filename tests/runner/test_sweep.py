@@ -22,7 +22,10 @@ from click.testing import CliRunner
 from bench_nb.cli import cli
 from bench_nb.runformat.load import load_runs, read_checkpoint
 from bench_nb.runner.sweep import SweepError, load_sweep, parse_sweep, run_sweep
+from llm_server import Fault, llm_server
 from needs import need
+
+__all__ = ["llm_server"]
 
 SWEEP = """
 id = "{id}"
@@ -283,3 +286,58 @@ def test_a_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: Any) -
     tries_a, tries_b = ray.get([a, b])
     assert until >= tries_a[0] + 1.99
     assert tries_b[0] >= until  # B (another process) waited out A's Retry-After
+
+
+@pytest.mark.slow
+def test_an_llm_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: Any, llm_server: Any) -> None:
+    """Answer calls of two Ray tasks sharing one API key (the LLM client against tests/llm_server.py on
+    127.0.0.1): task A meets a 429 with Retry-After 2 s; task B, ready and asking as soon as the hold is posted,
+    reaches the server only after the hold, and logs its wait. Neither the actor's state nor the logs hold the
+    key."""
+    from bench_nb.retry_after import HoldTable
+    from bench_nb.runner.sweep import RayHoldBoard
+
+    ray = ray_cluster
+    secret = "sk-test-ray-shared-key-not-real"
+
+    def answer_with_board(budget: Any, url: str, who: str, after_a_hold: bool) -> list[str]:
+        import logging
+
+        from bench_nb.models.client import LLMClient
+        from bench_nb.models.settings import ClientSettings
+        from bench_nb.retry_after import set_hold_board
+
+        os.environ["OPENAI_API_KEY"] = secret
+        seen: list[str] = []
+
+        class Keep(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                seen.append(f"{record.name}: {record.getMessage()} {sorted(vars(record).items())}")
+
+        logging.getLogger("bench_nb.retry").addHandler(Keep())
+        logging.getLogger("bench_nb.retry").setLevel(logging.INFO)
+        set_hold_board(RayHoldBoard(budget))
+        settings = ClientSettings(max_retries=2, backoff_initial_s=0.01, cache_path=None, openai_base_url=url)
+        client = LLMClient(settings)
+        while after_a_hold and not ray.get(budget.holds.remote()):  # ready (imports done) before A's 429
+            time.sleep(0.01)
+        client.complete("gpt-4o-mini", [{"role": "user", "content": f"{who} asks"}])
+        return seen
+
+    llm_server.script(Fault("429", retry_after=2))
+    task = ray.remote(num_cpus=1)(answer_with_board)
+    budget = ray.remote(num_cpus=0)(HoldTable).remote()
+    b = task.remote(budget, llm_server.openai_base_url, "B", True)
+    a = task.remote(budget, llm_server.openai_base_url, "A", False)
+    logs_a, logs_b = ray.get([a, b], timeout=120)
+    [(key, until)] = ray.get(budget.holds.remote()).items()
+    by = {who: [c for c in llm_server.calls if f"{who} asks" in str(c.body)] for who in "AB"}
+    assert [c.outcome for c in by["A"]] == ["429", "ok"] and [c.outcome for c in by["B"]] == ["ok"]
+    assert until >= by["A"][0].at + 1.99  # the hold A's 429 posted
+    assert by["B"][0].at >= until and by["A"][1].at >= until  # B (another process) waited out A's hold
+    assert any("retry.hold: gpt-4o-mini: attempt 1 waits" in line for line in logs_b), logs_b
+    assert any("HTTP 429 on attempt 1" in line for line in logs_a), logs_a
+    state = str(ray.get(budget.holds.remote()))
+    assert key.startswith(f"openai@127.0.0.1:{llm_server.port}/v1:")
+    for text in (state, *logs_a, *logs_b):
+        assert secret not in text and "ray-shared" not in text

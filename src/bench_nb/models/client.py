@@ -8,7 +8,13 @@ Retries are ours (the one policy of ``bench_nb.retry_policy``, built by ``Client
 SDKs' own are turned off so the behaviour is one, tested, thing): a 429 waits what its ``Retry-After`` (or
 ``retry-after-ms``) header says; 5xx, 408/409/425, timeouts, dropped connections and unreadable bodies back off
 exponentially with jitter. Other errors (400, 401, 404) fail at once. What still
-fails raises ``ModelError`` naming the model and the last error.
+fails raises ``ModelError`` naming the model, the attempts made and the last error.
+
+A ``Retry-After`` is also a hold on the endpoint and API key it was met with (``retry_after.Holds``, keyed by
+the API, the base URL's host and path, and a sha256 prefix of the key): every call through this client with
+that endpoint and key waits it out first, and on a sweep's Ray tasks every task's calls do (the board of
+``retry_after.set_hold_board``). Under the question deadline a hold that would end past it raises
+``DeadlineExceeded`` at once, without calling.
 """
 
 from __future__ import annotations
@@ -22,14 +28,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 
-from bench_nb.errors import ModelError
+from bench_nb.errors import DeadlineExceeded, ModelError
 from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
 from bench_nb.models.cache import ResponseCache
 from bench_nb.models.deadline import attempt_timeout, exceeded, remaining
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings
+from bench_nb.retry_after import Holds, budget_key
 from bench_nb.retry_policy import Attempts, retry_call, transient_status
 
 Messages = Sequence[Mapping[str, str]]
@@ -104,7 +112,7 @@ class LLMClient:
         self.settings = settings or ClientSettings.from_env()
         self.cache = ResponseCache(self.settings.cache_path) if self.settings.cache_path else None
         self.usage = UsageTotals()
-        self._sdk: dict[tuple[str, str | None, str | None], Any] = {}
+        self._sdk: dict[tuple[str, str | None, str | None], tuple[Any, Holds]] = {}
         self._lock = threading.Lock()
 
     # -- public ------------------------------------------------------------------------------------------
@@ -234,6 +242,10 @@ class LLMClient:
         )
 
     def _client(self, spec: ModelSpec) -> Any:
+        return self._endpoint(spec)[0]
+
+    def _endpoint(self, spec: ModelSpec) -> tuple[Any, Holds]:
+        """The SDK client for ``spec``'s API, base URL and key, and the Retry-After holds on that key."""
         base_url = spec.base_url
         if base_url is None:
             base_url = {
@@ -246,25 +258,33 @@ class LLMClient:
             if slot not in self._sdk:
                 key = _api_key(spec)
                 common: dict[str, Any] = {"timeout": self.settings.timeout_s, "max_retries": 0}
+                sdk: Any
                 if spec.api == "anthropic":
-                    self._sdk[slot] = anthropic.Anthropic(api_key=key, base_url=base_url, **common)
+                    sdk = anthropic.Anthropic(api_key=key, base_url=base_url, **common)
                 else:
-                    self._sdk[slot] = openai.OpenAI(api_key=key, base_url=base_url, **common)
+                    sdk = openai.OpenAI(api_key=key, base_url=base_url, **common)
+                self._sdk[slot] = (sdk, Holds(budget_key(_endpoint_name(spec.api, sdk.base_url), key)))
             return self._sdk[slot]
 
     def _retrying(self, spec: ModelSpec, fn: Any, attempts: Attempts | None = None) -> Any:
-        s = self.settings
+        policy = self.settings.retry_policy()
+        made = attempts if attempts is not None else Attempts()
+        _, holds = self._endpoint(spec)
         try:
             return retry_call(
-                fn, s.retry_policy(), is_retryable, attempts=attempts, what=spec.alias, deadline=remaining
+                fn, policy, is_retryable, attempts=made, what=spec.alias, deadline=remaining, holds=holds
             )
-        except ModelError:
+        except (ModelError, DeadlineExceeded):
             raise
         except Exception as err:
             if (left := remaining()) is not None and left <= 0:
                 raise exceeded() from err
+            retryable = is_retryable(err)
+            cut = retryable and made.count < policy.max_attempts  # the deadline stopped the retries
             raise ModelError(
-                _describe(spec, err, retryable=is_retryable(err), tries=s.max_retries + 1)
+                _describe(
+                    spec, err, retryable=retryable, tries=made.count, of=policy.max_attempts if cut else None
+                )
             ) from err
 
     def _completion(
@@ -312,7 +332,17 @@ def _api_key(spec: ModelSpec) -> str:
     return key
 
 
-def _describe(spec: ModelSpec, err: BaseException, *, retryable: bool, tries: int) -> str:
+def _endpoint_name(api: str, base_url: Any) -> str:
+    """An endpoint's name in its budget key: the API, the base URL's host, port and path (no user, password
+    or query, which may hold a secret)."""
+    url = httpx.URL(str(base_url))
+    port = f":{url.port}" if url.port else ""
+    return f"{api}@{url.host}{port}{url.path.rstrip('/')}"
+
+
+def _describe(
+    spec: ModelSpec, err: BaseException, *, retryable: bool, tries: int, of: int | None = None
+) -> str:
     status = getattr(err, "status_code", None)
     what = f"HTTP {status}" if status else type(err).__name__
     detail = str(err).splitlines()[0][:300] if str(err) else ""
@@ -321,7 +351,9 @@ def _describe(spec: ModelSpec, err: BaseException, *, retryable: bool, tries: in
         hint = f" (check {spec.key_env})"
     elif status == 404:
         hint = f" (is {spec.model_id!r} served at this endpoint?)"
-    tail = f"after {tries} attempts" if retryable else "(not retryable)"
+    tail = f"after {tries} attempt{'s' if tries != 1 else ''}" if retryable else "(not retryable)"
+    if retryable and of is not None:
+        tail = f"after {tries} of {of} attempts (the question's deadline left no time for more)"
     return f"{spec.alias}: {what} {tail}: {detail}{hint}"
 
 

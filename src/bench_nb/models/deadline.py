@@ -15,16 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import DeadlineExceeded
 from bench_nb.retry_policy import StopAtDeadline
 
+__all__ = ["DeadlineExceeded", "attempt_timeout", "deadline", "exceeded", "remaining", "stop_at_deadline"]
+
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("bench_nb_deadline", default=None)
-
-
-class DeadlineExceeded(BenchNbError, TimeoutError):
-    """The question's deadline passed; retrying would only pass it further."""
-
-    retryable = False
 
 
 @contextmanager

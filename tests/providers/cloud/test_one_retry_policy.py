@@ -7,6 +7,8 @@ hook), not from clocks."""
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,11 +17,12 @@ import pytest
 from cloud_adapters import Cloud
 from provider_fixtures import CONVERSATION
 
-from bench_nb.errors import ModelError
+from bench_nb.errors import DeadlineExceeded, ModelError
 from bench_nb.models.client import LLMClient
 from bench_nb.models.deadline import deadline
 from bench_nb.models.settings import ClientSettings
 from bench_nb.providers.cloud import CloudCallError
+from bench_nb.retry_after import HoldTable, set_hold_board
 from bench_nb.runner.retry import Attempts, RetryPolicy, call_with_retries
 from llm_server import Fault, LLMServer, Reply, llm_server
 
@@ -152,3 +155,81 @@ def test_the_llm_client_and_the_runner_stop_at_the_question_deadline(
         err2, runner = _observe(caplog, "runner", _runner_call(llm_server))
     assert isinstance(err2, httpx.HTTPStatusError) and err2.response.status_code == 429
     assert (runner, llm_server.count()) == ([], 1)
+
+
+def test_the_attempts_a_deadline_cut_short_are_the_ones_made(
+    llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 500 is retried, then a Retry-After past the deadline stops the retries: the error says 2 of 4
+    attempts, not 4."""
+    client = _llm_client(llm_server, monkeypatch)
+    llm_server.script(Fault("500"), Fault("429", retry_after=30), Reply("too late"))
+    with deadline(5.0):
+        err, llm = _observe(caplog, "gpt-4o-mini", lambda: client.complete("gpt-4o-mini", MSGS))
+    assert isinstance(err, ModelError), err
+    assert "HTTP 429 after 2 of 4 attempts (the question's deadline left no time for more)" in str(err)
+    assert [o[:2] for o in llm] == [(1, 500)] and llm_server.count() == 2
+
+
+def test_a_cloud_call_honours_the_question_deadline(cloud: Cloud, caplog: pytest.LogCaptureFixture) -> None:
+    """Under the question deadline a cloud call retries no further than it (the error says how many attempts
+    were made), and a Retry-After hold that would end past it fails the next call with DeadlineExceeded,
+    which reaches the server not at all. Outside a deadline (ingest) the same calls are not bounded."""
+    provider = cloud.make(max_retries=3, retry_initial_s=INITIAL_S)
+    provider.ingest(TAG, CONVERSATION)
+    path = cloud.adapter.search_path
+    cloud.service.inject("POST", path, 500)
+    cloud.service.inject("POST", path, 429, headers={"Retry-After": "30"})
+    with deadline(5.0):
+        err, adapter = _observe(caplog, f"{cloud.adapter.name}: ", lambda: provider.search(TAG, QUESTION, 3))
+    assert isinstance(err, CloudCallError) and err.status == 429, err
+    assert "failed after 2 of 4 attempts (the question's deadline left no time for more): HTTP 429" in str(
+        err
+    )
+    assert [o[:2] for o in adapter] == [(1, 500)] and len(cloud.service.calls("POST", path)) == 2
+    # the 429 posted a 30 s hold on the provider's key: the next call under a 5 s deadline is not made
+    with deadline(5.0):
+        held, _ = _observe(caplog, f"{cloud.adapter.name}: ", lambda: provider.search(TAG, QUESTION, 3))
+    assert isinstance(held, DeadlineExceeded), held
+    assert "a Retry-After hold on its API key ends in" in str(held) and "5 s left" in str(held)
+    assert len(cloud.service.calls("POST", path)) == 2
+
+
+def test_an_llm_retry_after_holds_back_another_client_with_the_same_key(
+    llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two clients (as two Ray tasks would be) sharing a board: A meets a 429 with Retry-After 1 s; B, asking
+    while A waits, reaches the server only after the hold; a hold past B's deadline fails B at once."""
+    board = HoldTable()
+    previous = set_hold_board(board)
+    try:
+        a, b = _llm_client(llm_server, monkeypatch), _llm_client(llm_server, monkeypatch)
+        llm_server.script(Fault("429", retry_after=RETRY_AFTER_S), Reply("a, after the hold"), Reply("b"))
+        first = threading.Thread(target=lambda: a.complete("gpt-4o-mini", MSGS))
+        first.start()
+        holds = _wait_for_hold(board)
+        [(key, until)] = holds.items()
+        reply = b.complete("gpt-4o-mini", [{"role": "user", "content": "B asks"}])
+        first.join()
+        calls = llm_server.calls
+        assert [c.outcome for c in calls] == ["429", "ok", "ok"] and reply.text in ("a, after the hold", "b")
+        assert until >= calls[0].at + RETRY_AFTER_S - 0.01  # the hold A's 429 posted
+        b_call = next(c for c in calls if "B asks" in str(c.body))
+        assert b_call.at >= until  # B waited for A's hold
+        assert key.startswith(f"openai@127.0.0.1:{llm_server.port}/v1:") and "sk-test" not in key
+
+        llm_server.reset()
+        board.hold(key, time.time() + 30)  # as another task's 429 would
+        with deadline(5.0), pytest.raises(DeadlineExceeded, match="hold on its API key"):
+            b.complete("gpt-4o-mini", [{"role": "user", "content": "B again"}], use_cache=False)
+        assert llm_server.count() == 0
+    finally:
+        set_hold_board(previous)
+
+
+def _wait_for_hold(board: HoldTable) -> dict[str, float]:
+    stop = time.monotonic() + 10
+    while not board.holds():
+        assert time.monotonic() < stop, "no hold was posted"
+        time.sleep(0.01)
+    return board.holds()

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from bench_nb.errors import ProviderError
+from bench_nb.errors import DeadlineExceeded, ProviderError
+from bench_nb.models.deadline import remaining as question_time_left
 from bench_nb.records import Session
-from bench_nb.retry_after import shared_hold, shared_wait_s, status_of
+from bench_nb.retry_after import Holds, status_of
 from bench_nb.retry_policy import TRANSIENT_STATUS as TRANSIENT_STATUS  # what a cloud call retries, and 5xx
 from bench_nb.retry_policy import Attempts, RetryPolicy, retry_call, transient_status, transport_failure
 
@@ -144,8 +145,9 @@ class Calls:
     retry policy (``bench_nb.retry_policy``; ``policy`` is this provider's).
 
     Waits grow exponentially from ``initial_s`` up to ``max_s`` (with up to 10% jitter); a response with
-    ``Retry-After`` is waited out exactly, and no call of this provider starts before that time has passed.
-    No question deadline bounds these retries (a phase's deadline bounds the LLM calls).
+    ``Retry-After`` is waited out exactly, and no call of this provider starts before that time has passed
+    (``holds``). Under a question's deadline (search, answer, evaluation: ``models.deadline``) no retry
+    waits past it, and a hold that would end past it fails the call with ``DeadlineExceeded``.
 
     Args:
         provider: the provider's name, for error messages.
@@ -188,26 +190,12 @@ class Calls:
             retry_after_cap_s=self.retry_after_cap_s,
         )
         self._slots = threading.BoundedSemaphore(int(max_concurrency))
-        self._lock = threading.Lock()
-        self._not_before = 0.0  # monotonic time before which no call starts (set by Retry-After)
         self.budget = budget
-
-    def _held(self, wait: float) -> None:
-        """A Retry-After of ``wait`` seconds: no call with this provider (or, through the board, with this
-        API key) starts before it has passed."""
-        with self._lock:
-            self._not_before = max(self._not_before, time.monotonic() + wait)
-        shared_hold(self.budget, wait)
-
-    def _hold_back(self) -> None:
-        with self._lock:
-            delay = self._not_before - time.monotonic()
-        delay = max(delay, shared_wait_s(self.budget))
-        if delay > 0:
-            time.sleep(delay)
+        self.holds = Holds(budget)
 
     def __call__(self, what: str, fn: Callable[[], T]) -> T:
-        """``fn()``, retried on transient failures; raises ``CloudCallError`` naming ``what`` when it gives up."""
+        """``fn()``, retried on transient failures; raises ``CloudCallError`` naming ``what`` when it gives up
+        (or ``DeadlineExceeded`` when the question's deadline leaves no time for a call)."""
         attempts = Attempts()
 
         def attempt() -> T:
@@ -221,13 +209,16 @@ class Calls:
                 is_transient,
                 attempts=attempts,
                 what=f"{self.provider}: {what}",
-                on_retry_after=self._held,
-                before_attempt=self._hold_back,
+                deadline=question_time_left,
+                holds=self.holds,
             )
-        except ProviderError:
+        except (ProviderError, DeadlineExceeded):
             raise
         except Exception as err:
-            tries = f" after {attempts.count} attempts" if attempts.count > 1 else ""
+            n, of = attempts.count, self.policy.max_attempts
+            tries = f" after {n} attempts" if n > 1 else ""
+            if is_transient(err) and n < of:  # the question's deadline stopped the retries
+                tries = f" after {n} of {of} attempts (the question's deadline left no time for more)"
             raise CloudCallError(
                 f"{self.provider}: {what} failed{tries}: {describe(err)}", status_of(err)
             ) from err
