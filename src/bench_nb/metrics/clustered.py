@@ -356,23 +356,26 @@ def clustered_intervals(
 def per_cluster(
     data: pl.DataFrame, keys: list[str], columns: dict[str, pl.Expr], aggs: dict[str, pl.Expr]
 ) -> tuple[list[tuple[Any, ...]], pl.DataFrame, list[slice]]:
-    """``aggs`` per group of ``keys`` and cluster (``haystack_id``) in one query: the groups' keys in order of
-    appearance, the frame (groups in that order, clusters sorted within each) and each group's rows in it.
-    ``columns`` are added first; they may use ``.over("_group")``, the group's number."""
-    if data.is_empty():
-        return [], data, []
+    """``aggs`` per group of ``keys`` and cluster (``haystack_id``): the groups' keys in order of appearance,
+    the frame (groups in that order, clusters sorted within each) and each group's rows in it. ``columns``
+    are added first; they may use ``.over("_group")``, the group's number. Two queries, however many groups."""
+    lazy = data.lazy()
+    names: list[tuple[Any, ...]] = [()]
     if keys:
-        groups = data.select(keys).unique(maintain_order=True).with_row_index("_group")
-        frame = data.join(groups, on=keys, how="left")
-        names = groups.drop("_group").rows()
+        groups = lazy.select(keys).unique(maintain_order=True).with_row_index("_group").collect()
+        names = [row[1:] for row in groups.rows()]
+        lazy = lazy.join(groups.lazy(), on=keys, how="left")
     else:
-        frame, names = data.with_columns(_group=pl.lit(0, dtype=pl.UInt32)), [()]
+        lazy = lazy.with_columns(_group=pl.lit(0, dtype=pl.UInt32))
     per = (
-        frame.with_columns(**columns)
+        lazy.with_columns(**columns)
         .group_by("_group", "haystack_id")
         .agg(**aggs)
         .sort("_group", "haystack_id")
+        .collect()
     )
+    if per.is_empty():
+        return [], per, []
     index = per["_group"].to_numpy()
     starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
     ends = np.r_[starts[1:], len(index)]

@@ -62,9 +62,9 @@ def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[fl
 
 def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.DataFrame:
     keys = ["question_id", "haystack_id"] + ([] if by is None else ["question_type"])
-    a = data.filter(pl.col("run_id") == run_a).select(*keys, a="value")
-    b = data.filter(pl.col("run_id") == run_b).select("question_id", b="value")
-    return a.join(b, on="question_id", how="inner").with_columns(d=pl.col("a") - pl.col("b"))
+    a = data.lazy().filter(pl.col("run_id") == run_a).select(*keys, a="value")
+    b = data.lazy().filter(pl.col("run_id") == run_b).select("question_id", b="value")
+    return a.join(b, on="question_id", how="inner").with_columns(d=pl.col("a") - pl.col("b")).collect()
 
 
 @dataclass(frozen=True)
