@@ -247,7 +247,8 @@ def test_a_dead_worker_is_its_runs_error_not_the_sweeps_end(tmp_path: Path) -> N
 @pytest.mark.slow
 def test_a_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: Any) -> None:
     """Two tasks of a sweep's Ray session share one API key's budget through the sweep's actor: task A meets
-    a 429 with Retry-After 2 s; task B, started while A waits, makes its first call only after the hold."""
+    a 429 with Retry-After 2 s; task B, ready and calling as soon as the hold is posted, makes its first call
+    only after the hold, having waited for it (its hold record)."""
     import httpx
 
     from bench_nb.retry_after import HoldTable
@@ -256,10 +257,20 @@ def test_a_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: Any) -
     ray = ray_cluster
     key = "zep:0123456789ab"
 
-    def calls_with_board(budget: Any, first_fails: bool) -> list[float]:
+    def calls_with_board(budget: Any, first_fails: bool) -> tuple[list[float], list[int]]:
+        import logging
+
         from bench_nb.providers.cloud.common import Calls
         from bench_nb.retry_after import set_hold_board
 
+        held: list[int] = []
+
+        class Keep(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                held.append(record.hold_attempt)  # type: ignore[attr-defined]
+
+        logging.getLogger("bench_nb.retry.hold").addHandler(Keep())
+        logging.getLogger("bench_nb.retry.hold").setLevel(logging.INFO)
         set_hold_board(RayHoldBoard(budget))
         calls = Calls("zep", max_concurrency=1, max_retries=1, initial_s=0.01, max_s=0.01, budget=key)
         tries: list[float] = []
@@ -272,20 +283,19 @@ def test_a_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: Any) -
                 raise httpx.HTTPStatusError("429", request=request, response=response)
             return "ok"
 
+        while not first_fails and not ray.get(budget.holds.remote()):  # B: ready before A's 429
+            time.sleep(0.01)
         calls("add", add)
-        return tries
+        return tries, held
 
     task = ray.remote(num_cpus=1)(calls_with_board)
     budget = ray.remote(num_cpus=0)(HoldTable).remote()
-    a = task.remote(budget, True)
-    deadline = time.monotonic() + 30
-    while (until := ray.get(budget.not_before.remote(key))) == 0.0:
-        assert time.monotonic() < deadline, "task A posted no hold"
-        time.sleep(0.02)
     b = task.remote(budget, False)
-    tries_a, tries_b = ray.get([a, b])
+    a = task.remote(budget, True)
+    (tries_a, _), (tries_b, held_b) = ray.get([a, b], timeout=120)
+    until = ray.get(budget.not_before.remote(key))
     assert until >= tries_a[0] + 1.99
-    assert tries_b[0] >= until  # B (another process) waited out A's Retry-After
+    assert tries_b[0] >= until and held_b == [1]  # B (another process) waited out A's Retry-After
 
 
 @pytest.mark.slow
