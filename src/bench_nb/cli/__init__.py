@@ -9,10 +9,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import warnings
 
 import click
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, BenchNbWarning
 
 # command name -> "module:attribute"
 COMMANDS: dict[str, str] = {
@@ -60,10 +61,28 @@ def cli() -> None:
     """Benchmark memory providers: MemScore, judge agreement, ROI and HTML reports."""
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: str | None = None,
+) -> None:
+    """bench_nb's own warnings as ``warning: ...`` lines (the place in bench_nb's or click's code they point
+    at means nothing on a command line); any other warning as Python shows it."""
+    if issubclass(category, BenchNbWarning):
+        click.echo(f"warning: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``bench-nb``: errors we expect print one clear line and exit 1."""
     try:
-        cli.main(args=argv, prog_name="bench-nb", standalone_mode=False)
+        with warnings.catch_warnings():  # restores Python's warning display on the way out
+            warnings.showwarning = _show_warning
+            cli.main(args=argv, prog_name="bench-nb", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import click
 import polars as pl
 
+from bench_nb.errors import RunFormatWarning
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.accuracy import success_rate_frame
 from bench_nb.metrics.memscore import memscore_frame
@@ -100,7 +102,9 @@ def show_failures(run_dir: Path, limit: int, n_results: int) -> None:
 @click.option("--dataset", type=click.Path(exists=True, dir_okay=False), help="Benchmark file (true types).")
 def summary(runs: tuple[str, ...], dataset: str | None) -> None:
     """A MemScore table of several runs: RUNS are run directories, globs, runs folders or manifests."""
-    runset = load_runs(list(runs))
+    with warnings.catch_warnings():  # each problem is printed below
+        warnings.simplefilter("ignore", RunFormatWarning)
+        runset = load_runs(list(runs))
     for p in runset.all_problems:
         click.echo(f"problem: {p}", err=True)
     if not runset:

@@ -1,0 +1,54 @@
+"""bench_nb's warnings on the command line: one ``warning:`` line each, not a Python source location, and a
+problem a command prints itself is not printed twice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from run_writers import question, write_run
+
+
+def _bench_nb(*args: str) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from bench_nb.cli import main; main(sys.argv[1:])"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+
+
+def _damaged_run(tmp_path: Path) -> Path:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2"), question("q3")])
+    ck = json.loads((run / "checkpoint.json").read_text())
+    ck["questions"]["q2"]["phases"]["evaluate"]["score"] = "high"
+    (run / "checkpoint.json").write_text(json.dumps(ck))
+    return run
+
+
+def test_a_command_that_prints_its_problems_prints_each_once(tmp_path: Path) -> None:
+    run = _damaged_run(tmp_path)
+    result = _bench_nb("summary", str(run))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("[question q2] (field questions.q2.phases.evaluate.score)") == 1
+    assert "problem: " in result.stderr and "RunFormatWarning" not in result.stderr
+
+
+def test_a_warning_is_one_line_of_its_own(tmp_path: Path) -> None:
+    run = _damaged_run(tmp_path)
+    result = _bench_nb("plan", "--runs", str(run), "--questions", "300", "--haystacks", "3")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("warning: 2 problems loading runs")
+    assert lines[1] == (
+        f"  - {run / 'checkpoint.json'} [question q2] (field questions.q2.phases.evaluate.score): "
+        "Expected `float | null`, got `str`; question skipped"
+    )
+    assert "RunFormatWarning" not in result.stderr and ".py:" not in result.stderr  # no source location
+
+
+def test_other_warnings_keep_pythons_form() -> None:
+    code = (
+        "import warnings; from bench_nb.cli import _show_warning; warnings.showwarning = _show_warning;"
+        "warnings.warn('not ours')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "<string>:1: UserWarning: not ours" in out.stderr
