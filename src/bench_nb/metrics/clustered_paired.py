@@ -64,7 +64,11 @@ def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.Dat
     keys = ["question_id", "haystack_id"] + ([] if by is None else ["question_type"])
     a = data.lazy().filter(pl.col("run_id") == run_a).select(*keys, a="value")
     b = data.lazy().filter(pl.col("run_id") == run_b).select("question_id", b="value")
-    return a.join(b, on="question_id", how="inner").with_columns(d=pl.col("a") - pl.col("b")).collect()
+    return (
+        a.join(b, on="question_id", how="inner", maintain_order="left")
+        .with_columns(d=pl.col("a") - pl.col("b"))
+        .collect()
+    )
 
 
 @dataclass(frozen=True)

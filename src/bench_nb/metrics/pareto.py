@@ -75,8 +75,13 @@ def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
         else pl.DataFrame({"run_id": [], "cost_usd": []}, schema={"run_id": pl.Utf8, "cost_usd": pl.Float64})
     )
     table = (
-        ms.join(intervals.select("run_id", "accuracy", "ci_low", "ci_high"), on="run_id", how="left")
-        .join(cost, on="run_id", how="left")
+        ms.join(
+            intervals.select("run_id", "accuracy", "ci_low", "ci_high"),
+            on="run_id",
+            how="left",
+            maintain_order="left",
+        )
+        .join(cost, on="run_id", how="left", maintain_order="left")
         .with_columns(pl.col("search_ms").cast(pl.Float64), pl.col("context_tokens").cast(pl.Float64))
     )
     rows = table.to_dicts()
