@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import warnings
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import bench_nb
 from bench_nb.cli import main
 from bench_nb.errors import ReportError
 from bench_nb.reports import build_report, open_runs, resolve_runs
+from run_writers import question, write_run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -91,3 +94,14 @@ def test_the_readme_report_command_after_make_demo_builds_a_full_report(
     for provider in ("sqlite", "full-context", "no-memory"):
         assert provider in page
     assert page.count("<svg") >= 6
+
+
+def test_a_report_shows_what_it_could_not_read_as_a_note_not_a_warning(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    ck = json.loads((run / "checkpoint.json").read_text())
+    ck["questions"]["q2"]["phases"]["evaluate"]["score"] = "high"
+    (run / "checkpoint.json").write_text(json.dumps(ck))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would be a stderr block above the report's title
+        run_set = open_runs(str(run))
+    assert len(run_set) == 1 and [p.question_id for p in run_set.all_problems] == ["q2", None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import warnings
 from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
@@ -106,11 +107,13 @@ def open_runs(
     ``runs`` may be a run store (``bench-nb export``): then ``run_ids`` picks its runs (a list, or one string
     of comma-separated ids; None: every run), and only their partitions are read.
 
+    What could not be read is not warned of when runs load: the report shows ``all_problems`` as a note.
+
     Raises:
         ReportError: when a source matches nothing, or nothing it matched loads as a run (naming the
             sources and what went wrong); ``run_ids`` that are not in the store, or given without a store.
     """
-    from bench_nb.errors import RunFormatError
+    from bench_nb.errors import RunFormatError, RunFormatWarning
     from bench_nb.frames.store import is_store, open_store
     from bench_nb.runformat.load import load_runs
 
@@ -131,7 +134,15 @@ def open_runs(
         return stored
     if ids is not None:
         raise ReportError(f"run_ids selects runs of a run store (bench-nb export); {runs!r} is not one")
-    run_set = load_runs(sources, dataset=dataset)
+    # What could not be read is the report's to show (run_set.all_problems, as a note on the page): the
+    # load's RunFormatWarning would land on the page as a stderr block above the title, so it is given only
+    # when nothing loads (just before the error).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RunFormatWarning)
+        run_set = load_runs(sources, dataset=dataset)
+    for w in caught:
+        if not (run_set and issubclass(w.category, RunFormatWarning)):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if not run_set:
         problems = "; ".join(str(p) for p in run_set.all_problems[:5]) or "nothing readable"
         raise ReportError(f"no run loaded from {', '.join(map(repr, sources))}: {problems}")
