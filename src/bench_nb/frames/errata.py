@@ -13,9 +13,10 @@ from pathlib import Path
 import polars as pl
 
 from bench_nb.benchmarks.errata import Errata, load_errata
+from bench_nb.frames.columns import QUESTIONS
 
 ErrataSource = Errata | str | os.PathLike[str]
-ERRATA_COLUMNS = {"gold_error_type": pl.Utf8, "gold_corrected": pl.Utf8, "gold_wrong": pl.Boolean}
+ERRATA_COLUMNS = QUESTIONS.schema("errata")  # the questions frame's answer-key columns
 
 
 def as_errata(errata: ErrataSource) -> Errata:

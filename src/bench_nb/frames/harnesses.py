@@ -11,19 +11,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
+from bench_nb.frames.columns import HARNESSES
 from bench_nb.runformat.load import Run, RunSet, load_runs
 
-HARNESS_SCHEMA: dict[str, Any] = {
-    "run_id": pl.Utf8,
-    "harness": pl.Utf8,
-    "imported": pl.Boolean,
-    "judge": pl.Utf8,
-    "answer_prompt": pl.Utf8,
-    "answering_model": pl.Utf8,
-    "replicates": pl.Int64,
-    "not_recorded": pl.List(pl.Utf8),
-    "questions_checked_against": pl.Utf8,
-}
+HARNESS_SCHEMA: dict[str, Any] = HARNESSES.schema()
 
 
 @runtime_checkable

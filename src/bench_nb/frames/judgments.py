@@ -7,11 +7,9 @@ the checkpoint's own verdict (``phases.evaluate``, or ``report.json``'s evaluati
 which is the primary judge's. The checkpoint's verdict is added when ``judgments.jsonl`` has no line for
 that (question, primary judge): MemoryBench runs have only that one.
 
-Columns: ``run_id, provider, question_id, question_type, question_type_norm, judge, replicate, score, label,
-explanation, unscored, primary, source`` (``judgments``, ``labels``, ``checkpoint`` or ``imported``: where the
-verdict was read), ``run_path``. ``score`` is 0 or 1 (a fraction in [0, 1] for a graded judge: BEAM), and null exactly when ``unscored``. ``replicate`` numbers a judge's
-repeated verdicts on one answer from 1 (EverMemOS's ``judgment_1..3``; ``--judge-replicates N``); a judge that
-graded once has replicate 1 only.
+The frame's columns (name, dtype, where each comes from, what it means) are declared in
+``frames.columns.JUDGMENTS``, which docs/frames.md lists. ``score`` is null exactly when ``unscored``;
+``replicate`` numbers a judge's repeated verdicts on one answer from 1.
 
 An imported run (another harness's file, ``runformat.harnesses``) has one row per verdict its file records,
 replicates included; its checkpoint's verdict (the replicates' majority) is not repeated as a row.
@@ -26,6 +24,7 @@ import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError, warn_problems
 from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results
@@ -37,22 +36,7 @@ from bench_nb.text import hit_text, one_line
 if TYPE_CHECKING:
     import pandas as pd
 
-JUDGMENT_SCHEMA: dict[str, Any] = {
-    "run_id": pl.Utf8,
-    "provider": pl.Utf8,
-    "question_id": pl.Utf8,
-    "question_type": pl.Utf8,
-    "question_type_norm": pl.Utf8,
-    "judge": pl.Utf8,
-    "replicate": pl.Int64,
-    "score": pl.Float64,
-    "label": pl.Utf8,
-    "explanation": pl.Utf8,
-    "unscored": pl.Boolean,
-    "primary": pl.Boolean,
-    "source": pl.Utf8,
-    "run_path": pl.Utf8,
-}
+JUDGMENT_SCHEMA: dict[str, Any] = JUDGMENTS.schema()
 
 
 def judgments_frame(
@@ -83,7 +67,7 @@ def judgments_frame(
     warn_problems([p for run, n in zip(runset, known, strict=True) for p in run.problems[n:]])
     if problems is not None:
         problems.extend(runset.all_problems)
-    return pl.concat(frames) if frames else pl.DataFrame(schema=JUDGMENT_SCHEMA)
+    return pl.concat(frames) if frames else JUDGMENTS.empty()
 
 
 _VERDICT_COLUMNS: tuple[str, ...] = ("question_id", "judge", "replicate", "score", "label", "explanation")

@@ -1,34 +1,8 @@
 """Runs -> polars frames: one row per (run, question), and one row per run.
 
-Columns of ``questions_df`` (snake_case; ``*_ms`` are phase durations in milliseconds):
-
-- identity: ``run_id, harness`` (``bench_nb``, ``memorybench``, or the harness an imported file came from:
-  ``evermemos``, ``zep``, ``mem0``), ``provider, benchmark, judge`` (``unknown`` when an imported file does not
-  name it), ``answering_model, question_id, question, ground_truth, question_date, container_tag, haystack_id``
-  (the cluster: the LoCoMo conversation, the BEAM chat, the LongMemEval question's own haystack, as
-  ``bench_nb.taxonomy.haystack_id_of`` derives it when the run did not record it)
-- types: ``question_type`` (raw, as the run wrote it), ``question_type_norm`` (see ``bench_nb.taxonomy``),
-  ``true_category`` (LoCoMo's true category id, when known), ``type_source`` (``run``, ``dataset`` or
-  ``memorybench-label``: where the normalised type came from)
-- phases: ``<phase>_status`` and ``<phase>_ms`` for ingest, indexing, search, answer, evaluate;
-  ``total_ms`` (sum of the five durations, MemoryBench's definition)
-- outcome: ``status`` (``evaluated``, ``failed``, ``in_progress`` or ``pending``), ``failed_phase``,
-  ``error``, ``hypothesis``, ``score``, ``label``, ``explanation``, ``unscored``, ``correct``; ``graded``
-  (a fractional score from a rubric judge, BEAM: ``score`` is in [0, 1] and ``correct`` means a score of 1),
-  ``published_score`` (a graded answer read as the benchmark's official code reads it; null otherwise)
-- tokens: ``prompt_tokens, base_prompt_tokens, context_tokens``, ``tokenizer``; ``report_context_tokens``
-  (a run that has only report.json, which has no per-question tokens: the report's own MemScore tokens,
-  ``memscoreComponents.contextTokens``, on each of its rows; null elsewhere)
-- usage (LLM components only, list prices): ``answer_input_tokens, answer_output_tokens, answer_cost_usd,
-  judge_cost_usd, cost_usd``
-- retrieval: ``search_result_count``, ``hit_at_k, precision_at_k, recall_at_k, f1_at_k, mrr, ndcg, k``,
-  ``retrieval_level`` (``message`` or ``session``: what the metrics were computed against; see docs/runner.md)
-- provenance: ``source`` (``checkpoint`` or ``report``), ``custom_prompt`` (graded with a provider's own
-  prompt: not like the others), ``settings_fingerprint`` (what the run was run under, hashed:
-  ``runformat.settings.settings_fingerprint``; equal for runs made under the same settings), ``run_path``
-- answer key (with ``errata=``, else null): ``gold_error_type`` (the errata's error type for the question),
-  ``gold_corrected`` (the corrected answer), ``gold_wrong`` (the gold answer itself is wrong); see
-  ``frames.errata``
+Their columns (name, dtype, where each comes from, what it means) are declared in ``frames.columns``
+(``QUESTIONS``, ``RUNS``), which builds ``QUESTION_SCHEMA`` and ``RUN_SCHEMA`` and generates docs/frames.md's
+lists: a new column goes there first, then into the builder here.
 """
 
 from __future__ import annotations
@@ -41,6 +15,7 @@ import polars as pl
 from bench_nb.benchmarks.errata import Errata
 from bench_nb.errors import Problem
 from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question
@@ -74,66 +49,10 @@ def _stored(runs: object, table: Literal["questions", "judgments", "runs"], **bu
     return runs.stored_frame(table)
 
 
-_STR, _INT, _FLT, _BOOL = pl.Utf8, pl.Int64, pl.Float64, pl.Boolean
-QUESTION_SCHEMA: dict[str, Any] = {
-    "run_id": _STR,
-    "harness": _STR,
-    "provider": _STR,
-    "benchmark": _STR,
-    "judge": _STR,
-    "answering_model": _STR,
-    "question_id": _STR,
-    "question": _STR,
-    "ground_truth": _STR,
-    "question_date": _STR,
-    "container_tag": _STR,
-    "haystack_id": _STR,
-    "question_type": _STR,
-    "question_type_norm": _STR,
-    "true_category": _INT,
-    "type_source": _STR,
-    **{f"{p}_status": _STR for p in PHASES},
-    **{f"{p}_ms": _FLT for p in PHASES},
-    "total_ms": _FLT,
-    "status": _STR,
-    "failed_phase": _STR,
-    "error": _STR,
-    "hypothesis": _STR,
-    "score": _FLT,
-    "label": _STR,
-    "explanation": _STR,
-    "unscored": _BOOL,
-    "correct": _BOOL,
-    "graded": _BOOL,
-    "published_score": _FLT,
-    "prompt_tokens": _INT,
-    "base_prompt_tokens": _INT,
-    "context_tokens": _INT,
-    "tokenizer": _STR,
-    "report_context_tokens": _INT,
-    "answer_input_tokens": _INT,
-    "answer_output_tokens": _INT,
-    "answer_cost_usd": _FLT,
-    "judge_cost_usd": _FLT,
-    "cost_usd": _FLT,
-    "search_result_count": _INT,
-    "hit_at_k": _FLT,
-    "precision_at_k": _FLT,
-    "recall_at_k": _FLT,
-    "f1_at_k": _FLT,
-    "mrr": _FLT,
-    "ndcg": _FLT,
-    "k": _INT,
-    "retrieval_level": _STR,
-    "source": _STR,
-    "custom_prompt": _BOOL,
-    "settings_fingerprint": _STR,
-    "run_path": _STR,
-    # filled by frames.errata.apply_errata with errata=, else null
-    "gold_error_type": _STR,
-    "gold_corrected": _STR,
-    "gold_wrong": _BOOL,
-}
+_STR, _FLT, _BOOL = pl.Utf8, pl.Float64, pl.Boolean
+QUESTION_SCHEMA: dict[str, Any] = QUESTIONS.schema()
+RUN_SCHEMA: dict[str, Any] = RUNS.schema()
+# questions_df's retrieval columns and the checkpoint's retrievalMetrics fields they are read from
 _RETRIEVAL = (
     ("hit_at_k", "hitAtK"),
     ("precision_at_k", "precisionAtK"),
@@ -195,7 +114,7 @@ def questions_frame(
             for run in runset
         ]
         del runset
-    frame = pl.concat(parts) if parts else pl.DataFrame(schema=QUESTION_SCHEMA)
+    frame = pl.concat(parts) if parts else QUESTIONS.empty()
     if errata is not None:
         frame = apply_errata(frame, as_errata(errata))
     if cache_on is not None:
@@ -552,7 +471,7 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
                 problems=len(run.problems),
             )
             for phase in PHASES:
-                counts = {"completed": 0, "failed": 0, "pending": 0, "in_progress": 0}
+                counts = dict.fromkeys(RUN_COUNTS, 0)
                 for q in ck.questions.values():
                     counts[getattr(q.phases, phase).status] += 1
                 for st, n in counts.items():
@@ -574,34 +493,11 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
                 written_by="memorybench",
                 problems=len(run.problems),
             )
-            for phase in PHASES:
-                row[f"{phase}_completed"] = n
-                row[f"{phase}_failed"] = 0
-                row[f"{phase}_pending"] = 0
-                row[f"{phase}_in_progress"] = 0
+            for phase in PHASES:  # a report lists only evaluated questions: every phase completed
+                for st in RUN_COUNTS:
+                    row[f"{phase}_{st}"] = n if st == "completed" else 0
         rows.append(row)
-    schema: dict[str, Any] = {
-        "run_id": _STR,
-        "run_path": _STR,
-        "source": _STR,
-        "provider": _STR,
-        "benchmark": _STR,
-        "judge": _STR,
-        "answering_model": _STR,
-        "status": _STR,
-        "created_at": _STR,
-        "updated_at": _STR,
-        "target_questions": _INT,
-        "questions": _INT,
-        "k": _INT,
-        "written_by": _STR,
-        "problems": _INT,
-        "settings_fingerprint": _STR,
-    }
-    for phase in PHASES:
-        for st in ("completed", "failed", "pending", "in_progress"):
-            schema[f"{phase}_{st}"] = _INT
-    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+    return pl.DataFrame([{k: r.get(k) for k in RUN_SCHEMA} for r in rows], schema=RUN_SCHEMA)
 
 
 @overload

@@ -53,6 +53,7 @@ import msgspec
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
+from bench_nb.frames.columns import HITS, STORE_RUNS
 from bench_nb.frames.harnesses import harness_record
 from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
@@ -72,23 +73,9 @@ RUNS_FILE = "runs.parquet"
 TABLES: tuple[Literal["questions", "judgments", "hits"], ...] = ("questions", "judgments", "hits")
 Table = Literal["questions", "judgments", "hits", "runs"]
 
-HITS_SCHEMA: dict[str, Any] = {
-    "run_id": pl.Utf8,
-    "question_id": pl.Utf8,
-    "rank": pl.Int64,
-    "text": pl.Utf8,
-    "score": pl.Float64,
-    "raw": pl.Utf8,
-}
+HITS_SCHEMA: dict[str, Any] = HITS.schema()
 # The store's own columns of the runs table, after runs_df's.
-STORE_COLUMNS: dict[str, Any] = {
-    "partition": pl.Utf8,
-    "version": pl.Utf8,
-    "fingerprint": pl.Utf8,
-    "exported_at": pl.Utf8,
-    "dataset": pl.Utf8,
-    "source_path": pl.Utf8,  # the run's resolved path: what the incremental check looks up
-}
+STORE_COLUMNS: dict[str, Any] = STORE_RUNS.schema()
 
 
 @functools.cache
