@@ -1,5 +1,7 @@
-"""The ROI store's Postgres schema: the same tables as the SQLite one, with the rules enforced by roles,
-privileges and row-level security (docs/roi.md, "The Postgres store").
+"""The ROI store's Postgres schema: the tables of :mod:`bench_nb.roi.tables` (as the SQLite one) in Postgres'
+types, with the rules enforced by roles, privileges, triggers and row-level security (docs/roi.md, "The
+Postgres store"). Its own parts: the tables ``meta`` (the schema version) and ``owners`` (owner labels and
+their roles, locked to claim a run), the column ``runs.lock_backend`` and the full-text index on memories.
 
 Roles:
 
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 import re
 
+from bench_nb.roi.tables import INTEGER, REAL, ROW_ID, TABLES, TEXT, Column, ColumnType, create_tables
+
 SCHEMA = "bench_nb_roi"
 OWNERS_GROUP = "bench_nb_roi_owners"
 DEFAULT_SERVER_ROLE = "bench_nb_roi"
@@ -34,7 +38,21 @@ PG_SCHEMA_VERSION = 1
 
 _ROLE_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
-# {server} is substituted (a checked role name); everything else is literal.
+#: Each column type of bench_nb.roi.tables in Postgres.
+TYPES: dict[ColumnType, str] = {
+    TEXT: "TEXT",
+    INTEGER: "INTEGER",
+    REAL: "DOUBLE PRECISION",
+    ROW_ID: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+}
+#: Postgres' own columns of the shared tables: the backend holding a run's claim (pg_store.claim_run).
+EXTRA_COLUMNS: dict[str, tuple[Column, ...]] = {"runs": (Column("lock_backend", INTEGER),)}
+#: An UPDATE of a probe must retire it (the column privileges already keep every other column as it was).
+_ALSO_REFUSED = {"probes": "NEW.retired_at IS NULL"}
+
+# Substituted: {server} (a checked role name), {version}, and what bench_nb.roi.tables makes: {tables} (the
+# shared tables and indexes), {guards} and {guarded_updates} (its guarded tables' triggers and column
+# privileges). Everything else is literal.
 _SETUP = """
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{server}') THEN CREATE ROLE {server} LOGIN; END IF;
@@ -56,141 +74,10 @@ CREATE TABLE owners (
     claimed_at TEXT
 );
 
-CREATE TABLE memories (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    visibility TEXT NOT NULL CHECK (visibility IN ('private', 'shared')),
-    kind TEXT NOT NULL CHECK (kind IN ('fact', 'decision', 'preference', 'convention', 'gotcha',
-                                       'reference', 'episode', 'task', 'open-question')),
-    content TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    invalidated_at TEXT,
-    lang TEXT,
-    source TEXT,
-    imported_at TEXT NOT NULL
-);
-CREATE INDEX memories_by_owner ON memories (owner, kind, created_at);
-CREATE INDEX memories_by_scope ON memories (scope);
-CREATE INDEX memories_fts ON memories USING gin (to_tsvector('english', content));
-
-CREATE TABLE scope_members (
-    scope TEXT NOT NULL,
-    member TEXT NOT NULL,
-    PRIMARY KEY (scope, member)
-);
-
-CREATE TABLE probes (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    memory_id TEXT NOT NULL UNIQUE REFERENCES memories (id),
-    scope TEXT NOT NULL,
-    question TEXT NOT NULL,
-    mode TEXT NOT NULL CHECK (mode IN ('template', 'paraphrase', 'llm')),
-    model TEXT,
-    created_at TEXT NOT NULL,
-    retired_at TEXT,
-    retired_reason TEXT
-);
-CREATE INDEX probes_by_owner ON probes (owner, retired_at);
-
-CREATE TABLE runs (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('generate', 'benchmark')),
-    status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed', 'abandoned')),
-    phase TEXT,
-    provider TEXT,
-    judge TEXT,
-    prober TEXT,
-    k INTEGER,
-    started_at TEXT NOT NULL,
-    heartbeat_at TEXT NOT NULL,
-    finished_at TEXT,
-    error TEXT,
-    host TEXT,
-    pid INTEGER,
-    pid_started DOUBLE PRECISION,
-    lock_backend INTEGER
-);
-CREATE UNIQUE INDEX one_running_run_per_owner ON runs (owner) WHERE status = 'running';
-CREATE INDEX runs_by_owner ON runs (owner, started_at);
-
-CREATE TABLE recalls (
-    run_id TEXT NOT NULL REFERENCES runs (id),
-    probe_id TEXT NOT NULL REFERENCES probes (id),
-    owner TEXT NOT NULL,
-    surfaced TEXT NOT NULL,
-    hits TEXT NOT NULL,
-    dropped INTEGER NOT NULL,
-    latency_ms DOUBLE PRECISION NOT NULL,
-    created_at TEXT NOT NULL,
-    PRIMARY KEY (run_id, probe_id)
-);
-
-CREATE TABLE results (
-    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs (id),
-    probe_id TEXT NOT NULL REFERENCES probes (id),
-    owner TEXT NOT NULL,
-    memory_id TEXT NOT NULL,
-    probe_mode TEXT NOT NULL CHECK (probe_mode IN ('template', 'paraphrase', 'llm')),
-    status TEXT NOT NULL CHECK (status IN ('judged', 'failed')),
-    with_memory INTEGER CHECK (with_memory IN (0, 1)),
-    without_memory INTEGER CHECK (without_memory IN (0, 1)),
-    confidence DOUBLE PRECISION,
-    judge TEXT NOT NULL,
-    explanation TEXT,
-    error TEXT,
-    created_at TEXT NOT NULL,
-    UNIQUE (run_id, probe_id),
-    CHECK ((status = 'judged') = (with_memory IS NOT NULL AND without_memory IS NOT NULL))
-);
-CREATE INDEX results_by_owner ON results (owner, run_id);
-
-CREATE TABLE usage_events (
-    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    owner TEXT NOT NULL,
-    purpose TEXT NOT NULL CHECK (purpose IN ('prober', 'judge')),
-    model TEXT NOT NULL,
-    input_tokens INTEGER,
-    output_tokens INTEGER,
-    own_key INTEGER NOT NULL CHECK (own_key IN (0, 1)),
-    run_id TEXT,
-    created_at TEXT NOT NULL
-);
-
-CREATE TABLE import_log (
-    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    path TEXT NOT NULL,
-    importer TEXT NOT NULL,
-    admin INTEGER NOT NULL CHECK (admin IN (0, 1)),
-    owners TEXT NOT NULL,
-    inserted INTEGER NOT NULL,
-    updated INTEGER NOT NULL,
-    members INTEGER NOT NULL,
-    created_at TEXT NOT NULL
-);
+{tables}CREATE INDEX memories_fts ON memories USING gin (to_tsvector('english', content));
 
 -- a probe can only be retired, once; a finished run is frozen (the column privileges allow no more anyway)
-CREATE FUNCTION probes_only_retired() RETURNS trigger LANGUAGE plpgsql AS $f$
-BEGIN
-  IF OLD.retired_at IS NOT NULL OR NEW.retired_at IS NULL THEN
-    RAISE EXCEPTION 'a probe can only be retired, once';
-  END IF;
-  RETURN NEW;
-END $f$;
-CREATE TRIGGER probes_only_retired BEFORE UPDATE ON probes FOR EACH ROW EXECUTE FUNCTION probes_only_retired();
-CREATE FUNCTION runs_frozen_when_finished() RETURNS trigger LANGUAGE plpgsql AS $f$
-BEGIN
-  IF OLD.status <> 'running' THEN
-    RAISE EXCEPTION 'a finished run is frozen; a running run only changes its status, phase and heartbeat';
-  END IF;
-  RETURN NEW;
-END $f$;
-CREATE TRIGGER runs_frozen_when_finished BEFORE UPDATE ON runs
-  FOR EACH ROW EXECUTE FUNCTION runs_frozen_when_finished();
-
+{guards}
 -- who an owner role is: its owner label (NULL for any other role)
 CREATE FUNCTION owner_of(role_name NAME) RETURNS TEXT LANGUAGE sql STABLE SECURITY DEFINER
   SET search_path = pg_catalog AS $f$ SELECT owner FROM bench_nb_roi.owners o WHERE o.role_name = $1 $f$;
@@ -279,8 +166,7 @@ REVOKE ALL ON ALL TABLES IN SCHEMA bench_nb_roi FROM PUBLIC;
 GRANT SELECT ON ALL TABLES IN SCHEMA bench_nb_roi TO {server};
 GRANT INSERT, UPDATE ON memories TO {server};
 GRANT INSERT ON scope_members, probes, runs, recalls, results, usage_events, import_log TO {server};
-GRANT UPDATE (retired_at, retired_reason) ON probes TO {server};
-GRANT UPDATE (status, phase, heartbeat_at, finished_at, error) ON runs TO {server};
+{guarded_updates}
 GRANT UPDATE (claimed_at) ON owners TO {server};
 GRANT SELECT, INSERT ON memories, scope_members TO bench_nb_roi_owners;
 GRANT UPDATE (scope, visibility, kind, content, created_at, invalidated_at, lang, source, imported_at)
@@ -291,6 +177,25 @@ INSERT INTO meta VALUES ('schema_version', '{version}');
 """
 
 
+def _guards() -> tuple[str, str]:
+    """A trigger per guarded table refusing an update of a frozen row, and the server's column privileges
+    (the columns an update may change)."""
+    triggers, grants = [], []
+    for table in TABLES:
+        guard = table.guard
+        if guard is None:
+            continue
+        refuse = " OR ".join(c for c in (guard.frozen_when, _ALSO_REFUSED.get(table.name)) if c)
+        triggers.append(
+            f"CREATE FUNCTION {guard.trigger}() RETURNS trigger LANGUAGE plpgsql AS $f$\n"
+            f"BEGIN\n  IF {refuse} THEN\n    RAISE EXCEPTION '{guard.refused}';\n  END IF;\n  RETURN NEW;\nEND $f$;\n"
+            f"CREATE TRIGGER {guard.trigger} BEFORE UPDATE ON {table.name}\n"
+            f"  FOR EACH ROW EXECUTE FUNCTION {guard.trigger}();\n"
+        )
+        grants.append(f"GRANT UPDATE ({', '.join(guard.updatable)}) ON {table.name} TO {{server}};")
+    return "".join(triggers), "\n".join(grants)
+
+
 def setup_sql(server_role: str = DEFAULT_SERVER_ROLE) -> str:
     """The script that creates the schema, the roles and the policies (run once, as the admin).
 
@@ -299,4 +204,10 @@ def setup_sql(server_role: str = DEFAULT_SERVER_ROLE) -> str:
     """
     if not _ROLE_RE.match(server_role):
         raise ValueError(f"server role {server_role!r}: use a plain lower-case name ([a-z_][a-z0-9_]*)")
-    return _SETUP.replace("{server}", server_role).replace("{version}", str(PG_SCHEMA_VERSION))
+    triggers, updates = _guards()
+    script = (
+        _SETUP.replace("{tables}", create_tables(TYPES, if_not_exists=False, extra_columns=EXTRA_COLUMNS))
+        .replace("{guards}", triggers)
+        .replace("{guarded_updates}", updates)
+    )
+    return script.replace("{server}", server_role).replace("{version}", str(PG_SCHEMA_VERSION))
