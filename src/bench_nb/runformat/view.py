@@ -5,7 +5,8 @@ must keep every field). ``questions_df`` and ``runs_df`` need much less: no sess
 timestamps or search results. Decoding into these structs instead builds about a fifth of the objects, which
 is what keeps loading a 100,000-question run at a fraction of a plain ``json.load`` (see BENCHMARKS.md).
 
-Field names and types are those of ``runformat.format`` (so one row builder reads both), and a value of the
+Field names, types and defaults are those of ``runformat.format`` (so one row builder reads both, and
+``tests/runformat/test_view.py`` fails when a view drifts from the format it projects), and a value of the
 wrong type in a field read here is an error as it is there; fields not read here are not checked.
 """
 
