@@ -20,7 +20,7 @@ COMMANDS: dict[str, str] = {
     "status": "bench_nb.cli.runs:status",
     "show-failures": "bench_nb.cli.runs:show_failures",
     "summary": "bench_nb.cli.runs:summary",
-    "memorybench-report": "bench_nb.cli.runs:memorybench_report_cmd",
+    "memorybench-report": "bench_nb.cli.mbreport:memorybench_report_cmd",
     "run": "bench_nb.cli.run:run",
     "compare": "bench_nb.cli.run:compare",
     "datasets": "bench_nb.cli.datasets:datasets",

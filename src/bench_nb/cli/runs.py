@@ -1,4 +1,4 @@
-"""Commands that read runs: status, show-failures, summary, memorybench-report."""
+"""Commands that read runs: status, show-failures, summary (memorybench-report is cli/mbreport.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from bench_nb.metrics.accuracy import success_rate_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.runformat.format import PHASES, decode_results
 from bench_nb.runformat.load import load_runs, read_run
-from bench_nb.runformat.report import write_memorybench_report
 from bench_nb.text import hit_text, one_line
 
 _RULE = "=" * 60
@@ -125,20 +124,3 @@ def summary(runs: tuple[str, ...], dataset: str | None) -> None:
         )
     if table["custom_prompt"].any():
         click.echo("* graded with a provider's own prompt: not comparable with the others")
-
-
-@click.command("memorybench-report")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--dataset", required=True, type=click.Path(exists=True, dir_okay=False), help="Benchmark file."
-)
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Default: RUN_DIR/report.json"
-)
-def memorybench_report_cmd(run_dir: Path, dataset: str, output: Path | None) -> None:
-    """Write the report.json MemoryBench would write for RUN_DIR (same values, same key order)."""
-    out = output or run_dir / "report.json"
-    report = write_memorybench_report(run_dir, dataset, out)
-    click.echo(f"wrote {out} ({report['summary']['totalQuestions']} evaluated)")
-    if "memscore" in report:
-        click.echo(f"MemScore: {report['memscore']}")

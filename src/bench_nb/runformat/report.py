@@ -14,6 +14,7 @@ MemoryBench itself).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,6 @@ from bench_nb.runformat.format import (
 )
 from bench_nb.runformat.jsjson import decode_js, stream_js_object, to_js
 from bench_nb.runformat.latency import memorybench_stats
-from bench_nb.runformat.load import gc_paused, read_run
 from bench_nb.runformat.rounding import js_round, js_sum
 
 _RETRIEVAL_KEYS = ("hitAtK", "precisionAtK", "recallAtK", "f1AtK", "mrr", "ndcg")
@@ -117,11 +117,15 @@ def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint
     except OSError:
         return _full_checkpoint(run)
     DECODE_COUNTS.reset()
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # the collector would dominate decoding a large file
     try:
-        with gc_paused():
-            ck = msgspec.json.decode(data, type=ReportCheckpoint)
+        ck = msgspec.json.decode(data, type=ReportCheckpoint)
     except msgspec.DecodeError:
         return _full_checkpoint(run)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     targets = ck.targetQuestionIds
     questions = ck.questions
     if (
@@ -136,6 +140,8 @@ def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint
 
 
 def _full_checkpoint(run_dir: Path) -> Checkpoint:
+    from bench_nb.runformat.load import read_run  # the loaders' imports only when needed
+
     checkpoint = read_run(run_dir, strict=True).checkpoint
     if checkpoint is None:
         raise RunFormatError(run_dir / "checkpoint.json", "a checkpoint is needed to rebuild report.json")
