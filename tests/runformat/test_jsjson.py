@@ -25,7 +25,7 @@ const special = {'\u0000NaN': NaN, '\u0000Inf': Infinity, '\u0000-Inf': -Infinit
 rl.on('line', (line) => {
   const [mode, text] = JSON.parse(line);
   let out;
-  if (mode === 'value') out = JSON.stringify(JSON.parse(text, (k, v) => (typeof v === 'string' && v in special) ? special[v] : v), null, 2);
+  if (mode === 'value') out = JSON.stringify(JSON.parse(text, (k, v) => (typeof v === 'string' && Object.hasOwn(special, v)) ? special[v] : v), null, 2);
   else if (mode === 'roundtrip') out = JSON.stringify(JSON.parse(text), null, 2);
   else out = JSON.stringify(Number(text));
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -156,12 +156,32 @@ def test_decode_js_then_encode_is_json_stringify_of_json_parse(
 
 
 @_SETTINGS
-@given(st.dictionaries(_keys, _values, min_size=1, max_size=3), st.lists(_values, max_size=4))
-def test_streamed_object_equals_the_whole(node: Node, head: dict[str, Any], items: list[Any]) -> None:
+@given(
+    st.dictionaries(_keys, _values, min_size=1, max_size=3),
+    st.lists(_values, max_size=5),
+    st.integers(1, 3),
+)
+def test_streamed_object_equals_the_whole(
+    node: Node, head: dict[str, Any], items: list[Any], chunk: int
+) -> None:
     head.pop("items", None)
     head = head or {"x": 1}
 
-    streamed = b"".join(stream_js_object(to_js(head), "items", [to_js(i) for i in items]))
+    streamed = b"".join(stream_js_object(to_js(head), "items", [to_js(i) for i in items], chunk=chunk))
     # the list goes last (JavaScript would move index-like keys of head before it, which "items" is not)
     whole = {**head, "items": items}
     assert streamed == node.stringify(whole).encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"b": 1, "7" : 2, "01": 3}',  # an index key written with a space before the colon
+        '{"id": 12345678901234567890, "n": -9007199254740993, "f": 0.7000000000000001}',
+        '{"when": "2024-01-10T10:15:00.000Z", "v": [1.0, 1e-05, 1E21, -0.0, 5e-324]}',
+        '{"s": "caf\\u00e9 \\/ \\ud83d\\ude00", "k10": 1, "10": 2}',
+    ],
+)
+def test_decode_js_corner_cases(node: Node, raw: str) -> None:
+    ours = msgspec.json.format(msgspec.json.encode(decode_js(raw.encode())), indent=2)
+    assert ours == node.ask("roundtrip", raw).encode("utf-8")

@@ -167,7 +167,10 @@ def dumps_js(value: Any, indent: int = 2) -> str:
 
 
 def _float_hook(text: str) -> float | int | msgspec.Raw | None:
-    return js_float(float(text))
+    x = float(text)
+    if 1e-4 <= abs(x) < _MAX_SAFE and not x.is_integer():  # js_float's commonest case, inlined
+        return x
+    return js_float(x)
 
 
 _JS_DECODER = msgspec.json.Decoder(float_hook=_float_hook)
@@ -176,15 +179,16 @@ _JS_DECODER = msgspec.json.Decoder(float_hook=_float_hook)
 def _needs_walk(raw: bytes) -> bool:
     """Whether ``raw`` may hold an object key that is an array index or an integer beyond 2**53 (which the
     float hook cannot see). False positives (such digits inside a string) only cost the slower path."""
-    zeros = raw.translate(_DIGITS_TO_ZERO)
-    i = zeros.find(b'0"')
-    while i >= 0:  # a key or string ending in a digit: is it all digits, opened by a quote, followed by ':'?
+    # Digits made "0" and whitespace dropped: a key is then always `"000":`, an integer a run of zeros.
+    zeros = raw.translate(_DIGITS_TO_ZERO, b" \t\n\r")
+    i = zeros.find(b'0":')
+    while i >= 0:  # a key ending in a digit: is it all digits?
         j = i
         while j > 0 and zeros[j - 1] == 0x30:
             j -= 1
-        if j > 0 and zeros[j - 1] == 0x22 and raw[i + 2 : i + 3] in (b":", b" ", b"\n", b"\t", b"\r"):
+        if j > 0 and zeros[j - 1] == 0x22:
             return True
-        i = zeros.find(b'0"', i + 2)
+        i = zeros.find(b'0":', i + 3)
     i = zeros.find(_SIXTEEN_ZEROS)
     while i >= 0:  # 16+ digits: an integer unless part of a fraction or followed by a fraction/exponent
         j = i
@@ -207,31 +211,37 @@ def decode_js(raw: bytes | msgspec.Raw) -> Any:
     return _JS_DECODER.decode(data)
 
 
-def indent_js(encoded: bytes, depth: int, indent: int = 2) -> bytes:
-    """Compact JSON (``msgspec.json.encode``'s) laid out as ``JSON.stringify(…, null, indent)`` prints it
-    nested ``depth`` levels deep (every line after the first shifted right), for writing a document in parts.
-
-    Shifting is safe: a newline inside a JSON string is always escaped, so every newline is the layout's."""
-    text = _unmark(msgspec.json.format(encoded, indent=indent))
-    return text.replace(b"\n", b"\n" + b" " * (indent * depth)) if depth else text
-
-
 def stream_js_object(
-    head: dict[str, Any], key: str, items: Iterable[Any], indent: int = 2
+    head: dict[str, Any], key: str, items: Iterable[Any], indent: int = 2, chunk: int = 256
 ) -> Iterator[bytes]:
-    """``JSON.stringify({**head, key: [*items]}, null, indent)`` in parts, the list's items encoded one by one.
+    """``JSON.stringify({**head, key: [*items]}, null, indent)`` in parts, the list's items encoded ``chunk``
+    at a time (one msgspec call each for encoding and layout).
 
-    Only one item is held at a time. ``head`` must not be empty; items go through ``to_js`` only when
-    msgspec cannot encode them as they are (a lone surrogate), so they should already be ``to_js`` values."""
+    ``head`` must not be empty; items go through ``to_js`` only when msgspec cannot encode them as they are
+    (a lone surrogate), so they should already be ``to_js`` values."""
     pad = b" " * indent
     yield encode_js(head, indent)[:-2]  # drop "\n}"
     yield b",\n" + pad + msgspec.json.encode(key) + b": ["
     first = True
-    for item in items:
+    for batch in _batches(items, chunk):
         try:
-            encoded = msgspec.json.encode(item)
+            encoded = msgspec.json.encode(batch)
         except UnicodeEncodeError:
-            encoded = msgspec.json.encode(to_js(item))
-        yield (b"\n" if first else b",\n") + pad + pad + indent_js(encoded, 2, indent)
+            encoded = msgspec.json.encode([to_js(item) for item in batch])
+        # "[\n" + the items one level deep + "\n]", shifted one more level: the list is nested in the object.
+        # (Safe: a newline inside a JSON string is always escaped, so every newline is the layout's.)
+        inner = _unmark(msgspec.json.format(encoded, indent=indent))[2:-2]
+        yield (b"\n" if first else b",\n") + pad + inner.replace(b"\n", b"\n" + pad)
         first = False
     yield b"]\n}" if first else b"\n" + pad + b"]\n}"
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

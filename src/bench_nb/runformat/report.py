@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,9 @@ class ReportPhase(_Part):
 
 
 class ReportSearch(ReportPhase):
-    results: list[msgspec.Raw] | None = None
+    # The whole array as one undecoded slice (empty when absent: msgspec takes no Raw in a union), decoded in
+    # one call on its way out.
+    results: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
 
 
 class ReportAnswer(ReportPhase):
@@ -101,6 +104,19 @@ class ReportCheckpoint(_Part, kw_only=True):
     questions: dict[str, ReportQuestion] = msgspec.field(default_factory=dict)
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The collector paused: it would dominate decoding a large file and building the report from it (many
+    containers allocated at once, none of them cyclic garbage)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint:
     """The part of ``run_dir``'s checkpoint the report needs.
 
@@ -117,15 +133,11 @@ def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint
     except OSError:
         return _full_checkpoint(run)
     DECODE_COUNTS.reset()
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # the collector would dominate decoding a large file
     try:
-        ck = msgspec.json.decode(data, type=ReportCheckpoint)
+        with _gc_paused():
+            ck = msgspec.json.decode(data, type=ReportCheckpoint)
     except msgspec.DecodeError:
         return _full_checkpoint(run)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     targets = ck.targetQuestionIds
     questions = ck.questions
     if (
@@ -158,8 +170,9 @@ def _num(x: float | None) -> int | float:
 
 
 def _total_ms(q: Any) -> int | float:
-    phases = q.phases
-    return _num(js_sum(getattr(phases, p).durationMs or 0 for p in PHASES))
+    p = q.phases  # the five of PHASES, in order
+    durations = (p.ingest, p.indexing, p.search, p.answer, p.evaluate)
+    return _num(js_sum([d.durationMs or 0 for d in durations]))
 
 
 def _metrics(m: RetrievalMetrics | msgspec.Raw | None) -> RetrievalMetrics | None:
@@ -179,15 +192,23 @@ def _retrieval(metrics: list[RetrievalMetrics | None]) -> dict[str, Any] | None:
     return out
 
 
-def _latency(questions: list[Any], phases: tuple[str, ...]) -> dict[str, Any]:
+def _latency(questions: list[Any], totals: list[int | float], phases: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for phase in phases:
         if phase == "total":
-            values: list[float | None] = [float(_total_ms(q)) for q in questions]
+            values: list[float | None] = [float(t) for t in totals]
         else:
             values = [getattr(q.phases, phase).durationMs for q in questions]
         out[phase] = memorybench_stats(values)
     return out
+
+
+def _results(raw: msgspec.Raw | list[msgspec.Raw] | None, decode: Any) -> Any:
+    if isinstance(raw, list):  # a full Checkpoint's: one slice per result
+        return decode(b"[" + b",".join(raw) + b"]") if raw else []
+    if not raw or bytes(raw) == b"null":
+        return []
+    return decode(raw)
 
 
 def _same(x: Any) -> Any:
@@ -213,6 +234,7 @@ class _Report:
             q for q in checkpoint.questions.values() if q.phases.evaluate.status == "completed"
         ]
         self.metrics = [_metrics(q.phases.evaluate.retrievalMetrics) for q in self.evaluated]
+        self.totals = [_total_ms(q) for q in self.evaluated]
         self.head = self._head(checkpoint, dataset, timestamp)
 
     def qtype(self, q: Any) -> str:
@@ -238,7 +260,7 @@ class _Report:
                 "correctCount": correct,
                 "accuracy": correct / total if total else 0,
             },
-            "latency": _latency(evaluated, (*PHASES, "total")),
+            "latency": _latency(evaluated, self.totals, (*PHASES, "total")),
         }
         answers = [q.phases.answer for q in evaluated]
         prompt = [a.promptTokens for a in answers if a.promptTokens is not None]
@@ -278,7 +300,7 @@ class _Report:
                 "total": len(qs),
                 "correct": n_correct,
                 "accuracy": n_correct / len(qs),
-                "latency": _latency(qs, ("search", "answer", "total")),
+                "latency": _latency(qs, [self.totals[i] for i in idx], ("search", "answer", "total")),
             }
             r = _retrieval([self.metrics[i] for i in idx])
             if r is not None:
@@ -292,11 +314,10 @@ class _Report:
         """Each evaluated question's entry; with ``js``, as values ``runformat.jsjson`` writes directly."""
         decode = decode_js if js else msgspec.json.decode
         num = to_js if js else _same
-        for q in self.evaluated:
+        for q, total in zip(self.evaluated, self.totals, strict=True):
             dq: DatasetQuestion | None = self.by_id.get(q.questionId)
             phases = q.phases
             ev = phases.evaluate
-            results = phases.search.results
             item: dict[str, Any] = {
                 "questionId": q.questionId,
                 "questionType": dq.question_type if dq else q.questionType,
@@ -306,10 +327,10 @@ class _Report:
                 "explanation": ev.explanation,
                 "hypothesis": phases.answer.hypothesis,
                 "groundTruth": dq.ground_truth if dq else q.groundTruth,
-                "searchResults": [decode(r) for r in results] if results else [],
+                "searchResults": _results(phases.search.results, decode),
                 "searchDurationMs": num(_num(phases.search.durationMs)),
                 "answerDurationMs": num(_num(phases.answer.durationMs)),
-                "totalDurationMs": num(_total_ms(q)),
+                "totalDurationMs": num(total),
             }
             m = ev.retrievalMetrics
             if isinstance(m, msgspec.Raw):
@@ -326,8 +347,9 @@ def build_memorybench_report(
     checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
 ) -> dict[str, Any]:
     """The report.json dict MemoryBench would write for ``checkpoint`` on ``dataset``."""
-    report = _Report(checkpoint, dataset, timestamp)
-    return {**report.head, "evaluations": list(report.evaluations(js=False))}
+    with _gc_paused():
+        report = _Report(checkpoint, dataset, timestamp)
+        return {**report.head, "evaluations": list(report.evaluations(js=False))}
 
 
 def memorybench_report(
@@ -352,12 +374,13 @@ def write_memorybench_report(
 ) -> dict[str, Any]:
     """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts."""
     checkpoint = read_report_checkpoint(run_dir)
-    head, parts = report_json_parts(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    with open(tmp, "wb") as f:
-        for part in parts:
-            f.write(part)
+    with _gc_paused():
+        head, parts = report_json_parts(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
+        with open(tmp, "wb") as f:
+            for part in parts:
+                f.write(part)
     tmp.replace(out)
     return head
