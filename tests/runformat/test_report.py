@@ -125,3 +125,16 @@ def test_cli_writes_the_same_report_except_timestamp(mb_example: Path, tmp_path:
     expected.pop("timestamp")
     assert list(got) == list(expected)
     assert got == expected
+
+
+def test_bad_retrieval_metrics_name_the_question(mb_example: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+
+    def edit(q: dict) -> None:
+        q["phases"]["evaluate"]["retrievalMetrics"] = {"hitAtK": "yes"}
+
+    _edit_first_question(run, edit)
+    with pytest.raises(RunFormatError, match=r"retrievalMetrics") as err:
+        write_memorybench_report(run, mb_example.joinpath(*DATASET), tmp_path / "r.json")
+    assert "question conv-fx1-q0: Expected `float`, got `str`" in str(err.value)

@@ -225,13 +225,12 @@ def stream_js_object(
     first = True
     for batch in _batches(items, chunk):
         try:
-            encoded = msgspec.json.encode(batch)
+            encoded = msgspec.json.encode([batch])
         except UnicodeEncodeError:
-            encoded = msgspec.json.encode([to_js(item) for item in batch])
-        # "[\n" + the items one level deep + "\n]", shifted one more level: the list is nested in the object.
-        # (Safe: a newline inside a JSON string is always escaped, so every newline is the layout's.)
-        inner = _unmark(msgspec.json.format(encoded, indent=indent))[2:-2]
-        yield (b"\n" if first else b",\n") + pad + inner.replace(b"\n", b"\n" + pad)
+            encoded = msgspec.json.encode([[to_js(item) for item in batch]])
+        # Laid out as [[items]], the items are two levels deep, as in the object: drop the brackets' lines.
+        text = _unmark(msgspec.json.format(encoded, indent=indent))
+        yield (b"\n" if first else b",\n") + text[4 + indent : -(4 + indent)]
         first = False
     yield b"]\n}" if first else b"\n" + pad + b"]\n}"
 

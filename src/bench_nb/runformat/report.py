@@ -175,10 +175,18 @@ def _total_ms(q: Any) -> int | float:
     return _num(js_sum([d.durationMs or 0 for d in durations]))
 
 
-def _metrics(m: RetrievalMetrics | msgspec.Raw | None) -> RetrievalMetrics | None:
+def _metrics(q: Any) -> RetrievalMetrics | None:
+    m = q.phases.evaluate.retrievalMetrics
     if m is None or isinstance(m, RetrievalMetrics):
         return m
-    return msgspec.json.decode(m, type=RetrievalMetrics | None) if m else None
+    try:
+        return msgspec.json.decode(m, type=RetrievalMetrics | None) if m else None
+    except msgspec.ValidationError as err:
+        raise RunFormatError(
+            "checkpoint.json",
+            f"question {q.questionId}: {str(err).split(' - at `')[0]}",
+            f"questions.{q.questionId}.phases.evaluate.retrievalMetrics",
+        ) from None
 
 
 def _retrieval(metrics: list[RetrievalMetrics | None]) -> dict[str, Any] | None:
@@ -233,7 +241,7 @@ class _Report:
         self.evaluated: list[Any] = [
             q for q in checkpoint.questions.values() if q.phases.evaluate.status == "completed"
         ]
-        self.metrics = [_metrics(q.phases.evaluate.retrievalMetrics) for q in self.evaluated]
+        self.metrics = [_metrics(q) for q in self.evaluated]
         self.totals = [_total_ms(q) for q in self.evaluated]
         self.head = self._head(checkpoint, dataset, timestamp)
 
