@@ -16,7 +16,8 @@ One run of this script measures, each in a fresh child process, one after the ot
    bench/load.py measures them (its functions, in its child processes).
 
 Time is the child's wall clock from start to exit (interpreter start, imports and writing included, for bun as
-for Python); peak memory is the child's peak resident set size (``ru_maxrss`` from ``wait4``) for 1-3, and
+for Python), and for 1-3 also its CPU time (user + system, all its threads: bun runs its garbage collector and
+compiler on other threads, which a busy machine's wall clock shows less than CPU time does); peak memory is the child's peak resident set size (``ru_maxrss`` from ``wait4``) for 1-3, and
 bench/load.py's ``VmHWM`` above the starting RSS for 4.
 
 The run is bench/load.py's generated MemoryBench run (reused from the temp dir when it is there), plus a
@@ -112,9 +113,11 @@ def write_dataset(path: Path, n: int) -> None:
     path.write_bytes(msgspec.json.encode(samples))
 
 
-def _run(cmd: list[str], **kw: Any) -> None:
-    print("  $", " ".join(cmd), flush=True)
+def _run(cmd: list[str], prefix: str = "", **kw: Any) -> str:
+    line = f"  $ {prefix}{' '.join(cmd)}"
+    print(line, flush=True)
     subprocess.run(cmd, check=True, **kw)
+    return line
 
 
 def setup_memorybench(work: Path, source: str, rev: str, bun_version: str) -> tuple[Path, Path]:
@@ -123,9 +126,10 @@ def setup_memorybench(work: Path, source: str, rev: str, bun_version: str) -> tu
     bun = work / "bun" / "node_modules" / ".bin" / "bun"
     marker = work / ".installed"
     if marker.is_file() and bun.is_file():
-        print(f"MemoryBench set up in {work}: {marker.read_text().strip()}")
+        print(f"MemoryBench set up earlier in {work}, by:\n{marker.read_text().rstrip()}")
         return mb, bun
     print(f"setting MemoryBench up in {work}:")
+    done: list[str] = []
     if mb.exists():
         shutil.rmtree(mb)
     mb.mkdir(parents=True)
@@ -136,29 +140,40 @@ def setup_memorybench(work: Path, source: str, rev: str, bun_version: str) -> tu
             capture_output=True,
             text=True,
         ).stdout.strip()
-        print(f"  $ git --git-dir {source} archive {commit} | tar -x -C {mb}")
+        done.append(f"  $ git --git-dir {source} archive {commit} | tar -x -C {mb}")
+        print(done[-1])
         archive = subprocess.run(
             ["git", "--git-dir", source, "archive", commit], check=True, capture_output=True
         )
         subprocess.run(["tar", "-x", "-C", str(mb)], input=archive.stdout, check=True)
     else:
-        _run(["git", "clone", "--depth", "1", source, str(mb)])
+        done.append(_run(["git", "clone", "--depth", "1", source, str(mb)]))
         commit = subprocess.run(
             ["git", "-C", str(mb), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
         ).stdout.strip()
-    _run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(work / "bun"), f"bun@{bun_version}"])
+    done.append(
+        _run(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(work / "bun"), f"bun@{bun_version}"]
+        )
+    )
     env = {
         **os.environ,
         "npm_config_nodedir": "/usr",
         "PATH": f"{bun.parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    print("  (npm_config_nodedir=/usr, bun's directory on PATH)")
-    _run([str(bun), "install"], cwd=mb, env=env)
+    done.append(
+        _run(
+            [str(bun), "install"],
+            cwd=mb,
+            env=env,
+            prefix=f"cd {mb} && npm_config_nodedir=/usr PATH={bun.parent}:$PATH ",
+        )
+    )
     version = subprocess.run(
         [str(bun), "--version"], check=True, capture_output=True, text=True
     ).stdout.strip()
-    marker.write_text(f"MemoryBench {commit}, bun {version}\n")
-    print(f"  done: {marker.read_text().strip()}")
+    marker.write_text("\n".join([*done, f"  = MemoryBench {commit}, bun {version}"]) + "\n")
+    print(f"  = MemoryBench {commit}, bun {version}")
     return mb, bun
 
 
@@ -176,7 +191,12 @@ def timed(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None
         raise RuntimeError(
             f"{' '.join(cmd)} failed ({proc.returncode}): {err.decode(errors='replace')[-2000:]}"
         )
-    return {"seconds": seconds, "peak_mib": usage.ru_maxrss / 1024, "load": os.getloadavg()[0]}
+    return {
+        "seconds": seconds,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+        "load": os.getloadavg()[0],
+    }
 
 
 class _Evaluation(msgspec.Struct, forbid_unknown_fields=False):
@@ -344,17 +364,18 @@ def main() -> None:
         "bare": "bare json.load (checkpoint + results/)",
         "polars": "questions_df + memscore (polars)",
     }
-    print(f"\n{'measurement':<44} {'time s':>7} {'peak MiB':>9} {'load':>5}")
+    print(f"\n{'measurement':<44} {'time s':>7} {'CPU s':>6} {'peak MiB':>9} {'load':>5}")
     for kind, label in labels.items():
         r = rows[kind]
-        print(f"{label:<44} {r['seconds']:>7.2f} {r['peak_mib']:>9.0f} {r['load']:>5.1f}")
+        cpu = f"{r['cpu']:>6.1f}" if "cpu" in r else f"{'':>6}"
+        print(f"{label:<44} {r['seconds']:>7.2f} {cpu} {r['peak_mib']:>9.0f} {r['load']:>5.1f}")
     ours = rows["bench_nb"]
     print()
     for ref in ("memorybench-cli", "memorybench-module"):
         r = rows[ref]
         print(
             f"bench_nb / {labels[ref]}: time {ours['seconds'] / r['seconds']:.2f}, "
-            f"memory {ours['peak_mib'] / r['peak_mib']:.2f}"
+            f"CPU time {ours['cpu'] / r['cpu']:.2f}, memory {ours['peak_mib'] / r['peak_mib']:.2f}"
         )
     bare, pol = rows["bare"], rows["polars"]
     print(
