@@ -19,18 +19,16 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import msgspec
+from typing import Any, Literal
 
 from bench_nb.errors import Problem
 from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.jsonl import read_json_lines
 
 FILENAME = "labels.jsonl"
 HUMAN = "human"
 LABELS: tuple[str, ...] = ("correct", "incorrect", "unsure")
 HumanLabel = Literal["correct", "incorrect", "unsure"]
-_DECODER = msgspec.json.Decoder()
 
 
 @dataclass(frozen=True)
@@ -100,32 +98,23 @@ def append_label(
 
 def read_labels(run_dir: str | Path) -> tuple[dict[tuple[str, str], Label], list[Problem]]:
     """Labels keyed by (question_id, judge name), the last line winning; bad lines become problems."""
-    path = labels_path(run_dir)
-    out: dict[tuple[str, str], Label] = {}
-    problems: list[Problem] = []
-    if not path.is_file():
-        return out, problems
-    for n, line in enumerate(path.read_bytes().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = _DECODER.decode(line)
-            label = rec["label"]
-            if label not in LABELS:
-                raise ValueError(f"label {label!r} is not one of {', '.join(LABELS)}")
-            weight = float(rec.get("weight") or 1.0)
-            if not weight > 0:
-                raise ValueError(f"weight {weight!r} is not positive")
-            item = Label(
-                question_id=str(rec["questionId"]),
-                label=label,
-                labeller=rec.get("labeller") or None,
-                weight=weight,
-                stratum=str(rec.get("stratum") or ""),
-                at=str(rec.get("at") or ""),
-            )
-        except (ValueError, KeyError, TypeError) as err:
-            problems.append(Problem(str(path), f"line {n} skipped: {err}", field=f"line {n}"))
-            continue
-        out[(item.question_id, item.judge)] = item
-    return out, problems
+    items, problems = read_json_lines(labels_path(run_dir), _label)
+    return {(item.question_id, item.judge): item for item in items}, problems
+
+
+def _label(rec: Any) -> Label:
+    """One line as a Label (a label outside LABELS or a weight that is not positive is refused)."""
+    label = rec["label"]
+    if label not in LABELS:
+        raise ValueError(f"label {label!r} is not one of {', '.join(LABELS)}")
+    weight = float(rec.get("weight") or 1.0)
+    if not weight > 0:
+        raise ValueError(f"weight {weight!r} is not positive")
+    return Label(
+        question_id=str(rec["questionId"]),
+        label=label,
+        labeller=rec.get("labeller") or None,
+        weight=weight,
+        stratum=str(rec.get("stratum") or ""),
+        at=str(rec.get("at") or ""),
+    )

@@ -15,14 +15,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from bench_nb.errors import Problem
 from bench_nb.records import Verdict
 from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.jsonl import read_json_lines
 
 FILENAME = "judgments.jsonl"
-_DECODER = msgspec.json.Decoder()
 
 
 def append_verdicts(
@@ -73,26 +71,15 @@ def read_replicates(
 
     A torn last line (a run killed mid-write) is reported and skipped, as is any line that is not a JSON
     object with ``questionId`` and ``judge`` (or not UTF-8), or whose ``replicate`` is not a whole number from
-    1; the other lines still load. Lines are decoded with msgspec (a third of ``json.loads``' time on a
-    10,000-line file).
+    1; the other lines still load (``runformat.jsonl.read_json_lines``).
     """
-    path = Path(run_dir) / FILENAME
-    out: dict[tuple[str, str, int], dict[str, Any]] = {}
-    problems: list[Problem] = []
-    if not path.is_file():
-        return out, problems
-    # bytes.splitlines() splits on \n, \r and \r\n only: the same lines as reading the file as text.
-    for n, line in enumerate(path.read_bytes().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = _DECODER.decode(line)
-            replicate = rec.get("replicate", 1)
-            if not isinstance(replicate, int) or isinstance(replicate, bool) or replicate < 1:
-                raise ValueError(f"replicate {replicate!r} is not a whole number from 1")
-            key = (str(rec["questionId"]), str(rec["judge"]), replicate)
-        except (ValueError, KeyError, TypeError, AttributeError) as err:  # msgspec.DecodeError: a ValueError
-            problems.append(Problem(str(path), f"line {n} skipped: {err}", field=f"line {n}"))
-            continue
-        out[key] = rec
-    return out, problems
+    items, problems = read_json_lines(Path(run_dir) / FILENAME, _keyed)
+    return dict(items), problems
+
+
+def _keyed(rec: Any) -> tuple[tuple[str, str, int], dict[str, Any]]:
+    """A verdict line keyed by (question_id, judge, replicate)."""
+    replicate = rec.get("replicate", 1)
+    if not isinstance(replicate, int) or isinstance(replicate, bool) or replicate < 1:
+        raise ValueError(f"replicate {replicate!r} is not a whole number from 1")
+    return (str(rec["questionId"]), str(rec["judge"]), replicate), rec
