@@ -517,7 +517,7 @@ def _by_type(long: pl.DataFrame, judges: Sequence[str], column: str | None) -> p
             .agg(pl.col(column).drop_nulls().first().alias("_type"))
             .with_columns(pl.col("_type").cast(pl.Utf8).fill_null("(none)"))
         )
-        typed = long.join(item_type, on=["run_id", "question_id"], how="left")
+        typed = long.join(item_type, on=["run_id", "question_id"], how="left", maintain_order="left")
         for (qtype,), part in typed.group_by("_type", maintain_order=True):
             s = _statistics(part, len(judges))
             rows.append({"question_type": qtype} | {k: s[k] for k in list(schema)[1:]})

@@ -327,13 +327,13 @@ def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | No
         },
         schema={"run_id": pl.Utf8, "generator": pl.Utf8, "kind": pl.Utf8},
     )
-    frame = frame.join(meta, on="run_id", how="inner").with_columns(
+    frame = frame.join(meta, on="run_id", how="inner", maintain_order="left").with_columns(
         question_type=pl.col("question_type_norm").fill_null("other")
     )
     keys = ["judge", "generator", "kind"] + (["question_type"] if by else [])
     table = _rate_table(_item_rates(frame, keys), keys)
     runs = frame.group_by(keys).agg(runs=pl.col("run_id").n_unique().cast(pl.Int64))
-    table = table.join(runs, on=keys, how="left").select(
+    table = table.join(runs, on=keys, how="left", maintain_order="left").select(
         *keys, "runs", "n", "accept_rate", "ci_low", "ci_high"
     )
     return table.with_columns(
@@ -437,6 +437,7 @@ def judge_vs_human_frame(
         weights.filter(pl.col("human") == human).select("run_id", "question_id", "weight"),
         on=["run_id", "question_id"],
         how="left",
+        maintain_order="left",
     ).with_columns(pl.col("weight").fill_null(1.0))
     names = [j for j in frame["judge"].unique(maintain_order=True).to_list() if not str(j).startswith(HUMAN)]
     if judges is not None:
@@ -446,7 +447,7 @@ def judge_vs_human_frame(
         both = (
             frame.filter((pl.col("judge") == j) & pl.col("score").is_not_null())
             .select("run_id", "question_id", f=pl.col("score"))
-            .join(people, on=["run_id", "question_id"], how="inner")
+            .join(people, on=["run_id", "question_id"], how="inner", maintain_order="left")
         )
         f, y, w = both["f"].to_list(), both["y"].to_list(), both["weight"].to_list()
         pos = [(fi, wi) for fi, yi, wi in zip(f, y, w, strict=True) if yi == 1]
@@ -666,7 +667,7 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
         "run_id", "model", std=pl.col("accuracy")
     )
     table = (
-        table.join(standard, on=["run_id", "model"], how="left")
+        table.join(standard, on=["run_id", "model"], how="left", maintain_order="left")
         .with_columns(
             change=pl.col("accuracy") - pl.col("std"),
             rank=pl.col("accuracy").rank("min", descending=True).over("model", "judge_prompt").cast(pl.Int64),
@@ -795,7 +796,7 @@ def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
         "run_id", "question_id", words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
     )
     scored = frame.filter(pl.col("score").is_not_null()).join(
-        words, on=["run_id", "question_id"], how="inner"
+        words, on=["run_id", "question_id"], how="inner", maintain_order="left"
     )
     rows = []
     for (judge,), part in scored.group_by(["judge"], maintain_order=True):

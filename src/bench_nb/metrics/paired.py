@@ -371,7 +371,12 @@ def _compare(
         raise ComparisonError(f"runs {run_a!r} and {run_b!r} are not like for like: {warning}")
     pairs = a.select(
         "question_id", "question_type_norm", "haystack_id", correct_a="correct", score_a="score"
-    ).join(b.select("question_id", correct_b="correct", score_b="score"), on="question_id", how="inner")
+    ).join(
+        b.select("question_id", correct_b="correct", score_b="score"),
+        on="question_id",
+        how="inner",
+        maintain_order="left",
+    )
     pairs = pairs.drop_nulls(["correct_a", "correct_b"])
     union = pl.concat([a["question_id"], b["question_id"]]).n_unique()
     graded = bool(a["graded"].any()) or bool(b["graded"].any())

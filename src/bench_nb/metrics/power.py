@@ -178,7 +178,7 @@ def _detectable(name: str, part: pl.DataFrame, alpha: float, power: float) -> di
         pairs = (
             by_run[a]
             .select("question_id", "haystack_id", a="value")
-            .join(by_run[b].select("question_id", b="value"), on="question_id")
+            .join(by_run[b].select("question_id", b="value"), on="question_id", maintain_order="left")
         )
         ya, yb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
         if len(pairs) > 2 and ya.std() > 0 and yb.std() > 0:

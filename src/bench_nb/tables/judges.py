@@ -361,7 +361,9 @@ def judge_verdict(
         worst = main.sort("accept_rate", descending=True).row(0, named=True) if not main.is_empty() else None
         if trust is None:
             right = r.filter(pl.col("kind") == "correct").select("judge", se=pl.col("accept_rate"))
-            j = main.select("judge", fpr=pl.col("accept_rate")).join(right, on="judge", how="left")
+            j = main.select("judge", fpr=pl.col("accept_rate")).join(
+                right, on="judge", how="left", maintain_order="left"
+            )
             j = j.with_columns(score=pl.col("se").fill_null(100) - pl.col("fpr")).sort(
                 "score", descending=True
             )

@@ -256,7 +256,7 @@ def table_tokens(data: Any) -> Table:
     if has_cost:
         known = pl.col("cost_usd").is_not_null().any()
         cost = q.group_by("run_id").agg(cost_usd=pl.when(known).then(pl.col("cost_usd").sum()))
-        tok = tok.join(cost, on="run_id", how="left")
+        tok = tok.join(cost, on="run_id", how="left", maintain_order="left")
     rows = []
     for r in tok.iter_rows(named=True):
         row: list[object] = [

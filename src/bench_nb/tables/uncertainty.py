@@ -60,8 +60,8 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
     ranks = both(boot.rank_intervals)
     return (
         ranks.drop("accuracy")
-        .join(clustered, on=keys, how="left")
-        .join(wilson, on=keys, how="left")
+        .join(clustered, on=keys, how="left", maintain_order="left")
+        .join(wilson, on=keys, how="left", maintain_order="left")
         .select(
             *keys,
             "accuracy",

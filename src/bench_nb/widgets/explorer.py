@@ -119,7 +119,9 @@ class Explorer:
             verdicts = self.judgments.filter(pl.col("judge") == self.judge.value).select(
                 "run_id", "question_id", j_unscored="unscored", j_score="score"
             )
-            q = q.join(verdicts, on=["run_id", "question_id"], how="left").with_columns(
+            q = q.join(
+                verdicts, on=["run_id", "question_id"], how="left", maintain_order="left"
+            ).with_columns(
                 unscored=pl.when(pl.col("status") == "evaluated")
                 .then(pl.col("j_unscored").fill_null(True))
                 .otherwise(pl.col("unscored")),

@@ -74,7 +74,7 @@ def stratified_sample(
     answered = questions.filter(pl.col("hypothesis").is_not_null()).unique(
         ["run_id", "question_id"], keep="first", maintain_order=True
     )
-    pool = answered.join(split, on=["run_id", "question_id"], how="left").with_columns(
+    pool = answered.join(split, on=["run_id", "question_id"], how="left", maintain_order="left").with_columns(
         pl.col("disputed").fill_null(False),
         question_type=pl.col("question_type_norm").fill_null("other"),
     )
