@@ -19,8 +19,9 @@ from runner_fakes import CountingProvider, call_log, completed_phases, make_benc
 
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
-from bench_nb.runformat.format import PHASES
+from bench_nb.runformat.format import DECODE_COUNTS, PHASES
 from bench_nb.runner import RetryPolicy, run_benchmark
+from bench_nb.runner.resume import RunRequest, resume_checkpoint, resume_request
 
 FAST_RETRY = RetryPolicy(max_attempts=2, initial_s=0.001, max_s=0.002, jitter_s=0.001)
 
@@ -292,6 +293,25 @@ def test_what_may_change_on_a_resume_is_taken_alike(finished_runs: Path) -> None
     assert out.exit_code == 0, out.output
     assert "s: completed, 6 evaluated" in out.output
     assert _stamps(finished_runs / "s") == before  # a finished run: nothing to do, by either path
+
+
+def test_the_settings_are_read_without_decoding_a_question_and_the_locked_read_decodes_each_once(
+    finished_runs: Path,
+) -> None:
+    run_dir = finished_runs / "s"
+    DECODE_COUNTS.reset()
+    request = resume_request(RunRequest(), run_dir)
+    assert DECODE_COUNTS.questions == 0  # the pre-lock read leaves every question undecoded
+    assert (request.provider, request.benchmark, request.k, request.sample_per_type) == (
+        "sqlite",
+        "sample",
+        4,
+        1,
+    )
+    stored = json.loads((run_dir / "checkpoint.json").read_text())
+    ids = list(stored["targetQuestionIds"])
+    checkpoint = resume_checkpoint(run_dir, "sqlite", "sample", ids, stored["benchNb"])
+    assert DECODE_COUNTS.questions == len(ids) == len(checkpoint.questions) == 6
 
 
 def test_a_run_made_with_objects_needs_them_again(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.journal import CHECKPOINT, apply_journal
-from bench_nb.runformat.load import Run, read_checkpoint
+from bench_nb.runformat.load import Run, read_checkpoint, read_checkpoint_shell
 from bench_nb.runformat.settings import RecordedSettings, read_settings, resume_differences
 from bench_nb.runner.settings import DEFAULT_ANSWERER
 
@@ -59,8 +59,9 @@ def resume_request(given: RunRequest, run_dir: Path) -> RunRequest:
     path = run_dir / CHECKPOINT
     if not path.is_file():
         return given
-    checkpoint, _ = read_checkpoint(path, strict=True)
-    stored = _stored_request(read_settings(Run(run_dir, checkpoint)), run_dir, given)
+    # Before the run's lock, the run level only: the questions are decoded once, under the lock
+    # (resume_checkpoint), where what is read is also what is resumed.
+    stored = _stored_request(read_settings(Run(run_dir, read_checkpoint_shell(path))), run_dir, given)
     values = {
         f.name: getattr(stored, f.name) if getattr(given, f.name) is None else getattr(given, f.name)
         for f in dataclasses.fields(given)
