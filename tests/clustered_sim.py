@@ -39,3 +39,26 @@ def frame(values: dict[str, np.ndarray], sizes: np.ndarray = LOCOMO_SIZES, **col
         for run, y in values.items()
     ]
     return pl.concat(parts).with_columns(**{k: pl.lit(v) for k, v in columns.items()})
+
+
+def graded_pairs(
+    rng: np.random.Generator,
+    replicates: int,
+    sizes: np.ndarray = LOCOMO_SIZES,
+    shift: float = 0.0,
+    spread: float = 0.8,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``replicates`` benchmarks of two graded runs (BEAM's 0 / 0.5 / 1 rubric: two half-point criteria),
+    arrays (replicates, questions): a shared question difficulty and a per-run effect per conversation
+    (sd ``spread`` on the logit scale: a strong intra-cluster correlation); run A is ``shift`` logits
+    better (0: the null)."""
+    hay = np.repeat(np.arange(len(sizes)), sizes)
+    difficulty = rng.normal(0, 1, (replicates, len(hay)))
+    base = np.log(0.6 / 0.4)
+    out = []
+    for lift in (shift, 0.0):
+        effect = rng.normal(0, spread, (replicates, len(sizes)))
+        p = 1 / (1 + np.exp(-(base + lift + effect[:, hay] + difficulty)))
+        halves = (rng.random((2, *p.shape)) < p).sum(axis=0)
+        out.append(halves / 2)
+    return out[0], out[1]

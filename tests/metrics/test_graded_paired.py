@@ -1,5 +1,5 @@
 """Paired comparison of graded runs (BEAM): mean score difference, a cluster bootstrap interval over chats,
-and the Wilcoxon signed-rank test instead of McNemar's."""
+and the clustered signed-rank test (Datta & Satten 2008) instead of McNemar's."""
 
 from __future__ import annotations
 
@@ -10,13 +10,18 @@ from scipy.stats import bootstrap, wilcoxon
 
 from bench_nb.metrics.clustered import expanded_alpha
 from bench_nb.metrics.paired import paired_comparison
+from bench_nb.metrics.signed_rank import clustered_signed_rank
 
 
-def frame(seed: int = 5, chats: int = 20, per_chat: int = 4) -> tuple[pl.DataFrame, np.ndarray]:
+def frame(
+    seed: int = 5, chats: int = 20, per_chat: int = 4, lift: float = 0.1
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """Two graded runs on ``chats`` chats; A's scores are lifted by ~``lift`` (a chat-level shift; 0 keeps
+    the rubric's quarter points, with ties and zero differences)."""
     rng = np.random.default_rng(seed)
     rows, diffs = [], []
     for c in range(chats):
-        shift = rng.normal(0.1, 0.1)
+        shift = rng.normal(lift, lift)
         for i in range(per_chat):
             a = float(np.clip(rng.choice([0, 0.25, 0.5, 0.75, 1]) + shift, 0, 1))
             b = float(rng.choice([0, 0.25, 0.5, 0.75, 1]))
@@ -40,13 +45,14 @@ def frame(seed: int = 5, chats: int = 20, per_chat: int = 4) -> tuple[pl.DataFra
     return pl.DataFrame(rows), np.array(diffs)
 
 
-def test_graded_runs_get_the_mean_difference_a_cluster_interval_and_wilcoxon() -> None:
+def test_graded_runs_get_the_mean_difference_a_cluster_interval_and_the_clustered_test() -> None:
     q, diffs = frame()
     result = paired_comparison(q, "a", "b", backend="polars")
-    assert result.test == "wilcoxon" and result.n_pairs == 80
+    assert result.test == "clustered-signed-rank" and result.n_pairs == 80
     assert result.difference == pytest.approx(diffs.mean())
-    ref = wilcoxon(diffs, zero_method="wilcox")
-    assert result.p_value == pytest.approx(ref.pvalue) and result.statistic == pytest.approx(ref.statistic)
+    z, p = clustered_signed_rank(diffs, np.repeat(np.arange(20), 4))
+    assert (result.statistic, result.p_value) == pytest.approx((float(z), float(p)))
+    assert result.statistic > 0  # A is better by construction
     # Equal chat sizes: the cluster bootstrap of the mean difference is the bootstrap of the chats' means,
     # and the expanded percentile interval is the percentile interval at a wider level.
     chat_means = diffs.reshape(20, 4).mean(axis=1)
@@ -67,4 +73,21 @@ def test_identical_graded_runs_do_not_differ() -> None:
         ]
     )
     result = paired_comparison(same, "a", "b")
-    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "wilcoxon")
+    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "clustered-signed-rank")
+
+
+def test_one_question_per_chat_gives_wilcoxons_signed_rank_test() -> None:
+    """With one question per haystack the clustered test is Wilcoxon's signed-rank test (zeros ranked and
+    given no sign, Pratt; ties at mid-ranks; normal approximation without continuity correction)."""
+    q, diffs = frame(seed=8, chats=60, per_chat=1, lift=0.0)
+    result = paired_comparison(q, "a", "b")
+    ref = wilcoxon(diffs, zero_method="pratt", correction=False, method="approx")
+    assert np.any(diffs == 0) and len(np.unique(np.abs(diffs))) < len(diffs)  # zeros and ties are exercised
+    assert result.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    assert abs(result.statistic) == pytest.approx(abs(ref.zstatistic), rel=1e-9)
+
+
+def test_a_question_of_unknown_haystack_is_its_own_cluster() -> None:
+    q, _ = frame(seed=8, chats=30, per_chat=1)
+    unknown = paired_comparison(q.with_columns(haystack_id=pl.lit(None, pl.Utf8)), "a", "b")
+    assert unknown.p_value == pytest.approx(paired_comparison(q, "a", "b").p_value, rel=1e-12)

@@ -12,10 +12,11 @@ With ``a`` = both correct, ``b`` = only A correct, ``c`` = only B correct, ``d``
 
 Graded runs (BEAM: fractional scores from a rubric judge) are compared on their scores instead: difference =
 mean score A − mean score B over the paired questions, with a cluster bootstrap interval over haystacks (the
-chats: ``bench_nb.metrics.clustered``'s resampling and expanded percentile interval, seeded), and the
-Wilcoxon signed-rank test of the per-question differences (``scipy.stats.wilcoxon``, two-sided, zero
-differences dropped) in place of McNemar's; ``test`` says ``wilcoxon``. The counts of questions scored 1
-(``both_correct``, ``a_only``, ...) are kept for reading.
+chats: ``bench_nb.metrics.clustered``'s resampling and expanded percentile interval, seeded), and Datta &
+Satten's clustered signed-rank test of the per-question differences over the same haystacks
+(``bench_nb.metrics.signed_rank``, two-sided, ``statistic`` its z) in place of McNemar's; ``test`` says
+``clustered-signed-rank``. The counts of questions scored 1 (``both_correct``, ``a_only``, ...) are kept
+for reading.
 
 Runs that differ in question set, benchmark, judge, answering model, retrieval limit k, answerer, prompts
 or a provider's own judge prompt are not like for like: the result says so (``like_for_like``, ``warning``),
@@ -49,7 +50,7 @@ from bench_nb.runformat.settings import (
 if TYPE_CHECKING:
     import pandas as pd
 
-McNemarMethod = Literal["exact", "chi2-cc", "none", "wilcoxon"]
+McNemarMethod = Literal["exact", "chi2-cc", "none", "clustered-signed-rank"]
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 _NAN = math.nan
 
@@ -208,20 +209,22 @@ def _stats(pairs: pl.DataFrame) -> dict[str, Any]:
 
 
 def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
-    """``_stats`` for graded scores: mean difference, cluster bootstrap interval, Wilcoxon signed-rank test."""
+    """``_stats`` for graded scores: mean difference, cluster bootstrap interval and clustered signed-rank
+    test, both over haystacks (a question of unknown haystack is its own)."""
     out = _stats(pairs)
     n = len(pairs)
     if n == 0:
-        return out | {"test": "wilcoxon"}
+        return out | {"test": "clustered-signed-rank"}
     import numpy as np
-    from scipy.stats import wilcoxon
 
     from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
+    from bench_nb.metrics.signed_rank import clustered_signed_rank
 
     a = pairs["score_a"].cast(pl.Float64).to_numpy()
     b = pairs["score_b"].cast(pl.Float64).to_numpy()
     diff = a - b
-    clusters = pairs["haystack_id"].to_list()
+    haystack = pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), "question_id")
+    clusters = pairs.select(haystack).to_series().to_list()
     codes = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
     k = len(codes)
     index = np.array([codes[c] for c in clusters])
@@ -233,18 +236,15 @@ def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
     with np.errstate(invalid="ignore", divide="ignore"):
         draws = (weights @ sums) / (weights @ counts)
     low, high = percentile_interval(draws, k)
-    if np.any(diff != 0):
-        res = wilcoxon(diff, zero_method="wilcox", alternative="two-sided")
-        stat, p = float(res.statistic), float(res.pvalue)
-    else:
-        stat, p = _NAN, 1.0
+    z, p_value = clustered_signed_rank(diff, index)
+    stat, p = float(z), float(p_value)
     return out | {
         "accuracy_a": float(a.mean()),
         "accuracy_b": float(b.mean()),
         "difference": float(diff.mean()),
         "ci_low": low,
         "ci_high": high,
-        "test": "wilcoxon",
+        "test": "clustered-signed-rank",
         "statistic": stat,
         "p_value": p,
     }
