@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 from scipy.stats import bootstrap, wilcoxon
 
+from bench_nb import tables
 from bench_nb.metrics.clustered import expanded_alpha
 from bench_nb.metrics.paired import paired_comparison
 from bench_nb.metrics.signed_rank import clustered_signed_rank
@@ -91,3 +92,9 @@ def test_a_question_of_unknown_haystack_is_its_own_cluster() -> None:
     q, _ = frame(seed=8, chats=30, per_chat=1)
     unknown = paired_comparison(q.with_columns(haystack_id=pl.lit(None, pl.Utf8)), "a", "b")
     assert unknown.p_value == pytest.approx(paired_comparison(q, "a", "b").p_value, rel=1e-12)
+
+
+def test_the_paired_table_names_the_clustered_test_for_graded_runs() -> None:
+    q, _ = frame()
+    html = tables.table_paired(q).html
+    assert "clustered-signed-rank" in html and "Datta &amp; Satten" in html and "McNemar" not in html

@@ -22,7 +22,8 @@ def like_for_like_warnings(runs: Any) -> list[str]:
 
 
 def table_paired(runs: Any, *, judge: str | None = None) -> Table:
-    """McNemar's paired test for every pair of runs on the questions both scored, Holm-adjusted."""
+    """The paired test of every pair of runs on the questions both scored (McNemar's; the clustered
+    signed-rank test for graded runs), Holm-adjusted."""
     from bench_nb.metrics.paired import paired_comparisons_frame
 
     pairs = paired_comparisons_frame(runs, judge=judge)
@@ -68,13 +69,27 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
         ],
         rows,
         caption="Paired comparisons" + (f" (judge {judge})" if judge else ""),
-        notes=[
-            "McNemar's test on the questions both runs scored (exact for small counts); p-values adjusted "
-            "for the number of pairs with Holm's method. The interval is Newcombe's for paired proportions."
-        ],
+        notes=_paired_notes(set(pairs["test"].to_list()) if len(pairs) else set()),
         warnings=warnings,
     )
     return Table(pairs, html, tuple(warnings))
+
+
+def _paired_notes(tests: set[str]) -> list[str]:
+    """What the paired table's tests and intervals are: McNemar's for 0/1 runs, the clustered signed-rank
+    test for graded ones (docs/statistics.md, "Comparing two runs on the same questions")."""
+    notes = []
+    if tests - {"clustered-signed-rank"}:
+        notes.append(
+            "McNemar's test on the questions both runs scored (exact for small counts); the interval is "
+            "Newcombe's for paired proportions."
+        )
+    if "clustered-signed-rank" in tests:
+        notes.append(
+            "Graded runs (clustered-signed-rank): mean score difference with a cluster bootstrap interval "
+            "over haystacks, and Datta & Satten's clustered signed-rank test over the same haystacks."
+        )
+    return [*notes, "p-values adjusted for the number of pairs with Holm's method."]
 
 
 def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
