@@ -2,9 +2,10 @@
 
 ``run_benchmark(run_id=...)`` in a notebook and ``bench-nb run -r RUN`` resume alike: both pass only what the
 caller gave (``None``: not given) as a ``RunRequest``, and ``resume_request`` fills in the rest from the run
-directory, through the run format's one settings reader (``runformat.settings.read_settings``): provider,
-benchmark and its file, answerer, judges, k, the question selection, isolation, provider prompts, provider
-settings and judge replicates. A value the caller gives that differs from the run's is refused by
+directory, through the run format's one settings reader (``runformat.settings.read_settings``, over the
+checkpoint's run level only: the questions are decoded once, by ``resume_checkpoint`` under the run's lock):
+provider, benchmark and its file, answerer, judges, k, the question selection, isolation, provider prompts,
+provider settings and judge replicates. A value the caller gives that differs from the run's is refused by
 ``resume_checkpoint``, naming the setting. What may change on a resume (concurrency, timeouts, retries,
 fail-fast, progress bars, and the provider settings, e.g. a moved ``base_url``) is not part of a request.
 """
