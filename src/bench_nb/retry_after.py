@@ -5,7 +5,7 @@ providers ``providers.cloud.common`` and the runner's ``runner.retry`` use), wha
 Anthropic's (``response.headers``), httpx's, Fern's (``status_code``, ``headers``) and mem0's (``debug_info``).
 A Retry-After is also a hold on the API key it was met with: ``Holds`` keeps one key's holds for a call site
 (the threads of one process) and, through a ``HoldBoard``, shares them between processes (a sweep's runs on
-Ray: ``set_hold_board``); ``retry_policy.retry_call(holds=...)`` posts and waits them out.
+its local pool or on Ray: ``set_hold_board``); ``retry_policy.retry_call(holds=...)`` posts and waits them out.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def retry_after_s(err: BaseException | None) -> float | None:
 
 class HoldBoard(Protocol):
     """Where processes share their holds: per budget key, the wall-clock time (``time.time()``) before which
-    no call with that key may start. ``bench_nb.runner.sweep`` installs one backed by a Ray actor."""
+    no call with that key may start. ``bench_nb.runner.sweep`` installs a
+    ``HoldTable`` kept by a manager process (its local pool) or a Ray actor."""
 
     def not_before(self, key: str) -> float: ...
 

@@ -351,3 +351,63 @@ def test_an_llm_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: A
     assert key.startswith(f"openai@127.0.0.1:{llm_server.port}/v1:")
     for text in (state, *logs_a, *logs_b):
         assert secret not in text and "ray-shared" not in text
+
+
+def ask_in_a_pool_worker(board: Any, url: str, secret: str, who: str, after_a_hold: bool) -> list[str]:
+    """One answer call from a sweep's pool worker (its board set by the pool's initializer), after the
+    first hold is posted when ``after_a_hold``; returns the worker's ``bench_nb.retry`` log lines."""
+    import logging
+
+    from bench_nb.models.client import LLMClient
+    from bench_nb.models.settings import ClientSettings
+
+    os.environ["OPENAI_API_KEY"] = secret
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(f"{record.name}: {record.getMessage()} {sorted(vars(record).items())}")
+
+    logging.getLogger("bench_nb.retry").addHandler(Keep())
+    logging.getLogger("bench_nb.retry").setLevel(logging.INFO)
+    settings = ClientSettings(max_retries=2, backoff_initial_s=0.01, cache_path=None, openai_base_url=url)
+    client = LLMClient(settings)
+    ready = time.monotonic()
+    while after_a_hold and not board.holds():  # ready (imports done) before A's 429
+        if time.monotonic() - ready > 60:
+            raise TimeoutError(f"{who}: no hold was posted")
+        time.sleep(0.01)
+    client.complete("gpt-4o-mini", [{"role": "user", "content": f"{who} asks"}])
+    return seen
+
+
+@pytest.mark.slow
+def test_a_retry_after_in_one_pool_worker_holds_back_the_others_with_its_key(llm_server: Any) -> None:
+    """The local pool's workers share holds (the sweep's default path): worker A meets a 429 with Retry-After
+    2 s; worker B, with the same API key and asking as soon as the hold is posted, reaches the server only after
+    the hold and logs its wait; worker C, with another key and asking at the same moment, is not held. The
+    board's state and the logs hold no key."""
+    from bench_nb.runner.sweep import local_pool
+
+    same, other = "sk-test-pool-shared-key-not-real", "sk-test-pool-other-key-not-real"
+    llm_server.script(Fault("429", retry_after=2))
+    url = llm_server.openai_base_url
+    with local_pool(3) as (pool, board):
+        b = pool.submit(ask_in_a_pool_worker, board, url, same, "B", True)
+        c = pool.submit(ask_in_a_pool_worker, board, url, other, "C", True)
+        a = pool.submit(ask_in_a_pool_worker, board, url, same, "A", False)
+        logs_a, logs_b, logs_c = (f.result(timeout=120) for f in (a, b, c))
+        holds = board.holds()
+    [(key, until)] = holds.items()  # A's key alone: C's was never held
+    by = {who: [c for c in llm_server.calls if f"{who} asks" in str(c.body)] for who in "ABC"}
+    assert [c.outcome for c in by["A"]] == ["429", "ok"], by
+    assert [c.outcome for c in by["B"]] == ["ok"] and [c.outcome for c in by["C"]] == ["ok"], by
+    assert until >= by["A"][0].at + 1.99  # the hold A's 429 posted
+    assert by["B"][0].at >= until and by["A"][1].at >= until  # B (another process) waited out A's hold
+    assert any("retry.hold: gpt-4o-mini: attempt 1 waits" in line for line in logs_b), logs_b
+    assert not any("bench_nb.retry.hold" in line for line in logs_c), logs_c  # C's key had no hold
+    assert any("HTTP 429 on attempt 1" in line for line in logs_a), logs_a
+    assert key.startswith(f"openai@127.0.0.1:{llm_server.port}/v1:")
+    for text in (str(holds), *logs_a, *logs_b, *logs_c):
+        for secret in (same, other):
+            assert secret not in text and "pool-shared" not in text and "pool-other" not in text

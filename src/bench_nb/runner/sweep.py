@@ -4,14 +4,16 @@ A sweep file (TOML) names the grid: providers x benchmarks x k x answerers x jud
 point is one ``run_benchmark`` run whose id is made from the point alone (``<sweep>-<provider>-<benchmark>-
 k<k>-<answerer>-<judges>-r<repeat>``), so running the sweep again resumes its runs: a finished run is left as
 it is (the runner writes nothing for it), a run cut short goes on from its checkpoint. The runs go on a local
-process pool (``workers`` processes) or, with ``ray=``, one Ray task per run. When they are done the sweep
-writes MemoryBench's compare manifest over all its runs (``<runs_dir>/../compare/<sweep id>/``, differences
-under ``benchNb.mismatches``) and one per like-for-like group (same benchmark, k, answerer and judges).
-See docs/runner.md, "Sweeps".
+process pool (``workers`` processes) or, with ``ray=``, one Ray task per run; either way the runs share
+each API key's Retry-After holds (a ``HoldTable`` in a manager process, or in a Ray actor). When they are
+done the sweep writes MemoryBench's compare manifest over all its runs (``<runs_dir>/../compare/<sweep
+id>/``, differences under ``benchNb.mismatches``) and one per like-for-like group (same benchmark, k,
+answerer and judges). See docs/runner.md, "Sweeps".
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -24,10 +26,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
+from multiprocessing.managers import BaseManager
 from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import BenchNbError, Problem
+from bench_nb.retry_after import HoldBoard, HoldTable, set_hold_board
 from bench_nb.text import HtmlFields
 
 # run_benchmark options a sweep file may set under [settings], with their types
@@ -308,8 +312,6 @@ class RayHoldBoard:
 
 def run_point_on_ray(point: SweepPoint, kwargs: dict[str, Any], budget: Any) -> SweepRun:
     """``run_point`` in a Ray task, its Retry-After holds shared through the sweep's actor ``budget``."""
-    from bench_nb.retry_after import set_hold_board
-
     previous = set_hold_board(RayHoldBoard(budget))
     try:
         return run_point(point, kwargs)
@@ -331,10 +333,40 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, daemon=True, name="bench-nb-sweep-watch").start()
 
 
+class _HoldManager(BaseManager):
+    """The process that keeps a local pool's ``HoldTable`` (``local_pool``)."""
+
+
+_HoldManager.register("HoldTable", HoldTable)
+
+
+def _pool_worker(board: HoldBoard) -> None:
+    """A pool worker's start: it ends with the sweep process, and shares its holds through ``board``."""
+    _watch_parent()
+    set_hold_board(board)
+
+
+@contextlib.contextmanager
+def local_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, HoldBoard]]:
+    """A pool of ``workers`` spawned processes whose Retry-After holds are shared, and its board: a
+    ``HoldTable`` kept by a manager process (which, like the workers, ends when this process dies), set in
+    each worker by the pool's initializer. A 429 one worker meets holds back every worker's calls with that
+    API key, as the Ray actor does for a Ray sweep."""
+    context = get_context("spawn")
+    manager = _HoldManager(ctx=context)
+    manager.start(initializer=_watch_parent)
+    try:
+        board: HoldBoard = manager.HoldTable()  # type: ignore[attr-defined]
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_pool_worker, initargs=(board,)
+        ) as pool:
+            yield pool, board
+    finally:
+        manager.shutdown()
+
+
 def _on_pool(jobs: list[tuple[SweepPoint, dict[str, Any]]], workers: int) -> Iterator[SweepRun]:
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(jobs)), mp_context=get_context("spawn"), initializer=_watch_parent
-    ) as pool:
+    with local_pool(min(workers, len(jobs))) as (pool, _board):
         points: dict[Future[SweepRun], SweepPoint] = {pool.submit(run_point, p, kw): p for p, kw in jobs}
         pending = set(points)
         while pending:
@@ -361,8 +393,6 @@ def _on_ray(jobs: list[tuple[SweepPoint, dict[str, Any]]], address: str) -> Iter
         ) from None
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False)
-    from bench_nb.retry_after import HoldTable
-
     budget = ray.remote(num_cpus=0)(HoldTable).remote()  # one per sweep: every API key's holds
     task = ray.remote(num_cpus=1, max_retries=0)(run_point_on_ray)
     points = {task.remote(p, kw, budget): p for p, kw in jobs}
