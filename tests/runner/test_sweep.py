@@ -353,10 +353,15 @@ def test_an_llm_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: A
         assert secret not in text and "ray-shared" not in text
 
 
-def ask_in_a_pool_worker(board: Any, url: str, secret: str, who: str, after_a_hold: bool) -> list[str]:
+def ask_in_a_pool_worker(
+    board: Any, url: str, secret: str, who: str, after_a_hold: bool
+) -> tuple[float, list[str]]:
     """One answer call from a sweep's pool worker (its board set by the pool's initializer), after the
-    first hold is posted when ``after_a_hold``; returns the worker's ``bench_nb.retry`` log lines."""
+    first hold is posted when ``after_a_hold``; returns when it set out to ask and the worker's
+    ``bench_nb.retry`` log lines."""
     import logging
+
+    import openai
 
     from bench_nb.models.client import LLMClient
     from bench_nb.models.settings import ClientSettings
@@ -372,13 +377,15 @@ def ask_in_a_pool_worker(board: Any, url: str, secret: str, who: str, after_a_ho
     logging.getLogger("bench_nb.retry").setLevel(logging.INFO)
     settings = ClientSettings(max_retries=2, backoff_initial_s=0.01, cache_path=None, openai_base_url=url)
     client = LLMClient(settings)
+    assert openai.OpenAI(api_key=secret, base_url=url).chat.completions  # the SDK's lazy imports, done now
     ready = time.monotonic()
-    while after_a_hold and not board.holds():  # ready (imports done) before A's 429
+    while after_a_hold and not board.holds():  # ready before A's 429
         if time.monotonic() - ready > 60:
             raise TimeoutError(f"{who}: no hold was posted")
         time.sleep(0.01)
+    started = time.time()
     client.complete("gpt-4o-mini", [{"role": "user", "content": f"{who} asks"}])
-    return seen
+    return started, seen
 
 
 @pytest.mark.slow
@@ -396,9 +403,10 @@ def test_a_retry_after_in_one_pool_worker_holds_back_the_others_with_its_key(llm
         b = pool.submit(ask_in_a_pool_worker, board, url, same, "B", True)
         c = pool.submit(ask_in_a_pool_worker, board, url, other, "C", True)
         a = pool.submit(ask_in_a_pool_worker, board, url, same, "A", False)
-        logs_a, logs_b, logs_c = (f.result(timeout=120) for f in (a, b, c))
+        (_, logs_a), (started_b, logs_b), (started_c, logs_c) = (f.result(timeout=120) for f in (a, b, c))
         holds = board.holds()
     [(key, until)] = holds.items()  # A's key alone: C's was never held
+    assert started_b < until and started_c < until  # B and C set out to ask while A's hold was live
     by = {who: [c for c in llm_server.calls if f"{who} asks" in str(c.body)] for who in "ABC"}
     assert [c.outcome for c in by["A"]] == ["429", "ok"], by
     assert [c.outcome for c in by["B"]] == ["ok"] and [c.outcome for c in by["C"]] == ["ok"], by
