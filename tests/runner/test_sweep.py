@@ -310,8 +310,10 @@ def test_an_llm_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: A
     ray = ray_cluster
     secret = "sk-test-ray-shared-key-not-real"
 
-    def answer_with_board(budget: Any, url: str, who: str, after_a_hold: bool) -> list[str]:
+    def answer_with_board(budget: Any, url: str, who: str, after_a_hold: bool) -> tuple[float, list[str]]:
         import logging
+
+        import openai
 
         from bench_nb.models.client import LLMClient
         from bench_nb.models.settings import ClientSettings
@@ -329,18 +331,23 @@ def test_an_llm_retry_after_in_one_ray_task_holds_back_the_others(ray_cluster: A
         set_hold_board(RayHoldBoard(budget))
         settings = ClientSettings(max_retries=2, backoff_initial_s=0.01, cache_path=None, openai_base_url=url)
         client = LLMClient(settings)
-        while after_a_hold and not ray.get(budget.holds.remote()):  # ready (imports done) before A's 429
+        assert openai.OpenAI(
+            api_key=secret, base_url=url
+        ).chat.completions  # the SDK's lazy imports, done now
+        while after_a_hold and not ray.get(budget.holds.remote()):  # ready before A's 429
             time.sleep(0.01)
+        started = time.time()
         client.complete("gpt-4o-mini", [{"role": "user", "content": f"{who} asks"}])
-        return seen
+        return started, seen
 
     llm_server.script(Fault("429", retry_after=2))
     task = ray.remote(num_cpus=1)(answer_with_board)
     budget = ray.remote(num_cpus=0)(HoldTable).remote()
     b = task.remote(budget, llm_server.openai_base_url, "B", True)
     a = task.remote(budget, llm_server.openai_base_url, "A", False)
-    logs_a, logs_b = ray.get([a, b], timeout=120)
+    (_, logs_a), (started_b, logs_b) = ray.get([a, b], timeout=120)
     [(key, until)] = ray.get(budget.holds.remote()).items()
+    assert started_b < until  # B set out to ask while A's hold was live
     by = {who: [c for c in llm_server.calls if f"{who} asks" in str(c.body)] for who in "AB"}
     assert [c.outcome for c in by["A"]] == ["429", "ok"] and [c.outcome for c in by["B"]] == ["ok"]
     assert until >= by["A"][0].at + 1.99  # the hold A's 429 posted
