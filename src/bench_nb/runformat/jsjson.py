@@ -98,6 +98,8 @@ def _js_string(s: str) -> str | msgspec.Raw:
     s = s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     # msgspec.json.format rejects the escape of a lone surrogate: it is written as the escape of a private-use
     # character 0x1000 above it (an escape msgspec itself never writes), put right by ``_unmark`` after layout.
+    global _marked
+    _marked = True
     text = json.dumps(s, ensure_ascii=False)
     text = "".join(f"\\u{ord(c) + 0x1000:04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
     return msgspec.Raw(text.encode("utf-8"))
@@ -105,10 +107,13 @@ def _js_string(s: str) -> str | msgspec.Raw:
 
 # A marked lone surrogate: the escape of U+E800..U+EFFF not preceded by an escaping backslash.
 _MARK = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(e[89a-f][0-9a-f]{2})")
+# Whether ``_js_string`` has marked a surrogate in this process yet: until then no text can hold a mark
+# (msgspec writes no \u escape but a control character's), and ``_unmark`` need not search it.
+_marked = False
 
 
 def _unmark(text: bytes) -> bytes:
-    if b"\\ue" not in text:
+    if not _marked or b"\\ue" not in text:
         return text
     return _MARK.sub(lambda m: m[1] + b"\\u" + b"%04x" % (int(m[2], 16) - 0x1000), text)
 
@@ -213,9 +218,10 @@ def decode_js(raw: bytes | msgspec.Raw) -> Any:
 
 def stream_js_object(
     head: dict[str, Any], key: str, items: Iterable[Any], indent: int = 2, chunk: int = 256
-) -> Iterator[bytes]:
-    """``JSON.stringify({**head, key: [*items]}, null, indent)`` in parts, the list's items encoded ``chunk``
-    at a time (one msgspec call each for encoding and layout).
+) -> Iterator[bytes | memoryview]:
+    """``JSON.stringify({**head, key: [*items]}, null, indent)`` in parts (bytes, or memoryviews of the
+    batches' text), the list's items encoded ``chunk`` at a time (one msgspec call each for encoding and
+    layout).
 
     ``head`` must not be empty; items go through ``to_js`` only when msgspec cannot encode them as they are
     (a lone surrogate), so they should already be ``to_js`` values."""
@@ -230,7 +236,8 @@ def stream_js_object(
             encoded = msgspec.json.encode([[to_js(item) for item in batch]])
         # Laid out as [[items]], the items are two levels deep, as in the object: drop the brackets' lines.
         text = _unmark(msgspec.json.format(encoded, indent=indent))
-        yield (b"\n" if first else b",\n") + text[4 + indent : -(4 + indent)]
+        yield b"\n" if first else b",\n"
+        yield memoryview(text)[4 + indent : -(4 + indent)]  # no copy of the batch's text
         first = False
     yield b"]\n}" if first else b"\n" + pad + b"]\n}"
 

@@ -25,7 +25,7 @@ def memorybench_stats(values: Iterable[float | None]) -> dict[str, int | float]:
 
     Values that are None or 0 are skipped, as MemoryBench does; all zeros when nothing is left.
     """
-    xs = sorted(float(v) for v in values if v)
+    xs = sorted(map(float, filter(None, values)))
     n = len(xs)
     if n == 0:
         return dict.fromkeys(STAT_KEYS, 0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import add, attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from bench_nb.runformat.format import (
     absent,
     now_iso,
 )
-from bench_nb.runformat.jsjson import decode_js, stream_js_object, to_js
+from bench_nb.runformat.jsjson import decode_js, js_float, stream_js_object, to_js
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.rounding import js_round, js_sum
 
@@ -169,12 +170,6 @@ def _num(x: float | None) -> int | float:
     return int(x) if float(x).is_integer() else x
 
 
-def _total_ms(q: Any) -> int | float:
-    p = q.phases  # the five of PHASES, in order
-    durations = (p.ingest, p.indexing, p.search, p.answer, p.evaluate)
-    return _num(js_sum([d.durationMs or 0 for d in durations]))
-
-
 def _metrics(q: Any) -> RetrievalMetrics | None:
     m = q.phases.evaluate.retrievalMetrics
     if m is None or isinstance(m, RetrievalMetrics):
@@ -189,34 +184,25 @@ def _metrics(q: Any) -> RetrievalMetrics | None:
         ) from None
 
 
+def _all_metrics(questions: list[Any]) -> list[RetrievalMetrics | None]:
+    """Each question's retrieval metrics, decoded in one call (question by question if one is at fault, for
+    an error naming it)."""
+    texts = [_metrics_text(q.phases.evaluate.retrievalMetrics) for q in questions]
+    try:
+        return msgspec.json.decode(b"[" + b",".join(texts) + b"]", type=list[RetrievalMetrics | None])
+    except msgspec.ValidationError:
+        return [_metrics(q) for q in questions]
+
+
 def _retrieval(metrics: list[RetrievalMetrics | None]) -> dict[str, Any] | None:
     present = [m for m in metrics if m is not None]
     if not present:
         return None
     out: dict[str, Any] = {
-        key: js_sum(getattr(m, key) for m in present) / len(present) for key in _RETRIEVAL_KEYS
+        key: js_sum(map(attrgetter(key), present)) / len(present) for key in _RETRIEVAL_KEYS
     }
     out["k"] = present[-1].k
     return out
-
-
-def _latency(questions: list[Any], totals: list[int | float], phases: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for phase in phases:
-        if phase == "total":
-            values: list[float | None] = [float(t) for t in totals]
-        else:
-            values = [getattr(q.phases, phase).durationMs for q in questions]
-        out[phase] = memorybench_stats(values)
-    return out
-
-
-def _results(raw: msgspec.Raw | list[msgspec.Raw] | None, decode: Any) -> Any:
-    if isinstance(raw, list):  # a full Checkpoint's: one slice per result
-        return decode(b"[" + b",".join(raw) + b"]") if raw else []
-    if not raw or bytes(raw) == b"null":
-        return []
-    return decode(raw)
 
 
 def _same(x: Any) -> Any:
@@ -241,8 +227,15 @@ class _Report:
         self.evaluated: list[Any] = [
             q for q in checkpoint.questions.values() if q.phases.evaluate.status == "completed"
         ]
-        self.metrics = [_metrics(q) for q in self.evaluated]
-        self.totals = [_total_ms(q) for q in self.evaluated]
+        phases = [q.phases for q in self.evaluated]
+        # Each phase's durations, one list per phase in question order (None where absent).
+        self.durations = {name: list(map(attrgetter(f"{name}.durationMs"), phases)) for name in PHASES}
+        self.scores = [p.evaluate.score for p in phases]
+        self.metrics = _all_metrics(self.evaluated)
+        totals = [0.0] * len(phases)
+        for name in PHASES:  # summed left to right, as MemoryBench's reduce adds them
+            totals = list(map(add, totals, [d or 0 for d in self.durations[name]]))
+        self.totals: list[int | float] = [int(t) if t.is_integer() else t for t in totals]
         self.head = self._head(checkpoint, dataset, timestamp)
 
     def qtype(self, q: Any) -> str:
@@ -253,7 +246,7 @@ class _Report:
         self, checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, timestamp: str | None
     ) -> dict[str, Any]:
         evaluated = self.evaluated
-        correct = sum(1 for q in evaluated if q.phases.evaluate.score == 1)
+        correct = self.scores.count(1)
         total = len(evaluated)
         report: dict[str, Any] = {
             "provider": checkpoint.provider,
@@ -268,7 +261,10 @@ class _Report:
                 "correctCount": correct,
                 "accuracy": correct / total if total else 0,
             },
-            "latency": _latency(evaluated, self.totals, (*PHASES, "total")),
+            "latency": {
+                **{name: memorybench_stats(self.durations[name]) for name in PHASES},
+                "total": memorybench_stats(self.totals),
+            },
         }
         answers = [q.phases.answer for q in evaluated]
         prompt = [a.promptTokens for a in answers if a.promptTokens is not None]
@@ -301,14 +297,18 @@ class _Report:
         for i, q in enumerate(evaluated):
             groups.setdefault(self.qtype(q), []).append(i)
         by_type: dict[str, Any] = {}
+        search, answer, scores = self.durations["search"], self.durations["answer"], self.scores
         for name, idx in groups.items():
-            qs = [evaluated[i] for i in idx]
-            n_correct = sum(1 for q in qs if q.phases.evaluate.score == 1)
+            n_correct = sum(1 for i in idx if scores[i] == 1)
             entry: dict[str, Any] = {
-                "total": len(qs),
+                "total": len(idx),
                 "correct": n_correct,
-                "accuracy": n_correct / len(qs),
-                "latency": _latency(qs, [self.totals[i] for i in idx], ("search", "answer", "total")),
+                "accuracy": n_correct / len(idx),
+                "latency": {
+                    "search": memorybench_stats([search[i] for i in idx]),
+                    "answer": memorybench_stats([answer[i] for i in idx]),
+                    "total": memorybench_stats([self.totals[i] for i in idx]),
+                },
             }
             r = _retrieval([self.metrics[i] for i in idx])
             if r is not None:
@@ -321,34 +321,67 @@ class _Report:
     def evaluations(self, *, js: bool) -> Iterator[dict[str, Any]]:
         """Each evaluated question's entry; with ``js``, as values ``runformat.jsjson`` writes directly."""
         decode = decode_js if js else msgspec.json.decode
-        num = to_js if js else _same
+        duration = _js_duration if js else _num
+        score_of = _js_score if js else _same
+        by_id = self.by_id
         for q, total in zip(self.evaluated, self.totals, strict=True):
-            dq: DatasetQuestion | None = self.by_id.get(q.questionId)
+            dq: DatasetQuestion | None = by_id.get(q.questionId)
             phases = q.phases
             ev = phases.evaluate
+            if dq is not None:
+                qtype, text, truth = dq.question_type, dq.question, dq.ground_truth
+            else:
+                qtype, text, truth = q.questionType, q.question, q.groundTruth
             item: dict[str, Any] = {
                 "questionId": q.questionId,
-                "questionType": dq.question_type if dq else q.questionType,
-                "question": dq.question if dq else q.question,
-                "score": num(ev.score),
+                "questionType": qtype,
+                "question": text,
+                "score": score_of(ev.score),
                 "label": ev.label,
                 "explanation": ev.explanation,
                 "hypothesis": phases.answer.hypothesis,
-                "groundTruth": dq.ground_truth if dq else q.groundTruth,
-                "searchResults": _results(phases.search.results, decode),
-                "searchDurationMs": num(_num(phases.search.durationMs)),
-                "answerDurationMs": num(_num(phases.answer.durationMs)),
-                "totalDurationMs": num(total),
+                "groundTruth": truth,
+                "searchResults": decode(_results_text(phases.search.results)),
+                "searchDurationMs": duration(phases.search.durationMs),
+                "answerDurationMs": duration(phases.answer.durationMs),
+                "totalDurationMs": js_float(float(total)) if js else total,
             }
-            m = ev.retrievalMetrics
-            if isinstance(m, msgspec.Raw):
-                if m and bytes(m) != b"null":
-                    item["retrievalMetrics"] = decode(m)
-            elif m is not None:
-                builtins = msgspec.to_builtins(m)
-                item["retrievalMetrics"] = to_js(builtins) if js else builtins
-            # JSON.stringify drops keys whose value is undefined.
-            yield {k: v for k, v in item.items() if v is not None}
+            m = decode(_metrics_text(ev.retrievalMetrics))
+            if m is not None:
+                item["retrievalMetrics"] = m
+            if None in item.values():  # JSON.stringify drops keys whose value is undefined
+                item = {k: v for k, v in item.items() if v is not None}
+            yield item
+
+
+def _results_text(raw: msgspec.Raw | list[msgspec.Raw] | None) -> bytes | msgspec.Raw:
+    """A question's search results as one JSON array text (``[]`` when absent)."""
+    if isinstance(raw, list):  # a full Checkpoint's: one slice per result
+        return b"[" + b",".join(raw) + b"]"
+    if not raw or (len(raw) == 4 and bytes(raw) == b"null"):
+        return b"[]"
+    return raw
+
+
+def _metrics_text(m: msgspec.Raw | RetrievalMetrics | None) -> bytes | msgspec.Raw:
+    """A question's retrieval metrics as JSON text (``null`` when absent), keys in the checkpoint's order."""
+    if m is None:
+        return b"null"
+    if isinstance(m, msgspec.Raw):
+        return m if m else b"null"
+    return msgspec.json.encode(m)  # a full Checkpoint's struct: its fields in order
+
+
+def _js_duration(x: float | None) -> int | float | msgspec.Raw | None:
+    """``to_js(_num(x))`` for a duration (``0`` when absent)."""
+    if x is None:
+        return 0
+    return js_float(x) if type(x) is float else to_js(x)
+
+
+def _js_score(x: float | None) -> int | float | msgspec.Raw | None:
+    """``to_js(x)`` for a score (None when absent)."""
+    return js_float(x) if type(x) is float else to_js(x)
 
 
 def build_memorybench_report(
@@ -370,7 +403,7 @@ def memorybench_report(
 
 def report_json_parts(
     checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
-) -> tuple[dict[str, Any], Iterator[bytes]]:
+) -> tuple[dict[str, Any], Iterator[bytes | memoryview]]:
     """The report's summary parts (a dict without ``evaluations``) and its JSON text, in parts: the bytes
     ``JSON.stringify(report, null, 2)`` gives, one evaluation encoded at a time."""
     report = _Report(checkpoint, dataset, timestamp)
