@@ -27,8 +27,8 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
-from bench_nb.runformat.format import decode_results
-from bench_nb.runformat.load import Run, RunSet, Sources, gc_paused, load_runs
+from bench_nb.runformat.format import decode_results, gc_paused
+from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
 from bench_nb.runformat.settings import primary_judge
 from bench_nb.runformat.verdicts import read_replicates
 from bench_nb.text import hit_text, one_line

@@ -16,14 +16,12 @@ an error in strict mode only when the checkpoint has no copy of those results ei
 
 from __future__ import annotations
 
-import gc
 import glob
 import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -38,6 +36,7 @@ from bench_nb.runformat.format import (
     CheckpointShell,
     CompareManifest,
     Question,
+    gc_paused,
 )
 from bench_nb.runformat.harnesses import (
     HARNESS_FORMATS,
@@ -206,18 +205,6 @@ def check_run_ids(runs: Iterable[_RunInfo]) -> None:
                 "another runId)",
                 "runId",
             )
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    # The collector dominates decoding of very large files (many containers allocated at once).
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _decode_error(err: msgspec.DecodeError) -> tuple[str, str | None]:

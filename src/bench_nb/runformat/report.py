@@ -14,9 +14,7 @@ MemoryBench itself).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
 from operator import add, attrgetter
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ from bench_nb.runformat.format import (
     PhaseStatus,
     RetrievalMetrics,
     absent,
+    gc_paused,
     now_iso,
 )
 from bench_nb.runformat.jsjson import decode_js, js_float, stream_js_object, to_js
@@ -105,19 +104,6 @@ class ReportCheckpoint(_Part, kw_only=True):
     questions: dict[str, ReportQuestion] = msgspec.field(default_factory=dict)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The collector paused: it would dominate decoding a large file and building the report from it (many
-    containers allocated at once, none of them cyclic garbage)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint:
     """The part of ``run_dir``'s checkpoint the report needs.
 
@@ -135,7 +121,7 @@ def read_report_checkpoint(run_dir: str | Path) -> ReportCheckpoint | Checkpoint
         return _full_checkpoint(run)
     DECODE_COUNTS.reset()
     try:
-        with _gc_paused():
+        with gc_paused():
             ck = msgspec.json.decode(data, type=ReportCheckpoint)
     except msgspec.DecodeError:
         return _full_checkpoint(run)
@@ -388,7 +374,7 @@ def build_memorybench_report(
     checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
 ) -> dict[str, Any]:
     """The report.json dict MemoryBench would write for ``checkpoint`` on ``dataset``."""
-    with _gc_paused():
+    with gc_paused():
         report = _Report(checkpoint, dataset, timestamp)
         return {**report.head, "evaluations": list(report.evaluations(js=False))}
 
@@ -418,7 +404,7 @@ def write_memorybench_report(
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    with _gc_paused():
+    with gc_paused():
         head, parts = report_json_parts(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
         with open(tmp, "wb") as f:
             for part in parts:
