@@ -69,6 +69,15 @@ def test_answer_key_and_replicate_tables(four, locomo_audit: Path) -> None:  # t
     assert round(memos["accuracy_mean"], 2) == 74.29 and round(memos["majority_accuracy"], 2) == 74.35
 
 
+def test_the_replicate_table_from_the_judgments_frame_is_the_one_from_the_runs(four) -> None:  # type: ignore[no-untyped-def]
+    from_runs = tables.table_replicates(four)
+    for frame in (bench_nb.judgments_df(four, backend="polars"), bench_nb.judgments_df(four)):
+        from_frame = tables.table_replicates(frame)
+        assert from_runs is not None and from_frame is not None
+        assert from_frame.html == from_runs.html and from_frame.frame.equals(from_runs.frame)
+    assert "79.81, 79.81, 80.06" in _text(from_runs.html)
+
+
 def test_the_compare_report_builds_over_the_four_imported_runs(
     sources: list[str], locomo_path: Path, locomo_audit: Path, tmp_path: Path
 ) -> None:

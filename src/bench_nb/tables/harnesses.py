@@ -5,7 +5,8 @@ record, how much the judge's replicates spread, and what the answer key's known 
   does not record ("not recorded by zep"), one row per run.
 - ``shows_harnesses(runs)``: whether the runs come from several harnesses or any was imported.
 - ``not_recorded_note(runs, what)``: "latency: not recorded by zep (zep_locomo_grades), ..." for a section.
-- ``table_replicates(runs)``: ``replicate_summary`` overall and per question type.
+- ``table_replicates(runs)``: ``replicate_summary`` overall and per question type (``runs`` may be a
+  ``judgments_df`` frame).
 - ``table_answer_key(errata, runs)``: the ceiling per type beside each run's accuracy (flagged above it),
   accuracy on the questions whose gold is right, and each run's verdicts on the flagged questions.
 """
@@ -17,7 +18,9 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.backend import as_polars
 from bench_nb.frames.harnesses import harness_frame, run_origins
+from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.errata import (
     answer_key_ceiling_frame,
@@ -115,11 +118,16 @@ def _pp(x: float | None) -> str:
 
 def table_replicates(runs: Any) -> Table | None:
     """Per run (and per question type): each replicate's accuracy, their mean, population and sample SD and
-    the majority vote; None when no run has more than one replicate."""
-    overall = replicate_summary_frame(runs)
+    the majority vote; None when no run has more than one replicate.
+
+    ``runs``: run sources, or the ``judgments_df`` frame a notebook already has (then nothing is read again).
+    """
+    frame = as_polars(runs)
+    judgments = frame if frame is not None else judgments_frame(runs)  # one frame for both summaries
+    overall = replicate_summary_frame(judgments)
     if overall.is_empty() or max(overall["replicates"].fill_null(1).to_list()) < 2:
         return None
-    per_type = replicate_summary_frame(runs, "question_type")
+    per_type = replicate_summary_frame(judgments, "question_type")
     rows: list[list[object]] = []
     for r in overall.iter_rows(named=True):
         types = per_type.filter(pl.col("run_id") == r["run_id"])
