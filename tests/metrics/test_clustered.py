@@ -271,3 +271,12 @@ def test_bootstrap_weights_are_the_equal_probability_multinomial() -> None:
     assert not np.array_equal(w, bootstrap_weights(k, seed=4, resamples=resamples))
     with pytest.raises(ValueError):
         w[0, 0] = 5
+
+
+@pytest.mark.parametrize("clusters", [1, 3, 519, 1999, 70_000])
+def test_bootstrap_weights_count_default_rngs_draws_whatever_the_block_size(clusters: int) -> None:
+    # The documented definition: row b counts the b-th row of default_rng(seed).integers(0, K, (B, K)).
+    # The weights are drawn a block of rows at a time; blocks of one row or of many give that same matrix.
+    draws = np.random.default_rng(5).integers(0, clusters, size=(300, clusters))
+    expected = np.stack([np.bincount(row, minlength=clusters) for row in draws]).astype(float)
+    assert np.array_equal(bootstrap_weights(clusters, seed=5, resamples=300), expected)

@@ -198,17 +198,24 @@ def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> n
     return _bootstrap_weights(clusters, seed, resamples)
 
 
+_CHUNK = 1 << 16  # draws counted at a time: a block of rows that stays in cache
+
+
 @functools.lru_cache(maxsize=8)
 def _bootstrap_weights(clusters: int, seed: int, resamples: int) -> np.ndarray:
+    # Drawn a block of rows at a time from the one generator: the same stream, so the same matrix, as
+    # drawing all (resamples × clusters) indices at once, without the two transient matrices of that size
+    # (a fresh process pays for every new page of them).
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, clusters, size=(resamples, clusters))
-    draws += np.arange(0, resamples * clusters, clusters)[:, None]  # resample b counts into row b
-    counts = np.bincount(draws.ravel(), minlength=resamples * clusters).reshape(resamples, clusters)
-    del draws
-    # The counts as floats (for BLAS) in their own buffer: numpy casts elementwise in place, so a report's
-    # fresh process touches no further 32 MB per 2,000 × 2,000 matrix.
-    weights = counts.view(np.float64)
-    np.copyto(weights, counts, casting="unsafe")
+    weights = np.empty((resamples, clusters))
+    rows = max(1, _CHUNK // clusters)
+    offsets = np.arange(0, rows * clusters, clusters)[:, None]  # resample b counts into row b of a block
+    for start in range(0, resamples, rows):
+        block = min(rows, resamples - start)
+        draws = rng.integers(0, clusters, size=(block, clusters))
+        draws += offsets[:block]
+        counts = np.bincount(draws.ravel(), minlength=block * clusters)
+        weights[start : start + block] = counts.reshape(block, clusters)
     weights.flags.writeable = False
     return weights
 
