@@ -121,6 +121,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
         status=pl.when(pl.col("on_frontier")).then(pl.lit("frontier")).otherwise(pl.lit("dominated"))
     )
     order = list(labels.values())
+    colors = color_scale(run_colors(q, labels))  # one scale object for every panel's colour and stroke
     panels = []
     for column, axis in _AXES:
         shown = frame.filter(pl.col(column).is_not_null() & pl.col("accuracy").is_not_null())
@@ -128,7 +129,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             continue
         base = alt.Chart(shown).encode(
             x=alt.X(f"{column}:Q", title=axis, scale=alt.Scale(zero=False, nice=True)),
-            color=alt.Color("run:N", title="run", scale=color_scale(run_colors(q, labels))),
+            color=alt.Color("run:N", title="run", scale=colors),
         )
         tooltip = [
             alt.Tooltip("run:N"),
@@ -142,7 +143,9 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
         y = alt.Y("accuracy:Q", title="accuracy", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False))
         panels.append(
             alt.layer(
-                base.mark_rule(strokeWidth=3, opacity=0.45).encode(y="ci_low:Q", y2="ci_high:Q"),
+                base.mark_rule(strokeWidth=3, opacity=0.45).encode(
+                    y=alt.Y("ci_low:Q"), y2=alt.Y2("ci_high:Q")
+                ),
                 base.transform_filter(alt.datum.status == "frontier")
                 .mark_point(size=130, filled=True, opacity=1)
                 .encode(y=y, tooltip=tooltip),
@@ -150,10 +153,10 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
                 .mark_point(size=130, filled=True, fill="white", strokeWidth=2.5, opacity=1)
                 .encode(
                     y=y,
-                    stroke=alt.Stroke("run:N", scale=color_scale(run_colors(q, labels)), legend=None),
+                    stroke=alt.Stroke("run:N", scale=colors, legend=None),
                     tooltip=tooltip,
                 ),
-                base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(y=y, text="run:N"),
+                base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(y=y, text=alt.Text("run:N")),
                 width=260,
                 height=220,
             )
@@ -167,7 +170,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             .encode(
                 x=alt.X("run:N", title=None, sort=order),
                 y=alt.Y("accuracy:Q", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False)),
-                color=alt.Color("run:N", scale=color_scale(run_colors(q, labels))),
+                color=alt.Color("run:N", scale=colors),
             )
             .properties(width=260, height=220)
         )

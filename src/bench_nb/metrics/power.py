@@ -16,6 +16,7 @@ up. Proportions, not percent. Definitions and references: docs/statistics.md ("P
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import combinations
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -140,9 +141,10 @@ def detectable_differences(
 
 def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: float = 0.8) -> pl.DataFrame:
     """``detectable_differences`` in polars."""
-    data = outcomes(questions, "question_type")
-    parts = [("all", data)] + [(str(k[0]), p) for k, p in data.group_by("question_type", maintain_order=True)]
-    rows = [_detectable(name, part, alpha, power) for name, part in parts]
+    coded = _Coded.of(outcomes(questions, "question_type"))
+    everything = np.arange(len(coded.run))
+    parts = [("all", everything)] + [(t, everything[coded.type == t]) for t in coded.types]
+    rows = [_detectable(name, part, coded, alpha, power) for name, part in parts]
     schema = {"question_type": pl.Utf8, "n": pl.Int64, "clusters": pl.Int64} | dict.fromkeys(
         (
             "cluster_size",
@@ -159,31 +161,60 @@ def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: 
     return pl.DataFrame(rows, schema=schema)
 
 
+@dataclass(frozen=True)
+class _Coded:
+    """``outcomes`` as numpy columns, read once for every question type and pair of runs: each id as an
+    integer code. Codes are numbered in sorted id order, so ``np.unique`` over any subset numbers
+    the haystacks as it would the ids themselves (``intraclass_correlation`` gets the same clusters)."""
+
+    run: np.ndarray
+    question: np.ndarray
+    haystack: np.ndarray
+    type: np.ndarray
+    types: list[str]  # in order of first appearance
+    value: np.ndarray
+    questions: int  # distinct question ids
+
+    @classmethod
+    def of(cls, data: pl.DataFrame) -> _Coded:
+        # a dense rank counts from 1 in sorted order (UTF-8 bytes sort as code points, as Python's str do)
+        codes = data.select((pl.col("question_id", "haystack_id").rank("dense") - 1).cast(pl.Int64))
+        return cls(
+            run=data["run_id"].to_numpy(),
+            question=codes["question_id"].to_numpy(),
+            haystack=codes["haystack_id"].to_numpy(),
+            type=data["question_type"].to_numpy(),
+            types=data["question_type"].unique(maintain_order=True).to_list(),
+            value=data["value"].to_numpy(),
+            questions=data["question_id"].n_unique(),
+        )
+
+
 def _mean(values: list[float]) -> float:
     known = [v for v in values if not math.isnan(v)]
     return sum(known) / len(known) if known else math.nan
 
 
-def _detectable(name: str, part: pl.DataFrame, alpha: float, power: float) -> dict[str, Any]:
-    runs = part["run_id"].unique(maintain_order=True).to_list()
-    by_run = {r: part.filter(pl.col("run_id") == r) for r in runs}
-    n = part["question_id"].n_unique()
-    k = part["haystack_id"].n_unique()
-    accuracy = _mean([float(f["value"].mean()) for f in by_run.values()])  # type: ignore[arg-type]
-    icc = _mean(
-        [intraclass_correlation(f["value"].to_numpy(), f["haystack_id"].to_numpy()) for f in by_run.values()]
-    )
+def _detectable(name: str, part: np.ndarray, coded: _Coded, alpha: float, power: float) -> dict[str, Any]:
+    """One row of ``detectable_differences``: ``part`` holds the positions of its outcomes in ``coded``."""
+    runs = list(dict.fromkeys(coded.run[part].tolist()))  # in order of first appearance
+    by_run = {r: part[coded.run[part] == r] for r in runs}  # each run's positions, in the frame's order
+    n = len(np.unique(coded.question[part]))
+    k = len(np.unique(coded.haystack[part]))
+    accuracy = _mean([float(pl.Series(coded.value[rows]).mean()) for rows in by_run.values()])  # type: ignore[arg-type]
+    icc = _mean([intraclass_correlation(coded.value[rows], coded.haystack[rows]) for rows in by_run.values()])
     correlations, icc_diffs = [], []
     for a, b in combinations(runs, 2):
-        pairs = (
-            by_run[a]
-            .select("question_id", "haystack_id", a="value")
-            .join(by_run[b].select("question_id", b="value"), on="question_id", maintain_order="left")
-        )
-        ya, yb = pairs["a"].to_numpy(), pairs["b"].to_numpy()
-        if len(pairs) > 2 and ya.std() > 0 and yb.std() > 0:
+        # run a's questions that run b has too, in a's order, beside b's score on each
+        b_score = np.full(coded.questions, math.nan)
+        b_score[coded.question[by_run[b]]] = coded.value[by_run[b]]
+        b_has = np.zeros(coded.questions, dtype=bool)
+        b_has[coded.question[by_run[b]]] = True
+        both = by_run[a][b_has[coded.question[by_run[a]]]]
+        ya, yb = coded.value[both], b_score[coded.question[both]]
+        if len(both) > 2 and ya.std() > 0 and yb.std() > 0:
             correlations.append(float(np.corrcoef(ya, yb)[0, 1]))
-        icc_diffs.append(intraclass_correlation(ya - yb, pairs["haystack_id"].to_numpy()))
+        icc_diffs.append(intraclass_correlation(ya - yb, coded.haystack[both]))
     icc = max(0.0, icc) if not math.isnan(icc) else 0.0
     icc_d = _mean(icc_diffs)
     icc_d = max(0.0, icc_d) if not math.isnan(icc_d) else icc
