@@ -180,6 +180,7 @@ def test_streamed_object_equals_the_whole(
         '{"id": 12345678901234567890, "n": -9007199254740993, "f": 0.7000000000000001}',
         '{"when": "2024-01-10T10:15:00.000Z", "v": [1.0, 1e-05, 1E21, -0.0, 5e-324]}',
         '{"s": "caf\\u00e9 \\/ \\ud83d\\ude00", "k10": 1, "10": 2}',
+        '{"b": 1, "\\u0031": 2, "\\u0030" : 3, "x\\u0032": 4}',  # index keys written with escapes
     ],
 )
 def test_decode_js_corner_cases(node: Node, raw: str) -> None:

@@ -184,6 +184,8 @@ _JS_DECODER = msgspec.json.Decoder(float_hook=_float_hook)
 def _needs_walk(raw: bytes) -> bool:
     """Whether ``raw`` may hold an object key that is an array index or an integer beyond 2**53 (which the
     float hook cannot see). False positives (such digits inside a string) only cost the slower path."""
+    if b"\\" in raw and b"\\u" in raw:  # a key written with escapes ("\\u0031") may be an index once decoded
+        return True
     # Digits made "0" and whitespace dropped: a key is then always `"000":`, an integer a run of zeros.
     zeros = raw.translate(_DIGITS_TO_ZERO, b" \t\n\r")
     i = zeros.find(b'0":')
