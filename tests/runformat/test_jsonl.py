@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench_nb.runformat.jsonl import read_json_lines
+import msgspec
+import pytest
+
+from bench_nb.runformat.jsonl import decode_lines, read_json_lines
 
 
 def _even(rec: Any) -> int:
@@ -31,3 +34,14 @@ def test_each_line_is_read_in_order_and_a_bad_one_is_a_problem_naming_file_and_l
 
 def test_a_missing_file_has_no_lines(tmp_path: Path) -> None:
     assert read_json_lines(tmp_path / "absent.jsonl", _even) == ([], [])
+
+
+def test_decode_lines_decodes_the_lines_read_json_lines_reads_or_raises(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"n": 2}\n\n  \n{"n": 3}\r\n"text"\r{"n": 4}')
+    assert decode_lines(path) == [{"n": 2}, {"n": 3}, "text", {"n": 4}]
+    assert read_json_lines(path, lambda rec: rec)[0] == decode_lines(path)
+    path.write_bytes(b'{"n": 2}\n{"n": 3')  # torn: read_json_lines names the line, decode_lines gives up
+    with pytest.raises(msgspec.DecodeError):
+        decode_lines(path)
+    assert decode_lines(tmp_path / "absent.jsonl") == []

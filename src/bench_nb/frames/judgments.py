@@ -30,7 +30,7 @@ from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results, gc_paused
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
 from bench_nb.runformat.settings import primary_judge
-from bench_nb.runformat.verdicts import read_replicates
+from bench_nb.runformat.verdicts import PlainVerdict, read_plain_verdicts, read_replicates
 from bench_nb.text import hit_text, one_line
 
 if TYPE_CHECKING:
@@ -88,14 +88,45 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
         else info.group_by("question_id", maintain_order=True).last()
     )
     if run.imported is not None:
-        return _with_info(run, _imported_rows(run, primary), info)
-    verdicts, problems = read_replicates(run.path)
+        return _with_info(run, _verdict_frame(_imported_rows(run, primary)), info)
+    # Every line at once when all are plain verdicts (the usual file), else line by line, naming bad lines.
+    plain = read_plain_verdicts(run.path)
+    lines, problems = ({}, []) if plain is not None else read_replicates(run.path)
     labels, label_problems = read_labels(run.path)
     problems = problems + label_problems
     if problems:
         if strict:
             raise RunFormatError.of(problems[0])
         _add_problems(run, problems)
+    from_file = (
+        _plain_frame(plain, primary) if plain is not None else _lines_frame(run, lines, primary, strict)
+    )
+    in_file = plain if plain is not None else lines  # keyed by (question, judge, replicate)
+    rows: list[tuple[Any, ...]] = []
+    for (qid, judge), lab in labels.items():
+        unscored = lab.score is None
+        label = "unscored" if unscored else lab.label
+        rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
+    evaluated = info.filter(pl.col("status") == "evaluated")
+    for qid, value, label, explanation, unscored in evaluated.select(
+        "question_id", "score", "label", "explanation", "unscored"
+    ).iter_rows():
+        if (qid, primary, 1) in in_file:
+            continue
+        unscored = bool(unscored)
+        score = None if unscored else _score(value, run, qid, primary, strict)
+        if not unscored and score is None:
+            continue
+        label = "unscored" if unscored else label
+        rows.append((qid, primary, 1, score, label, explanation, unscored, True, "checkpoint"))
+    return _with_info(run, pl.concat([from_file, _verdict_frame(rows)]), info)
+
+
+def _lines_frame(
+    run: Run, verdicts: dict[tuple[str, str, int], dict[str, Any]], primary: str, strict: bool
+) -> pl.DataFrame:
+    """The rows of judgments.jsonl read line by line (``read_replicates``), a verdict at a time: a score
+    outside [0, 1] is a problem and its verdict is skipped."""
     rows: list[tuple[Any, ...]] = []
     for (qid, judge, replicate), rec in verdicts.items():
         unscored = bool(rec.get("unscored")) or rec.get("score") is None or rec.get("label") == "unscored"
@@ -116,23 +147,39 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
                 "judgments",
             )
         )
-    for (qid, judge), lab in labels.items():
-        unscored = lab.score is None
-        label = "unscored" if unscored else lab.label
-        rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
-    evaluated = info.filter(pl.col("status") == "evaluated")
-    for qid, value, label, explanation, unscored in evaluated.select(
-        "question_id", "score", "label", "explanation", "unscored"
-    ).iter_rows():
-        if (qid, primary, 1) in verdicts:
-            continue
-        unscored = bool(unscored)
-        score = None if unscored else _score(value, run, qid, primary, strict)
-        if not unscored and score is None:
-            continue
-        label = "unscored" if unscored else label
-        rows.append((qid, primary, 1, score, label, explanation, unscored, True, "checkpoint"))
-    return _with_info(run, rows, info)
+    return _verdict_frame(rows)
+
+
+def _plain_frame(verdicts: dict[tuple[str, str, int], PlainVerdict], primary: str) -> pl.DataFrame:
+    """The rows of judgments.jsonl read at once (``read_plain_verdicts``), column by column: the same rows
+    as ``_lines_frame`` (every score is in [0, 1] there, so no verdict is skipped)."""
+    plain = list(verdicts.values())
+    frame = pl.DataFrame(
+        {
+            "question_id": [v.questionId for v in plain],
+            "judge": [v.judge for v in plain],
+            "replicate": [v.replicate for v in plain],
+            "score": [v.score for v in plain],
+            "label": [v.label for v in plain],
+            "explanation": [v.explanation for v in plain],
+            "unscored": [v.unscored for v in plain],
+        },
+        schema={c: JUDGMENT_SCHEMA[c] for c in _VERDICT_COLUMNS[:7]},
+    )
+    unscored = (
+        pl.col("unscored").fill_null(False)
+        | pl.col("score").is_null()
+        | (pl.col("label") == "unscored").fill_null(False)
+    )
+    return frame.with_columns(unscored=unscored).select(
+        *_VERDICT_COLUMNS[:3],
+        score=pl.when("unscored").then(None).otherwise("score"),
+        label=pl.when("unscored").then(pl.lit("unscored")).otherwise("label"),
+        explanation="explanation",
+        unscored="unscored",
+        primary=pl.col("judge") == primary,
+        source=pl.lit("judgments", pl.Utf8),
+    )
 
 
 def _imported_rows(run: Run, judge: str) -> list[tuple[Any, ...]]:
@@ -148,13 +195,17 @@ def _imported_rows(run: Run, judge: str) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _with_info(run: Run, rows: list[tuple[Any, ...]], info: pl.DataFrame) -> pl.DataFrame:
-    """Verdict rows joined to their question's provider and types."""
+def _verdict_frame(rows: list[tuple[Any, ...]]) -> pl.DataFrame:
+    """Verdict rows (tuples in ``_VERDICT_COLUMNS`` order) as a frame."""
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in _VERDICT_COLUMNS]
-    verdict_rows = pl.DataFrame(
+    return pl.DataFrame(
         dict(zip(_VERDICT_COLUMNS, columns, strict=True)),
         schema={c: JUDGMENT_SCHEMA[c] for c in _VERDICT_COLUMNS},
     )
+
+
+def _with_info(run: Run, verdict_rows: pl.DataFrame, info: pl.DataFrame) -> pl.DataFrame:
+    """Verdict rows joined to their question's provider and types."""
     types = info.select("question_id", "provider", "question_type", "question_type_norm")
     provider = pl.col("provider")
     return verdict_rows.join(types, on="question_id", how="left", maintain_order="left").select(

@@ -2,7 +2,8 @@
 decoded and handed to the caller's reader, a bad line skipped and reported with its file and line number,
 the other lines still loaded.
 
-Lines are decoded with msgspec (a third of ``json.loads``' time on a 10,000-line file).
+Lines are decoded with msgspec (a third of ``json.loads``' time on a 10,000-line file). ``decode_lines`` is
+the all-or-nothing form a caller tries first when it can check every line at once (``runformat.verdicts``).
 """
 
 from __future__ import annotations
@@ -34,12 +35,7 @@ def read_json_lines(path: Path, read: Callable[[Any], T]) -> tuple[list[T], list
     """
     items: list[T] = []
     problems: list[Problem] = []
-    if not path.is_file():
-        return items, problems
-    # bytes.splitlines() splits on \n, \r and \r\n only: the same lines as reading the file as text.
-    for n, line in enumerate(path.read_bytes().splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, line in _lines(path):
         try:
             item = read(_DECODER.decode(line))
         except LINE_ERRORS as err:
@@ -47,3 +43,18 @@ def read_json_lines(path: Path, read: Callable[[Any], T]) -> tuple[list[T], list
             continue
         items.append(item)
     return items, problems
+
+
+def decode_lines(path: Path) -> list[Any]:
+    """Every non-blank line of ``path`` decoded, in file order, with the decoder ``read_json_lines`` uses (so
+    a line decodes here exactly when it decodes there); raises ``msgspec.DecodeError`` at the first line that
+    does not, which ``read_json_lines`` would name. A missing file has no lines."""
+    return [_DECODER.decode(line) for _, line in _lines(path)]
+
+
+def _lines(path: Path) -> list[tuple[int, bytes]]:
+    """The non-blank lines of ``path`` with their numbers (from 1); none for a missing file."""
+    if not path.is_file():
+        return []
+    # bytes.splitlines() splits on \n, \r and \r\n only: the same lines as reading the file as text.
+    return [(n, line) for n, line in enumerate(path.read_bytes().splitlines(), start=1) if line.strip()]

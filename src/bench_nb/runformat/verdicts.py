@@ -5,6 +5,10 @@ append-only file holds all verdicts of all judges (the primary one included), on
 ``{"questionId", "judge", "score", "label", "explanation", "unscored", "at"}``, and for a graded verdict
 (BEAM) ``publishedScore`` and ``items`` (each rubric item's grade). A later line for the same
 (question, judge) replaces an earlier one when read, so re-judging appends and never rewrites.
+
+Two readers: ``read_replicates`` reads line by line and names each bad line; ``read_plain_verdicts`` (what a
+judgments frame reads first) checks every line at once and gives up, returning None, at the first line that
+is not a plain verdict, so that the caller reads that file with ``read_replicates``.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from bench_nb.errors import Problem
 from bench_nb.records import Verdict
 from bench_nb.runformat.format import now_iso
-from bench_nb.runformat.jsonl import read_json_lines
+from bench_nb.runformat.jsonl import decode_lines, read_json_lines
 
 FILENAME = "judgments.jsonl"
 
@@ -83,3 +89,32 @@ def _keyed(rec: Any) -> tuple[tuple[str, str, int], dict[str, Any]]:
     if not isinstance(replicate, int) or isinstance(replicate, bool) or replicate < 1:
         raise ValueError(f"replicate {replicate!r} is not a whole number from 1")
     return (str(rec["questionId"]), str(rec["judge"]), replicate), rec
+
+
+class PlainVerdict(msgspec.Struct, frozen=True):
+    """A judgments.jsonl line as ``append_verdicts`` writes it, with the fields a judgments frame reads: the
+    question id and judge strings, a score in [0, 1] or null, a string or null label and explanation, a bool
+    or null ``unscored``, a whole-number ``replicate`` from 1 (default 1). Other fields are left out."""
+
+    questionId: str
+    judge: str
+    score: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
+    label: str | None = None
+    explanation: str | None = None
+    unscored: bool | None = None
+    replicate: Annotated[int, msgspec.Meta(ge=1)] = 1
+
+
+def read_plain_verdicts(run_dir: str | Path) -> dict[tuple[str, str, int], PlainVerdict] | None:
+    """``read_replicates``' verdicts read at once, when every line is a plain verdict (``PlainVerdict``);
+    None as soon as one is not (not JSON, not an object, a field missing or of another type, a score
+    outside [0, 1]), with nothing reported: the caller then reads the file with ``read_replicates``.
+
+    Each line is decoded as ``read_replicates`` decodes it, and the records are checked and converted in one
+    msgspec call instead of one Python call per line; keys and the last-line-wins rule are the same.
+    """
+    try:
+        verdicts = msgspec.convert(decode_lines(Path(run_dir) / FILENAME), list[PlainVerdict])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return {(v.questionId, v.judge, v.replicate): v for v in verdicts}
