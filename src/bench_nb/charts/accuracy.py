@@ -35,7 +35,7 @@ def chart_accuracy_by_type(
     )
     bars = base.mark_bar(opacity=0.85).encode(
         color=alt.Color("run:N", title="run", scale=color_scale(run_colors(questions, labels))),
-        x=alt.X("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+        x=alt.X("accuracy:Q", title="accuracy", scale={"domain": [0, 1]}, axis={"format": "%"}),
         tooltip=[
             alt.Tooltip("run:N"),
             alt.Tooltip("type:N", title="question type"),
@@ -52,7 +52,7 @@ def chart_accuracy_by_type(
     return alt.layer(
         bars,
         errors,
-        title=alt.Title(title, subtitle="bars: accuracy; lines: 95% Wilson interval"),
+        title={"text": title, "subtitle": "bars: accuracy; lines: 95% Wilson interval"},
         width=460,
-        height=alt.Step(14),
+        height={"step": 14},
     )

@@ -76,9 +76,7 @@ def run_colors(frame: pl.DataFrame, labels: dict[str, str]) -> dict[str, str]:
 
 def color_scale(colors: dict[str, str]) -> Any:
     """A colour scale giving each domain value (in the legend's order) its colour in ``colors``."""
-    import altair as alt
-
-    return alt.Scale(domain=list(colors), range=list(colors.values()))
+    return {"domain": list(colors), "range": list(colors.values())}
 
 
 def provider_order(frame: pl.DataFrame) -> list[str]:

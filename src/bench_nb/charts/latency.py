@@ -59,11 +59,9 @@ def chart_latency(
     )
     # Sizes, facet, resolve and title given where each chart is made, not in chained calls: altair copies
     # the whole chart (every layer, every tooltip) on each call.
-    layers = alt.layer(span, band, median, data=stats, width=420, height=alt.Step(22))
+    layers = alt.layer(span, band, median, data=stats, width=420, height={"step": 22})
     return layers.facet(
-        row=alt.Row(
-            "phase:N", title=None, sort=list(phases), header=alt.Header(labelAngle=0, labelAlign="left")
-        ),
-        resolve=alt.Resolve(scale=alt.ScaleResolveMap(x="independent")),
-        title=alt.Title(title, subtitle="line: min to max; bar: p50 to p95 (interpolated); tick: p50"),
+        row=alt.Row("phase:N", title=None, sort=list(phases), header={"labelAlign": "left", "labelAngle": 0}),
+        resolve={"scale": {"x": "independent"}},
+        title={"text": title, "subtitle": "line: min to max; bar: p50 to p95 (interpolated); tick: p50"},
     )

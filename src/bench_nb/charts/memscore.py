@@ -47,15 +47,15 @@ def chart_memscore(
     if missing:
         subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
     base = alt.Chart(shown).encode(
-        x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale=alt.Scale(type="log")),
+        x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale={"type": "log"}),
         color=alt.Color(
             "provider:N", title="provider", scale=color_scale(provider_colors(provider_order(questions)))
         ),
     )
     bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("accuracy_ci_low:Q"), y2=alt.Y2("accuracy_ci_high:Q"))
     points = base.mark_circle(opacity=0.85, stroke="white", strokeWidth=1).encode(
-        y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
-        size=alt.Size("tokens_size:Q", title="context tokens", scale=alt.Scale(range=[80, 1200], zero=True)),
+        y=alt.Y("accuracy:Q", title="accuracy", scale={"domain": [0, 1]}, axis={"format": "%"}),
+        size=alt.Size("tokens_size:Q", title="context tokens", scale={"range": [80, 1200], "zero": True}),
         tooltip=[
             alt.Tooltip("run:N", title="run"),
             alt.Tooltip("memscore:N", title="MemScore"),
@@ -78,7 +78,7 @@ def chart_memscore(
         points,
         right.encode(**text),
         left.encode(**text),
-        title=alt.Title(title, subtitle=subtitle),
+        title={"text": title, "subtitle": subtitle},
         width=460,
         height=300,
     )

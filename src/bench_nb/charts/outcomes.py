@@ -47,17 +47,17 @@ def chart_outcome_matrix(
         alt.Chart(shown)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
-            x=alt.X("run:N", title=None, sort=run_order, axis=alt.Axis(orient="top", labelAngle=0)),
+            x=alt.X("run:N", title=None, sort=run_order, axis={"labelAngle": 0, "orient": "top"}),
             y=alt.Y(
                 "question_id:N",
                 title=None,
                 sort=keep["question_id"].to_list(),
-                axis=alt.Axis(labelFontSize=9),
+                axis={"labelFontSize": 9},
             ),
             color=alt.Color(
                 "outcome:N",
                 title="outcome",
-                scale=alt.Scale(domain=list(OUTCOMES), range=[OUTCOME_COLORS[o] for o in OUTCOMES]),
+                scale={"domain": list(OUTCOMES), "range": [OUTCOME_COLORS[o] for o in OUTCOMES]},
             ),
             tooltip=[
                 alt.Tooltip("run:N"),
@@ -67,5 +67,5 @@ def chart_outcome_matrix(
                 alt.Tooltip("outcome:N"),
             ],
         )
-        .properties(title=alt.Title(title, subtitle=subtitle), width=alt.Step(70), height=alt.Step(11))
+        .properties(title={"text": title, "subtitle": subtitle}, width={"step": 70}, height={"step": 11})
     )

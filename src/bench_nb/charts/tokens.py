@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,12 +24,17 @@ def _bins(values: Sequence[float], bins: int) -> list[float]:
     return [i * step + lo for i in range(bins)] + [hi]
 
 
-def _histogram(values: Sequence[float], edges: Sequence[float]) -> list[int]:
+def _histogram(values: Sequence[float] | pl.Series, edges: Sequence[float]) -> list[int]:
     """Counts per bin: [edgeᵢ, edgeᵢ₊₁), the last bin closed (numpy's ``histogram``); outside values dropped."""
     counts = [0] * (len(edges) - 1)
-    for v in values:
-        if edges[0] <= v <= edges[-1]:
-            counts[min(bisect_right(edges, v) - 1, len(counts) - 1)] += 1
+    series = pl.Series(values, dtype=pl.Float64)
+    inside = series.filter((series >= edges[0]) & (series <= edges[-1]))
+    # bisect_right over the edges, for every value at once; a value on the last edge goes in the last bin
+    index = (pl.Series(edges, dtype=pl.Float64).search_sorted(inside, side="right") - 1).clip(
+        upper_bound=len(counts) - 1
+    )
+    for i, count in index.value_counts().iter_rows():
+        counts[i] = count
     return counts
 
 
@@ -53,7 +57,7 @@ def chart_context_tokens(
     edges = _bins(values["context_tokens"].cast(pl.Float64).to_list(), bins)
     rows: list[dict[str, Any]] = []
     for (rid,), part in values.group_by("run_id", maintain_order=True):
-        counts = _histogram(part["context_tokens"].cast(pl.Float64).to_list(), edges)
+        counts = _histogram(part["context_tokens"], edges)
         rows.extend(
             {"run_id": rid, "start": float(edges[i]), "end": float(edges[i + 1]), "questions": int(c)}
             for i, c in enumerate(counts)
@@ -114,7 +118,7 @@ def chart_context_tokens(
     # chained call.
     layers = alt.layer(bars, mean, data=layered, width=460, height=90)
     return layers.facet(
-        row=alt.Row("run:N", title=None, sort=order, header=alt.Header(labelAngle=0, labelAlign="left")),
-        resolve=alt.Resolve(scale=alt.ScaleResolveMap(y="independent")),
-        title=alt.Title(title, subtitle="dashed line: mean per question"),
+        row=alt.Row("run:N", title=None, sort=order, header={"labelAlign": "left", "labelAngle": 0}),
+        resolve={"scale": {"y": "independent"}},
+        title={"text": title, "subtitle": "dashed line: mean per question"},
     )

@@ -128,7 +128,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
         if shown.is_empty():
             continue
         base = alt.Chart(shown).encode(
-            x=alt.X(f"{column}:Q", title=axis, scale=alt.Scale(zero=False, nice=True)),
+            x=alt.X(f"{column}:Q", title=axis, scale={"nice": True, "zero": False}),
             color=alt.Color("run:N", title="run", scale=colors),
         )
         tooltip = [
@@ -140,7 +140,7 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             alt.Tooltip(f"{column}:Q", title=axis),
             alt.Tooltip("dominated_by:N", title="dominated by"),
         ]
-        y = alt.Y("accuracy:Q", title="accuracy", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False))
+        y = alt.Y("accuracy:Q", title="accuracy", axis={"format": "%"}, scale={"zero": False})
         panels.append(
             alt.layer(
                 base.mark_rule(strokeWidth=3, opacity=0.45).encode(
@@ -169,10 +169,10 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
             .mark_point(size=90, filled=True)
             .encode(
                 x=alt.X("run:N", title=None, sort=order),
-                y=alt.Y("accuracy:Q", axis=alt.Axis(format="%"), scale=alt.Scale(zero=False)),
+                y=alt.Y("accuracy:Q", axis={"format": "%"}, scale={"zero": False}),
                 color=alt.Color("run:N", scale=colors),
             )
             .properties(width=260, height=220)
         )
         subtitle = "no run reports search latency, context tokens or cost: accuracy only"
-    return alt.hconcat(*panels, title=alt.Title(title, subtitle=subtitle))
+    return alt.hconcat(*panels, title={"text": title, "subtitle": subtitle})
