@@ -366,7 +366,8 @@ def disputed_questions_frame(
         frame = frame.filter(pl.col("judge").is_in(judges))
     frame = replicates_as_raters(frame)
     judge_names = frame["judge"].unique(maintain_order=True).to_list()
-    counts = frame.group_by("run_id", "question_id", maintain_order=True).agg(
+    keys = ["run_id", "question_id"]
+    counts = frame.group_by(keys, maintain_order=True).agg(
         pl.col("provider").first(),
         pl.col("question_type_norm").first(),
         pl.col("run_path").first(),
@@ -374,8 +375,6 @@ def disputed_questions_frame(
         n_correct=(pl.col("score") == 1).sum().cast(pl.Int64),
         n_incorrect=(pl.col("score") == 0).sum().cast(pl.Int64),
         n_unscored=pl.col("unscored").sum().cast(pl.Int64),
-        correct_judges=pl.col("judge").filter(pl.col("score") == 1).str.join(", "),
-        incorrect_judges=pl.col("judge").filter(pl.col("score") == 0).str.join(", "),
     )
     scored = pl.col("n_correct") + pl.col("n_incorrect")
     split_on = (pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)
@@ -386,15 +385,21 @@ def disputed_questions_frame(
         .with_columns(split=pl.min_horizontal("n_correct", "n_incorrect") / scored)
         .sort(["split", "n_judges", "run_id", "question_id"], descending=[True, True, False, False])
     )
-    wide = frame.select("run_id", "question_id", "judge", "label", "explanation")
+    # Who said what, for the disputed answers only (a small share of the verdicts).
+    verdicts = frame.join(disputed.select(keys), on=keys, how="semi", maintain_order="left")
+    names = verdicts.group_by(keys, maintain_order=True).agg(
+        correct_judges=pl.col("judge").filter(pl.col("score") == 1).str.join(", "),
+        incorrect_judges=pl.col("judge").filter(pl.col("score") == 0).str.join(", "),
+    )
+    disputed = disputed.join(names, on=keys, how="left", maintain_order="left")
+    wide = verdicts.select(*keys, "judge", "label", "explanation")
     for j in judge_names:
         part = wide.filter(pl.col("judge") == j).select(
-            "run_id",
-            "question_id",
+            *keys,
             pl.col("label").alias(f"label:{j}"),
             pl.col("explanation").alias(f"explanation:{j}"),
         )
-        disputed = disputed.join(part, on=["run_id", "question_id"], how="left", maintain_order="left")
+        disputed = disputed.join(part, on=keys, how="left", maintain_order="left")
     context = _question_context(runset, disputed, n_hits)
     disputed = disputed.join(context, on=["run_path", "question_id"], how="left", maintain_order="left")
     front = ["run_id", "provider", "question_id", "question_type_norm", "question", "ground_truth"]
