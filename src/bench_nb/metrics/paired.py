@@ -321,7 +321,7 @@ def paired_comparisons_frame(data: Any, *, judge: str | None = None, by_type: bo
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
     rows: list[dict[str, Any]] = []
     for a, b in combinations(run_ids, 2):
-        result = _compare(outcomes, settings, a, b, judge, False)
+        result = _compare(outcomes, settings, a, b, judge, False, per_type=by_type)
         rows.append(result.as_dict() | {"question_type_norm": "all"})
         if by_type:
             for t in result.by_type.iter_rows(named=True):
@@ -357,7 +357,10 @@ def _compare(
     run_b: str,
     judge: str | None,
     require: bool,
+    *,
+    per_type: bool = True,
 ) -> PairedComparison[pl.DataFrame]:
+    """Run a against run b; ``per_type=False`` leaves ``by_type`` empty (the overall figures only)."""
     known = outcomes["run_id"].unique(maintain_order=True).to_list()
     for rid in (run_a, run_b):
         if rid not in known:
@@ -381,11 +384,13 @@ def _compare(
     union = pl.concat([a["question_id"], b["question_id"]]).n_unique()
     graded = bool(a["graded"].any()) or bool(b["graded"].any())
     stats = _graded_stats if graded else _stats
-    by_type = [
-        {"question_type_norm": t} | stats(part)
-        for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
-    ]
-    by_type_df = pl.DataFrame(by_type, infer_schema_length=None) if by_type else pl.DataFrame()
+    by_type_df = pl.DataFrame()
+    if per_type and len(pairs):
+        by_type = [
+            {"question_type_norm": t} | stats(part)
+            for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
+        ]
+        by_type_df = pl.DataFrame(by_type, infer_schema_length=None)
     return PairedComparison(
         run_a=run_a,
         run_b=run_b,
