@@ -138,3 +138,23 @@ def test_chart_specs_are_strict_json(fixtures: pl.DataFrame) -> None:
 
     for chart in (charts.chart_accuracy_intervals(fixtures), charts.chart_pareto(fixtures)):
         json.dumps(charts.chart_spec(chart), allow_nan=False)  # no NaN: JupyterLab refuses it
+
+
+def test_tell_apart_table_says_when_the_haystacks_are_too_few() -> None:
+    # Four haystacks where A beats B on every question: the old test said p = 0; 16 sign patterns allow 0.125.
+    sizes = np.array([5, 8, 6, 7])
+    n = int(sizes.sum())
+    q = frame({"a": np.ones(n), "b": np.zeros(n)}, sizes, question_type_norm="single-hop")
+    q = q.with_columns(provider=pl.col("run_id"))
+    table = tables.table_tell_apart(q)
+    row = table.frame.row(0, named=True)
+    assert row["p_value"] == 0.125 and row["verdict"] == "cannot tell" and math.isnan(row["ci_low"])
+    assert "no interval: too few haystacks" in table.html
+    assert "Every row rests on 4 haystacks" in table.html and "2/2^4 = 0.125" in table.html
+    assert "+100.0 pts [" not in table.html
+    # One haystack: no test at all, said so; ten haystacks: an interval and no warning.
+    one = frame({"a": np.ones(9), "b": np.zeros(9)}, np.array([9]), question_type_norm="x")
+    one = tables.table_tell_apart(one.with_columns(provider=pl.col("run_id")))
+    assert "one haystack: no test" in one.html and 'bnb-warning">' not in one.html
+    ten = tables.table_tell_apart(_clustered())
+    assert "no interval" not in ten.html and 'bnb-warning">' not in ten.html

@@ -265,7 +265,7 @@ def bootstrap_t_intervals(
 ) -> list[tuple[float, float]]:
     """``bootstrap_t_interval`` of every column of ``sums`` and ``counts`` (clusters × columns), all resampled
     by the same ``weights``: one matrix product for all of them (the weights matrix is read once, however
-    many runs or pairs share its clusters). A cluster with no question in a column (count 0) adds nothing
+    many runs share its clusters). A cluster with no question in a column (count 0) adds nothing
     to that column's sums, as if it were left out."""
     sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
     out = [(_NAN, _NAN)] * sums.shape[1]

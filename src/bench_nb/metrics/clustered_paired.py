@@ -1,9 +1,11 @@
 """Two runs on the same questions, with the questions' haystacks taken into account.
 
 For every pair of runs, on the questions both scored: the difference of accuracies (mean scores) with a
-paired cluster bootstrap-t interval, and a clustered paired test (the cluster-robust t-test of the mean
-paired difference on K − 1 degrees of freedom) beside McNemar's test, which assumes independent questions.
-``tell_apart`` sets the clustered verdict next to what the Wilson-interval-overlap rule would say.
+clustered paired test and the interval that inverts it, so that the interval excludes 0 exactly when the
+test rejects: with fewer than ``FEW_CLUSTERS`` (30) haystacks the cluster sign-flip test
+(``bench_nb.metrics.sign_flip``: exact, it never claims more than 2^K sign patterns allow), from there the
+cluster-robust t-test on K − 1 degrees of freedom; beside McNemar's test, which assumes independent
+questions. ``tell_apart`` sets the clustered verdict next to what the Wilson-interval-overlap rule would say.
 Definitions: docs/statistics.md ("Clustered questions"). Scores may be fractional (see
 ``bench_nb.metrics.clustered``): the test and interval then work on score differences and McNemar is n/a.
 """
@@ -19,16 +21,10 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.metrics.clustered import (
-    RESAMPLES,
-    bootstrap_t_intervals,
-    bootstrap_weights,
-    cluster_variance,
-    outcomes,
-    per_cluster,
-)
-from bench_nb.metrics.intervals import student_t_two_sided_p, wilson_interval
+from bench_nb.metrics.clustered import RESAMPLES, cluster_variance, outcomes, per_cluster
+from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
+from bench_nb.metrics.sign_flip import EXACT_CLUSTERS, FEW_CLUSTERS, sign_flip_mean_test, smallest_p
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,7 +41,9 @@ def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[fl
     t = D̄ / SE with SE² the CR1 cluster-robust variance K/(K−1)·Σ_k (d_k − D̄·n_k)² / n², referred to
     Student's t on K − 1 degrees of freedom (two-sided). With equal cluster sizes it is the one-sample
     t-test of the cluster means of the differences. ``nan`` with fewer than 2 clusters; p = 1 when every
-    difference is 0 and p = 0 when every cluster has the same non-zero mean difference.
+    difference is 0. When every cluster has the same non-zero mean difference the standard error is 0 and t
+    infinite: p is then the sign-flip test's, 2 / 2^K (every haystack agrees, which K haystacks can show
+    no more strongly than that), never 0.
     """
     present = counts > 0
     k = int(present.sum())
@@ -55,9 +53,60 @@ def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[fl
     mean = d.sum() / c.sum()
     var = cluster_variance(d, c)
     if not var > 1e-300:
-        return (_NAN if mean == 0 else math.copysign(math.inf, mean), k - 1, 1.0 if mean == 0 else 0.0)
+        return (
+            _NAN if mean == 0 else math.copysign(math.inf, mean),
+            k - 1,
+            1.0 if mean == 0 else smallest_p(k),
+        )
     t = mean / math.sqrt(var)
     return (t, k - 1, student_t_two_sided_p(t, k - 1))
+
+
+SIGN_FLIP_EXACT = "sign-flip exact"
+SIGN_FLIP_MONTE_CARLO = "sign-flip Monte Carlo"
+CLUSTER_T = "cluster-robust t"
+NO_TEST = "none"  # fewer than 2 haystacks
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """One pair's clustered test: which (``test``), the cluster-robust ``statistic`` t on ``df`` = K − 1,
+    the test's ``p`` and the 1 − alpha interval (``low``, ``high``) that excludes 0 exactly when p < alpha
+    (``nan`` where the haystacks are too few for any)."""
+
+    test: str
+    statistic: float
+    df: int
+    p: float
+    low: float
+    high: float
+
+
+def paired_difference_test(
+    diff_sums: np.ndarray, counts: np.ndarray, alpha: float = 0.05, seed: int = 0, resamples: int = RESAMPLES
+) -> PairedTest:
+    """The clustered paired test of H0: mean difference = 0 and its inverted interval, from the per-cluster
+    sums of differences (clusters with no question are left out).
+
+    Below ``FEW_CLUSTERS`` haystacks the cluster sign-flip test and its inversion (``sign_flip_mean_test``:
+    all 2^K patterns up to ``EXACT_CLUSTERS``, else the observed one and ``resamples`` seeded ones); from
+    there the cluster-robust t-test (``clustered_paired_test``) and D̄ ± t_{K−1, 1−alpha/2}·SE, clipped to
+    [−1, 1]. ``statistic`` is the cluster-robust t in both cases. No test (p ``nan``) with one haystack.
+    """
+    t, df, p_t = clustered_paired_test(diff_sums, counts)
+    present = counts > 0
+    k = int(present.sum())
+    if k < 2:
+        return PairedTest(NO_TEST, t, df, _NAN, _NAN, _NAN)
+    if k < FEW_CLUSTERS:
+        p, low, high = sign_flip_mean_test(diff_sums, counts, alpha, seed, resamples)
+        return PairedTest(
+            SIGN_FLIP_EXACT if k <= EXACT_CLUSTERS else SIGN_FLIP_MONTE_CARLO, t, df, p, low, high
+        )
+    d, c = diff_sums[present], counts[present]
+    mean = float(d.sum() / c.sum())
+    half = student_t_quantile(1 - alpha / 2, k - 1) * math.sqrt(max(cluster_variance(d, c), 0.0))
+    return PairedTest(CLUSTER_T, t, df, p_t, max(-1.0, mean - half), min(1.0, mean + half))
 
 
 def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.DataFrame:
@@ -148,29 +197,8 @@ def _verdict(p: float, difference: float, alpha: float) -> Verdict:
     return "A higher" if difference > 0 else "B higher"
 
 
-def _bootstrap_intervals(
-    sums: list[PairSums], seed: int, confidence: float, resamples: int
-) -> list[tuple[float, float]]:
-    """The paired cluster bootstrap-t interval of each pair; pairs over the same clusters share one weights
-    matrix and one matrix product."""
-    out: list[tuple[float, float]] = [(_NAN, _NAN)] * len(sums)
-    same_clusters: dict[tuple[Any, ...], list[int]] = {}
-    for i, ps in enumerate(sums):
-        if len(ps.ids) >= 2:
-            same_clusters.setdefault(tuple(ps.ids.tolist()), []).append(i)
-    for ids, members in same_clusters.items():
-        weights = bootstrap_weights(len(ids), seed, resamples)
-        d = np.column_stack([sums[i].d for i in members])
-        counts = np.column_stack([sums[i].counts for i in members])
-        intervals = bootstrap_t_intervals(weights, d, counts, confidence, bounds=(-1.0, 1.0))
-        for i, interval in zip(members, intervals, strict=True):
-            out[i] = interval
-    return out
-
-
-def _compare(ps: PairSums, interval: tuple[float, float]) -> dict[str, Any]:
+def _compare(ps: PairSums, test: PairedTest) -> dict[str, Any]:
     n, k = ps.n, len(ps.ids)
-    t, df, p = clustered_paired_test(ps.d, ps.counts)
     mean = float(ps.d.sum() / n) if n else _NAN
     var = cluster_variance(ps.d, ps.counts)
     deff = var / (ps.spread / n**2) if n and ps.spread > 0 and not math.isnan(var) else _NAN
@@ -181,12 +209,12 @@ def _compare(ps: PairSums, interval: tuple[float, float]) -> dict[str, Any]:
         "accuracy_a": float(ps.a.sum() / n) if n else _NAN,
         "accuracy_b": float(ps.b.sum() / n) if n else _NAN,
         "difference": mean,
-        "ci_low": interval[0],
-        "ci_high": interval[1],
+        "ci_low": test.low,
+        "ci_high": test.high,
         "design_effect": deff,
-        "statistic": t,
-        "df": df,
-        "p_value": p,
+        "statistic": test.statistic,
+        "df": test.df,
+        "p_value": test.p,
         "mcnemar_p": mcnemar_p,
     }
 
@@ -208,6 +236,7 @@ _SCHEMA: dict[str, Any] = {
     "p_value": pl.Float64,
     "mcnemar_p": pl.Float64,
     "verdict": pl.Utf8,
+    "test": pl.Utf8,
 }
 
 
@@ -243,11 +272,15 @@ def clustered_paired_comparisons(
     """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.
 
     Columns: ``run_a, run_b``, ``question_type`` (``"all"`` without ``by``), ``n`` (paired questions),
-    ``clusters``, ``accuracy_a, accuracy_b, difference`` (A − B), ``ci_low, ci_high`` (paired cluster
-    bootstrap-t, 1 − ``alpha``), ``design_effect`` (of the paired differences), ``statistic, df, p_value``
-    (the clustered paired test), ``mcnemar_p`` (McNemar's test, which ignores the clusters; n/a for
-    fractional scores) and ``verdict`` (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``,
-    from the clustered test).
+    ``clusters``, ``accuracy_a, accuracy_b, difference`` (A − B), ``ci_low, ci_high`` (the 1 − ``alpha``
+    interval that inverts the clustered test: it excludes 0 exactly when p < ``alpha``; ``nan`` when the
+    haystacks are too few for any, 5 or fewer at 5%), ``design_effect`` (of the paired differences),
+    ``statistic, df`` (the cluster-robust t on K − 1 df), ``p_value`` (the clustered paired test),
+    ``mcnemar_p`` (McNemar's test, which ignores the clusters; n/a for fractional scores), ``verdict``
+    (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test) and ``test``
+    (which clustered test: ``"sign-flip exact"`` below 15 haystacks, ``"sign-flip Monte Carlo"`` (seeded,
+    ``resamples`` patterns) below 30, ``"cluster-robust t"`` from 30, ``"none"`` with one haystack).
+    ``paired_difference_test`` has the definitions.
     """
     return to_backend(
         clustered_paired_comparisons_frame(questions, by=by, seed=seed, alpha=alpha, resamples=resamples),
@@ -267,12 +300,16 @@ def paired_of(
     sums: dict[PairKey, PairSums], seed: int = 0, alpha: float = 0.05, resamples: int = RESAMPLES
 ) -> pl.DataFrame:
     """``clustered_paired_comparisons_frame`` from ``paired_cluster_sums``."""
-    intervals = _bootstrap_intervals(list(sums.values()), seed, 1 - alpha, resamples)
     rows: list[dict[str, Any]] = []
-    for (run_a, run_b, qtype), ps, interval in zip(sums, sums.values(), intervals, strict=True):
-        stats = _compare(ps, interval)
+    for (run_a, run_b, qtype), ps in sums.items():
+        test = paired_difference_test(ps.d, ps.counts, alpha, seed, resamples)
+        stats = _compare(ps, test)
         verdict = _verdict(stats["p_value"], stats["difference"], alpha)
-        rows.append({"run_a": run_a, "run_b": run_b, "question_type": qtype} | stats | {"verdict": verdict})
+        rows.append(
+            {"run_a": run_a, "run_b": run_b, "question_type": qtype}
+            | stats
+            | {"verdict": verdict, "test": test.test}
+        )
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 

@@ -28,8 +28,8 @@ from bench_nb.metrics.clustered_paired import (
     ALL,
     PairKey,
     PairSums,
-    clustered_paired_test,
     paired_cluster_sums,
+    paired_difference_test,
 )
 
 if TYPE_CHECKING:
@@ -42,21 +42,25 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return 1 + (filled[..., None, :] > filled[..., :, None]).sum(axis=-1)
 
 
-def _groups(order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float) -> dict[str, int]:
+def _groups(
+    order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float, seed: int, resamples: int
+) -> dict[str, int]:
     groups: dict[str, int] = {}
     group, leader = 0, None
     for run in order:
-        if leader is None or _distinguishable(pairs, leader, run, qtype, alpha):
+        if leader is None or _distinguishable(pairs, leader, run, qtype, alpha, seed, resamples):
             group, leader = group + 1, run
         groups[run] = group
     return groups
 
 
-def _distinguishable(pairs: dict[PairKey, PairSums], leader: str, run: str, qtype: str, alpha: float) -> bool:
+def _distinguishable(
+    pairs: dict[PairKey, PairSums], leader: str, run: str, qtype: str, alpha: float, seed: int, resamples: int
+) -> bool:
     ps = pairs.get((leader, run, qtype)) or pairs.get((run, leader, qtype))
     if ps is None or not ps.n:
         return False
-    _, _, p = clustered_paired_test(ps.d, ps.counts)  # two-sided: the same p either way round
+    p = paired_difference_test(ps.d, ps.counts, alpha, seed, resamples).p  # two-sided: same either way round
     return not math.isnan(p) and p < alpha
 
 
@@ -143,7 +147,7 @@ def ranks_of(
         boot = _ranks(draws)
         a = expanded_alpha(len(clusters), 1 - alpha)
         order = [runs[i] for i in np.argsort(-np.where(np.isnan(observed), -np.inf, observed), kind="stable")]
-        groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha)
+        groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha, seed, resamples)
         for i, run in enumerate(runs):
             if math.isnan(a):
                 low = high = int(rank[i])

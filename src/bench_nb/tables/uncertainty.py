@@ -191,6 +191,37 @@ def _verdict_text(verdict: str, a: str, b: str) -> str:
     return "cannot tell"
 
 
+def _difference_cell(r: dict[str, Any], alpha: float) -> Cell:
+    """A difference with its interval, or a badge saying why there is none (one haystack; too few)."""
+    diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts".replace("-", "−")
+    k = r["clusters"]
+    if k >= 2 and not (missing(r["ci_low"]) or missing(r["ci_high"])):
+        return Cell(f"{diff} {_signed_interval(r['ci_low'], r['ci_high'])}", "num")
+    if not r["n"]:
+        return Cell(diff, "num")
+    if k < 2:
+        return Cell(diff, "num", badges=(("one haystack: no test", "bnb-flag"),))
+    why = f"{k} haystacks: no p below 2/2^{k} = {2 / 2**k:.3g}, so nothing can be shown at {alpha:.0%}"
+    return Cell(diff, "num", title=why, badges=(("no interval: too few haystacks", "bnb-flag"),))
+
+
+def _too_few(frame: pl.DataFrame, alpha: float) -> list[str]:
+    """A warning when some rows have too few haystacks for any test to reject at ``alpha``."""
+    few = frame.filter((pl.col("clusters") >= 2) & pl.col("ci_low").is_nan() & (pl.col("n") > 0))
+    if few.is_empty():
+        return []
+    sizes = few["clusters"].to_list()
+    k = max(sizes)
+    which = "Every row rests" if len(few) == len(frame) else f"{len(few)} of {len(frame)} rows rest"
+    fewer = "" if min(sizes) == k else " or fewer"
+    return [
+        f"{which} on {k} haystacks{fewer}: swapping the two runs on whole "
+        f"haystacks gives only 2^{k} = {2**k} patterns, so no p can fall below 2/2^{k} = {2 / 2**k:.3g} and no "
+        f"difference can be shown at {alpha:.0%}, however many questions each haystack holds (those rows say "
+        "'cannot tell' and have no interval). More haystacks, not more questions, would tell them apart."
+    ]
+
+
 def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     """ "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
@@ -202,13 +233,12 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     for r in frame.iter_rows(named=True):
         a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
         overall = r["question_type"] == _ALL
-        diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts".replace("-", "−")
         rows.append(
             [
                 Cell(f"{a} vs {b}", title=f"{r['run_a']} vs {r['run_b']}"),
                 Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
                 Cell(f"{r['n']} / {r['clusters']}", "num"),
-                Cell(f"{diff} {_signed_interval(r['ci_low'], r['ci_high'])}", "num"),
+                _difference_cell(r, alpha),
                 Cell("n/a" if missing(r["p_value"]) else f"{r['p_value']:.3g}", "num"),
                 Cell(_verdict_text(r["verdict"], a, b)),
                 Cell("n/a" if missing(r["mcnemar_p"]) else f"{r['mcnemar_p']:.3g}", "num"),
@@ -232,11 +262,15 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
         rows,
         caption="Can we tell them apart?",
         notes=[
-            "Paired verdict: the clustered paired test (cluster-robust t on haystacks − 1 df) at 5%; the interval "
-            "is the paired cluster bootstrap-t. McNemar's test ignores the haystacks and is too eager under "
-            "clustering. The overlap rule calls two runs different only when their Wilson intervals do not "
-            "overlap: unpaired and conservative. No correction for the number of pairs or types."
+            f"Paired verdict: the clustered paired test at {alpha:.0%}, and the interval that inverts it (it "
+            f"excludes 0 exactly when p < {alpha:g}): with fewer than 30 haystacks the haystack sign-flip test "
+            "(A and B swapped on whole haystacks, every one of the 2^K patterns; seeded Monte Carlo from 15 "
+            "haystacks), from 30 the cluster-robust t on haystacks − 1 df. McNemar's test ignores the "
+            "haystacks and is too eager under clustering. The overlap rule calls two runs different only when "
+            "their Wilson intervals do not overlap: unpaired and conservative. No correction for the number of "
+            "pairs or types."
         ],
+        warnings=_too_few(frame, alpha),
     )
     return Table(frame, html)
 
