@@ -8,7 +8,7 @@ bench_nb run, as a difference.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import polars as pl
@@ -159,9 +159,9 @@ def table_settings(runs: Any) -> Table:
     """
 
     settings = run_settings(runs)
-    data = pl.DataFrame(
-        [{k: v for k, v in asdict(s).items() if k != "recorded"} for s in settings], infer_schema_length=None
-    )
+    # The shown fields only: asdict would deep-copy ``recorded`` too, every question id of every run.
+    shown = [f.name for f in fields(RunSettings) if f.name != "recorded"]
+    data = pl.DataFrame([{k: getattr(s, k) for k in shown} for s in settings], infer_schema_length=None)
     diffs = settings_differences([s.recorded for s in settings])
     warnings = tuple(f"Not like for like: {short_hashes(d)}." for d in diffs)
     line = settings_line(settings)
