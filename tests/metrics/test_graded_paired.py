@@ -98,3 +98,11 @@ def test_the_paired_table_names_the_clustered_test_for_graded_runs() -> None:
     q, _ = frame()
     html = tables.table_paired(q).html
     assert "clustered-signed-rank" in html and "Datta &amp; Satten" in html and "McNemar" not in html
+
+
+def test_four_chats_give_no_interval_and_no_verdict_the_design_cannot_support() -> None:
+    q, diffs = frame(chats=4, per_chat=6, lift=0.6)  # A better in every chat
+    result = paired_comparison(q, "a", "b", backend="polars")
+    assert result.difference == pytest.approx(diffs.mean()) and result.difference > 0.1
+    assert result.p_value >= 0.125  # 16 sign patterns of 4 chats: the normal approximation said 0.046
+    assert np.isnan(result.ci_low) and np.isnan(result.ci_high)

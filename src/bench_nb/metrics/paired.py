@@ -218,6 +218,7 @@ def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
     import numpy as np
 
     from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
+    from bench_nb.metrics.sign_flip import smallest_p
     from bench_nb.metrics.signed_rank import clustered_signed_rank
 
     a = pairs["score_a"].cast(pl.Float64).to_numpy()
@@ -236,6 +237,8 @@ def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
     with np.errstate(invalid="ignore", divide="ignore"):
         draws = (weights @ sums) / (weights @ counts)
     low, high = percentile_interval(draws, k)
+    if smallest_p(k) >= 0.05:  # 5 chats or fewer: no test can reject at 5%, and no interval is worth showing
+        low = high = _NAN
     z, p_value = clustered_signed_rank(diff, index)
     stat, p = float(z), float(p_value)
     return out | {
