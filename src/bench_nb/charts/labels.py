@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,12 +14,9 @@ OUTCOMES = ("correct", "incorrect", "unscored", "failed", "in_progress", "pendin
 
 def run_labels(frame: pl.DataFrame) -> dict[str, str]:
     """run_id -> label: the provider when it names one run only, else ``provider · run_id``."""
-    runs = frame.select("run_id", "provider").unique(maintain_order=True)
-    counts = runs.group_by("provider").len()
-    shared = set(counts.filter(pl.col("len") > 1)["provider"].to_list())
-    return {
-        rid: (f"{prov} · {rid}" if prov in shared or not prov else prov) for rid, prov in runs.iter_rows()
-    }
+    runs = frame.select("run_id", "provider").unique(maintain_order=True).rows()
+    shared = {prov for prov, n in Counter(prov for _, prov in runs).items() if n > 1}
+    return {rid: (f"{prov} · {rid}" if prov in shared or not prov else prov) for rid, prov in runs}
 
 
 def with_run_label(frame: pl.DataFrame, labels: dict[str, str]) -> pl.DataFrame:

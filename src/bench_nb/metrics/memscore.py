@@ -33,22 +33,52 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
-    """MemScore of the questions of one run (a questions frame filtered to one run)."""
-    ev = group.filter((pl.col("status") == "evaluated") & ~pl.col("unscored"))
-    n = len(ev)
-    correct = int(ev["correct"].fill_null(False).sum()) if n else 0
-    graded = bool(n) and "graded" in ev.columns and bool(ev["graded"].fill_null(False).any())
-    scores = [float(x) for x in ev["score"].to_list() if x is not None] if graded else []
+def _per_run(questions: pl.DataFrame) -> pl.DataFrame:
+    """What MemScore reads of each run, in one query: the counts, and the evaluated, scored questions'
+    scores, search durations and context tokens as lists in the questions' order (MemoryBench's sums
+    add them in that order)."""
+    ev = (pl.col("status") == "evaluated") & ~pl.col("unscored")  # evaluated and scored
+
+    def scored(column: str) -> pl.Expr:
+        return pl.col(column).filter(ev)
+
+    has = set(questions.columns)
+    return questions.group_by("run_id", maintain_order=True).agg(
+        provider=pl.col("provider").first(),
+        benchmark=pl.col("benchmark").first(),
+        target=pl.len(),
+        unscored=pl.col("unscored").sum(),
+        failed=(pl.col("status") == "failed").sum(),
+        custom_prompt=pl.col("custom_prompt").any(),
+        evaluated=ev.sum(),
+        correct=scored("correct").fill_null(False).sum(),
+        graded=scored("graded").fill_null(False).any() if "graded" in has else pl.lit(False),
+        scores=scored("score") if "score" in has else pl.lit([], dtype=pl.List(pl.Float64)),
+        search_ms=scored("search_ms"),
+        context_tokens=scored("context_tokens"),
+        prompt_tokens_missing=scored("prompt_tokens").null_count(),
+        all_from_report=(scored("source") == "report").all() if "source" in has else pl.lit(False),
+        report_context_tokens=scored("report_context_tokens").unique()
+        if "report_context_tokens" in has
+        else pl.lit([], dtype=pl.List(pl.Int64)),
+    )
+
+
+def _components(run: dict[str, Any]) -> dict[str, Any]:
+    """MemScore of one run from its ``_per_run`` row."""
+    n = run["evaluated"]
+    correct = int(run["correct"]) if n else 0
+    graded = bool(n) and bool(run["graded"])
+    scores = [float(x) for x in run["scores"] if x is not None] if graded else []
     accuracy = (sum(scores) / len(scores) if scores else None) if graded else (correct / n if n else None)
     quality = js_round(accuracy * 100) if accuracy is not None else None
-    search = memorybench_stats(ev["search_ms"].to_list())
+    search = memorybench_stats(run["search_ms"])
     latency = int(search["mean"]) if search["count"] else None
-    ctx = [v for v in ev["context_tokens"].to_list() if v is not None]
-    all_have_prompt = n > 0 and ev["prompt_tokens"].null_count() == 0
+    ctx = [v for v in run["context_tokens"] if v is not None]
+    all_have_prompt = n > 0 and run["prompt_tokens_missing"] == 0
     context_tokens = js_round(sum(ctx) / len(ctx)) if ctx and all_have_prompt else None
-    if context_tokens is None and n and (ev["source"] == "report").all():
-        from_report = ev["report_context_tokens"].unique()
+    if context_tokens is None and n and run["all_from_report"]:
+        from_report = run["report_context_tokens"]
         if len(from_report) == 1 and from_report[0] is not None:
             context_tokens = int(from_report[0])
     lo, hi = mean_interval(scores) if graded else wilson_interval(correct, n)
@@ -66,44 +96,21 @@ def memscore_components(group: pl.DataFrame) -> dict[str, Any]:
     }
 
 
-# The questions frame's columns memscore reads (memscore_components and the per-run counts).
-_USED = frozenset(
-    {
-        "run_id",
-        "provider",
-        "benchmark",
-        "status",
-        "unscored",
-        "correct",
-        "graded",
-        "score",
-        "search_ms",
-        "context_tokens",
-        "prompt_tokens",
-        "source",
-        "report_context_tokens",
-        "custom_prompt",
-    }
-)
-
-
 def memscore_frame(data: Any) -> pl.DataFrame:
     """``memscore`` in polars: one row per run, ``run_id, provider, benchmark, quality, latency_ms,
     context_tokens, memscore, ...``."""
-    questions = as_questions(data)
-    questions = questions.select([c for c in questions.columns if c in _USED])  # partitions copy what is left
     rows = []
-    for (run_id,), group in questions.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
+    for run in _per_run(as_questions(data)).iter_rows(named=True):
         row: dict[str, Any] = {
-            "run_id": run_id,
-            "provider": group["provider"][0],
-            "benchmark": group["benchmark"][0],
+            "run_id": run["run_id"],
+            "provider": run["provider"],
+            "benchmark": run["benchmark"],
         }
-        row.update(memscore_components(group))
-        row["target"] = len(group)
-        row["unscored"] = int(group["unscored"].sum())
-        row["failed"] = int((group["status"] == "failed").sum())
-        row["custom_prompt"] = bool(group["custom_prompt"].any())
+        row.update(_components(run))
+        row["target"] = run["target"]
+        row["unscored"] = int(run["unscored"])
+        row["failed"] = int(run["failed"])
+        row["custom_prompt"] = bool(run["custom_prompt"])
         rows.append(row)
     schema: dict[str, Any] = {
         "run_id": pl.Utf8,
