@@ -66,8 +66,9 @@ def sign_flip_p(values: np.ndarray, seed: int = 0, draws: int = 2000) -> np.ndar
     step = max(1, 2**22 // len(keep))  # rows at a time: at most ~4M pattern sums in memory
     for start in range(0, len(flat), step):
         rows = flat[start : start + step].T
-        plus = _snap(keep @ rows, scale[start : start + step])
-        minus = _snap((1 - keep) @ rows, scale[start : start + step])
+        kept = keep @ rows
+        plus = _snap(kept, scale[start : start + step])
+        minus = _snap(rows.sum(axis=0) - kept, scale[start : start + step])
         out[start : start + step] = (plus * minus <= 0).mean(axis=0)
     return out.reshape(lead)
 
@@ -94,8 +95,10 @@ def sign_flip_mean_test(
         return (math.nan, math.nan, math.nan)
     keep = sign_patterns(k, seed, draws)
     scale = float(np.abs(d).sum())
-    d_plus, d_minus = _snap(keep @ d, scale), _snap((1 - keep) @ d, scale)
-    n_plus, n_minus = keep @ n, (1 - keep) @ n
+    kept = keep @ d
+    d_plus, d_minus = _snap(kept, scale), _snap(d.sum() - kept, scale)
+    n_plus = keep @ n
+    n_minus = n.sum() - n_plus
     everywhere = (n_plus == 0) | (n_minus == 0)  # the observed pattern and its mirror image
     with np.errstate(invalid="ignore", divide="ignore"):
         m_plus = np.where(everywhere, 0.0, d_plus / np.where(n_plus > 0, n_plus, 1.0))
