@@ -403,10 +403,12 @@ def judge_agreement(
     graded = bool(long.filter(pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0])).height)
     if graded:
         return _graded_agreement(long, judge_names, type_column, backend)
-    stats = _statistics(long, len(judge_names))
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
-    by_type = _by_type(long, judge_names, type_column)
+    # One row per item with its counts and type: the overall statistics and those per type read it.
+    items = _item_counts(long, type_column if type_column in long.columns else None)
+    stats = _statistics(_tallies(items)[None], len(judge_names))
+    by_type = _by_type(items, judge_names, type_column)
     pairwise, confusion = _pairwise(long, judge_names)
     acc = _accuracy(long, ["judge"])
     by_run, changes = _accuracy_by_run(long, judge_names)
@@ -468,23 +470,42 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
     return df
 
 
-def _item_tallies(long: pl.DataFrame, n_judges: int) -> tuple[Tally, Tally]:
-    """Tallies of the items (run, question) every judge scored, and of all items: counts per category."""
-    cols = [f"_n{c}" for c in CATEGORIES]
-    per_item = long.group_by("run_id", "question_id").agg(
+_COUNTS: tuple[str, ...] = tuple(f"_n{c}" for c in CATEGORIES)  # an item's verdicts per category
+
+
+def _item_counts(long: pl.DataFrame, type_column: str | None = None) -> pl.DataFrame:
+    """One row per item (run, question): its verdicts per category, and with ``type_column`` the item's
+    type as ``_type`` (its first non-null one; ``(none)`` without)."""
+    counts = [
         (pl.col("score") == c).sum().cast(pl.Int64).alias(col)
-        for c, col in zip(CATEGORIES, cols, strict=True)
-    )
-    distinct = per_item.group_by(cols).len()
-    every: Tally = [(tuple(float(v) for v in r[:-1]), r[-1]) for r in distinct.iter_rows()]
+        for c, col in zip(CATEGORIES, _COUNTS, strict=True)
+    ]
+    if type_column is not None:
+        counts.append(
+            pl.col(type_column).drop_nulls().first().cast(pl.Utf8).fill_null("(none)").alias("_type")
+        )
+    return long.group_by("run_id", "question_id", maintain_order=True).agg(counts)
+
+
+def _tallies(items: pl.DataFrame, by: str | None = None) -> dict[Any, Tally]:
+    """The tally of ``_item_counts`` rows (their distinct count rows, sorted so that every call sums them in
+    the same order), per value of ``by`` in order of first appearance, or under the key None."""
+    keys = [by] if by is not None else []
+    distinct = items.group_by(*keys, *_COUNTS).len().sort(*keys, *_COUNTS)
+    groups = items[by].unique(maintain_order=True).to_list() if by is not None else [None]
+    out: dict[Any, Tally] = {g: [] for g in groups}
+    for r in distinct.iter_rows():
+        group, row = (r[0], r[1:-1]) if by is not None else (None, r[:-1])
+        out[group].append((tuple(float(v) for v in row), r[-1]))
+    return out
+
+
+def _statistics(every: Tally, n_judges: int) -> dict[str, Any]:
+    """The statistics of a tally of all items (``_tallies``)."""
     # Scores are 0/1 or null and a judge has one row per item: an item is complete when its counts add up to
     # the number of judges.
-    complete = [(row, w) for row, w in every if sum(row) == n_judges]
-    return complete, every
-
-
-def _statistics(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
-    complete, every = _item_tallies(long, n_judges) if n_judges else ([], [])
+    complete = [(row, w) for row, w in every if sum(row) == n_judges] if n_judges else []
+    every = every if n_judges else []
     n_items = sum(w for _, w in complete)
     out: dict[str, Any] = {"n_items": n_items, "n_dropped": sum(w for _, w in every) - n_items}
     if n_judges < 2:
@@ -500,7 +521,9 @@ def _statistics(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
     return out
 
 
-def _by_type(long: pl.DataFrame, judges: Sequence[str], column: str | None) -> pl.DataFrame:
+def _by_type(items: pl.DataFrame, judges: Sequence[str], column: str | None) -> pl.DataFrame:
+    """The statistics per question type, from ``_item_counts(long, column)`` (types in order of first
+    appearance)."""
     schema = {
         "question_type": pl.Utf8,
         "n_items": pl.Int64,
@@ -511,15 +534,9 @@ def _by_type(long: pl.DataFrame, judges: Sequence[str], column: str | None) -> p
         "gwet_ac1": pl.Float64,
     }
     rows: list[dict[str, Any]] = []
-    if column is not None and column in long.columns:
-        item_type = (
-            long.group_by("run_id", "question_id", maintain_order=True)
-            .agg(pl.col(column).drop_nulls().first().alias("_type"))
-            .with_columns(pl.col("_type").cast(pl.Utf8).fill_null("(none)"))
-        )
-        typed = long.join(item_type, on=["run_id", "question_id"], how="left", maintain_order="left")
-        for (qtype,), part in typed.group_by("_type", maintain_order=True):
-            s = _statistics(part, len(judges))
+    if column is not None and "_type" in items.columns:
+        for qtype, tally in _tallies(items, by="_type").items():
+            s = _statistics(tally, len(judges))
             rows.append({"question_type": qtype} | {k: s[k] for k in list(schema)[1:]})
     return pl.DataFrame(rows, schema=schema).rename({"question_type": column or "question_type"})
 
