@@ -25,7 +25,7 @@ import polars as pl
 from bench_nb.errors import Problem, RunFormatError, warn_problems
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import JUDGMENTS
-from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
+from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results, gc_paused
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
@@ -56,18 +56,27 @@ def judgments_frame(
     runset = load_runs(runs, strict=strict)  # warns (RunFormatWarning) of what it skipped
     known = [len(run.problems) for run in runset]
     questions = questions_frame(runset, dataset=dataset, strict=strict)
-    parts = {
+    # One row per question of each run (the last, as a dict keyed by id would keep), in order of first
+    # appearance: the types and provider of its verdicts, and the checkpoint's own verdict.
+    info = (
+        questions.select("run_path", *_INFO).group_by("run_path", "question_id", maintain_order=True).last()
+    )
+    evaluated = {
         str(key[0]): part
-        for key, part in questions.select("run_path", *_INFO).partition_by("run_path", as_dict=True).items()
+        for key, part in info.filter(pl.col("status") == "evaluated")
+        .select("run_path", *_CHECKPOINT_VERDICT)
+        .partition_by("run_path", as_dict=True, include_key=False)
+        .items()
     }
     # Paused collector: a full collection would walk every loaded checkpoint for the rows made here.
     with gc_paused():
-        frames = [_run_judgments(run, parts.get(str(run.path)), strict) for run in runset]
+        frames = [_run_judgments(run, evaluated.get(str(run.path)), strict) for run in runset]
     # What the verdict files added (bad lines, scores out of range): the load warned of the rest already.
     warn_problems([p for run, n in zip(runset, known, strict=True) for p in run.problems[n:]])
     if problems is not None:
         problems.extend(runset.all_problems)
-    return pl.concat(frames) if frames else JUDGMENTS.empty()
+    # Every run's verdicts in one query: joined to their questions' provider and types.
+    return _with_info(pl.concat(frames), info).collect() if frames else JUDGMENTS.empty()
 
 
 _VERDICT_COLUMNS: tuple[str, ...] = ("question_id", "judge", "replicate", "score", "label", "explanation")
@@ -75,20 +84,16 @@ _VERDICT_COLUMNS += ("unscored", "primary", "source")
 # What a run's questions frame gives its verdict rows: types and provider, and the checkpoint's own verdict.
 _INFO: tuple[str, ...] = ("question_id", "provider", "question_type", "question_type_norm", "status")
 _INFO += ("score", "label", "explanation", "unscored")
+_CHECKPOINT_VERDICT: tuple[str, ...] = ("question_id", "score", "label", "explanation", "unscored")
 
 
-def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.DataFrame:
+def _run_judgments(run: Run, evaluated: pl.DataFrame | None, strict: bool) -> pl.LazyFrame:
     """One run's rows: every verdict in judgments.jsonl, then the checkpoint's verdict of each evaluated
-    question that has no judgments line from the primary judge. ``info``: the run's questions frame rows."""
+    question that has no judgments line from the primary judge (``evaluated``: those questions' rows of the
+    questions frame, one per question); with the run's id, path and provider."""
     primary = primary_judge(run)
-    # One row per question id (the last, as a dict keyed by id would keep), in order of first appearance.
-    info = (
-        pl.DataFrame(schema={c: QUESTION_SCHEMA[c] for c in _INFO})
-        if info is None
-        else info.group_by("question_id", maintain_order=True).last()
-    )
     if run.imported is not None:
-        return _with_info(run, _verdict_frame(_imported_rows(run, primary)), info)
+        return _of_run(run, _verdict_frame(_imported_rows(run, primary)))
     # Every line at once when all are plain verdicts (the usual file), else line by line, naming bad lines.
     plain = read_plain_verdicts(run.path)
     lines, problems = ({}, []) if plain is not None else read_replicates(run.path)
@@ -107,10 +112,7 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
         unscored = lab.score is None
         label = "unscored" if unscored else lab.label
         rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
-    evaluated = info.filter(pl.col("status") == "evaluated")
-    for qid, value, label, explanation, unscored in evaluated.select(
-        "question_id", "score", "label", "explanation", "unscored"
-    ).iter_rows():
+    for qid, value, label, explanation, unscored in [] if evaluated is None else evaluated.iter_rows():
         if (qid, primary, 1) in in_file:
             continue
         unscored = bool(unscored)
@@ -119,7 +121,7 @@ def _run_judgments(run: Run, info: pl.DataFrame | None, strict: bool) -> pl.Data
             continue
         label = "unscored" if unscored else label
         rows.append((qid, primary, 1, score, label, explanation, unscored, True, "checkpoint"))
-    return _with_info(run, pl.concat([from_file, _verdict_frame(rows)]), info)
+    return _of_run(run, pl.concat([from_file.lazy(), _verdict_frame(rows).lazy()]))
 
 
 def _lines_frame(
@@ -150,7 +152,7 @@ def _lines_frame(
     return _verdict_frame(rows)
 
 
-def _plain_frame(verdicts: dict[tuple[str, str, int], PlainVerdict], primary: str) -> pl.DataFrame:
+def _plain_frame(verdicts: dict[tuple[str, str, int], PlainVerdict], primary: str) -> pl.LazyFrame:
     """The rows of judgments.jsonl read at once (``read_plain_verdicts``), column by column: the same rows
     as ``_lines_frame`` (every score is in [0, 1] there, so no verdict is skipped)."""
     plain = list(verdicts.values())
@@ -171,14 +173,18 @@ def _plain_frame(verdicts: dict[tuple[str, str, int], PlainVerdict], primary: st
         | pl.col("score").is_null()
         | (pl.col("label") == "unscored").fill_null(False)
     )
-    return frame.with_columns(unscored=unscored).select(
-        *_VERDICT_COLUMNS[:3],
-        score=pl.when("unscored").then(None).otherwise("score"),
-        label=pl.when("unscored").then(pl.lit("unscored")).otherwise("label"),
-        explanation="explanation",
-        unscored="unscored",
-        primary=pl.col("judge") == primary,
-        source=pl.lit("judgments", pl.Utf8),
+    return (
+        frame.lazy()
+        .with_columns(unscored=unscored)
+        .select(
+            *_VERDICT_COLUMNS[:3],
+            score=pl.when("unscored").then(None).otherwise("score"),
+            label=pl.when("unscored").then(pl.lit("unscored")).otherwise("label"),
+            explanation="explanation",
+            unscored="unscored",
+            primary=pl.col("judge") == primary,
+            source=pl.lit("judgments", pl.Utf8),
+        )
     )
 
 
@@ -204,21 +210,28 @@ def _verdict_frame(rows: list[tuple[Any, ...]]) -> pl.DataFrame:
     )
 
 
-def _with_info(run: Run, verdict_rows: pl.DataFrame, info: pl.DataFrame) -> pl.DataFrame:
-    """Verdict rows joined to their question's provider and types."""
-    types = info.select("question_id", "provider", "question_type", "question_type_norm")
-    provider = pl.col("provider")
-    return verdict_rows.join(types, on="question_id", how="left", maintain_order="left").select(
+def _of_run(run: Run, verdict_rows: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    """A run's verdict rows with the run's id, path and provider (a query, run with the other runs')."""
+    return verdict_rows.lazy().with_columns(
         run_id=pl.lit(run.run_id, pl.Utf8),
+        run_path=pl.lit(str(run.path), pl.Utf8),
+        run_provider=pl.lit(_provider(run), pl.Utf8),
+    )
+
+
+def _with_info(verdicts: pl.LazyFrame, info: pl.DataFrame) -> pl.LazyFrame:
+    """Verdict rows joined to their question's provider and types (``info``: one row per run and question)."""
+    types = info.lazy().select("run_path", "question_id", "provider", "question_type", "question_type_norm")
+    provider = pl.col("provider")
+    return verdicts.join(types, on=["run_path", "question_id"], how="left", maintain_order="left").select(
+        "run_id",
         # The question's provider, else the run's (a verdict for a question the checkpoint lacks).
-        provider=pl.when(provider.is_null() | (provider == ""))
-        .then(pl.lit(_provider(run)))
-        .otherwise(provider),
+        provider=pl.when(provider.is_null() | (provider == "")).then("run_provider").otherwise(provider),
         question_id=pl.col("question_id"),
         question_type=pl.col("question_type"),
         question_type_norm=pl.col("question_type_norm"),
         **{c: pl.col(c) for c in _VERDICT_COLUMNS[1:]},
-        run_path=pl.lit(str(run.path), pl.Utf8),
+        run_path=pl.col("run_path"),
     )
 
 
