@@ -1,4 +1,5 @@
-"""Judge agreement: Cohen's kappa for each pair of judges, as a heatmap."""
+"""Judge agreement: Cohen's kappa for each pair of judges, as a heatmap (scales, axes and titles as Vega-Lite
+dicts, see ``bench_nb.charts``)."""
 
 from __future__ import annotations
 
@@ -44,14 +45,14 @@ def chart_judge_kappa(
     schema = {"judge_a": pl.Utf8, "judge_b": pl.Utf8, "value": pl.Float64, "n": pl.Int64}
     cells = pl.DataFrame(rows, schema=schema | {"text": pl.Utf8, "dark": pl.Boolean})
     base = alt.Chart(cells).encode(
-        x=alt.X("judge_b:N", title=None, sort=judges, axis=alt.Axis(labelAngle=-30)),
+        x=alt.X("judge_b:N", title=None, sort=judges, axis={"labelAngle": -30}),
         y=alt.Y("judge_a:N", title=None, sort=judges),
     )
     heat = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color(
             "value:Q",
             title=statistic.replace("_", " "),
-            scale=alt.Scale(domain=[0, 1], scheme="blues"),
+            scale={"domain": [0, 1], "scheme": "blues"},
         ),
         tooltip=[
             alt.Tooltip("judge_a:N", title="judge"),
@@ -62,13 +63,14 @@ def chart_judge_kappa(
     )
     text = base.mark_text(fontSize=13).encode(
         text=alt.Text("text:N"),
-        color=alt.condition(alt.datum.dark, alt.value("white"), alt.value("#1f2328")),
+        # a channel object: alt.condition's dict is re-validated against the whole schema when wrapped
+        color=alt.ColorValue(value="#1f2328", condition={"test": "datum.dark", "value": "white"}),
     )
     size = max(120, 70 * len(judges))
     return alt.layer(
         heat,
         text,
-        title=alt.Title(title, subtitle="1 = perfect agreement, 0 = chance; n/a = undefined"),
+        title={"text": title, "subtitle": "1 = perfect agreement, 0 = chance; n/a = undefined"},
         width=size,
         height=size,
     )
