@@ -60,3 +60,13 @@ def test_plan_from_a_benchmark_per_type_and_measured_runs() -> None:
 def test_plan_needs_a_size() -> None:
     result = CliRunner().invoke(cli, ["plan"])
     assert result.exit_code != 0 and "give -b BENCHMARK or --questions N" in result.output
+
+
+def test_plan_says_a_paired_difference_needs_six_haystacks() -> None:
+    out = _plan(
+        "--questions", "200", "--haystacks", "4", "--accuracy", "0.6", "--icc", "0.05", "--delta", "0.5"
+    )
+    assert _row(out, "all")[5] == "n/a"  # 4 haystacks: 16 sign patterns, no paired p below 0.125
+    assert "fewer than 6 haystacks no paired test can reach 5%" in out
+    # Half a point of accuracy needs few questions, but never fewer than 6 haystacks of 50.
+    assert "300 questions (6 haystacks) on the same questions" in out

@@ -103,3 +103,17 @@ def test_detectable_differences_from_runs() -> None:
     assert math.isclose(
         row["mde"], minimum_detectable_effect(1540, row["accuracy"], cluster_size=154, icc=row["icc"])
     )
+
+
+def test_no_paired_difference_is_detectable_over_five_haystacks_or_fewer() -> None:
+    # The paired test's 2^K sign patterns allow no p below 2/2^K: 0.0625 with 5 haystacks, 0.03 with 6.
+    rng = np.random.default_rng(1)
+    for k, detectable in ((4, False), (5, False), (6, True)):
+        sizes = np.full(k, 40)
+        hay = np.repeat(np.arange(k), sizes)
+        a = (rng.random(len(hay)) < 0.6 + rng.normal(0, 0.1, k)[hay]).astype(float)
+        b = np.where(rng.random(len(hay)) < 0.8, a, 1 - a)
+        q = frame({"a": a, "b": b}, sizes, question_type="x")
+        row = detectable_differences(q, backend="polars").row(0, named=True)
+        assert row["clusters"] == k and not math.isnan(row["mde"])
+        assert math.isnan(row["mde_paired"]) != detectable

@@ -21,6 +21,7 @@ from bench_nb.metrics.clustered_paired import (
 from bench_nb.metrics.sign_flip import (
     EXACT_CLUSTERS,
     FEW_CLUSTERS,
+    fewest_clusters,
     sign_flip_mean_test,
     sign_flip_p,
     sign_patterns,
@@ -236,3 +237,9 @@ def test_signed_rank_type_one_error_with_few_haystacks(k: int) -> None:
     _, p = clustered_signed_rank(a - b, np.repeat(np.arange(k), sizes))
     assert (p < 0.05).mean() <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 1000)
     assert (p >= smallest_p(k)).all()
+
+
+def test_fewest_haystacks_that_can_reject() -> None:
+    for alpha, k in ((0.05, 6), (0.01, 8), (0.2, 4)):
+        assert fewest_clusters(alpha) == k
+        assert smallest_p(k - 1) >= alpha > smallest_p(k)

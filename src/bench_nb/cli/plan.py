@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from bench_nb.metrics.power import minimum_detectable_effect, questions_needed
+from bench_nb.metrics.sign_flip import fewest_clusters
 
 
 def _sizes(benchmark: str, dataset: Path | None) -> list[tuple[str, int, int]]:
@@ -92,7 +93,7 @@ def plan(
     click.echo(f"Smallest detectable difference ({power:.0%} power, {alpha:.0%} two-sided); {source}")
     head = f"{'type':<18}{'questions':>10}{'haystacks':>10}{'acc':>6}{'ICC':>7}{'paired':>12}{'two samples':>13}{'if independent':>16}"
     click.echo(head)
-    unmeasured = []
+    unmeasured, too_few = [], False
     for name, n, k in sizes:
         p, rho_icc, rho, icc_d = measured.get(name, (accuracy, icc, correlation, icc))
         if runs and name not in measured:
@@ -103,6 +104,8 @@ def plan(
             click.echo(f"{name:<18}{n:>10}{k:>10}  accuracy {p:.0%}: nothing to detect")
             continue
         paired = minimum_detectable_effect(n, p, alpha, power, m, icc_d, paired=True, correlation=rho)
+        if k < fewest_clusters(alpha):
+            paired, too_few = math.nan, True
         two = minimum_detectable_effect(n, p, alpha, power, m, rho_icc)
         naive = minimum_detectable_effect(n, p, alpha, power)
         click.echo(
@@ -110,14 +113,23 @@ def plan(
         )
     if unmeasured:
         click.echo(f"* not in the runs: {assumed}")
+    fewest = fewest_clusters(alpha)
+    if too_few:
+        click.echo(
+            f"paired n/a: with fewer than {fewest} haystacks no paired test can reach {alpha:.0%} (swapping the runs "
+            f"on whole haystacks gives 2^K patterns, so p ≥ 2/2^K)"
+        )
     if delta is not None:
         name, n, k = sizes[0]
         p, rho_icc, rho, icc_d = measured.get(name, (accuracy, icc, correlation, icc))
         m = n / k if k else 1.0
         need_paired = questions_needed(delta, p, alpha, power, m, icc_d, paired=True, correlation=rho)
         need_two = questions_needed(delta, p, alpha, power, m, rho_icc)
+        hay_paired = math.ceil(need_paired / m)
+        if hay_paired < fewest:  # the paired test needs that many haystacks, however many questions
+            hay_paired, need_paired = fewest, max(need_paired, math.ceil(fewest * m))
         click.echo(
             f"To detect {delta * 100:.1f} pts at {m:.0f} questions per haystack: "
-            f"{need_paired} questions ({math.ceil(need_paired / m)} haystacks) on the same questions, "
+            f"{need_paired} questions ({hay_paired} haystacks) on the same questions, "
             f"{need_two} per run ({math.ceil(need_two / m)} haystacks) on independent samples."
         )

@@ -26,6 +26,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import intraclass_correlation, outcomes
+from bench_nb.metrics.sign_flip import smallest_p
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -234,9 +235,10 @@ def _detectable(name: str, part: np.ndarray, coded: _Coded, alpha: float, power:
         "icc_difference": icc_d,
         "mde_naive": minimum_detectable_effect(n, accuracy, alpha, power) if ok else nan,
         "mde": minimum_detectable_effect(n, accuracy, alpha, power, m, icc) if ok else nan,
+        # 5 haystacks or fewer (at 5%): the paired test's 2^K sign patterns allow no p below alpha
         "mde_paired": minimum_detectable_effect(
             n, accuracy, alpha, power, m, icc_d, paired=True, correlation=corr
         )
-        if ok
+        if ok and smallest_p(k) < alpha
         else nan,
     }

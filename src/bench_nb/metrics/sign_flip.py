@@ -120,3 +120,12 @@ def smallest_p(clusters: int) -> float:
     pattern and its mirror image are always at least as extreme); 1 with one haystack; never 0 (beyond
     1,075 haystacks, where 2 / 2^K underflows, the smallest positive float)."""
     return max(math.ldexp(1.0, 1 - max(clusters, 1)), math.ulp(0.0))
+
+
+def fewest_clusters(alpha: float = 0.05) -> int:
+    """The fewest haystacks with which the sign-flip test can reject at ``alpha``: the smallest K with
+    2 / 2^K < alpha (6 at 0.05, 8 at 0.01)."""
+    k = 1
+    while smallest_p(k) >= alpha:
+        k += 1
+    return k

@@ -169,7 +169,8 @@ def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> T
         notes=[
             "Design effect 1 + (m − 1)·ICC with m questions per haystack and the runs' own ICC (one-way ANOVA "
             "estimate). 'If independent' ignores the haystacks, as most leaderboards do; 'same questions' is "
-            "the paired design every run here uses (the runs' correlation on a question helps). "
+            "the paired design every run here uses (the runs' correlation on a question helps); n/a there "
+            "with 5 haystacks or fewer, where no paired test can reach 5% (2^K sign patterns: p ≥ 2/2^K). "
             "Plan a benchmark's size before a run with `bench-nb plan`."
         ],
     )
