@@ -14,7 +14,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench_nb.runformat.jsjson import decode_js, dumps_js, encode_js, js_number, stream_js_object, to_js
+from bench_nb.runformat.jsjson import (
+    decode_js,
+    decode_js_each,
+    decode_js_floats,
+    dumps_js,
+    encode_js,
+    js_number,
+    stream_js_object,
+    to_js,
+)
 from needs import need
 
 # One node process answers every example: a line of ASCII JSON in (NaN and infinities as sentinel strings,
@@ -173,16 +182,44 @@ def test_streamed_object_equals_the_whole(
     assert streamed == node.stringify(whole).encode("utf-8", "surrogatepass")
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        '{"b": 1, "7" : 2, "01": 3}',  # an index key written with a space before the colon
-        '{"id": 12345678901234567890, "n": -9007199254740993, "f": 0.7000000000000001}',
-        '{"when": "2024-01-10T10:15:00.000Z", "v": [1.0, 1e-05, 1E21, -0.0, 5e-324]}',
-        '{"s": "caf\\u00e9 \\/ \\ud83d\\ude00", "k10": 1, "10": 2}',
-        '{"b": 1, "\\u0031": 2, "\\u0030" : 3, "x\\u0032": 4}',  # index keys written with escapes
-    ],
-)
+_CORNER_RAWS = [
+    '{"b": 1, "7" : 2, "01": 3}',  # an index key written with a space before the colon
+    '{"id": 12345678901234567890, "n": -9007199254740993, "f": 0.7000000000000001}',
+    '{"when": "2024-01-10T10:15:00.000Z", "v": [1.0, 1e-05, 1E21, -0.0, 5e-324]}',
+    '{"s": "caf\\u00e9 \\/ \\ud83d\\ude00", "k10": 1, "10": 2}',
+    '{"b": 1, "\\u0031": 2, "\\u0030" : 3, "x\\u0032": 4}',  # index keys written with escapes
+]
+
+
+@pytest.mark.parametrize("raw", _CORNER_RAWS)
 def test_decode_js_corner_cases(node: Node, raw: str) -> None:
     ours = msgspec.json.format(msgspec.json.encode(decode_js(raw.encode())), indent=2)
     assert ours == node.ask("roundtrip", raw).encode("utf-8")
+
+
+@_SETTINGS
+@given(st.lists(_raw_values, max_size=4), st.integers(1, 3), st.sampled_from([None, 2]))
+def test_streamed_decode_js_floats_values_are_json_stringify_of_json_parse(
+    node: Node, values: list[Any], chunk: int, indent: int | None
+) -> None:
+    """What the report does with search results: ``decode_js_floats`` leaves integers beyond 2**53 and
+    array-index keys to ``stream_js_object``'s check of the encoded batch."""
+    raws = [json.dumps(v, indent=indent) for v in values]
+    items = [decode_js_floats(r.encode()) for r in raws]
+    streamed = b"".join(stream_js_object({"x": 1}, "items", items, chunk=chunk))
+    expected = node.ask("roundtrip", '{"x": 1, "items": [' + ",".join(raws) + "]}")
+    assert streamed == expected.encode("utf-8")
+
+
+@pytest.mark.parametrize("raw", _CORNER_RAWS)
+def test_streamed_decode_js_floats_corner_cases(node: Node, raw: str) -> None:
+    items = [decode_js_floats(raw.encode()), {"k": [1]}]
+    streamed = b"".join(stream_js_object({"x": 1}, "items", items, chunk=1))
+    assert streamed == node.ask("roundtrip", '{"x": 1, "items": [' + raw + ', {"k": [1]}]}').encode("utf-8")
+
+
+@_SETTINGS
+@given(st.lists(_raw_values, max_size=5))
+def test_decode_js_each_is_decode_js_of_each(values: list[Any]) -> None:
+    raws = [json.dumps(v).encode() for v in values]
+    assert msgspec.json.encode(decode_js_each(raws)) == msgspec.json.encode([decode_js(r) for r in raws])

@@ -218,6 +218,49 @@ def decode_js(raw: bytes | msgspec.Raw) -> Any:
     return _JS_DECODER.decode(data)
 
 
+def decode_js_each(texts: list[bytes | msgspec.Raw]) -> list[Any]:
+    """``[decode_js(t) for t in texts]``, in one msgspec call when none of them needs walking."""
+    joined = b"[" + b",".join(texts) + b"]"
+    if _needs_walk(joined):
+        return [decode_js(t) for t in texts]
+    result: list[Any] = _JS_DECODER.decode(joined)
+    return result
+
+
+def decode_js_floats(raw: bytes | msgspec.Raw) -> Any:
+    """Decode JSON text with ``decode_js``'s float rule only, for ``stream_js_object``, which finds what is left
+    (an integer beyond 2**53, an array-index key) in the compact text it encodes: shorter than ``raw``'s
+    indented text, and searched 256 items at a time."""
+    return _JS_DECODER.decode(raw)
+
+
+def _encoded_as_js(text: bytes) -> bool:
+    """Whether msgspec's compact ``text`` of ``decode_js_floats`` values (or ``to_js`` ones) holds no integer
+    beyond 2**53 (16 digits or more) and no object key of digits only (JavaScript puts an array index first):
+    False when it may (``to_js`` then rewrites the values). Only an escaped quote (``\\"``) can put a ``"`` in
+    a string in compact text, so digits between quotes followed by ``:`` are a key."""
+    zeros = text.translate(_DIGITS_TO_ZERO)
+    i = zeros.find(b'0":')
+    while i >= 0:  # a key ending in a digit: all digits?
+        if zeros[max(0, i - 16) : i].rstrip(b"0")[-1:] in (b'"', b""):
+            return False
+        i = zeros.find(b'0":', i + 3)
+    i = zeros.find(_SIXTEEN_ZEROS)
+    while i >= 0:  # 16+ digits: an integer if a number starts there and no point or exponent follows
+        k = i + 16
+        while k < len(zeros) and zeros[k] == 0x30:
+            k += 1
+        if zeros[k : k + 1] not in (b".", b"e", b"E") and zeros[max(0, i - 1) : i] in (
+            b":",
+            b",",
+            b"[",
+            b"-",
+        ):
+            return False
+        i = zeros.find(_SIXTEEN_ZEROS, k)
+    return True
+
+
 def stream_js_object(
     head: dict[str, Any], key: str, items: Iterable[Any], indent: int = 2, chunk: int = 256
 ) -> Iterator[bytes | memoryview]:
@@ -225,8 +268,9 @@ def stream_js_object(
     batches' text), the list's items encoded ``chunk`` at a time (one msgspec call each for encoding and
     layout).
 
-    ``head`` must not be empty; items go through ``to_js`` only when msgspec cannot encode them as they are
-    (a lone surrogate), so they should already be ``to_js`` values."""
+    ``head`` must not be empty. Items may be ``to_js`` or ``decode_js_floats`` values: a batch goes through
+    ``to_js`` only when its encoding may hold what those leave to it (``_encoded_as_js``) or msgspec cannot
+    encode it (a lone surrogate)."""
     pad = b" " * indent
     yield encode_js(head, indent)[:-2]  # drop "\n}"
     yield b",\n" + pad + msgspec.json.encode(key) + b": ["
@@ -234,6 +278,8 @@ def stream_js_object(
     for batch in _batches(items, chunk):
         try:
             encoded = msgspec.json.encode([batch])
+            if not _encoded_as_js(encoded):
+                encoded = msgspec.json.encode([[to_js(item) for item in batch]])
         except UnicodeEncodeError:
             encoded = msgspec.json.encode([[to_js(item) for item in batch]])
         # Laid out as [[items]], the items are two levels deep, as in the object: drop the brackets' lines.

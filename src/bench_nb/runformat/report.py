@@ -33,7 +33,7 @@ from bench_nb.runformat.format import (
     gc_paused,
     now_iso,
 )
-from bench_nb.runformat.jsjson import decode_js, js_float, stream_js_object, to_js
+from bench_nb.runformat.jsjson import decode_js_each, decode_js_floats, js_float, stream_js_object, to_js
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.rounding import js_round, js_sum
 
@@ -306,11 +306,12 @@ class _Report:
 
     def evaluations(self, *, js: bool) -> Iterator[dict[str, Any]]:
         """Each evaluated question's entry; with ``js``, as values ``runformat.jsjson`` writes directly."""
-        decode = decode_js if js else msgspec.json.decode
+        decode = decode_js_floats if js else msgspec.json.decode  # stream_js_object checks what it encodes
+        metrics = _js_metrics(self.evaluated) if js else None
         duration = _js_duration if js else _num
         score_of = _js_score if js else _same
         by_id = self.by_id
-        for q, total in zip(self.evaluated, self.totals, strict=True):
+        for n, (q, total) in enumerate(zip(self.evaluated, self.totals, strict=True)):
             dq: DatasetQuestion | None = by_id.get(q.questionId)
             phases = q.phases
             ev = phases.evaluate
@@ -332,12 +333,17 @@ class _Report:
                 "answerDurationMs": duration(phases.answer.durationMs),
                 "totalDurationMs": js_float(float(total)) if js else total,
             }
-            m = decode(_metrics_text(ev.retrievalMetrics))
+            m = metrics[n] if metrics is not None else decode(_metrics_text(ev.retrievalMetrics))
             if m is not None:
                 item["retrievalMetrics"] = m
             if None in item.values():  # JSON.stringify drops keys whose value is undefined
                 item = {k: v for k, v in item.items() if v is not None}
             yield item
+
+
+def _js_metrics(questions: list[Any]) -> list[Any]:
+    """Each question's retrieval metrics as ``to_js`` values, keys in the checkpoint's order."""
+    return decode_js_each([_metrics_text(q.phases.evaluate.retrievalMetrics) for q in questions])
 
 
 def _results_text(raw: msgspec.Raw | list[msgspec.Raw] | None) -> bytes | msgspec.Raw:
