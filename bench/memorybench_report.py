@@ -359,6 +359,7 @@ def main() -> None:
     module_out = mb_run / "report.json"
     fresh_checkpoint()  # the report function only reads it
     for i in range(args.repeat):
+        ours_out.unlink(missing_ok=True)  # as MemoryBench's report.json below: no earlier file to replace
         rows["bench_nb"].append(timed([*cmd, "-o", str(ours_out)], env=py_env))
         rows["memorybench-module"].append(timed(only, cwd=mb, env=mb_env))
         if i == 0:

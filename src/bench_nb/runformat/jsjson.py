@@ -245,19 +245,11 @@ def _encoded_as_js(text: bytes) -> bool:
         if zeros[max(0, i - 16) : i].rstrip(b"0")[-1:] in (b'"', b""):
             return False
         i = zeros.find(b'0":', i + 3)
-    i = zeros.find(_SIXTEEN_ZEROS)
-    while i >= 0:  # 16+ digits: an integer if a number starts there and no point or exponent follows
-        k = i + 16
-        while k < len(zeros) and zeros[k] == 0x30:
-            k += 1
-        if zeros[k : k + 1] not in (b".", b"e", b"E") and zeros[max(0, i - 1) : i] in (
-            b":",
-            b",",
-            b"[",
-            b"-",
-        ):
-            return False
-        i = zeros.find(_SIXTEEN_ZEROS, k)
+    # 16+ digits not after a point: an integer beyond 2**53 (or digits in a string). A fraction's digits come
+    # after its point (msgspec writes 1e16 and beyond with an exponent), so counting both runs tells them apart.
+    sixteen = zeros.count(_SIXTEEN_ZEROS)
+    if sixteen and sixteen != zeros.count(b"." + _SIXTEEN_ZEROS):
+        return False
     return True
 
 
