@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from metric_frames import frame, row
 from bench_nb import memscore
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics import format_memscore, js_round, token_summary, wilson_interval
+from bench_nb.runformat import rounding
 from bench_nb.runformat.rounding import js_sum
 
 
@@ -42,6 +45,21 @@ def test_js_sum_adds_left_to_right_without_compensation() -> None:
     xs = [0.1] * 10
     assert js_sum(xs) == 0.9999999999999999  # what JavaScript's reduce gives
     assert sum(xs) in (1.0, 0.9999999999999999)  # Python 3.12 compensates; 3.11 does not
+
+
+@pytest.mark.parametrize("plain_sum", [False, True])
+def test_js_sum_is_the_same_additions_either_way(monkeypatch: pytest.MonkeyPatch, plain_sum: bool) -> None:
+    if plain_sum and sys.version_info >= (3, 12):
+        pytest.skip("Python 3.12's sum compensates: js_sum uses it only before 3.12")
+    monkeypatch.setattr(rounding, "_PLAIN_SUM", plain_sum)
+    rng = random.Random(7)
+    xs: list[float] = [rng.uniform(-1e6, 1e6) for _ in range(5000)] + [0.1, 3, 1e-17, -0.0] * 50
+    expected = 0.0
+    for x in xs:  # JavaScript's reduce: one rounded addition after another
+        expected += x
+    assert js_sum(xs) == expected
+    assert js_sum(iter(xs)) == expected
+    assert js_sum([]) == 0.0
 
 
 def _one(df: object) -> dict:
