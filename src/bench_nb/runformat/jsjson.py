@@ -249,10 +249,13 @@ def _encoded_as_js(text: bytes) -> bool:
         if zeros[max(0, i - 16) : i].rstrip(b"0")[-1:] in (b'"', b""):
             return False
         i = zeros.find(b'0":', i + 3)
-    # 16+ digits not after a point: an integer beyond 2**53 (or digits in a string). A fraction's digits come
-    # after its point (msgspec writes 1e16 and beyond with an exponent), so counting both runs tells them apart.
+    # 16+ digits where a number starts (after ":", ",", "[" or "-"): an integer beyond 2**53. A fraction's
+    # digits come after its point (msgspec writes 1e16 and beyond with an exponent), so when all such runs
+    # follow a point, none is; digits in a string (an id of 16 hex digits that are all decimal) follow a letter.
     sixteen = zeros.count(_SIXTEEN_ZEROS)
-    return not sixteen or sixteen == zeros.count(b"." + _SIXTEEN_ZEROS)
+    if not sixteen or sixteen == zeros.count(b"." + _SIXTEEN_ZEROS):
+        return True
+    return not any(zeros.count(start + _SIXTEEN_ZEROS) for start in (b":", b",", b"[", b"-"))
 
 
 def stream_js_object(
