@@ -14,8 +14,12 @@ in its place must be the same bytes. msgspec encodes and indents (``msgspec.json
 - a lone surrogate in a string prints as ``\\udXXX`` (msgspec cannot encode one at all).
 
 ``decode_js`` decodes JSON text (a provider's raw search results) straight into such values: its float hook
-applies the number rule while decoding, so results need no second walk before they are written.
-tests/runformat/test_jsjson.py checks all of it against ``JSON.stringify`` in node.
+applies the number rule while decoding, so results need no second walk before they are written (text that may
+hold an index key or an integer beyond 2**53, which the hook cannot see, is walked by ``to_js``).
+``decode_js_floats`` applies the float hook only, for ``stream_js_object``, which looks for those two in the
+compact text of each batch it encodes (shorter than the indented text, and searched once per batch) and
+re-encodes a batch through ``to_js`` where one may be. tests/runformat/test_jsjson.py checks all of it against
+``JSON.stringify`` in node.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ from the dataset with MemoryBench's labels). ``write_memorybench_report`` writes
 The report needs a small part of the checkpoint: ``ReportCheckpoint`` decodes just that (phase statuses and
 durations, answer and verdict fields, the search results and retrieval metrics kept as undecoded JSON), so a
 100,000-question run is read at a fraction of a full decode; the search results are decoded only on their way
-out, straight into values the encoder writes as JavaScript would (BENCHMARKS.md measures it against
-MemoryBench itself).
+out, straight into values the encoder writes as JavaScript would (``jsjson.decode_js_floats``; the encoder
+checks each batch for what is left), the retrieval metrics of all questions in one call (BENCHMARKS.md
+measures it against MemoryBench itself).
 """
 
 from __future__ import annotations
