@@ -198,6 +198,8 @@ def timed(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None
     return {
         "seconds": seconds,
         "cpu": usage.ru_utime + usage.ru_stime,
+        "user": usage.ru_utime,
+        "sys": usage.ru_stime,
         "peak_mib": usage.ru_maxrss / 1024,
         "load": os.getloadavg()[0],
     }
@@ -369,7 +371,8 @@ def main() -> None:
         for kind in ("bench_nb", "memorybench-module"):
             r = rows[kind][-1]
             print(
-                f"  {i + 1}. {kind:<20} wall {r['seconds']:6.2f} s  CPU {r['cpu']:6.2f} s  load {r['load']:.1f}"
+                f"  {i + 1}. {kind:<20} wall {r['seconds']:6.2f} s  CPU {r['cpu']:6.2f} s "
+                f"(user {r['user']:.2f}, system {r['sys']:.2f})  load {r['load']:.1f}"
             )
     theirs_out = work / "memorybench-report.json"
     if args.cli:
@@ -440,6 +443,10 @@ def main() -> None:
             f"bench_nb / {labels[ref]} (ratio of medians): CPU time {ours['cpu'] / r['cpu']:.2f}, "
             f"wall time {ours['seconds'] / r['seconds']:.2f}, memory {ours['peak_mib'] / r['peak_mib']:.2f}"
         )
+    for kind in ("bench_nb", "memorybench-module"):
+        user = statistics.median([r["user"] for r in rows[kind]])
+        system = statistics.median([r["sys"] for r in rows[kind]])
+        print(f"{labels[kind]}: median user {user:.2f} s, median system {system:.2f} s")
     pairs = [a["cpu"] / b["cpu"] for a, b in zip(rows["bench_nb"], rows["memorybench-module"], strict=True)]
     print(
         f"bench_nb / {labels['memorybench-module']}, CPU time of each pair: "
