@@ -85,6 +85,8 @@ def test_windows_line_endings_and_keys_read_as_text(tmp_path: Path) -> None:
 
 
 def test_written_verdicts_read_back(tmp_path: Path) -> None:
+    from bench_nb.runformat.verdicts import append_verdicts
+
     text = 'say "hi" — ünïcode\nnew line'
     append_verdicts(tmp_path, [("q1", Verdict(1, "correct", text, judge="f1"))])
     append_verdicts(tmp_path, [("q1", Verdict(None, "unscored", "?", judge="llm"))])
