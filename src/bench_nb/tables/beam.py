@@ -90,7 +90,11 @@ def table_beam(data: Any, *, resamples: int = 2000, seed: int = 0) -> Table:
                 title = f"{r['questions']} of {r['target']} questions scored, {r['chats']} chats"
                 row.append(Cell(text, "num", title=title, badges=badges))
         rows.append(row)
-    partial = both.filter((pl.col("ability") == OVERALL) & ~pl.col("comparable"))["run_id"].unique().to_list()
+    partial = (
+        both.filter((pl.col("ability") == OVERALL) & ~pl.col("comparable"))["run_id"]
+        .unique(maintain_order=True)
+        .to_list()
+    )
     if partial:
         names = ", ".join(labels.get(r, r) for r in partial)
         warnings.append(
