@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from bench_nb.errors import DatasetError
 from bench_nb.runformat.jsjson import js_number
 from bench_nb.taxonomy import (
@@ -58,9 +60,9 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
-class DatasetQuestion:
-    """One question as MemoryBench sees it, plus its true category."""
+class DatasetQuestion(msgspec.Struct, frozen=True):
+    """One question as MemoryBench sees it, plus its true category (a frozen msgspec Struct: built 100,000
+    times for a large dataset, several times faster than a frozen dataclass)."""
 
     question_id: str
     question_type: str  # MemoryBench's label
