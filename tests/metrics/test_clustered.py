@@ -15,12 +15,14 @@ from scipy import stats
 from statsmodels.formula.api import ols
 
 from bench_nb.metrics.clustered import (
+    MIN_BOOTSTRAP_CLUSTERS,
     ClusterSums,
     accuracy_intervals,
     bootstrap_t_interval,
     bootstrap_weights,
     clustered_interval,
     design_effect,
+    design_wilson_interval,
     intraclass_correlation,
 )
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, clustered_paired_test, tell_apart
@@ -49,6 +51,45 @@ def test_clustered_interval_covers_where_wilson_falls_short(p: float, icc: float
         independent += low <= p <= high
     assert clustered / trials >= 0.93
     assert independent / trials <= 0.75  # the independent interval falls clearly short
+
+
+@pytest.mark.parametrize("clusters", [4, 6, 8, 10, 20])
+@pytest.mark.parametrize("shape", ["locomo", "small"])
+def test_clustered_interval_covers_with_few_haystacks(clusters: int, shape: str) -> None:
+    # The interval actually returned: the design-adjusted Wilson one below 10 haystacks, the bootstrap-t
+    # from 10 on. Haystacks of LoCoMo's sizes (cycled), or of 12 questions each (the demo's shape).
+    sizes = np.resize(LOCOMO_SIZES, clusters) if shape == "locomo" else np.full(clusters, 12)
+    rng = np.random.default_rng(clusters)
+    trials, covered, p = 1000, 0, 0.6
+    for i in range(trials):
+        cs = _sums(beta_binomial_sums(rng, p, 0.1, sizes), sizes)
+        low, high = clustered_interval(cs, design_effect(cs), seed=i)
+        covered += low <= p <= high
+    assert covered / trials >= 0.93 - 2 * math.sqrt(0.95 * 0.05 / trials)  # 0.93 less two Monte Carlo SEs
+
+
+@pytest.mark.parametrize("clusters", [4, 9, 10, 12])
+def test_below_ten_haystacks_the_interval_is_design_wilson_and_from_ten_the_bootstrap_t(
+    clusters: int,
+) -> None:
+    sizes = np.resize(LOCOMO_SIZES, clusters)
+    cs = _sums(beta_binomial_sums(np.random.default_rng(3), 0.7, 0.05, sizes), sizes)
+    deff = design_effect(cs)
+    got = clustered_interval(cs, deff, seed=5)
+    wilson = design_wilson_interval(cs.sums.sum(), cs.n, deff, clusters)
+    boot = bootstrap_t_interval(bootstrap_weights(clusters, 5), cs.sums, cs.counts)
+    assert wilson != boot
+    assert got == (wilson if clusters < MIN_BOOTSTRAP_CLUSTERS else boot)
+    # the same questions as a frame: its `interval` column names the interval used
+    y = np.concatenate([np.arange(n) < k for k, n in zip(cs.sums, sizes, strict=True)])
+    row = accuracy_intervals(frame({"r": y}, sizes), seed=5, backend="polars").row(0, named=True)
+    assert row["interval"] == ("design-adjusted Wilson" if clusters < 10 else "cluster bootstrap-t")
+    if clusters < MIN_BOOTSTRAP_CLUSTERS:  # (the bootstrap's resamples follow the haystack ids' order)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(wilson, rel=1e-12)
+    assert (
+        accuracy_intervals(frame({"r": y}, sizes), method="wilson", backend="polars")["interval"].item()
+        == "Wilson"
+    )
 
 
 def test_clustered_paired_test_keeps_its_level_where_mcnemar_does_not() -> None:
@@ -131,6 +172,7 @@ def test_accuracy_intervals_columns_and_reproducibility() -> None:
         "clusters",
         "design_effect",
         "effective_n",
+        "interval",
     ]
     # pandas in, same out; equal to ~1e-15, not bit for bit: polars sums the per-cluster deviations on
     # several threads, and the order of those float additions may differ between calls

@@ -107,8 +107,10 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
         )
     notes = [
         "Clustered: 95% cluster bootstrap-t interval over the haystacks (conversations, chats), 2,000 seeded "
-        "resamples; Wilson's interval treats every question as independent and is too narrow when the design "
-        "effect is above 1. Effective n = questions / design effect.",
+        "resamples; with fewer than 10 haystacks (or fewer than 10 effective successes or failures) the "
+        "design-adjusted Wilson interval, which keeps its coverage there. Wilson's interval treats every "
+        "question as independent and is too narrow when the design effect is above 1. Effective n = "
+        "questions / design effect.",
         "Rank: 1 = best, with its 95% interval from the same resampling; runs in one group cannot be told "
         "apart by the clustered paired test (p ≥ 0.05 against the group's best run).",
     ]
