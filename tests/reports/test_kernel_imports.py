@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -194,3 +195,34 @@ print(hidden, caught, idna.encode("example.org"))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[] True b'example.org'"
+
+
+GC_PROBE = """
+import gc, json, sys
+full = []
+gc.callbacks.append(lambda phase, info: full.append(1) if phase == "stop" and info["generation"] == 2 else None)
+from bench_nb import reports
+reports.setup_notebook()
+print(json.dumps({"frozen": gc.get_freeze_count(), "enabled": gc.isenabled(), "full_collections": len(full),
+                  "loaded": all(m in sys.modules for m in ("polars", "altair", "bench_nb.tables"))}))
+"""
+
+
+@pytest.mark.parametrize("in_report", [True, False])
+def test_a_report_kernel_imports_its_libraries_with_no_full_collection_and_freezes_them(
+    in_report: bool,
+) -> None:
+    # In a report's kernel the imports would set off full collections over a quarter of a million objects
+    # (0.1-0.3 s), and every later one would walk them again; setup_notebook() imports under a paused
+    # collector and freezes what is alive. In a live kernel (JupyterLab) the collector is left as it is.
+    env = {k: v for k, v in os.environ.items() if k != "BENCH_NB_REPORT"} | (
+        {"BENCH_NB_REPORT": "1"} if in_report else {}
+    )
+    proc = subprocess.run([sys.executable, "-c", GC_PROBE], capture_output=True, text=True, env=env, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.splitlines()[-1])
+    assert out["enabled"] and out["loaded"]
+    if in_report:
+        assert out["frozen"] > 100_000 and out["full_collections"] == 0, out
+    else:
+        assert out["frozen"] == 0 and out["full_collections"] > 0, out

@@ -16,6 +16,8 @@ Where a chart is drawn (``setup_notebook()``):
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import html
 import math
 import os
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.reports.svg import CHART_META, CHART_MIME, EMBED_OPTIONS, figure, lab_spec, spec_to_svg
+from bench_nb.runformat.format import gc_paused
 
 SUMMARY_MIME = "application/vnd.bench-nb.report-summary+json"
 RENDERER = "bench_nb_svg"  # setup_notebook(static=True): inline SVG rendered in the kernel
@@ -87,11 +90,27 @@ def setup_notebook(*, static: bool | None = None) -> None:
     """Turn on bench_nb's chart theme and make charts draw with no network.
 
     By default charts are Vega-Lite 5 outputs, which JupyterLab draws with the Vega it bundles; while
-    ``build_report`` runs the notebook they are rendered to SVG by the builder. With ``static=True`` each chart is rendered to inline SVG in this process as soon as it is displayed (for
-    frontends that draw no Vega-Lite; it costs 0.1-0.5 s a chart).
+    ``build_report`` runs the notebook they are rendered to SVG by the builder. With ``static=True`` each
+    chart is rendered to inline SVG in this process as soon as it is displayed (for frontends that draw no
+    Vega-Lite; it costs 0.1-0.5 s a chart).
+
+    While ``build_report`` runs the notebook, the libraries the report needs (polars, altair, bench_nb's
+    charts and tables) are imported here with the garbage collector paused, and everything then alive is
+    frozen out of later collections (``gc.freeze()``, the documented way to spare long-lived objects):
+    the collector would otherwise walk the quarter of a million objects those imports leave, several times
+    during the imports and again at each full collection of the cells after (0.1-0.3 s of a report's
+    kernel). A report's kernel lives for one notebook, so what is frozen is never missed.
     """
-    from bench_nb.charts import use_theme
-    from bench_nb.charts.altair_import import alt
+    report = in_report()
+    with gc_paused() if report else contextlib.nullcontext():
+        import polars  # noqa: F401  (imported by the charts and tables anyway: here, under the pause)
+
+        from bench_nb import tables  # noqa: F401
+        from bench_nb.charts import use_theme
+        from bench_nb.charts.altair_import import alt
+
+        if report:
+            gc.freeze()
 
     use_theme()
     # register() replaces a renderer of the same name; asking names() first would scan every installed
