@@ -21,6 +21,7 @@ import atexit
 import collections
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -231,8 +232,18 @@ class NotebookCharts:
             raise ReportError("charts that could not be rendered: " + "; ".join(failures))
 
 
+WORKER_NICENESS = 10  # below the kernel: see main()
+
+
 def main() -> None:
-    """The worker: convert each spec read from stdin, one reply line per spec on stdout."""
+    """The worker: convert each spec read from stdin, one reply line per spec on stdout.
+
+    It runs at a lower scheduling priority (``os.nice``): the notebook's kernel is what a report waits for,
+    and the charts it has displayed can render on whatever CPU time the kernel leaves (a report's last
+    chart is the only one waited for). On a machine with two cores and other work, an equal-priority
+    worker took CPU from the kernel while it ran the next cells."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     out = sys.stdout
     for line in sys.stdin:
         try:
