@@ -511,9 +511,12 @@ def intervals_of(
     seed: int = 0,
     confidence: float = 0.95,
     resamples: int = RESAMPLES,
+    groups: list[tuple[tuple[Any, ...], ClusterSums]] | None = None,
 ) -> pl.DataFrame:
-    """``accuracy_intervals_frame`` from an ``outcomes`` frame, per group of ``keys``."""
-    groups = grouped_cluster_sums(data, keys)
+    """``accuracy_intervals_frame`` from an ``outcomes`` frame, per group of ``keys`` (``groups``: that
+    frame's ``grouped_cluster_sums(data, keys)`` when the caller has them already)."""
+    if groups is None:
+        groups = grouped_cluster_sums(data, keys)
     deffs = [design_effect(cs) for _, cs in groups]
     intervals: list[tuple[float, float, str | None]]
     if method == "wilson":

@@ -121,13 +121,18 @@ def ranks_of(
     seed: int = 0,
     alpha: float = 0.05,
     resamples: int = RESAMPLES,
+    cluster_sums: list[tuple[tuple[Any, ...], ClusterSums]] | None = None,
 ) -> pl.DataFrame:
     """``rank_intervals_frame`` from an ``outcomes`` frame and its ``paired_cluster_sums`` (the groups'
-    paired tests)."""
+    paired tests); ``cluster_sums``: the frame's ``grouped_cluster_sums(data, ["run_id", *by])`` when the caller
+    has them already (the runs within each type come in the same order either way: both follow first
+    appearance in the frame)."""
     keys = [] if by is None else ["question_type"]
+    if cluster_sums is None:
+        cluster_sums = grouped_cluster_sums(data, ["run_id", *keys])
     per_type: dict[tuple[Any, ...], list[tuple[str, ClusterSums]]] = {}
-    for key, cs in grouped_cluster_sums(data, [*keys, "run_id"]):
-        per_type.setdefault(key[:-1], []).append((key[-1], cs))
+    for key, cs in cluster_sums:
+        per_type.setdefault(key[1:], []).append((key[0], cs))
     rows: list[dict[str, Any]] = []
     for key, run_sums in per_type.items():
         clusters = sorted(set().union(*(cs.ids.tolist() for _, cs in run_sums)))

@@ -18,7 +18,14 @@ from typing import Any, TypeVar
 import polars as pl
 
 from bench_nb.metrics import as_questions
-from bench_nb.metrics.clustered import RESAMPLES, IntervalMethod, intervals_of, outcomes
+from bench_nb.metrics.clustered import (
+    RESAMPLES,
+    ClusterSums,
+    IntervalMethod,
+    grouped_cluster_sums,
+    intervals_of,
+    outcomes,
+)
 from bench_nb.metrics.clustered_paired import (
     PairKey,
     PairSums,
@@ -54,6 +61,12 @@ class ClusterBootstrap:
         """``outcomes(questions, by)``: the questions that count, with their values."""
         return self._once(("outcomes", by), lambda: outcomes(self.questions, by))
 
+    def cluster_sums(self, by: By = None) -> list[tuple[tuple[Any, ...], ClusterSums]]:
+        """``grouped_cluster_sums``: each run's (and type's) per-haystack sums, shared by both interval
+        methods and the rank intervals."""
+        keys = ["run_id"] + ([] if by is None else ["question_type"])
+        return self._once(("sums", by), lambda: grouped_cluster_sums(self.outcomes(by), keys))
+
     def pair_sums(self, by: By = None) -> dict[PairKey, PairSums]:
         """``paired_cluster_sums``: every pair of runs summed per haystack (overall or per type)."""
         return self._once(("pairs", by), lambda: paired_cluster_sums(self.outcomes(by), by))
@@ -62,13 +75,28 @@ class ClusterBootstrap:
         keys = ["run_id"] + ([] if by is None else ["question_type"])
         return self._once(
             ("intervals", method, by),
-            lambda: intervals_of(self.outcomes(by), keys, method, self.seed, resamples=self.resamples),
+            lambda: intervals_of(
+                self.outcomes(by),
+                keys,
+                method,
+                self.seed,
+                resamples=self.resamples,
+                groups=self.cluster_sums(by),
+            ),
         )
 
     def rank_intervals(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
         return self._once(
             ("ranks", by, alpha),
-            lambda: ranks_of(self.outcomes(by), by, self.pair_sums(by), self.seed, alpha, self.resamples),
+            lambda: ranks_of(
+                self.outcomes(by),
+                by,
+                self.pair_sums(by),
+                self.seed,
+                alpha,
+                self.resamples,
+                self.cluster_sums(by),
+            ),
         )
 
     def clustered_paired_comparisons(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
