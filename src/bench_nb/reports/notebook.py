@@ -105,7 +105,7 @@ def setup_notebook(*, static: bool | None = None) -> None:
     with gc_paused() if report else contextlib.nullcontext():
         import polars  # noqa: F401  (imported by the charts and tables anyway: here, under the pause)
 
-        from bench_nb import tables  # noqa: F401
+        import bench_nb.tables  # noqa: F401
         from bench_nb.charts import use_theme
         from bench_nb.charts.altair_import import alt
 
