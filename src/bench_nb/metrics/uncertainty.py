@@ -40,6 +40,11 @@ T = TypeVar("T")
 By = str | None  # None (every question) or "question_type"
 
 
+def _keys(by: By) -> list[str]:
+    """The groups of a statistic: each run, or each run and question type."""
+    return ["run_id"] + ([] if by is None else ["question_type"])
+
+
 class ClusterBootstrap:
     """The clustered statistics of one questions frame (or run sources), each computed on first use.
 
@@ -64,20 +69,18 @@ class ClusterBootstrap:
     def cluster_sums(self, by: By = None) -> list[tuple[tuple[Any, ...], ClusterSums]]:
         """``grouped_cluster_sums``: each run's (and type's) per-haystack sums, shared by both interval
         methods and the rank intervals."""
-        keys = ["run_id"] + ([] if by is None else ["question_type"])
-        return self._once(("sums", by), lambda: grouped_cluster_sums(self.outcomes(by), keys))
+        return self._once(("sums", by), lambda: grouped_cluster_sums(self.outcomes(by), _keys(by)))
 
     def pair_sums(self, by: By = None) -> dict[PairKey, PairSums]:
         """``paired_cluster_sums``: every pair of runs summed per haystack (overall or per type)."""
         return self._once(("pairs", by), lambda: paired_cluster_sums(self.outcomes(by), by))
 
     def accuracy_intervals(self, method: IntervalMethod = "cluster-bootstrap", by: By = None) -> pl.DataFrame:
-        keys = ["run_id"] + ([] if by is None else ["question_type"])
         return self._once(
             ("intervals", method, by),
             lambda: intervals_of(
                 self.outcomes(by),
-                keys,
+                _keys(by),
                 method,
                 self.seed,
                 resamples=self.resamples,
