@@ -242,24 +242,29 @@ def decode_js_floats(raw: bytes | msgspec.Raw) -> Any:
     return _JS_DECODER.decode(raw)
 
 
+# For ``_encoded_as_js``: digits made "0" and the characters after which a number can start in compact text,
+# other than ":" (",", "[", "-"), made "!", in one C pass.
+_JS_CHECK = bytes.maketrans(b"123456789,[-", b"000000000!!!")
+_BIG_AFTER_COLON = b":" + _SIXTEEN_ZEROS
+_BIG_AFTER_OTHER = b"!" + _SIXTEEN_ZEROS
+
+
 def _encoded_as_js(text: bytes) -> bool:
     """Whether msgspec's compact ``text`` of ``decode_js_floats`` values (or ``to_js`` ones) holds no integer
     beyond 2**53 (16 digits or more) and no object key of digits only (JavaScript puts an array index first):
     False when it may (``to_js`` then rewrites the values). Only an escaped quote (``\\"``) can put a ``"`` in
     a string in compact text, so digits between quotes followed by ``:`` are a key."""
-    zeros = text.translate(_DIGITS_TO_ZERO)
+    zeros = text.translate(_JS_CHECK)
     i = zeros.find(b'0":')
     while i >= 0:  # a key ending in a digit: all digits?
         if zeros[max(0, i - 16) : i].rstrip(b"0")[-1:] in (b'"', b""):
             return False
         i = zeros.find(b'0":', i + 3)
     # 16+ digits where a number starts (after ":", ",", "[" or "-"): an integer beyond 2**53. A fraction's
-    # digits come after its point (msgspec writes 1e16 and beyond with an exponent), so when all such runs
-    # follow a point, none is; digits in a string (an id of 16 hex digits that are all decimal) follow a letter.
-    sixteen = zeros.count(_SIXTEEN_ZEROS)
-    if not sixteen or sixteen == zeros.count(b"." + _SIXTEEN_ZEROS):
-        return True
-    return not any(zeros.count(start + _SIXTEEN_ZEROS) for start in (b":", b",", b"[", b"-"))
+    # digits come after its point (msgspec writes 1e16 and beyond with an exponent), and digits in a string
+    # (an id of 16 hex digits that are all decimal) mostly follow a letter; a string with such digits right
+    # after a "," or "-" only costs the slower path.
+    return _BIG_AFTER_COLON not in zeros and _BIG_AFTER_OTHER not in zeros
 
 
 def stream_js_object(
@@ -272,10 +277,30 @@ def stream_js_object(
     ``head`` must not be empty. Items may be ``to_js`` or ``decode_js_floats`` values: a batch goes through
     ``to_js`` only when its encoding may hold what those leave to it (``_encoded_as_js``) or msgspec cannot
     encode it (a lone surrogate)."""
-    pad = b" " * indent
-    yield encode_js(head, indent)[:-2]  # drop "\n}"
-    yield b",\n" + pad + msgspec.json.encode(key) + b": ["
+    yield js_object_opening(head, key, indent)
     first = True
+    for text in js_item_batches(items, indent, chunk):
+        yield b"\n" if first else b",\n"
+        yield text
+        first = False
+    yield js_object_closing(indent, empty=first)
+
+
+def js_object_opening(head: dict[str, Any], key: str, indent: int = 2) -> bytes:
+    """``stream_js_object``'s first part: ``head``'s members and ``key``'s opening bracket."""
+    pad = b" " * indent
+    return encode_js(head, indent)[:-2] + b",\n" + pad + msgspec.json.encode(key) + b": ["  # drop "\n}"
+
+
+def js_object_closing(indent: int = 2, *, empty: bool) -> bytes:
+    """``stream_js_object``'s last part: the list's closing bracket (``empty``: it had no items) and the
+    object's."""
+    return b"]\n}" if empty else b"\n" + b" " * indent + b"]\n}"
+
+
+def js_item_batches(items: Iterable[Any], indent: int = 2, chunk: int = 256) -> Iterator[memoryview]:
+    """The text of ``items``, ``chunk`` at a time, each laid out two levels deep (as the items of a list in
+    an object): ``stream_js_object`` joins them with ``,\\n``."""
     for batch in _batches(items, chunk):
         try:
             encoded = msgspec.json.encode([batch])
@@ -285,10 +310,7 @@ def stream_js_object(
             encoded = msgspec.json.encode([[to_js(item) for item in batch]])
         # Laid out as [[items]], the items are two levels deep, as in the object: drop the brackets' lines.
         text = _unmark(msgspec.json.format(encoded, indent=indent))
-        yield b"\n" if first else b",\n"
         yield memoryview(text)[4 + indent : -(4 + indent)]  # no copy of the batch's text
-        first = False
-    yield b"]\n}" if first else b"\n" + pad + b"]\n}"
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

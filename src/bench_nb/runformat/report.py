@@ -15,15 +15,18 @@ measures it against MemoryBench itself).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from functools import partial
 from operator import add, attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
 from bench_nb.errors import RunFormatError
 from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset, read_memorybench_dataset
+from bench_nb.runformat.forked import ForkedWrite, fork_is_safe
 from bench_nb.runformat.format import (
     DECODE_COUNTS,
     PHASES,
@@ -34,7 +37,16 @@ from bench_nb.runformat.format import (
     gc_paused,
     now_iso,
 )
-from bench_nb.runformat.jsjson import decode_js_each, decode_js_floats, js_float, stream_js_object, to_js
+from bench_nb.runformat.jsjson import (
+    decode_js_each,
+    decode_js_floats,
+    js_float,
+    js_item_batches,
+    js_object_closing,
+    js_object_opening,
+    stream_js_object,
+    to_js,
+)
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.rounding import js_round, js_sum
 
@@ -305,14 +317,16 @@ class _Report:
         report["questionTypeRegistry"] = dataset.type_registry
         return report
 
-    def evaluations(self, *, js: bool) -> Iterator[dict[str, Any]]:
-        """Each evaluated question's entry; with ``js``, as values ``runformat.jsjson`` writes directly."""
-        decode = decode_js_floats if js else msgspec.json.decode  # stream_js_object checks what it encodes
-        metrics = _js_metrics(self.evaluated) if js else None
+    def evaluations(self, *, js: bool, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        """Each evaluated question's entry (those from ``start`` to ``stop``); with ``js``, as values
+        ``runformat.jsjson`` writes directly."""
+        evaluated, totals = self.evaluated[start:stop], self.totals[start:stop]
+        decode = decode_js_floats if js else msgspec.json.decode  # js_item_batches checks what it encodes
+        metrics = _js_metrics(evaluated) if js else None
         duration = _js_duration if js else _num
         score_of = _js_score if js else _same
         by_id = self.by_id
-        for n, (q, total) in enumerate(zip(self.evaluated, self.totals, strict=True)):
+        for n, (q, total) in enumerate(zip(evaluated, totals, strict=True)):
             dq: DatasetQuestion | None = by_id.get(q.questionId)
             phases = q.phases
             ev = phases.evaluate
@@ -404,17 +418,64 @@ def report_json_parts(
 
 
 def write_memorybench_report(
-    run_dir: str | Path, dataset: str | Path, output: str | Path, *, timestamp: str | None = None
+    run_dir: str | Path,
+    dataset: str | Path,
+    output: str | Path,
+    *,
+    timestamp: str | None = None,
+    parallel: bool | None = None,
 ) -> dict[str, Any]:
-    """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts."""
+    """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts.
+
+    ``parallel``: encode the second half of the evaluations in a forked child process (``runformat.forked``)
+    while this one encodes the first; the bytes are the same. None (the default): where a fork is safe
+    (POSIX, a second CPU, no other thread) and the report has at least ``_PARALLEL_BATCHES`` batches of
+    evaluations to encode. True forces it wherever ``os.fork`` exists; False never forks.
+    """
     checkpoint = read_report_checkpoint(run_dir)
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    with gc_paused():
-        head, parts = report_json_parts(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
-        with open(tmp, "wb") as f:
-            for part in parts:
-                f.write(part)
+    try:
+        with gc_paused():
+            report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
+            with open(tmp, "wb") as f:
+                _write_report(report, f, out.with_name(out.name + ".part.tmp"), parallel)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # an earlier report.json stays as it was
+        raise
     tmp.replace(out)
-    return head
+    return report.head
+
+
+_CHUNK = 256  # evaluations encoded and laid out per msgspec call
+_PARALLEL_BATCHES = 8  # below this many batches a fork is not worth it
+
+
+def _write_report(report: _Report, f: BinaryIO, part: Path, parallel: bool | None) -> None:
+    n = len(report.evaluated)
+    batches = -(-n // _CHUNK)
+    if parallel is None:
+        parallel = batches >= _PARALLEL_BATCHES and fork_is_safe()
+    parallel = parallel and hasattr(os, "fork") and batches >= 2
+    split = (batches // 2) * _CHUNK if parallel else n  # the child encodes from here on
+    f.write(js_object_opening(to_js(report.head), "evaluations"))
+    if split == n:
+        _write_items(f, report.evaluations(js=True), first=True)
+    else:
+        rest = partial(_write_items, items=report.evaluations(js=True, start=split), first=False)
+        with ForkedWrite(part, rest) as child:
+            _write_items(f, report.evaluations(js=True, stop=split), first=True)
+            if child.join():
+                child.copy_into(f)
+            else:  # the child failed: its part written here (an error in it is raised here)
+                rest(f)
+    f.write(js_object_closing(empty=n == 0))
+
+
+def _write_items(f: BinaryIO, items: Iterator[dict[str, Any]], first: bool) -> None:
+    """The evaluations' text, each batch after a separator (none before the list's first)."""
+    for text in js_item_batches(items, chunk=_CHUNK):
+        f.write(b"\n" if first else b",\n")
+        f.write(text)
+        first = False

@@ -1,0 +1,101 @@
+"""Writing one part of a large file in a forked child process, on a second CPU.
+
+``write_memorybench_report`` encodes the second half of a report's evaluations in a child while it encodes
+the first half itself (encoding is most of a large report's time, and msgspec holds the interpreter lock
+while it works, so threads would not help). A fork shares the decoded checkpoint copy-on-write: nothing is
+pickled or read twice. The child writes its part to a file of its own, which the parent copies in after its
+own part (``os.copy_file_range``: the kernel copies, no pass through Python).
+
+A fork is used only where it is safe: a POSIX system, more than one CPU for this process, and no other
+thread in it (the command line; not a Jupyter kernel, whose threads a fork would copy in the middle of
+whatever they hold). The child exits with ``os._exit`` (no atexit handlers, no flush of the parent's
+buffers); if it fails for any reason, the parent writes that part itself, so a failure costs time, never
+output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+
+def cpus() -> int:
+    """CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def fork_is_safe() -> bool:
+    """Whether a child forked now could run Python safely and in parallel: POSIX, more than one CPU, one
+    thread."""
+    return hasattr(os, "fork") and cpus() > 1 and threading.active_count() == 1
+
+
+class ForkedWrite:
+    """``write(file)`` run in a forked child on ``path``; ``join`` waits for it.
+
+    Use as a context manager: leaving it early (an error or an interrupt in the parent) ends the child and
+    removes its file.
+    """
+
+    def __init__(self, path: Path, write: Callable[[BinaryIO], None]) -> None:
+        self.path = path
+        self.pid: int | None = None
+        pid = os.fork()
+        if pid == 0:  # the child: write, then leave without running any of the parent's cleanup
+            code = 1
+            try:
+                with open(path, "wb") as f:
+                    write(f)
+                code = 0
+            except BaseException:  # the parent writes this part itself, and meets the error there
+                pass
+            finally:
+                os._exit(code)
+        self.pid = pid
+
+    def join(self) -> bool:
+        """Wait for the child; True when it wrote its part completely."""
+        if self.pid is None:
+            return False
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return os.waitstatus_to_exitcode(status) == 0
+
+    def copy_into(self, f: BinaryIO) -> None:
+        """Append the child's file to ``f`` (flushed first), in the kernel where it can."""
+        f.flush()
+        with open(self.path, "rb") as src:
+            size = os.fstat(src.fileno()).st_size
+            if hasattr(os, "copy_file_range"):
+                done = 0
+                while done < size:
+                    n = os.copy_file_range(src.fileno(), f.fileno(), size - done)
+                    if n == 0:
+                        break
+                    done += n
+                if done == size:
+                    f.seek(0, os.SEEK_END)
+                    return
+                src.seek(done)
+                f.seek(0, os.SEEK_END)
+            shutil.copyfileobj(src, f)
+
+    def __enter__(self) -> ForkedWrite:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pid is not None:  # left before join: end the child
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None
+        self.path.unlink(missing_ok=True)

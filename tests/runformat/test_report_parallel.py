@@ -1,0 +1,120 @@
+"""``write_memorybench_report`` with the second half of the evaluations encoded in a forked child
+(``runformat.forked``): the same bytes as one process, and a child that fails or a parent that is
+interrupted loses nothing and leaves nothing behind."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench_nb.runformat import report as report_module
+from bench_nb.runformat.report import write_memorybench_report
+
+RUN = ("data", "runs", "fx-compare-supermemory")
+DATASET = ("data", "benchmarks", "locomo", "locomo10.json")
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+
+
+@pytest.fixture
+def big_run(mb_example: Path, tmp_path: Path) -> Path:
+    """The example run's questions copied under new ids until there are three batches of evaluations."""
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+    data = json.loads((run / "checkpoint.json").read_text(encoding="utf-8"))
+    originals = list(data["questions"].values())
+    questions = {}
+    for i in range(700):
+        q = json.loads(json.dumps(originals[i % len(originals)]))
+        q["questionId"] = f"{q['questionId']}-copy{i}"
+        questions[q["questionId"]] = q
+    data["questions"] = questions
+    data["targetQuestionIds"] = list(questions)
+    (run / "checkpoint.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return run
+
+
+def _spy_on_writers(monkeypatch: pytest.MonkeyPatch, log: Path, fail_in_child: bool = False) -> int:
+    """Record which process writes each part of the evaluations; optionally make the child's fail."""
+    parent = os.getpid()
+    real = report_module._write_items
+
+    def spy(f, items, first):  # type: ignore[no-untyped-def]
+        with open(log, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        if fail_in_child and os.getpid() != parent:
+            raise OSError("disk full (in the child)")
+        real(f, items, first)
+
+    monkeypatch.setattr(report_module, "_write_items", spy)
+    return parent
+
+
+def test_a_forked_report_is_byte_identical_to_one_written_in_one_process(
+    big_run: Path, mb_example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = mb_example.joinpath(*DATASET)
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    write_memorybench_report(big_run, dataset, one, timestamp="t", parallel=False)
+    log = tmp_path / "writers.log"
+    parent = _spy_on_writers(monkeypatch, log)
+    head = write_memorybench_report(big_run, dataset, two, timestamp="t", parallel=True)
+    writers = log.read_text().split()
+    assert len(writers) == 2 and str(parent) in writers and len(set(writers)) == 2  # the child wrote half
+    assert two.read_bytes() == one.read_bytes()
+    evaluations = json.loads(two.read_bytes())["evaluations"]
+    assert (
+        len(evaluations) == head["summary"]["totalQuestions"] > 2 * 256
+    )  # three batches: the child wrote two
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("two")) == ["two.json"]
+
+
+def test_a_child_that_fails_costs_time_not_output(
+    big_run: Path, mb_example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = mb_example.joinpath(*DATASET)
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    write_memorybench_report(big_run, dataset, one, timestamp="t", parallel=False)
+    log = tmp_path / "writers.log"
+    parent = _spy_on_writers(monkeypatch, log, fail_in_child=True)
+    write_memorybench_report(big_run, dataset, two, timestamp="t", parallel=True)
+    writers = log.read_text().split()
+    # the child tried and failed; the parent wrote its own half and then the child's
+    assert writers.count(str(parent)) == 2 and len(writers) == 3
+    assert two.read_bytes() == one.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("two")) == ["two.json"]
+
+
+def test_an_interrupted_parent_ends_its_child_and_leaves_no_files(
+    big_run: Path, mb_example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent = os.getpid()
+    real = report_module._write_items
+
+    def interrupted(f, items, first):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+        real(f, items, first)
+
+    monkeypatch.setattr(report_module, "_write_items", interrupted)
+    out = tmp_path / "out" / "report.json"
+    with pytest.raises(KeyboardInterrupt):
+        write_memorybench_report(big_run, mb_example.joinpath(*DATASET), out, parallel=True)
+    with pytest.raises(ChildProcessError):  # the child was ended and reaped: no zombie left
+        os.waitpid(-1, os.WNOHANG)
+    assert list(out.parent.iterdir()) == []  # neither half's file, nor a report
+
+
+def test_small_reports_and_threaded_processes_are_written_in_one_process(
+    big_run: Path, mb_example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "writers.log"
+    parent = _spy_on_writers(monkeypatch, log)
+    dataset = mb_example.joinpath(*DATASET)
+    write_memorybench_report(big_run, dataset, tmp_path / "auto.json")  # 3 batches: below the threshold
+    monkeypatch.setattr(report_module, "_PARALLEL_BATCHES", 2)
+    monkeypatch.setattr(report_module, "fork_is_safe", lambda: False)  # as in a Jupyter kernel
+    write_memorybench_report(big_run, dataset, tmp_path / "threaded.json")
+    assert log.read_text().split() == [str(parent)] * 2
