@@ -123,3 +123,16 @@ def test_other_tables_render(fixture_glob: str) -> None:
     assert len(paired.data) == 3 and "McNemar" in paired.html
     agreement = bench_nb.judge_agreement(bench_nb.judgments_df(fixture_glob))
     assert "f1 × contains" in tables.table_agreement(agreement).html
+
+
+def test_an_interval_below_zero_reads_as_two_numbers(fixture_glob: str) -> None:
+    """A dash between two minus signs ("[-24.1–-3.6]") misreads: negative bounds are joined by "to"."""
+    paired = tables.table_paired(fixture_glob)
+    negative = paired.data[paired.data["ci_high"] < 0]
+    assert len(negative), "the fixture runs have a pair whose whole interval is below zero"
+    r = negative.iloc[0]
+    assert f"[{r['ci_low'] * 100:.1f} to {r['ci_high'] * 100:.1f}]" in paired.html
+    assert "–-" not in paired.html
+    positive = paired.data[paired.data["ci_low"] > 0]
+    for _, r in positive.iterrows():  # no sign to confuse: the dash stays
+        assert f"[{r['ci_low'] * 100:.1f}–{r['ci_high'] * 100:.1f}]" in paired.html

@@ -63,10 +63,13 @@ def pct(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None or missing(x) else f"{x * 100:.{digits}f}%"
 
 
-def interval(lo: float | None, hi: float | None) -> str:
+def interval(lo: float | None, hi: float | None, scale: float = 100) -> str:
+    """``[12.5–30.0]`` for bounds given as fractions (``scale=1`` for points); ``[-24.1 to -3.6]`` when a
+    bound is negative, where a dash between two minus signs would misread; "" without both bounds."""
     if lo is None or hi is None or missing(lo) or missing(hi):
         return ""
-    return f"[{lo * 100:.1f}–{hi * 100:.1f}]"
+    sep = " to " if lo < 0 or hi < 0 else "–"
+    return f"[{lo * scale:.1f}{sep}{hi * scale:.1f}]"
 
 
 def num(x: float | None, digits: int = 0) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
-from bench_nb.tables.html import STYLE, Cell, Table, esc, missing, num, render
+from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, missing, num, render
 
 # An audit's false-positive rate (percent) above which a judge is not to be believed on that kind of answer.
 FPR_INVESTIGATE = 10.0
@@ -30,7 +30,7 @@ def _pts(x: float | None, digits: int = 1) -> str:
 
 
 def _ci(lo: float | None, hi: float | None) -> str:
-    return "" if lo is None or hi is None or missing(lo) or missing(hi) else f"[{lo:.1f}–{hi:.1f}]"
+    return interval(lo, hi, scale=1)
 
 
 def _fpr_badge(rate: float | None) -> tuple[tuple[str, str], ...]:
@@ -211,9 +211,7 @@ def _pct(x: float | None) -> str:
 
 
 def _ci01(lo: float | None, hi: float | None) -> str:
-    return (
-        "" if lo is None or hi is None or missing(lo) or missing(hi) else f"[{100 * lo:.1f}–{100 * hi:.1f}]"
-    )
+    return interval(lo, hi)
 
 
 def table_corrected(corrected: Any) -> Table:
@@ -379,7 +377,7 @@ def judge_verdict(
         if worst is not None and worst["accept_rate"] > FPR_INVESTIGATE:
             lines.append(
                 f"Do not believe {worst['judge']} on its own: it accepts {worst['accept_rate']:.1f}% "
-                f"[{worst['ci_low']:.1f}–{worst['ci_high']:.1f}] of answers known to be wrong "
+                f"{interval(worst['ci_low'], worst['ci_high'], scale=1)} of answers known to be wrong "
                 f"({_SET_TEXT.get(worst['generator'], worst['generator'])})."
             )
     if trust is None:
@@ -396,7 +394,7 @@ def judge_verdict(
             move = row["corrected"] - row["accuracy"]
             moves.append(
                 f"{row['provider'] or row['run_id']} {row['accuracy']:.1f}% → {row['corrected']:.1f}% "
-                f"[{row['corrected_low']:.1f}–{row['corrected_high']:.1f}] ({move:+.1f} pts)"
+                f"{interval(row['corrected_low'], row['corrected_high'], scale=1)} ({move:+.1f} pts)"
             )
             data.append({"kind": "move", "run_id": row["run_id"], "judge": row["judge"], "move": move})
         if moves:
