@@ -118,3 +118,18 @@ def test_small_reports_and_threaded_processes_are_written_in_one_process(
     monkeypatch.setattr(report_module, "fork_is_safe", lambda: False)  # as in a Jupyter kernel
     write_memorybench_report(big_run, dataset, tmp_path / "threaded.json")
     assert log.read_text().split() == [str(parent)] * 2
+
+
+def test_the_childs_part_is_copied_through_a_buffer_where_the_kernel_cannot_copy_it(
+    big_run: Path, mb_example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = mb_example.joinpath(*DATASET)
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    write_memorybench_report(big_run, dataset, one, timestamp="t", parallel=False)
+
+    def unsupported(*args: object) -> int:
+        raise OSError(18, "Invalid cross-device link")  # as between two file systems
+
+    monkeypatch.setattr(os, "copy_file_range", unsupported, raising=False)
+    write_memorybench_report(big_run, dataset, two, timestamp="t", parallel=True)
+    assert two.read_bytes() == one.read_bytes()

@@ -70,22 +70,22 @@ class ForkedWrite:
         return os.waitstatus_to_exitcode(status) == 0
 
     def copy_into(self, f: BinaryIO) -> None:
-        """Append the child's file to ``f`` (flushed first), in the kernel where it can."""
+        """Append the child's file to ``f`` (flushed first): in the kernel where the system can
+        (``os.copy_file_range``), else through a buffer."""
         f.flush()
         with open(self.path, "rb") as src:
             size = os.fstat(src.fileno()).st_size
-            if hasattr(os, "copy_file_range"):
-                done = 0
+            done = 0
+            try:
                 while done < size:
                     n = os.copy_file_range(src.fileno(), f.fileno(), size - done)
                     if n == 0:
                         break
                     done += n
-                if done == size:
-                    f.seek(0, os.SEEK_END)
-                    return
-                src.seek(done)
-                f.seek(0, os.SEEK_END)
+            except (AttributeError, OSError):  # not on this system, or not between these files
+                pass
+            src.seek(done)
+            f.seek(0, os.SEEK_END)
             shutil.copyfileobj(src, f)
 
     def __enter__(self) -> ForkedWrite:
