@@ -29,3 +29,47 @@ def test_rank_intervals_columns_are_the_contract_and_accuracy_is_what_ranks_the_
     for r in both.iter_rows(named=True):
         assert r["rank"] == 1 + int((both["accuracy"] > r["accuracy"]).sum())
         assert r["rank_low"] <= r["rank"] <= r["rank_high"]
+
+
+def _runs(haystacks: int, accuracy: dict[str, float], per_haystack: int = 4) -> pl.DataFrame:
+    """Each run right on the first ``accuracy * per_haystack`` questions of every haystack."""
+    rows = []
+    for run, acc in accuracy.items():
+        for h in range(haystacks):
+            for k in range(per_haystack):
+                rows.append(
+                    {
+                        "run_id": run,
+                        "question_id": f"h{h}-q{k}",
+                        "haystack_id": f"h{h}",
+                        "correct": k < round(acc * per_haystack),
+                    }
+                )
+    return pl.DataFrame(rows)
+
+
+def test_below_ten_haystacks_a_rank_interval_spans_the_runs_no_paired_test_separates() -> None:
+    """Four haystacks, one run right everywhere, one wrong everywhere: the exact sign-flip test's p is
+    2/2^4 = 0.125, so the two cannot be told apart and either could rank first (a bootstrap of 4 haystacks
+    ranks the first run first in every resample: "1 [1–1]")."""
+    ranks = bn.rank_intervals(_runs(4, {"a": 1.0, "b": 0.0}), backend="polars")
+    assert ranks.select("run_id", "rank", "rank_low", "rank_high", "group").rows() == [
+        ("a", 1, 1, 2, 1),
+        ("b", 2, 1, 2, 1),
+    ]
+
+
+def test_below_ten_haystacks_runs_each_paired_test_separates_keep_their_rank() -> None:
+    """Six haystacks, each run half a haystack apart from the next: every pair's sign-flip p is 2/2^6 =
+    0.031 < 0.05, so each rank is shown as certain; the group of each is its own."""
+    ranks = bn.rank_intervals(_runs(6, {"a": 1.0, "b": 0.5, "c": 0.0}), backend="polars")
+    assert ranks.select("run_id", "rank_low", "rank_high", "group").rows() == [
+        ("a", 1, 1, 1),
+        ("b", 2, 2, 2),
+        ("c", 3, 3, 3),
+    ]
+
+
+def test_from_ten_haystacks_the_rank_interval_is_the_bootstraps() -> None:
+    ranks = bn.rank_intervals(_runs(12, {"a": 1.0, "b": 0.0}), backend="polars")
+    assert ranks.select("run_id", "rank_low", "rank_high").rows() == [("a", 1, 1), ("b", 2, 2)]

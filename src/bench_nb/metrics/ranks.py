@@ -4,7 +4,8 @@ The haystacks (clusters) are resampled with replacement, the same draw for every
 each resample ranks the runs by accuracy (1 = best; ties share the better rank). A run's rank interval is
 the expanded percentile interval of its ranks. Runs that cannot be told apart share a ``group``: sorted by
 accuracy, a new group starts at the first run the clustered paired test distinguishes from the current
-group's leader at ``alpha``. Definitions: docs/statistics.md ("Rank intervals").
+group's leader at ``alpha``. Below ``MIN_BOOTSTRAP_CLUSTERS`` haystacks the interval is the ranks the paired
+tests leave open instead. Definitions: docs/statistics.md ("Rank intervals").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import (
+    MIN_BOOTSTRAP_CLUSTERS,
     RESAMPLES,
     ClusterSums,
     bootstrap_weights,
@@ -62,6 +64,31 @@ def _distinguishable(
         return False
     p = paired_difference_test(ps.d, ps.counts, alpha, seed, resamples).p  # two-sided: same either way round
     return not math.isnan(p) and p < alpha
+
+
+def _tested_rank_range(
+    i: int,
+    runs: list[str],
+    observed: np.ndarray,
+    pairs: dict[PairKey, PairSums],
+    qtype: str,
+    alpha: float,
+    seed: int,
+    resamples: int,
+) -> tuple[int, int]:
+    """Below ``MIN_BOOTSTRAP_CLUSTERS`` haystacks, where a bootstrap of so few haystacks is degenerate (it
+    ranks a run first in every resample that a paired test cannot tell from the second): the ranks the
+    paired tests leave open, 1 + the runs shown better to n − the runs shown worse."""
+    better = worse = 0
+    for j, other in enumerate(runs):
+        if j == i or np.isnan(observed[j]) or np.isnan(observed[i]) or observed[j] == observed[i]:
+            continue
+        if _distinguishable(pairs, runs[i], other, qtype, alpha, seed, resamples):
+            if observed[j] > observed[i]:
+                better += 1
+            else:
+                worse += 1
+    return 1 + better, len(runs) - worse
 
 
 @overload
@@ -153,8 +180,11 @@ def ranks_of(
         a = expanded_alpha(len(clusters), 1 - alpha)
         order = [runs[i] for i in np.argsort(-np.where(np.isnan(observed), -np.inf, observed), kind="stable")]
         groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha, seed, resamples)
+        qtype = str(key[0]) if key else ALL
         for i, run in enumerate(runs):
-            if math.isnan(a):
+            if len(clusters) < MIN_BOOTSTRAP_CLUSTERS:
+                low, high = _tested_rank_range(i, runs, observed, pairs, qtype, alpha, seed, resamples)
+            elif math.isnan(a):
                 low = high = int(rank[i])
             else:
                 low = int(np.quantile(boot[:, i], a / 2, method="inverted_cdf"))
