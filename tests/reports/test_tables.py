@@ -121,6 +121,7 @@ def test_other_tables_render(fixture_glob: str) -> None:
     assert "synthetic" in tables.table_tokens(q).html
     paired = tables.table_paired(fixture_glob)
     assert len(paired.data) == 3 and "McNemar" in paired.html
+    assert "overstate certainty" in paired.html  # why it may disagree with the clustered sections
     agreement = bench_nb.judge_agreement(bench_nb.judgments_df(fixture_glob))
     assert "f1 × contains" in tables.table_agreement(agreement).html
 

@@ -82,7 +82,10 @@ def _paired_notes(tests: set[str]) -> list[str]:
     if tests - {"clustered-signed-rank"}:
         notes.append(
             "McNemar's test on the questions both runs scored (exact for small counts); the interval is "
-            "Newcombe's for paired proportions."
+            "Newcombe's for paired proportions. Both count every question as independent evidence, and "
+            "questions about one conversation are not: with few conversations they overstate certainty. "
+            "Where they disagree with the tell-apart and uncertainty sections (which resample whole "
+            "conversations), trust those."
         )
     if "clustered-signed-rank" in tests:
         notes.append(
