@@ -6,11 +6,14 @@ kernel (``BENCH_NB_REPORT=1``) the wrapper of its themed dict, which altair read
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
+import polars as pl
 import pytest
 
 from bench_nb import charts
+from bench_nb.charts.spec import SCHEMA_URL, VegaLiteChart, field, in_report_kernel, values
 from fixtures.chart_specs import SPECS, cases
 
 REFERENCE: dict[str, Any] = json.loads(SPECS.read_text(encoding="utf-8"))
@@ -40,3 +43,41 @@ def test_the_altair_chart_writes_the_reference_spec(
     chart = makers[name]()
     assert isinstance(chart, alt.TopLevelMixin)
     assert charts.chart_spec(chart) == REFERENCE[name]  # altair validates it against the schema here
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_a_report_kernels_chart_holds_the_reference_spec(
+    name: str, makers: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCH_NB_REPORT", "1")
+    chart = makers[name]()
+    assert isinstance(chart, VegaLiteChart)
+    assert chart.to_dict() == REFERENCE[name]  # the same datasets' names, theme and $schema as altair's
+    assert charts.chart_spec(chart) == REFERENCE[name]
+    assert chart.to_dict() is not chart.to_dict()  # a copy: what a caller changes stays out of the chart
+
+
+def test_a_report_kernel_writes_altairs_schema_and_reads_the_builders_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import altair as alt
+
+    from bench_nb.reports.notebook import in_report
+
+    assert SCHEMA_URL == alt.SCHEMA_URL
+    for value, expected in (("1", True), ("0", False), (None, False)):
+        if value is None:
+            monkeypatch.delenv("BENCH_NB_REPORT", raising=False)
+        else:
+            monkeypatch.setenv("BENCH_NB_REPORT", value)
+        assert in_report_kernel() is in_report() is expected
+
+
+def test_field_shorthands_and_chart_data() -> None:
+    assert field("run:N", title=None) == {"field": "run", "type": "nominal", "title": None}
+    assert field("ms:Q") == {"field": "ms", "type": "quantitative"}
+    assert field("ci_high") == {"field": "ci_high"}
+    frame = pl.DataFrame({"a": [1, None], "b": ["x", "y"], "ok": [True, False]})
+    assert values(frame) == {"values": [{"a": 1, "b": "x", "ok": True}, {"a": None, "b": "y", "ok": False}]}
+    with pytest.raises(TypeError, match=r"\['when'\]"):
+        values(pl.DataFrame({"when": [date(2026, 1, 1)]}))

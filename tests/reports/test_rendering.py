@@ -189,3 +189,25 @@ def test_a_chart_with_missing_numbers_displays_as_valid_json() -> None:
     data, _ = chart_bundle(spec)
     text = json.dumps(data, allow_nan=False)  # what Jupyter's messages need: no NaN
     assert json.loads(text)[CHART_MIME]["data"]["values"] == [{"a": None, "b": None, "c": 1.5}]
+
+
+def test_a_report_kernel_matches_altairs_chart_class_by_name() -> None:
+    import altair as alt
+
+    from bench_nb.reports.notebook import ALTAIR_CHART
+
+    assert (alt.TopLevelMixin.__module__, alt.TopLevelMixin.__name__) == ALTAIR_CHART
+
+
+@pytest.mark.notebook
+def test_a_report_kernel_draws_bench_nb_charts_without_importing_altair(tmp_path: Path) -> None:
+    setup = "import sys\nfrom bench_nb import reports, charts\nreports.setup_notebook()\nimport polars as pl"
+    chart = (
+        "charts.chart_judge_kappa(pl.DataFrame({'judge_a': ['f1'], 'judge_b': ['llm-judge'], 'n': [9],"
+        " 'cohen_kappa': [0.5]}))"
+    )
+    probe = "print('loaded:', [m for m in ('altair', 'jsonschema') if m in sys.modules], type(_).__name__)"
+    nb_path = write_notebook(tmp_path / "kappa.ipynb", setup, chart, probe)
+    page = build_report(nb_path, {}, tmp_path / "kappa.html", index=False).path.read_text()
+    assert page.count("<svg") == 1 and "llm-judge" in page and "0.50" in page
+    assert "loaded: [] VegaLiteChart" in page

@@ -1,17 +1,22 @@
-"""Altair charts of runs, for notebooks, reports and writeups.
+"""Charts of runs, for notebooks, reports and writeups.
 
 Every ``chart_*`` function takes run sources or a questions frame (``chart_judge_kappa`` takes a
-``JudgeAgreement``) and returns an altair chart; the numbers come from ``bench_nb.metrics``. Charts
-aggregate in polars before altair sees the data, so a run of any size stays far below altair's 5,000-row
-limit. ``save(chart, "x.png")`` writes PNG, SVG, PDF or self-contained HTML offline; ``to_svg`` gives the
-SVG text that reports embed. Importing this package registers the ``bench_nb`` altair theme;
-``use_theme()`` makes it the session's theme (``save``/``to_svg`` always use it).
+``JudgeAgreement``) and returns an altair chart (in a report kernel, a Vega-Lite dict wrapper:
+``charts.spec.VegaLiteChart``); the numbers come from ``bench_nb.metrics``. Charts aggregate in polars
+before the data is written into the spec, so a run of any size stays far below altair's 5,000-row limit.
 
-Scales, axes, titles, steps, headers and resolves are written as Vega-Lite's own dicts (``scale={"domain":
-[0, 1]}``), not ``alt.Scale(...)`` objects: altair deep-copies every field of every such object (30 for a
-scale, 70 for an axis) each time a chart is layered, concatenated or exported, a dozen times per layer of
-a concatenated chart, while a dict copies only the keys given. Keys in altair's own order (alphabetical,
-a title's ``text`` first), so the spec is the same to the byte.
+Each chart writes its Vega-Lite spec as plain dicts (``charts.spec``: ``field("run:N")``, ``mark("bar")``,
+data inline from the polars frame) and ``spec.chart()`` turns the dict into what the function returns: the
+altair chart of that spec, built from altair's own chart classes (so ``.properties()``, ``alt.layer()``,
+JupyterLab's display and altair's schema validation work as they always have), or, while
+``bench_nb.reports.build_report`` executes a notebook (``BENCH_NB_REPORT=1``), the spec themed as altair
+would theme it, in a ``VegaLiteChart``. altair is imported only at that edge (``charts.altair_import``), so
+a report's kernel never imports altair or jsonschema (0.3 s of every report).
+
+``save(chart, "x.png")`` writes PNG, SVG, PDF or self-contained HTML offline; ``to_svg`` gives the SVG
+text that reports embed; ``chart_spec`` the themed spec; all three take either kind of chart. The
+``bench_nb`` altair theme (``charts.theme``) is registered with altair when altair is first handed a chart;
+``use_theme()`` makes it the session's theme (``save``/``to_svg`` always use it).
 """
 
 from __future__ import annotations

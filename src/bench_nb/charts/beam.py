@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
+from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def chart_beam(
     data: Any, *, partial_credit: PartialCredit = "float", title: str = "BEAM: mean score per ability"
-) -> alt.TopLevelMixin:
+) -> Chart:
     """One point per (ability, run), the overall score last, with its 95% bootstrap interval over chats.
 
     Args:
@@ -32,31 +32,39 @@ def chart_beam(
     df = with_run_label(scores.filter(pl.col("score").is_not_null()), labels)
     df = df.with_columns(ability=pl.col("ability").str.replace_all("_", " "))
     order = list(labels.values())
-    base = alt.Chart(df).encode(
-        y=alt.Y("ability:N", title=None, sort=None),
-        yOffset=alt.YOffset("run:N", sort=order),
-        color=alt.Color("run:N", title="run", scale=color_scale(run_colors(questions, labels))),
-    )
-    points = base.mark_point(filled=True, size=60).encode(
-        x=alt.X("score:Q", title="mean score", scale=alt.Scale(domain=[0, 1])),
-        tooltip=[
-            alt.Tooltip("run:N"),
-            alt.Tooltip("ability:N"),
-            alt.Tooltip("score:Q", format=".3f"),
-            alt.Tooltip("ci_low:Q", title="95% low", format=".3f"),
-            alt.Tooltip("ci_high:Q", title="95% high", format=".3f"),
-            alt.Tooltip("chats:Q"),
-            alt.Tooltip("questions:Q"),
-            alt.Tooltip("partial:N"),
-        ],
-    )
-    errors = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("ci_low:Q"), x2=alt.X2("ci_high:Q"))
-    return alt.layer(
-        errors,
-        points,
-        title=alt.Title(
-            title, subtitle=f"{READINGS[partial_credit]}; lines: 95% bootstrap interval over chats"
-        ),
-        width=460,
-        height=alt.Step(16),
+    base = {
+        "y": field("ability:N", title=None, sort=None),
+        "yOffset": field("run:N", sort=order),
+        "color": field("run:N", title="run", scale=color_scale(run_colors(questions, labels))),
+    }
+    points = {
+        "mark": mark("point", filled=True, size=60),
+        "encoding": base
+        | {
+            "x": field("score:Q", title="mean score", scale={"domain": [0, 1]}),
+            "tooltip": [
+                field("run:N"),
+                field("ability:N"),
+                field("score:Q", format=".3f"),
+                field("ci_low:Q", title="95% low", format=".3f"),
+                field("ci_high:Q", title="95% high", format=".3f"),
+                field("chats:Q"),
+                field("questions:Q"),
+                field("partial:N"),
+            ],
+        },
+    }
+    errors = {
+        "mark": mark("rule", strokeWidth=1.5),
+        "encoding": base | {"x": field("ci_low:Q"), "x2": field("ci_high")},
+    }
+    subtitle = f"{READINGS[partial_credit]}; lines: 95% bootstrap interval over chats"
+    return chart(
+        {
+            "data": values(df),
+            "layer": [errors, points],
+            "title": {"text": title, "subtitle": subtitle},
+            "width": 460,
+            "height": {"step": 16},
+        }
     )

@@ -1,5 +1,4 @@
-"""Judge agreement: Cohen's kappa for each pair of judges, as a heatmap (scales, axes and titles as Vega-Lite
-dicts, see ``bench_nb.charts``)."""
+"""Judge agreement: Cohen's kappa for each pair of judges, as a heatmap."""
 
 from __future__ import annotations
 
@@ -8,13 +7,13 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
+from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.frames.backend import as_polars
 
 
 def chart_judge_kappa(
     agreement: Any, *, statistic: str = "cohen_kappa", title: str = "Judge agreement (Cohen's kappa)"
-) -> alt.TopLevelMixin:
+) -> Chart:
     """A judges × judges heatmap of a pairwise statistic, the value written in each cell.
 
     Args:
@@ -44,33 +43,40 @@ def chart_judge_kappa(
         row["dark"] = v is not None and v > 0.6
     schema = {"judge_a": pl.Utf8, "judge_b": pl.Utf8, "value": pl.Float64, "n": pl.Int64}
     cells = pl.DataFrame(rows, schema=schema | {"text": pl.Utf8, "dark": pl.Boolean})
-    base = alt.Chart(cells).encode(
-        x=alt.X("judge_b:N", title=None, sort=judges, axis={"labelAngle": -30}),
-        y=alt.Y("judge_a:N", title=None, sort=judges),
-    )
-    heat = base.mark_rect(stroke="white", strokeWidth=2).encode(
-        color=alt.Color(
-            "value:Q",
-            title=statistic.replace("_", " "),
-            scale={"domain": [0, 1], "scheme": "blues"},
-        ),
-        tooltip=[
-            alt.Tooltip("judge_a:N", title="judge"),
-            alt.Tooltip("judge_b:N", title="judge"),
-            alt.Tooltip("value:Q", title=statistic, format=".3f"),
-            alt.Tooltip("n:Q", title="items both scored"),
-        ],
-    )
-    text = base.mark_text(fontSize=13).encode(
-        text=alt.Text("text:N"),
-        # a channel object: alt.condition's dict is re-validated against the whole schema when wrapped
-        color=alt.ColorValue(value="#1f2328", condition={"test": "datum.dark", "value": "white"}),
-    )
+    base = {
+        "x": field("judge_b:N", title=None, sort=judges, axis={"labelAngle": -30}),
+        "y": field("judge_a:N", title=None, sort=judges),
+    }
+    heat = {
+        "mark": mark("rect", stroke="white", strokeWidth=2),
+        "encoding": base
+        | {
+            "color": field(
+                "value:Q", title=statistic.replace("_", " "), scale={"domain": [0, 1], "scheme": "blues"}
+            ),
+            "tooltip": [
+                field("judge_a:N", title="judge"),
+                field("judge_b:N", title="judge"),
+                field("value:Q", title=statistic, format=".3f"),
+                field("n:Q", title="items both scored"),
+            ],
+        },
+    }
+    text = {
+        "mark": mark("text", fontSize=13),
+        "encoding": base
+        | {
+            "text": field("text:N"),
+            "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "#1f2328"},
+        },
+    }
     size = max(120, 70 * len(judges))
-    return alt.layer(
-        heat,
-        text,
-        title={"text": title, "subtitle": "1 = perfect agreement, 0 = chance; n/a = undefined"},
-        width=size,
-        height=size,
+    return chart(
+        {
+            "data": values(cells),
+            "layer": [heat, text],
+            "title": {"text": title, "subtitle": "1 = perfect agreement, 0 = chance; n/a = undefined"},
+            "width": size,
+            "height": size,
+        }
     )

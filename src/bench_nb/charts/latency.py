@@ -7,8 +7,8 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
+from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.latency import latency_stats_frame
 
@@ -17,7 +17,7 @@ DEFAULT_PHASES = ("ingest", "indexing", "search", "answer", "evaluate")
 
 def chart_latency(
     data: Any, *, phases: Sequence[str] = DEFAULT_PHASES, title: str = "Latency per phase"
-) -> alt.TopLevelMixin:
+) -> Chart:
     """Per phase (one panel each, own scale) and run: min-max line, p50-p95 bar, median tick.
 
     The statistics come from ``bench_nb.latency_stats`` (interpolated ``p50_linear``/``p95_linear``).
@@ -32,36 +32,44 @@ def chart_latency(
     labels = run_labels(questions)
     stats = with_run_label(stats.filter(pl.col("phase").is_in(list(phases)) & (pl.col("count") > 0)), labels)
     order = list(labels.values())
-    base = alt.Chart().encode(
-        y=alt.Y("run:N", title=None, sort=order),
-        color=alt.Color(
-            "provider:N", title="provider", scale=color_scale(provider_colors(provider_order(questions)))
-        ),
-    )
+    colors = color_scale(provider_colors(provider_order(questions)))
+    base = {
+        "y": field("run:N", title=None, sort=order),
+        "color": field("provider:N", title="provider", scale=colors),
+    }
     tooltip = [
-        alt.Tooltip("run:N"),
-        alt.Tooltip("phase:N"),
-        alt.Tooltip("count:Q", title="n"),
-        alt.Tooltip("min:Q", format=",.0f"),
-        alt.Tooltip("p50_linear:Q", title="p50 (ms)", format=",.0f"),
-        alt.Tooltip("p95_linear:Q", title="p95 (ms)", format=",.0f"),
-        alt.Tooltip("max:Q", format=",.0f"),
-        alt.Tooltip("mean:Q", title="mean (ms)", format=",.0f"),
+        field("run:N"),
+        field("phase:N"),
+        field("count:Q", title="n"),
+        field("min:Q", format=",.0f"),
+        field("p50_linear:Q", title="p50 (ms)", format=",.0f"),
+        field("p95_linear:Q", title="p95 (ms)", format=",.0f"),
+        field("max:Q", format=",.0f"),
+        field("mean:Q", title="mean (ms)", format=",.0f"),
     ]
-    span = base.mark_rule(strokeWidth=1).encode(
-        x=alt.X("min:Q", title="milliseconds"), x2=alt.X2("max:Q"), tooltip=tooltip
-    )
-    band = base.mark_bar(height=10, opacity=0.75).encode(
-        x=alt.X("p50_linear:Q"), x2=alt.X2("p95_linear:Q"), tooltip=tooltip
-    )
-    median = base.mark_tick(thickness=2, size=16, color="#1f2328").encode(
-        x=alt.X("p50_linear:Q"), tooltip=tooltip
-    )
-    # Sizes, facet, resolve and title given where each chart is made, not in chained calls: altair copies
-    # the whole chart (every layer, every tooltip) on each call.
-    layers = alt.layer(span, band, median, data=stats, width=420, height={"step": 22})
-    return layers.facet(
-        row=alt.Row("phase:N", title=None, sort=list(phases), header={"labelAlign": "left", "labelAngle": 0}),
-        resolve={"scale": {"x": "independent"}},
-        title={"text": title, "subtitle": "line: min to max; bar: p50 to p95 (interpolated); tick: p50"},
+    span = {
+        "mark": mark("rule", strokeWidth=1),
+        "encoding": base
+        | {"x": field("min:Q", title="milliseconds"), "x2": field("max"), "tooltip": tooltip},
+    }
+    band = {
+        "mark": mark("bar", height=10, opacity=0.75),
+        "encoding": base | {"x": field("p50_linear:Q"), "x2": field("p95_linear"), "tooltip": tooltip},
+    }
+    median = {
+        "mark": mark("tick", thickness=2, size=16, color="#1f2328"),
+        "encoding": base | {"x": field("p50_linear:Q"), "tooltip": tooltip},
+    }
+    header = {"labelAlign": "left", "labelAngle": 0}
+    return chart(
+        {
+            "data": values(stats),
+            "facet": {"row": field("phase:N", title=None, sort=list(phases), header=header)},
+            "spec": {"layer": [span, band, median], "width": 420, "height": {"step": 22}},
+            "resolve": {"scale": {"x": "independent"}},
+            "title": {
+                "text": title,
+                "subtitle": "line: min to max; bar: p50 to p95 (interpolated); tick: p50",
+            },
+        }
     )

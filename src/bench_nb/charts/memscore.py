@@ -7,15 +7,13 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
+from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.memscore import memscore_frame
 
 
-def chart_memscore(
-    data: Any, *, title: str = "MemScore: accuracy against search latency"
-) -> alt.TopLevelMixin:
+def chart_memscore(data: Any, *, title: str = "MemScore: accuracy against search latency") -> Chart:
     """Accuracy (with its Wilson 95% interval) against mean search latency, one point per run.
 
     Point size is the mean context tokens per question, colour the provider; the tooltip carries the
@@ -46,41 +44,55 @@ def chart_memscore(
         ]
     if missing:
         subtitle.append("not shown (no evaluated question or no search latency): " + ", ".join(missing))
-    base = alt.Chart(shown).encode(
-        x=alt.X("latency_plot:Q", title="mean search latency (ms, log scale)", scale={"type": "log"}),
-        color=alt.Color(
-            "provider:N", title="provider", scale=color_scale(provider_colors(provider_order(questions)))
-        ),
-    )
-    bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("accuracy_ci_low:Q"), y2=alt.Y2("accuracy_ci_high:Q"))
-    points = base.mark_circle(opacity=0.85, stroke="white", strokeWidth=1).encode(
-        y=alt.Y("accuracy:Q", title="accuracy", scale={"domain": [0, 1]}, axis={"format": "%"}),
-        size=alt.Size("tokens_size:Q", title="context tokens", scale={"range": [80, 1200], "zero": True}),
-        tooltip=[
-            alt.Tooltip("run:N", title="run"),
-            alt.Tooltip("memscore:N", title="MemScore"),
-            alt.Tooltip("accuracy:Q", format=".1%"),
-            alt.Tooltip("accuracy_ci_low:Q", title="95% low", format=".1%"),
-            alt.Tooltip("accuracy_ci_high:Q", title="95% high", format=".1%"),
-            alt.Tooltip("latency_ms:Q", title="search ms (mean)"),
-            alt.Tooltip("tokens_text:N", title="context tokens"),
-            alt.Tooltip("evaluated:Q"),
-            alt.Tooltip("failed:Q"),
-        ],
-    )
+    colors = color_scale(provider_colors(provider_order(questions)))
+    base = {
+        "x": field("latency_plot:Q", title="mean search latency (ms, log scale)", scale={"type": "log"}),
+        "color": field("provider:N", title="provider", scale=colors),
+    }
+    bars = {
+        "mark": mark("rule", strokeWidth=2),
+        "encoding": base | {"y": field("accuracy_ci_low:Q"), "y2": field("accuracy_ci_high")},
+    }
+    points = {
+        "mark": mark("circle", opacity=0.85, stroke="white", strokeWidth=1),
+        "encoding": base
+        | {
+            "y": field("accuracy:Q", title="accuracy", scale={"domain": [0, 1]}, axis={"format": "%"}),
+            "size": field("tokens_size:Q", title="context tokens", scale={"range": [80, 1200], "zero": True}),
+            "tooltip": [
+                field("run:N", title="run"),
+                field("memscore:N", title="MemScore"),
+                field("accuracy:Q", format=".1%"),
+                field("accuracy_ci_low:Q", title="95% low", format=".1%"),
+                field("accuracy_ci_high:Q", title="95% high", format=".1%"),
+                field("latency_ms:Q", title="search ms (mean)"),
+                field("tokens_text:N", title="context tokens"),
+                field("evaluated:Q"),
+                field("failed:Q"),
+            ],
+        },
+    }
     # Beside the largest point (size 1200: a radius of about 20 px), so no label starts inside a point of its
     # own colour; on the left for points in the right quarter, so no label runs into the legend.
-    text = {"y": alt.Y("accuracy:Q"), "text": alt.Text("run:N")}
-    right = base.transform_filter("!datum.label_left").mark_text(align="left", baseline="middle", dx=23)
-    left = base.transform_filter("datum.label_left").mark_text(align="right", baseline="middle", dx=-23)
-    return alt.layer(
-        bars,
-        points,
-        right.encode(**text),
-        left.encode(**text),
-        title={"text": title, "subtitle": subtitle},
-        width=460,
-        height=300,
+    text = base | {"y": field("accuracy:Q"), "text": field("run:N")}
+    right = {
+        "mark": mark("text", align="left", baseline="middle", dx=23),
+        "encoding": text,
+        "transform": [{"filter": "!datum.label_left"}],
+    }
+    left = {
+        "mark": mark("text", align="right", baseline="middle", dx=-23),
+        "encoding": text,
+        "transform": [{"filter": "datum.label_left"}],
+    }
+    return chart(
+        {
+            "data": values(shown),
+            "layer": [bars, points, right, left],
+            "title": {"text": title, "subtitle": subtitle},
+            "width": 460,
+            "height": 300,
+        }
     )
 
 

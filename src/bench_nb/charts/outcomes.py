@@ -6,15 +6,15 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import OUTCOMES, outcome_expr, run_labels, with_run_label
+from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.charts.theme import OUTCOME_COLORS
 from bench_nb.metrics import as_questions
 
 
 def chart_outcome_matrix(
     data: Any, *, max_questions: int = 120, title: str = "Outcome per question and run"
-) -> alt.TopLevelMixin:
+) -> Chart:
     """One cell per (question, run), coloured by outcome (correct, incorrect, unscored, failed, ...).
 
     Questions on which the runs' outcomes differ come first; at most ``max_questions`` rows are drawn
@@ -43,29 +43,30 @@ def chart_outcome_matrix(
         f"{differing} of {total} questions differ between runs; showing {len(keep)} (those that differ first)"
     )
     run_order = list(labels.values())
-    return (
-        alt.Chart(shown)
-        .mark_rect(stroke="white", strokeWidth=0.5)
-        .encode(
-            x=alt.X("run:N", title=None, sort=run_order, axis={"labelAngle": 0, "orient": "top"}),
-            y=alt.Y(
-                "question_id:N",
-                title=None,
-                sort=keep["question_id"].to_list(),
-                axis={"labelFontSize": 9},
-            ),
-            color=alt.Color(
-                "outcome:N",
-                title="outcome",
-                scale={"domain": list(OUTCOMES), "range": [OUTCOME_COLORS[o] for o in OUTCOMES]},
-            ),
-            tooltip=[
-                alt.Tooltip("run:N"),
-                alt.Tooltip("question_id:N", title="question id"),
-                alt.Tooltip("question_type_norm:N", title="type"),
-                alt.Tooltip("question:N"),
-                alt.Tooltip("outcome:N"),
-            ],
-        )
-        .properties(title={"text": title, "subtitle": subtitle}, width={"step": 70}, height={"step": 11})
+    outcome_scale = {"domain": list(OUTCOMES), "range": [OUTCOME_COLORS[o] for o in OUTCOMES]}
+    return chart(
+        {
+            "data": values(shown),
+            "mark": mark("rect", stroke="white", strokeWidth=0.5),
+            "encoding": {
+                "x": field("run:N", title=None, sort=run_order, axis={"labelAngle": 0, "orient": "top"}),
+                "y": field(
+                    "question_id:N",
+                    title=None,
+                    sort=keep["question_id"].to_list(),
+                    axis={"labelFontSize": 9},
+                ),
+                "color": field("outcome:N", title="outcome", scale=outcome_scale),
+                "tooltip": [
+                    field("run:N"),
+                    field("question_id:N", title="question id"),
+                    field("question_type_norm:N", title="type"),
+                    field("question:N"),
+                    field("outcome:N"),
+                ],
+            },
+            "title": {"text": title, "subtitle": subtitle},
+            "width": {"step": 70},
+            "height": {"step": 11},
+        }
     )

@@ -3,34 +3,39 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from bench_nb.charts.altair_import import alt
+from bench_nb.charts.spec import VegaLiteChart
 from bench_nb.charts.theme import themed
+
+if TYPE_CHECKING:
+    from bench_nb.charts.spec import Chart
 
 Format = Literal["png", "svg", "html", "pdf"]
 
 
-def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """The chart's Vega-Lite spec with bench_nb's theme applied."""
+def chart_spec(chart: Chart) -> dict[str, Any]:
+    """The chart's Vega-Lite spec with bench_nb's theme applied: an altair chart's validated against
+    Vega-Lite's schema, a report kernel's ``VegaLiteChart`` its dict as it is (no altair imported)."""
+    if isinstance(chart, VegaLiteChart):
+        return chart.to_dict()
     with themed():
         return chart.to_dict()
 
 
-def to_svg(chart: alt.TopLevelMixin) -> str:
+def to_svg(chart: Chart) -> str:
     """The chart as an SVG document (text), for embedding in HTML reports."""
     import vl_convert as vlc
 
     return str(vlc.vegalite_to_svg(chart_spec(chart)))
 
 
-def save(
-    chart: alt.TopLevelMixin, path: str | Path, *, format: Format | None = None, scale: float = 2.0
-) -> Path:
+def save(chart: Chart, path: str | Path, *, format: Format | None = None, scale: float = 2.0) -> Path:
     """Write ``chart`` to ``path`` as PNG, SVG, PDF or self-contained HTML, offline.
 
     Args:
-        chart: an altair chart (any ``chart_*`` function's result).
+        chart: an altair chart or any ``chart_*`` function's result (in a report kernel a
+            ``VegaLiteChart``).
         path: the file to write; its suffix picks the format unless ``format`` is given.
         format: ``"png"``, ``"svg"``, ``"html"`` (Vega's JavaScript inlined: opens without network)
             or ``"pdf"``.

@@ -1,15 +1,16 @@
-"""bench_nb's one altair theme: plain, colour-blind safe, legible in print.
+"""bench_nb's one chart theme: plain, colour-blind safe, legible in print.
 
-Registered as ``"bench_nb"`` when ``bench_nb.charts`` is imported; ``use_theme()`` turns it on for the
-session, and ``save``/``to_svg`` always render with it.
+A Vega-Lite config (``bench_nb_theme()``), which every chart's spec carries: in a report kernel it is
+merged into the spec as altair merges a theme (``charts.spec.spec_with_theme``); for altair it is registered
+as ``"bench_nb"`` when altair is first handed a chart, ``use_theme()`` turns it on for the session, and
+``save``/``to_svg`` always render with it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-from bench_nb.charts.altair_import import alt
+from typing import Any
 
 THEME = "bench_nb"
 FONT = "Helvetica, Arial, sans-serif"
@@ -44,9 +45,8 @@ OUTCOME_COLORS: dict[str, str] = {
 }
 
 
-@alt.theme.register(THEME, enable=False)
-def bench_nb_theme() -> alt.theme.ThemeConfig:
-    """The theme's configuration (fonts, sizes, palette)."""
+def bench_nb_theme() -> dict[str, Any]:
+    """The theme's configuration (fonts, sizes, palette), a new dict each call."""
     return {
         "config": {
             "background": "white",
@@ -76,11 +76,15 @@ def bench_nb_theme() -> alt.theme.ThemeConfig:
 
 def use_theme() -> None:
     """Make bench_nb's theme the active altair theme."""
-    alt.theme.enable(THEME)
+    from bench_nb.charts.altair_import import altair
+
+    altair().theme.enable(THEME)
 
 
 @contextmanager
 def themed() -> Iterator[None]:
-    """Render with bench_nb's theme inside the block, restoring the previous theme after."""
-    with alt.theme.enable(THEME):
+    """Render with bench_nb's theme inside the block (altair), restoring the previous theme after."""
+    from bench_nb.charts.altair_import import altair
+
+    with altair().theme.enable(THEME):
         yield

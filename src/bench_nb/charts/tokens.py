@@ -7,8 +7,8 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
+from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.tokens import token_summary_frame
 
@@ -38,9 +38,7 @@ def _histogram(values: Sequence[float] | pl.Series, edges: Sequence[float]) -> l
     return counts
 
 
-def chart_context_tokens(
-    data: Any, *, bins: int = 30, title: str = "Context tokens per question"
-) -> alt.TopLevelMixin:
+def chart_context_tokens(data: Any, *, bins: int = 30, title: str = "Context tokens per question") -> Chart:
     """How many retrieved-context tokens each evaluated question put in the answer prompt, per run.
 
     Bins are shared by all runs; the dashed line is the run's mean (``bench_nb.token_summary``).
@@ -53,10 +51,10 @@ def chart_context_tokens(
     """
     questions = as_questions(data)
     labels = run_labels(questions)
-    values = questions.filter((pl.col("status") == "evaluated") & pl.col("context_tokens").is_not_null())
-    edges = _bins(values["context_tokens"].cast(pl.Float64).to_list(), bins)
+    counted = questions.filter((pl.col("status") == "evaluated") & pl.col("context_tokens").is_not_null())
+    edges = _bins(counted["context_tokens"].cast(pl.Float64).to_list(), bins)
     rows: list[dict[str, Any]] = []
-    for (rid,), part in values.group_by("run_id", maintain_order=True):
+    for (rid,), part in counted.group_by("run_id", maintain_order=True):
         counts = _histogram(part["context_tokens"], edges)
         rows.extend(
             {"run_id": rid, "start": float(edges[i]), "end": float(edges[i + 1]), "questions": int(c)}
@@ -86,39 +84,38 @@ def chart_context_tokens(
         ]
     )
     order = list(labels.values())
-    bars = (
-        alt.Chart()
-        .transform_filter(alt.datum.kind == "bin")
-        .mark_bar(opacity=0.85)
-        .encode(
-            x=alt.X("start:Q", title="context tokens", bin="binned"),
-            x2=alt.X2("end:Q"),
-            y=alt.Y("questions:Q", title="questions"),
-            color=alt.Color(
-                "run:N", title="run", scale=color_scale(run_colors(questions, labels)), legend=None
-            ),
-            tooltip=[
-                alt.Tooltip("run:N"),
-                alt.Tooltip("start:Q", title="from", format=",.0f"),
-                alt.Tooltip("end:Q", title="to", format=",.0f"),
-                alt.Tooltip("questions:Q"),
+    colors = color_scale(run_colors(questions, labels))
+    bars = {
+        "mark": mark("bar", opacity=0.85),
+        "encoding": {
+            "x": field("start:Q", title="context tokens", bin="binned"),
+            "x2": field("end"),
+            "y": field("questions:Q", title="questions"),
+            "color": field("run:N", title="run", scale=colors, legend=None),
+            "tooltip": [
+                field("run:N"),
+                field("start:Q", title="from", format=",.0f"),
+                field("end:Q", title="to", format=",.0f"),
+                field("questions:Q"),
             ],
-        )
-    )
-    mean = (
-        alt.Chart()
-        .transform_filter(alt.datum.kind == "mean")
-        .mark_rule(strokeDash=[4, 3], color="#1f2328")
-        .encode(
-            x=alt.X("mean_context_tokens:Q"),
-            tooltip=[alt.Tooltip("run:N"), alt.Tooltip("mean_context_tokens:Q", title="mean", format=",.0f")],
-        )
-    )
-    # Sizes, facet, resolve and title given where each chart is made: altair copies the whole chart on each
-    # chained call.
-    layers = alt.layer(bars, mean, data=layered, width=460, height=90)
-    return layers.facet(
-        row=alt.Row("run:N", title=None, sort=order, header={"labelAlign": "left", "labelAngle": 0}),
-        resolve={"scale": {"y": "independent"}},
-        title={"text": title, "subtitle": "dashed line: mean per question"},
+        },
+        "transform": [{"filter": "(datum.kind === 'bin')"}],
+    }
+    mean = {
+        "mark": mark("rule", strokeDash=[4, 3], color="#1f2328"),
+        "encoding": {
+            "x": field("mean_context_tokens:Q"),
+            "tooltip": [field("run:N"), field("mean_context_tokens:Q", title="mean", format=",.0f")],
+        },
+        "transform": [{"filter": "(datum.kind === 'mean')"}],
+    }
+    header = {"labelAlign": "left", "labelAngle": 0}
+    return chart(
+        {
+            "data": values(layered),
+            "facet": {"row": field("run:N", title=None, sort=order, header=header)},
+            "spec": {"layer": [bars, mean], "width": 460, "height": 90},
+            "resolve": {"scale": {"y": "independent"}},
+            "title": {"text": title, "subtitle": "dashed line: mean per question"},
+        }
     )

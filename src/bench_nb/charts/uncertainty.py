@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from bench_nb.charts.altair_import import alt
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
+from bench_nb.charts.spec import Chart, chart, concat, field, mark, values
 
 if TYPE_CHECKING:
     from bench_nb.metrics.clustered import IntervalMethod
@@ -42,7 +42,7 @@ def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
 
 def chart_accuracy_intervals(
     data: Any, *, seed: int = 0, title: str = "Accuracy: clustered against independent 95% intervals"
-) -> alt.TopLevelMixin:
+) -> Chart:
     """Per run, overall and per question type: the accuracy with its cluster-bootstrap interval (thick) and
     Wilson's (thin), which treats the questions as independent; design effect in the tooltip. ``data``: a
     questions frame, run sources, or a ``ClusterBootstrap`` (shared with the uncertainty tables; its own
@@ -56,49 +56,49 @@ def chart_accuracy_intervals(
         "overall",
         *[t for t in frame["question_type"].unique(maintain_order=True).to_list() if t != "overall"],
     ]
-    base = alt.Chart(frame).encode(
-        y=alt.Y("question_type:N", title=None, sort=types),
-        yOffset=alt.YOffset("run:N", sort=order),
-        color=alt.Color("run:N", title="run", scale=color_scale(run_colors(q, labels))),
-    )
-    rules = base.mark_rule().encode(
-        x=alt.X("ci_low:Q", title="accuracy", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
-        x2="ci_high:Q",
-        strokeWidth=alt.StrokeWidth(
-            "interval:N",
-            title="95% interval",
-            scale=alt.Scale(domain=["clustered (haystacks)", "Wilson (independent)"], range=[5, 1.5]),
-        ),
-        opacity=alt.Opacity(
-            "interval:N",
-            scale=alt.Scale(domain=["clustered (haystacks)", "Wilson (independent)"], range=[0.45, 1]),
-            legend=None,
-        ),
-        tooltip=[
-            alt.Tooltip("run:N"),
-            alt.Tooltip("question_type:N", title="type"),
-            alt.Tooltip("interval:N"),
-            alt.Tooltip("accuracy:Q", format=".1%"),
-            alt.Tooltip("ci_low:Q", title="95% low", format=".1%"),
-            alt.Tooltip("ci_high:Q", title="95% high", format=".1%"),
-            alt.Tooltip("n:Q", title="questions"),
-            alt.Tooltip("clusters:Q", title="haystacks"),
-            alt.Tooltip("design_effect:Q", title="design effect", format=".2f"),
-        ],
-    )
-    points = (
-        base.transform_filter(alt.datum.interval == "clustered (haystacks)")
-        .mark_point(filled=True, size=40, color="#1f2328")
-        .encode(x="accuracy:Q")
-    )
-    return alt.layer(
-        rules,
-        points,
-        title=alt.Title(
-            title, subtitle="thick: cluster bootstrap over haystacks; thin: Wilson, questions independent"
-        ),
-        width=460,
-        height=alt.Step(16),
+    base = {
+        "y": field("question_type:N", title=None, sort=types),
+        "yOffset": field("run:N", sort=order),
+        "color": field("run:N", title="run", scale=color_scale(run_colors(q, labels))),
+    }
+    kinds = ["clustered (haystacks)", "Wilson (independent)"]
+    rules = {
+        "mark": mark("rule"),
+        "encoding": base
+        | {
+            "x": field("ci_low:Q", title="accuracy", scale={"domain": [0, 1]}, axis={"format": "%"}),
+            "x2": field("ci_high"),
+            "strokeWidth": field(
+                "interval:N", title="95% interval", scale={"domain": kinds, "range": [5, 1.5]}
+            ),
+            "opacity": field("interval:N", scale={"domain": kinds, "range": [0.45, 1]}, legend=None),
+            "tooltip": [
+                field("run:N"),
+                field("question_type:N", title="type"),
+                field("interval:N"),
+                field("accuracy:Q", format=".1%"),
+                field("ci_low:Q", title="95% low", format=".1%"),
+                field("ci_high:Q", title="95% high", format=".1%"),
+                field("n:Q", title="questions"),
+                field("clusters:Q", title="haystacks"),
+                field("design_effect:Q", title="design effect", format=".2f"),
+            ],
+        },
+    }
+    points = {
+        "mark": mark("point", filled=True, size=40, color="#1f2328"),
+        "encoding": base | {"x": field("accuracy:Q")},
+        "transform": [{"filter": "(datum.interval === 'clustered (haystacks)')"}],
+    }
+    subtitle = "thick: cluster bootstrap over haystacks; thin: Wilson, questions independent"
+    return chart(
+        {
+            "data": values(frame),
+            "layer": [rules, points],
+            "title": {"text": title, "subtitle": subtitle},
+            "width": 460,
+            "height": {"step": 16},
+        }
     )
 
 
@@ -109,7 +109,7 @@ _AXES = (
 )
 
 
-def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> alt.TopLevelMixin:
+def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> Chart:
     """Accuracy (with its clustered 95% interval) against each cost the runs report (search latency,
     context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow.
     ``data`` as for ``chart_accuracy_intervals``."""
@@ -127,52 +127,57 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
         shown = frame.filter(pl.col(column).is_not_null() & pl.col("accuracy").is_not_null())
         if shown.is_empty():
             continue
-        base = alt.Chart(shown).encode(
-            x=alt.X(f"{column}:Q", title=axis, scale={"nice": True, "zero": False}),
-            color=alt.Color("run:N", title="run", scale=colors),
-        )
+        base = {
+            "x": field(f"{column}:Q", title=axis, scale={"nice": True, "zero": False}),
+            "color": field("run:N", title="run", scale=colors),
+        }
         tooltip = [
-            alt.Tooltip("run:N"),
-            alt.Tooltip("status:N"),
-            alt.Tooltip("accuracy:Q", format=".1%"),
-            alt.Tooltip("ci_low:Q", title="95% low", format=".1%"),
-            alt.Tooltip("ci_high:Q", title="95% high", format=".1%"),
-            alt.Tooltip(f"{column}:Q", title=axis),
-            alt.Tooltip("dominated_by:N", title="dominated by"),
+            field("run:N"),
+            field("status:N"),
+            field("accuracy:Q", format=".1%"),
+            field("ci_low:Q", title="95% low", format=".1%"),
+            field("ci_high:Q", title="95% high", format=".1%"),
+            field(f"{column}:Q", title=axis),
+            field("dominated_by:N", title="dominated by"),
         ]
-        y = alt.Y("accuracy:Q", title="accuracy", axis={"format": "%"}, scale={"zero": False})
-        panels.append(
-            alt.layer(
-                base.mark_rule(strokeWidth=3, opacity=0.45).encode(
-                    y=alt.Y("ci_low:Q"), y2=alt.Y2("ci_high:Q")
-                ),
-                base.transform_filter(alt.datum.status == "frontier")
-                .mark_point(size=130, filled=True, opacity=1)
-                .encode(y=y, tooltip=tooltip),
-                base.transform_filter(alt.datum.status == "dominated")
-                .mark_point(size=130, filled=True, fill="white", strokeWidth=2.5, opacity=1)
-                .encode(
-                    y=y,
-                    stroke=alt.Stroke("run:N", scale=colors, legend=None),
-                    tooltip=tooltip,
-                ),
-                base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(y=y, text=alt.Text("run:N")),
-                width=260,
-                height=220,
-            )
-        )
+        y = field("accuracy:Q", title="accuracy", axis={"format": "%"}, scale={"zero": False})
+        interval = {
+            "mark": mark("rule", strokeWidth=3, opacity=0.45),
+            "encoding": base | {"y": field("ci_low:Q"), "y2": field("ci_high")},
+        }
+        frontier = {
+            "mark": mark("point", size=130, filled=True, opacity=1),
+            "encoding": base | {"y": y, "tooltip": tooltip},
+            "transform": [{"filter": "(datum.status === 'frontier')"}],
+        }
+        dominated = {
+            "mark": mark("point", size=130, filled=True, fill="white", strokeWidth=2.5, opacity=1),
+            "encoding": base
+            | {"y": y, "stroke": field("run:N", scale=colors, legend=None), "tooltip": tooltip},
+            "transform": [{"filter": "(datum.status === 'dominated')"}],
+        }
+        label = {
+            "mark": mark("text", align="left", dx=9, dy=-9, fontSize=11),
+            "encoding": base | {"y": y, "text": field("run:N")},
+        }
+        layers = [interval, frontier, dominated, label]
+        panels.append({"data": values(shown), "layer": layers, "width": 260, "height": 220})
     subtitle = "filled: on the frontier; hollow: dominated; bars: clustered 95% interval of the accuracy"
     if not panels:
         shown = frame.filter(pl.col("accuracy").is_not_null())
+        encoding = {
+            "x": field("run:N", title=None, sort=order),
+            "y": field("accuracy:Q", axis={"format": "%"}, scale={"zero": False}),
+            "color": field("run:N", scale=colors),
+        }
         panels.append(
-            alt.Chart(shown)
-            .mark_point(size=90, filled=True)
-            .encode(
-                x=alt.X("run:N", title=None, sort=order),
-                y=alt.Y("accuracy:Q", axis={"format": "%"}, scale={"zero": False}),
-                color=alt.Color("run:N", scale=colors),
-            )
-            .properties(width=260, height=220)
+            {
+                "data": values(shown),
+                "mark": mark("point", size=90, filled=True),
+                "encoding": encoding,
+                "width": 260,
+                "height": 220,
+            }
         )
         subtitle = "no run reports search latency, context tokens or cost: accuracy only"
-    return alt.hconcat(*panels, title={"text": title, "subtitle": subtitle})
+    return chart(concat("hconcat", panels, title={"text": title, "subtitle": subtitle}))

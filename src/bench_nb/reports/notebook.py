@@ -31,6 +31,7 @@ from bench_nb.runformat.format import gc_paused
 SUMMARY_MIME = "application/vnd.bench-nb.report-summary+json"
 RENDERER = "bench_nb_svg"  # setup_notebook(static=True): inline SVG rendered in the kernel
 LAB_RENDERER = "bench_nb"  # setup_notebook() in a live kernel: Vega-Lite 5 that JupyterLab draws offline
+ALTAIR_CHART = ("altair.vegalite.v6.api", "TopLevelMixin")  # altair's chart base class (module, name)
 
 
 def _title(spec: dict[str, Any]) -> str:
@@ -68,15 +69,21 @@ def _lab_renderer(spec: dict[str, Any], **_: Any) -> tuple[dict[str, Any], dict[
 
 
 def _display_spec(chart: Any) -> None:
-    """Display ``chart`` as its themed Vega-Lite spec, for the report builder to render."""
+    """Display ``chart`` (a report kernel's ``VegaLiteChart``, or any altair chart) as its themed Vega-Lite
+    spec, for the report builder to render."""
     from IPython.display import display
 
-    from bench_nb.charts.theme import themed
+    from bench_nb.charts.spec import VegaLiteChart
 
-    with themed():
-        # Not validated against the Vega-Lite schema here (jsonschema costs tens of ms a chart): the
-        # chart_* functions are validated in the tests, and vl-convert reports what it cannot draw.
-        spec = chart.to_dict(validate=False)
+    if isinstance(chart, VegaLiteChart):
+        spec = chart.to_dict()
+    else:  # an altair chart a notebook made itself: altair is loaded already
+        from bench_nb.charts.theme import themed
+
+        with themed():
+            # Not validated against the Vega-Lite schema here (jsonschema costs tens of ms a chart): the
+            # chart_* functions are validated in the tests, and vl-convert reports what it cannot draw.
+            spec = chart.to_dict(validate=False)
     data, metadata = chart_bundle(spec)
     display(data, raw=True, metadata=metadata)
 
@@ -94,37 +101,46 @@ def setup_notebook(*, static: bool | None = None) -> None:
     chart is rendered to inline SVG in this process as soon as it is displayed (for frontends that draw no
     Vega-Lite; it costs 0.1-0.5 s a chart).
 
-    While ``build_report`` runs the notebook, the libraries the report needs (polars, altair, bench_nb's
-    charts and tables) are imported here with the garbage collector paused, and everything then alive is
-    frozen out of later collections (``gc.freeze()``, the documented way to spare long-lived objects):
-    the collector would otherwise walk the quarter of a million objects those imports leave, several times
-    during the imports and again at each full collection of the cells after (0.1-0.3 s of a report's
-    kernel). A report's kernel lives for one notebook, so what is frozen is never missed.
+    While ``build_report`` runs the notebook, the libraries the report needs (polars, bench_nb's charts and
+    tables) are imported here with the garbage collector paused, and everything then alive is frozen out of
+    later collections (``gc.freeze()``, the documented way to spare long-lived objects): the collector would
+    otherwise walk the objects those imports leave, several times during the imports and again at each full
+    collection of the cells after (0.1-0.3 s of a report's kernel). A report's kernel lives for one notebook,
+    so what is frozen is never missed. Such a kernel never imports altair (nor jsonschema, which altair
+    imports): its charts are ``VegaLiteChart`` dicts (``bench_nb.charts.spec``), shown here as the
+    Vega-Lite output the builder renders.
     """
     report = in_report()
     with gc_paused() if report else contextlib.nullcontext():
         import polars  # noqa: F401  (imported by the charts and tables anyway: here, under the pause)
 
+        import bench_nb.charts
         import bench_nb.tables  # noqa: F401
-        from bench_nb.charts import use_theme
-        from bench_nb.charts.altair_import import alt
 
         if report:
             gc.freeze()
+    if report:
+        from IPython import get_ipython
+
+        from bench_nb.charts.spec import VegaLiteChart
+
+        shell = get_ipython()
+        if shell is not None:
+            formatter = shell.display_formatter.ipython_display_formatter
+            formatter.for_type(VegaLiteChart, _display_spec)
+            # A chart a notebook makes with altair itself, matched by name: altair stays unimported until
+            # the notebook imports it.
+            formatter.for_type_by_name(ALTAIR_CHART[0], ALTAIR_CHART[1], _display_spec)
+        return
+    from bench_nb.charts import use_theme
+    from bench_nb.charts.altair_import import altair
 
     use_theme()
+    alt = altair()
     # register() replaces a renderer of the same name; asking names() first would scan every installed
     # package's entry points (0.05-0.1 s per kernel).
     for name, renderer in ((RENDERER, _svg_renderer), (LAB_RENDERER, _lab_renderer)):
         alt.renderers.register(name, renderer)
-    if in_report():  # whatever ``static`` says: the builder renders every chart to SVG
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        if shell is not None:
-            # Skips altair's schema validation and renderer machinery: the builder renders the spec.
-            shell.display_formatter.ipython_display_formatter.for_type(alt.TopLevelMixin, _display_spec)
-            return
     alt.renderers.enable(RENDERER if static else LAB_RENDERER)
 
 
