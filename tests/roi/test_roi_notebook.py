@@ -87,3 +87,4 @@ def test_executes_on_the_demo_set(tmp_path: Path) -> None:
     # the page says which probe mode its headline comes from, and the default never quotes the memory
     assert "The headline comes from paraphrase probes (a few key terms, never 4 consecutive words" in text
     assert "No model calls" in text  # the empty usage table says why it is empty
+    assert "The deterministic judge cannot know what a bare agent knows" in text  # why the rate is a bound
