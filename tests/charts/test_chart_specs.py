@@ -6,7 +6,11 @@ kernel (``BENCH_NB_REPORT=1``) the wrapper of its themed dict, which altair read
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -81,3 +85,20 @@ def test_field_shorthands_and_chart_data() -> None:
     assert values(frame) == {"values": [{"a": 1, "b": "x", "ok": True}, {"a": None, "b": "y", "ok": False}]}
     with pytest.raises(TypeError, match=r"\['when'\]"):
         values(pl.DataFrame({"when": [date(2026, 1, 1)]}))
+
+
+def test_a_report_kernels_chart_saves_and_renders_without_altair(tmp_path: Path) -> None:
+    code = f"""
+import sys
+from bench_nb import charts
+import polars as pl
+pairwise = pl.DataFrame({{"judge_a": ["f1"], "judge_b": ["llm"], "n": [9], "cohen_kappa": [0.5]}})
+chart = charts.chart_judge_kappa(pairwise)
+svg = charts.to_svg(chart)
+png = charts.save(chart, {str(tmp_path / "k.png")!r}).read_bytes()
+print(type(chart).__name__, svg.startswith("<svg") and "0.50" in svg, png[:4] == b"\\x89PNG",
+      [m for m in ("altair", "jsonschema") if m in sys.modules])
+"""
+    env = os.environ | {"BENCH_NB_REPORT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split("\n")[-2] == "VegaLiteChart True True []"
