@@ -98,12 +98,21 @@ def test_an_interrupted_parent_ends_its_child_and_leaves_no_files(
             raise KeyboardInterrupt
         real(f, items, first)
 
+    children: list[int] = []
+
+    class Recorded(report_module.ForkedWrite):  # type: ignore[misc,name-defined]
+        def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            super().__init__(*args, **kwargs)
+            children.append(self.pid)
+
     monkeypatch.setattr(report_module, "_write_items", interrupted)
+    monkeypatch.setattr(report_module, "ForkedWrite", Recorded)
     out = tmp_path / "out" / "report.json"
     with pytest.raises(KeyboardInterrupt):
         write_memorybench_report(big_run, mb_example.joinpath(*DATASET), out, parallel=True)
+    assert len(children) == 1
     with pytest.raises(ChildProcessError):  # the child was ended and reaped: no zombie left
-        os.waitpid(-1, os.WNOHANG)
+        os.waitpid(children[0], os.WNOHANG)
     assert list(out.parent.iterdir()) == []  # neither half's file, nor a report
 
 
