@@ -15,25 +15,34 @@ import click
 
 from bench_nb.errors import BenchNbError, BenchNbWarning
 
-# command name -> "module:attribute"
-COMMANDS: dict[str, str] = {
-    "status": "bench_nb.cli.runs:status",
-    "show-failures": "bench_nb.cli.runs:show_failures",
-    "summary": "bench_nb.cli.runs:summary",
-    "memorybench-report": "bench_nb.cli.mbreport:memorybench_report_cmd",
-    "run": "bench_nb.cli.run:run",
-    "compare": "bench_nb.cli.run:compare",
-    "datasets": "bench_nb.cli.datasets:datasets",
-    "rejudge": "bench_nb.cli.judging:rejudge",
-    "judge-audit": "bench_nb.cli.judging:judge_audit_cmd",
-    "report": "bench_nb.cli.reporting:report",
-    "serve": "bench_nb.cli.reporting:serve",
-    "demo": "bench_nb.cli.reporting:demo",
-    "roi": "bench_nb.cli.roi:roi",
-    "clean": "bench_nb.cli.run:clean",
-    "plan": "bench_nb.cli.plan:plan",
-    "export": "bench_nb.cli.store:export",
-    "sweep": "bench_nb.cli.sweep:sweep",
+# command name -> ("module:attribute", the line ``bench-nb --help`` shows for it without importing the module)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "status": ("bench_nb.cli.runs:status", "How far a run got: questions per phase, failures."),
+    "show-failures": (
+        "bench_nb.cli.runs:show_failures",
+        "Incorrect, unscored and errored questions of a run.",
+    ),
+    "summary": ("bench_nb.cli.runs:summary", "A MemScore table of several runs."),
+    "memorybench-report": (
+        "bench_nb.cli.mbreport:memorybench_report_cmd",
+        "Write the report.json MemoryBench would write for a run.",
+    ),
+    "run": ("bench_nb.cli.run:run", "Run a benchmark through a memory provider."),
+    "compare": ("bench_nb.cli.run:compare", "Run providers like for like and build a compare report."),
+    "datasets": ("bench_nb.cli.datasets:datasets", "Benchmark datasets: list, download (verified), check."),
+    "rejudge": ("bench_nb.cli.judging:rejudge", "Grade the answers of existing runs with more judges."),
+    "judge-audit": (
+        "bench_nb.cli.judging:judge_audit_cmd",
+        "Audit judges for leniency on answers known to be wrong.",
+    ),
+    "report": ("bench_nb.cli.reporting:report", "Build an HTML report from a notebook."),
+    "serve": ("bench_nb.cli.reporting:serve", "Serve the reports folder on 127.0.0.1."),
+    "demo": ("bench_nb.cli.reporting:demo", "Run the bundled sample and build every report."),
+    "roi": ("bench_nb.cli.roi:roi", "The ROI benchmark: what an agent loses without memory."),
+    "clean": ("bench_nb.cli.run:clean", "Delete what a run's containers hold at the provider."),
+    "plan": ("bench_nb.cli.plan:plan", "Plan a benchmark's size from the difference to detect."),
+    "export": ("bench_nb.cli.store:export", "Write runs into a Parquet run store."),
+    "sweep": ("bench_nb.cli.sweep:sweep", "Run a grid of configurations (locally or on Ray)."),
 }
 
 
@@ -44,15 +53,23 @@ def _available(target: str) -> bool:
 
 class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name, target in COMMANDS.items() if _available(target))
+        return sorted(name for name, (target, _) in COMMANDS.items() if _available(target))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None or not _available(target):
+        target = COMMANDS.get(cmd_name, ("", ""))[0]
+        if not target or not _available(target):
             return None
         module, attr = target.split(":")
         command = getattr(importlib.import_module(module), attr, None)
         return command if isinstance(command, click.Command) else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from ``COMMANDS``' summaries: click's own would import every command's module
+        (papermill, SDKs: a second before any help shows)."""
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
