@@ -109,7 +109,7 @@ def test_pareto_table_and_chart(fixtures: pl.DataFrame) -> None:
 def test_interval_chart_has_both_intervals(fixtures: pl.DataFrame) -> None:
     spec = charts.chart_spec(charts.chart_accuracy_intervals(fixtures))
     values = next(iter(spec["datasets"].values()))
-    kinds = {v["interval"] for v in values}
+    kinds = {v["kind"] for v in values}
     assert kinds == {"clustered (haystacks)", "Wilson (independent)"}
     for v in values:
         if v["ci_low"] is not None and not math.isnan(v["ci_low"]):

@@ -36,14 +36,17 @@ def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
         overall = boot.accuracy_intervals(method)
         by_type = boot.accuracy_intervals(method, "question_type")
         both = pl.concat([overall.with_columns(question_type=pl.lit("overall")), by_type], how="diagonal")
-        parts.append(both.with_columns(interval=pl.lit(name)))
+        # ``kind``: which of the two the row is; ``interval``: the method accuracy_intervals actually used
+        # (below 10 haystacks the clustered one is a design-adjusted Wilson interval, not a bootstrap)
+        parts.append(both.with_columns(kind=pl.lit(name)))
     return pl.concat(parts)
 
 
 def chart_accuracy_intervals(
     data: Any, *, seed: int = 0, title: str = "Accuracy: clustered against independent 95% intervals"
 ) -> Chart:
-    """Per run, overall and per question type: the accuracy with its cluster-bootstrap interval (thick) and
+    """Per run, overall and per question type: the accuracy with its clustered interval (thick: the cluster
+    bootstrap, or below 10 haystacks the design-adjusted Wilson interval; the method in the tooltip) and
     Wilson's (thin), which treats the questions as independent; design effect in the tooltip. ``data``: a
     questions frame, run sources, or a ``ClusterBootstrap`` (shared with the uncertainty tables; its own
     seed)."""
@@ -68,14 +71,13 @@ def chart_accuracy_intervals(
         | {
             "x": field("ci_low:Q", title="accuracy", scale={"domain": [0, 1]}, axis={"format": "%"}),
             "x2": field("ci_high"),
-            "strokeWidth": field(
-                "interval:N", title="95% interval", scale={"domain": kinds, "range": [5, 1.5]}
-            ),
-            "opacity": field("interval:N", scale={"domain": kinds, "range": [0.45, 1]}, legend=None),
+            "strokeWidth": field("kind:N", title="95% interval", scale={"domain": kinds, "range": [5, 1.5]}),
+            "opacity": field("kind:N", scale={"domain": kinds, "range": [0.45, 1]}, legend=None),
             "tooltip": [
                 field("run:N"),
                 field("question_type:N", title="type"),
-                field("interval:N"),
+                field("kind:N", title="interval"),
+                field("interval:N", title="method"),
                 field("accuracy:Q", format=".1%"),
                 field("ci_low:Q", title="95% low", format=".1%"),
                 field("ci_high:Q", title="95% high", format=".1%"),
@@ -88,9 +90,12 @@ def chart_accuracy_intervals(
     points = {
         "mark": mark("point", filled=True, size=40, color="#1f2328"),
         "encoding": base | {"x": field("accuracy:Q")},
-        "transform": [{"filter": "(datum.interval === 'clustered (haystacks)')"}],
+        "transform": [{"filter": "(datum.kind === 'clustered (haystacks)')"}],
     }
-    subtitle = "thick: cluster bootstrap over haystacks; thin: Wilson, questions independent"
+    subtitle = (
+        "thick: clustered over haystacks (a cluster bootstrap; below 10 haystacks a design-adjusted Wilson "
+        "interval); thin: Wilson, questions independent"
+    )
     return chart(
         {
             "data": values(frame),
