@@ -97,3 +97,25 @@ def test_owner_and_text_are_escaped(tmp_path: Path, db: Path) -> None:
         store.execute("UPDATE runs SET phase = ? WHERE id = ?", (EVIL, running.run_id))
     html = roi_tile_html(owner, db)
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_a_report_kernel_draws_the_trend_without_altair(jsonl_file: Path, db: Path) -> None:
+    """As the ROI report's kernel does (``BENCH_NB_REPORT=1``): the trend is a Vega-Lite dict rendered by
+    vl-convert, and neither altair nor jsonschema is imported (0.3 s of the report)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import_memories(jsonl_file, db, admin=True)
+    for _ in range(3):
+        run_roi("bob", db)
+    code = (
+        "import json, sys\n"
+        "from bench_nb.roi import roi_tile_html\n"
+        f"html = roi_tile_html('bob', {str(db)!r})\n"
+        "print(json.dumps(['<svg' in html, 'altair' in sys.modules, 'jsonschema' in sys.modules]))\n"
+    )
+    env = {**os.environ, "BENCH_NB_REPORT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, False]

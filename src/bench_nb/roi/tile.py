@@ -19,7 +19,7 @@ from bench_nb.roi.store import RoiStore
 from bench_nb.roi.summary import RoiStatus, roi_status
 
 if TYPE_CHECKING:
-    import altair as alt
+    from bench_nb.charts.spec import Chart
 
 TITLE = "Only memory knows"
 
@@ -29,14 +29,15 @@ _STYLE = (
 )
 
 
-def chart_roi_trend(runs: Any) -> alt.Chart:
+def chart_roi_trend(runs: Any) -> Chart:
     """The exclusive rate per finished run, as a line with points: one x position per run, labelled with
-    the time it finished (UTC, to the minute; the tooltip has the second), oldest left.
+    the time it finished (UTC, to the minute; the tooltip has the second), oldest left. An altair chart
+    (in a report kernel a ``VegaLiteChart``, as every ``bench_nb.charts`` function returns).
 
     Args:
         runs: ``roi_runs_df`` (pandas or polars).
     """
-    import altair as alt
+    from bench_nb.charts.spec import chart, field, mark, values  # the charts only when a tile draws one
 
     if not isinstance(runs, pl.DataFrame):
         runs = pl.from_pandas(runs)
@@ -52,35 +53,35 @@ def chart_roi_trend(runs: Any) -> alt.Chart:
     # Two runs in the same minute keep apart: the label is made unique by the second.
     dup = data["when"].is_duplicated()
     data = data.with_columns(when=pl.when(dup).then(pl.col("finished")).otherwise(pl.col("when")))
-    return (
-        alt.Chart(alt.Data(values=data.to_dicts()))
-        .mark_line(point=True, color="#0969da")
-        .encode(
-            x=alt.X("when:O", title="run finished (UTC)", sort=None, axis=alt.Axis(labelAngle=-30)),
-            y=alt.Y(
-                "exclusive_rate:Q",
-                title="exclusive rate",
-                scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%"),
-            ),
-            tooltip=[
-                alt.Tooltip("run_id:N"),
-                alt.Tooltip("finished:N", title="finished (UTC)"),
-                alt.Tooltip("probe_mode:N"),
-                alt.Tooltip("exclusive:Q"),
-                alt.Tooltip("judged:Q"),
-                alt.Tooltip("exclusive_rate:Q", format=".0%"),
-            ],
-        )
-        .properties(width=440, height=120)
+    return chart(
+        {
+            "data": values(data),
+            "mark": mark("line", point=True, color="#0969da"),
+            "encoding": {
+                "x": field("when:O", title="run finished (UTC)", sort=None, axis={"labelAngle": -30}),
+                "y": field(
+                    "exclusive_rate:Q", title="exclusive rate", scale={"domain": [0, 1]}, axis={"format": "%"}
+                ),
+                "tooltip": [
+                    field("run_id:N"),
+                    field("finished:N", title="finished (UTC)"),
+                    field("probe_mode:N"),
+                    field("exclusive:Q"),
+                    field("judged:Q"),
+                    field("exclusive_rate:Q", format=".0%"),
+                ],
+            },
+            "width": 440,
+            "height": 120,
+        }
     )
 
 
-def chart_svg(chart: alt.Chart) -> str:
-    """An altair chart rendered offline to SVG (vl-convert): no CDN, no script."""
-    import vl_convert as vlc
+def chart_svg(trend: Chart) -> str:
+    """A chart rendered offline to SVG (vl-convert, bench_nb's theme): no CDN, no script."""
+    from bench_nb.charts.save import to_svg
 
-    return str(vlc.vegalite_to_svg(chart.to_dict()))
+    return to_svg(trend)
 
 
 def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
