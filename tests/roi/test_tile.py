@@ -119,3 +119,27 @@ def test_a_report_kernel_draws_the_trend_without_altair(jsonl_file: Path, db: Pa
     env = {**os.environ, "BENCH_NB_REPORT": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, False]
+
+
+def test_runs_finished_in_the_same_second_are_two_points_of_the_trend() -> None:
+    import polars as pl
+
+    from bench_nb.charts import chart_spec
+    from bench_nb.roi import chart_roi_trend
+
+    runs = pl.DataFrame(
+        {
+            "run_id": ["r1", "r2", "r3"],
+            "finished_at": ["2026-12-01T18:36:26.1Z", "2026-12-01T18:36:26.7Z", "2026-12-01T18:40:00.0Z"],
+            "exclusive_rate": [0.5, 0.6, 0.7],
+            "exclusive": [5, 6, 7],
+            "judged": [10, 10, 10],
+            "probe_mode": ["paraphrase"] * 3,
+        }
+    )
+    rows = next(iter(chart_spec(chart_roi_trend(runs))["datasets"].values()))
+    assert [r["when"] for r in rows] == [
+        "2026-12-01 18:36:26 #1",
+        "2026-12-01 18:36:26 #2",
+        "2026-12-01 18:40",
+    ]

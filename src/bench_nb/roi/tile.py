@@ -50,9 +50,16 @@ def chart_roi_trend(runs: Any) -> Chart:
             when=pl.col("finished_at").str.slice(0, 16).str.replace("T", " "),
         )
     )
-    # Two runs in the same minute keep apart: the label is made unique by the second.
+    # Two runs in the same minute keep apart: the label is made unique by the second, and runs finished in
+    # the same second (a scripted pair) by their order, "#1", "#2".
     dup = data["when"].is_duplicated()
     data = data.with_columns(when=pl.when(dup).then(pl.col("finished")).otherwise(pl.col("when")))
+    order = (pl.int_range(pl.len()).over("when") + 1).cast(pl.Utf8)
+    data = data.with_columns(
+        when=pl.when(pl.col("when").is_duplicated())
+        .then(pl.col("when") + " #" + order)
+        .otherwise(pl.col("when"))
+    )
     return chart(
         {
             "data": values(data),
