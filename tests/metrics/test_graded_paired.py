@@ -98,6 +98,7 @@ def test_the_paired_table_names_the_clustered_test_for_graded_runs() -> None:
     q, _ = frame()
     html = tables.table_paired(q).html
     assert "clustered-signed-rank" in html and "Datta &amp; Satten" in html and "McNemar" not in html
+    assert "the test for the ranks of the differences" in html  # why interval and test may disagree
 
 
 def test_four_chats_give_no_interval_and_no_verdict_the_design_cannot_support() -> None:

@@ -90,7 +90,9 @@ def _paired_notes(tests: set[str]) -> list[str]:
     if "clustered-signed-rank" in tests:
         notes.append(
             "Graded runs (clustered-signed-rank): mean score difference with a cluster bootstrap interval "
-            "over haystacks, and Datta & Satten's clustered signed-rank test over the same haystacks."
+            "over haystacks, and Datta & Satten's clustered signed-rank test over the same haystacks. The "
+            "interval is for the mean difference and the test for the ranks of the differences: near the 5% "
+            "line one can exclude 0 while the other does not."
         )
     return [*notes, "p-values adjusted for the number of pairs with Holm's method."]
 
