@@ -1,15 +1,17 @@
-"""Paired comparison of graded runs (BEAM): mean score difference, a cluster bootstrap interval over chats,
-and the clustered signed-rank test (Datta & Satten 2008) instead of McNemar's."""
+"""Paired comparison of graded runs (BEAM): mean score difference, the clustered paired test's interval over
+chats (the tell-apart section's), and the clustered signed-rank test (Datta & Satten 2008) instead of
+McNemar's."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 import pytest
-from scipy.stats import bootstrap, wilcoxon
+from scipy.stats import t as student_t
+from scipy.stats import wilcoxon
 
 from bench_nb import tables
-from bench_nb.metrics.clustered import expanded_alpha
+from bench_nb.metrics.clustered_paired import paired_difference_test
 from bench_nb.metrics.paired import paired_comparison
 from bench_nb.metrics.signed_rank import clustered_signed_rank
 
@@ -54,15 +56,23 @@ def test_graded_runs_get_the_mean_difference_a_cluster_interval_and_the_clustere
     z, p = clustered_signed_rank(diffs, np.repeat(np.arange(20), 4))
     assert (result.statistic, result.p_value) == pytest.approx((float(z), float(p)))
     assert result.statistic > 0  # A is better by construction
-    # Equal chat sizes: the cluster bootstrap of the mean difference is the bootstrap of the chats' means,
-    # and the expanded percentile interval is the percentile interval at a wider level.
-    chat_means = diffs.reshape(20, 4).mean(axis=1)
-    level = 1 - expanded_alpha(20, 0.95)
-    boot = bootstrap(
-        (chat_means,), np.mean, n_resamples=4000, method="percentile", confidence_level=level, random_state=3
-    )
-    assert result.ci_low == pytest.approx(boot.confidence_interval.low, abs=0.02)
-    assert result.ci_high == pytest.approx(boot.confidence_interval.high, abs=0.02)
+    # The interval is the clustered paired test's on the mean difference (below 30 chats its inverted
+    # sign-flip test): the tell-apart section's, from the chats' summed differences.
+    test = paired_difference_test(diffs.reshape(20, 4).sum(axis=1), np.full(20, 4.0))
+    assert (result.ci_low, result.ci_high) == (test.low, test.high)
+    assert (test.low > 0) == (test.p < 0.05)  # it excludes 0 exactly when its own test rejects
+
+
+def test_from_thirty_chats_the_graded_interval_is_the_cluster_robust_t_interval() -> None:
+    """Closed form: D̄ ± t(K − 1, 0.975) · √(K/(K − 1) · Σₖ (Dₖ − D̄·nₖ)² / n²) over K = 40 chats."""
+    q, diffs = frame(seed=11, chats=40, per_chat=3)
+    result = paired_comparison(q, "a", "b", backend="polars")
+    per_chat = diffs.reshape(40, 3)
+    mean, n = diffs.mean(), diffs.size
+    se = np.sqrt(40 / 39 * ((per_chat.sum(axis=1) - mean * 3) ** 2).sum() / n**2)
+    half = student_t.ppf(0.975, 39) * se
+    assert result.ci_low == pytest.approx(mean - half, abs=1e-9)
+    assert result.ci_high == pytest.approx(mean + half, abs=1e-9)
 
 
 def test_identical_graded_runs_do_not_differ() -> None:

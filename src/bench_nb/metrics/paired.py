@@ -11,8 +11,9 @@ With ``a`` = both correct, ``b`` = only A correct, ``c`` = only B correct, ``d``
   Both equal statsmodels' ``mcnemar(table, exact=...)``.
 
 Graded runs (BEAM: fractional scores from a rubric judge) are compared on their scores instead: difference =
-mean score A − mean score B over the paired questions, with a cluster bootstrap interval over haystacks (the
-chats: ``bench_nb.metrics.clustered``'s resampling and expanded percentile interval, seeded), and Datta &
+mean score A − mean score B over the paired questions, with the clustered paired test's interval over
+haystacks (the chats: ``clustered_paired.paired_difference_test``, the inverted sign-flip test below 30 chats
+and the cluster-robust t interval from 30, as the tell-apart section gives it), and Datta &
 Satten's clustered signed-rank test of the per-question differences over the same haystacks
 (``bench_nb.metrics.signed_rank``, two-sided, ``statistic`` its z) in place of McNemar's; ``test`` says
 ``clustered-signed-rank``. The counts of questions scored 1 (``both_correct``, ``a_only``, ...) are kept
@@ -209,7 +210,7 @@ def _stats(pairs: pl.DataFrame) -> dict[str, Any]:
 
 
 def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
-    """``_stats`` for graded scores: mean difference, cluster bootstrap interval and clustered signed-rank
+    """``_stats`` for graded scores: mean difference, the clustered paired test's interval and clustered signed-rank
     test, both over haystacks (a question of unknown haystack is its own)."""
     out = _stats(pairs)
     n = len(pairs)
@@ -217,8 +218,7 @@ def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
         return out | {"test": "clustered-signed-rank"}
     import numpy as np
 
-    from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
-    from bench_nb.metrics.sign_flip import smallest_p
+    from bench_nb.metrics.clustered_paired import paired_difference_test
     from bench_nb.metrics.signed_rank import clustered_signed_rank
 
     a = pairs["score_a"].cast(pl.Float64).to_numpy()
@@ -233,12 +233,10 @@ def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
         np.bincount(index, weights=diff, minlength=k),
         np.bincount(index, minlength=k).astype(float),
     )
-    weights = bootstrap_weights(k, seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        draws = (weights @ sums) / (weights @ counts)
-    low, high = percentile_interval(draws, k)
-    if smallest_p(k) >= 0.05:  # 5 chats or fewer: no test can reject at 5%, and no interval is worth showing
-        low = high = _NAN
+    # The interval of the clustered paired test on the mean difference, as the tell-apart section gives it
+    # (the inverted sign-flip test below 30 chats, the cluster-robust t from 30; none with 5 chats or fewer).
+    interval = paired_difference_test(sums, counts, seed=seed)
+    low, high = interval.low, interval.high
     z, p_value = clustered_signed_rank(diff, index)
     stat, p = float(z), float(p_value)
     return out | {
