@@ -102,3 +102,23 @@ print(type(chart).__name__, svg.startswith("<svg") and "0.50" in svg, png[:4] ==
     env = os.environ | {"BENCH_NB_REPORT": "1"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split("\n")[-2] == "VegaLiteChart True True []"
+
+
+def test_a_report_kernels_chart_used_as_an_altair_chart_becomes_one() -> None:
+    """A report notebook that calls ``.properties()`` on a chart works as it does in JupyterLab: the
+    altair chart is built then (altair imported at that moment, not before, and not by displaying it)."""
+    code = """
+import sys
+from IPython.core.formatters import DisplayFormatter
+from bench_nb import charts
+import polars as pl
+pairwise = pl.DataFrame({"judge_a": ["f1"], "judge_b": ["llm"], "n": [9], "cohen_kappa": [0.5]})
+chart = charts.chart_judge_kappa(pairwise)
+DisplayFormatter().format(chart)  # what IPython looks up to display it
+before = "altair" in sys.modules
+wider = chart.properties(width=600)
+print(type(chart).__name__, before, type(wider).__module__.split(".")[0], wider.to_dict()["width"])
+"""
+    env = os.environ | {"BENCH_NB_REPORT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split("\n")[-2] == "VegaLiteChart False altair 600"

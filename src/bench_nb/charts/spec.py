@@ -119,10 +119,23 @@ def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
 
 class VegaLiteChart:
     """A chart in a report kernel: its spec, themed, as a dict (``to_dict()``). ``setup_notebook()`` displays
-    it as the Vega-Lite output the report builder renders; ``charts.save``/``to_svg`` take it too."""
+    it as the Vega-Lite output the report builder renders; ``charts.save``/``to_svg`` take it too.
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    Used as an altair chart (``chart.properties(width=600)``, ``.interactive()``, any public attribute of
+    altair's charts), it becomes one: the altair chart of its spec is built then (altair imported at that
+    moment), so a report notebook behaves as it does in JupyterLab. Its own names and every ``_``-name
+    (what IPython's display looks up) stay its own, so displaying it never imports altair.
+    """
+
+    def __init__(self, spec: dict[str, Any], source: dict[str, Any] | None = None) -> None:
         self.spec = spec
+        self.source = source  # the unthemed spec the chart function wrote (for the altair chart)
+
+    def __getattr__(self, name: str) -> Any:
+        source = self.__dict__.get("source")
+        if name.startswith("_") or source is None:
+            raise AttributeError(name)
+        return getattr(to_altair(source), name)
 
     def to_dict(self) -> dict[str, Any]:
         """The themed Vega-Lite spec (a copy)."""
@@ -137,7 +150,7 @@ def chart(spec: dict[str, Any]) -> Chart:
     """What a ``chart_*`` function returns for ``spec``: an altair chart, or in a report kernel a
     ``VegaLiteChart`` (see the module's docstring)."""
     if in_report_kernel():
-        return VegaLiteChart(spec_with_theme(spec))
+        return VegaLiteChart(spec_with_theme(spec), source=spec)
     return to_altair(spec)
 
 
