@@ -278,12 +278,11 @@ def stream_js_object(
     ``to_js`` only when its encoding may hold what those leave to it (``_encoded_as_js``) or msgspec cannot
     encode it (a lone surrogate)."""
     yield js_object_opening(head, key, indent)
-    first = True
-    for text in js_item_batches(items, indent, chunk):
-        yield b"\n" if first else b",\n"
-        yield text
-        first = False
-    yield js_object_closing(indent, empty=first)
+    empty = True
+    for part in js_list_items(items, indent, chunk, first=True):
+        empty = False
+        yield part
+    yield js_object_closing(indent, empty=empty)
 
 
 def js_object_opening(head: dict[str, Any], key: str, indent: int = 2) -> bytes:
@@ -298,9 +297,20 @@ def js_object_closing(indent: int = 2, *, empty: bool) -> bytes:
     return b"]\n}" if empty else b"\n" + b" " * indent + b"]\n}"
 
 
+def js_list_items(
+    items: Iterable[Any], indent: int = 2, chunk: int = 256, *, first: bool
+) -> Iterator[bytes | memoryview]:
+    """``js_item_batches`` with the separator before each batch (none before the list's first item when
+    ``first``; ``False`` continues a list whose earlier items another writer wrote)."""
+    for text in js_item_batches(items, indent, chunk):
+        yield b"\n" if first else b",\n"
+        yield text
+        first = False
+
+
 def js_item_batches(items: Iterable[Any], indent: int = 2, chunk: int = 256) -> Iterator[memoryview]:
     """The text of ``items``, ``chunk`` at a time, each laid out two levels deep (as the items of a list in
-    an object): ``stream_js_object`` joins them with ``,\\n``."""
+    an object): ``js_list_items`` joins them with ``,\\n``."""
     for batch in _batches(items, chunk):
         try:
             encoded = msgspec.json.encode([batch])

@@ -41,7 +41,7 @@ from bench_nb.runformat.jsjson import (
     decode_js_each,
     decode_js_floats,
     js_float,
-    js_item_batches,
+    js_list_items,
     js_object_closing,
     js_object_opening,
     stream_js_object,
@@ -326,7 +326,7 @@ class _Report:
         """Each evaluated question's entry (those from ``start`` to ``stop``); with ``js``, as values
         ``runformat.jsjson`` writes directly."""
         evaluated, totals = self.evaluated[start:stop], self.totals[start:stop]
-        decode = decode_js_floats if js else msgspec.json.decode  # js_item_batches checks what it encodes
+        decode = decode_js_floats if js else msgspec.json.decode  # js_list_items checks what it encodes
         metrics = _js_metrics(evaluated) if js else None
         duration = _js_duration if js else _num
         score_of = _js_score if js else _same
@@ -484,8 +484,5 @@ def _write_report(report: _Report, f: BinaryIO, part: Path, parallel: bool | Non
 
 
 def _write_items(f: BinaryIO, items: Iterator[dict[str, Any]], first: bool) -> None:
-    """The evaluations' text, each batch after a separator (none before the list's first)."""
-    for text in js_item_batches(items, chunk=_CHUNK):
-        f.write(b"\n" if first else b",\n")
-        f.write(text)
-        first = False
+    """The evaluations' text (``jsjson.js_list_items``), written to ``f``."""
+    f.writelines(js_list_items(items, chunk=_CHUNK, first=first))

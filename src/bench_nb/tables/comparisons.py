@@ -91,9 +91,8 @@ def _paired_notes(tests: set[str]) -> list[str]:
         notes.append(
             "Graded runs (clustered-signed-rank): mean score difference with the clustered interval over "
             "haystacks (the tell-apart section's), and Datta & Satten's clustered signed-rank test over the "
-            "same haystacks. The "
-            "interval is for the mean difference and the test for the ranks of the differences: near the 5% "
-            "line one can exclude 0 while the other does not."
+            "same haystacks. The interval is for the mean difference and the test for the ranks of the "
+            "differences: near the 5% line one can exclude 0 while the other does not."
         )
     return [*notes, "p-values adjusted for the number of pairs with Holm's method."]
 

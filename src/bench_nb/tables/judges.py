@@ -29,10 +29,6 @@ def _pts(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None or missing(x) else f"{x:.{digits}f}%"
 
 
-def _ci(lo: float | None, hi: float | None) -> str:
-    return interval(lo, hi, scale=1)
-
-
 def _fpr_badge(rate: float | None) -> tuple[tuple[str, str], ...]:
     if rate is None or missing(rate):
         return ()
@@ -58,7 +54,7 @@ def _rate_cell(r: dict[str, Any] | None, unit: str, *, badged: bool) -> Cell:
     if r is None:
         return Cell("—", "num")
     return Cell(
-        f"{_pts(r['accept_rate'])} {_ci(r['ci_low'], r['ci_high'])}",
+        f"{_pts(r['accept_rate'])} {interval(r['ci_low'], r['ci_high'], scale=1)}",
         "num",
         title=f"{r['n']} {unit}",
         badges=_fpr_badge(r["accept_rate"]) if badged else (),
@@ -139,7 +135,7 @@ def table_prompt_sweep(sweep: Any) -> Table:
                 Cell(r["model"]),
                 Cell(r["judge_prompt"]),
                 Cell(
-                    f"{_pts(r['accuracy'])} {_ci(r['ci_low'], r['ci_high'])}",
+                    f"{_pts(r['accuracy'])} {interval(r['ci_low'], r['ci_high'], scale=1)}",
                     "num",
                     title=f"{r['scored']} scored",
                 ),
@@ -178,8 +174,12 @@ def table_judge_vs_human(versus: Any) -> Table:
                     "num",
                     title=f"{r['n_correct']} right, {r['n_incorrect']} wrong by the labels",
                 ),
-                Cell(f"{_pct(r['sensitivity'])} {_ci01(r['sensitivity_low'], r['sensitivity_high'])}", "num"),
-                Cell(f"{_pct(r['specificity'])} {_ci01(r['specificity_low'], r['specificity_high'])}", "num"),
+                Cell(
+                    f"{_pct(r['sensitivity'])} {interval(r['sensitivity_low'], r['sensitivity_high'])}", "num"
+                ),
+                Cell(
+                    f"{_pct(r['specificity'])} {interval(r['specificity_low'], r['specificity_high'])}", "num"
+                ),
                 Cell(_pct(r["agreement"]), "num"),
                 Cell(num(r["cohen_kappa"], 3), "num"),
                 Cell(num(r["gwet_ac1"], 3), "num"),
@@ -210,10 +210,6 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None or missing(x) else f"{100 * x:.1f}%"
 
 
-def _ci01(lo: float | None, hi: float | None) -> str:
-    return interval(lo, hi)
-
-
 def table_corrected(corrected: Any) -> Table:
     """``corrected_accuracy_table`` output: raw accuracy beside the Rogan-Gladen corrected accuracy, and
     where the error rates came from (human labels, or the leniency audit, labelled as such)."""
@@ -227,12 +223,14 @@ def table_corrected(corrected: Any) -> Table:
                 Cell(r["provider"] or r["run_id"], title=r["run_id"]),
                 Cell(r["judge"]),
                 Cell(
-                    f"{_pts(r['accuracy'])} {_ci(r['ci_low'], r['ci_high'])}",
+                    f"{_pts(r['accuracy'])} {interval(r['ci_low'], r['ci_high'], scale=1)}",
                     "num",
                     title=f"{r['scored']} scored",
                 ),
                 Cell(
-                    "—" if move is None else f"{_pts(fixed)} {_ci(r['corrected_low'], r['corrected_high'])}",
+                    "—"
+                    if move is None
+                    else f"{_pts(fixed)} {interval(r['corrected_low'], r['corrected_high'], scale=1)}",
                     "num",
                 ),
                 Cell("" if move is None else f"{move:+.1f} pts", "num"),
