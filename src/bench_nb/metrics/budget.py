@@ -1,0 +1,360 @@
+"""Accuracy under a budget: LongMemEval-V2's LAFS, and budget curves for any benchmark.
+
+Definitions (docs/statistics.md, "Accuracy under a budget"):
+
+- **LAFS** (latency-aware frontier score, LongMemEval-V2's leaderboard metric, ``leaderboard/compute_lafs.py``):
+  each run is an operating point (accuracy in percentage points, mean memory query latency in seconds); the
+  best accuracy among the points whose latency is within a budget ``T`` is a step function of ``T`` (``floor``
+  where no point is within it), and LAFS is its average over ``T`` uniform in log latency between ``t_min`` and
+  ``t_max`` (1 and 200 seconds on the leaderboard). Several runs of one system (``by=``) are its operating
+  points; against a reference frontier, the gain is ``LAFS(reference ∪ system) - LAFS(reference)``.
+- **Budget curve**: a run's accuracy when every question whose search latency (context tokens, cost) exceeds
+  the budget counts as not answered, at each budget, with the clustered interval of ``accuracy_intervals``;
+  the break-even budget is the smallest one at which the full-context baseline's accuracy (under the same
+  budget) reaches the run's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+import polars as pl
+
+from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.questions import as_questions
+from bench_nb.metrics.clustered import accuracy_intervals_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+T_MIN = 1.0  # seconds: LongMemEval-V2's leaderboard budgets, compute_lafs.py's T_MIN and T_MAX
+T_MAX = 200.0
+
+# LongMemEval-V2's released reference frontier per tier (accuracy in points, latency in seconds), from its
+# paper's main results table as compute_lafs.py hard-codes it.
+REFERENCE_FRONTIERS: dict[str, tuple[tuple[str, float, float], ...]] = {
+    "small": (
+        ("RAG: query -> slice + notes", 51.0, 0.2),
+        ("Codex", 69.9, 177.2),
+        ("AgentRunbook-R", 58.6, 26.9),
+        ("AgentRunbook-C", 74.9, 108.3),
+    ),
+    "medium": (
+        ("RAG: query -> slice + notes", 45.9, 0.3),
+        ("Codex", 68.7, 185.8),
+        ("AgentRunbook-R", 57.0, 25.8),
+        ("AgentRunbook-C", 70.1, 139.9),
+    ),
+}
+
+# budget_curve's ``by`` -> the questions frame's column
+BUDGET_COLUMNS = {"latency_ms": "search_ms", "context_tokens": "context_tokens", "cost": "cost_usd"}
+DEFAULT_GRID = 24  # budgets on the default grid
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """One operating point: ``accuracy`` in percentage points, ``latency`` in seconds."""
+
+    name: str
+    accuracy: float
+    latency: float
+
+
+def frontier(points: Iterable[OperatingPoint]) -> list[OperatingPoint]:
+    """The points no faster (or equally fast) point matches in accuracy, by latency."""
+    best = -math.inf
+    kept = []
+    for p in sorted(points, key=lambda p: (p.latency, -p.accuracy)):
+        if p.accuracy > best:
+            kept.append(p)
+            best = p.accuracy
+    return kept
+
+
+def best_under(points: Sequence[OperatingPoint], budget: float, floor: float = 0.0) -> float:
+    """The best accuracy among ``points`` with latency at most ``budget``; ``floor`` when none is."""
+    return max((p.accuracy for p in points if p.latency <= budget), default=floor)
+
+
+def lafs_of(
+    points: Iterable[OperatingPoint], budgets: Sequence[float] = (T_MIN, T_MAX), floor: float = 0.0
+) -> float:
+    """LAFS of a set of operating points.
+
+    With two budgets ``(t_min, t_max)``: the exact average of the best-accuracy step function over log
+    latency between them (compute_lafs.py's ``lafs``). With more: the plain average of the step function at
+    each budget given.
+
+    Raises:
+        ValueError: a latency is not positive, or the budgets are not positive and increasing.
+    """
+    pts = list(points)
+    for p in pts:
+        if not p.latency > 0:
+            raise ValueError(f"latency must be positive, got {p.latency} for {p.name!r}")
+    if len(budgets) < 2 or any(not b > 0 for b in budgets) or list(budgets) != sorted(set(budgets)):
+        raise ValueError(f"budgets must be two or more positive, increasing seconds, not {list(budgets)}")
+    front = frontier(pts)
+    if len(budgets) > 2:
+        return sum(best_under(front, b, floor) for b in budgets) / len(budgets)
+    t_min, t_max = budgets
+    edges = sorted({t_min, t_max, *(p.latency for p in front if t_min < p.latency < t_max)})
+    area = sum(best_under(front, lo, floor) * math.log(hi / lo) for lo, hi in itertools.pairwise(edges))
+    return area / math.log(t_max / t_min)
+
+
+def _reference_points(reference: str | Sequence[tuple[float, float]] | None) -> list[OperatingPoint] | None:
+    if reference is None:
+        return None
+    if isinstance(reference, str):
+        if reference not in REFERENCE_FRONTIERS:
+            raise ValueError(
+                f"reference must be one of {sorted(REFERENCE_FRONTIERS)} or points, not {reference!r}"
+            )
+        return [OperatingPoint(*p) for p in REFERENCE_FRONTIERS[reference]]
+    return [OperatingPoint(f"reference {i + 1}", float(a), float(t)) for i, (a, t) in enumerate(reference)]
+
+
+def run_points(data: Any) -> pl.DataFrame:
+    """Each run's operating point: ``run_id, provider, accuracy_pct, latency_s, n`` over its evaluated,
+    scored questions (accuracy: the mean of ``score`` when the frame has one, else of ``correct``; latency:
+    the mean search duration of those with one, in seconds)."""
+    q = as_questions(data)
+    counted = pl.lit(True)
+    if "status" in q.columns:
+        counted = pl.col("status") == "evaluated"
+    if "unscored" in q.columns:
+        counted = counted & ~pl.col("unscored").fill_null(False)
+    value = pl.col("score") if "score" in q.columns else pl.col("correct").cast(pl.Float64)
+    provider = pl.col("provider").first() if "provider" in q.columns else pl.lit(None, pl.Utf8)
+    return (
+        q.filter(counted & value.is_not_null())
+        .group_by("run_id", maintain_order=True)
+        .agg(
+            provider=provider,
+            accuracy_pct=value.mean() * 100,
+            latency_s=pl.col("search_ms").mean() / 1000
+            if "search_ms" in q.columns
+            else pl.lit(None, pl.Float64),
+            n=pl.len(),
+        )
+    )
+
+
+@overload
+def lafs(
+    questions: Any,
+    budgets: Sequence[float] = ...,
+    *,
+    by: str | None = ...,
+    reference: str | Sequence[tuple[float, float]] | None = ...,
+    floor: float = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def lafs(
+    questions: Any,
+    budgets: Sequence[float] = ...,
+    *,
+    by: str | None = ...,
+    reference: str | Sequence[tuple[float, float]] | None = ...,
+    floor: float = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
+def lafs(
+    questions: Any,
+    budgets: Sequence[float] = (T_MIN, T_MAX),
+    *,
+    by: str | None = None,
+    reference: str | Sequence[tuple[float, float]] | None = None,
+    floor: float = 0.0,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """LAFS per run (or per system of several runs), as LongMemEval-V2's leaderboard computes it.
+
+    Columns: ``system`` (the run id, or the ``by`` value), ``runs`` (its operating points), ``points``
+    (``"74.9% @ 108.3s, ..."``), ``lafs`` (percentage points), and with ``reference``: ``reference_lafs``,
+    ``lafs_gain`` (LAFS of the reference and the system's points together, less the reference's); ``note``
+    says why a run was left out (no search latency, or a latency of 0). A system with no placeable run has a
+    null LAFS.
+
+    Args:
+        questions: a questions frame or run sources.
+        budgets: ``(t_min, t_max)`` in seconds, integrated over log latency (the leaderboard's 1 to 200 s),
+            or three or more budgets, averaged as given.
+        by: a column grouping runs into one system with several operating points (e.g. ``"provider"``).
+        reference: ``"small"`` or ``"medium"`` (LongMemEval-V2's released reference frontier) or a list of
+            ``(accuracy_pct, latency_s)`` points.
+        floor: the accuracy under a budget no point is within.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+    """
+    ref = _reference_points(reference)
+    pts = run_points(questions)
+    q = as_questions(questions)
+    if by is not None:
+        if by not in q.columns:
+            raise ValueError(f"by={by!r}: the frame has no such column")
+        keys = q.group_by("run_id", maintain_order=True).agg(pl.col(by).first().cast(pl.Utf8).alias("system"))
+        pts = pts.join(keys, on="run_id", how="left")
+    else:
+        pts = pts.with_columns(system=pl.col("run_id"))
+    rows = []
+    for (system,), group in pts.group_by("system", maintain_order=True):
+        placed, notes = [], []
+        for r in group.iter_rows(named=True):
+            lat = r["latency_s"]
+            if lat is None or (isinstance(lat, float) and math.isnan(lat)):
+                notes.append(f"{r['run_id']}: no search latency")
+            elif lat <= 0:
+                notes.append(f"{r['run_id']}: search latency 0")
+            else:
+                placed.append(OperatingPoint(r["run_id"], r["accuracy_pct"], lat))
+        row: dict[str, Any] = {
+            "system": system,
+            "runs": group.height,
+            "points": ", ".join(f"{p.accuracy:.1f}% @ {p.latency:.3g}s" for p in placed),
+            "lafs": lafs_of(placed, budgets, floor) if placed else None,
+        }
+        if ref is not None:
+            row["reference_lafs"] = lafs_of(ref, budgets, floor)
+            row["lafs_gain"] = (
+                lafs_of(ref + placed, budgets, floor) - row["reference_lafs"] if placed else None
+            )
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    schema: dict[str, Any] = {"system": pl.Utf8, "runs": pl.Int64, "points": pl.Utf8, "lafs": pl.Float64}
+    if ref is not None:
+        schema |= {"reference_lafs": pl.Float64, "lafs_gain": pl.Float64}
+    schema["note"] = pl.Utf8
+    return to_backend(pl.DataFrame(rows, schema=schema, orient="row"), backend)
+
+
+def default_budgets(values: pl.Series, points: int = DEFAULT_GRID) -> list[float]:
+    """Budgets spaced evenly in log scale from the smallest positive value to the largest (evenly when
+    nothing is positive), ending exactly at the largest."""
+    known = values.drop_nulls().drop_nans() if values.dtype.is_float() else values.drop_nulls()
+    if known.is_empty():
+        return []
+    hi = float(known.max())  # type: ignore[arg-type]
+    positive = known.filter(known > 0)
+    if positive.is_empty() or hi <= 0:
+        return [hi]
+    lo = float(positive.min())  # type: ignore[arg-type]
+    if lo == hi:
+        return [hi]
+    step = (math.log(hi) - math.log(lo)) / (points - 1)
+    grid = [math.exp(math.log(lo) + i * step) for i in range(points - 1)] + [hi]
+    return sorted(set(grid))
+
+
+def _curve_frame(
+    questions: Any, by: str, budgets: Sequence[float] | None, seed: int, confidence: float
+) -> pl.DataFrame:
+    column = BUDGET_COLUMNS.get(by, by)
+    q = as_questions(questions)
+    if column not in q.columns:
+        raise ValueError(f"by={by!r}: the frame has no {column!r} column (one of {sorted(BUDGET_COLUMNS)})")
+    value = pl.col(column).cast(pl.Float64)
+    has_value = q.group_by("run_id", maintain_order=True).agg(value.is_not_null().any().alias("known"))
+    blind = has_value.filter(~pl.col("known"))["run_id"].to_list()
+    if blind:
+        warnings.warn(f"budget_curve by {by}: left out {blind}, which record no {column}", stacklevel=3)
+        q = q.filter(~pl.col("run_id").is_in(blind))
+    grid = sorted(set(budgets)) if budgets is not None else default_budgets(q[column].cast(pl.Float64))
+    frames = []
+    for b in grid:
+        within = (value <= b).fill_null(False)
+        capped = q.with_columns(
+            correct=pl.col("correct") & within,
+            **(
+                {"score": pl.when(within).then(pl.col("score")).otherwise(0.0)}
+                if "score" in q.columns
+                else {}
+            ),
+        )
+        ci = accuracy_intervals_frame(capped, seed=seed, confidence=confidence)
+        frames.append(
+            ci.select("run_id", "accuracy", "ci_low", "ci_high", "n", "clusters", "interval").with_columns(
+                budget=pl.lit(b)
+            )
+        )
+    if not frames:
+        return pl.DataFrame()
+    curve = pl.concat(frames)
+    return _with_break_even(q, curve)
+
+
+def _with_break_even(q: pl.DataFrame, curve: pl.DataFrame) -> pl.DataFrame:
+    """Add ``full_context_accuracy`` (the first full-context run's accuracy under the same budget) and each
+    run's ``break_even`` budget."""
+    fc_runs = (
+        q.filter(pl.col("provider") == "full-context")["run_id"].unique(maintain_order=True).to_list()
+        if "provider" in q.columns
+        else []
+    )
+    if not fc_runs:
+        return curve.with_columns(
+            full_context_accuracy=pl.lit(None, pl.Float64), break_even=pl.lit(None, pl.Float64)
+        )
+    fc = curve.filter(pl.col("run_id") == fc_runs[0]).select("budget", full_context_accuracy="accuracy")
+    curve = curve.join(fc, on="budget", how="left")
+    reached = (pl.col("full_context_accuracy") >= pl.col("accuracy")) & (pl.col("run_id") != fc_runs[0])
+    even = curve.filter(reached).group_by("run_id").agg(break_even=pl.col("budget").min())
+    return curve.join(even, on="run_id", how="left")
+
+
+@overload
+def budget_curve(
+    questions: Any,
+    by: str = ...,
+    budgets: Sequence[float] | None = ...,
+    *,
+    seed: int = ...,
+    confidence: float = ...,
+    backend: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def budget_curve(
+    questions: Any,
+    by: str = ...,
+    budgets: Sequence[float] | None = ...,
+    *,
+    seed: int = ...,
+    confidence: float = ...,
+    backend: Literal["polars"],
+) -> pl.DataFrame: ...
+def budget_curve(
+    questions: Any,
+    by: str = "latency_ms",
+    budgets: Sequence[float] | None = None,
+    *,
+    seed: int = 0,
+    confidence: float = 0.95,
+    backend: Backend = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """Accuracy at each budget, per run, with clustered intervals, and the break-even against full context.
+
+    Under a budget ``b`` a question counts as answered correctly only when it was and its ``by`` value is at
+    most ``b`` (a question with no value counts as over budget); the question set is unchanged, so the last
+    budget of the default grid (the largest value) gives each run's ordinary accuracy. Columns: ``run_id,
+    budget, accuracy, ci_low, ci_high, n, clusters, interval`` (as ``accuracy_intervals``),
+    ``full_context_accuracy`` (the first ``full-context`` run's accuracy under the same budget) and
+    ``break_even`` (the smallest budget at which that reaches the run's accuracy; null when it never does on
+    the grid, or there is no full-context run).
+
+    Args:
+        questions: a questions frame or run sources.
+        by: ``"latency_ms"`` (search latency), ``"context_tokens"``, ``"cost"`` (answer and judge cost in
+            USD), or any numeric column of the frame.
+        budgets: the budgets, in ``by``'s unit; default: 24 steps even in log scale up to the largest value.
+        seed: the bootstrap seed.
+        confidence: the intervals' coverage.
+        backend: ``"pandas"`` (default) or ``"polars"``.
+    """
+    return to_backend(_curve_frame(questions, by, budgets, seed, confidence), backend)

@@ -1,0 +1,143 @@
+"""LAFS against hand computations from LongMemEval-V2's ``leaderboard/compute_lafs.py`` definition, and budget
+curves against their definition (accuracy with over-budget questions counted as not answered)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from bench_nb.metrics.budget import OperatingPoint, budget_curve, lafs, lafs_of
+from bench_nb.metrics.clustered import accuracy_intervals
+
+LN200 = math.log(200.0)
+
+
+def run_rows(
+    run_id: str, correct: int, n: int, search_ms: float | None, provider: str = "sqlite", haystacks: int = 5
+) -> list[dict]:
+    return [
+        {
+            "run_id": run_id,
+            "provider": provider,
+            "question_id": f"q{i}",
+            "haystack_id": f"h{i % haystacks}",
+            "status": "evaluated",
+            "unscored": False,
+            "correct": i < correct,
+            "search_ms": search_ms,
+        }
+        for i in range(n)
+    ]
+
+
+def frame(*runs: list[dict]) -> pl.DataFrame:
+    return pl.DataFrame([r for run in runs for r in run], schema_overrides={"search_ms": pl.Float64})
+
+
+def lafs_rows(df: pl.DataFrame, **kw) -> dict[str, dict]:
+    return {r["system"]: r for r in lafs(df, backend="polars", **kw).iter_rows(named=True)}
+
+
+def test_one_point_is_its_accuracy_times_the_log_share_of_budgets_it_fits() -> None:
+    out = lafs_rows(frame(run_rows("a", 31, 50, 15_000.0)))  # 62% at 15 s
+    assert out["a"]["lafs"] == pytest.approx(62.0 * math.log(200 / 15) / LN200, rel=1e-12)
+    assert out["a"]["points"] == "62.0% @ 15s"
+
+
+def test_ties_keep_the_better_or_faster_point() -> None:
+    # same latency: the more accurate counts; same accuracy: the faster counts from its own latency
+    same_latency = [OperatingPoint("x", 50.0, 10.0), OperatingPoint("y", 60.0, 10.0)]
+    assert lafs_of(same_latency) == pytest.approx(60.0 * math.log(20) / LN200, rel=1e-12)
+    same_accuracy = [OperatingPoint("x", 60.0, 5.0), OperatingPoint("y", 60.0, 10.0)]
+    assert lafs_of(same_accuracy) == pytest.approx(60.0 * math.log(40) / LN200, rel=1e-12)
+    # two runs of one system (by=provider) are its operating points: 50% @ 2 s then 70% @ 20 s
+    df = frame(run_rows("fast", 10, 20, 2_000.0, "p"), run_rows("slow", 14, 20, 20_000.0, "p"))
+    got = lafs_rows(df, by="provider")["p"]
+    want = (50.0 * math.log(20 / 2) + 70.0 * math.log(200 / 20)) / LN200
+    assert got["lafs"] == pytest.approx(want, rel=1e-12) and got["runs"] == 2
+
+
+def test_budgets_beyond_every_run_and_runs_beyond_every_budget() -> None:
+    # faster than t_min: its accuracy over the whole range; slower than t_max: the floor
+    assert lafs_of([OperatingPoint("fast", 40.0, 0.5)]) == pytest.approx(40.0)
+    assert lafs_of([OperatingPoint("slow", 90.0, 300.0)]) == 0.0
+    assert lafs_of([OperatingPoint("slow", 90.0, 300.0)], floor=10.0) == pytest.approx(10.0)
+    # budgets that reach past every run: the step function is flat at its best from the last latency on
+    assert lafs_of([OperatingPoint("a", 80.0, 4.0)], (1.0, 1000.0)) == pytest.approx(
+        80.0 * math.log(250) / math.log(1000), rel=1e-12
+    )
+    # discrete budgets: the plain average of the step function at each
+    assert lafs_of([OperatingPoint("a", 80.0, 4.0)], (1.0, 4.0, 10.0, 500.0)) == pytest.approx(60.0)
+
+
+def test_a_run_without_search_latency_is_left_out_and_named() -> None:
+    df = frame(run_rows("timed", 15, 20, 1_000.0), run_rows("untimed", 20, 20, None))
+    out = lafs_rows(df)
+    assert out["untimed"]["lafs"] is None and "no search latency" in out["untimed"]["note"]
+    assert out["timed"]["lafs"] == pytest.approx(75.0)
+    # in a system, the untimed run is named and the rest still counts
+    sys = lafs_rows(df.with_columns(provider=pl.lit("p")), by="provider")["p"]
+    assert sys["lafs"] == pytest.approx(75.0) and "untimed: no search latency" in sys["note"]
+
+
+def test_gain_against_the_released_reference_frontier() -> None:
+    # compute_lafs.py's reference LAFS for small, and its printed gains for two of its examples
+    small = (51.0 * math.log(26.9) + 58.6 * math.log(108.3 / 26.9) + 74.9 * math.log(200 / 108.3)) / LN200
+    rows = lafs_rows(
+        frame(run_rows("rag", 31, 50, 15_000.0), run_rows("dominated", 35, 50, 150_000.0)), reference="small"
+    )
+    assert (
+        rows["rag"]["reference_lafs"]
+        == pytest.approx(small, rel=1e-12)
+        == pytest.approx(55.7648469, abs=1e-6)
+    )
+    assert rows["rag"]["lafs_gain"] == pytest.approx(2.11, abs=0.005)  # "Fast RAG++ | 62 @ 15s | +2.11"
+    assert rows["dominated"]["lafs_gain"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_lafs_refuses_bad_budgets_and_references() -> None:
+    with pytest.raises(ValueError, match="budgets"):
+        lafs_of([OperatingPoint("a", 1.0, 1.0)], (200.0, 1.0))
+    with pytest.raises(ValueError, match="reference"):
+        lafs(frame(run_rows("a", 1, 2, 1.0)), reference="huge")
+
+
+def test_budget_curve_counts_over_budget_questions_as_not_answered() -> None:
+    rows = run_rows("a", 8, 10, None)
+    for i, r in enumerate(rows):
+        r["search_ms"] = float(100 * (i + 1))  # q0 100 ms ... q9 1000 ms; q0-q7 correct
+    df = frame(rows)
+    curve = budget_curve(df, budgets=[50, 300, 750, 1000], backend="polars").sort("budget")
+    assert curve["accuracy"].to_list() == pytest.approx([0.0, 0.3, 0.7, 0.8])
+    assert curve["n"].to_list() == [10] * 4  # the question set does not shrink
+    # each budget's interval is accuracy_intervals' on the capped outcomes
+    capped = df.with_columns(correct=pl.col("correct") & (pl.col("search_ms") <= 750))
+    ref = accuracy_intervals(capped, backend="polars")
+    row = curve.filter(pl.col("budget") == 750)
+    assert row["ci_low"][0] == pytest.approx(ref["ci_low"][0]) and row["ci_high"][0] == pytest.approx(
+        ref["ci_high"][0]
+    )
+
+
+def test_budget_curve_break_even_against_full_context() -> None:
+    # memory: fast, 60%; full context: slow, 90%. Full context reaches 60% only once its 900 ms fit.
+    mem = run_rows("mem", 6, 10, 100.0, "sqlite")
+    fc = run_rows("fc", 9, 10, 900.0, "full-context")
+    curve = budget_curve(frame(mem, fc), budgets=[100, 500, 900], backend="polars")
+    m = curve.filter(pl.col("run_id") == "mem").sort("budget")
+    assert m["full_context_accuracy"].to_list() == pytest.approx([0.0, 0.0, 0.9])
+    assert m["break_even"].unique().to_list() == [900]
+    assert curve.filter(pl.col("run_id") == "fc")["break_even"].null_count() == 3
+
+
+def test_budget_curve_default_grid_ends_at_ordinary_accuracy_and_leaves_out_runs_without_values() -> None:
+    timed = run_rows("t", 7, 10, 200.0)
+    untimed = run_rows("u", 10, 10, None)
+    with pytest.warns(UserWarning, match="left out"):
+        curve = budget_curve(frame(timed, untimed), backend="polars")
+    assert set(curve["run_id"]) == {"t"}
+    assert curve.sort("budget")["accuracy"][-1] == pytest.approx(0.7)
+    with pytest.raises(ValueError, match="no 'nope' column"):
+        budget_curve(frame(timed), by="nope")
