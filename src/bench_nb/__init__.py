@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bench_nb.metrics.accuracy import accuracy, accuracy_by_type, success_rate
     from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
     from bench_nb.metrics.beam import beam_scores
+    from bench_nb.metrics.budget import budget_curve, lafs
     from bench_nb.metrics.clustered import accuracy_intervals
     from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
     from bench_nb.metrics.errata import answer_key_ceiling, regrade_with_errata
@@ -88,6 +89,7 @@ _EXPORTS: dict[str, str] = {
     "latency_stats": "bench_nb.metrics.latency",
     "memscore": "bench_nb.metrics.memscore",
     "pareto_frontier": "bench_nb.metrics.pareto",
+    **dict.fromkeys(["budget_curve", "lafs"], "bench_nb.metrics.budget"),
     **dict.fromkeys(
         ["detectable_differences", "minimum_detectable_effect", "questions_needed"], "bench_nb.metrics.power"
     ),
@@ -132,6 +134,7 @@ __all__ = [
     "accuracy_intervals",
     "answer_key_ceiling",
     "beam_scores",
+    "budget_curve",
     "check_like_for_like",
     "clustered_paired_comparisons",
     "compare",
@@ -144,6 +147,7 @@ __all__ = [
     "judge_agreement",
     "judge_audit",
     "judgments_df",
+    "lafs",
     "latency_stats",
     "list_benchmarks",
     "list_providers",
