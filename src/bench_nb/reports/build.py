@@ -14,6 +14,7 @@ every output is in.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import os
 import tempfile
@@ -204,6 +205,29 @@ def _summary(nb: Any) -> dict[str, Any]:
     return {}
 
 
+def check_parameters(notebook: Path, params: Mapping[str, Any] | None) -> None:
+    """Refuse a parameter the notebook does not declare in its ``parameters`` cell (papermill would only log
+    "Passed unknown parameter" and build the page with the default): the error names it and the nearest
+    declared one. A notebook without a parameters cell takes anything (papermill injects at the top)."""
+    if not params:
+        return
+    from papermill.inspection import inspect_notebook
+
+    declared = list(inspect_notebook(str(notebook)))
+    if not declared:
+        return
+    unknown = [name for name in params if name not in declared]
+    if not unknown:
+        return
+    parts = []
+    for name in unknown:
+        near = difflib.get_close_matches(name, declared, n=1, cutoff=0.5)
+        parts.append(f"{name!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    raise ReportError(
+        f"notebook {notebook.name} has no parameter {', '.join(parts)}; its parameters: {', '.join(declared)}"
+    )
+
+
 def build_report(
     name: str | os.PathLike[str],
     params: Mapping[str, Any] | None = None,
@@ -227,13 +251,15 @@ def build_report(
     Raises:
         ReportError: naming the notebook and the failing cell; the executed notebook is kept beside the
             output as ``<output>.failed.ipynb`` for a look. A ``runs`` parameter that matches nothing fails
-            before the notebook runs, naming it. Either way ``output`` is left as it was.
+            before the notebook runs, naming it; so does a parameter the notebook does not declare (naming
+            the nearest one it does). Either way ``output`` is left as it was.
     """
     source = find_notebook(name)
+    load_jsonschema()  # here, before papermill and the exporter's thread import nbformat
+    check_parameters(source, params)
     runs = (params or {}).get("runs")
     if runs is not None:
         resolve_runs(runs)  # a source that matches nothing fails now: no kernel started, no page written
-    load_jsonschema()  # here, before the exporter's thread imports nbformat
     out = Path(output) if output is not None else Path("reports") / f"{source.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     failed_copy = out.with_suffix(".failed.ipynb")
