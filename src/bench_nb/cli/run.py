@@ -282,6 +282,17 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
     if result.status != "completed":
         click.echo(f"Resume with: bench-nb run -r {result.run_id} --runs-dir {opts['runs_dir']}")
         raise SystemExit(1)
+    if not result.evaluated:
+        click.echo(f"error: {_nothing_evaluated(result)}", err=True)
+        raise SystemExit(1)
+
+
+def _nothing_evaluated(result: Any) -> str:
+    """Why a finished run is not a success: no question was evaluated (every one failed)."""
+    return (
+        f"{result.run_id}: no question was evaluated ({result.failed} of {result.target} failed): "
+        f"nothing to report"
+    )
 
 
 def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[str, Any]) -> None:
@@ -319,7 +330,7 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
             result = run_benchmark(provider, opts["benchmark"], run_id=f"{base}-r{i}", **_settings(opts))
             click.echo(_summary_line(result))
             dirs.append(result.run_dir)
-            unfinished = unfinished or result.status != "completed"
+            unfinished = unfinished or result.status != "completed" or not result.evaluated
     finally:
         if cache_env is None:
             os.environ.pop("BENCH_NB_LLM_CACHE", None)
@@ -399,7 +410,10 @@ def compare(
     for d in result.mismatches:
         click.secho(f"WARNING: not like for like: {d}", fg="red", err=True)
     click.echo(f"Manifest: {result.manifest_path}")
-    if any(r.status != "completed" for r in result.runs):
+    for r in result.runs:
+        if r.status == "completed" and not r.evaluated:
+            click.echo(f"error: {_nothing_evaluated(r)}", err=True)
+    if any(r.status != "completed" or not r.evaluated for r in result.runs):
         raise SystemExit(1)
 
 

@@ -319,6 +319,16 @@ def is_retryable(err: BaseException | None) -> bool:
     return isinstance(err, jsonlib.JSONDecodeError | openai.APIResponseValidationError)
 
 
+def check_key(spec: ModelSpec) -> None:
+    """Fail now when ``spec`` needs a key the environment does not hold (a run checks its answerer's and
+    judges' keys before ingest, so nothing is paid for before the first answer would fail).
+
+    Raises:
+        ModelError: the key variable is unset, naming it.
+    """
+    _api_key(spec)
+
+
 def _api_key(spec: ModelSpec) -> str:
     if spec.key_env is None:
         return os.environ.get("OPENAI_API_KEY") or "not-needed"  # local servers ignore it

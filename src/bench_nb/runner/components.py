@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, ModelError
 from bench_nb.judges.base import Judge
 from bench_nb.models.aliases import MODEL_PREFIXES
 from bench_nb.models.base import Answerer
@@ -115,6 +115,26 @@ def provider_prompt_options(
                     "allow_custom_prompt": True,
                 }
     return a_opts, j_opts
+
+
+def check_credentials(answerer: Answerer, judges: Sequence[Judge]) -> None:
+    """Check the API key of every model the answerer and the judges call (their ``spec``), before a run
+    ingests anything: a missing key fails the run at once, not every question at its answer phase.
+
+    Raises:
+        ModelError: a key the environment does not hold, naming the variable and the answerer or judge.
+    """
+    from bench_nb.models.aliases import ModelSpec
+
+    for role, obj in (("answerer", answerer), *(("judge", j) for j in judges)):
+        spec = getattr(obj, "spec", None)
+        if isinstance(spec, ModelSpec):
+            from bench_nb.models.client import check_key  # the SDKs: only for a run that calls a model
+
+            try:
+                check_key(spec)
+            except ModelError as err:
+                raise ModelError(f"{role} {getattr(obj, 'name', spec.alias)!r}: {err}") from None
 
 
 def split_specs(specs: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:

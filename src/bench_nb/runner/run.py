@@ -27,6 +27,7 @@ from bench_nb.runformat.format import Question as QuestionRecord
 from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, write_checkpoint
 from bench_nb.runformat.settings import question_set_hash
 from bench_nb.runner.components import (
+    check_credentials,
     make_answerer,
     make_judges,
     make_provider,
@@ -349,6 +350,7 @@ def run_benchmark(
                 )
             answerer_obj = make_answerer(answerer, answerer_options)
             judge_objs = make_judges(judges, judge_options)
+            check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
             if is_beam(bench.name) and getattr(judge_objs[0], "graded", False) is not True:
                 raise BenchNbError(
                     f"{bench.name} is scored by its rubric: the first judge must be 'rubric' (offline) or "
