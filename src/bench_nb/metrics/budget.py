@@ -55,6 +55,18 @@ REFERENCE_FRONTIERS: dict[str, tuple[tuple[str, float, float], ...]] = {
 # budget_curve's ``by`` -> the questions frame's column
 BUDGET_COLUMNS = {"latency_ms": "search_ms", "context_tokens": "context_tokens", "cost": "cost_usd"}
 DEFAULT_GRID = 24  # budgets on the default grid
+_CURVE_SCHEMA = {
+    "run_id": pl.Utf8,
+    "accuracy": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "n": pl.Int64,
+    "clusters": pl.Int64,
+    "interval": pl.Utf8,
+    "budget": pl.Float64,
+    "full_context_accuracy": pl.Float64,
+    "break_even": pl.Float64,
+}
 
 
 @dataclass(frozen=True)
@@ -194,6 +206,18 @@ def lafs(
         floor: the accuracy under a budget no point is within.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
+    return to_backend(lafs_frame(questions, budgets, by=by, reference=reference, floor=floor), backend)
+
+
+def lafs_frame(
+    questions: Any,
+    budgets: Sequence[float] = (T_MIN, T_MAX),
+    *,
+    by: str | None = None,
+    reference: str | Sequence[tuple[float, float]] | None = None,
+    floor: float = 0.0,
+) -> pl.DataFrame:
+    """``lafs`` in polars."""
     ref = _reference_points(reference)
     pts = run_points(questions)
     q = as_questions(questions)
@@ -232,7 +256,7 @@ def lafs(
     if ref is not None:
         schema |= {"reference_lafs": pl.Float64, "lafs_gain": pl.Float64}
     schema["note"] = pl.Utf8
-    return to_backend(pl.DataFrame(rows, schema=schema, orient="row"), backend)
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def default_budgets(values: pl.Series, points: int = DEFAULT_GRID) -> list[float]:
@@ -253,9 +277,15 @@ def default_budgets(values: pl.Series, points: int = DEFAULT_GRID) -> list[float
     return sorted(set(grid))
 
 
-def _curve_frame(
-    questions: Any, by: str, budgets: Sequence[float] | None, seed: int, confidence: float
+def budget_curve_frame(
+    questions: Any,
+    by: str = "latency_ms",
+    budgets: Sequence[float] | None = None,
+    *,
+    seed: int = 0,
+    confidence: float = 0.95,
 ) -> pl.DataFrame:
+    """``budget_curve`` in polars."""
     column = BUDGET_COLUMNS.get(by, by)
     q = as_questions(questions)
     if column not in q.columns:
@@ -285,9 +315,9 @@ def _curve_frame(
             )
         )
     if not frames:
-        return pl.DataFrame()
-    curve = pl.concat(frames)
-    return _with_break_even(q, curve)
+        return pl.DataFrame(schema=_CURVE_SCHEMA)
+    curve = _with_break_even(q, pl.concat(frames))
+    return curve.select(list(_CURVE_SCHEMA)).cast(_CURVE_SCHEMA)  # type: ignore[arg-type]
 
 
 def _with_break_even(q: pl.DataFrame, curve: pl.DataFrame) -> pl.DataFrame:
@@ -357,4 +387,4 @@ def budget_curve(
         confidence: the intervals' coverage.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    return to_backend(_curve_frame(questions, by, budgets, seed, confidence), backend)
+    return to_backend(budget_curve_frame(questions, by, budgets, seed=seed, confidence=confidence), backend)
