@@ -57,3 +57,25 @@ def test_judge_agreement_on_graded_scores_reports_the_interval_alpha() -> None:
     assert pair["krippendorff_alpha_interval"] == pytest.approx(ag.krippendorff_alpha)
     with pytest.raises(ValueError, match=r"score must be in \[0, 1\]"):
         judge_agreement(pl.DataFrame([dict(rows[0], score=1.5), rows[6]]))
+
+
+def test_graded_accuracy_per_judge_is_the_mean_score_not_the_share_of_perfect_scores() -> None:
+    # issue 27, item 9: on graded scores `.accuracy` was the share of scores equal to 1 (here 2/5 = 0.4)
+    scores = {"rubric": [1.0, 0.5, 0.25, 1.0, 0.75, None], "rubric:gpt-4o": [0.5, 0.5, 0.5, 0.0, 1.0, 1.0]}
+    rows = [
+        {"run_id": "r", "question_id": f"q{i}", "judge": j, "score": v}
+        for j, vs in scores.items()
+        for i, v in enumerate(vs)
+    ]
+    ag = judge_agreement(pl.DataFrame(rows), backend="polars")
+    acc = {r["judge"]: r for r in ag.accuracy.iter_rows(named=True)}
+    rubric = [1.0, 0.5, 0.25, 1.0, 0.75]
+    assert acc["rubric"]["accuracy"] == pytest.approx(np.mean(rubric))  # 0.7, not 0.4
+    assert (acc["rubric"]["scored"], acc["rubric"]["correct"], acc["rubric"]["unscored"]) == (5, 2, 1)
+    half = 1.959963984540054 * np.std(rubric, ddof=1) / math.sqrt(5)
+    assert (acc["rubric"]["ci_low"], acc["rubric"]["ci_high"]) == pytest.approx(
+        (np.mean(rubric) - half, min(1.0, np.mean(rubric) + half))
+    )
+    assert acc["rubric:gpt-4o"]["accuracy"] == pytest.approx(3.5 / 6)
+    by_run = ag.accuracy_by_run.filter(pl.col("judge") == "rubric").row(0, named=True)
+    assert by_run["accuracy"] == pytest.approx(0.7)

@@ -27,7 +27,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import mean_interval, wilson_interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -201,7 +201,8 @@ class JudgeAgreement(Generic[FrameT]):
     - ``pairwise``: judge_a, judge_b, n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1
     - ``by_type``: per question type, the same statistics as the whole (type column as given)
     - ``confusion``: judge_a, judge_b, score_a, score_b, n (all pairs; ``confusion_matrix`` shapes one)
-    - ``accuracy``: per judge: scored, correct, accuracy, ci_low, ci_high (Wilson 95%), unscored
+    - ``accuracy``: per judge: scored, correct, accuracy, ci_low, ci_high (Wilson 95%; the mean score and
+      ``mean_interval`` for graded scores), unscored
     - ``accuracy_by_run``: per run and judge, with ``rank`` of the run under that judge (1 = best)
     """
 
@@ -600,23 +601,34 @@ def _pairwise(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.DataFrame, 
     return pl.DataFrame(rows, schema=pair_schema), pl.DataFrame(conf_rows, schema=conf_schema)
 
 
-def _accuracy(long: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+def _accuracy(long: pl.DataFrame, keys: list[str], *, graded: bool = False) -> pl.DataFrame:
+    """Per group of ``keys``: scored, correct (scores of 1), accuracy, its 95% interval, unscored. For graded
+    scores ``accuracy`` is the mean score with ``mean_interval`` (as ``metrics.accuracy`` has it), not the
+    share of perfect scores; else correct / scored with Wilson's interval."""
     out = long.group_by(keys, maintain_order=True).agg(
         scored=pl.col("score").is_not_null().sum().cast(pl.Int64),
         correct=(pl.col("score") == 1).sum().cast(pl.Int64),
         unscored=pl.col("score").is_null().sum().cast(pl.Int64),
+        _scores=pl.col("score").drop_nulls(),
     )
-    cis = [wilson_interval(c, n) for c, n in zip(out["correct"], out["scored"], strict=True)]
+    if graded:
+        cis = [mean_interval(list(s)) for s in out["_scores"].to_list()]
+        accuracy = pl.when(pl.col("scored") > 0).then(pl.col("_scores").list.mean()).otherwise(None)
+    else:
+        cis = [wilson_interval(c, n) for c, n in zip(out["correct"], out["scored"], strict=True)]
+        accuracy = pl.when(pl.col("scored") > 0).then(pl.col("correct") / pl.col("scored")).otherwise(None)
     return out.with_columns(
-        accuracy=pl.when(pl.col("scored") > 0).then(pl.col("correct") / pl.col("scored")).otherwise(None),
+        accuracy=accuracy.cast(pl.Float64),
         ci_low=pl.Series([lo for lo, _ in cis], dtype=pl.Float64),
         ci_high=pl.Series([hi for _, hi in cis], dtype=pl.Float64),
     ).select(*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored")
 
 
-def _accuracy_by_run(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.DataFrame, bool | None]:
+def _accuracy_by_run(
+    long: pl.DataFrame, judges: Sequence[str], *, graded: bool = False
+) -> tuple[pl.DataFrame, bool | None]:
     keys = ["run_id", "provider"] if "provider" in long.columns else ["run_id"]
-    acc = _accuracy(long.with_columns(pl.col(k).cast(pl.Utf8) for k in keys), [*keys, "judge"])
+    acc = _accuracy(long.with_columns(pl.col(k).cast(pl.Utf8) for k in keys), [*keys, "judge"], graded=graded)
     acc = acc.with_columns(
         rank=pl.col("accuracy").rank(method="min", descending=True).over("judge").cast(pl.Int64)
     )
@@ -704,7 +716,7 @@ def _graded_agreement(
                     "krippendorff_alpha_interval": st["krippendorff_alpha"],
                 }
             )
-    by_run, changes = _accuracy_by_run(long, judges)
+    by_run, changes = _accuracy_by_run(long, judges, graded=True)
     return JudgeAgreement(
         judges=judges,
         ranking_changes=changes,
@@ -720,7 +732,7 @@ def _graded_agreement(
                     "n": pl.Int64,
                 }
             ),
-            "accuracy": _accuracy(long, ["judge"]),
+            "accuracy": _accuracy(long, ["judge"], graded=True),
             "accuracy_by_run": by_run,
         },
         backend=backend,
