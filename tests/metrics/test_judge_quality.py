@@ -30,10 +30,18 @@ def test_rogan_gladen_closed_form() -> None:
     fix = corrected_accuracy(0.62, 0.9, 0.8)
     assert fix.estimate == pytest.approx(0.6, abs=1e-12)
     assert fix.ci_low == fix.ci_high == fix.estimate  # nothing uncertain was given
-    # delta method, by hand: [p(1-p)/n + π²Se(1-Se)/n1 + (1-π)²Sp(1-Sp)/n0] / J²
+    # Lang & Reiczigel's adjusted delta method, by hand: z²/2 pseudo-counts each way on p, 1 on Se and Sp,
+    # [p̃(1-p̃)/ñ + π̃²S̃e(1-S̃e)/ñ1 + (1-π̃)²S̃p(1-S̃p)/ñ0] / J̃², centre π̃ + 2z²(π̃·var_Se − (1-π̃)·var_Sp)
     fix = corrected_accuracy(0.62, 0.9, 0.8, (120, 80), n=1000)
-    var = (0.62 * 0.38 / 1000 + 0.36 * 0.09 / 120 + 0.16 * 0.16 / 80) / 0.7**2
-    assert fix.ci_high - fix.estimate == pytest.approx(1.959963984540054 * math.sqrt(var), rel=1e-9)
+    z = 1.959963984540054
+    p, se, sp = (620 + z * z / 2) / (1000 + z * z), (108 + 1) / 122, (64 + 1) / 82
+    j = se + sp - 1
+    pi = (p + sp - 1) / j
+    v_se, v_sp = se * (1 - se) / 122, sp * (1 - sp) / 82
+    half = z * math.sqrt(p * (1 - p) / (1000 + z * z) + pi**2 * v_se + (1 - pi) ** 2 * v_sp) / j
+    centre = pi + 2 * z * z * (pi * v_se - (1 - pi) * v_sp)
+    assert (fix.ci_low, fix.ci_high) == pytest.approx((centre - half, centre + half), rel=1e-9)
+    assert fix.estimate == pytest.approx(0.6, abs=1e-12)  # the point estimate stays Rogan-Gladen's
     # a total of labels is split by the estimate
     assert corrected_accuracy(0.62, 0.9, 0.8, 200, n=1000).n_labels == pytest.approx((120, 80))
     # observed above the sensitivity: the estimate passes 1, is clipped and flagged
@@ -84,6 +92,29 @@ def test_rogan_gladen_recovers_the_true_accuracy_with_its_coverage(
     coverage, estimate, _ = _simulate(truth, se, sp, n, n_labels, subset=True)
     assert estimate == pytest.approx(truth, abs=0.005)
     assert 0.95 <= coverage <= 0.995
+
+
+def test_corrected_accuracy_interval_holds_when_sensitivity_or_specificity_is_estimated_as_one() -> None:
+    """Issue 27, item 4: an estimated sensitivity of exactly 1 has no delta-method variance, so the plain
+    interval collapsed (half as wide as at 0.975) and covered the truth in 63% of the benchmarks where it
+    happens below; the adjusted interval holds there."""
+    at_one = corrected_accuracy(0.87, 1.0, 0.9, (40, 40), n=1000)
+    near_one = corrected_accuracy(0.87, 0.975, 0.9, (40, 40), n=1000)
+    assert at_one.ci_high - at_one.ci_low >= 0.7 * (near_one.ci_high - near_one.ci_low)  # was 0.5
+    assert at_one.ci_low <= at_one.estimate <= at_one.ci_high
+    # seeded coverage: true accuracy 0.85, Se 0.97, Sp 0.9, 1,000 answers, 40 labelled right and 40 wrong;
+    # P(all 40 right answers accepted) = 0.97^40 = 0.30, so about 1,200 of 4,000 benchmarks sit at Se = 1
+    rng = np.random.default_rng(27)
+    truth, se, sp, n, n1, n0, reps = 0.85, 0.97, 0.9, 1000, 40, 40, 4000
+    k1, k0 = rng.binomial(n1, se, reps), rng.binomial(n0, sp, reps)
+    k = rng.binomial(n, truth * se + (1 - truth) * (1 - sp), reps)
+    at_boundary, elsewhere = [], []
+    for a, b, c in zip(k.tolist(), k1.tolist(), k0.tolist(), strict=True):
+        fix = corrected_accuracy(a / n, b / n1, c / n0, (n1, n0), n=n)
+        (at_boundary if b == n1 or c == n0 else elsewhere).append(fix.ci_low <= truth <= fix.ci_high)
+    assert len(at_boundary) > 1000
+    assert np.mean(at_boundary) >= 0.95  # the plain delta method: 0.63
+    assert 0.93 <= np.mean(at_boundary + elsewhere) <= 0.995
 
 
 def test_prediction_powered_inference_closed_form_and_coverage() -> None:

@@ -48,9 +48,10 @@ class CorrectedAccuracy(HtmlFields):
     """Accuracy corrected for a judge's errors (proportions in [0, 1]).
 
     ``estimate`` is the Rogan-Gladen estimate clipped to [0, 1] (``clipped`` says when it was);
-    ``ci_low``/``ci_high`` its delta-method interval, which carries the uncertainty of the observed accuracy
-    (with ``n``) and of the sensitivity and specificity (with ``n_labels``); ``source`` says where the error
-    rates came from (``human labels``, ``leniency audit`` or ``given``).
+    ``ci_low``/``ci_high`` its interval (Lang & Reiczigel's adjusted delta method), which carries the
+    uncertainty of the observed accuracy (with ``n``) and of the sensitivity and specificity (with
+    ``n_labels``); ``source`` says where the error rates came from (``human labels``, ``leniency audit`` or
+    ``given``).
     """
 
     estimate: float
@@ -89,9 +90,14 @@ def corrected_accuracy(
 ) -> CorrectedAccuracy:
     """The Rogan-Gladen estimate of the true accuracy from a judge's observed accuracy, with its interval.
 
-    π̂ = (p + Sp − 1) / (Se + Sp − 1), clipped to [0, 1]. Delta-method variance:
-    Var(π̂) = [p(1−p)/n + π̂²·Se(1−Se)/n₁ + (1−π̂)²·Sp(1−Sp)/n₀] / (Se + Sp − 1)², each term present only
-    when its sample size is known. Proportions in, proportions out.
+    π̂ = (p + Sp − 1) / (Se + Sp − 1), clipped to [0, 1]. The interval is Lang & Reiczigel's (2014)
+    adjusted delta-method interval, which holds where the plain one collapses (an estimated sensitivity or
+    specificity of exactly 1 has no variance): each proportion whose sample size is known gets pseudo-counts
+    (p: z²/2 correct and z²/2 wrong over n + z²; Se and Sp: one of each over n₁ + 2, n₀ + 2), the adjusted
+    estimate π̃ and Var(π̃) = [p̃(1−p̃)/ñ + π̃²·S̃e(1−S̃e)/ñ₁ + (1−π̃)²·S̃p(1−S̃p)/ñ₀] / (S̃e + S̃p − 1)² come
+    from them, and the interval is π̃ + d ± z·√Var, d = 2z²·[π̃·S̃e(1−S̃e)/ñ₁ − (1−π̃)·S̃p(1−S̃p)/ñ₀], clipped
+    to [0, 1]. A term whose size is not given is left out (that quantity is taken as known). Proportions in,
+    proportions out. Definitions: docs/statistics.md ("Corrected accuracy").
 
     Args:
         observed: the share of answers the judge called correct (p).
@@ -123,19 +129,13 @@ def corrected_accuracy(
         n1, n0 = float(n_labels[0]), float(n_labels[1])
     elif n_labels is not None:
         n1, n0 = n_labels * est, n_labels * (1 - est)
-    var = 0.0
-    if n:
-        var += observed * (1 - observed) / n
-    if n_labels is not None:
-        if n1 > 0:
-            var += est * est * sensitivity * (1 - sensitivity) / n1
-        if n0 > 0:
-            var += (1 - est) ** 2 * specificity * (1 - specificity) / n0
-    half = _z(confidence) * math.sqrt(var) / youden
+    low, high = _adjusted_interval(
+        observed, sensitivity, specificity, n, None if n_labels is None else (n1, n0), _z(confidence)
+    )
     return CorrectedAccuracy(
         estimate=est,
-        ci_low=max(0.0, est - half),
-        ci_high=min(1.0, est + half),
+        ci_low=low,
+        ci_high=high,
         observed=observed,
         sensitivity=sensitivity,
         specificity=specificity,
@@ -144,6 +144,41 @@ def corrected_accuracy(
         clipped=raw != est,
         source=source,
     )
+
+
+def _adjusted_interval(
+    observed: float,
+    sensitivity: float,
+    specificity: float,
+    n: int | None,
+    n_labels: tuple[float, float] | None,
+    z: float,
+) -> tuple[float, float]:
+    """Lang & Reiczigel's (2014) adjusted interval of the Rogan-Gladen estimate (``corrected_accuracy``):
+    pseudo-counts on each proportion whose size is known, the delta method at the adjusted values, and a
+    shift d toward the side the sensitivity's and specificity's errors push. A size of 0 or None leaves its
+    proportion as given and its term out. [0, 1] when the adjusted Youden index is not positive."""
+
+    def adjusted(share: float, size: float | None, plus: float) -> tuple[float, float]:
+        """The proportion with ``plus``/2 pseudo-successes and failures, and ``size`` + plus (0: known)."""
+        if not size:
+            return share, 0.0
+        return (share * size + plus / 2) / (size + plus), size + plus
+
+    p, n_p = adjusted(observed, n, z * z)
+    n1, n0 = n_labels if n_labels is not None else (None, None)
+    se, n_se = adjusted(sensitivity, n1, 2.0)
+    sp, n_sp = adjusted(specificity, n0, 2.0)
+    youden = se + sp - 1
+    if youden <= 0:
+        return (0.0, 1.0)
+    est = (p + sp - 1) / youden
+    var_p = p * (1 - p) / n_p if n_p else 0.0
+    var_se = se * (1 - se) / n_se if n_se else 0.0
+    var_sp = sp * (1 - sp) / n_sp if n_sp else 0.0
+    half = z * math.sqrt(var_p + est * est * var_se + (1 - est) ** 2 * var_sp) / youden
+    centre = est + 2 * z * z * (est * var_se - (1 - est) * var_sp)
+    return (min(1.0, max(0.0, centre - half)), min(1.0, max(0.0, centre + half)))
 
 
 @dataclass(frozen=True)

@@ -243,7 +243,8 @@ def table_corrected(corrected: Any) -> Table:
         caption="Accuracy corrected for the judge's errors (Rogan-Gladen)",
         notes=[
             "corrected = (raw + specificity − 1) / (sensitivity + specificity − 1), clipped to [0, 100%]; the "
-            "interval carries the uncertainty of the raw accuracy and of the error rates (delta method). From "
+            "interval carries the uncertainty of the raw accuracy and of the error rates (Lang & Reiczigel's "
+            "adjusted delta method, which holds when an error rate is estimated as 0). From "
             "the leniency audit it assumes the run's wrong answers are as hard to catch as the audit's "
             "specific-but-wrong ones."
         ],
