@@ -10,7 +10,12 @@ from bench_nb.records import Answer, Question, SearchHit
 
 @runtime_checkable
 class Answerer(Protocol):
-    """Turns (question, retrieved hits) into an ``Answer`` with MemoryBench's token fields."""
+    """Turns (question, retrieved hits) into an ``Answer`` with MemoryBench's token fields.
+
+    An answerer may also define ``warm_up()``: the runner calls it once before the first question, outside
+    every timed call, to load what its first answer would otherwise pay for (a tokenizer's tables), so that
+    cost is not in the answer latency of the first answers in flight.
+    """
 
     name: str
 

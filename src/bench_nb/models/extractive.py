@@ -18,9 +18,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 from bench_nb.models.prompt import answer_prompt_hash, prompt_tokens
-from bench_nb.models.tokens import tokenizer_for
+from bench_nb.models.tokens import tokenizer_for, warm_up_tokenizer
 from bench_nb.records import Answer, Question, SearchHit
 
 ABSTAIN = "I don't know."
@@ -67,6 +68,8 @@ class ExtractiveAnswerer:
     max_words: int = 40
     token_model: str = "gpt-4o"
     name: str = "extractive"
+    #: Pure Python in the runner's process: its answer latency is its thread's CPU time (docs/runner.md).
+    cpu_bound: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.min_overlap <= 1:
@@ -83,6 +86,10 @@ class ExtractiveAnswerer:
     def prompt_hash(self) -> str:
         """The hash of the answer prompt its token fields are counted on."""
         return answer_prompt_hash()
+
+    def warm_up(self) -> None:
+        """Load the tokenizer its token fields are counted with (outside any timed answer)."""
+        warm_up_tokenizer(self.token_model)
 
     def best_sentence(
         self, question: Question, hits: Sequence[SearchHit]

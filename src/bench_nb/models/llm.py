@@ -23,7 +23,7 @@ from bench_nb.errors import ModelError
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import LLMClient, UsageTotals, default_client
 from bench_nb.models.prompt import AnswerPromptFn, answer_prompt_hash, prompt_tokens, template_prompt
-from bench_nb.models.tokens import tokenizer_for
+from bench_nb.models.tokens import tokenizer_for, warm_up_tokenizer
 from bench_nb.records import Answer, Question, SearchHit
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,10 @@ class LLMAnswerer:
     @property
     def tokenizer(self) -> str:
         return tokenizer_for(self.spec)
+
+    def warm_up(self) -> None:
+        """Load the tokenizer its prompt tokens are counted with (outside any timed answer)."""
+        warm_up_tokenizer(self.spec)
 
     def answer(self, question: Question, hits: Sequence[SearchHit]) -> Answer:
         """Answer ``question`` from ``hits``.

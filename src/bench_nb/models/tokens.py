@@ -101,6 +101,17 @@ def count_tokens(text: str, model: str | ModelSpec = "gpt-4o") -> TokenCount:
     return TokenCount(_encode_len(text, "cl100k_base"), name, False)
 
 
+def warm_up_tokenizer(model: str | ModelSpec) -> None:
+    """Load the tokenizer ``count_tokens`` uses for ``model`` now (tiktoken's tables take a second or more to
+    build), so the first count does not pay for it; no-op for tokenizers that load nothing (and never a
+    network call: Anthropic's count is not warmed)."""
+    name = tokenizer_for(model)
+    if name.startswith("tiktoken:"):
+        encoding(name.removeprefix("tiktoken:")).encode("warm up")
+    elif name == "approx:cl100k_base":
+        encoding("cl100k_base").encode("warm up")
+
+
 def _encode_len(text: str, encoding_name: str) -> int:
     return len(encoding(encoding_name).encode(text, disallowed_special=()))
 
