@@ -21,10 +21,17 @@ from bench_nb.frames.store import export_runs
 def export(runs: tuple[str, ...], store: str, dataset: Path | None, strict: bool) -> None:
     """Write RUNS (run directories, globs, runs folders, compare manifests) into a Parquet run store.
 
-    Incremental: runs whose files did not change since the last export are not read again. Open the store
+    Incremental: runs whose files did not change since the last export are not read again. One export writes
+    a local store at a time (another waits for it); loading the store meanwhile is safe. Open the store
     with bench_nb.load_runs(STORE) (runs=[...] to select runs by id).
     """
-    result = export_runs(list(runs), store, dataset=dataset, strict=strict)
+    result = export_runs(
+        list(runs),
+        store,
+        dataset=dataset,
+        strict=strict,
+        on_wait=lambda message: click.echo(message, err=True),
+    )
     for run_id in result.written:
         click.echo(f"written: {run_id}")
     for problem in result.problems:

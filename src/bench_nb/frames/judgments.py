@@ -27,7 +27,7 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
-from bench_nb.runformat.format import decode_results, gc_paused
+from bench_nb.runformat.format import decode_results, gc_paused, result_file_name
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
 from bench_nb.runformat.settings import primary_judge
 from bench_nb.runformat.verdicts import PlainVerdict, read_plain_verdicts, read_replicates
@@ -471,7 +471,9 @@ def search_hits(run: Run, qid: str) -> list[Any]:
         q = run.checkpoint.questions.get(qid)
         if q is not None and q.phases.search.results:
             return decode_results(q.phases.search.results)
-        path = run.path / "results" / f"{qid}.json"
+        recorded = q.phases.search.resultFile if q is not None else None
+        name = recorded.replace("\\", "/").rsplit("/", 1)[-1] if recorded else result_file_name(qid)
+        path = run.path / "results" / name
         if path.is_file():
             try:
                 results = json.loads(path.read_text(encoding="utf-8")).get("results")

@@ -19,9 +19,11 @@
 times of its files, the dataset given and the store's format version) equals the recorded one is not read
 again. A changed run is written under a new ``<version>`` first and becomes current only when
 ``runs.parquet`` is replaced (write-then-move: atomic on a local filesystem, a single whole-object write on
-object storage); the old version's files are deleted after. A crash leaves the previous version current
-and the new files unreferenced (readers go through ``runs.parquet``; the next export deletes them).
-One writer at a time.
+object storage); the old version's files are then moved to ``STORE/superseded/`` (out of the tables' glob),
+where readers that opened the store before still find them for ``KEEP_SUPERSEDED_S``; a later export deletes
+them. A crash leaves the previous version current and the new files unreferenced (readers go through
+``runs.parquet``; the next export moves them out). One writer at a time: an export of a local store holds
+its lock (``lock_store``, a ``flock`` on ``STORE/.lock``); a second one waits.
 
 ``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
 runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
@@ -36,14 +38,19 @@ Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``g
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
+import io
 import json
+import logging
 import os
+import socket
 import time
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -70,6 +77,10 @@ STORE_FORMAT = "bench_nb.store"
 STORE_VERSION = 2  # 2: settings/*.json also hold the run's harness record (frames.harnesses)
 MARKER = "bench_nb_store.json"
 RUNS_FILE = "runs.parquet"
+LOCK = ".lock"  # the writer's lock (lock_store)
+SUPERSEDED = "superseded"  # replaced versions' files, kept for readers that opened the store before
+RETIRED_FILE = "retired.json"  # superseded/'s record: file name -> when it was replaced (epoch seconds)
+KEEP_SUPERSEDED_S = 3600.0  # how long a replaced version stays readable (deleted by the next export after)
 TABLES: tuple[Literal["questions", "judgments", "hits"], ...] = ("questions", "judgments", "hits")
 Table = Literal["questions", "judgments", "hits", "runs"]
 
@@ -132,8 +143,18 @@ def is_store(source: object, filesystem: Any = None) -> bool:
 
 
 def partition_key(run_id: str) -> str:
-    """The run's directory name inside each table: the run id, percent-encoded (``.`` too)."""
-    return quote(run_id, safe="-_~").replace(".", "%2E")
+    """The run's directory name inside each table: the run id, percent-encoded (``.`` too), when that is at
+    most 120 bytes; else its first 96 encoded bytes (whole escapes), ``-`` and 32 hex digits of its sha256
+    (121 to 129 bytes: longer than any plain key, so unique). The run id itself is in every file's
+    ``run_id`` column and runs.parquet."""
+    key = quote(run_id, safe="-_~").replace(".", "%2E")
+    if len(key) <= 120:
+        return key
+    cut = 96
+    while "%" in key[cut - 2 : cut]:  # never split an escape
+        cut -= 1
+    digest = hashlib.sha256(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{key[:cut]}-{digest}"
 
 
 # --- writing ---------------------------------------------------------------------------------------------
@@ -192,12 +213,16 @@ def _write_parquet(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
 
 
 def _read_runs_table(fs: pafs.FileSystem, root: str) -> pl.DataFrame | None:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = f"{root}/{RUNS_FILE}"
     if not _exists(fs, path):
         return None
-    frame = pl.from_arrow(pq.read_table(path, filesystem=fs))
+    try:
+        frame = pl.from_arrow(pq.read_table(path, filesystem=fs))
+    except (OSError, pa.ArrowException) as err:
+        raise RunFormatError(path, f"cannot read the store's runs table ({err})") from None
     assert isinstance(frame, pl.DataFrame)
     return frame
 
@@ -209,20 +234,86 @@ def _commit_runs_table(fs: pafs.FileSystem, root: str, runs: pl.DataFrame) -> No
     fs.move(tmp, f"{root}/{RUNS_FILE}")
 
 
-def _delete_stale(fs: pafs.FileSystem, root: str, key: str, keep: str | None) -> None:
-    """Delete the run's files of every version but ``keep`` (None: all of them)."""
+def _file_names(key: str, version: str) -> list[str]:
+    """A version's files, relative to the store: one per table and its settings."""
+    return [f"{t}/run={key}/{version}.parquet" for t in TABLES] + [f"settings/run={key}/{version}.json"]
+
+
+def _read_retired(fs: pafs.FileSystem, root: str) -> dict[str, float]:
+    path = f"{root}/{SUPERSEDED}/{RETIRED_FILE}"
+    if not _exists(fs, path):
+        return {}
+    try:
+        with fs.open_input_stream(path) as f:
+            retired = json.loads(f.read())
+    except (OSError, ValueError):  # unreadable: every superseded file counts as retired now
+        return {}
+    return {str(k): float(v) for k, v in retired.items()} if isinstance(retired, dict) else {}
+
+
+def _write_retired(fs: pafs.FileSystem, root: str, retired: dict[str, float]) -> None:
+    fs.create_dir(f"{root}/{SUPERSEDED}", recursive=True)
+    tmp = f"{root}/{SUPERSEDED}/.{RETIRED_FILE}.{uuid.uuid4().hex}.tmp"
+    with fs.open_output_stream(tmp) as f:
+        f.write(json.dumps(retired, sort_keys=True, indent=0).encode())
+    fs.move(tmp, f"{root}/{SUPERSEDED}/{RETIRED_FILE}")
+
+
+def _retire(fs: pafs.FileSystem, root: str, names: Iterable[str]) -> None:
+    """Move files out of the tables (so a glob over them no longer sees them) into ``superseded/``, where a
+    reader that opened the store before they were replaced still finds them; deleted by a later export once
+    older than ``KEEP_SUPERSEDED_S``."""
+    names = list(names)
+    if not names:
+        return
+    retired = _read_retired(fs, root)
+    now = time.time()
+    for name in names:
+        dest = f"{root}/{SUPERSEDED}/{name}"
+        fs.create_dir(dest.rsplit("/", 1)[0], recursive=True)
+        fs.move(f"{root}/{name}", dest)
+        retired[name] = now
+    _write_retired(fs, root, retired)
+
+
+def _clean(fs: pafs.FileSystem, root: str, table: pl.DataFrame) -> None:
+    """Under the store's lock: retire every file of the tables that runs.parquet does not name (what a crash
+    or an older concurrent export left), and delete superseded files retired more than
+    ``KEEP_SUPERSEDED_S`` ago."""
     import pyarrow.fs as pafs
 
-    for table, suffix in (*((t, "parquet") for t in TABLES), ("settings", "json")):
-        folder = f"{root}/{table}/run={key}"
-        if not _exists(fs, folder):
+    current = {
+        name
+        for key, version in table.select("partition", "version").iter_rows()
+        for name in _file_names(key, version)
+    }
+    orphans = []
+    for folder in (*TABLES, "settings"):
+        if not _exists(fs, f"{root}/{folder}"):
             continue
-        infos = fs.get_file_info(pafs.FileSelector(folder))
-        for info in infos:
-            if info.type == pafs.FileType.File and info.base_name != f"{keep}.{suffix}":
-                fs.delete_file(info.path)
-        if keep is None:
-            fs.delete_dir(folder)
+        for info in fs.get_file_info(pafs.FileSelector(f"{root}/{folder}", recursive=True)):
+            name = info.path[len(root) + 1 :]
+            if info.type == pafs.FileType.File and name not in current:
+                orphans.append(name)
+    _retire(fs, root, orphans)
+    retired = _read_retired(fs, root)
+    if not _exists(fs, f"{root}/{SUPERSEDED}"):
+        return
+    cutoff = time.time() - KEEP_SUPERSEDED_S
+    kept = {}
+    for info in fs.get_file_info(pafs.FileSelector(f"{root}/{SUPERSEDED}", recursive=True)):
+        name = info.path[len(root) + len(SUPERSEDED) + 2 :]
+        if info.type != pafs.FileType.File or name == RETIRED_FILE or info.base_name.startswith("."):
+            continue
+        if retired.get(name, 0.0) > cutoff:  # not in the record: retired by an export that died
+            kept[name] = retired[name]
+        else:
+            fs.delete_file(info.path)
+    _write_retired(fs, root, kept)
+    for folder in (*TABLES, "settings"):  # empty partition folders
+        for info in fs.get_file_info(pafs.FileSelector(f"{root}/{folder}", allow_not_found=True)):
+            if info.type == pafs.FileType.Directory and not fs.get_file_info(pafs.FileSelector(info.path)):
+                fs.delete_dir(info.path)
 
 
 def _open_root(fs: pafs.FileSystem, root: str) -> None:
@@ -236,12 +327,92 @@ def _open_root(fs: pafs.FileSystem, root: str) -> None:
     if _exists(fs, root):
         import pyarrow.fs as pafs
 
-        entries = fs.get_file_info(pafs.FileSelector(root))
+        entries = [e for e in fs.get_file_info(pafs.FileSelector(root)) if e.base_name != LOCK]
         if entries:
             raise RunFormatError(root, "not empty and not a run store: export to a new or empty folder")
     fs.create_dir(root, recursive=True)
     with fs.open_output_stream(marker) as f:
         f.write(json.dumps({"format": STORE_FORMAT, "version": STORE_VERSION}).encode())
+
+
+# --- one writer per store ---------------------------------------------------------------------------------
+
+
+@dataclass
+class StoreLock:
+    """The store's write lock (an exclusive ``flock`` on ``STORE/.lock``); ``release`` or ``with`` frees it."""
+
+    path: Path
+    fd: int
+
+    def release(self) -> None:
+        if self.fd < 0:
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(self.fd, 0)
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+        self.fd = -1
+
+    def __enter__(self) -> StoreLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def lock_store(
+    store: str | os.PathLike[str], *, wait: bool = True, on_wait: Callable[[str], None] | None = None
+) -> StoreLock:
+    """Take a local store's write lock; one process writes a store at a time.
+
+    With ``wait`` (the default) a process that finds the lock held says whom it waits for (``on_wait``, else
+    a warning on the ``bench_nb.store`` logger) and blocks until the holder ends (the kernel frees a
+    ``flock`` when its process dies, so a killed export leaves no lock); without, it raises
+    ``RunFormatError`` naming the holder. Like a run directory's lock (``runner/lock.py``): one machine only.
+    """
+    root = Path(store).absolute()
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise RunFormatError(path, f"cannot open the store's lock file: {err.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(fd)
+            who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')}, started {holder.get('startedAt', '?')}"
+            if not wait:
+                raise RunFormatError(
+                    root, f"the store is being written by {who}: one export at a time"
+                ) from None
+            message = f"{root} is being written by {who}: waiting for it to finish (one export at a time)"
+            (on_wait or logging.getLogger("bench_nb.store").warning)(message)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    me = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(me).encode(), 0)
+    return StoreLock(path, fd)
+
+
+def _lock_holder(fd: int) -> dict[str, Any]:
+    for _ in range(50):  # the holder writes its name right after taking the lock
+        with contextlib.suppress(OSError, ValueError):
+            data = os.pread(fd, 4096, 0)
+            holder = json.loads(data) if data.strip() else None
+            if isinstance(holder, dict):
+                return holder
+        time.sleep(0.02)
+    return {}
 
 
 def export_runs(
@@ -251,6 +422,7 @@ def export_runs(
     filesystem: Any = None,
     dataset: str | os.PathLike[str] | None = None,
     strict: bool = False,
+    on_wait: Callable[[str], None] | None = None,
 ) -> ExportResult:
     """Write runs' questions, judgments and search hits into the store at ``to`` (created if absent).
 
@@ -261,21 +433,62 @@ def export_runs(
         filesystem: a pyarrow or fsspec filesystem the store lives on (default: from ``to``).
         dataset: the benchmark file the runs were made on (true question types, as in ``questions_df``).
         strict: raise on the first problem instead of exporting what loads and listing the rest.
+        on_wait: called with a message when another process is writing the store (a local store has one
+            writer at a time: ``lock_store``); the export then waits for it.
 
     Returns:
         An ``ExportResult``: the run ids written and unchanged, and the problems met.
     """
     fs, root = resolve_filesystem(to, filesystem)
+    lock = _lock_if_local(to, filesystem, on_wait)
+    try:
+        return _export(runs, to, fs, root, dataset, strict)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _lock_if_local(
+    to: str | os.PathLike[str], filesystem: Any, on_wait: Callable[[str], None] | None
+) -> StoreLock | None:
+    """The store's lock when it is a local folder (a ``flock`` needs one); other filesystems have none."""
+    import pyarrow.fs as pafs
+
+    if (filesystem is None and "://" not in os.fspath(to)) or isinstance(filesystem, pafs.LocalFileSystem):
+        return lock_store(to, on_wait=on_wait)
+    return None
+
+
+def _export(
+    runs: Sources,
+    to: str | os.PathLike[str],
+    fs: pafs.FileSystem,
+    root: str,
+    dataset: str | os.PathLike[str] | None,
+    strict: bool,
+) -> ExportResult:
     _open_root(fs, root)
     paths, problems = find_run_paths(runs)
     if problems and strict:
         raise RunFormatError(problems[0].path, problems[0].message, problems[0].field)
     result = ExportResult(store=os.fspath(to), problems=list(problems))
-    table = _read_runs_table(fs, root)
     schemas = _schemas()
     runs_columns = {**schemas["runs"], **STORE_COLUMNS}
+    try:
+        table = _read_runs_table(fs, root)
+    except RunFormatError as err:  # rebuilt from this export's runs; the others' files are retired
+        if strict:
+            raise
+        result.problems.append(
+            Problem(
+                err.path,
+                f"{err.problem.message}: rebuilt from the runs of this export (export the others again)",
+            )
+        )
+        table = None
     if table is None:
         table = pl.DataFrame(schema=runs_columns)
+    _clean(fs, root, table)
     recorded = dict(zip(table["source_path"].to_list(), table["fingerprint"].to_list(), strict=True))
     seen: dict[str, str] = {}
     ds = None if dataset is None else os.fspath(dataset)
@@ -284,11 +497,12 @@ def export_runs(
         source = str(path.resolve())
         if recorded.get(source) == fingerprint:
             row = table.filter(pl.col("source_path") == source)
-            result.unchanged.append(str(row["run_id"][0]))
-            seen.setdefault(str(row["run_id"][0]), str(path))
-            continue
+            if _readable(fs, root, str(row["partition"][0]), str(row["version"][0])):
+                result.unchanged.append(str(row["run_id"][0]))
+                seen.setdefault(str(row["run_id"][0]), str(path))
+                continue
         try:
-            runset = load_run_dirs([path], strict=strict)
+            runset = load_run_dirs([path], dataset=ds, strict=strict)
         except RunFormatError as err:
             if strict:
                 raise
@@ -306,6 +520,23 @@ def export_runs(
             table = _write_run(fs, root, run, runset, table, fingerprint, ds, schemas)
             result.written.append(run.run_id)
     return result
+
+
+def _readable(fs: pafs.FileSystem, root: str, key: str, version: str) -> bool:
+    """Whether a version's files are all there and readable (Parquet footers, settings JSON): a re-export
+    writes a run again whose files were damaged or lost."""
+    import pyarrow.parquet as pq
+
+    try:
+        for name in _file_names(key, version):
+            if name.endswith(".json"):
+                with fs.open_input_stream(f"{root}/{name}") as f:
+                    json.loads(f.read())
+            else:
+                pq.read_metadata(f"{root}/{name}", filesystem=fs)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _settings_json(run: Run) -> str:
@@ -356,9 +587,10 @@ def _write_run(
         dataset=pl.lit(dataset, pl.Utf8),
         source_path=pl.lit(str(run.path.resolve())),
     )
+    previous = table.filter(pl.col("run_id") == run.run_id).select("partition", "version").rows()
     table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)])
     _commit_runs_table(fs, root, table)
-    _delete_stale(fs, root, key, keep=version)
+    _retire(fs, root, [name for k, v in previous for name in _file_names(k, v)])
     return table
 
 
@@ -399,11 +631,26 @@ class StoredRuns:
         return f"StoredRuns({self.store!r}, {len(self)} run(s))"
 
     def files(self, table: Literal["questions", "judgments", "hits"]) -> list[str]:
-        """The current files of ``table`` for the selected runs (paths inside the store's filesystem)."""
+        """The files of ``table`` for the selected runs (paths inside the store's filesystem): each run's
+        version as runs.parquet named it when the store was opened, in the table or, once an export replaced
+        it, in ``superseded/`` (kept ``KEEP_SUPERSEDED_S`` for readers that opened the store before)."""
         return [
-            f"{self._root}/{table}/run={key}/{version}.parquet"
+            self._locate(f"{table}/run={key}/{version}.parquet")
             for key, version in self.runs.select("partition", "version").iter_rows()
         ]
+
+    def _is_file(self, path: str) -> bool:
+        return Path(path).is_file() if self._fs is None else _exists(self._fs, path)
+
+    def _locate(self, name: str) -> str:
+        for path in (f"{self._root}/{name}", f"{self._root}/{SUPERSEDED}/{name}"):
+            if self._is_file(path):
+                return path
+        raise RunFormatError(
+            f"{self._root}/{name}",
+            f"not in the store: the store was exported again since it was opened, and the files of the "
+            f"version read then were deleted (kept {KEEP_SUPERSEDED_S:g} s after being replaced); load it again",
+        )
 
     def scan(self, table: Literal["questions", "judgments", "hits"]) -> pl.LazyFrame:
         """A lazy scan of ``table`` over the selected runs: filters and projections push down to Parquet."""
@@ -418,6 +665,35 @@ class StoredRuns:
 
             lazy = pl.scan_pyarrow_dataset(pads.dataset(files, filesystem=self._fs, format="parquet"))
         return lazy.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+    def _collect(self, table: Literal["questions", "judgments", "hits"], query: Any = None) -> pl.DataFrame:
+        """``query(scan of table)`` collected. A file an export moved to ``superseded/`` between finding it
+        and reading it is found again; a file that cannot be read is an error naming it."""
+        for attempt in range(3):
+            lazy = self.scan(table)
+            try:
+                return (lazy if query is None else query(lazy)).collect()
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
+            except (pl.exceptions.PolarsError, OSError) as err:
+                self._name_unreadable(table, err)
+                raise
+        raise AssertionError("unreachable")
+
+    def _name_unreadable(self, table: Literal["questions", "judgments", "hits"], err: Exception) -> None:
+        for path in self.files(table):
+            try:
+                if self._fs is None:
+                    pl.read_parquet(path)
+                else:
+                    import pyarrow.parquet as pq
+
+                    pq.read_table(path, filesystem=self._fs)
+            except Exception as bad:  # any failure to read it is what is reported
+                raise RunFormatError(
+                    path, f"cannot read this store file ({bad}); export its run again to repair it"
+                ) from err
 
     @property
     def questions(self) -> pl.LazyFrame:
@@ -436,20 +712,32 @@ class StoredRuns:
         if table == "runs":
             return self.runs.select([pl.col(c).cast(t) for c, t in self._schemas["runs"].items()])
         if table not in self._frames:
-            self._frames[table] = self.scan(table).collect()
+            self._frames[table] = self._collect(table)
         return self._frames[table]
 
     def _settings(self) -> list[tuple[RecordedSettings, dict[str, Any]]]:
         if self._recorded is None:
             self._recorded = []
             for key, version in self.runs.select("partition", "version").iter_rows():
-                path = f"{self._root}/settings/run={key}/{version}.json"
-                if self._fs is None:
-                    text = Path(path).read_text(encoding="utf-8")
-                else:
-                    with self._fs.open_input_stream(path) as f:
-                        text = f.read().decode()
-                self._recorded.append(_settings_from_json(text))
+                name = f"settings/run={key}/{version}.json"
+                for attempt in range(3):  # moved to superseded/ between finding it and reading it
+                    path = self._locate(name)
+                    try:
+                        if self._fs is None:
+                            text = Path(path).read_text(encoding="utf-8")
+                        else:
+                            with self._fs.open_input_stream(path) as f:
+                                text = f.read().decode()
+                        break
+                    except FileNotFoundError:
+                        if attempt == 2:
+                            raise
+                try:
+                    self._recorded.append(_settings_from_json(text))
+                except (ValueError, KeyError, TypeError, msgspec.ValidationError) as err:
+                    raise RunFormatError(
+                        path, f"cannot read this store file ({err}); export its run again to repair it"
+                    ) from None
         return self._recorded
 
     def recorded_settings(self) -> list[RecordedSettings]:
@@ -471,16 +759,19 @@ class StoredRuns:
         in rank order (the first ``n_hits``), as ``frames.judgments.retrieved_texts`` gives them; read from
         the hits table of the selected runs, only those questions' rows."""
         wanted = keys.select(pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8))
-        hits = self.hits.select("run_id", "question_id", "rank", "text")
-        if n_hits is not None:
-            hits = hits.filter(pl.col("rank") <= n_hits)
-        texts = (
-            hits.join(wanted.unique().lazy(), on=["run_id", "question_id"], how="semi")
-            .sort("run_id", "question_id", "rank")
-            .group_by("run_id", "question_id", maintain_order=True)
-            .agg(pl.col("text"))
-            .collect()
-        )
+
+        def query(lazy: pl.LazyFrame) -> pl.LazyFrame:
+            hits = lazy.select("run_id", "question_id", "rank", "text")
+            if n_hits is not None:
+                hits = hits.filter(pl.col("rank") <= n_hits)
+            return (
+                hits.join(wanted.unique().lazy(), on=["run_id", "question_id"], how="semi")
+                .sort("run_id", "question_id", "rank")
+                .group_by("run_id", "question_id", maintain_order=True)
+                .agg(pl.col("text"))
+            )
+
+        texts = self._collect("hits", query)
         found = {(r, q): t for r, q, t in texts.iter_rows()}
         return [list(found.get((r, q), [])) for r, q in wanted.iter_rows()]
 
@@ -508,7 +799,13 @@ def open_store(
         if not Path(root, MARKER).is_file():
             raise RunFormatError(os.fspath(store), f"not a run store (no {MARKER})")
         runs_file = Path(root, RUNS_FILE)
-        table = pl.read_parquet(runs_file) if runs_file.is_file() else None
+        try:
+            # read whole, in one open: polars may open a path more than once, and an export may replace it
+            table = pl.read_parquet(io.BytesIO(runs_file.read_bytes())) if runs_file.is_file() else None
+        except (pl.exceptions.PolarsError, OSError) as err:
+            raise RunFormatError(
+                runs_file, f"cannot read the store's runs table ({err}); export the runs again to rebuild it"
+            ) from None
     else:
         fs, root = resolve_filesystem(store, filesystem)
         if not _exists(fs, f"{root}/{MARKER}"):

@@ -12,6 +12,8 @@ additions are optional fields MemoryBench ignores (see ``Question.benchNb``).
 from __future__ import annotations
 
 import gc
+import hashlib
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +30,27 @@ PHASES: tuple[str, ...] = ("ingest", "indexing", "search", "answer", "evaluate")
 def now_iso() -> str:
     """The current time as MemoryBench writes it (ISO-8601, milliseconds, Z): every timestamp of a run."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_@:-][A-Za-z0-9._@:-]{0,99}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@:-]")
+
+
+def result_file_name(question_id: str) -> str:
+    """The name of ``results/<questionId>.json``: safe, unique and at most 122 bytes.
+
+    An id of at most 100 characters of ``A-Z a-z 0-9 . _ @ : -`` (not starting with ``.``) is its own name,
+    as MemoryBench names it; any other id is its safe characters (others, and a leading ``.``, as ``_``; at
+    most 60) then ``~``
+    and 16 hex digits of its sha256 (``a/b`` -> ``a_b~1f3c....json``), so ``a/b``, ``a_b`` and ``a b`` get
+    three files and a 300-byte id a short one. The file holds the id itself (``questionId``); the checkpoint
+    records each file's name (``phases.search.resultFile``), which readers follow.
+    """
+    if _PLAIN_ID.fullmatch(question_id):
+        return f"{question_id}.json"
+    digest = hashlib.sha256(question_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    safe = _UNSAFE.sub("_", question_id)[:60]
+    return f"{'_' + safe[1:] if safe.startswith('.') else safe}~{digest}.json"
 
 
 def now_stamp() -> str:

@@ -41,6 +41,7 @@ from bench_nb.runformat.format import (
     Phase,
     SearchPhase,
     now_iso,
+    result_file_name,
 )
 from bench_nb.runformat.format import IngestResult as IngestRecord
 from bench_nb.runformat.format import Question as QuestionRecord
@@ -66,12 +67,6 @@ from bench_nb.runner.retrieval import (
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import RunSettings
 from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, run_usage
-
-
-def result_file_name(question_id: str) -> str:
-    """``results/<questionId>.json``, with characters unsafe in a file name replaced."""
-    safe = "".join(c if c.isalnum() or c in "-_.:@" else "_" for c in question_id)
-    return f"{safe}.json"
 
 
 def results_file_bytes(
@@ -103,13 +98,19 @@ def restore_results_files(run_dir: Path, checkpoint: Checkpoint) -> list[str]:
     restored = []
     for qid, question in checkpoint.questions.items():
         search = question.phases.search
-        name = result_file_name(qid)
-        if search.status != "completed" or name in present:
+        if search.status != "completed":
             continue
-        results = [msgspec.json.decode(r) for r in search.results or ()]
-        data = results_file_bytes(qid, question, results, search.durationMs, search.completedAt)
-        write_atomic(folder / name, data, durable=False)
-        restored.append(qid)
+        recorded = (search.resultFile or "").replace("\\", "/").rsplit("/", 1)[-1]
+        if recorded in present:  # an older run's name is kept
+            continue
+        name = result_file_name(qid)
+        if name not in present:
+            results = [msgspec.json.decode(r) for r in search.results or ()]
+            data = results_file_bytes(qid, question, results, search.durationMs, search.completedAt)
+            write_atomic(folder / name, data, durable=False)
+            restored.append(qid)
+        if search.resultFile:  # the name this release gives it (the recorded one was lost, or too long)
+            search.resultFile = str(folder / name)
     return restored
 
 
