@@ -125,11 +125,16 @@ def test_budget_curve_break_even_against_full_context() -> None:
     # memory: fast, 60%; full context: slow, 90%. Full context reaches 60% only once its 900 ms fit.
     mem = run_rows("mem", 6, 10, 100.0, "sqlite")
     fc = run_rows("fc", 9, 10, 900.0, "full-context")
-    curve = budget_curve(frame(mem, fc), budgets=[100, 500, 900], backend="polars")
+    # at 50 ms both are at 0: full context is not behind there, but it falls behind after, so it counts
+    # only from 900 ms on
+    curve = budget_curve(frame(mem, fc), budgets=[50, 100, 500, 900], backend="polars")
     m = curve.filter(pl.col("run_id") == "mem").sort("budget")
-    assert m["full_context_accuracy"].to_list() == pytest.approx([0.0, 0.0, 0.9])
+    assert m["full_context_accuracy"].to_list() == pytest.approx([0.0, 0.0, 0.0, 0.9])
     assert m["break_even"].unique().to_list() == [900]
-    assert curve.filter(pl.col("run_id") == "fc")["break_even"].null_count() == 3
+    assert curve.filter(pl.col("run_id") == "fc")["break_even"].null_count() == 4
+    # never caught up on the grid: null
+    late = budget_curve(frame(mem, fc), budgets=[100, 500], backend="polars")
+    assert late.filter(pl.col("run_id") == "mem")["break_even"].null_count() == 2
 
 
 def test_budget_curve_default_grid_ends_at_ordinary_accuracy_and_leaves_out_runs_without_values() -> None:
@@ -141,3 +146,19 @@ def test_budget_curve_default_grid_ends_at_ordinary_accuracy_and_leaves_out_runs
     assert curve.sort("budget")["accuracy"][-1] == pytest.approx(0.7)
     with pytest.raises(ValueError, match="no 'nope' column"):
         budget_curve(frame(timed), by="nope")
+
+
+def test_budget_table_escapes_run_text_and_gives_baselines_no_break_even() -> None:
+    from bench_nb.tables import table_budget
+
+    mem = run_rows("<b>mem</b>", 6, 10, 100.0, "sqlite")
+    fc = run_rows("fc", 9, 10, 900.0, "full-context")
+    nomem = run_rows("nm", 1, 10, 0.0, "no-memory")
+    table = table_budget(frame(mem, fc, nomem))
+    assert "&lt;b&gt;mem&lt;/b&gt;" in table.html and "<b>mem</b>" not in table.html
+    rows = {r["run_id"]: r for r in table.frame.iter_rows(named=True)}
+    assert rows["<b>mem</b>"]["break_even_ms"] == 900.0 and rows["<b>mem</b>"]["lafs"] == pytest.approx(60.0)
+    assert rows["nm"]["lafs"] is None  # a latency of 0 cannot be placed
+    body = table.html.split("<tbody>")[1].split("</tbody>")[0]
+    nm_row = next(tr for tr in body.split("<tr") if ">nm<" in tr)
+    assert nm_row.count('<td class="num">—</td>') == 2

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from bench_nb.charts.accuracy import chart_accuracy_by_type
 from bench_nb.charts.beam import chart_beam
+from bench_nb.charts.budget import chart_budget_curve
 from bench_nb.charts.judge_quality import chart_answer_lengths, chart_judge_audit, chart_prompt_sweep
 from bench_nb.charts.judges import chart_judge_kappa
 from bench_nb.charts.latency import chart_latency
@@ -42,6 +43,7 @@ __all__ = [
     "chart_accuracy_intervals",
     "chart_answer_lengths",
     "chart_beam",
+    "chart_budget_curve",
     "chart_context_tokens",
     "chart_judge_audit",
     "chart_judge_kappa",

@@ -10,8 +10,8 @@ Definitions (docs/statistics.md, "Accuracy under a budget"):
   points; against a reference frontier, the gain is ``LAFS(reference ∪ system) - LAFS(reference)``.
 - **Budget curve**: a run's accuracy when every question whose search latency (context tokens, cost) exceeds
   the budget counts as not answered, at each budget, with the clustered interval of ``accuracy_intervals``;
-  the break-even budget is the smallest one at which the full-context baseline's accuracy (under the same
-  budget) reaches the run's.
+  the break-even budget is the one from which on the full-context baseline (under the same budget) is at
+  least as accurate as the run.
 """
 
 from __future__ import annotations
@@ -334,8 +334,18 @@ def _with_break_even(q: pl.DataFrame, curve: pl.DataFrame) -> pl.DataFrame:
         )
     fc = curve.filter(pl.col("run_id") == fc_runs[0]).select("budget", full_context_accuracy="accuracy")
     curve = curve.join(fc, on="budget", how="left")
-    reached = (pl.col("full_context_accuracy") >= pl.col("accuracy")) & (pl.col("run_id") != fc_runs[0])
-    even = curve.filter(reached).group_by("run_id").agg(break_even=pl.col("budget").min())
+    behind = (pl.col("full_context_accuracy") < pl.col("accuracy")).fill_null(True)
+    # from which budget on full context stays at least as accurate: the budget after the last one it is behind
+    even = (
+        curve.filter(pl.col("run_id") != fc_runs[0])
+        .sort("budget")
+        .group_by("run_id")
+        .agg(
+            break_even=pl.col("budget")
+            .filter(~behind & (pl.col("budget") > pl.col("budget").filter(behind).max()).fill_null(True))
+            .min()
+        )
+    )
     return curve.join(even, on="run_id", how="left")
 
 
@@ -375,8 +385,9 @@ def budget_curve(
     budget of the default grid (the largest value) gives each run's ordinary accuracy. Columns: ``run_id,
     budget, accuracy, ci_low, ci_high, n, clusters, interval`` (as ``accuracy_intervals``),
     ``full_context_accuracy`` (the first ``full-context`` run's accuracy under the same budget) and
-    ``break_even`` (the smallest budget at which that reaches the run's accuracy; null when it never does on
-    the grid, or there is no full-context run).
+    ``break_even`` (the budget from which on, to the end of the grid, full context is at least as accurate
+    as the run under the same budget; null when it is behind at the last budget, or there is no full-context
+    run).
 
     Args:
         questions: a questions frame or run sources.

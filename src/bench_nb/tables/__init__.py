@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bench_nb.tables.bands import AccuracyBand, LatencyBand, accuracy_band, latency_band
 from bench_nb.tables.beam import has_beam, table_beam
+from bench_nb.tables.budget import table_budget
 from bench_nb.tables.comparisons import (
     like_for_like_warnings,
     table_agreement,
@@ -79,6 +80,7 @@ __all__ = [
     "table_agreement",
     "table_answer_key",
     "table_beam",
+    "table_budget",
     "table_corrected",
     "table_detectable",
     "table_disputed",

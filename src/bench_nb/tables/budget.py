@@ -1,0 +1,76 @@
+"""Accuracy under a budget: LAFS (LongMemEval-V2's leaderboard metric) and where full context catches up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from bench_nb.metrics import as_questions
+from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, run_points
+from bench_nb.tables.html import Cell, Table, missing, pct, render
+
+
+def _break_even(q: pl.DataFrame, by: str, seed: int) -> dict[str, float | None]:
+    column = {"latency_ms": "search_ms", "context_tokens": "context_tokens"}[by]
+    if column not in q.columns or q[column].drop_nulls().is_empty():
+        return {}
+    curve = budget_curve_frame(q, by, seed=seed)
+    return dict(curve.group_by("run_id").agg(pl.col("break_even").first()).iter_rows())
+
+
+BASELINES = ("full-context", "no-memory")
+
+
+def _budget(x: float | None, provider: str | None) -> str:
+    """A break-even budget to three significant digits; ``—`` for none, and for the baselines themselves."""
+    if missing(x) or provider in BASELINES:
+        return "—"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def table_budget(data: Any, *, seed: int = 0) -> Table:
+    """Per run: accuracy, mean search latency, LAFS over LongMemEval-V2's 1-200 s budgets, and the search
+    latency and context-token budgets at which the full-context baseline catches up with it (``—``: never on
+    the runs' own range, or no full-context run). ``data``: run sources or a questions frame."""
+    q = as_questions(data)
+    points = run_points(q)
+    scores = dict(lafs_frame(q).select("system", "lafs").iter_rows())
+    even_ms, even_tok = _break_even(q, "latency_ms", seed), _break_even(q, "context_tokens", seed)
+    frame = points.with_columns(
+        lafs=pl.col("run_id").replace_strict(scores, default=None, return_dtype=pl.Float64),
+        break_even_ms=pl.col("run_id").replace_strict(even_ms, default=None, return_dtype=pl.Float64),
+        break_even_tokens=pl.col("run_id").replace_strict(even_tok, default=None, return_dtype=pl.Float64),
+    )
+    rows = [
+        [
+            Cell(r["run_id"], title=r["provider"] or ""),
+            Cell(pct(r["accuracy_pct"] / 100), "num"),
+            Cell("n/a" if missing(r["latency_s"]) else f"{r['latency_s'] * 1000:,.0f}", "num"),
+            Cell("n/a" if missing(r["lafs"]) else f"{r['lafs']:.1f}", "num"),
+            Cell(_budget(r["break_even_ms"], r["provider"]), "num"),
+            Cell(_budget(r["break_even_tokens"], r["provider"]), "num"),
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
+    html = render(
+        [
+            "run",
+            "accuracy",
+            "mean search ms",
+            "LAFS",
+            "full context catches up at (ms)",
+            "… (context tokens)",
+        ],
+        rows,
+        caption="Accuracy under a budget",
+        notes=[
+            f"LAFS: LongMemEval-V2's leaderboard score, the best accuracy within a latency budget averaged over "
+            f"budgets from {T_MIN:g} to {T_MAX:g} s on a log scale; a run faster than {T_MIN:g} s scores its "
+            "accuracy. Latency here is the plain mean search time (MemScore's latency drops zero durations).",
+            "Catches up: the budget from which on the full-context baseline, with over-budget questions counted "
+            "as not answered, is at least as accurate as the run under the same budget (— : still behind at the "
+            "largest budget the runs reach).",
+        ],
+    )
+    return Table(frame, html)
