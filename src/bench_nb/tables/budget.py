@@ -24,7 +24,7 @@ BASELINES = ("full-context", "no-memory")
 
 def _budget(x: float | None, provider: str | None) -> str:
     """A break-even budget to three significant digits; ``—`` for none, and for the baselines themselves."""
-    if missing(x) or provider in BASELINES:
+    if x is None or missing(x) or provider in BASELINES:
         return "—"
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
