@@ -13,7 +13,7 @@ import pytest
 
 import bench_nb
 from bench_nb import charts, tables
-from bench_nb.metrics.pareto import dominates
+from bench_nb.metrics.pareto import compared_objectives, dominates
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "stats"))
 from clustered_sim import LOCOMO_SIZES, frame
@@ -87,9 +87,11 @@ def test_pareto_dominance() -> None:
     a = {"accuracy": 0.8, "search_ms": 100.0, "context_tokens": 500.0, "cost_usd": None}
     b = {"accuracy": 0.7, "search_ms": 200.0, "context_tokens": 500.0, "cost_usd": 0.01}
     c = {"accuracy": 0.9, "search_ms": 900.0, "context_tokens": 400.0, "cost_usd": None}
-    assert dominates(a, b) and not dominates(b, a)
-    assert not dominates(a, c) and not dominates(c, a)  # a trade-off: both on the frontier
-    assert not dominates(a, dict(a))  # equal on everything: neither dominates
+    three = ("accuracy", "search_ms", "context_tokens")
+    assert dominates(a, b, three) and not dominates(b, a, three)
+    assert not dominates(a, c, three) and not dominates(c, a, three)  # a trade-off: both on the frontier
+    assert not dominates(a, dict(a), three)  # equal on everything: neither dominates
+    assert not dominates(a, b) and not dominates(b, a)  # on all four: a has no cost, so not comparable
 
 
 def test_pareto_table_and_chart(fixtures: pl.DataFrame) -> None:
@@ -97,9 +99,10 @@ def test_pareto_table_and_chart(fixtures: pl.DataFrame) -> None:
     data = table.frame
     assert data.height == fixtures["run_id"].n_unique()
     rows = data.to_dicts()
+    objectives = compared_objectives(rows)
     for r in rows:
         others = [o for o in rows if o is not r]
-        assert r["on_frontier"] == (not any(dominates(o, r) for o in others))
+        assert r["on_frontier"] == (not any(dominates(o, r, objectives) for o in others))
     assert data["on_frontier"].any()
     spec = charts.chart_spec(charts.chart_pareto(fixtures))
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")

@@ -121,9 +121,13 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
     boot = _bootstrap(data, seed)
     q = boot.questions
     labels = run_labels(q)
-    frame = _json_safe(with_run_label(boot.pareto_frontier(), labels))
+    frame = _json_safe(with_run_label(boot.pareto_frontier().drop("missing"), labels))
     frame = frame.with_columns(
-        status=pl.when(pl.col("on_frontier")).then(pl.lit("frontier")).otherwise(pl.lit("dominated"))
+        status=pl.when(pl.col("on_frontier"))
+        .then(pl.lit("frontier"))
+        .when(pl.col("on_frontier").is_null())
+        .then(pl.lit("not comparable"))  # lacks an objective the others have: its interval and label only
+        .otherwise(pl.lit("dominated"))
     )
     order = list(labels.values())
     colors = color_scale(run_colors(q, labels))  # one scale object for every panel's colour and stroke

@@ -1,17 +1,23 @@
 """The Pareto frontier of runs: accuracy (higher is better) against search latency, context tokens and cost
 (lower is better).
 
-Run B dominates run A when B is at least as good on every objective both runs have a number for and
-strictly better on one of them; a run no other run dominates is on the frontier. Dominance is decided on
-point estimates; the accuracy interval (``accuracy_intervals``, cluster bootstrap) is reported beside it so
-a reader sees when "dominated" rests on a difference the benchmark cannot resolve. Search latency and
-context tokens are MemScore's (MemoryBench's mean search duration, mean context tokens); cost is the mean
-recorded cost per scored question in USD (null when no question of the run has one).
+Every run is compared on one common set of objectives: accuracy, and each cost that at least one run has a
+number for. A run without a number for one of them (a run with no scored answer has no accuracy) is **not
+comparable**: ``on_frontier`` is null and ``missing`` names what it lacks; it neither dominates nor is
+dominated. Among the comparable runs, run B dominates run A when B is at least as good on every objective and
+strictly better on one: a strict partial order on one set of objectives, so dominance never cycles and some
+comparable run is always on the frontier. (Comparing each pair only on the objectives both have could
+cycle and leave the frontier empty.) Dominance is decided on point estimates; the accuracy interval
+(``accuracy_intervals``, cluster bootstrap) is reported beside it so a reader sees when "dominated" rests on
+a difference the benchmark cannot resolve. Search latency and context tokens are MemScore's (MemoryBench's
+mean search duration, mean context tokens); cost is the mean recorded cost per scored question in USD (null
+when no question of the run has one).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -32,13 +38,18 @@ def _known(x: Any) -> bool:
     return x is not None and not (isinstance(x, float) and math.isnan(x))
 
 
-def dominates(b: dict[str, Any], a: dict[str, Any]) -> bool:
-    """Whether run ``b`` dominates run ``a`` on the objectives both have."""
-    shared = [k for k in OBJECTIVES if _known(a.get(k)) and _known(b.get(k))]
-    if not shared:
+def dominates(b: dict[str, Any], a: dict[str, Any], objectives: Sequence[str] = tuple(OBJECTIVES)) -> bool:
+    """Whether run ``b`` dominates run ``a`` on ``objectives`` (default: all four): at least as good on every
+    one and strictly better on one. False when either run lacks a number for one of them (not comparable)."""
+    if not all(_known(a.get(k)) and _known(b.get(k)) for k in objectives):
         return False
-    better = [OBJECTIVES[k] * (b[k] - a[k]) for k in shared]
+    better = [OBJECTIVES[k] * (b[k] - a[k]) for k in objectives]
     return all(x >= 0 for x in better) and any(x > 0 for x in better)
+
+
+def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The objectives every run is compared on: accuracy, and each cost that at least one run has."""
+    return ["accuracy"] + [k for k in OBJECTIVES if k != "accuracy" and any(_known(r.get(k)) for r in rows)]
 
 
 @overload
@@ -49,8 +60,10 @@ def pareto_frontier(
     questions: Any, *, seed: int = 0, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
-    ``search_ms, context_tokens, cost_usd``, ``on_frontier`` and ``dominated_by`` (the runs that dominate
-    it, comma-separated); frontier runs first, then by accuracy."""
+    ``search_ms, context_tokens, cost_usd``, ``on_frontier`` (null for a run that is not comparable),
+    ``dominated_by`` (the runs that dominate it, comma-separated) and ``missing`` (the objectives a run that
+    is not comparable lacks, comma-separated; null for the others); frontier runs first, then by accuracy.
+    The objectives: accuracy, and each cost at least one run has (module docstring)."""
     return to_backend(pareto_frontier_frame(questions, seed=seed), backend)
 
 
@@ -85,10 +98,18 @@ def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
         .with_columns(pl.col("search_ms").cast(pl.Float64), pl.col("context_tokens").cast(pl.Float64))
     )
     rows = table.to_dicts()
-    dominated_by = [", ".join(b["run_id"] for b in rows if b is not a and dominates(b, a)) for a in rows]
+    objectives = compared_objectives(rows)
+    missing = [[k for k in objectives if not _known(r.get(k))] for r in rows]
+    comparable = [r for r, m in zip(rows, missing, strict=True) if not m]
+    dominated_by = [
+        ", ".join(b["run_id"] for b in comparable if b is not a and dominates(b, a, objectives)) for a in rows
+    ]
     table = table.with_columns(
-        on_frontier=pl.Series([not d for d in dominated_by], dtype=pl.Boolean),
+        on_frontier=pl.Series(
+            [None if m else not d for d, m in zip(dominated_by, missing, strict=True)], dtype=pl.Boolean
+        ),
         dominated_by=pl.Series(dominated_by, dtype=pl.Utf8),
+        missing=pl.Series([", ".join(m) or None for m in missing], dtype=pl.Utf8),
     ).sort(["on_frontier", "accuracy"], descending=True, nulls_last=True, maintain_order=True)
     cols = ["run_id", "provider", "accuracy", "ci_low", "ci_high", "search_ms", "context_tokens", "cost_usd"]
-    return table.select(*cols, "on_frontier", "dominated_by")
+    return table.select(*cols, "on_frontier", "dominated_by", "missing")

@@ -287,6 +287,8 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
     rows = []
     for r in frame.iter_rows(named=True):
         by = ", ".join(labels.get(x, x) for x in r["dominated_by"].split(", ") if x)
+        if r["missing"]:
+            by = f"not comparable: no {r['missing']}"
         rows.append(
             [
                 Cell(
@@ -313,9 +315,10 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
         rows,
         caption="Pareto frontier: accuracy against search latency, context tokens and cost",
         notes=[
-            "A run is dominated when another is at least as good on every objective both report (higher "
-            "accuracy; lower latency, tokens, cost) and better on one. Decided on point estimates: when the "
-            "accuracy intervals overlap, a 'dominated' may rest on a difference the benchmark cannot resolve."
+            "A run is dominated when another is at least as good on every objective (higher accuracy; lower "
+            "latency, tokens, cost: each one any run reports) and better on one; a run that lacks one of them "
+            "is not comparable. Decided on point estimates: when the accuracy intervals overlap, a "
+            "'dominated' may rest on a difference the benchmark cannot resolve."
         ],
     )
     return Table(frame, html)
