@@ -1,11 +1,11 @@
-"""The cluster bootstrap's cost: ``accuracy_intervals`` (2,000 resamples over 10 haystacks x 1,540 questions per
-run), ``tell_apart`` and ``rank_intervals``, against the same frame's Wilson intervals (no resampling) measured
-in the same process.
+"""The clustered statistics' cost: ``accuracy_intervals`` (the CR2 interval over 10 haystacks x 1,540 questions
+per run), ``tell_apart`` and ``rank_intervals`` (2,000 resamples), against the same frame's Wilson intervals
+measured in the same process.
 
     .venv/bin/python bench/clustered.py            # 2 runs of LoCoMo's shape
     .venv/bin/python bench/clustered.py --runs 6
 
-Prints the median of 7 timings of each and its ratio to the Wilson baseline. Target: the bootstrap of one
+Prints the median of 7 timings of each and its ratio to the Wilson baseline. Target: the statistics of one
 benchmark "well under a second" (absolute), and a small multiple of the baseline.
 """
 
@@ -63,11 +63,11 @@ def main() -> None:
     rows = [
         ("accuracy_intervals, wilson (baseline)", base),
         (
-            "accuracy_intervals, cluster-bootstrap",
+            "accuracy_intervals, clustered",
             timed(lambda: bench_nb.accuracy_intervals(q, backend="polars")),
         ),
         (
-            "accuracy_intervals, cluster-bootstrap, by type",
+            "accuracy_intervals, clustered, by type",
             timed(lambda: bench_nb.accuracy_intervals(q, by="question_type", backend="polars")),
         ),
         ("rank_intervals", timed(lambda: bench_nb.rank_intervals(q, backend="polars"))),

@@ -268,12 +268,15 @@ def test_two_runs_of_one_provider_get_two_colours() -> None:
 
 
 def test_the_intervals_chart_names_the_method_each_clustered_interval_used(questions: pl.DataFrame) -> None:
-    """Below 10 haystacks the clustered interval is a design-adjusted Wilson one, not a bootstrap: the
-    chart's rows carry the method ``accuracy_intervals`` used, and its subtitle says so."""
+    """The chart's rows carry the method ``accuracy_intervals`` used (and its effective haystacks and
+    warning), and its subtitle names it."""
     spec = chart_spec(charts.chart_accuracy_intervals(questions))
     rows = next(iter(spec["datasets"].values()))
     clustered = [r for r in rows if r["kind"] == "clustered (haystacks)" and r["question_type"] == "overall"]
     expected = bench_nb.accuracy_intervals(questions, backend="polars")
     assert sorted(r["interval"] for r in clustered) == sorted(expected["interval"].to_list())
     assert {r["interval"] for r in rows if r["kind"] == "Wilson (independent)"} == {"Wilson"}
-    assert "below 10 haystacks a design-adjusted Wilson" in spec["title"]["subtitle"]
+    assert "design-adjusted Wilson, CR2 variance, Bell-McCaffrey df" in spec["title"]["subtitle"]
+    assert sorted(r["effective_clusters"] for r in clustered) == sorted(
+        expected["effective_clusters"].to_list()
+    )

@@ -35,7 +35,7 @@ def test_cluster_bootstrap_gives_the_numbers_of_the_functions_of_the_same_names(
     q = _questions(sizes, seed)
     boot = ClusterBootstrap(q, seed=7)
     for by in (None, "question_type"):
-        for method in ("cluster-bootstrap", "wilson"):
+        for method in ("clustered", "wilson"):
             assert_frame_equal(
                 boot.accuracy_intervals(method, by), accuracy_intervals_frame(q, method, by, 7)
             )

@@ -161,3 +161,21 @@ def test_tell_apart_table_says_when_the_haystacks_are_too_few() -> None:
     assert "one haystack: no test" in one.html and 'bnb-warning">' not in one.html
     ten = tables.table_tell_apart(_clustered())
     assert "no interval" not in ten.html and 'bnb-warning">' not in ten.html
+
+
+def test_uncertainty_table_flags_an_interval_that_may_under_cover_and_names_the_effective_haystacks() -> None:
+    # Run "high": 9 haystacks all right and one 30 of 40: one effective wrong answer, so its clustered
+    # interval carries a warning; run "mid" (about 60%, no haystack effect) does not.
+    sizes = np.full(10, 40)
+    high = np.r_[np.arange(40) < 30, np.ones(360, dtype=bool)]
+    mid = np.random.default_rng(3).random(400) < 0.6
+    q = frame({"high": high, "mid": mid}, sizes).with_columns(
+        provider=pl.col("run_id"), question_type_norm=pl.lit("t")
+    )
+    table = tables.table_uncertainty(q)
+    flagged = table.frame.filter(pl.col("warning").is_not_null())
+    assert sorted(set(flagged["run_id"])) == ["high"]
+    assert flagged["warning"][0].endswith("in 10.0 effective haystacks of 10")
+    assert table.html.count("may under-cover</span>") == flagged.height == 2  # overall and its one type
+    assert "2 intervals marked" in table.html
+    assert table.frame["effective_clusters"].to_list() == pytest.approx([10.0] * 4)

@@ -29,7 +29,7 @@ def _bootstrap(data: Any, seed: int) -> ClusterBootstrap:
 def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
     parts = []
     methods: tuple[tuple[IntervalMethod, str], ...] = (
-        ("cluster-bootstrap", "clustered (haystacks)"),
+        ("clustered", "clustered (haystacks)"),
         ("wilson", "Wilson (independent)"),
     )
     for method, name in methods:
@@ -37,7 +37,6 @@ def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
         by_type = boot.accuracy_intervals(method, "question_type")
         both = pl.concat([overall.with_columns(question_type=pl.lit("overall")), by_type], how="diagonal")
         # ``kind``: which of the two the row is; ``interval``: the method accuracy_intervals actually used
-        # (below 10 haystacks the clustered one is a design-adjusted Wilson interval, not a bootstrap)
         parts.append(both.with_columns(kind=pl.lit(name)))
     return pl.concat(parts)
 
@@ -45,9 +44,10 @@ def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
 def chart_accuracy_intervals(
     data: Any, *, seed: int = 0, title: str = "Accuracy: clustered against independent 95% intervals"
 ) -> Chart:
-    """Per run, overall and per question type: the accuracy with its clustered interval (thick: the cluster
-    bootstrap, or below 10 haystacks the design-adjusted Wilson interval; the method in the tooltip) and
-    Wilson's (thin), which treats the questions as independent; design effect in the tooltip. ``data``: a
+    """Per run, overall and per question type: the accuracy with its clustered interval (thick: the
+    design-adjusted Wilson interval with the CR2 variance and Bell-McCaffrey df; the method, the effective
+    haystacks and any warning in the tooltip) and Wilson's (thin), which treats the questions as
+    independent; design effect in the tooltip. ``data``: a
     questions frame, run sources, or a ``ClusterBootstrap`` (shared with the uncertainty tables; its own
     seed)."""
     boot = _bootstrap(data, seed)
@@ -84,6 +84,8 @@ def chart_accuracy_intervals(
                 field("n:Q", title="questions"),
                 field("clusters:Q", title="haystacks"),
                 field("design_effect:Q", title="design effect", format=".2f"),
+                field("effective_clusters:Q", title="effective haystacks", format=".1f"),
+                field("warning:N"),
             ],
         },
     }
@@ -93,8 +95,8 @@ def chart_accuracy_intervals(
         "transform": [{"filter": "(datum.kind === 'clustered (haystacks)')"}],
     }
     subtitle = (
-        "thick: clustered over haystacks (a cluster bootstrap; below 10 haystacks a design-adjusted Wilson "
-        "interval); thin: Wilson, questions independent"
+        "thick: clustered over haystacks (design-adjusted Wilson, CR2 variance, Bell-McCaffrey df); "
+        "thin: Wilson, questions independent"
     )
     return chart(
         {

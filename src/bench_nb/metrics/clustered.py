@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -30,7 +31,7 @@ from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 if TYPE_CHECKING:
     import pandas as pd
 
-IntervalMethod = Literal["cluster-bootstrap", "wilson"]
+IntervalMethod = Literal["clustered", "wilson", "cluster-bootstrap"]  # "cluster-bootstrap": deprecated alias
 RESAMPLES = 2000  # bootstrap resamples (over clusters)
 _NAN = math.nan
 
@@ -147,6 +148,44 @@ def cluster_variance(sums: np.ndarray, counts: np.ndarray) -> float:
     s, c = sums[present], counts[present]
     mean = s.sum() / n
     return float(k / (k - 1) * ((s - mean * c) ** 2).sum() / n**2)
+
+
+def cr2_variance(sums: np.ndarray, counts: np.ndarray) -> float:
+    """The CR2 (bias-reduced linearisation; Bell & McCaffrey 2002) cluster-robust variance of the mean
+    Σ sums / Σ counts: V = Σ_k (S_k − ȳ·N_k)² / (1 − N_k/n) / n², over the K ≥ 2 clusters that have questions.
+
+    For the intercept-only model each cluster's residuals are scaled by (I − H_kk)^(−1/2), H_kk = J/n, whose
+    eigenvalue on the cluster's sum is 1/(1 − N_k/n): the residual of a large cluster, pulled towards the
+    mean it is a large part of, is scaled back up. Unbiased when the questions are independent with a common
+    variance; with equal sizes it is CR1's K/(K−1) correction exactly."""
+    present = counts > 0
+    k = int(present.sum())
+    n = counts.sum()
+    if k < 2 or n == 0:
+        return _NAN
+    s, c = sums[present], counts[present]
+    mean = s.sum() / n
+    return float((((s - mean * c) ** 2) / (1 - c / n)).sum() / n**2)
+
+
+def bell_mccaffrey_df(counts: np.ndarray) -> float:
+    """Bell & McCaffrey's (2002) degrees of freedom of the CR2 variance of a mean over clusters of ``counts``
+    questions (the clusters with questions; ``nan`` with fewer than 2).
+
+    Under the working model of independent questions with a common variance, V_CR2 = ε′GG′ε with G's k-th
+    column (I − H)_{·k}(I − H_kk)^(−1/2)1/n, a weighted sum of χ²₁ whose weights are the eigenvalues of G′G;
+    ν = (tr G′G)² / tr((G′G)²) matches its first two moments (Satterthwaite). With h_k = N_k/n and
+    b_k = 1/(1 − h_k), n·G′G = diag(√b)(diag(h) − hh′)diag(√b), of trace 1, so
+    ν = 1 / [Σ_k b_k²h_k²(1 − 2h_k) + (Σ_k b_k h_k²)²]. It depends only on the sizes: K − 1 when they are
+    equal, near 2 when one cluster holds most of the questions (clubSandwich's "CR2" with test = "Satterthwaite"
+    for an intercept-only lm; tested against the matrix definition). ``effective_clusters`` is ν + 1."""
+    c = np.asarray(counts, dtype=float)
+    c = c[c > 0]
+    if len(c) < 2:
+        return _NAN
+    h = c / c.sum()
+    b = 1 / (1 - h)
+    return float(1 / ((b * b * h * h * (1 - 2 * h)).sum() + (b * h * h).sum() ** 2))
 
 
 def design_effect(cs: ClusterSums) -> float:
@@ -297,84 +336,96 @@ def bootstrap_t_intervals(
     return out
 
 
-MIN_EFFECTIVE_EVENTS = 10  # below this many effective successes (or failures) the bootstrap is not trusted
-# Below this many haystacks the bootstrap-t is not used: with 4-8 it covers 77-97% in the simulations of
-# docs/statistics.md ("Clustered questions") and is wider than the design-adjusted Wilson interval, which
-# covers at least 93% there; from 10 on both hold and the bootstrap-t follows a skewed accuracy.
+MIN_EFFECTIVE_EVENTS = 10  # below this many effective wrong (or right) answers the interval carries a warning
+# Below this many haystacks rank intervals are not bootstrapped (ranks.py): a bootstrap of 4-8 haystacks
+# is degenerate (few distinct resamples, many drawing one or two haystacks).
 MIN_BOOTSTRAP_CLUSTERS = 10
-BOOTSTRAP_T = "cluster bootstrap-t"
-DESIGN_WILSON = "design-adjusted Wilson"
+WILSON_DEFF_WARNING = 1.25  # Wilson's interval with a design effect above this covers under about 92%
+DESIGN_WILSON = "design-adjusted Wilson (CR2, Bell-McCaffrey df)"
+BOOTSTRAP_T = "cluster bootstrap-t"  # the interval of ``cluster-bootstrap`` until session 8 (no longer used)
 
 
 def design_wilson_interval(
-    successes: float, n: int, deff: float, clusters: int, confidence: float = 0.95
+    successes: float,
+    n: int,
+    deff: float,
+    clusters: int,
+    confidence: float = 0.95,
+    df: float | None = None,
 ) -> tuple[float, float]:
     """Wilson's interval at the effective sample size, with Korn & Graubard's (1998) degrees-of-freedom
-    correction: n* = n / max(1, deff) · (z_{1−α/2} / t_{K−1, 1−α/2})², successes scaled to keep p."""
+    correction: n* = n / max(1, deff) · (z_{1−α/2} / t_{df, 1−α/2})², successes scaled to keep p; ``df``
+    defaults to ``clusters`` − 1."""
     if n == 0 or clusters < 2:
         return (_NAN, _NAN)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    t = student_t_quantile(0.5 + confidence / 2, clusters - 1)
+    t = student_t_quantile(0.5 + confidence / 2, clusters - 1 if df is None else df)
     d = 1.0 if math.isnan(deff) else max(1.0, deff)
     n_star = n / d * (z / t) ** 2
     p = successes / n
     # wilson_interval's formula at a non-integer n*: (p + z²/2n* ± z·√(p(1−p)/n* + z²/4n*²)) / (1 + z²/n*)
     denom = 1 + z * z / n_star
     centre = p + z * z / (2 * n_star)
-    half = z * math.sqrt(p * (1 - p) / n_star + z * z / (4 * n_star * n_star))
+    half = z * math.sqrt(max(0.0, p * (1 - p) / n_star + z * z / (4 * n_star * n_star)))
     low = 0.0 if p == 0 else max(0.0, (centre - half) / denom)
     high = 1.0 if p == 1 else min(1.0, (centre + half) / denom)
     return (low, high)
 
 
-def clustered_interval(
-    cs: ClusterSums, deff: float, seed: int, confidence: float = 0.95, resamples: int = RESAMPLES
-) -> tuple[float, float]:
-    """The ``cluster-bootstrap`` interval of one run: the cluster bootstrap-t interval, or the
-    design-adjusted Wilson interval when the run has fewer than ``MIN_BOOTSTRAP_CLUSTERS`` haystacks or
-    the bootstrap has too little to resample (fewer than ``MIN_EFFECTIVE_EVENTS`` effective successes or
-    failures, or no spread between clusters)."""
-    return clustered_intervals([(cs, deff)], seed, confidence, resamples)[0]
+@dataclass(frozen=True)
+class ClusteredInterval:
+    """One run's (or group's) interval: its bounds, which interval it is (``None``: fewer than 2 clusters,
+    no interval), the effective number of clusters (Bell-McCaffrey ν + 1) and a warning when the interval
+    may cover less than it says (``None`` otherwise)."""
+
+    low: float
+    high: float
+    interval: str | None
+    effective_clusters: float
+    warning: str | None
 
 
-def clustered_intervals(
-    groups: list[tuple[ClusterSums, float]], seed: int, confidence: float = 0.95, resamples: int = RESAMPLES
-) -> list[tuple[float, float]]:
-    """``clustered_interval`` of each ``(cluster sums, design effect)``; groups over the same clusters (the
-    runs of a report, mostly) share one weights matrix and one matrix product."""
-    return [(low, high) for low, high, _ in clustered_intervals_used(groups, seed, confidence, resamples)]
+def _few_events_warning(cs: ClusterSums, deff: float, effective_clusters: float) -> str | None:
+    """The warning of a clustered interval resting on fewer than ``MIN_EFFECTIVE_EVENTS`` effective wrong
+    (or right) answers, n / max(1, deff) · min(p, 1 − p): there the mean's skew makes any symmetric-variance
+    interval too short on one side (docs/statistics.md, the coverage table)."""
+    p = cs.mean
+    events = cs.n / (1.0 if math.isnan(deff) else max(1.0, deff)) * min(p, 1 - p)
+    if events >= MIN_EFFECTIVE_EVENTS:
+        return None
+    side = "wrong" if p >= 0.5 else "right"
+    return (
+        f"may cover less than 95%: {events:.1f} effective {side} answers (fewer than {MIN_EFFECTIVE_EVENTS}) "
+        f"in {effective_clusters:.1f} effective haystacks of {cs.clusters}"
+    )
 
 
-def clustered_intervals_used(
-    groups: list[tuple[ClusterSums, float]], seed: int, confidence: float = 0.95, resamples: int = RESAMPLES
-) -> list[tuple[float, float, str | None]]:
-    """``clustered_intervals`` with the interval each group got: ``BOOTSTRAP_T``, ``DESIGN_WILSON``, or
-    ``None`` (fewer than 2 clusters: no interval)."""
-    out: list[tuple[float, float, str | None]] = [(_NAN, _NAN, None)] * len(groups)
+def clustered_interval(cs: ClusterSums, confidence: float = 0.95) -> ClusteredInterval:
+    """The ``clustered`` interval of one run: the design-adjusted Wilson interval with the CR2 variance and
+    Bell-McCaffrey degrees of freedom, n* = n / max(1, V_CR2/V₀) · (z / t_ν)², V₀ = Σ(y − ȳ)²/n² the
+    independent-questions variance and ν = ``bell_mccaffrey_df`` of the cluster sizes. Deterministic (no
+    resampling). Carries a warning below ``MIN_EFFECTIVE_EVENTS`` effective wrong (or right) answers."""
+    if cs.clusters < 2 or cs.n == 0:
+        return ClusteredInterval(_NAN, _NAN, None, float(cs.clusters), None)
+    df = bell_mccaffrey_df(cs.counts)
+    independent = cs.squares / cs.n**2
+    deff = cr2_variance(cs.sums, cs.counts) / independent if independent > 0 else _NAN
+    low, high = design_wilson_interval(float(cs.sums.sum()), cs.n, deff, cs.clusters, confidence, df=df)
+    return ClusteredInterval(low, high, DESIGN_WILSON, df + 1, _few_events_warning(cs, deff, df + 1))
 
-    def wilson(cs: ClusterSums, deff: float) -> tuple[float, float, str | None]:
-        low, high = design_wilson_interval(float(cs.sums.sum()), cs.n, deff, cs.clusters, confidence)
-        return (low, high, DESIGN_WILSON)
 
-    same_clusters: dict[tuple[Any, ...], list[int]] = {}
-    for i, (cs, deff) in enumerate(groups):
-        if cs.clusters < 2:
-            continue
-        p = float(cs.sums.sum()) / cs.n
-        n_eff = cs.n / max(1.0, deff) if not math.isnan(deff) else 0.0
-        if cs.clusters >= MIN_BOOTSTRAP_CLUSTERS and n_eff * min(p, 1 - p) >= MIN_EFFECTIVE_EVENTS:
-            same_clusters.setdefault(tuple(cs.ids.tolist()), []).append(i)
-        else:
-            out[i] = wilson(cs, deff)
-    for ids, members in same_clusters.items():
-        weights = bootstrap_weights(len(ids), seed, resamples)
-        sums = np.column_stack([groups[i][0].sums for i in members])
-        counts = np.column_stack([groups[i][0].counts for i in members])
-        for i, (low, high) in zip(
-            members, bootstrap_t_intervals(weights, sums, counts, confidence), strict=True
-        ):
-            out[i] = wilson(*groups[i]) if math.isnan(low) else (low, high, BOOTSTRAP_T)
-    return out
+def independent_interval(cs: ClusterSums, deff: float, confidence: float = 0.95) -> ClusteredInterval:
+    """The ``wilson`` interval of one run (every question independent), with a warning when its design
+    effect ``deff`` is above ``WILSON_DEFF_WARNING`` (there a 95% Wilson interval covers less than 92%)."""
+    low, high = wilson_interval(cs.sums.sum(), cs.n, confidence)
+    effective = bell_mccaffrey_df(cs.counts) + 1 if cs.clusters >= 2 else float(cs.clusters)
+    warning = None
+    if deff > WILSON_DEFF_WARNING:
+        warning = (
+            f"too narrow: treats the questions as independent, but the design effect is {deff:.2f} "
+            f"({effective:.1f} effective haystacks of {cs.clusters}); use the clustered interval"
+        )
+    return ClusteredInterval(low, high, "Wilson" if cs.n else None, effective, warning)
 
 
 def per_cluster(
@@ -449,7 +500,7 @@ def accuracy_intervals(
 ) -> pl.DataFrame: ...
 def accuracy_intervals(
     questions: Any,
-    method: IntervalMethod = "cluster-bootstrap",
+    method: IntervalMethod = "clustered",
     by: str | None = None,
     seed: int = 0,
     *,
@@ -462,23 +513,26 @@ def accuracy_intervals(
     Accepts 0/1 outcomes (``correct``) and fractional scores in [0, 1] (a ``score`` column, used when
     present: BEAM's rubric scores), so "accuracy" is the mean score. Columns: ``run_id``, ``question_type``
     (with ``by="question_type"``), ``accuracy``, ``ci_low``, ``ci_high``, ``n`` (questions scored),
-    ``clusters`` (haystacks among them), ``design_effect``, ``effective_n`` (n / design effect) and
-    ``interval`` (the interval used: ``"cluster bootstrap-t"``, ``"design-adjusted Wilson"`` or ``"Wilson"``;
-    null where there is none).
+    ``clusters`` (haystacks among them), ``design_effect``, ``effective_n`` (n / design effect),
+    ``interval`` (the interval used: ``"design-adjusted Wilson (CR2, Bell-McCaffrey df)"`` or ``"Wilson"``;
+    null where there is none), ``effective_clusters`` (Bell-McCaffrey degrees of freedom + 1: K with equal
+    haystacks, near 3 when one haystack holds most questions) and ``warning`` (why the interval may cover
+    less than ``confidence``, naming the effective haystacks; null when there is no reason to think so).
 
     Args:
         questions: a questions frame, a frame with ``run_id, question_id, haystack_id, correct`` (or
             ``score``), or run sources.
-        method: ``"cluster-bootstrap"``: from ``MIN_BOOTSTRAP_CLUSTERS`` (10) haystacks on, the cluster
-            bootstrap-t interval from ``resamples`` resamples of whole haystacks (studentised with the
-            cluster-robust standard error); with fewer haystacks, or fewer than 10 effective successes or
-            failures, the design-adjusted Wilson interval (``clustered_interval``);
-            ``"wilson"``: the Wilson score interval, which treats every question as independent (too narrow
-            when the design effect is above 1). The design effect and effective n are the same for both.
+        method: ``"clustered"``: the design-adjusted Wilson interval (Korn & Graubard 1998) with the CR2
+            cluster-robust variance and Bell-McCaffrey degrees of freedom (``clustered_interval``):
+            deterministic, and it holds its level when one haystack dominates; ``"wilson"``: the Wilson
+            score interval, which treats every question as independent (too narrow when the design effect is
+            above 1: warned above 1.25). ``"cluster-bootstrap"`` is a deprecated name of ``"clustered"``
+            (until session 8 a cluster bootstrap-t, which moved with the seed and under-covered on
+            lopsided designs). The design effect and effective n are the same for both.
         by: ``None`` or ``"question_type"`` (the normalised type).
-        seed: the resampling seed; the same seed gives the same intervals.
+        seed: kept for compatibility; no interval resamples any more, so it changes nothing.
         confidence: the interval's coverage.
-        resamples: bootstrap resamples.
+        resamples: kept for compatibility (unused).
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
     return to_backend(
@@ -489,7 +543,7 @@ def accuracy_intervals(
 
 def accuracy_intervals_frame(
     questions: Any,
-    method: IntervalMethod = "cluster-bootstrap",
+    method: IntervalMethod = "clustered",
     by: str | None = None,
     seed: int = 0,
     *,
@@ -497,8 +551,16 @@ def accuracy_intervals_frame(
     resamples: int = RESAMPLES,
 ) -> pl.DataFrame:
     """``accuracy_intervals`` in polars."""
-    if method not in ("cluster-bootstrap", "wilson"):
-        raise ValueError(f"method must be 'cluster-bootstrap' or 'wilson', not {method!r}")
+    if method not in ("clustered", "wilson", "cluster-bootstrap"):
+        raise ValueError(f"method must be 'clustered' or 'wilson', not {method!r}")
+    if method == "cluster-bootstrap":
+        warnings.warn(
+            "accuracy_intervals(method='cluster-bootstrap') is now method='clustered' (a deterministic "
+            "CR2 interval: docs/statistics.md)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        method = "clustered"
     data = outcomes(questions, by)
     keys = ["run_id"] + ([] if by is None else ["question_type"])
     return intervals_of(data, keys, method, seed, confidence, resamples)
@@ -507,7 +569,7 @@ def accuracy_intervals_frame(
 def intervals_of(
     data: pl.DataFrame,
     keys: list[str],
-    method: IntervalMethod = "cluster-bootstrap",
+    method: IntervalMethod = "clustered",
     seed: int = 0,
     confidence: float = 0.95,
     resamples: int = RESAMPLES,
@@ -517,27 +579,27 @@ def intervals_of(
     frame's ``grouped_cluster_sums(data, keys)`` when the caller has them already)."""
     if groups is None:
         groups = grouped_cluster_sums(data, keys)
-    deffs = [design_effect(cs) for _, cs in groups]
-    intervals: list[tuple[float, float, str | None]]
-    if method == "wilson":
-        intervals = [(*wilson_interval(cs.sums.sum(), cs.n, confidence), "Wilson") for _, cs in groups]
-    else:
-        intervals = clustered_intervals_used(
-            [(cs, deff) for (_, cs), deff in zip(groups, deffs, strict=True)], seed, confidence, resamples
-        )
     rows: list[dict[str, Any]] = []
-    for (key, cs), deff, (low, high, used) in zip(groups, deffs, intervals, strict=True):
+    for key, cs in groups:
+        deff = design_effect(cs)
+        got = (
+            independent_interval(cs, deff, confidence)
+            if method == "wilson"
+            else clustered_interval(cs, confidence)
+        )
         rows.append(
             dict(zip(keys, key, strict=True))
             | {
                 "accuracy": cs.mean,
-                "ci_low": low,
-                "ci_high": high,
+                "ci_low": got.low,
+                "ci_high": got.high,
                 "n": cs.n,
                 "clusters": cs.clusters,
                 "design_effect": deff,
                 "effective_n": cs.n / deff if deff and not math.isnan(deff) else _NAN,
-                "interval": used,
+                "interval": got.interval,
+                "effective_clusters": got.effective_clusters,
+                "warning": got.warning,
             }
         )
     schema: dict[str, Any] = dict.fromkeys(keys, pl.Utf8) | {
@@ -549,5 +611,7 @@ def intervals_of(
         "design_effect": pl.Float64,
         "effective_n": pl.Float64,
         "interval": pl.Utf8,
+        "effective_clusters": pl.Float64,
+        "warning": pl.Utf8,
     }
     return pl.DataFrame(rows, schema=schema)

@@ -40,15 +40,52 @@ def wilson_proportion_interval(p: float, n: float, z: float = Z95) -> tuple[floa
     return (low, high)
 
 
-def student_t_central(t: float, df: int) -> float:
-    """P(|T| ≤ t) for Student's t on an integer number of degrees of freedom (exact finite series,
-    Abramowitz & Stegun 26.7.3-26.7.4; the standard library has no t distribution and scipy costs a
-    second to import)."""
-    if df < 1:
-        raise ValueError(f"degrees of freedom must be at least 1, got {df}")
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b), from its continued fraction (modified Lentz;
+    Press et al., Numerical Recipes, 3rd ed., §6.4), to about 1e-14."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):  # the fraction converges fast below this point: use the symmetry
+        return 1.0 - _incomplete_beta(b, a, 1 - x)
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return min(1.0, front * h / a)
+
+
+def student_t_central(t: float, df: float) -> float:
+    """P(|T| ≤ t) for Student's t on ``df`` degrees of freedom: for an integer ``df`` the exact finite
+    series (Abramowitz & Stegun 26.7.3-26.7.4), else 1 − I_{df/(df+t²)}(df/2, 1/2) (A&S 26.7.1, the
+    incomplete beta function; a Satterthwaite-type df such as Bell-McCaffrey's is not an integer). The
+    standard library has no t distribution and scipy costs a second to import."""
+    if not df > 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
     if math.isinf(t):
         return 1.0
     t = abs(t)
+    if df != int(df):
+        return 1.0 - _incomplete_beta(df / 2, 0.5, df / (df + t * t))
+    df = int(df)
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, got {df}")
     theta = math.atan(t / math.sqrt(df))
     c2, s = math.cos(theta) ** 2, math.sin(theta)
     if df % 2 == 1:
@@ -64,20 +101,21 @@ def student_t_central(t: float, df: int) -> float:
     return min(1.0, s * total)
 
 
-def student_t_two_sided_p(t: float, df: int) -> float:
+def student_t_two_sided_p(t: float, df: float) -> float:
     """The two-sided p-value 2·P(T > |t|) on ``df`` degrees of freedom."""
     return max(0.0, 1.0 - student_t_central(t, df))
 
 
-def _student_t_density(x: float, df: int) -> float:
+def _student_t_density(x: float, df: float) -> float:
     """Student's t density on ``df`` degrees of freedom."""
     log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
     return math.exp(log_c - (df + 1) / 2 * math.log1p(x * x / df))
 
 
 @functools.lru_cache(maxsize=256)
-def student_t_quantile(q: float, df: int) -> float:
-    """The ``q`` quantile of Student's t on ``df`` degrees of freedom, to about 1e-13.
+def student_t_quantile(q: float, df: float) -> float:
+    """The ``q`` quantile of Student's t on ``df`` (> 0, not necessarily integer) degrees of freedom, to
+    about 1e-13.
 
     Newton's method on P(|T| ≤ x) = |2q − 1| from the normal quantile: that function is concave for x > 0
     and the normal quantile lies below t's, so each step stays below the root and closes in on it (5-8

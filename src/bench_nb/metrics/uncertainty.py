@@ -75,7 +75,7 @@ class ClusterBootstrap:
         """``paired_cluster_sums``: every pair of runs summed per haystack (overall or per type)."""
         return self._once(("pairs", by), lambda: paired_cluster_sums(self.outcomes(by), by))
 
-    def accuracy_intervals(self, method: IntervalMethod = "cluster-bootstrap", by: By = None) -> pl.DataFrame:
+    def accuracy_intervals(self, method: IntervalMethod = "clustered", by: By = None) -> pl.DataFrame:
         return self._once(
             ("intervals", method, by),
             lambda: intervals_of(

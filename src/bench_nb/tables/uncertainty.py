@@ -53,7 +53,7 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
             how="diagonal",
         )
 
-    clustered = both(lambda by: boot.accuracy_intervals("cluster-bootstrap", by))
+    clustered = both(lambda by: boot.accuracy_intervals("clustered", by))
     wilson = both(lambda by: boot.accuracy_intervals("wilson", by)).select(
         *keys, wilson_low="ci_low", wilson_high="ci_high"
     )
@@ -73,6 +73,8 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
             "clusters",
             "design_effect",
             "effective_n",
+            "effective_clusters",
+            "warning",
             "rank",
             "rank_low",
             "rank_high",
@@ -83,37 +85,57 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
 
 def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     """The leaderboard with its uncertainty: for each run, overall then per question type, the accuracy with
-    its cluster-bootstrap 95% interval beside Wilson's, the design effect, the effective number of questions,
-    the rank with its 95% interval and the group of runs that cannot be told apart. ``data``: a questions
+    its clustered 95% interval beside Wilson's (flagged, with a note, where it may cover less), the design
+    effect, the effective number of questions and of haystacks, the rank with its 95% interval and the group
+    of runs that cannot be told apart. ``data``: a questions
     frame, run sources, or a ``ClusterBootstrap`` (shared with the other uncertainty tables; its own seed)."""
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
     frame = _uncertainty_frame(boot)
     rows = []
+    warned = 0
     for r in frame.iter_rows(named=True):
         overall = r["question_type"] == _ALL
+        flag: tuple[tuple[str, str], ...] = ()
+        if r["warning"]:
+            warned += 1
+            flag = (("may under-cover", "bnb-flag"),)
         rows.append(
             [
                 Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
                 Cell(labels.get(r["run_id"], r["run_id"]), title=r["run_id"]),
-                Cell(f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
+                Cell(
+                    f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}",
+                    "num",
+                    title=r["warning"] or "",
+                    badges=flag,
+                ),
                 Cell(interval(r["wilson_low"], r["wilson_high"]) or "n/a", "num"),
                 Cell(f"{r['n']} / {r['clusters']}", "num"),
                 Cell(num(r["design_effect"], 2), "num"),
                 Cell(num(r["effective_n"]), "num"),
+                Cell(num(r["effective_clusters"], 1), "num"),
                 Cell(_rank(r), "num"),
                 Cell(str(r["group"]), "num"),
             ]
         )
     notes = [
-        "Clustered: 95% cluster bootstrap-t interval over the haystacks (conversations, chats), 2,000 seeded "
-        "resamples; with fewer than 10 haystacks (or fewer than 10 effective successes or failures) the "
-        "design-adjusted Wilson interval, which keeps its coverage there. Wilson's interval treats every "
-        "question as independent and is too narrow when the design effect is above 1. Effective n = "
-        "questions / design effect.",
+        "Clustered: 95% design-adjusted Wilson interval over the haystacks (conversations, chats), with the "
+        "CR2 cluster-robust variance and Bell-McCaffrey degrees of freedom: deterministic, and it holds its "
+        "level when a few haystacks hold most questions. Effective haystacks = those degrees of freedom + 1 "
+        "(the number of haystacks when they are the same size, fewer when one dominates). Wilson's interval "
+        "treats every question as independent and is too narrow when the design effect is above 1. "
+        "Effective n = questions / design effect.",
         "Rank: 1 = best, with its 95% interval from the same resampling; runs in one group cannot be told "
         "apart by the clustered paired test (p ≥ 0.05 against the group's best run).",
     ]
+    if warned:
+        notes.append(
+            f'{warned} interval{"s" if warned > 1 else ""} marked "may under-cover" rest on fewer than 10 '
+            "effective wrong (or right) answers: with so few the interval can cover less than 95% (in the "
+            "simulations of docs/statistics.md, down to 88% at 90% accuracy and a strong haystack effect). "
+            "Hover for the effective answers and haystacks; more haystacks, not more questions, would help."
+        )
     html = render(
         [
             "type",
@@ -123,6 +145,7 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
             "questions / haystacks",
             "design effect",
             "effective n",
+            "effective haystacks",
             "rank [95% CI]",
             "group",
         ],
