@@ -22,8 +22,8 @@ from bench_nb.runner.run import run_benchmark
 
 
 class LazyAnswerer(ExtractiveAnswerer):
-    """Loads a table on its first answer (0.4 s, as tiktoken's tables do) unless warmed up first; timed by the
-    wall clock like any answerer that does not say it is CPU-bound."""
+    """Loads a table on its first answer (2 s; tiktoken's tables take 1-2 s) unless warmed up first; timed by
+    the wall clock like any answerer that does not say it is CPU-bound."""
 
     cpu_bound: ClassVar[bool] = False
 
@@ -31,13 +31,16 @@ class LazyAnswerer(ExtractiveAnswerer):
         super().__init__()
         self.loaded = threading.Event()
         self.warm_ups = 0
+        self.waited = 0  # answers that found the table not loaded
         self.lock = threading.Lock()
 
-    def _load(self) -> None:
+    def _load(self) -> bool:
         with self.lock:
-            if not self.loaded.is_set():
-                time.sleep(0.4)
-                self.loaded.set()
+            if self.loaded.is_set():
+                return False
+            time.sleep(2.0)
+            self.loaded.set()
+            return True
 
     def warm_up(self) -> None:
         self.warm_ups += 1
@@ -45,6 +48,8 @@ class LazyAnswerer(ExtractiveAnswerer):
         self._load()
 
     def answer(self, question: Question, hits: Sequence[SearchHit]) -> Answer:
+        if not self.loaded.is_set():
+            self.waited += 1
         self._load()
         return super().answer(question, hits)
 
@@ -54,9 +59,9 @@ def test_a_warm_up_runs_once_before_the_first_timed_answer(tmp_path: Path) -> No
     result = run_benchmark(
         "sqlite", "sample", answerer=answerer, run_id="warm", runs_dir=tmp_path, progress=False, limit=16
     )
-    assert result.evaluated == 16 and answerer.warm_ups == 1
+    assert result.evaluated == 16 and answerer.warm_ups == 1 and answerer.waited == 0
     answers = questions_df(result.run_dir, backend="polars")["answer_ms"]
-    assert answers.max() < 400  # not one answer waited for the table: it was loaded before any was timed
+    assert answers.max() < 1500  # not one answer's time holds the table's 2 s: loaded before any was timed
 
 
 def test_the_offline_answer_p95_is_within_twice_its_median(tmp_path: Path) -> None:
