@@ -73,6 +73,13 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "--sample", "per_type", type=click.IntRange(min=1), help="Ask the first N questions of each type."
         ),
         click.option(
+            "--exclude-types",
+            metavar="TYPES",
+            help="Leave out these question types, comma-separated (raw or normalised): "
+            "--exclude-types adversarial scores LoCoMo's 1,540 questions of categories 1-4, as the "
+            "literature does.",
+        ),
+        click.option(
             "-k",
             "k",
             type=click.IntRange(min=1),
@@ -191,6 +198,7 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
         "sha256": opts["sha256"],
         "question_timeout_s": opts["question_timeout"] or DEFAULT_QUESTION_TIMEOUT_S,
         "judge_replicates": opts.get("judge_replicates"),
+        "exclude_types": opts.get("exclude_types"),
     }
     return out
 

@@ -41,6 +41,7 @@ from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.resume import RunRequest, resume_checkpoint, resume_request
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
+from bench_nb.runner.selection import exclude_types as without_types
 from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import (
     BENCH_NB_VERSION,
@@ -218,6 +219,7 @@ def run_benchmark(
     allow_provider_prompts: bool | None = None,
     sha256: str | None = None,
     judge_replicates: int | None = None,
+    exclude_types: str | Sequence[str] | None = None,
 ) -> RunResult:
     """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
 
@@ -268,6 +270,9 @@ def run_benchmark(
             grade once): every replicate goes to ``judgments.jsonl`` (``replicate``), each replicate's reply
             is cached on its own, and the checkpoint holds the primary judge's majority verdict
             (``bench_nb.replicate_summary`` reads the spread). Default 1.
+        exclude_types: question types left out before the selection (``limit``, ``sample_per_type``), by
+            raw or normalised type: ``"adversarial"`` scores LoCoMo's 1,540 questions of categories 1-4, as
+            the literature does. The run records the questions it kept (a resume asks exactly those).
 
     Returns:
         A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
@@ -316,9 +321,12 @@ def run_benchmark(
     bench = load_benchmark_spec(benchmark, dataset, sha256)
     judges = ",".join(default_judges(bench.name)) if request.judges is None else request.judges
     limit, sample_per_type = request.limit, request.sample_per_type
+    selectable = without_types(bench, exclude_types) if exclude_types else bench
     targets, sampling = select_questions(
-        bench, limit=limit, per_type=sample_per_type, question_ids=request.question_ids
+        selectable, limit=limit, per_type=sample_per_type, question_ids=request.question_ids
     )
+    if exclude_types:  # recorded as the questions kept: a resume asks exactly those, whatever the types
+        limit = sample_per_type = None
     if not targets:
         raise RunFormatError(bench.name, "the benchmark has no questions to run")
     provider_name = provider if isinstance(provider, str) else provider.name
@@ -365,6 +373,8 @@ def run_benchmark(
             ) | ({"providerSettings": recorded_settings(own_settings)} if own_settings else {})
             if judge_replicates > 1:
                 bench_nb["invocation"]["judgeReplicates"] = judge_replicates
+            if exclude_types:  # for the record: the questions kept are what a resume reads
+                bench_nb["invocation"]["excludeTypes"] = split_specs(exclude_types)
             resumed = (run_dir / CHECKPOINT).is_file()
             if resumed:
                 checkpoint = resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)

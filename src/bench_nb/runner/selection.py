@@ -6,6 +6,8 @@ questions and every provider of a comparison gets the same set.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 from collections.abc import Sequence
 
 from bench_nb.errors import BenchNbError
@@ -58,3 +60,29 @@ def select_questions(
         wanted = set(question_ids)
         return [q for q in questions if q.question_id in wanted], Sampling(mode="full")
     return questions, Sampling(mode="full")
+
+
+def exclude_types(benchmark: Benchmark, types: str | Sequence[str]) -> Benchmark:
+    """``benchmark`` without the questions of ``types`` (comma-separated or a list), matched case-insensitively
+    against each question's raw type and its normalised type: ``adversarial`` (LoCoMo's category 5, whose
+    normalised type is ``abstention``) leaves LoCoMo's 1,540 questions of categories 1-4, the set the
+    literature scores.
+
+    Raises:
+        BenchNbError: a type the benchmark does not have, naming the nearest one and the types it has.
+    """
+    wanted = [t.strip() for t in (types.split(",") if isinstance(types, str) else types) if t.strip()]
+    known = sorted({t for q in benchmark.questions for t in (q.question_type, q.norm_type)})
+    lowered = {t.lower() for t in known}
+    for name in wanted:
+        if name.lower() not in lowered:
+            near = difflib.get_close_matches(name.lower(), sorted(lowered), n=1, cutoff=0.5)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise BenchNbError(
+                f"benchmark {benchmark.name!r} has no question type {name!r}{hint}; its types: {', '.join(known)}"
+            )
+    dropped = {t.lower() for t in wanted}
+    kept = tuple(
+        q for q in benchmark.questions if not ({q.question_type.lower(), q.norm_type.lower()} & dropped)
+    )
+    return dataclasses.replace(benchmark, questions=kept)
