@@ -40,3 +40,36 @@ def test_bad_label_lines_are_problems_naming_file_and_line(tmp_path: Path) -> No
     assert "'maybe' is not one of correct, incorrect, unsure" in problems[0].message
     assert "-1.0 is not positive" in problems[1].message
     assert "questionId" in problems[2].message
+
+
+def test_labels_of_imported_runs_load_as_the_human_judge(
+    tmp_path: Path, harness_results: Path, locomo_audit: Path, locomo_path: Path
+) -> None:
+    import shutil
+
+    import polars as pl
+
+    import bench_nb as bn
+    from bench_nb.metrics.judge_quality import judge_vs_human
+
+    zep = tmp_path / "zep_locomo_grades.json"
+    shutil.copy(harness_results / "zep" / "zep_locomo_grades.json", zep)
+    evermemos = tmp_path / "gpt-4o-mini-cot" / "eval_results.json"
+    evermemos.parent.mkdir()
+    shutil.copy(locomo_audit / "fc-baseline" / "gpt-4o-mini-cot" / "eval_results.json", evermemos)
+    for source in (zep, evermemos.parent):
+        runs = bn.load_runs(source, dataset=locomo_path)
+        (run,) = runs
+        machine = bn.judgments_df(runs, backend="polars")
+        first = machine.filter(pl.col("replicate") == 1).sort("question_id").head(6)
+        for qid, score in first.select("question_id", "score").iter_rows():
+            append_label(run.path, qid, "correct" if score == 1 else "incorrect")
+        assert labels_path(run.path).name.endswith(".labels.jsonl")  # beside the file
+        frame = bn.judgments_df(bn.load_runs(source, dataset=locomo_path), backend="polars")
+        human = frame.filter(pl.col("judge") == "human")
+        assert sorted(human["question_id"]) == sorted(first["question_id"])
+        vs = judge_vs_human(bn.load_runs(source, dataset=locomo_path), backend="polars")
+        scored = machine.filter(
+            pl.col("question_id").is_in(first["question_id"]) & pl.col("score").is_not_null()
+        )
+        assert vs["n"].to_list() == [scored.height] and scored.height >= 6  # each replicate against the label

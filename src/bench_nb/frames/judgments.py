@@ -92,12 +92,21 @@ def _run_judgments(run: Run, evaluated: pl.DataFrame | None, strict: bool) -> pl
     question that has no judgments line from the primary judge (``evaluated``: those questions' rows of the
     questions frame, one per question); with the run's id, path and provider."""
     primary = primary_judge(run)
+    labels, label_problems = read_labels(run.path)  # beside the run: <file>.labels.jsonl for an imported one
+    rows: list[tuple[Any, ...]] = []
+    for (qid, judge), lab in labels.items():
+        unscored = lab.score is None
+        label = "unscored" if unscored else lab.label
+        rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
     if run.imported is not None:
-        return _of_run(run, _verdict_frame(_imported_rows(run, primary)))
+        if label_problems:
+            if strict:
+                raise RunFormatError.of(label_problems[0])
+            _add_problems(run, label_problems)
+        return _of_run(run, _verdict_frame(_imported_rows(run, primary) + rows))
     # Every line at once when all are plain verdicts (the usual file), else line by line, naming bad lines.
     plain = read_plain_verdicts(run.path)
     lines, problems = ({}, []) if plain is not None else read_replicates(run.path)
-    labels, label_problems = read_labels(run.path)
     problems = problems + label_problems
     if problems:
         if strict:
@@ -107,11 +116,6 @@ def _run_judgments(run: Run, evaluated: pl.DataFrame | None, strict: bool) -> pl
         _plain_frame(plain, primary) if plain is not None else _lines_frame(run, lines, primary, strict)
     )
     in_file = plain if plain is not None else lines  # keyed by (question, judge, replicate)
-    rows: list[tuple[Any, ...]] = []
-    for (qid, judge), lab in labels.items():
-        unscored = lab.score is None
-        label = "unscored" if unscored else lab.label
-        rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
     for qid, value, label, explanation, unscored in [] if evaluated is None else evaluated.iter_rows():
         if (qid, primary, 1) in in_file:
             continue

@@ -9,7 +9,8 @@ one when read, so relabelling appends and never rewrites; a torn last line is sk
 by the labelling widget's stratified sample; 1 when labelled outside a sample), so that error rates estimated
 from a sample that over-represents some strata can be re-weighted (docs/statistics.md).
 
-The labels load as the judge ``human`` (``human:<labeller>`` for a named labeller) in ``judgments_df``:
+The labels load as the judge ``human`` (``human:<labeller>`` for a named labeller) in ``judgments_df``, for a
+run directory and for an imported result file alike (the file's ``run.path`` is what both write and read):
 ``correct`` is score 1, ``incorrect`` score 0, ``unsure`` unscored.
 """
 
