@@ -17,6 +17,7 @@ import contextlib
 import difflib
 import functools
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -86,9 +87,26 @@ def _kernel_manager_class() -> type:
     from jupyter_client.manager import AsyncKernelManager
 
     class ReportKernelManager(AsyncKernelManager):
+        """Its sockets in a private folder of its own (``ip`` is their path prefix over IPC; by default
+        ``kernel-ipc`` in the working directory, shared by two builds started there, so one failed),
+        removed with the kernel's other files."""
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("transport", "ipc")
+            if kwargs["transport"] == "ipc" and "ip" not in kwargs:
+                self._socket_dir = tempfile.mkdtemp(prefix="bench-nb-kernel-")  # mode 0700
+                kwargs["ip"] = os.path.join(self._socket_dir, "kernel")
             super().__init__(*args, **kwargs)
+
+        def write_connection_file(self, **kwargs: Any) -> None:  # before every start (a restart too)
+            if getattr(self, "_socket_dir", None):
+                os.makedirs(self._socket_dir, mode=0o700, exist_ok=True)
+            super().write_connection_file(**kwargs)
+
+        def cleanup_ipc_files(self) -> None:  # at every shutdown, immediate ones included
+            super().cleanup_ipc_files()
+            if getattr(self, "_socket_dir", None):
+                shutil.rmtree(self._socket_dir, ignore_errors=True)
 
     return ReportKernelManager
 
