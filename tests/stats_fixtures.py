@@ -50,8 +50,11 @@ def write_run(
     bench_nb: dict[str, Any] | None = None,
     evaluate_failed: tuple[str, ...] = (),
     questions: list[dict[str, str]] | None = None,
+    haystacks: Mapping[str, str] | None = None,
 ) -> Path:
     """One run directory. ``answers`` maps question id -> hypothesis (None: the answer phase failed).
+    ``haystacks`` maps question id -> its haystack (the container tag ``<haystack>-<run id>``; default the
+    question's own).
 
     ``primary_scores`` go into ``phases.evaluate`` (None = unscored); ``verdicts`` (judge -> qid -> score)
     into judgments.jsonl. ``bench_nb=None`` writes a MemoryBench-style run (no benchNb anywhere).
@@ -102,7 +105,7 @@ def write_run(
                 q_extra["unscored"] = True
         qs[qid] = mbf.Question(
             questionId=qid,
-            containerTag=f"{qid}-{run_id}",
+            containerTag=f"{(haystacks or {}).get(qid, qid)}-{run_id}",
             question=spec["q"],
             groundTruth=spec["gt"],
             questionType=spec["type"],

@@ -50,15 +50,19 @@ def frame(
 
 def test_graded_runs_get_the_mean_difference_a_cluster_interval_and_the_clustered_test() -> None:
     q, diffs = frame()
-    result = paired_comparison(q, "a", "b", backend="polars")
+    result = paired_comparison(q, "a", "b", method="signed-rank", backend="polars")
     assert result.test == "clustered-signed-rank" and result.n_pairs == 80
     assert result.difference == pytest.approx(diffs.mean())
-    z, p = clustered_signed_rank(diffs, np.repeat(np.arange(20), 4))
+    # The chats in sorted order (100K-0, 100K-1, 100K-10, ...): the Monte Carlo sign patterns of 15-29 chats
+    # go to the same chat whatever the rows' order.
+    _, chats = np.unique(q.filter(pl.col("run_id") == "a")["haystack_id"].to_numpy(), return_inverse=True)
+    z, p = clustered_signed_rank(diffs, chats)
     assert (result.statistic, result.p_value) == pytest.approx((float(z), float(p)))
     assert result.statistic > 0  # A is better by construction
     # The interval is the clustered paired test's on the mean difference (below 30 chats its inverted
     # sign-flip test): the tell-apart section's, from the chats' summed differences.
-    test = paired_difference_test(diffs.reshape(20, 4).sum(axis=1), np.full(20, 4.0))
+    sums = np.bincount(chats, weights=diffs)  # per chat, in sorted order
+    test = paired_difference_test(sums, np.full(20, 4.0))
     assert (result.ci_low, result.ci_high) == (test.low, test.high)
     assert (test.low > 0) == (test.p < 0.05)  # it excludes 0 exactly when its own test rejects
 
@@ -83,15 +87,17 @@ def test_identical_graded_runs_do_not_differ() -> None:
             q.filter(pl.col("run_id") == "a").with_columns(run_id=pl.lit("b"), provider=pl.lit("b")),
         ]
     )
-    result = paired_comparison(same, "a", "b")
+    result = paired_comparison(same, "a", "b", method="signed-rank")
     assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "clustered-signed-rank")
+    result = paired_comparison(same, "a", "b")
+    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "sign-flip Monte Carlo")
 
 
 def test_one_question_per_chat_gives_wilcoxons_signed_rank_test() -> None:
     """With one question per haystack the clustered test is Wilcoxon's signed-rank test (zeros ranked and
     given no sign, Pratt; ties at mid-ranks; normal approximation without continuity correction)."""
     q, diffs = frame(seed=8, chats=60, per_chat=1, lift=0.0)
-    result = paired_comparison(q, "a", "b")
+    result = paired_comparison(q, "a", "b", method="signed-rank")
     ref = wilcoxon(diffs, zero_method="pratt", correction=False, method="approx")
     assert np.any(diffs == 0) and len(np.unique(np.abs(diffs))) < len(diffs)  # zeros and ties are exercised
     assert result.p_value == pytest.approx(ref.pvalue, rel=1e-9)
@@ -100,15 +106,22 @@ def test_one_question_per_chat_gives_wilcoxons_signed_rank_test() -> None:
 
 def test_a_question_of_unknown_haystack_is_its_own_cluster() -> None:
     q, _ = frame(seed=8, chats=30, per_chat=1)
-    unknown = paired_comparison(q.with_columns(haystack_id=pl.lit(None, pl.Utf8)), "a", "b")
-    assert unknown.p_value == pytest.approx(paired_comparison(q, "a", "b").p_value, rel=1e-12)
+    for method in ("clustered", "signed-rank"):
+        unknown = paired_comparison(
+            q.with_columns(haystack_id=pl.lit(None, pl.Utf8)), "a", "b", method=method
+        )
+        assert unknown.p_value == pytest.approx(
+            paired_comparison(q, "a", "b", method=method).p_value, rel=1e-12
+        )
 
 
 def test_the_paired_table_names_the_clustered_test_for_graded_runs() -> None:
     q, _ = frame()
     html = tables.table_paired(q).html
+    assert "sign-flip Monte Carlo" in html and "haystack sign-flip test" in html and "McNemar" not in html
+    html = tables.table_paired(q, method="signed-rank").html
     assert "clustered-signed-rank" in html and "Datta &amp; Satten" in html and "McNemar" not in html
-    assert "the test for the ranks of the differences" in html  # why interval and test may disagree
+    assert "test of the ranks of the differences" in html  # why interval and test may disagree
 
 
 def test_four_chats_give_no_interval_and_no_verdict_the_design_cannot_support() -> None:

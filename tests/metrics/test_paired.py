@@ -87,13 +87,14 @@ def _pair(make_run, b_settings=None, b_primary="contains", **kw):
 
 def test_paired_comparison_counts_and_statistics(make_run) -> None:
     a, b = _pair(make_run)
-    result = paired_comparison([a, b], "a", "b")
+    result = paired_comparison([a, b], "a", "b", method="independent")
     # Paired: q1-q4 (q5 failed in b, q6 unscored in a): a = (1,1,1,0), b = (1,0,0,1).
     assert (result.n_pairs, result.n_dropped) == (4, 2)
     assert (result.both_correct, result.a_only, result.b_only, result.both_incorrect) == (1, 2, 1, 0)
     assert result.accuracy_a == 0.75 and result.accuracy_b == 0.5 and result.difference == 0.25
     ref = sm_mcnemar([[1, 2], [1, 0]], exact=True)
-    assert result.test == "exact" and math.isclose(result.p_value, ref.pvalue)
+    assert result.method == "independent"
+    assert result.test == "McNemar exact" and math.isclose(result.p_value, ref.pvalue)
     assert (result.ci_low, result.ci_high) == newcombe_paired_interval(1, 2, 1, 0)
     assert result.like_for_like and result.warning == ""
     assert (result.provider_a, result.provider_b) == ("alpha", "beta")
@@ -101,7 +102,7 @@ def test_paired_comparison_counts_and_statistics(make_run) -> None:
     assert by_type.loc["single-hop", "n_pairs"] == 2 and by_type.loc["single-hop", "a_only"] == 1
     assert by_type["n_pairs"].sum() == 4
     # The same numbers from a questions frame.
-    again = paired_comparison(questions_df([a, b]), "a", "b")
+    again = paired_comparison(questions_df([a, b]), "a", "b", method="independent")
     assert again.as_dict() | {"warning": ""} == result.as_dict() | {"warning": ""}
 
 

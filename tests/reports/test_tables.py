@@ -120,8 +120,10 @@ def test_other_tables_render(fixture_glob: str) -> None:
     assert f"{sr['p50_linear'][0]:,.0f} / {sr['p95_linear'][0]:,.0f}" in lat.html
     assert "synthetic" in tables.table_tokens(q).html
     paired = tables.table_paired(fixture_glob)
-    assert len(paired.data) == 3 and "McNemar" in paired.html
-    assert "overstate certainty" in paired.html  # why it may disagree with the clustered sections
+    assert len(paired.data) == 3 and "haystack sign-flip test" in paired.html  # clustered, as tell-apart's
+    assert "McNemar" not in paired.html
+    independent = tables.table_paired(fixture_glob, method="independent")
+    assert "McNemar" in independent.html and "overstate certainty" in independent.html
     agreement = bench_nb.judge_agreement(bench_nb.judgments_df(fixture_glob))
     assert "f1 × contains" in tables.table_agreement(agreement).html
 

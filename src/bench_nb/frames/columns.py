@@ -371,6 +371,13 @@ JUDGMENTS = Frame(
             ("question_id", _STR, "verdicts", "the question judged"),
             ("question_type", _STR, "question", "its raw type (`questions_df`)"),
             ("question_type_norm", _STR, "taxonomy", "its normalised type (`questions_df`)"),
+            (
+                "haystack_id",
+                _STR,
+                "question",
+                "its haystack, the cluster the paired tests resample (`questions_df`); null for a verdict on a "
+                "question the run does not hold",
+            ),
         ),
         _group(
             "verdict",

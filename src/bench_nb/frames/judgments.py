@@ -82,7 +82,8 @@ def judgments_frame(
 _VERDICT_COLUMNS: tuple[str, ...] = ("question_id", "judge", "replicate", "score", "label", "explanation")
 _VERDICT_COLUMNS += ("unscored", "primary", "source")
 # What a run's questions frame gives its verdict rows: types and provider, and the checkpoint's own verdict.
-_INFO: tuple[str, ...] = ("question_id", "provider", "question_type", "question_type_norm", "status")
+_INFO: tuple[str, ...] = ("question_id", "provider", "question_type", "question_type_norm", "haystack_id")
+_INFO += ("status",)
 _INFO += ("score", "label", "explanation", "unscored")
 _CHECKPOINT_VERDICT: tuple[str, ...] = ("question_id", "score", "label", "explanation", "unscored")
 
@@ -225,7 +226,9 @@ def _of_run(run: Run, verdict_rows: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame
 
 def _with_info(verdicts: pl.LazyFrame, info: pl.DataFrame) -> pl.LazyFrame:
     """Verdict rows joined to their question's provider and types (``info``: one row per run and question)."""
-    types = info.lazy().select("run_path", "question_id", "provider", "question_type", "question_type_norm")
+    types = info.lazy().select(
+        "run_path", "question_id", "provider", "question_type", "question_type_norm", "haystack_id"
+    )
     provider = pl.col("provider")
     return verdicts.join(types, on=["run_path", "question_id"], how="left", maintain_order="left").select(
         "run_id",
@@ -234,6 +237,7 @@ def _with_info(verdicts: pl.LazyFrame, info: pl.DataFrame) -> pl.LazyFrame:
         question_id=pl.col("question_id"),
         question_type=pl.col("question_type"),
         question_type_norm=pl.col("question_type_norm"),
+        haystack_id=pl.col("haystack_id"),
         **{c: pl.col(c) for c in _VERDICT_COLUMNS[1:]},
         run_path=pl.col("run_path"),
     )

@@ -664,7 +664,11 @@ class StoredRuns:
             import pyarrow.dataset as pads
 
             lazy = pl.scan_pyarrow_dataset(pads.dataset(files, filesystem=self._fs, format="parquet"))
-        return lazy.select([pl.col(c).cast(t) for c, t in schema.items()])
+        # A column added to a frame after the store was written (the judgments' haystack_id) reads as null.
+        have = lazy.collect_schema()
+        return lazy.select(
+            [pl.col(c).cast(t) if c in have else pl.lit(None, t).alias(c) for c, t in schema.items()]
+        )
 
     def _collect(self, table: Literal["questions", "judgments", "hits"], query: Any = None) -> pl.DataFrame:
         """``query(scan of table)`` collected. A file an export moved to ``superseded/`` between finding it

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.errors import ComparisonError
+from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.clustered import RESAMPLES, cluster_variance, outcomes, per_cluster
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
@@ -33,6 +35,43 @@ _NAN = math.nan
 Verdict = str  # "A higher", "B higher" or "cannot tell"
 CANNOT_TELL = "cannot tell"
 ALL = "all"  # the question type of a comparison over every question
+
+
+def same_questions(questions: Any) -> pl.DataFrame:
+    """``questions`` as a polars frame (built from run sources when it is not a frame), once every run in it
+    is known to hold the same questions; the paired statistics compare runs on one question set, never on
+    the part two sets share.
+
+    A run's question set is every question it has a row for, scored or not (a failed or unscored question
+    is still the run's: it is left out of the statistics, as the paired tests leave out any question one
+    run did not score).
+
+    Raises:
+        ComparisonError: two runs hold different questions; the message names them and counts the
+            questions only each holds (filter the frame to the questions you mean to compare them on).
+    """
+    frame = as_polars(questions)
+    if frame is None:
+        frame = questions_frame(questions)
+    if "run_id" not in frame.columns or "question_id" not in frame.columns:
+        return frame  # outcomes() names what is missing
+    ids = frame.select(pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).unique()
+    runs = frame["run_id"].cast(pl.Utf8).unique(maintain_order=True).to_list()
+    if len(runs) < 2:
+        return frame
+    held = ids.group_by("question_id").agg(runs=pl.len())
+    if held["runs"].min() == len(runs):
+        return frame
+    sets = {r: set(p["question_id"].to_list()) for (r,), p in ids.group_by("run_id")}
+    first = runs[0]
+    other = next(r for r in runs[1:] if sets[r] != sets[first])
+    only_first, only_other = len(sets[first] - sets[other]), len(sets[other] - sets[first])
+    shared = len(sets[first] & sets[other])
+    raise ComparisonError(
+        f"runs {first!r} and {other!r} hold different questions ({only_first} only in {first!r}, "
+        f"{only_other} only in {other!r}, {shared} in both): paired statistics compare runs on one question "
+        "set; select the questions to compare them on (e.g. those every run holds) first"
+    )
 
 
 def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, int, float]:
@@ -280,7 +319,8 @@ def clustered_paired_comparisons(
     (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test) and ``test``
     (which clustered test: ``"sign-flip exact"`` below 15 haystacks, ``"sign-flip Monte Carlo"`` (seeded,
     ``resamples`` patterns) below 30, ``"cluster-robust t"`` from 30, ``"none"`` with one haystack).
-    ``paired_difference_test`` has the definitions.
+    ``paired_difference_test`` has the definitions. Runs that hold different questions are refused
+    (``ComparisonError``, from ``same_questions``), never compared on the questions they share.
     """
     return to_backend(
         clustered_paired_comparisons_frame(questions, by=by, seed=seed, alpha=alpha, resamples=resamples),
@@ -292,7 +332,7 @@ def clustered_paired_comparisons_frame(
     questions: Any, *, by: str | None = None, seed: int = 0, alpha: float = 0.05, resamples: int = RESAMPLES
 ) -> pl.DataFrame:
     """``clustered_paired_comparisons`` in polars."""
-    data = outcomes(questions, by)
+    data = outcomes(same_questions(questions), by)
     return paired_of(paired_cluster_sums(data, by), seed, alpha, resamples)
 
 
@@ -330,13 +370,16 @@ def tell_apart(
     The overlap rule (as the public LoCoMo audit applies it) calls two runs different only when their Wilson
     intervals on the paired questions do not overlap; it is unpaired and ignores the clusters.
     Adds ``wilson_a_low, wilson_a_high, wilson_b_low, wilson_b_high``, ``overlap_verdict`` and ``agree``
-    (both rules give the same verdict) to ``clustered_paired_comparisons``' columns.
+    (both rules give the same verdict) to ``clustered_paired_comparisons``' columns. Runs that hold
+    different questions are refused (``ComparisonError``, naming them and counting the questions only each
+    holds).
     """
     return to_backend(tell_apart_frame(questions, seed=seed, alpha=alpha), backend)
 
 
 def tell_apart_frame(questions: Any, *, seed: int = 0, alpha: float = 0.05) -> pl.DataFrame:
     """``tell_apart`` in polars."""
+    questions = same_questions(questions)
     overall = paired_of(paired_cluster_sums(outcomes(questions)), seed, alpha)
     by_type = outcomes(questions, "question_type")
     per_type = paired_of(paired_cluster_sums(by_type, "question_type"), seed, alpha)

@@ -1,23 +1,28 @@
-"""Paired comparison of two runs on the same questions: accuracy difference, its 95% interval, McNemar.
+"""Paired comparison of two runs on the same questions: the difference, its 95% interval and a test.
 
-Only questions both runs scored are paired (failed, pending and unscored ones are dropped and counted).
-With ``a`` = both correct, ``b`` = only A correct, ``c`` = only B correct, ``d`` = neither, n = a+b+c+d:
+Only questions both runs scored are paired (failed, pending and unscored ones are dropped and counted); two
+runs that share no scored question are refused (``ComparisonError``), never given p = 1. ``difference`` =
+accuracy A − accuracy B (the mean score for graded runs: BEAM's rubric scores). ``method`` picks the test:
 
-- difference = (a+b)/n − (a+c)/n, with Newcombe's square-and-add interval for paired proportions
-  (Newcombe 1998, method 10; the form recommended by Fagerland, Lydersen & Laake 2014): Wilson intervals
-  of the two accuracies combined with the correction ψ for their correlation.
-- McNemar's test on the discordant pairs b and c: exact (two-sided binomial, p = min(1, 2·P[X ≤ min(b, c)]),
-  X ~ Bin(b+c, ½)) when b+c < 25, else chi-square with continuity correction (|b−c|−1)²/(b+c) on 1 df.
-  Both equal statsmodels' ``mcnemar(table, exact=...)``.
+- ``"clustered"`` (the default): the clustered paired test and the interval that inverts it, the same as
+  ``tell_apart``'s (``clustered_paired.paired_difference_test``, over the haystacks: the conversations,
+  chats): below 30 haystacks the haystack sign-flip test (exact up to 14, seeded Monte Carlo from 15), from
+  30 the cluster-robust t on K − 1 df; no interval with 5 haystacks or fewer, where no test can reject at
+  5%. 0/1 and graded scores alike. Haystacks are taken in sorted order, so the rows' order never matters.
+- ``"independent"``: McNemar's test and Newcombe's interval, which count every question as independent
+  evidence (0/1 scores only). Questions of one conversation are not independent: with few conversations
+  they reject a true null far too often (34-52% at 5% over 10 conversations). With a = both correct,
+  b = only A correct, c = only B correct, d = neither, n = a+b+c+d: Newcombe's square-and-add interval
+  for paired proportions (Newcombe 1998, method 10; Fagerland, Lydersen & Laake 2014) and McNemar's test on
+  b and c: exact (two-sided binomial, p = min(1, 2·P[X ≤ min(b, c)]), X ~ Bin(b+c, ½)) when b+c < 25, else
+  chi-square with continuity correction (|b−c|−1)²/(b+c) on 1 df. Both equal statsmodels'
+  ``mcnemar(table, exact=...)``.
+- ``"signed-rank"``: the clustered interval with Datta & Satten's clustered signed-rank test of the
+  per-question differences over the same haystacks (``bench_nb.metrics.signed_rank``, ``statistic`` its z):
+  a test of the ranks of the differences, not of their mean.
 
-Graded runs (BEAM: fractional scores from a rubric judge) are compared on their scores instead: difference =
-mean score A − mean score B over the paired questions, with the clustered paired test's interval over
-haystacks (the chats: ``clustered_paired.paired_difference_test``, the inverted sign-flip test below 30 chats
-and the cluster-robust t interval from 30, as the tell-apart section gives it), and Datta &
-Satten's clustered signed-rank test of the per-question differences over the same haystacks
-(``bench_nb.metrics.signed_rank``, two-sided, ``statistic`` its z) in place of McNemar's; ``test`` says
-``clustered-signed-rank``. The counts of questions scored 1 (``both_correct``, ``a_only``, ...) are kept
-for reading.
+The counts of questions scored 1 (``both_correct``, ``a_only``, ...) are kept for reading whatever the
+method. Definitions: docs/statistics.md ("Comparing two runs on the same questions").
 
 Runs that differ in question set, benchmark, judge, answering model, retrieval limit k, answerer, prompts
 or a provider's own judge prompt are not like for like: the result says so (``like_for_like``, ``warning``),
@@ -51,7 +56,23 @@ from bench_nb.runformat.settings import (
 if TYPE_CHECKING:
     import pandas as pd
 
-McNemarMethod = Literal["exact", "chi2-cc", "none", "clustered-signed-rank"]
+McNemarMethod = Literal["exact", "chi2-cc", "none"]
+PairedMethod = Literal["clustered", "independent", "signed-rank"]
+METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
+SIGNED_RANK = "clustered-signed-rank"  # the test of method="signed-rank"
+# What each method's test and interval are, for the tables that show them (the paired table, the result's HTML).
+METHOD_NOTES: dict[PairedMethod, str] = {
+    "clustered": "Clustered (haystacks as the independent units, the tell-apart section's test): below 30 "
+    "haystacks the haystack sign-flip test (A and B swapped on whole haystacks), from 30 the cluster-robust t "
+    "on haystacks − 1 df; the interval inverts the test, so it excludes 0 exactly when p < 0.05, and there is "
+    "none with 5 haystacks or fewer.",
+    "independent": "Independent (McNemar's test, exact for small counts, and Newcombe's interval for paired "
+    "proportions): every question counts as independent evidence, and questions about one conversation are "
+    "not, so with few conversations they overstate certainty; the clustered method does not.",
+    "signed-rank": "Clustered signed-rank (Datta & Satten's test of the ranks of the differences over the "
+    "haystacks) with the clustered interval of the mean difference: near the 5% line one can exclude 0 while "
+    "the other does not.",
+}
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 _NAN = math.nan
 
@@ -116,6 +137,12 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
 class PairedComparison(Generic[FrameT]):
     """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B).
 
+    ``method`` is how they were compared (``"clustered"``, ``"independent"`` or ``"signed-rank"``: see
+    ``paired_comparison``) and ``test`` the test that gave ``p_value``: ``"sign-flip exact"``,
+    ``"sign-flip Monte Carlo"`` or ``"cluster-robust t"`` (clustered; ``"none"`` with one haystack),
+    ``"McNemar exact"`` or ``"McNemar chi2-cc"`` (independent), ``"clustered-signed-rank"``. ``clusters``:
+    the haystacks the paired questions come from.
+
     ``by_type`` is a pandas frame (a ``PairedComparison[pd.DataFrame]``), or polars with
     ``paired_comparison(..., backend="polars")`` (a ``PairedComparison[pl.DataFrame]``)."""
 
@@ -135,9 +162,11 @@ class PairedComparison(Generic[FrameT]):
     a_only: int
     b_only: int
     both_incorrect: int
-    test: McNemarMethod
+    test: str
     statistic: float
     p_value: float
+    method: PairedMethod
+    clusters: int
     like_for_like: bool
     warning: str
     by_type: FrameT = field(repr=False)  # the same per question type
@@ -147,10 +176,14 @@ class PairedComparison(Generic[FrameT]):
         (rounded for reading; the exact values are the attributes, or ``as_dict()``)."""
         from bench_nb.text import Cell, fmt_number, render
 
-        ci = f"[{self.ci_low * 100:+.1f}, {self.ci_high * 100:+.1f}]"
+        ci = (
+            "[n/a]"
+            if math.isnan(self.ci_low) or math.isnan(self.ci_high)
+            else f"[{self.ci_low * 100:+.1f}, {self.ci_high * 100:+.1f}]"
+        )
         row = [
             f"{self.provider_a or self.run_a} vs {self.provider_b or self.run_b}",
-            Cell(str(self.n_pairs), "num"),
+            Cell(f"{self.n_pairs} / {self.clusters}", "num"),
             Cell(f"{self.accuracy_a:.1%} / {self.accuracy_b:.1%}", "num"),
             Cell(f"{self.difference * 100:+.1f} pts {ci}", "num"),
             Cell(f"{self.a_only} / {self.b_only}", "num"),
@@ -158,13 +191,14 @@ class PairedComparison(Generic[FrameT]):
             Cell(fmt_number(self.p_value), "num"),
         ]
         notes = [self.warning] if self.warning else []
+        notes.append(METHOD_NOTES[self.method])
         notes.append(
             f"Runs {self.run_a} and {self.run_b}; judge {self.judge or 'primary'}; exact values: .as_dict()."
         )
         return render(
             [
                 "pair (A vs B)",
-                "questions",
+                "questions / haystacks",
                 "accuracy A / B",
                 "A − B [95% CI]",
                 "only A / only B right",
@@ -183,72 +217,83 @@ class PairedComparison(Generic[FrameT]):
         return out
 
 
-def _stats(pairs: pl.DataFrame) -> dict[str, Any]:
+def _counts(pairs: pl.DataFrame) -> dict[str, Any]:
+    """The paired questions' counts and means, whatever the method: the 2×2 table of questions scored 1,
+    both runs' accuracies (mean scores) and their difference."""
     a, b = pairs["correct_a"], pairs["correct_b"]
     both, a_only = int((a & b).sum()), int((a & ~b).sum())
     b_only, neither = int((~a & b).sum()), int((~a & ~b).sum())
     n = len(pairs)
-    low, high = newcombe_paired_interval(both, a_only, b_only, neither)
-    stat, p, method = mcnemar_test(a_only, b_only)
-    acc_a = (both + a_only) / n if n else _NAN
-    acc_b = (both + b_only) / n if n else _NAN
+    values = pairs.select(_value("a"), _value("b"))
+    acc_a = float(values["a"].mean()) if n else _NAN  # type: ignore[arg-type]
+    acc_b = float(values["b"].mean()) if n else _NAN  # type: ignore[arg-type]
     return {
         "n_pairs": n,
         "accuracy_a": acc_a,
         "accuracy_b": acc_b,
         "difference": acc_a - acc_b,
-        "ci_low": low,
-        "ci_high": high,
         "both_correct": both,
         "a_only": a_only,
         "b_only": b_only,
         "both_incorrect": neither,
-        "test": method,
-        "statistic": stat,
-        "p_value": p,
     }
 
 
-def _graded_stats(pairs: pl.DataFrame, seed: int = 0) -> dict[str, Any]:
-    """``_stats`` for graded scores: mean difference, the clustered paired test's interval and clustered signed-rank
-    test, both over haystacks (a question of unknown haystack is its own)."""
-    out = _stats(pairs)
+def _value(run: str) -> pl.Expr:
+    """A paired question's score in run ``run`` (``"a"`` or ``"b"``): its score, else 1/0 for correct."""
+    return pl.coalesce(pl.col(f"score_{run}"), pl.col(f"correct_{run}").cast(pl.Float64)).alias(run)
+
+
+def _stats(pairs: pl.DataFrame, method: PairedMethod, seed: int = 0) -> dict[str, Any]:
+    """Counts, means, the interval and the test of ``method`` for the paired questions (``pairs``: one row
+    per question, ``correct_a, correct_b, score_a, score_b, haystack_id``)."""
+    out = _counts(pairs)
     n = len(pairs)
     if n == 0:
-        return out | {"test": "clustered-signed-rank"}
+        return out | {
+            "ci_low": _NAN,
+            "ci_high": _NAN,
+            "test": "none",
+            "statistic": _NAN,
+            "p_value": _NAN,
+            "clusters": 0,
+        }
+    clusters = int(pairs["haystack_id"].n_unique())
+    if method == "independent":
+        low, high = newcombe_paired_interval(
+            out["both_correct"], out["a_only"], out["b_only"], out["both_incorrect"]
+        )
+        stat, p, which = mcnemar_test(out["a_only"], out["b_only"])
+        return out | {
+            "ci_low": low,
+            "ci_high": high,
+            "test": f"McNemar {which}",
+            "statistic": stat,
+            "p_value": p,
+            "clusters": clusters,
+        }
     import numpy as np
 
     from bench_nb.metrics.clustered_paired import paired_difference_test
+
+    # Per haystack, in sorted order: the same questions in any row order give the same Monte Carlo sign
+    # patterns (15-29 haystacks) and so the same p and interval, tell_apart's for the same seed.
+    per = (
+        pairs.select("haystack_id", d=_value("a") - _value("b"))
+        .group_by("haystack_id")
+        .agg(d=pl.col("d").sum(), c=pl.len())
+        .sort("haystack_id")
+    )
+    test = paired_difference_test(per["d"].to_numpy(), per["c"].to_numpy().astype(float), seed=seed)
+    out |= {"ci_low": test.low, "ci_high": test.high, "clusters": clusters}
+    if method == "clustered":
+        return out | {"test": test.test, "statistic": test.statistic, "p_value": test.p}
     from bench_nb.metrics.signed_rank import clustered_signed_rank
 
-    a = pairs["score_a"].cast(pl.Float64).to_numpy()
-    b = pairs["score_b"].cast(pl.Float64).to_numpy()
-    diff = a - b
-    haystack = pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), "question_id")
-    clusters = pairs.select(haystack).to_series().to_list()
-    codes = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
-    k = len(codes)
-    index = np.array([codes[c] for c in clusters])
-    sums, counts = (
-        np.bincount(index, weights=diff, minlength=k),
-        np.bincount(index, minlength=k).astype(float),
-    )
-    # The interval of the clustered paired test on the mean difference, as the tell-apart section gives it
-    # (the inverted sign-flip test below 30 chats, the cluster-robust t from 30; none with 5 chats or fewer).
-    interval = paired_difference_test(sums, counts, seed=seed)
-    low, high = interval.low, interval.high
-    z, p_value = clustered_signed_rank(diff, index)
-    stat, p = float(z), float(p_value)
-    return out | {
-        "accuracy_a": float(a.mean()),
-        "accuracy_b": float(b.mean()),
-        "difference": float(diff.mean()),
-        "ci_low": low,
-        "ci_high": high,
-        "test": "clustered-signed-rank",
-        "statistic": stat,
-        "p_value": p,
-    }
+    diff = pairs.select(_value("a") - _value("b")).to_series().to_numpy()
+    _, index = np.unique(pairs["haystack_id"].to_numpy().astype(str), return_inverse=True)
+    z, p_value = clustered_signed_rank(diff, index, seed=seed)
+    return out | {"test": SIGNED_RANK, "statistic": float(z), "p_value": float(p_value)}
 
 
 @overload
@@ -258,7 +303,9 @@ def paired_comparison(
     run_b: str,
     *,
     judge: str | None = ...,
+    method: PairedMethod = ...,
     require_like_for_like: bool = ...,
+    seed: int = ...,
     backend: Literal["pandas"] = ...,
 ) -> PairedComparison[pd.DataFrame]: ...
 @overload
@@ -268,7 +315,9 @@ def paired_comparison(
     run_b: str,
     *,
     judge: str | None = ...,
+    method: PairedMethod = ...,
     require_like_for_like: bool = ...,
+    seed: int = ...,
     backend: Literal["polars"],
 ) -> PairedComparison[pl.DataFrame]: ...
 def paired_comparison(
@@ -277,7 +326,9 @@ def paired_comparison(
     run_b: str,
     *,
     judge: str | None = None,
+    method: PairedMethod = "clustered",
     require_like_for_like: bool = False,
+    seed: int = 0,
     backend: Backend = "pandas",
 ) -> PairedComparison[Any]:
     """Compare two runs question by question.
@@ -289,40 +340,85 @@ def paired_comparison(
         run_a: the first run's id; ``difference`` is A − B.
         run_b: the second run's id.
         judge: grade both runs with this judge's verdicts (from judgments.jsonl); default the primary one.
+        method: ``"clustered"`` (default): the clustered paired test over the haystacks and its inverted
+            interval, ``tell_apart``'s; ``"independent"``: McNemar's test and Newcombe's interval, which
+            treat every question as independent (0/1 scores only; too eager when questions share a
+            conversation); ``"signed-rank"``: the clustered interval with the clustered signed-rank test.
         require_like_for_like: raise ``ComparisonError`` instead of flagging runs that are not comparable.
+        seed: the sign patterns drawn with 15-29 haystacks (as ``tell_apart``'s ``seed``).
         backend: ``"pandas"`` (default) or ``"polars"`` for ``by_type``.
+
+    Raises:
+        ComparisonError: a run is not in the data, the two runs share no question both scored, or
+            (``require_like_for_like``) they are not like for like.
+        ValueError: an unknown ``method``, or ``"independent"`` for graded scores.
     """
+    _check_method(method)
     outcomes, settings = _outcomes(data, judge)
-    result: PairedComparison[Any] = _compare(outcomes, settings, run_a, run_b, judge, require_like_for_like)
+    result: PairedComparison[Any] = _compare(
+        outcomes, settings, run_a, run_b, judge, require_like_for_like, method=method, seed=seed
+    )
     return replace(result, by_type=to_backend(result.by_type, backend))
 
 
 @overload
 def paired_comparisons(
-    data: Any, *, judge: str | None = ..., by_type: bool = ..., backend: Literal["pandas"] = ...
+    data: Any,
+    *,
+    judge: str | None = ...,
+    by_type: bool = ...,
+    method: PairedMethod = ...,
+    seed: int = ...,
+    backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
 def paired_comparisons(
-    data: Any, *, judge: str | None = ..., by_type: bool = ..., backend: Literal["polars"]
+    data: Any,
+    *,
+    judge: str | None = ...,
+    by_type: bool = ...,
+    method: PairedMethod = ...,
+    seed: int = ...,
+    backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def paired_comparisons(
-    data: Any, *, judge: str | None = None, by_type: bool = False, backend: Backend = "pandas"
+    data: Any,
+    *,
+    judge: str | None = None,
+    by_type: bool = False,
+    method: PairedMethod = "clustered",
+    seed: int = 0,
+    backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
 
     With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
     overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
+    ``method`` as for ``paired_comparison``. A pair that shares no question both scored gets a row with
+    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it).
     """
-    return to_backend(paired_comparisons_frame(data, judge=judge, by_type=by_type), backend)
+    return to_backend(
+        paired_comparisons_frame(data, judge=judge, by_type=by_type, method=method, seed=seed), backend
+    )
 
 
-def paired_comparisons_frame(data: Any, *, judge: str | None = None, by_type: bool = False) -> pl.DataFrame:
+def paired_comparisons_frame(
+    data: Any,
+    *,
+    judge: str | None = None,
+    by_type: bool = False,
+    method: PairedMethod = "clustered",
+    seed: int = 0,
+) -> pl.DataFrame:
     """``paired_comparisons`` in polars."""
+    _check_method(method)
     outcomes, settings = _outcomes(data, judge)
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
     rows: list[dict[str, Any]] = []
     for a, b in combinations(run_ids, 2):
-        result = _compare(outcomes, settings, a, b, judge, False, per_type=by_type)
+        result = _compare(
+            outcomes, settings, a, b, judge, False, per_type=by_type, method=method, seed=seed, empty_ok=True
+        )
         rows.append(result.as_dict() | {"question_type_norm": "all"})
         if by_type:
             for t in result.by_type.iter_rows(named=True):
@@ -351,6 +447,11 @@ _EMPTY: dict[str, Any] = {
 }
 
 
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
+
+
 def _compare(
     outcomes: pl.DataFrame,
     settings: dict[str, RecordedSettings],
@@ -360,8 +461,13 @@ def _compare(
     require: bool,
     *,
     per_type: bool = True,
+    method: PairedMethod = "clustered",
+    seed: int = 0,
+    empty_ok: bool = False,
 ) -> PairedComparison[pl.DataFrame]:
-    """Run a against run b; ``per_type=False`` leaves ``by_type`` empty (the overall figures only)."""
+    """Run a against run b; ``per_type=False`` leaves ``by_type`` empty (the overall figures only).
+    ``empty_ok``: two runs that share no question both scored get no test (and a warning saying so)
+    instead of ``ComparisonError``."""
     known = outcomes["run_id"].unique(maintain_order=True).to_list()
     for rid in (run_a, run_b):
         if rid not in known:
@@ -383,12 +489,25 @@ def _compare(
     )
     pairs = pairs.drop_nulls(["correct_a", "correct_b"])
     union = pl.concat([a["question_id"], b["question_id"]]).n_unique()
+    if pairs.is_empty():
+        shared = a.join(b, on="question_id", how="semi").height
+        why = (
+            f"runs {run_a!r} and {run_b!r} share no question both scored ({a.height} and {b.height} "
+            f"questions, {shared} in common): there is nothing to compare"
+        )
+        if not empty_ok:
+            raise ComparisonError(why)
+        warning = "; ".join(filter(None, [why, warning]))
     graded = bool(a["graded"].any()) or bool(b["graded"].any())
-    stats = _graded_stats if graded else _stats
+    if graded and method == "independent":
+        raise ValueError(
+            f"method='independent' (McNemar's test) needs 0/1 scores, and runs {run_a!r} and {run_b!r} are "
+            "graded: use method='clustered' (the default) or 'signed-rank'"
+        )
     by_type_df = pl.DataFrame()
     if per_type and len(pairs):
         by_type = [
-            {"question_type_norm": t} | stats(part)
+            {"question_type_norm": t} | _stats(part, method, seed)
             for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
         ]
         by_type_df = pl.DataFrame(by_type, infer_schema_length=None)
@@ -399,10 +518,11 @@ def _compare(
         provider_b=_first(b, "provider"),
         judge=judge,
         n_dropped=union - len(pairs),
+        method=method,
         like_for_like=not warning,
         warning=warning,
         by_type=by_type_df,
-        **stats(pairs),
+        **_stats(pairs, method, seed),
     )
 
 
@@ -461,7 +581,12 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, Rec
         rid: replace(s, judge=judge, judge_prompt=s.prompt_hashes.get(f"judge:{judge}"))
         for rid, s in settings.items()
     }
-    return _from_judgments(judgments_frame(runset), judge), settings
+    judgments = judgments_frame(runset)
+    if judgments["haystack_id"].null_count():  # a run store exported before judgments carried haystacks
+        known = questions.select("run_id", "question_id", _hay="haystack_id")
+        judgments = judgments.join(known, on=["run_id", "question_id"], how="left", maintain_order="left")
+        judgments = judgments.with_columns(haystack_id=pl.coalesce("haystack_id", "_hay")).drop("_hay")
+    return _from_judgments(judgments, judge), settings
 
 
 def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
@@ -498,7 +623,9 @@ def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
         correct=pl.when(pl.col("unscored")).then(None).otherwise(pl.col("score") == 1),
         score=pl.when(pl.col("unscored")).then(None).otherwise(pl.col("score").cast(pl.Float64)),
         graded=fractional.any().over("run_id"),
-        haystack_id=pl.col("question_id"),  # judgments carry no haystack: each question its own cluster
+        haystack_id=pl.coalesce(pl.col("haystack_id"), pl.col("question_id"))
+        if "haystack_id" in rows.columns
+        else pl.col("question_id"),  # a frame without haystacks: each question its own cluster
     )
 
 

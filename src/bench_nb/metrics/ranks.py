@@ -32,6 +32,7 @@ from bench_nb.metrics.clustered_paired import (
     PairSums,
     paired_cluster_sums,
     paired_difference_test,
+    same_questions,
 )
 
 if TYPE_CHECKING:
@@ -128,7 +129,8 @@ def rank_intervals(
     scored questions, the mean score for fractional scores: what the runs are ranked by, equal to
     ``accuracy_intervals``' ``accuracy``), ``rank`` (1 = best, ties share the better rank), ``rank_low``,
     ``rank_high`` and ``group`` (1 = the best group); rows in rank order. Takes what ``accuracy_intervals``
-    takes (fractional scores too).
+    takes (fractional scores too). Runs that hold different questions are refused (``ComparisonError``,
+    naming them and counting the questions only each holds): they are not ranked on one test.
     """
     return to_backend(rank_intervals_frame(questions, seed, by=by, alpha=alpha, resamples=resamples), backend)
 
@@ -137,7 +139,7 @@ def rank_intervals_frame(
     questions: Any, seed: int = 0, *, by: str | None = None, alpha: float = 0.05, resamples: int = RESAMPLES
 ) -> pl.DataFrame:
     """``rank_intervals`` in polars."""
-    data = outcomes(questions, by)
+    data = outcomes(same_questions(questions), by)
     return ranks_of(data, by, paired_cluster_sums(data, by), seed, alpha, resamples)
 
 

@@ -31,6 +31,7 @@ from bench_nb.metrics.clustered_paired import (
     PairSums,
     paired_cluster_sums,
     paired_of,
+    same_questions,
     tell_apart_of,
 )
 from bench_nb.metrics.pareto import frontier_of
@@ -73,7 +74,11 @@ class ClusterBootstrap:
 
     def pair_sums(self, by: By = None) -> dict[PairKey, PairSums]:
         """``paired_cluster_sums``: every pair of runs summed per haystack (overall or per type)."""
-        return self._once(("pairs", by), lambda: paired_cluster_sums(self.outcomes(by), by))
+        return self._once(("pairs", by), lambda: self._paired_sums(by))
+
+    def _paired_sums(self, by: By) -> dict[PairKey, PairSums]:
+        same_questions(self.questions)  # runs on different question sets are refused, never intersected
+        return paired_cluster_sums(self.outcomes(by), by)
 
     def accuracy_intervals(self, method: IntervalMethod = "clustered", by: By = None) -> pl.DataFrame:
         return self._once(

@@ -12,6 +12,7 @@ from bench_nb.text import one_line, short_hashes
 
 if TYPE_CHECKING:
     from bench_nb.metrics.agreement import JudgeAgreement
+    from bench_nb.metrics.paired import PairedMethod
 
 
 def like_for_like_warnings(runs: Any) -> list[str]:
@@ -21,12 +22,13 @@ def like_for_like_warnings(runs: Any) -> list[str]:
     return [f"Not like for like: {short_hashes(d)}." for d in check_like_for_like(runs)]
 
 
-def table_paired(runs: Any, *, judge: str | None = None) -> Table:
-    """The paired test of every pair of runs on the questions both scored (McNemar's; the clustered
-    signed-rank test for graded runs), Holm-adjusted."""
+def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = "clustered") -> Table:
+    """The paired test of every pair of runs on the questions both scored, Holm-adjusted: by default the
+    clustered paired test over the haystacks (the tell-apart section's); ``method="independent"`` for
+    McNemar's test and Newcombe's interval, which treat every question as independent (notes say which)."""
     from bench_nb.metrics.paired import paired_comparisons_frame
 
-    pairs = paired_comparisons_frame(runs, judge=judge)
+    pairs = paired_comparisons_frame(runs, judge=judge, method=method)
     rows = []
     warnings = []
     for r in pairs.iter_rows(named=True):
@@ -36,7 +38,7 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
         rows.append(
             [
                 Cell(f"{r['provider_a']} vs {r['provider_b']}", title=f"{r['run_a']} vs {r['run_b']}"),
-                Cell(str(r["n_pairs"]), "num"),
+                Cell(f"{r['n_pairs']} / {r['clusters']}", "num"),
                 Cell(f"{pct(r['accuracy_a'])} / {pct(r['accuracy_b'])}", "num"),
                 Cell(
                     f"{r['difference'] * 100:+.1f} pts {interval(r['ci_low'], r['ci_high'])}"
@@ -59,7 +61,7 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
     html = render(
         [
             "pair (A vs B)",
-            "questions",
+            "questions / haystacks",
             "accuracy A / B",
             "A − B [95% CI]",
             "only A / only B right",
@@ -69,32 +71,18 @@ def table_paired(runs: Any, *, judge: str | None = None) -> Table:
         ],
         rows,
         caption="Paired comparisons" + (f" (judge {judge})" if judge else ""),
-        notes=_paired_notes(set(pairs["test"].to_list()) if len(pairs) else set()),
+        notes=_paired_notes(method),
         warnings=warnings,
     )
     return Table(pairs, html, tuple(warnings))
 
 
-def _paired_notes(tests: set[str]) -> list[str]:
-    """What the paired table's tests and intervals are: McNemar's for 0/1 runs, the clustered signed-rank
-    test for graded ones (docs/statistics.md, "Comparing two runs on the same questions")."""
-    notes = []
-    if tests - {"clustered-signed-rank"}:
-        notes.append(
-            "McNemar's test on the questions both runs scored (exact for small counts); the interval is "
-            "Newcombe's for paired proportions. Both count every question as independent evidence, and "
-            "questions about one conversation are not: with few conversations they overstate certainty. "
-            "Where they disagree with the tell-apart and uncertainty sections (which resample whole "
-            "conversations), trust those."
-        )
-    if "clustered-signed-rank" in tests:
-        notes.append(
-            "Graded runs (clustered-signed-rank): mean score difference with the clustered interval over "
-            "haystacks (the tell-apart section's), and Datta & Satten's clustered signed-rank test over the "
-            "same haystacks. The interval is for the mean difference and the test for the ranks of the "
-            "differences: near the 5% line one can exclude 0 while the other does not."
-        )
-    return [*notes, "p-values adjusted for the number of pairs with Holm's method."]
+def _paired_notes(method: PairedMethod) -> list[str]:
+    """What the paired table's test and interval are, clustered or independent (docs/statistics.md,
+    "Comparing two runs on the same questions")."""
+    from bench_nb.metrics.paired import METHOD_NOTES
+
+    return [METHOD_NOTES[method], "p-values adjusted for the number of pairs with Holm's method."]
 
 
 def table_agreement(agreement: JudgeAgreement[Any]) -> Table:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from bench_nb.errors import ComparisonError
 from bench_nb.metrics import as_questions
 from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render
 
@@ -57,10 +58,13 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
     wilson = both(lambda by: boot.accuracy_intervals("wilson", by)).select(
         *keys, wilson_low="ci_low", wilson_high="ci_high"
     )
-    ranks = both(boot.rank_intervals)
+    try:
+        ranks = both(boot.rank_intervals).drop("accuracy")
+    except ComparisonError:  # runs on different questions: no ranks (the table says why)
+        rank_columns = {"rank": pl.Int64, "rank_low": pl.Int64, "rank_high": pl.Int64, "group": pl.Int64}
+        ranks = clustered.select(keys).with_columns(pl.lit(None, t).alias(c) for c, t in rank_columns.items())
     return (
-        ranks.drop("accuracy")
-        .join(clustered, on=keys, how="left", maintain_order="left")
+        ranks.join(clustered, on=keys, how="left", maintain_order="left")
         .join(wilson, on=keys, how="left", maintain_order="left")
         .select(
             *keys,
@@ -92,6 +96,7 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
     frame = _uncertainty_frame(boot)
+    refused = _refused(boot)
     rows = []
     warned = 0
     for r in frame.iter_rows(named=True):
@@ -115,8 +120,8 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
                 Cell(num(r["design_effect"], 2), "num"),
                 Cell(num(r["effective_n"]), "num"),
                 Cell(num(r["effective_clusters"], 1), "num"),
-                Cell(_rank(r), "num"),
-                Cell(str(r["group"]), "num"),
+                Cell("n/a" if r["rank"] is None else _rank(r), "num"),
+                Cell("n/a" if r["group"] is None else str(r["group"]), "num"),
             ]
         )
     notes = [
@@ -152,8 +157,20 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
         rows,
         caption="Accuracy with clustered intervals, and rank intervals",
         notes=notes,
+        warnings=refused,
     )
-    return Table(frame, html)
+    return Table(frame, html, tuple(refused))
+
+
+def _refused(boot: ClusterBootstrap) -> list[str]:
+    """Why the paired statistics (ranks, tell-apart) are not shown: the runs hold different questions."""
+    from bench_nb.metrics.clustered_paired import same_questions
+
+    try:
+        same_questions(boot.questions)
+    except ComparisonError as e:
+        return [f"No ranks or paired verdicts: {e}."]
+    return []
 
 
 def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> Table:
@@ -254,6 +271,12 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     disagree are marked. ``data`` as for ``table_uncertainty``."""
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
+    if refused := _refused(boot):
+        return Table(
+            pl.DataFrame(),
+            render([], [], caption="Can we tell them apart?", warnings=refused),
+            tuple(refused),
+        )
     frame = boot.tell_apart(alpha)
     rows = []
     for r in frame.iter_rows(named=True):
