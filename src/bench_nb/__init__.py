@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from bench_nb.providers import get_provider, list_providers, register_provider
     from bench_nb.runformat.load import Run, RunSet
     from bench_nb.runformat.report import memorybench_report
-    from bench_nb.runformat.settings import check_like_for_like
+    from bench_nb.runformat.spec import check_like_for_like
     from bench_nb.runner.comparison import compare, run_comparison
     from bench_nb.runner.rejudge import rejudge
     from bench_nb.runner.run import RunResult, run_benchmark
@@ -105,7 +105,7 @@ _EXPORTS: dict[str, str] = {
     "replicate_summary": "bench_nb.metrics.replicates",
     **dict.fromkeys(["TokenCount", "count_tokens"], "bench_nb.models.tokens"),
     **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
-    "check_like_for_like": "bench_nb.runformat.settings",
+    "check_like_for_like": "bench_nb.runformat.spec",
     "compare": "bench_nb.runner.comparison",
     "run_comparison": "bench_nb.runner.comparison",
     **dict.fromkeys(["RunResult", "run_benchmark"], "bench_nb.runner.run"),

@@ -30,7 +30,7 @@ from bench_nb.runformat.format import (
     Question,
     SearchPhase,
 )
-from bench_nb.runformat.settings import question_set_hash
+from bench_nb.runformat.spec import RunSpec, question_set_hash
 
 # What a run graded with a provider's own judge prompt records as that prompt's hash (a made-up prompt).
 CUSTOM_JUDGE_PROMPT_HASH = hashlib.sha256(b"synthetic provider's own judge prompt").hexdigest()[:16]
@@ -208,19 +208,19 @@ def write_synthetic_run(
         updatedAt=stamp,
         targetQuestionIds=list(questions),
         questions=questions,
-        benchNb={
-            "version": 1,
-            "synthetic": True,
-            "k": 10,
-            "answerer": "extractive",
-            "judges": list(judges),
-            "primaryJudge": judges[0],
-            "tokenizer": "synthetic",
-            "customPrompt": custom_prompt,
-            "questionSetHash": question_set_hash(list(questions)),
-            "promptHashes": {"answer": answer_prompt_hash()}
+        benchNb=RunSpec(
+            version=1,
+            synthetic=True,
+            k=10,
+            answerer="extractive",
+            judges=list(judges),
+            primary_judge=judges[0],
+            question_set_hash=question_set_hash(list(questions)),
+            prompt_hashes={"answer": answer_prompt_hash()}
             | ({f"judge:{judges[0]}": CUSTOM_JUDGE_PROMPT_HASH} if custom_prompt else {}),
-        },
+            custom_prompt=custom_prompt,
+            tokenizer="synthetic",
+        ).bench_nb(),
     )
     (run_dir / "checkpoint.json").write_bytes(msgspec.json.format(msgspec.json.encode(checkpoint)))
     (run_dir / "judgments.jsonl").write_text("".join(line + "\n" for line in verdict_lines), encoding="utf-8")

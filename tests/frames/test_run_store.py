@@ -286,11 +286,9 @@ def test_cli_export(tmp_path: Path) -> None:
     assert "no such file or directory" in out.output
 
 
-def test_the_store_keeps_every_setting_read_settings_reads(tmp_path: Path) -> None:
-    from dataclasses import asdict
-
+def test_the_store_keeps_every_setting_read_spec_reads(tmp_path: Path) -> None:
     from bench_nb.runformat.load import read_run
-    from bench_nb.runformat.settings import read_settings
+    from bench_nb.runformat.spec import read_spec
     from bench_nb.runner import run_benchmark
 
     run = run_benchmark(
@@ -298,9 +296,30 @@ def test_the_store_keeps_every_setting_read_settings_reads(tmp_path: Path) -> No
     )
     export_runs([run.run_dir], tmp_path / "store")
     (stored,) = bn.load_runs(tmp_path / "store").recorded_settings()
-    want = read_settings(read_run(run.run_dir))
+    want = read_spec(read_run(run.run_dir))
     assert want.invocation is not None and want.invocation.limit == 2 and want.isolate_per_question is True
-    assert asdict(stored) == asdict(want)  # the fields runs are not compared on too (invocation, isolation)
+    assert stored == want  # the fields runs are not compared on too (invocation, isolation)
+
+
+def test_a_store_written_before_runspec_reads_the_same_settings() -> None:
+    """``old_store_settings.json``: what the store wrote for ``old_runs/finished`` at f68832f."""
+    import msgspec
+
+    from bench_nb.frames.store import _settings_from_json
+    from bench_nb.runformat.load import read_run
+    from bench_nb.runformat.spec import read_spec
+
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    spec, harness = _settings_from_json((fixtures / "old_store_settings.json").read_text())
+    # what that store did not keep: the record's version, the tokenizer and the evidence level
+    want = msgspec.structs.replace(
+        read_spec(read_run(fixtures / "old_runs" / "finished")),
+        version=None,
+        tokenizer=None,
+        evidence_level=None,
+    )
+    assert spec == want
+    assert spec.fingerprint == "f794deb601e1" and harness["run_id"] == "finished"
 
 
 def test_reading_a_local_store_imports_no_pyarrow(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from bench_nb import tables
 from bench_nb.demo_runs import CUSTOM_JUDGE_PROMPT_HASH, write_synthetic_run
 from bench_nb.models.prompt import answer_prompt_hash
 from bench_nb.runformat.load import read_run
-from bench_nb.runformat.settings import question_set_hash, read_settings
+from bench_nb.runformat.spec import question_set_hash, read_spec
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 
@@ -31,7 +31,7 @@ def test_runs_that_agree_read_as_one_line() -> None:
         "All 3 runs (full-context, no-memory, sqlite): k=10, answerer extractive, "
         f"answer prompt {answer_prompt_hash()[:12]}, judge f1 (no prompt), "
         f"question set {question_set_hash(ids)[:12]} ({len(ids)} questions); "
-        f"settings fingerprint {read_settings(read_run(FIXTURES / 'synthetic-sqlite')).fingerprint}"
+        f"settings fingerprint {read_spec(read_run(FIXTURES / 'synthetic-sqlite')).fingerprint}"
     )
     assert t.warnings == ()
     assert t.data["settings_fingerprint"].nunique() == 1

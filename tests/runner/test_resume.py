@@ -20,8 +20,9 @@ from runner_fakes import CountingProvider, call_log, completed_phases, make_benc
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.runformat.format import DECODE_COUNTS, PHASES
+from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner import RetryPolicy, run_benchmark
-from bench_nb.runner.resume import RunRequest, resume_checkpoint, resume_request
+from bench_nb.runner.resume import resume_checkpoint, resume_spec
 
 FAST_RETRY = RetryPolicy(max_attempts=2, initial_s=0.001, max_s=0.002, jitter_s=0.001)
 
@@ -300,17 +301,16 @@ def test_the_settings_are_read_without_decoding_a_question_and_the_locked_read_d
 ) -> None:
     run_dir = finished_runs / "s"
     DECODE_COUNTS.reset()
-    request = resume_request(RunRequest(), run_dir)
+    request = resume_spec(RunSpec.asked(), run_dir)
     assert DECODE_COUNTS.questions == 0  # the pre-lock read leaves every question undecoded
-    assert (request.provider, request.benchmark, request.k, request.sample_per_type) == (
-        "sqlite",
-        "sample",
-        4,
-        1,
-    )
+    inv = request.asked_for
+    assert (inv.provider, inv.benchmark, request.k, inv.sample_per_type) == ("sqlite", "sample", 4, 1)
     stored = json.loads((run_dir / "checkpoint.json").read_text())
     ids = list(stored["targetQuestionIds"])
-    checkpoint = resume_checkpoint(run_dir, "sqlite", "sample", ids, stored["benchNb"])
+    wanted = RunSpec.recorded(
+        stored["benchNb"], provider="sqlite", benchmark="sample", question_ids=tuple(ids)
+    )
+    checkpoint = resume_checkpoint(run_dir, wanted)
     assert DECODE_COUNTS.questions == len(ids) == len(checkpoint.questions) == 6
 
 

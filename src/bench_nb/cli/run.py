@@ -9,6 +9,7 @@ from its directory (``runner.resume``), as it does for ``run_benchmark(run_id=..
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ import click
 
 from bench_nb.errors import BenchNbError
 from bench_nb.runformat.format import PHASES
+from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.settings import (
     DEFAULT_ANSWERER,
@@ -26,6 +28,7 @@ from bench_nb.runner.settings import (
     DEFAULT_JUDGES,
     DEFAULT_K,
     DEFAULT_QUESTION_TIMEOUT_S,
+    ExecutionOptions,
 )
 from bench_nb.taxonomy import is_beam
 
@@ -175,32 +178,66 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _settings(opts: dict[str, Any]) -> dict[str, Any]:
-    """What the user typed, as ``run_benchmark``'s options: an option not typed is None, so a new run takes
-    the default and a resumed run (``-r``) its own setting (the runner reads it from the run directory)."""
-    phase = {k: int(v) for k, v in _key_values(opts["phase_concurrency"], "--phase-concurrency").items()}
-    out: dict[str, Any] = {
+    """What the user typed, as ``run_benchmark``'s options (``run_comparison`` passes them on): an option not
+    typed is None, so a new run takes the default and a resumed run (``-r``) its own setting."""
+    options = _options(opts)
+    return {
         "dataset": opts["dataset"],
         "answerer": opts["answerer"],
         "judges": opts["judges"] or None,  # None: the run's, or the benchmark's default (rubric for BEAM)
         "k": opts["k"],
         "limit": opts["limit"],
         "sample_per_type": opts["per_type"],
-        "concurrency": opts["concurrency"] or DEFAULT_CONCURRENCY,
-        "phase_concurrency": phase,
         "isolate_per_question": opts["isolate_per_question"],
-        "fail_fast": opts["fail_fast"],
-        "retry": RetryPolicy(max_attempts=opts["retries"] + 1),
         "runs_dir": opts["runs_dir"],
-        "progress": opts["progress"],
         "provider_settings": _key_values(opts["provider_setting"], "--provider-setting") or None,
-        "indexing_timeout_s": opts["indexing_timeout"] or DEFAULT_INDEXING_TIMEOUT_S,
         "allow_provider_prompts": opts["allow_provider_prompts"] or None,
         "sha256": opts["sha256"],
-        "question_timeout_s": opts["question_timeout"] or DEFAULT_QUESTION_TIMEOUT_S,
         "judge_replicates": opts.get("judge_replicates"),
         "exclude_types": opts.get("exclude_types"),
+        **{f.name: getattr(options, f.name) for f in dataclasses.fields(options)},
     }
-    return out
+
+
+def _spec(provider: str | None, opts: dict[str, Any]) -> RunSpec:
+    """What the user typed, as the run's ``RunSpec`` (an option not typed is None: a new run takes the default,
+    a resumed run, ``-r``, its own setting: the runner reads it from the run directory)."""
+    return RunSpec.asked(
+        provider=provider,
+        benchmark=opts["benchmark"],
+        dataset=opts["dataset"],
+        answerer=opts["answerer"],
+        judges=_names(opts["judges"]),
+        k=opts["k"],
+        limit=opts["limit"],
+        sample_per_type=opts["per_type"],
+        isolate_per_question=opts["isolate_per_question"],
+        allow_provider_prompts=opts["allow_provider_prompts"] or None,
+        provider_settings=_key_values(opts["provider_setting"], "--provider-setting") or None,
+        judge_replicates=opts.get("judge_replicates"),
+        sha256=opts["sha256"],
+        exclude_types=_names(opts.get("exclude_types")),
+    )
+
+
+def _names(text: str | None) -> list[str] | None:
+    """``"a, b"`` -> ``["a", "b"]``; nothing typed -> None."""
+    return [name.strip() for name in text.split(",") if name.strip()] if text else None
+
+
+def _options(opts: dict[str, Any]) -> ExecutionOptions:
+    """How the run is executed: what may change on any resume."""
+    return ExecutionOptions(
+        concurrency=opts["concurrency"] or DEFAULT_CONCURRENCY,
+        phase_concurrency={
+            k: int(v) for k, v in _key_values(opts["phase_concurrency"], "--phase-concurrency").items()
+        },
+        fail_fast=opts["fail_fast"],
+        retry=RetryPolicy(max_attempts=opts["retries"] + 1),
+        indexing_timeout_s=opts["indexing_timeout"] or DEFAULT_INDEXING_TIMEOUT_S,
+        question_timeout_s=opts["question_timeout"] or DEFAULT_QUESTION_TIMEOUT_S,
+        progress=opts["progress"],
+    )
 
 
 def _benchmark(opts: dict[str, Any]) -> str | None:
@@ -274,13 +311,13 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
     if repeat > 1:
         _repeat(provider, run_id, repeat, opts)
         return
-    from bench_nb.runner.run import run_benchmark
+    from bench_nb.runner.run import run_spec
 
     opts["benchmark"] = _benchmark(opts)
     if (provider is None or opts["benchmark"] is None) and not run_id:
         raise click.UsageError("give -p PROVIDER and -b BENCHMARK (or -r RUN_ID of a run to resume)")
     # Only what was typed: the runner reads the rest of a resumed run's settings from its directory.
-    result = run_benchmark(provider, opts["benchmark"], run_id=run_id, **_settings(opts))
+    result = run_spec(_spec(provider, opts), _options(opts), run_id=run_id, runs_dir=opts["runs_dir"])
     click.echo(_summary_line(result))
     if is_beam(result.benchmark) and result.evaluated:
         click.echo(_beam_line(result.run_dir))

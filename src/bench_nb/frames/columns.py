@@ -304,7 +304,7 @@ QUESTIONS = Frame(
                 "settings_fingerprint",
                 _STR,
                 "run",
-                "what the run was run under, hashed (`runformat.settings.settings_fingerprint`); equal for "
+                "what the run was run under, hashed (`runformat.spec.RunSpec.fingerprint`); equal for "
                 "runs made under the same settings",
             ),
             ("run_path", _STR, "run", "the run's directory"),

@@ -13,6 +13,7 @@ import polars as pl
 
 from bench_nb.frames.columns import HARNESSES
 from bench_nb.runformat.load import Run, RunSet, load_runs
+from bench_nb.runformat.spec import read_spec
 
 HARNESS_SCHEMA: dict[str, Any] = HARNESSES.schema()
 
@@ -28,11 +29,9 @@ def harness_record(run: Run) -> dict[str, Any]:
     """One run's record (``HARNESS_SCHEMA``'s fields; ``not_recorded`` a list, empty when it records all)."""
     ck = run.checkpoint
     info = run.imported
-    extra = (ck.benchNb or {}) if ck is not None else {}
-    judge = info.judge if info is not None else (extra.get("primaryJudge") or (ck.judge if ck else None))
-    if ck is None:
-        judge = (run.report or {}).get("judge")
-    prompt = info.answer_prompt if info is not None else (extra.get("promptHashes") or {}).get("answer")
+    spec = read_spec(run)
+    judge = info.judge if info is not None else spec.judge
+    prompt = info.answer_prompt if info is not None else spec.answer_prompt
     return {
         "run_id": run.run_id,
         "harness": run.harness,
@@ -50,9 +49,7 @@ def _own_replicates(run: Run) -> int:
     """The most replicates of the primary judge in a bench_nb run's judgments (1 without replicates)."""
     from bench_nb.runformat.verdicts import read_replicates
 
-    judge = None
-    if run.checkpoint is not None:
-        judge = (run.checkpoint.benchNb or {}).get("primaryJudge") or run.checkpoint.judge
+    judge = read_spec(run).judge if run.checkpoint is not None else None
     seen = [rep for (_, j, rep) in read_replicates(run.path)[0] if j == judge]
     return max(seen, default=1)
 

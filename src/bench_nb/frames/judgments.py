@@ -29,7 +29,7 @@ from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results, gc_paused, result_file_name
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
-from bench_nb.runformat.settings import primary_judge
+from bench_nb.runformat.spec import primary_judge
 from bench_nb.runformat.verdicts import PlainVerdict, read_plain_verdicts, read_replicates
 from bench_nb.text import hit_text, one_line
 

@@ -21,7 +21,7 @@ from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question, gc_paused
 from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
 from bench_nb.runformat.question_types import question_type_columns, question_types
-from bench_nb.runformat.settings import read_settings
+from bench_nb.runformat.spec import read_spec
 from bench_nb.runformat.view import QuestionView
 from bench_nb.taxonomy import haystack_id_of
 
@@ -302,7 +302,7 @@ def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | No
         "answering_model": ck.answeringModel,
         "report_context_tokens": None,
         "source": "checkpoint",
-        "settings_fingerprint": read_settings(run).fingerprint,
+        "settings_fingerprint": read_spec(run).fingerprint,
         "run_path": str(run.path),
         **dict.fromkeys(ERRATA_COLUMNS),
     }
@@ -381,7 +381,7 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
     cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
     rep = run.report or {}
     benchmark = str(rep.get("benchmark", ""))
-    fingerprint = read_settings(run).fingerprint
+    fingerprint = read_spec(run).fingerprint
     components = rep.get("memscoreComponents")
     report_tokens = components.get("contextTokens") if isinstance(components, dict) else None
     report_tokens = (
@@ -451,7 +451,7 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
             "run_id": run.run_id,
             "run_path": str(run.path),
             "source": run.source,
-            "settings_fingerprint": read_settings(run).fingerprint,
+            "settings_fingerprint": read_spec(run).fingerprint,
         }
         if run.checkpoint is not None:
             ck = run.checkpoint

@@ -10,7 +10,7 @@
     STORE/judgments/run=<key>/<version>.parquet    judgments_df's rows
     STORE/hits/run=<key>/<version>.parquet         one row per search result: run_id, question_id, rank,
                                                    text, score, raw (the result as JSON)
-    STORE/settings/run=<key>/<version>.json        read_settings(run) and frames.harnesses.harness_record(run)
+    STORE/settings/run=<key>/<version>.json        read_spec(run) and frames.harnesses.harness_record(run)
                                                    as JSON (read only when asked for: it holds the run's
                                                    question ids)
 
@@ -51,7 +51,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
@@ -66,7 +66,7 @@ from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import Run, RunSet, Sources, find_run_paths
 from bench_nb.runformat.load import load_runs as load_run_dirs
-from bench_nb.runformat.settings import Invocation, RecordedSettings, read_settings
+from bench_nb.runformat.spec import Invocation, RunSpec, read_spec
 from bench_nb.text import hit_text
 
 if TYPE_CHECKING:
@@ -540,18 +540,35 @@ def _readable(fs: pafs.FileSystem, root: str, key: str, version: str) -> bool:
 
 
 def _settings_json(run: Run) -> str:
-    record = {"settings": asdict(read_settings(run)), "harness": harness_record(run)}
-    return json.dumps(record, ensure_ascii=False, sort_keys=True, default=msgspec.to_builtins)
+    record = {"spec": msgspec.to_builtins(read_spec(run)), "harness": harness_record(run)}
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
-def _settings_from_json(text: str) -> tuple[RecordedSettings, dict[str, Any]]:
+def _settings_from_json(text: str) -> tuple[RunSpec, dict[str, Any]]:
     record = json.loads(text)
-    values = record["settings"]
-    values["question_ids"] = tuple(values["question_ids"])
-    values["judges"] = tuple(values["judges"])
-    if values.get("invocation") is not None:
-        values["invocation"] = msgspec.convert(values["invocation"], Invocation)
-    return RecordedSettings(**values), record["harness"]
+    if "spec" in record:
+        return msgspec.convert(record["spec"], RunSpec), record["harness"]
+    old = record["settings"]  # a store written before RunSpec (issue 30): the settings record of then
+    invocation = old.get("invocation")
+    spec = RunSpec(
+        run_id=old["run_id"],
+        provider=old["provider"],
+        benchmark=old.get("benchmark"),
+        question_ids=tuple(old["question_ids"]),
+        written_by_bench_nb=bool(old.get("written_by_bench_nb")),
+        k=old.get("k"),
+        answerer=old.get("answerer"),
+        judges=list(old.get("judges") or ()) or None,
+        primary_judge=old.get("judge"),
+        isolate_per_question=old.get("isolate_per_question"),
+        benchmark_sha256=old.get("benchmark_sha256"),
+        question_set_hash=old.get("question_set"),
+        judge_replicates=old.get("judge_replicates"),
+        prompt_hashes=old.get("prompt_hashes") or None,
+        custom_prompt=bool(old.get("custom_prompt")),
+        invocation=msgspec.convert(invocation, Invocation) if invocation is not None else None,
+    )
+    return spec, record["harness"]
 
 
 def _write_run(
@@ -614,7 +631,7 @@ class StoredRuns:
         self.problems: list[Problem] = []
         self._schemas = _schemas()
         self._frames: dict[str, pl.DataFrame] = {}
-        self._recorded: list[tuple[RecordedSettings, dict[str, Any]]] | None = None
+        self._recorded: list[tuple[RunSpec, dict[str, Any]]] | None = None
 
     @property
     def run_ids(self) -> list[str]:
@@ -719,7 +736,7 @@ class StoredRuns:
             self._frames[table] = self._collect(table)
         return self._frames[table]
 
-    def _settings(self) -> list[tuple[RecordedSettings, dict[str, Any]]]:
+    def _settings(self) -> list[tuple[RunSpec, dict[str, Any]]]:
         if self._recorded is None:
             self._recorded = []
             for key, version in self.runs.select("partition", "version").iter_rows():
@@ -744,8 +761,8 @@ class StoredRuns:
                     ) from None
         return self._recorded
 
-    def recorded_settings(self) -> list[RecordedSettings]:
-        """Each selected run's settings as ``runformat.settings.read_settings`` read them at export (what
+    def recorded_settings(self) -> list[RunSpec]:
+        """Each selected run's settings as ``runformat.spec.read_spec`` read them at export (what
         ``check_like_for_like`` and the settings table compare); one small file per run, read once."""
         return [rs for rs, _ in self._settings()]
 

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
+import msgspec
 import polars as pl
 
 from bench_nb.errors import ComparisonError
@@ -46,12 +47,8 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.runformat.load import load_runs
-from bench_nb.runformat.settings import (
-    RecordedSettings,
-    question_set_hash,
-    read_settings,
-    settings_differences,
-)
+from bench_nb.runformat.spec import RunSpec, read_spec
+from bench_nb.runformat.spec import differences as settings_differences
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -454,7 +451,7 @@ def _check_method(method: str) -> None:
 
 def _compare(
     outcomes: pl.DataFrame,
-    settings: dict[str, RecordedSettings],
+    settings: dict[str, RunSpec],
     run_a: str,
     run_b: str,
     judge: str | None,
@@ -530,19 +527,19 @@ def _first(df: pl.DataFrame, col: str) -> str:
     return str(df[col][0]) if len(df) and col in df.columns and df[col][0] is not None else ""
 
 
-def _or_bare(settings: dict[str, RecordedSettings], run_id: str, rows: pl.DataFrame) -> RecordedSettings:
+def _or_bare(settings: dict[str, RunSpec], run_id: str, rows: pl.DataFrame) -> RunSpec:
     """The run's settings, or only its question set when nothing else is known."""
     if run_id in settings:
         return settings[run_id]
     ids = tuple(rows["question_id"].to_list())
-    return RecordedSettings(run_id, "", None, ids, question_set_hash(ids))
+    return RunSpec(run_id=run_id, question_ids=ids)
 
 
-def _differences(sa: RecordedSettings, sb: RecordedSettings) -> str:
+def _differences(sa: RunSpec, sb: RunSpec) -> str:
     """What makes two runs not like for like: their question sets (counted), then ``settings_differences``
     on what both record."""
     notes: list[str] = []
-    qa, qb = set(sa.question_ids), set(sb.question_ids)
+    qa, qb = set(sa.question_ids or ()), set(sb.question_ids or ())
     if qa != qb:
         notes.append(
             f"question sets differ ({len(qa - qb)} only in {sa.run_id}, {len(qb - qa)} only in {sb.run_id})"
@@ -551,7 +548,7 @@ def _differences(sa: RecordedSettings, sb: RecordedSettings) -> str:
     return "; ".join(notes)
 
 
-def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, RecordedSettings]]:
+def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, RunSpec]]:
     """(run_id, provider, question_id, question_type_norm, correct) rows, and each run's settings."""
     frame = as_polars(data)
     if frame is not None:
@@ -560,9 +557,7 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, Rec
                 str(k[0]): tuple(p["question_id"].unique(maintain_order=True).to_list())
                 for k, p in frame.partition_by("run_id", as_dict=True).items()
             }
-            bare = {
-                rid: RecordedSettings(rid, "", None, qs, question_set_hash(qs)) for rid, qs in sets.items()
-            }
+            bare = {rid: RunSpec(run_id=rid, question_ids=qs) for rid, qs in sets.items()}
             return _from_judgments(frame, judge), bare
         if judge is not None:
             raise ValueError("judge= needs a judgments frame (judgments_df) or run directories")
@@ -573,13 +568,12 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, Rec
         settings = {s.run_id: s for s in data.recorded_settings()}
     else:
         runset = load_runs(data)
-        settings = {run.run_id: read_settings(run) for run in runset}
+        settings = {run.run_id: read_spec(run) for run in runset}
     questions = questions_frame(runset)
     if judge is None:
         return _from_questions(questions), settings
     settings = {  # one judge grades both runs
-        rid: replace(s, judge=judge, judge_prompt=s.prompt_hashes.get(f"judge:{judge}"))
-        for rid, s in settings.items()
+        rid: msgspec.structs.replace(s, primary_judge=judge) for rid, s in settings.items()
     }
     judgments = judgments_frame(runset)
     if judgments["haystack_id"].null_count():  # a run store exported before judgments carried haystacks
@@ -629,9 +623,9 @@ def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
     )
 
 
-def _frame_settings(q: pl.DataFrame) -> dict[str, RecordedSettings]:
-    """What a questions frame tells of each run's settings (a run directory tells more: ``read_settings``)."""
-    out: dict[str, RecordedSettings] = {}
+def _frame_settings(q: pl.DataFrame) -> dict[str, RunSpec]:
+    """What a questions frame tells of each run's settings (a run directory tells more: ``read_spec``)."""
+    out: dict[str, RunSpec] = {}
     for (rid,), part in q.group_by("run_id", maintain_order=True):
 
         def first(col: str, part: pl.DataFrame = part) -> Any:
@@ -639,15 +633,14 @@ def _frame_settings(q: pl.DataFrame) -> dict[str, RecordedSettings]:
 
         ids = tuple(part["question_id"].unique(maintain_order=True).to_list())
         k = part["k"].max() if "k" in part.columns and part["k"].drop_nulls().len() else None
-        out[str(rid)] = RecordedSettings(
+        out[str(rid)] = RunSpec(
             run_id=str(rid),
             provider=str(first("provider") or ""),
             benchmark=first("benchmark"),
             question_ids=ids,
-            question_set=question_set_hash(ids),
             k=k,  # type: ignore[arg-type]
             answerer=first("answering_model"),
-            judge=first("judge"),
+            primary_judge=first("judge"),
             custom_prompt="custom_prompt" in part.columns and bool(part["custom_prompt"].any()),
         )
     return out

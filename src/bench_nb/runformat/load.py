@@ -221,7 +221,7 @@ def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, li
 
 def read_checkpoint_shell(path: Path) -> CheckpointShell:
     """The checkpoint's run-level fields, each question left undecoded (``msgspec.Raw``): what reading a run's
-    settings needs (``runformat.settings.read_settings`` takes the question ids from the keys when
+    settings needs (``runformat.spec.read_spec`` takes the question ids from the keys when
     ``targetQuestionIds`` is empty), for a fraction of ``read_checkpoint``'s time. No question is checked."""
     try:
         with gc_paused():

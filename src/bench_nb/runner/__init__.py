@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bench_nb.runformat.journal import apply_journal
-    from bench_nb.runformat.settings import check_like_for_like
+    from bench_nb.runformat.spec import check_like_for_like
     from bench_nb.runner.comparison import CompareResult, compare, run_comparison, write_compare_manifest
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
-    from bench_nb.runner.run import RunResult, run_benchmark
-    from bench_nb.runner.settings import RunSettings
+    from bench_nb.runner.run import RunResult, run_benchmark, run_spec
+    from bench_nb.runner.settings import ExecutionOptions, RunSettings
 
 _EXPORTS = {
     "CompareResult": "bench_nb.runner.comparison",
-    "check_like_for_like": "bench_nb.runformat.settings",
+    "check_like_for_like": "bench_nb.runformat.spec",
     "compare": "bench_nb.runner.comparison",
     "run_comparison": "bench_nb.runner.comparison",
     "write_compare_manifest": "bench_nb.runner.comparison",
@@ -33,10 +33,13 @@ _EXPORTS = {
     "RetryPolicy": "bench_nb.runner.retry",
     "RunResult": "bench_nb.runner.run",
     "run_benchmark": "bench_nb.runner.run",
+    "run_spec": "bench_nb.runner.run",
+    "ExecutionOptions": "bench_nb.runner.settings",
     "RunSettings": "bench_nb.runner.settings",
 }
 __all__ = [
     "CompareResult",
+    "ExecutionOptions",
     "RetryPolicy",
     "RunResult",
     "RunSettings",
@@ -46,6 +49,7 @@ __all__ = [
     "compare",
     "run_benchmark",
     "run_comparison",
+    "run_spec",
     "write_compare_manifest",
 ]
 

@@ -30,6 +30,7 @@ from bench_nb.records import Question
 from bench_nb.runformat import format as mbf
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.load import Run, RunSet, load_runs, read_run
+from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.rejudge import RejudgeResult, answered_questions, rejudge
 from bench_nb.text import hit_text
 
@@ -220,9 +221,9 @@ def _write_run(
         updatedAt=now,
         targetQuestionIds=list(questions),
         questions=questions,
-        benchNb={
-            "audit": {"kind": kind, "generator": generator, "seed": seed, "sourceRunId": source_id},
-        },
+        benchNb=RunSpec(
+            audit={"kind": kind, "generator": generator, "seed": seed, "sourceRunId": source_id}
+        ).bench_nb(),
     )
     path.mkdir(parents=True, exist_ok=True)
     tmp = path / "checkpoint.json.tmp"

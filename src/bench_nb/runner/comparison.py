@@ -2,7 +2,7 @@
 
 ``run_comparison`` runs several providers on the same benchmark questions with the same k, answerer and judges,
 and writes MemoryBench's compare manifest (``<runs_dir>/../compare/<compareId>/manifest.json``), which
-``load_runs`` reads. ``check_like_for_like`` (``bench_nb.runformat.settings``, re-exported here) lists how
+``load_runs`` reads. ``check_like_for_like`` (``bench_nb.runformat.spec``, re-exported here) lists how
 runs differ in what must be equal for their numbers to be compared.
 """
 
@@ -20,7 +20,7 @@ from bench_nb.errors import ComparisonError
 from bench_nb.runformat.format import CompareManifest, CompareRun, now_iso, now_stamp
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
-from bench_nb.runformat.settings import check_like_for_like
+from bench_nb.runformat.spec import check_like_for_like
 from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark
 from bench_nb.runner.settings import split_provider_settings
 from bench_nb.text import HtmlFields

@@ -53,6 +53,7 @@ from bench_nb.runformat.journal import (
     write_atomic,
     write_checkpoint,
 )
+from bench_nb.runformat.spec import RunSpec
 from bench_nb.runformat.verdicts import append_verdicts
 from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
 from bench_nb.runner.pool import Done, WindowPool
@@ -65,7 +66,7 @@ from bench_nb.runner.retrieval import (
     score_retrieval,
 )
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
-from bench_nb.runner.settings import RunSettings
+from bench_nb.runner.settings import DEFAULT_K, ExecutionOptions
 from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, run_usage
 
 
@@ -146,7 +147,8 @@ class Engine:
         provider: Provider,
         answerer: Answerer,
         judges: Sequence[Judge],
-        settings: RunSettings,
+        spec: RunSpec,
+        options: ExecutionOptions,
         resumed: bool,
     ) -> None:
         self.run_dir = run_dir
@@ -158,11 +160,13 @@ class Engine:
         self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in containers}
         self.answerer = answerer
         self.judges = list(judges)
-        self.settings = settings
+        self.settings = options
+        self.k = spec.k or DEFAULT_K
+        self.judge_replicates = spec.replicates
         self.resumed = resumed
         self.stopped = False
         self._results: queue.SimpleQueue[Done] = queue.SimpleQueue()
-        self._pools = {p: WindowPool(p, settings.limit(p), self._results) for p in PHASES}
+        self._pools = {p: WindowPool(p, options.limit(p), self._results) for p in PHASES}
         self._files = WindowPool("files", 2, self._results)
         self._outstanding = 0
         self._verdict_lock = threading.Lock()
@@ -315,7 +319,7 @@ class Engine:
 
         def work(attempts: Attempts) -> tuple[list[Any], list[SearchHit], float]:
             start = time.perf_counter()
-            hits = self._call(attempts, lambda: self.provider.search(tag, q.question, self.settings.k))
+            hits = self._call(attempts, lambda: self.provider.search(tag, q.question, self.k))
             duration = round((time.perf_counter() - start) * 1000, 3)
             return encode_results(hits), hits, duration
 
@@ -347,7 +351,7 @@ class Engine:
         hypothesis = self.ck.questions[qid].phases.answer.hypothesis or ""
         raw = self.ck.questions[qid].phases.search.results
 
-        n = self.settings.judge_replicates
+        n = self.judge_replicates
 
         def work(attempts: Attempts) -> tuple[list[Verdict], RetrievalOutcome, dict[str, Any]]:
             verdicts, usage = [], {}
@@ -369,7 +373,7 @@ class Engine:
                 decode_hits(raw),
                 q.evidence_ids,
                 self._evidence[q.haystack_id],
-                k=self.settings.k,
+                k=self.k,
                 provider=self.provider.name,
                 provider_level=self.evidence_level,
             )

@@ -9,6 +9,7 @@ from typing import Any
 from bench_nb.errors import RunFormatError
 from bench_nb.providers.base import Provider
 from bench_nb.runformat.load import read_run
+from bench_nb.runformat.spec import read_spec
 from bench_nb.runner.components import make_provider
 from bench_nb.runner.lock import lock_run
 from bench_nb.runner.settings import check_provider_settings
@@ -35,10 +36,10 @@ def clean_run(
         )
     ck = run.checkpoint
     tags = list(dict.fromkeys(q.containerTag for q in ck.questions.values() if q.containerTag))
-    invocation = (ck.benchNb or {}).get("invocation") or {}
-    recorded = invocation.get("provider") or ck.provider  # the name or plugin spec the run was made with
+    invocation = read_spec(run).asked_for
+    recorded = invocation.provider or ck.provider  # the name or plugin spec the run was made with
     if provider_settings is None and provider in (None, ck.provider, recorded):
-        provider_settings = invocation.get("providerSettings")
+        provider_settings = invocation.provider_settings
     spec = provider or recorded
     settings = check_provider_settings(spec if isinstance(spec, str) else spec.name, provider_settings or {})
     with lock_run(run_dir, command="bench-nb clean"):  # never under a run that is using the containers

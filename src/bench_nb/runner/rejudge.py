@@ -25,7 +25,7 @@ from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
-from bench_nb.runformat.settings import primary_judge
+from bench_nb.runformat.spec import RunSpec, primary_judge
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
 from bench_nb.runner.lock import lock_run
 
@@ -369,32 +369,11 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
         if not was_completed:
             ev.setdefault("startedAt", now)
     data["judge"] = new
-    if isinstance(data.get("benchNb"), dict):
-        _put_primary_first(data["benchNb"], new, prompt_hash)
+    if isinstance(data.get("benchNb"), dict):  # the new primary judge first (RunSpec.with_primary_judge)
+        spec = RunSpec.recorded(data["benchNb"]).with_primary_judge(new, prompt_hash)
+        data["benchNb"] = spec.written_over(data["benchNb"])
     data["updatedAt"] = now
     _write_atomic(ckpt_path, dumps_js(data))
-
-
-def _put_primary_first(extra: dict[str, Any], new: str, prompt_hash: Any) -> None:
-    """The run-level benchNb of a run whose primary judge is now ``new``: ``primaryJudge``, and ``new`` first in
-    ``judges`` and in ``invocation.judges`` (the specs ``bench-nb run -r`` resumes with), so a resumed run
-    grades its pending questions with the new primary judge; its prompt hash is recorded with the others."""
-    extra["primaryJudge"] = new
-    names = [str(j) for j in extra.get("judges") or []]
-    invocation = extra.get("invocation") if isinstance(extra.get("invocation"), dict) else None
-    specs = [str(j) for j in (invocation or {}).get("judges") or []]
-    if new in names and len(specs) == len(names):  # the specs the names were made from, in the same order
-        i = names.index(new)
-        specs = [specs[i], *specs[:i], *specs[i + 1 :]]
-    elif new not in names:
-        specs = [new, *specs] if specs else specs
-    extra["judges"] = [new, *[n for n in names if n != new]]
-    if invocation is not None and specs:
-        invocation["judges"] = specs
-    hashes = prompt_hash if isinstance(prompt_hash, dict) else {"": prompt_hash} if prompt_hash else {}
-    if hashes and isinstance(extra.get("promptHashes"), dict):
-        for key, value in hashes.items():
-            extra["promptHashes"][f"judge:{new}" + (f":{key}" if key else "")] = str(value)
 
 
 def _write_atomic(path: Path, text: str) -> None:

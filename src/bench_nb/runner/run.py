@@ -8,6 +8,7 @@ completed phase is skipped, and only what is not done runs. See docs/runner.md.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import re
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from bench_nb.errors import BenchNbError, DatasetError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
@@ -25,7 +28,7 @@ from bench_nb.records import Benchmark, Question
 from bench_nb.runformat.format import PHASES, Checkpoint, SessionRef, now_iso, now_stamp
 from bench_nb.runformat.format import Question as QuestionRecord
 from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, write_checkpoint
-from bench_nb.runformat.settings import question_set_hash
+from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.components import (
     check_credentials,
     make_answerer,
@@ -38,7 +41,7 @@ from bench_nb.runner.engine import Container, Engine, restore_results_files
 from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.report import REPORT, write_report
-from bench_nb.runner.resume import RunRequest, resume_checkpoint, resume_request
+from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.selection import exclude_types as without_types
@@ -50,7 +53,7 @@ from bench_nb.runner.settings import (
     DEFAULT_INDEXING_TIMEOUT_S,
     DEFAULT_K,
     DEFAULT_QUESTION_TIMEOUT_S,
-    RunSettings,
+    ExecutionOptions,
     default_judges,
     recorded_settings,
     split_provider_settings,
@@ -122,10 +125,9 @@ def _new_checkpoint(
     benchmark: Benchmark,
     targets: list[Question],
     sampling: Any,
-    limit: int | None,
-    settings: RunSettings,
+    options: ExecutionOptions,
     containers: list[Container],
-    bench_nb: dict[str, Any],
+    spec: RunSpec,
     judges: Sequence[Judge],
     answerer: Answerer,
 ) -> Checkpoint:
@@ -163,12 +165,12 @@ def _new_checkpoint(
         answeringModel=answerer.name,
         createdAt=created,
         updatedAt=created,
-        limit=limit,
+        limit=spec.asked_for.limit,
         sampling=sampling,
         targetQuestionIds=[q.question_id for q in targets],
-        concurrency=settings.concurrency_record(),
+        concurrency=options.concurrency_record(),
         questions=questions,
-        benchNb=bench_nb,
+        benchNb=spec.bench_nb(),
     )
 
 
@@ -277,14 +279,20 @@ def run_benchmark(
     Returns:
         A ``RunResult`` (its ``run_dir`` loads with ``questions_df``).
     """
-    if run_id is not None and not _RUN_ID.match(run_id):
-        raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
-    given = RunRequest(
-        provider=provider,
-        benchmark=benchmark,
-        dataset=dataset,
-        answerer=answerer,
-        judges=judges,
+    judge_list = None if judges is None else split_specs(judges)
+    objects: dict[str, Any] = {
+        name: value
+        for name, value in (("provider", provider), ("benchmark", benchmark), ("answerer", answerer))
+        if value is not None and not isinstance(value, str)
+    }
+    if judge_list is not None and not all(isinstance(j, str) for j in judge_list):
+        objects["judges"] = judge_list
+    spec = RunSpec.asked(
+        provider=provider if isinstance(provider, str) else None,
+        benchmark=benchmark if isinstance(benchmark, str) else None,
+        dataset=str(dataset) if dataset is not None else None,
+        answerer=answerer if isinstance(answerer, str) else None,
+        judges=None if judge_list is None else [j for j in judge_list if isinstance(j, str)],
         k=k,
         limit=limit,
         sample_per_type=sample_per_type,
@@ -293,49 +301,74 @@ def run_benchmark(
         allow_provider_prompts=allow_provider_prompts,
         provider_settings=provider_settings,
         judge_replicates=judge_replicates,
+        sha256=sha256,
+        exclude_types=None if exclude_types is None else [str(t) for t in split_specs(exclude_types)],
     )
-    request = given if run_id is None else resume_request(given, Path(runs_dir) / run_id)
-    provider, benchmark, dataset = request.provider, request.benchmark, request.dataset
-    if provider is None or benchmark is None:
-        raise BenchNbError(
-            "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
-            if run_id is None
-            else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in {runs_dir} to resume"
-        )
-    answerer = DEFAULT_ANSWERER if request.answerer is None else request.answerer
-    allow_provider_prompts = bool(request.allow_provider_prompts)
-    judge_replicates = request.judge_replicates or 1
-    settings = RunSettings(
-        k=DEFAULT_K if request.k is None else request.k,
+    options = ExecutionOptions(
         concurrency=concurrency,
         phase_concurrency=dict(phase_concurrency or {}),
-        isolate_per_question=bool(request.isolate_per_question),
         fail_fast=fail_fast,
         retry=retry or RetryPolicy(),
         indexing_timeout_s=indexing_timeout_s,
         question_timeout_s=question_timeout_s,
         checkpoint_every_s=checkpoint_every_s,
         progress=progress,
-        judge_replicates=judge_replicates,
     )
-    bench = load_benchmark_spec(benchmark, dataset, sha256)
-    judges = ",".join(default_judges(bench.name)) if request.judges is None else request.judges
-    limit, sample_per_type = request.limit, request.sample_per_type
-    selectable = without_types(bench, exclude_types) if exclude_types else bench
+    components = Components(objects, answerer_options, judge_options)
+    return run_spec(spec, options, run_id=run_id, runs_dir=runs_dir, components=components)
+
+
+@dataclass(frozen=True)
+class Components:
+    """What ``run_spec`` is given besides names: Provider, Benchmark, Answerer and Judge objects
+    (``objects``: ``"provider"``, ``"benchmark"``, ``"answerer"``, ``"judges"``, the last a list that may mix
+    names and objects), and the answerer's and judges' keyword options (never written to the run)."""
+
+    objects: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    answerer_options: Mapping[str, Any] | None = None
+    judge_options: Mapping[str, Mapping[str, Any]] | None = None
+
+
+def run_spec(
+    spec: RunSpec,
+    options: ExecutionOptions | None = None,
+    *,
+    run_id: str | None = None,
+    runs_dir: str | Path = "data/runs",
+    components: Components | None = None,
+) -> RunResult:
+    """Run what ``spec`` asks for (``RunSpec.asked``; a resumed run's own settings fill in what it leaves
+    out), executed as ``options`` say: what ``run_benchmark`` and ``bench-nb run`` do. See ``run_benchmark``."""
+    options = options or ExecutionOptions()
+    components = components or Components()
+    objects = components.objects
+    if run_id is not None and not _RUN_ID.match(run_id):
+        raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
+    if run_id is not None:
+        spec = resume_spec(spec, Path(runs_dir) / run_id, objects=objects)
+    inv = spec.asked_for
+    provider = objects.get("provider") or inv.provider
+    benchmark = objects.get("benchmark") or inv.benchmark
+    if provider is None or benchmark is None:
+        raise BenchNbError(
+            "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
+            if run_id is None
+            else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in {runs_dir} to resume"
+        )
+    bench = load_benchmark_spec(benchmark, inv.dataset, spec.benchmark_sha256)
+    selectable = without_types(bench, inv.exclude_types) if inv.exclude_types else bench
     targets, sampling = select_questions(
-        selectable, limit=limit, per_type=sample_per_type, question_ids=request.question_ids
+        selectable, limit=inv.limit, per_type=inv.sample_per_type, question_ids=spec.question_ids
     )
-    if exclude_types:  # recorded as the questions kept: a resume asks exactly those, whatever the types
-        limit = sample_per_type = None
     if not targets:
         raise RunFormatError(bench.name, "the benchmark has no questions to run")
     provider_name = provider if isinstance(provider, str) else provider.name
-    own_settings = split_provider_settings(request.provider_settings, [provider_name])[provider_name]
+    own = split_provider_settings(inv.provider_settings, [provider_name])[provider_name]
     if run_id is None:
-        stamp = now_stamp()
-        run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{stamp}"
+        run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{now_stamp()}"
+    spec = msgspec.structs.replace(spec, k=DEFAULT_K if spec.k is None else spec.k)
     run_dir = Path(runs_dir) / run_id
-    containers = _containers(run_id, bench, targets, settings.isolate_per_question)
+    containers = _containers(run_id, bench, targets, bool(spec.isolate_per_question))
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     with lock_run(run_dir) as lock:  # one writer per run: a second process is refused here, at once
@@ -350,34 +383,13 @@ def run_benchmark(
         (run_dir / "results").mkdir(exist_ok=True)
         provider_obj: Provider | None = None
         try:
-            provider_obj = make_provider(provider, run_dir=run_dir, settings=own_settings)
-            evidence_level = declared_evidence_level(provider_obj)
-            if allow_provider_prompts:  # the provider's own prompts need the provider object
-                answerer_options, judge_options = provider_prompt_options(
-                    provider_obj, answerer, split_specs(judges), answerer_options, judge_options
-                )
-            answerer_obj = make_answerer(answerer, answerer_options)
-            judge_objs = make_judges(judges, judge_options)
-            check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
-            if is_beam(bench.name) and getattr(judge_objs[0], "graded", False) is not True:
-                raise BenchNbError(
-                    f"{bench.name} is scored by its rubric: the first judge must be 'rubric' (offline) or "
-                    f"'rubric:<model>', not {judge_objs[0].name!r} (-j rubric or -j rubric:gpt-4o)"
-                )
-            ids = [q.question_id for q in targets]
-            bench_nb = _bench_nb_record(settings, bench, ids, answerer_obj, judge_objs, dataset)
-            if evidence_level is not None:
-                bench_nb["evidenceLevel"] = evidence_level
-            bench_nb["invocation"] = _invocation(
-                provider, benchmark, dataset, answerer, judges, limit, sample_per_type, allow_provider_prompts
-            ) | ({"providerSettings": recorded_settings(own_settings)} if own_settings else {})
-            if judge_replicates > 1:
-                bench_nb["invocation"]["judgeReplicates"] = judge_replicates
-            if exclude_types:  # for the record: the questions kept are what a resume reads
-                bench_nb["invocation"]["excludeTypes"] = split_specs(exclude_types)
+            provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
+            answerer_obj, judge_objs, spec = _found(
+                run_dir, spec, components, provider_obj, bench, targets, own
+            )
             resumed = (run_dir / CHECKPOINT).is_file()
-            if resumed:
-                checkpoint = resume_checkpoint(run_dir, provider_obj.name, bench.name, ids, bench_nb)
+            if resumed:  # refused if made with other settings
+                checkpoint = resume_checkpoint(run_dir, spec)
             else:
                 checkpoint = _new_checkpoint(
                     run_id,
@@ -385,10 +397,9 @@ def run_benchmark(
                     bench,
                     targets,
                     sampling,
-                    limit,
-                    settings,
+                    options,
                     containers,
-                    bench_nb,
+                    spec,
                     judge_objs,
                     answerer_obj,
                 )
@@ -409,16 +420,6 @@ def run_benchmark(
                 return _result(run_id, run_dir, "completed", checkpoint, run_dir / REPORT)
             checkpoint.status = "running"
         write_checkpoint(run_dir, checkpoint)
-        journal = JournalWriter(run_dir)
-        journal.rotate()  # the checkpoint just written holds everything the journal had
-
-        done = {
-            p: sum(1 for q in checkpoint.questions.values() if getattr(q.phases, p).status == "completed")
-            for p in PHASES
-        }
-        bars = PhaseBars(
-            len(targets), done, progress_enabled(settings.progress), f"{provider_obj.name}/{bench.name}"
-        )
         engine = Engine(
             run_dir=run_dir,
             checkpoint=checkpoint,
@@ -427,22 +428,90 @@ def run_benchmark(
             provider=provider_obj,
             answerer=answerer_obj,
             judges=judge_objs,
-            settings=settings,
+            spec=spec,
+            options=options,
             resumed=resumed,
         )
-        status = "failed"
-        try:
-            engine.run(journal, bars)
-            status = "failed" if engine.stopped else "completed"
-        finally:
-            bars.close()
-            engine.compact(status)
-            journal.close()
-            with contextlib.suppress(OSError):
-                (run_dir / JOURNAL).unlink()
-            _close(provider_obj)
+        status = _execute(
+            run_dir, engine, checkpoint, options, f"{provider_obj.name}/{bench.name}", len(targets)
+        )
         report_path = write_report(run_dir, checkpoint, bench)[0] if status == "completed" else None
         return _result(run_id, run_dir, status, checkpoint, report_path)
+
+
+def _found(
+    run_dir: Path,
+    spec: RunSpec,
+    components: Components,
+    provider: Provider,
+    bench: Benchmark,
+    targets: list[Question],
+    own_settings: dict[str, Any],
+) -> tuple[Answerer, list[Judge], RunSpec]:
+    """The answerer and judges made, and the run's settings with what they tell (``RunSpec.found``)."""
+    inv, objects = spec.asked_for, components.objects
+    answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
+    judges = objects.get("judges") or inv.judges or list(default_judges(bench.name))
+    answerer_options, judge_options = components.answerer_options, components.judge_options
+    if inv.allow_provider_prompts:  # the provider's own prompts need the provider object
+        answerer_options, judge_options = provider_prompt_options(
+            provider, answerer, split_specs(judges), answerer_options, judge_options
+        )
+    answerer_obj = make_answerer(answerer, answerer_options)
+    judge_objs = make_judges(judges, judge_options)
+    check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
+    if is_beam(bench.name) and getattr(judge_objs[0], "graded", False) is not True:
+        raise BenchNbError(
+            f"{bench.name} is scored by its rubric: the first judge must be 'rubric' (offline) or "
+            f"'rubric:<model>', not {judge_objs[0].name!r} (-j rubric or -j rubric:gpt-4o)"
+        )
+    tokenizer = getattr(answerer_obj, "tokenizer", None)
+    spec = spec.found(
+        run_id=run_dir.name,
+        provider=provider.name,
+        provider_spec=inv.provider,
+        benchmark=bench.name,
+        benchmark_spec=inv.benchmark,
+        question_ids=[q.question_id for q in targets],
+        answerer=answerer_obj.name,
+        answerer_spec=answerer if isinstance(answerer, str) else None,
+        judges=[j.name for j in judge_objs],
+        judge_specs=[s for s in split_specs(judges) if isinstance(s, str)],
+        k=spec.k or DEFAULT_K,
+        version=BENCH_NB_VERSION,
+        benchmark_sha256=bench.sha256 or (benchmark_sha256(inv.dataset) if inv.dataset is not None else None),
+        prompt_hashes=_prompt_hashes(answerer_obj, judge_objs),
+        custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)),
+        tokenizer=tokenizer if isinstance(tokenizer, str) else None,
+        evidence_level=declared_evidence_level(provider),
+        provider_settings=recorded_settings(own_settings),
+    )
+    return answerer_obj, judge_objs, spec
+
+
+def _execute(
+    run_dir: Path, engine: Engine, checkpoint: Checkpoint, options: ExecutionOptions, label: str, n: int
+) -> str:
+    """Run the engine over the checkpoint, journal and progress bars; its final status."""
+    journal = JournalWriter(run_dir)
+    journal.rotate()  # the checkpoint just written holds everything the journal had
+    done = {
+        p: sum(1 for q in checkpoint.questions.values() if getattr(q.phases, p).status == "completed")
+        for p in PHASES
+    }
+    bars = PhaseBars(n, done, progress_enabled(options.progress), label)
+    status = "failed"
+    try:
+        engine.run(journal, bars)
+        status = "failed" if engine.stopped else "completed"
+    finally:
+        bars.close()
+        engine.compact(status)
+        journal.close()
+        with contextlib.suppress(OSError):
+            (run_dir / JOURNAL).unlink()
+        _close(engine.provider)
+    return status
 
 
 def _result(
@@ -495,62 +564,6 @@ def _close(provider: Provider) -> None:
     close = getattr(provider, "close", None)
     if callable(close):
         close()
-
-
-def _bench_nb_record(
-    settings: RunSettings,
-    bench: Benchmark,
-    ids: list[str],
-    answerer: Answerer,
-    judges: Sequence[Judge],
-    dataset: str | Path | None,
-) -> dict[str, Any]:
-    """The run-level ``benchNb`` record of the settings (see docs/runner.md)."""
-    out: dict[str, Any] = {
-        "version": BENCH_NB_VERSION,
-        "k": settings.k,
-        "answerer": answerer.name,
-        "judges": [j.name for j in judges],
-        "primaryJudge": judges[0].name,
-        "isolatePerQuestion": settings.isolate_per_question,
-        "benchmarkSha256": bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None),
-        "questionSetHash": question_set_hash(ids),
-    }
-    if settings.judge_replicates > 1:
-        out["judgeReplicates"] = settings.judge_replicates
-    hashes = _prompt_hashes(answerer, judges)
-    if hashes:
-        out["promptHashes"] = hashes
-    if any(getattr(x, "custom_prompt", False) is True for x in (answerer, *judges)):
-        out["customPrompt"] = True  # answered or graded with a provider's own prompt: not like the others
-    tokenizer = getattr(answerer, "tokenizer", None)
-    if isinstance(tokenizer, str):
-        out["tokenizer"] = tokenizer
-    return {k: v for k, v in out.items() if v is not None}
-
-
-def _invocation(
-    provider: str | Provider,
-    benchmark: str | Benchmark,
-    dataset: str | Path | None,
-    answerer: str | Answerer,
-    judges: str | Judge | Sequence[str | Judge],
-    limit: int | None,
-    sample_per_type: int | None,
-    allow_provider_prompts: bool,
-) -> dict[str, Any]:
-    """What ``bench-nb run -r <id>`` needs to resume without repeating every option (names only, never keys)."""
-    values = {
-        "provider": provider if isinstance(provider, str) else None,
-        "benchmark": benchmark if isinstance(benchmark, str) else None,
-        "dataset": str(dataset) if dataset is not None else None,
-        "answerer": answerer if isinstance(answerer, str) else None,
-        "judges": [s for s in split_specs(judges) if isinstance(s, str)] or None,
-        "limit": limit,
-        "samplePerType": sample_per_type,
-        "allowProviderPrompts": True if allow_provider_prompts else None,
-    }
-    return {k: v for k, v in values.items() if v is not None}
 
 
 def _check_pin(bench: Benchmark, dataset: str | Path | None, expected: str) -> None:

@@ -1,4 +1,5 @@
-"""A run's settings, and what bench_nb records of them in ``checkpoint.json`` (run-level ``benchNb``)."""
+"""How a run is executed (``ExecutionOptions``), the runner's defaults, and the provider settings a run may record
+(what a run is run under is its ``runformat.spec.RunSpec``)."""
 
 from __future__ import annotations
 
@@ -32,14 +33,13 @@ DEFAULT_QUESTION_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """How a run is executed.
+class ExecutionOptions:
+    """How a run is executed: what may change on any resume (what the run is run under is its
+    ``runformat.spec.RunSpec``).
 
     Attributes:
-        k: the retrieval limit, the same for every provider.
         concurrency: how many tasks each phase runs at once (sliding window).
         phase_concurrency: per-phase overrides, e.g. ``{"answer": 4}`` for a rate-limited model.
-        isolate_per_question: one container per question (MemoryBench's behaviour) instead of one per haystack.
         fail_fast: stop at the first question that fails after its retries.
         retry: how retryable errors are retried.
         indexing_timeout_s: how long ``await_indexing`` may take per container.
@@ -47,28 +47,18 @@ class RunSettings:
             (``models.deadline``); then it fails with ``DeadlineExceeded``. None: no deadline.
         checkpoint_every_s: the least time between two compactions of the journal into checkpoint.json.
         progress: progress bars on/off; None decides from the environment (see ``runner.progress``).
-        judge_replicates: how many times each model judge grades each answer (``--judge-replicates``);
-            deterministic judges grade once. The checkpoint holds the primary judge's majority verdict,
-            ``judgments.jsonl`` every replicate.
     """
 
-    k: int = DEFAULT_K
     concurrency: int = DEFAULT_CONCURRENCY
     phase_concurrency: Mapping[str, int] = field(default_factory=dict)
-    isolate_per_question: bool = False
     fail_fast: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     indexing_timeout_s: float = DEFAULT_INDEXING_TIMEOUT_S
     question_timeout_s: float | None = DEFAULT_QUESTION_TIMEOUT_S
     checkpoint_every_s: float = 5.0
     progress: bool | None = None
-    judge_replicates: int = 1
 
     def __post_init__(self) -> None:
-        if self.judge_replicates < 1:
-            raise BenchNbError(f"judge_replicates must be at least 1, not {self.judge_replicates}")
-        if self.k < 1:
-            raise BenchNbError(f"k must be at least 1, not {self.k}")
         if self.concurrency < 1:
             raise BenchNbError(f"concurrency must be at least 1, not {self.concurrency}")
         if not self.indexing_timeout_s > 0:
@@ -214,3 +204,19 @@ def recorded_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The settings a run records (``benchNb.invocation.providerSettings``): those with JSON values."""
     plain = (str, int, float, bool, type(None))
     return {k: v for k, v in settings.items() if isinstance(v, plain)}
+
+
+class RunSettings(ExecutionOptions):
+    """Deprecated name of ``ExecutionOptions`` (what a run is run under is its ``runformat.spec.RunSpec``; k,
+    isolation and judge replicates are set there, or as ``run_benchmark``'s arguments). Kept for one release."""
+
+    def __post_init__(self) -> None:
+        import warnings
+
+        warnings.warn(
+            "bench_nb.runner.RunSettings is renamed ExecutionOptions (concurrency, retries, timeouts, progress); "
+            "the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        super().__post_init__()

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts_of
-from bench_nb.runformat.settings import check_like_for_like
+from bench_nb.runformat.spec import check_like_for_like
 from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
 from bench_nb.text import one_line, short_hashes
 

@@ -15,7 +15,8 @@ import polars as pl
 
 from bench_nb.frames.store import StoredRuns
 from bench_nb.runformat.load import load_runs
-from bench_nb.runformat.settings import RecordedSettings, read_settings, settings_differences
+from bench_nb.runformat.spec import RunSpec, read_spec
+from bench_nb.runformat.spec import differences as settings_differences
 from bench_nb.tables.html import STYLE, Cell, Table, esc, render
 from bench_nb.text import short_hashes
 
@@ -28,7 +29,7 @@ HASH_CHARS = 12
 class RunSettings:
     """One run's like-for-like settings as the table shows them (``None``: not recorded; hashes shortened).
 
-    ``recorded`` holds what ``runformat.settings.read_settings`` read, which the differences are computed on.
+    ``recorded`` is the run's ``RunSpec`` (``runformat.spec.read_spec``), which the differences are computed on.
     """
 
     run_id: str
@@ -43,7 +44,7 @@ class RunSettings:
     questions: int
     custom_prompt: bool
     settings_fingerprint: str
-    recorded: RecordedSettings = field(repr=False, compare=False)
+    recorded: RunSpec = field(repr=False, compare=False)
 
 
 def _short(value: str | None) -> str | None:
@@ -60,15 +61,15 @@ def _short_judge_prompt(value: str | None) -> str | None:
 
 
 def _settings(run: Any) -> RunSettings:
-    return _shown_settings(read_settings(run), imported=getattr(run, "imported", None) is not None)
+    return _shown_settings(read_spec(run), imported=getattr(run, "imported", None) is not None)
 
 
-def _shown_settings(rs: RecordedSettings, *, imported: bool) -> RunSettings:
+def _shown_settings(rs: RunSpec, *, imported: bool) -> RunSettings:
     # bench_nb records prompts: a missing one is a promptless component (not so in another harness's file)
     recorded_any = bool(rs.prompt_hashes) and not imported
     return RunSettings(
         run_id=rs.run_id,
-        provider=rs.provider,
+        provider=rs.provider or "",
         k=rs.k,
         answerer=rs.answerer,
         answer_prompt=_short(rs.answer_prompt) if rs.answer_prompt else (NO_PROMPT if recorded_any else None),
@@ -76,9 +77,9 @@ def _shown_settings(rs: RecordedSettings, *, imported: bool) -> RunSettings:
         judge_prompts=_short_judge_prompt(rs.judge_prompt)
         if rs.judge_prompt
         else (NO_PROMPT if recorded_any and rs.judge else None),
-        other_judges=", ".join(j for j in rs.judges if j != rs.judge),
+        other_judges=", ".join(j for j in rs.judge_names if j != rs.judge),
         question_set=_short(rs.question_set),
-        questions=len(rs.question_ids),
+        questions=len(rs.question_ids or ()),
         custom_prompt=rs.custom_prompt,
         settings_fingerprint=rs.fingerprint,
         recorded=rs,
@@ -153,7 +154,7 @@ def table_settings(runs: Any) -> Table:
     """Under which k, answer prompt, judge and question set each run ran.
 
     When every run agrees: one line (``settings_line``). When they differ: a loud warning per difference
-    (``runformat.settings.settings_differences``, the differ ``check_like_for_like`` uses) above a per-run
+    (``runformat.spec.differences``, the differ ``check_like_for_like`` uses) above a per-run
     table. Each run's settings fingerprint is shown either way. ``.warnings`` lists the differences;
     ``.data`` holds one row per run.
     """

@@ -18,7 +18,7 @@ from fake_services import FakeMem0, FakeSupermemory, FakeZep
 
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import load_runs, read_run
-from bench_nb.runformat.settings import read_settings
+from bench_nb.runformat.spec import read_spec
 from bench_nb.runner.comparison import check_like_for_like
 
 PROVIDERS = ("supermemory", "mem0", "zep", "sqlite")
@@ -184,7 +184,7 @@ def test_the_compare_report_shows_four_providers_under_one_k_prompt_and_judge(
         f"question set {settings['questionSetHash'][:12]} (50 questions); "
     )
     # each run's settings fingerprint: its provider settings (the local servers' URLs) are its own
-    fingerprints = {run.run_id: read_settings(run).fingerprint for run in runs}
+    fingerprints = {run.run_id: read_spec(run).fingerprint for run in runs}
     if len(set(fingerprints.values())) == 1:
         line += f"settings fingerprint {next(iter(fingerprints.values()))}"
     else:

@@ -1,0 +1,140 @@
+"""One class holds a run's settings: ``RunSpec``, from ``bench-nb run`` to the settings table (issue 30).
+
+The command line builds it, the runner records it, a resume reads and merges it, the like-for-like check,
+the fingerprint and the settings table read it; and no module outside ``runformat/`` builds the run-level
+``benchNb`` record by hand.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+import bench_nb
+from bench_nb.cli import cli
+from bench_nb.errors import ComparisonError
+from bench_nb.frames.questions import questions_frame
+from bench_nb.runformat.load import read_run
+from bench_nb.runformat.spec import Invocation, RunSpec, check_like_for_like, differences, read_spec
+from bench_nb.runner import run as runner_run
+from bench_nb.tables.settings import run_settings
+
+SRC = Path(bench_nb.__file__).parent
+
+
+def _keys(struct: Any) -> set[str]:
+    return {f.encode_name for f in msgspec.structs.fields(struct)}
+
+
+# The run-level benchNb keys RunSpec writes (camelCase, as on disk); "k", "version", ... are too common a word
+# to look for, and the checkpoint's own fields (provider, benchmark) are not benchNb's.
+RECORD_KEYS = {k for k in _keys(RunSpec) | _keys(Invocation) if k != k.lower()} | {"invocation"}
+
+
+def test_one_class_from_the_command_line_to_the_settings_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+    built: list[RunSpec] = []
+    real = runner_run.run_spec
+
+    def spy(spec: RunSpec, *args: Any, **kwargs: Any) -> Any:
+        built.append(spec)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(runner_run, "run_spec", spy)
+    args = ["run", "-p", "sqlite", "-b", "sample", "--limit", "3", "-k", "4", "--no-progress"]
+    for run_id in ("a", "b"):
+        out = CliRunner().invoke(cli, [*args, "-r", run_id, "--runs-dir", str(runs)], catch_exceptions=False)
+        assert out.exit_code == 0, out.output
+    # the command line built a RunSpec of what was typed (an option not typed is None)
+    assert built[0] == RunSpec.asked(provider="sqlite", benchmark="sample", limit=3, k=4)
+
+    # the runner recorded it: the checkpoint's benchNb is the RunSpec read back, written again
+    spec = read_spec(read_run(runs / "a"))
+    raw = json.loads((runs / "a" / "checkpoint.json").read_text())["benchNb"]
+    assert spec.bench_nb() == raw
+    assert (spec.k, spec.asked_for.limit, spec.answerer, spec.judge_names) == (
+        4,
+        3,
+        "extractive",
+        ("contains", "f1"),
+    )
+
+    # the fingerprint, the settings table and the like-for-like check read the same RunSpec
+    assert questions_frame(runs / "a")["settings_fingerprint"].unique().to_list() == [spec.fingerprint]
+    (row,) = run_settings([runs / "a"])
+    assert row.recorded == spec and row.settings_fingerprint == spec.fingerprint
+    b = read_spec(read_run(runs / "b"))
+    assert check_like_for_like([runs / "a", runs / "b"]) == differences([spec, b]) == []
+    other = msgspec.structs.replace(b, k=5)
+    assert differences([spec, other]) == ["retrieval limit k differs: a=4, b=5"]
+
+    # resume: the run's RunSpec fills in what -r leaves out, and refuses what it may not change
+    out = CliRunner().invoke(cli, ["run", "-r", "a", "--runs-dir", str(runs), "-k", "5"])
+    assert isinstance(out.exception, ComparisonError)
+    assert "retrieval limit k: 4 in the run, 5 now" in str(out.exception)
+    assert built[-1] == RunSpec.asked(k=5)
+
+
+def _builds_record(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where ``tree`` writes a run-level benchNb key: a dict literal's key, ``dict(key=...)``, or
+    ``x["key"] = ...``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            keys = [k.arg for k in node.keywords if k.arg]
+        elif isinstance(node, ast.Assign):
+            keys = [
+                t.slice.value
+                for t in node.targets
+                if isinstance(t, ast.Subscript)
+                and isinstance(t.slice, ast.Constant)
+                and isinstance(t.slice.value, str)
+            ]
+        else:
+            continue
+        found += [(node.lineno, k) for k in keys if k in RECORD_KEYS]
+    return found
+
+
+def test_no_module_outside_the_run_format_builds_a_benchnb_record() -> None:
+    assert {
+        "primaryJudge",
+        "questionSetHash",
+        "invocation",
+        "providerSettings",
+        "samplePerType",
+    } <= RECORD_KEYS
+    offenders = {}
+    for path in sorted(SRC.rglob("*.py")):
+        if path.relative_to(SRC).parts[0] == "runformat":
+            continue
+        found = _builds_record(ast.parse(path.read_text(encoding="utf-8")))
+        if found:
+            offenders[str(path.relative_to(SRC))] = found
+    assert offenders == {}
+    # and the check sees one where there is one
+    assert sorted(_builds_record(ast.parse('x = {"primaryJudge": "f1"}\ny["judgeReplicates"] = 2'))) == [
+        (1, "primaryJudge"),
+        (2, "judgeReplicates"),
+    ]
+
+
+def test_the_other_shapes_of_a_runs_settings_are_gone() -> None:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in SRC.rglob("*.py"))
+    for name in ("RunRequest", "RecordedSettings", "BenchNbRun", "runformat.settings", "_bench_nb_record"):
+        assert name not in text, name
+    assert not (SRC / "runformat" / "settings.py").exists()
+    with pytest.deprecated_call():
+        from bench_nb.runner import RunSettings
+
+        RunSettings(concurrency=2)
