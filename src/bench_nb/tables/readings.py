@@ -41,11 +41,26 @@ class Reading:
     advice: str
 
 
+def baselines(q: pl.DataFrame) -> set[str]:
+    """Runs that retrieve nothing by design (the no-memory baseline, or any run whose search returned nothing
+    for every question): memory advice (chunking, k, dates) does not apply to them."""
+    from bench_nb.tables.runs import retrieved_nothing
+
+    named = (
+        set(q.filter(pl.col("provider") == "no-memory")["run_id"].to_list())
+        if "provider" in q.columns
+        else set()
+    )
+    return named | retrieved_nothing(q)
+
+
 def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -> list[Reading]:
     """Findings per run: the question types read ``investigate`` (under 60%) or at least ``gap`` below the
     run's overall accuracy (types with fewer than ``min_n`` scored questions are skipped), weakest first,
-    at most ``top``; then slow search and failed or unscored questions."""
+    at most ``top``; then slow search and failed or unscored questions. A run that retrieves nothing by
+    design (``baselines``: no-memory) gets no question-type or latency advice, only its failures."""
     q = as_questions(data)
+    skip = baselines(q)
     overall = accuracy_frame(q)
     by_type = accuracy_by_type_frame(q)
     scores = memscore_frame(q)
@@ -54,9 +69,12 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
     for r in scores.iter_rows(named=True):
         rid = r["run_id"]
         mean = base.get(rid)
-        weak = by_type.filter(
-            (pl.col("run_id") == rid) & (pl.col("scored") >= min_n) & pl.col("accuracy").is_not_null()
-        ).sort("accuracy")
+        if rid in skip:
+            weak = by_type.clear()
+        else:
+            weak = by_type.filter(
+                (pl.col("run_id") == rid) & (pl.col("scored") >= min_n) & pl.col("accuracy").is_not_null()
+            ).sort("accuracy")
         for t in weak.iter_rows(named=True):
             acc = t["accuracy"]
             below = mean is not None and acc <= mean - gap
@@ -69,7 +87,7 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
             if mean is not None:
                 finding += f" (run overall {pct(mean, 0)})"
             out.append(Reading(rid, typ, finding, ADVICE.get(typ, ADVICE["other"])))
-        if latency_band(r["latency_ms"]) == "slow":
+        if rid not in skip and latency_band(r["latency_ms"]) == "slow":
             out.append(
                 Reading(
                     rid,
@@ -107,9 +125,15 @@ def table_what_to_fix(data: Any, **options: Any) -> Table:
     q = as_questions(data)
     labels = run_labels(q)
     readings = what_to_fix(q, **options)
+    skip = baselines(q)
     parts = [STYLE, '<div class="bnb-readings"><b>What to fix</b><ul>']
     for rid, label in labels.items():
         mine = [r for r in readings if r.run_id == rid]
+        if rid in skip and not mine:
+            parts.append(
+                f"<li><b>{esc(label)}</b>: a baseline that retrieves nothing by design: no advice.</li>"
+            )
+            continue
         if not mine:
             parts.append(f"<li><b>{esc(label)}</b>: no question type stands out; nothing failed.</li>")
             continue

@@ -36,6 +36,74 @@ def retrieved_nothing(q: pl.DataFrame) -> set[str]:
     return set(counts.filter(pl.col("most") == 0)["run_id"].to_list())
 
 
+OFFLINE_ANSWERERS = frozenset({"extractive"})
+
+
+def _provider_runs(q: pl.DataFrame, provider: str) -> list[str]:
+    return q.filter(pl.col("provider") == provider)["run_id"].unique(maintain_order=True).to_list()
+
+
+def answerer_bound(q: pl.DataFrame, ms: pl.DataFrame) -> tuple[str | None, str | None]:
+    """(note, warning) on what bounds the accuracy when the runs were answered offline (``extractive``).
+
+    The note says the answerer bounds every accuracy and reads the runs against the full-context run (the
+    same answerer given the whole conversation: its ceiling) and the no-memory run (nothing retrieved: the
+    floor), and, when abstention questions are there (LoCoMo's adversarial), each run's accuracy without them:
+    an "I don't know" takes full credit on those, and no-memory always says it. The warning, when no-memory
+    has the best accuracy: it is not the best memory system, and why. (None, None) for LLM-answered runs.
+    """
+    if "answering_model" not in q.columns or "provider" not in q.columns:
+        return None, None
+    models = set(q["answering_model"].drop_nulls().unique().to_list())
+    if not models or not models <= OFFLINE_ANSWERERS:
+        return None, None
+    labels = _labels(q)
+    acc = {r["run_id"]: r["accuracy"] for r in ms.iter_rows(named=True)}
+
+    def named(provider: str) -> list[str]:
+        return [f"{labels.get(r, r)} {pct(acc.get(r))}" for r in _provider_runs(q, provider) if r in acc]
+
+    parts = [
+        "What bounds these accuracies: the answerer. They were answered offline by the extractive answerer "
+        "(one retrieved sentence as the answer, no model), which bounds them as much as the memory does"
+    ]
+    bounds = []
+    if ceiling := named("full-context"):
+        bounds.append(
+            f"the full-context ceiling ({', '.join(ceiling)}: the whole conversation given; a model answerer's "
+            "upper reference, while the extractive one picks a single sentence from it, so a run can pass it)"
+        )
+    if floor := named("no-memory"):
+        bounds.append(f"the no-memory floor ({', '.join(floor)}: nothing retrieved)")
+    parts[0] += f"; read each run against {' and '.join(bounds)}." if bounds else "."
+    abstain = q.filter(pl.col("question_type_norm") == "abstention")
+    if len(abstain):
+        from bench_nb.metrics.accuracy import accuracy_frame
+
+        rest = accuracy_frame(q.filter(pl.col("question_type_norm") != "abstention"))
+        rest_acc = {r["run_id"]: r["accuracy"] for r in rest.iter_rows(named=True)}
+        without = ", ".join(  # in the leaderboard's order
+            f"{labels.get(r, r)} {pct(rest_acc.get(r))}" for r in ms["run_id"].to_list() if r in rest_acc
+        )
+        per_run = abstain["question_id"].n_unique()
+        parts.append(
+            f"{per_run} abstention question(s) (LoCoMo's adversarial category, LongMemEval's _abs) give full "
+            "credit for "
+            f'"I don\'t know.", which a run that retrieves nothing always answers; without them: {without} '
+            "(bench-nb run --exclude-types adversarial asks only the others, as the literature scores LoCoMo)."
+        )
+    parts.append("For a comparison of the memories themselves, answer with a model (-m gpt-4o-mini).")
+    warning = None
+    ranked = ms.filter(pl.col("accuracy").is_not_null()).sort("accuracy", descending=True)
+    top = ranked["run_id"].to_list()[:1]
+    if top and top[0] in _provider_runs(q, "no-memory") and len(ranked) > 1:
+        warning = (
+            f"{labels.get(top[0], top[0])} (no memory) has the best accuracy: that makes it the best answer "
+            "the offline answerer gives, not the best memory system (see the note below the table)."
+        )
+    return " ".join(parts), warning
+
+
 def _search_cell(text: str, ms: float | None, nothing: bool) -> Cell:
     """A search-latency cell: its band, or "nothing retrieved" for a run whose search returned nothing."""
     if nothing:
@@ -98,6 +166,11 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
             + ", ".join(graded)
             + "."
         )
+    bound, bound_warning = answerer_bound(q, ms)
+    if bound:
+        notes.append(bound)
+    if bound_warning:
+        warnings = [*warnings, bound_warning]
     custom = [labels.get(r, r) for r in ms.filter(pl.col("custom_prompt"))["run_id"].to_list()]
     if custom:
         notes.append(
