@@ -1,20 +1,24 @@
 """Power and sample size for comparing two runs' accuracies, with clustered questions.
 
-Closed forms (normal approximation, two-sided test at ``alpha``), with Kish's design effect
-deff = 1 + (m − 1)·ICC for clusters of ``cluster_size`` m questions and intraclass correlation ICC:
+With Kish's design effect deff = 1 + (m − 1)·ICC for clusters of ``cluster_size`` m questions and intraclass
+correlation ICC, K = ⌊n/m⌋ haystacks per run, and SE = √(variance · deff / n) the standard error of the
+estimated difference (variance 2·p(1−p) for independent samples, 2·p(1−p)·(1 − ρ) for ``paired=True``,
+outcomes correlated ``correlation`` ρ, ICC then that of the paired differences):
 
-- independent samples (two runs on different questions, n each):
-  MDE = (z_{1−α/2} + z_{power}) · √(2·p(1−p)·deff / n)
-- paired (``paired=True``: both runs on the same n questions, outcomes correlated ``correlation`` ρ):
-  the variance 2·p(1−p) becomes that of a paired difference, 2·p(1−p)·(1 − ρ) (and ICC is then the
-  intraclass correlation of the paired differences).
+- paired: MDE = c_K · SE, with c_K the multiplier of the **clustered paired test** ``tell_apart`` runs on K
+  haystacks: below 30 haystacks the sign-flip test (``paired_test_multiplier``: seeded simulation of the test
+  itself), from 30 the cluster-robust t on K − 1 df (t_{K−1,1−α/2} + t_{K−1,power}). With fewer haystacks than
+  ``sign_flip.fewest_clusters(alpha)`` (6 at 5%) no test can reject: ``nan``.
+- independent samples: MDE = (t_{2K−2,1−α/2} + t_{2K−2,power}) · SE (a two-sample t on the haystacks' means;
+  ``nan`` with one haystack each).
 
-``questions_needed`` inverts the same formula: n = (z_{1−α/2} + z_{power})² · variance · deff / δ², rounded
-up. Proportions, not percent. Definitions and references: docs/statistics.md ("Power and sample size").
+``questions_needed`` is the smallest n with MDE ≤ δ, never fewer questions than those haystacks. Proportions,
+not percent. Definitions and references: docs/statistics.md ("Power and sample size").
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from itertools import combinations
@@ -26,7 +30,8 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import intraclass_correlation, outcomes
-from bench_nb.metrics.sign_flip import smallest_p
+from bench_nb.metrics.intervals import student_t_quantile
+from bench_nb.metrics.sign_flip import FEW_CLUSTERS, fewest_clusters, sign_patterns, smallest_p
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,9 +62,59 @@ def _spread(p: float, paired: bool, correlation: float) -> float:
     return 2 * p * (1 - p) * ((1 - correlation) if paired else 1.0)
 
 
-def _z_sum(alpha: float, power: float) -> float:
-    z = NormalDist()
-    return z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)
+def _haystacks(n: float, cluster_size: float) -> int:
+    """K = ⌊n / m⌋ haystacks per run (at least 1)."""
+    return max(1, math.floor(n / cluster_size + 1e-9))
+
+
+def _t_sum(alpha: float, power: float, df: int) -> float:
+    return student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df)
+
+
+POWER_DRAWS = 2000  # seeded normal benchmarks behind each sign-flip multiplier
+
+
+def sign_flip_lower_ends(x: np.ndarray, alpha: float = 0.05) -> np.ndarray:
+    """The lower end of ``sign_flip.sign_flip_mean_test``'s interval (one question per haystack, patterns
+    ``sign_patterns(K)``) for each row of ``x`` (R datasets × K haystacks), vectorised over the rows; ``-inf``
+    where the test can reject nothing."""
+    k = x.shape[1]
+    keep = sign_patterns(k)
+    n_plus = keep.sum(axis=1)[:, None]
+    n_minus = k - n_plus
+    everywhere = (n_plus == 0) | (n_minus == 0)
+    c = max(1, math.ceil(alpha * len(keep) - 1e-9))
+    out = np.empty(len(x))
+    step = max(1, 2**21 // len(keep))
+    for start in range(0, len(x), step):
+        rows = x[start : start + step].T
+        kept = keep @ rows
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low = np.minimum(kept / n_plus, (rows.sum(axis=0) - kept) / n_minus)
+        low = np.where(everywhere, -np.inf, low)
+        out[start : start + step] = np.partition(low, c - 1, axis=0)[c - 1]
+    return out
+
+
+@functools.lru_cache(maxsize=128)
+def paired_test_multiplier(clusters: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """c_K: the clustered paired test over K haystacks (``clustered_paired.paired_difference_test``, what
+    ``tell_apart`` runs) rejects with probability ``power`` when the mean difference is c_K · σ/√K, σ the
+    standard deviation of one haystack's mean difference. ``inf`` below ``fewest_clusters(alpha)``.
+
+    From ``FEW_CLUSTERS`` (30) haystacks the test is the cluster-robust t: c_K = t_{K−1,1−α/2} + t_{K−1,power}.
+    Below, the sign-flip test: its inverted interval moves with the data (adding θ to every haystack's mean
+    difference adds θ to both ends), so it rejects at θ exactly when θ > −(lower end for the noise alone),
+    and c_K is the ``power`` quantile of −√K · lower end over ``POWER_DRAWS`` seeded normal benchmarks
+    (``numpy.random.default_rng(0)``): deterministic, and the test's own power, not a normal approximation.
+    """
+    if clusters < fewest_clusters(alpha):
+        return math.inf
+    if clusters >= FEW_CLUSTERS:
+        return _t_sum(alpha, power, clusters - 1)
+    noise = np.random.default_rng(0).standard_normal((POWER_DRAWS, clusters))
+    needed = -sign_flip_lower_ends(noise, alpha) * math.sqrt(clusters)
+    return float(np.quantile(needed, power, method="inverted_cdf"))
 
 
 def minimum_detectable_effect(
@@ -74,7 +129,8 @@ def minimum_detectable_effect(
     correlation: float = 0.0,
 ) -> float:
     """The smallest difference of accuracies (a proportion) two runs of ``n`` questions each detect with
-    probability ``power`` in a two-sided test at ``alpha``.
+    probability ``power`` in a two-sided test at ``alpha`` (paired: the clustered paired test ``tell_apart``
+    runs on ⌊n / cluster_size⌋ haystacks; ``nan`` with too few haystacks for any test to reject).
 
     Args:
         n: questions per run.
@@ -91,7 +147,14 @@ def minimum_detectable_effect(
         raise ValueError(f"n (questions per run) must be positive, got {n}")
     _check(p, alpha, power, cluster_size, icc, correlation)
     deff = cluster_design_effect(cluster_size, icc)
-    return _z_sum(alpha, power) * math.sqrt(_spread(p, paired, correlation) * deff / n)
+    k = _haystacks(n, cluster_size)
+    if paired:
+        c = paired_test_multiplier(k, alpha, power)
+    else:
+        c = _t_sum(alpha, power, 2 * k - 2) if k >= 2 else math.inf
+    if math.isinf(c):
+        return math.nan
+    return c * math.sqrt(_spread(p, paired, correlation) * deff / n)
 
 
 def questions_needed(
@@ -106,14 +169,35 @@ def questions_needed(
     correlation: float = 0.0,
 ) -> int:
     """Questions per run needed to detect a difference ``delta`` (a proportion) with probability ``power``
-    in a two-sided test at ``alpha``; divide by ``cluster_size`` for the haystacks (conversations) needed.
-    Arguments as ``minimum_detectable_effect``."""
+    in a two-sided test at ``alpha``: the smallest n with ``minimum_detectable_effect(n) ≤ |delta|``, never
+    fewer than ``fewest_clusters(alpha)`` haystacks (paired) or 2 (independent samples); divide by
+    ``cluster_size`` for the haystacks (conversations) needed. Arguments as ``minimum_detectable_effect``."""
     if delta == 0 or not -1 < delta < 1:
         raise ValueError(f"delta (a difference of proportions) must be non-zero and in (-1, 1), got {delta}")
     _check(p, alpha, power, cluster_size, icc, correlation)
+
+    def enough(n: int) -> bool:
+        mde = minimum_detectable_effect(
+            n, p, alpha, power, cluster_size, icc, paired=paired, correlation=correlation
+        )
+        return not math.isnan(mde) and mde <= abs(delta) * (1 + 1e-12)
+
+    # The normal approximation's n is a lower bound (the tests' multipliers exceed z's sum), and so are the
+    # fewest haystacks a test can reject with. Double up to a sufficient n, then bisect (MDE falls with n).
+    z = NormalDist()
+    z_sum = z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)
     deff = cluster_design_effect(cluster_size, icc)
-    n = _z_sum(alpha, power) ** 2 * _spread(p, paired, correlation) * deff / delta**2
-    return max(1, math.ceil(n - 1e-9))
+    low = max(1, math.ceil(z_sum**2 * _spread(p, paired, correlation) * deff / delta**2 - 1e-9))
+    low = max(low, math.ceil((fewest_clusters(alpha) if paired else 2) * cluster_size - 1e-9))
+    if enough(low):
+        return low
+    high = low * 2
+    while not enough(high):
+        low, high = high, high * 2
+    while high - low > 1:  # enough(high), not enough(low)
+        mid = (low + high) // 2
+        low, high = (low, mid) if enough(mid) else (mid, high)
+    return high
 
 
 @overload
