@@ -339,3 +339,32 @@ def test_reading_a_local_store_imports_no_pyarrow(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["100", "False"]
+
+
+def test_a_store_written_before_judgments_carried_haystacks_still_compares_over_haystacks(
+    tmp_path: Path, make_run
+) -> None:
+    """A store exported before judgments_df had ``haystack_id``: the column reads as null, and a paired
+    comparison with ``judge=`` takes each question's haystack from the stored questions (it would otherwise
+    make every question its own cluster)."""
+    answers = dict.fromkeys(("q1", "q2", "q3", "q4", "q5", "q6"), "x")
+    hay = {"q1": "h1", "q2": "h1", "q3": "h2", "q4": "h2", "q5": "h3", "q6": "h3"}
+    runs = [
+        make_run(
+            run,
+            answers=answers,
+            bench_nb={},
+            haystacks=hay,
+            verdicts={"strict": dict(zip(answers, s, strict=True))},
+        )
+        for run, s in (("a", [1, 1, 1, 1, 1, 1]), ("b", [0, 1, 0, 1, 0, 1]))
+    ]
+    store = tmp_path / "store"
+    export_runs(runs, store)
+    for path in (store / "judgments").rglob("*.parquet"):
+        pl.read_parquet(path).drop("haystack_id").write_parquet(path)
+    stored = bn.load_runs(store)
+    assert bn.judgments_df(stored, backend="polars")["haystack_id"].is_null().all()
+    got = bn.paired_comparison(stored, "a", "b", judge="strict")
+    assert got.as_dict() == bn.paired_comparison(runs, "a", "b", judge="strict").as_dict()
+    assert (got.n_pairs, got.clusters, got.p_value) == (6, 3, 0.25)  # haystacks, not questions
