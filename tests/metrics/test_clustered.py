@@ -296,7 +296,7 @@ def test_accuracy_intervals_columns_and_reproducibility() -> None:
     assert row["n"] == 1540 and row["clusters"] == 10
     assert math.isclose(row["accuracy"], y["a"].mean())
     assert row["ci_low"] < row["accuracy"] < row["ci_high"]
-    assert math.isclose(row["effective_n"], 1540 / row["design_effect"])
+    assert math.isclose(row["effective_n"], min(1540, 1540 / row["design_effect"]))
     wilson = accuracy_intervals(q, method="wilson", backend="polars").row(0, named=True)
     assert (wilson["ci_low"], wilson["ci_high"]) == wilson_interval(int(y["a"].sum()), 1540)
     # the same to ~1e-15 (polars' threads order the per-cluster sums' float additions differently per call)
@@ -437,3 +437,21 @@ def test_bootstrap_weights_count_default_rngs_draws_whatever_the_block_size(clus
     draws = np.random.default_rng(5).integers(0, clusters, size=(300, clusters))
     expected = np.stack([np.bincount(row, minlength=clusters) for row in draws]).astype(float)
     assert np.array_equal(bootstrap_weights(clusters, seed=5, resamples=300), expected)
+
+
+def test_effective_n_is_never_above_n() -> None:
+    # every haystack holds the same share right: the between-haystack variance is near 0, so n / deff >> n
+    correct = [i % 2 == 0 for i in range(40)]
+    correct[1] = True
+    q = pl.DataFrame(
+        {
+            "run_id": ["r"] * 40,
+            "question_id": [f"q{i}" for i in range(40)],
+            "haystack_id": [f"h{i // 10}" for i in range(40)],
+            "correct": correct,
+            "score": [float(c) for c in correct],
+        }
+    )
+    row = accuracy_intervals(q, backend="polars").row(0, named=True)
+    assert row["design_effect"] < 1 and row["n"] / row["design_effect"] > 40
+    assert row["effective_n"] == 40

@@ -44,7 +44,7 @@ def test_offline_runs_say_what_bounds_them(tmp_path: Path) -> None:
     assert "4 abstention question(s)" in html
     assert "without them: no-memory 0.0%, " in html
     assert "sqlite 33.3%" in html and "full-context 50.0%" in html
-    assert "no-memory (no memory) has the best accuracy" in html
+    assert "no-memory, which retrieves nothing, has the best accuracy" in html
     assert "not the best memory system" in html
 
 
@@ -61,3 +61,11 @@ def test_what_to_fix_gives_the_no_memory_baseline_no_memory_advice(tmp_path: Pat
     html = tables.table_what_to_fix(q).html
     assert "<b>no-memory</b>: a baseline that retrieves nothing by design: no advice." in html
     assert html.count("retrieve more (larger k)") == 2
+
+
+def test_a_point_is_shown_to_its_intervals_decimal(tmp_path: Path) -> None:
+    # 1 right of 250: 0.4% [0.1–2.2]; rounded to 0% the point read as outside its interval
+    qs = [question(f"q{i}", "correct" if i == 0 else "incorrect") for i in range(250)]
+    write_run(tmp_path / "r", qs, provider="sqlite")
+    html = tables.table_accuracy_by_type(questions_df(tmp_path / "r", backend="polars")).html
+    assert "0.4% [0.1–2.2] n=250" in html

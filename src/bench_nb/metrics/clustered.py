@@ -513,7 +513,7 @@ def accuracy_intervals(
     Accepts 0/1 outcomes (``correct``) and fractional scores in [0, 1] (a ``score`` column, used when
     present: BEAM's rubric scores), so "accuracy" is the mean score. Columns: ``run_id``, ``question_type``
     (with ``by="question_type"``), ``accuracy``, ``ci_low``, ``ci_high``, ``n`` (questions scored),
-    ``clusters`` (haystacks among them), ``design_effect``, ``effective_n`` (n / design effect),
+    ``clusters`` (haystacks among them), ``design_effect``, ``effective_n`` (n / design effect, at most n),
     ``interval`` (the interval used: ``"design-adjusted Wilson (CR2, Bell-McCaffrey df)"`` or ``"Wilson"``;
     null where there is none), ``effective_clusters`` (Bell-McCaffrey degrees of freedom + 1: K with equal
     haystacks, near 3 when one haystack holds most questions) and ``warning`` (why the interval may cover
@@ -596,7 +596,9 @@ def intervals_of(
                 "n": cs.n,
                 "clusters": cs.clusters,
                 "design_effect": deff,
-                "effective_n": cs.n / deff if deff and not math.isnan(deff) else _NAN,
+                # never above n: a design effect under 1 (clusters more alike than chance) is estimation noise
+                # in a handful of haystacks, not more information than n independent questions hold
+                "effective_n": min(cs.n, cs.n / deff) if deff and not math.isnan(deff) else _NAN,
                 "interval": got.interval,
                 "effective_clusters": got.effective_clusters,
                 "warning": got.warning,

@@ -98,8 +98,8 @@ def answerer_bound(q: pl.DataFrame, ms: pl.DataFrame) -> tuple[str | None, str |
     top = ranked["run_id"].to_list()[:1]
     if top and top[0] in _provider_runs(q, "no-memory") and len(ranked) > 1:
         warning = (
-            f"{labels.get(top[0], top[0])} (no memory) has the best accuracy: that makes it the best answer "
-            "the offline answerer gives, not the best memory system (see the note below the table)."
+            f"{labels.get(top[0], top[0])}, which retrieves nothing, has the best accuracy: that makes it the "
+            "offline answerer's best reading, not the best memory system (see the note below the table)."
         )
     return " ".join(parts), warning
 
@@ -257,7 +257,8 @@ def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
             graded = r["measure"] == "mean score"
             row.append(
                 Cell(
-                    f"{pct(r['accuracy'], 0)} {interval(r['ci_low'], r['ci_high'])} n={r['scored']}",
+                    # the point to the interval's decimal: "0% [0.1–2.0]" read as a point outside its interval
+                    f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])} n={r['scored']}",
                     "num",
                     badges=() if graded else band_badge(accuracy_band(r["accuracy"])),
                 )
