@@ -305,7 +305,7 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
             "A − B [clustered 95% CI]",
             "clustered p",
             "paired verdict",
-            "McNemar p",
+            "McNemar p (independent)",
             "Wilson-overlap rule",
         ],
         rows,
