@@ -26,14 +26,14 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         {"runner"},
         {"frames"},
         {"metrics"},
-        {"tables", "charts", "roi"},
+        {"tables", "charts", "roi", "receipts"},
         {"widgets", "reports"},
         {"demo", "demo_runs"},
         {"cli", "__main__"},
     )
 )
 WRITE_SIDE = frozenset({"runner"})
-READ_SIDE = frozenset({"frames", "metrics", "tables", "charts", "roi", "widgets", "reports"})
+READ_SIDE = frozenset({"frames", "metrics", "tables", "charts", "roi", "receipts", "widgets", "reports"})
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         ModelError,
         Problem,
         ProviderError,
+        ReceiptError,
         ReportError,
         RunFormatError,
         RunFormatWarning,
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from bench_nb.metrics.tokens import token_summary
     from bench_nb.models.tokens import TokenCount, count_tokens
     from bench_nb.providers import get_provider, list_providers, register_provider
+    from bench_nb.receipts.gate import Gate, gate
+    from bench_nb.receipts.receipt import Receipt, ReceiptCheck, make_receipt, verify_receipt
     from bench_nb.runformat.load import Run, RunSet
     from bench_nb.runformat.report import memorybench_report
     from bench_nb.runformat.spec import check_like_for_like
@@ -69,6 +72,7 @@ _EXPORTS: dict[str, str] = {
             "ModelError",
             "Problem",
             "ProviderError",
+            "ReceiptError",
             "ReportError",
             "RunFormatError",
             "RunFormatWarning",
@@ -105,6 +109,10 @@ _EXPORTS: dict[str, str] = {
     "replicate_summary": "bench_nb.metrics.replicates",
     **dict.fromkeys(["TokenCount", "count_tokens"], "bench_nb.models.tokens"),
     **dict.fromkeys(["get_provider", "list_providers", "register_provider"], "bench_nb.providers"),
+    **dict.fromkeys(["Gate", "gate"], "bench_nb.receipts.gate"),
+    **dict.fromkeys(
+        ["Receipt", "ReceiptCheck", "make_receipt", "verify_receipt"], "bench_nb.receipts.receipt"
+    ),
     "check_like_for_like": "bench_nb.runformat.spec",
     "compare": "bench_nb.runner.comparison",
     "run_comparison": "bench_nb.runner.comparison",
@@ -115,12 +123,16 @@ __all__ = [
     "BenchNbError",
     "ComparisonError",
     "DatasetError",
+    "Gate",
     "JudgeAgreement",
     "JudgeError",
     "ModelError",
     "PairedComparison",
     "Problem",
     "ProviderError",
+    "Receipt",
+    "ReceiptCheck",
+    "ReceiptError",
     "ReportError",
     "Run",
     "RunFormatError",
@@ -143,6 +155,7 @@ __all__ = [
     "detectable_differences",
     "disputed_questions",
     "export_runs",
+    "gate",
     "get_provider",
     "judge_agreement",
     "judge_audit",
@@ -154,6 +167,7 @@ __all__ = [
     "load_benchmark",
     "load_errata",
     "load_runs",
+    "make_receipt",
     "memorybench_report",
     "memscore",
     "minimum_detectable_effect",
@@ -176,6 +190,7 @@ __all__ = [
     "success_rate",
     "tell_apart",
     "token_summary",
+    "verify_receipt",
     "wilson_interval",
 ]
 __version__ = "0.1.0"
@@ -205,6 +220,7 @@ _SUBPACKAGES = (
     "metrics",
     "models",
     "providers",
+    "receipts",
     "reports",
     "roi",
     "runner",

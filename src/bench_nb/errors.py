@@ -83,6 +83,11 @@ class ComparisonError(BenchNbError):
     """Runs that are not like for like were asked to be compared."""
 
 
+class ReceiptError(BenchNbError):
+    """A receipt that cannot be written or read, or that does not verify: the message names the file and the
+    first thing that differs (a field, a question, a number, the signature)."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing a lenient loader could not read; what else loaded is still returned."""

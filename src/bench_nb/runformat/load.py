@@ -476,8 +476,16 @@ def _is_harness_dir(p: Path) -> bool:
 _OWN_FILES = ("checkpoint.json", "report.json", "manifest.json")
 
 
+RECEIPT_SUFFIX = ".receipt.json"  # a run's receipt beside it (``bench-nb receipt``): never a run itself
+
+
 def _is_harness_file(p: Path) -> bool:
-    return p.is_file() and p.suffix == ".json" and p.name not in _OWN_FILES
+    return (
+        p.is_file()
+        and p.suffix == ".json"
+        and p.name not in _OWN_FILES
+        and not p.name.endswith(RECEIPT_SUFFIX)
+    )
 
 
 def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:

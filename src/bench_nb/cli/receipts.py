@@ -1,0 +1,134 @@
+"""``bench-nb gate``, ``bench-nb receipt`` and ``bench-nb verify`` (``bench_nb.receipts``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from bench_nb.errors import BenchNbError
+
+
+@click.command()
+@click.argument("base")
+@click.argument("new")
+@click.option(
+    "--margin",
+    type=float,
+    default=0.02,
+    show_default=True,
+    help="How much worse NEW may be: 0.02 = 2 accuracy points, or 2% more latency / tokens.",
+)
+@click.option(
+    "--metric",
+    type=click.Choice(["accuracy", "quality", "latency_ms", "context_tokens"]),
+    default="accuracy",
+    show_default=True,
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="One-sided level: the largest chance of failing when NEW is no worse than the margin.",
+)
+@click.option("--by", type=click.Choice(["type"]), default=None, help="Also gate each question type.")
+@click.option("--store", default=None, help="A run store: BASE or NEW that is not a path is a run id in it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the gate as JSON instead of Markdown.")
+@click.option(
+    "--summary",
+    "summary_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also append the Markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set).",
+)
+def gate(
+    base: str,
+    new: str,
+    margin: float,
+    metric: str,
+    alpha: float,
+    by: str | None,
+    store: str | None,
+    as_json: bool,
+    summary_file: Path | None,
+) -> None:
+    """Fail (exit 1) when NEW is worse than BASE by more than the margin; 0 when not; 2 when they cannot be
+    compared or the haystacks are too few to decide.
+
+    BASE and NEW: run directories, receipts (bench-nb receipt) or run ids in --store.
+    """
+    from bench_nb.receipts.gate import EXIT_CODES, INCOMPARABLE, Gate
+    from bench_nb.receipts.gate import gate as run_gate
+
+    try:
+        result: Gate = run_gate(base, new, margin=margin, metric=metric, alpha=alpha, by=by, store=store)
+    except (BenchNbError, OSError, ValueError) as err:
+        click.echo(f"error: cannot compare: {err}", err=True)
+        raise SystemExit(EXIT_CODES[INCOMPARABLE]) from None
+    text = result.markdown()
+    click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if as_json else text)
+    target = summary_file or (
+        Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None
+    )
+    if target is not None:
+        with target.open("a", encoding="utf-8") as f:
+            f.write(text + "\n")
+    raise SystemExit(result.exit_code)
+
+
+@click.command()
+@click.argument("run")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write it (default: RUN.receipt.json beside the run directory).",
+)
+@click.option("--store", default=None, help="A run store: RUN is a run id in it (then -o is required).")
+@click.option(
+    "--sign",
+    "key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Sign with this Ed25519 private key (PEM).",
+)
+def receipt(run: str, output: Path | None, store: str | None, key: str | None) -> None:
+    """Write RUN's receipt: a canonical, hash-bound summary of its questions, verdicts and numbers."""
+    from bench_nb.receipts.receipt import default_path, make_receipt
+
+    if output is None:
+        if store is not None:
+            raise click.UsageError("give -o with --store")
+        output = default_path(run.rstrip("/\\"))
+    made = make_receipt(run, store=store, sign_with=key)
+    made.write(output)
+    signed = " (signed)" if made.signature else ""
+    click.echo(f"wrote {output}{signed}: sha256 {made.sha256}")
+
+
+@click.command()
+@click.argument("receipt_file", type=click.Path(dir_okay=False))
+@click.argument("run", required=False)
+@click.option(
+    "--store",
+    default=None,
+    help="A run store to recompute from (RUN: a run id in it; default: the receipt's).",
+)
+@click.option(
+    "--public-key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The Ed25519 public key (PEM) the receipt must be signed with.",
+)
+def verify(receipt_file: str, run: str | None, store: str | None, public_key: str | None) -> None:
+    """Check a receipt and recompute every number in it from RUN (default: the run beside it); exit 1 naming
+    the first difference."""
+    from bench_nb.receipts.receipt import verify_receipt
+
+    check = verify_receipt(receipt_file, run, store=store, public_key=public_key)
+    click.echo(check.summary(), err=not check.ok)
+    raise SystemExit(0 if check.ok else 1)

@@ -1,0 +1,273 @@
+"""The regression gate's statistics: is NEW worse than BASE by more than a margin, haystacks as clusters?
+
+A one-sided test of the null "NEW is not worse than BASE by more than ``margin``" with the clustered paired
+test of ``clustered_paired.paired_difference_test`` (the sign-flip test below 30 haystacks, the
+cluster-robust t from 30; the test ``tell_apart`` uses). The gate fails only when the test rejects that
+null at ``alpha``: its false-alarm rate (failing when NEW is in truth no worse than the margin allows) is at
+most ``alpha``. The one-sided test at ``alpha`` is the two-sided one at 2·``alpha`` read in the bad
+direction (both tests are symmetric), so every row's interval is the two-sided 1 − 2·``alpha`` one.
+
+- ``accuracy`` (share of scored questions scored 1) and ``quality`` (mean score): the change is
+  NEW − BASE over the questions both scored; the gate fails when the test of "change = −margin" rejects
+  with the change below it, i.e. when the interval's upper end is below −margin.
+- ``latency_ms`` (the search duration, MemScore's latency) and ``context_tokens``: lower is better and the
+  margin is relative; the change is the ratio of means NEW / BASE over the questions both have a value for;
+  the gate fails when the test of "ratio = 1 + margin" (the mean of xᴺᵢ − (1 + margin)·xᴮᵢ is 0) rejects
+  with the ratio above it. The interval of the ratio inverts the same test (bisection).
+
+Definitions: docs/statistics.md ("The regression gate").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from bench_nb.frames.backend import as_polars
+from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
+from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
+
+GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
+METRICS: tuple[str, ...] = ("accuracy", "quality", "latency_ms", "context_tokens")
+LOWER_IS_BETTER = frozenset({"latency_ms", "context_tokens"})
+ALL = "all"
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+_NAN = math.nan
+_BISECTIONS = 60
+
+ROW_SCHEMA: dict[str, Any] = {
+    "question_type": pl.Utf8,
+    "n": pl.Int64,
+    "clusters": pl.Int64,
+    "base": pl.Float64,
+    "new": pl.Float64,
+    "change": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "alpha": pl.Float64,
+    "p_value": pl.Float64,
+    "test": pl.Utf8,
+    "verdict": pl.Utf8,
+    "shown_not_worse": pl.Boolean,
+    "note": pl.Utf8,
+}
+
+
+def gate_values(questions: Any, metric: str) -> pl.DataFrame:
+    """``run_id, question_id, haystack_id, question_type, value`` of ``metric`` for the questions that have one.
+
+    ``accuracy``: ``correct`` as 0/1 and ``quality``: ``score``, both over evaluated, scored questions;
+    ``latency_ms``: ``search_ms``; ``context_tokens``: ``context_tokens`` (questions that recorded them). A
+    question with no haystack is its own cluster; the type is the normalised one.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    frame = as_polars(questions)
+    if frame is None:
+        raise TypeError("gate_values takes a questions frame (questions_df)")
+    keep = pl.lit(True)
+    if metric in ("accuracy", "quality"):
+        keep = (pl.col("status") == "evaluated") & ~pl.col("unscored").fill_null(False)
+    column = {"accuracy": "correct", "quality": "score", "latency_ms": "search_ms"}.get(metric, metric)
+    type_col = "question_type_norm" if "question_type_norm" in frame.columns else "question_type"
+    return (
+        frame.filter(keep)
+        .select(
+            pl.col("run_id").cast(pl.Utf8),
+            pl.col("question_id").cast(pl.Utf8),
+            pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).alias(
+                "haystack_id"
+            ),
+            pl.col(type_col).cast(pl.Utf8).fill_null("other").alias("question_type"),
+            pl.col(column).cast(pl.Float64).alias("value"),
+        )
+        .drop_nulls("value")
+        .filter(pl.col("value").is_finite())
+    )
+
+
+def _cluster_sums(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per haystack (sorted): Σ BASE, Σ NEW and the questions."""
+    per = (
+        pairs.group_by("haystack_id")
+        .agg(b=pl.col("b").sum(), n=pl.col("n").sum(), c=pl.len())
+        .sort("haystack_id")
+    )
+    return (
+        per["b"].to_numpy().astype(float),
+        per["n"].to_numpy().astype(float),
+        per["c"].to_numpy().astype(float),
+    )
+
+
+def _undecidable(clusters: int, alpha: float) -> bool:
+    """Whether ``clusters`` haystacks allow no one-sided p below ``alpha``: fewer than 2, or a sign-flip test
+    whose smallest two-sided p (2 / 2^K) is at least 2·``alpha``."""
+    return clusters < 2 or (clusters < FEW_CLUSTERS and smallest_p(clusters) >= 2 * alpha)
+
+
+def _one_sided(test: PairedTest, worse: bool) -> float:
+    """The one-sided p of "no regression beyond the margin" from the two-sided p of the test at the margin:
+    half of it when the estimate lies on the bad side, else one minus that."""
+    if math.isnan(test.p):
+        return _NAN
+    return test.p / 2 if worse else 1 - test.p / 2
+
+
+def _difference_row(
+    b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float, seed: int
+) -> dict[str, Any]:
+    d = n - b
+    mean = float(d.sum() / c.sum())
+    interval = paired_difference_test(d, c, 2 * alpha, seed)
+    at_margin = paired_difference_test(d + margin * c, c, 2 * alpha, seed)
+    worse = mean + margin < 0
+    return {
+        "change": mean,
+        "ci_low": interval.low,
+        "ci_high": interval.high,
+        "p_value": _one_sided(at_margin, worse),
+        "test": at_margin.test,
+        "fail": worse and at_margin.p < 2 * alpha,
+        "shown_not_worse": bool(interval.low > -margin) if not math.isnan(interval.low) else False,
+    }
+
+
+def _ratio_row(
+    b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float, seed: int
+) -> dict[str, Any]:
+    total_b, total_n = float(b.sum()), float(n.sum())
+    ratio = total_n / total_b if total_b > 0 else (1.0 if total_n == 0 else math.inf)
+    limit = 1 + margin
+    at_margin = paired_difference_test(n - limit * b, c, 2 * alpha, seed)
+    worse = total_n - limit * total_b > 0
+
+    def accepted(rho: float) -> bool:
+        p = paired_difference_test(n - rho * b, c, 2 * alpha, seed).p
+        return not p < 2 * alpha
+
+    low, high = _NAN, _NAN
+    if not math.isnan(at_margin.p) and math.isfinite(ratio) and total_b > 0:
+        low = _bisect(accepted, 0.0, ratio) if not accepted(0.0) else 0.0
+        far = max(2 * ratio, 1.0)
+        while accepted(far) and far < 1e9 * max(ratio, 1.0):
+            far *= 2
+        high = _bisect(accepted, far, ratio) if not accepted(far) else math.inf
+    return {
+        "change": ratio - 1,
+        "ci_low": low - 1,
+        "ci_high": high - 1,
+        "p_value": _one_sided(at_margin, worse),
+        "test": at_margin.test,
+        "fail": worse and at_margin.p < 2 * alpha,
+        "shown_not_worse": bool(high < limit) if not math.isnan(high) else False,
+    }
+
+
+def _bisect(accepted: Any, rejected_end: float, accepted_end: float) -> float:
+    """The boundary between a rejected and an accepted ratio (the accepted side's end, to float precision)."""
+    lo, hi = rejected_end, accepted_end
+    for _ in range(_BISECTIONS):
+        mid = (lo + hi) / 2
+        if accepted(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def non_inferiority(
+    values: pl.DataFrame,
+    base_run: str,
+    new_run: str,
+    *,
+    metric: str = "accuracy",
+    margin: float = 0.02,
+    alpha: float = 0.1,
+    by: str | None = None,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """The gate's rows: overall (``question_type = "all"``) and, with ``by="question_type"``, per type.
+
+    ``values`` is a ``gate_values`` frame holding both runs; only the questions both have a value for are
+    paired. Each row is tested at ``alpha`` divided by the number of rows (Bonferroni: the chance that any
+    row fails falsely stays at most ``alpha``). Columns ``ROW_SCHEMA``: ``base``, ``new`` (the means),
+    ``change`` (NEW − BASE; for latency and tokens NEW / BASE − 1), ``ci_low, ci_high`` (the two-sided
+    1 − 2·alpha interval of the change), ``p_value`` (one-sided, of "no regression beyond the margin"),
+    ``test`` (which clustered test), ``verdict`` (``"fail"``: the test rejects, NEW is worse by more than the
+    margin; ``"pass"``; ``"undecided"``: too few haystacks for any test at the row's level),
+    ``shown_not_worse`` (the interval rules out a regression beyond the margin), ``note``.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5), not {alpha}")
+    if margin < 0:
+        raise ValueError(f"margin must be 0 or more, not {margin}")
+    if by not in (None, "question_type", "type"):
+        raise ValueError(f"by must be None or 'type', not {by!r}")
+    base = values.filter(pl.col("run_id") == base_run).select(
+        "question_id", "haystack_id", "question_type", b="value"
+    )
+    new = values.filter(pl.col("run_id") == new_run).select("question_id", n="value")
+    pairs = base.join(new, on="question_id", how="inner")
+    groups: list[tuple[str, pl.DataFrame]] = [(ALL, pairs)]
+    if by is not None:
+        for (qtype,), part in sorted(pairs.group_by("question_type"), key=lambda g: str(g[0][0])):
+            groups.append((str(qtype), part))
+    row_alpha = alpha / len(groups)
+    ratio = metric in LOWER_IS_BETTER
+    rows = []
+    for qtype, part in groups:
+        b, n, c = _cluster_sums(part) if len(part) else (np.zeros(0), np.zeros(0), np.zeros(0))
+        k = int((c > 0).sum())
+        row: dict[str, Any] = {
+            "question_type": qtype,
+            "n": int(c.sum()),
+            "clusters": k,
+            "base": float(b.sum() / c.sum()) if k else _NAN,
+            "new": float(n.sum() / c.sum()) if k else _NAN,
+            "alpha": row_alpha,
+        }
+        if k == 0:
+            rows.append(row | _empty("no question both runs have a value for"))
+            continue
+        stats = (_ratio_row if ratio else _difference_row)(b, n, c, margin, row_alpha, seed)
+        fail = stats.pop("fail")
+        if fail:
+            verdict, note = FAIL, None
+        elif _undecidable(k, row_alpha):
+            verdict = UNDECIDED
+            note = (
+                f"{k} haystack{'s' if k != 1 else ''} allow no one-sided p below {row_alpha:g} "
+                f"(the sign-flip test's smallest is 1/2^K)"
+            )
+        else:
+            verdict, note = PASS, None
+        rows.append(row | stats | {"verdict": verdict, "note": note})
+    return pl.DataFrame(rows, schema=ROW_SCHEMA)
+
+
+def _empty(note: str) -> dict[str, Any]:
+    return {
+        "change": _NAN,
+        "ci_low": _NAN,
+        "ci_high": _NAN,
+        "p_value": _NAN,
+        "test": "none",
+        "verdict": UNDECIDED,
+        "shown_not_worse": False,
+        "note": note,
+    }
+
+
+def fewest_haystacks(alpha: float) -> int:
+    """The fewest haystacks with which the gate can fail at ``alpha`` (one-sided): the smallest K with
+    1/2^K < alpha (4 at 0.1, 5 at 0.05, 6 at 0.025)."""
+    k = 2
+    while _undecidable(k, alpha):
+        k += 1
+    return k
