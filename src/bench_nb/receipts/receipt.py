@@ -451,3 +451,30 @@ def _short(value: Any) -> str:
 
 def _show(value: Any) -> str:
     return "nothing" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def find_receipt(run_path: str | os.PathLike[str]) -> Path | None:
+    """A run's receipt: ``RUN.receipt.json`` beside its directory, else ``RUN/receipt.json`` (``None``: none)."""
+    p = Path(run_path)
+    for candidate in (p.with_name(p.name + SUFFIX), p / "receipt.json"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def receipt_checks(runs: RunSet | StoredRuns) -> list[tuple[str, ReceiptCheck]]:
+    """(run id, check) for every run that has a receipt (``find_receipt``), each verified against the run
+    (a run store's runs against the store; their receipts are looked for beside the directories they were
+    exported from)."""
+    out = []
+    if isinstance(runs, StoredRuns):
+        for run_id, path in runs.runs.select("run_id", "run_path").iter_rows():
+            found = find_receipt(path) if path else None
+            if found is not None:
+                out.append((str(run_id), verify_receipt(found, run_id, store=runs.store)))
+        return out
+    for run in runs:
+        found = find_receipt(run.path) if run.path is not None else None
+        if found is not None:
+            out.append((run.run_id, verify_receipt(found, run)))
+    return out

@@ -36,6 +36,7 @@ from bench_nb.tables.judges import (
     table_prompt_sweep,
 )
 from bench_nb.tables.readings import ADVICE, Reading, table_what_to_fix, what_to_fix
+from bench_nb.tables.receipts import table_receipts
 from bench_nb.tables.runs import (
     table_accuracy_by_type,
     table_latency,
@@ -95,6 +96,7 @@ __all__ = [
     "table_paired",
     "table_pareto",
     "table_prompt_sweep",
+    "table_receipts",
     "table_repeats",
     "table_replicates",
     "table_retrieval",
