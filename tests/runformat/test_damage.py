@@ -47,8 +47,8 @@ def test_a_question_id_listed_twice_is_a_problem(tmp_path: Path) -> None:
     _edit(run, lambda ck: ck["targetQuestionIds"].append("q1"))
     (problem,) = _problems(run)
     assert (problem.field, problem.question_id) == ("targetQuestionIds", "q1")
-    assert "listed more than once" in problem.message
-    with pytest.raises(RunFormatError, match=r"\(field targetQuestionIds\).*listed more than once"):
+    assert "question id q1 is listed 2 times" in problem.message
+    with pytest.raises(RunFormatError, match=r"\(field targetQuestionIds\).*listed 2 times"):
         questions_df(run, strict=True)
 
 
@@ -85,8 +85,20 @@ def test_missing_phases_are_a_problem_not_pending(tmp_path: Path, strict_load) -
     with pytest.raises(RunFormatError, match=r"questions.q2.phases.evaluate"):
         strict_load(run, strict=True)
     _edit(run, lambda ck: ck["questions"]["q3"].pop("phases"))
-    (problem,) = _problems(run)
-    assert "2 question(s) lack phase records" in problem.message
+    # Every damaged question is named, each in a problem of its own.
+    first, second = _problems(run)
+    assert (first.question_id, first.field) == ("q2", "questions.q2.phases.evaluate")
+    assert (second.question_id, second.field) == ("q3", "questions.q3.phases.ingest")
+    assert "no ingest, indexing, search, answer, evaluate (read as pending)" in second.message
+
+
+def test_every_question_stored_or_listed_twice_is_named(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2"), question("q3")])
+    _edit(run, lambda ck: ck["targetQuestionIds"].extend(["q1", "q3"]))
+    assert [(p.question_id, p.field) for p in _problems(run)] == [
+        ("q1", "targetQuestionIds"),
+        ("q3", "targetQuestionIds"),
+    ]
 
 
 def test_an_undamaged_run_has_no_problem(tmp_path: Path) -> None:

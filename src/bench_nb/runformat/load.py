@@ -298,65 +298,56 @@ def _integrity_problems(
     """
     problems: list[Problem] = []
     n = len(ck.questions)
-    repeated = [q for q, c in Counter(ck.targetQuestionIds or ()).items() if c > 1]
-    if repeated:
-        problems.append(
-            Problem(
-                str(path),
-                f"{len(repeated)} question id(s) are listed more than once, e.g. {repeated[0]}",
-                "targetQuestionIds",
-                question_id=repeated[0],
-            )
-        )
-    if built > n:  # more question records than keys: a key written twice
-        entries = Counter(m.group(1).decode("utf-8", "replace") for m in _QUESTION_ENTRY.finditer(data))
-        twice = [k for k, c in entries.items() if c > 1]
-        if twice:
+    listed = Counter(ck.targetQuestionIds or ())
+    for qid, count in listed.items():
+        if count > 1:
             problems.append(
                 Problem(
                     str(path),
-                    f"{len(twice)} question id(s) have more than one entry, e.g. {twice[0]} "
-                    f"({entries[twice[0]]} entries; only the last is read)",
-                    f"questions.{twice[0]}",
-                    question_id=twice[0],
+                    f"question id {qid} is listed {count} times",
+                    "targetQuestionIds",
+                    question_id=qid,
                 )
             )
-    shared: dict[str, list[str]] = {}
+    if built > n:  # more question records than keys: a key written twice
+        entries = Counter(m.group(1).decode("utf-8", "replace") for m in _QUESTION_ENTRY.finditer(data))
+        for key, count in entries.items():
+            if count > 1:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"question id {key} has more than one entry ({count} entries; only the last is read)",
+                        f"questions.{key}",
+                        question_id=key,
+                    )
+                )
     if len({q.questionId or key for key, q in ck.questions.items()}) < n:  # some entries share a questionId
         by_record: dict[str, list[str]] = {}
         for key, q in ck.questions.items():
             by_record.setdefault(q.questionId or key, []).append(key)
-        shared = {qid: keys for qid, keys in by_record.items() if len(keys) > 1}
-    if shared:
-        qid, keys = next(iter(shared.items()))
-        problems.append(
-            Problem(
-                str(path),
-                f"{len(shared)} questionId(s) are used by more than one entry, e.g. {qid} by "
-                + ", ".join(keys),
-                f"questions.{keys[1]}.questionId",
-                question_id=qid,
-            )
-        )
+        for qid, keys in by_record.items():
+            if len(keys) > 1:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"questionId {qid} is used by more than one entry: " + ", ".join(keys),
+                        f"questions.{keys[1]}.questionId",
+                        question_id=qid,
+                    )
+                )
     if absent_phases:
         decoded = msgspec.json.decode(data, type=_QuestionPhaseNames)
-        missing = {
-            qid: [p for p in PHASES if p not in q.phases]
-            for qid, q in decoded.questions.items()
-            if any(p not in q.phases for p in PHASES)
-        }
-        if missing:
-            qid, phases = next(iter(missing.items()))
-            problems.append(
-                Problem(
-                    str(path),
-                    f"{len(missing)} question(s) lack phase records, e.g. {qid} has no "
-                    + ", ".join(phases)
-                    + " (read as pending)",
-                    f"questions.{qid}.phases.{phases[0]}",
-                    question_id=qid,
+        for qid, q in decoded.questions.items():
+            phases = [p for p in PHASES if p not in q.phases]
+            if phases:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"question {qid} lacks phase records: no " + ", ".join(phases) + " (read as pending)",
+                        f"questions.{qid}.phases.{phases[0]}",
+                        question_id=qid,
+                    )
                 )
-            )
     return problems
 
 
