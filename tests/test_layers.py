@@ -19,7 +19,16 @@ import bench_nb
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer)
     for layer in (
-        {"errors", "records", "taxonomy", "text", "fast_imports", "retry_after", "retry_policy"},
+        {
+            "errors",
+            "records",
+            "taxonomy",
+            "text",
+            "fast_imports",
+            "retry_after",
+            "retry_policy",
+            "chart_output",
+        },
         {"benchmarks", "providers", "models"},
         {"runformat"},
         {"judges"},

@@ -149,3 +149,34 @@ def test_an_executed_report_notebook_opens_with_its_charts_drawn(
     assert len(charts) == expected and all(c["marks"] >= 3 for c in charts), charts
     assert "Error loading script" not in page.inner_text("body")
     assert lab_page.outside == []
+
+
+def test_charts_draw_offline_in_a_plain_notebook_with_no_setup_call(
+    jupyter_lab: Any, lab_page: Any, tmp_path: Path
+) -> None:
+    # What a user types first: import bench_nb and show a chart. No reports.setup_notebook().
+    from notebook_files import write_notebook
+
+    source = write_notebook(
+        tmp_path / "plain.ipynb",
+        "import bench_nb as bn\nfrom bench_nb import charts\n"
+        "runs = bn.load_runs(sources)\ncharts.chart_memscore(runs)",
+        "charts.chart_accuracy_by_type(runs)",
+        params=f"sources = {FIXTURE_GLOB!r}",  # a cell that runs (an empty one is never counted as run)
+    )
+    jupyter_lab.add("plain.ipynb", source)
+    lab_page.open_notebook("plain.ipynb")
+    lab_page.run_all()
+    page = lab_page.page
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-RenderedVegaLite svg').length >= 2", timeout=60_000
+    )
+    SHOTS.mkdir(exist_ok=True)
+    page.locator(".jp-RenderedVegaLite").first.scroll_into_view_if_needed()
+    lab_page.screenshot(SHOTS / "lab-plain-no-setup.png")
+    charts = _charts(page)
+    assert len(charts) == 2 and all(c["svg"] and c["marks"] >= 3 for c in charts), charts
+    body = page.inner_text("body")
+    assert "Error loading script" not in body
+    assert lab_page.errors() == []
+    assert lab_page.outside == []  # no CDN: nothing asked of any host but the lab

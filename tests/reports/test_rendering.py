@@ -17,6 +17,8 @@ from bench_nb.reports import build_report, export_html
 from bench_nb.reports.notebook import CHART_MIME
 from bench_nb.reports.svg import SvgWorker, spec_to_svg
 
+FIXTURE_GLOB = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
+
 SPEC = {
     "data": {"values": [{"provider": "sqlite", "accuracy": 0.8}, {"provider": "mem0", "accuracy": 0.6}]},
     "mark": "bar",
@@ -132,6 +134,25 @@ def test_setup_notebook_in_a_live_kernel_displays_vega_lite_5_for_jupyterlab(
         assert html.startswith('<figure class="bnb-chart"') and "<svg" in html and "sqlite" in html
     finally:
         alt.renderers.enable(before)
+
+
+def test_charts_display_as_vega_lite_5_without_any_setup_call() -> None:
+    # A fresh kernel that only imports bench_nb: altair's default would ask for Vega-Lite 6 (unknown to
+    # JupyterLab 4) with an HTML fallback loading Vega from a CDN, blank offline.
+    code = (
+        "import bench_nb as bn\n"
+        "from bench_nb import charts\n"
+        f"data, metadata = charts.chart_memscore({FIXTURE_GLOB!r})._repr_mimebundle_()\n"
+        "print(sorted(data))\n"
+        "import altair as alt\n"
+        "alt.renderers.enable('html')\n"  # a renderer the user chose is kept
+        f"bundle = charts.chart_memscore({FIXTURE_GLOB!r})._repr_mimebundle_()\n"
+        "print(sorted(bundle[0] if isinstance(bundle, tuple) else bundle))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    first, chosen = out.strip().splitlines()
+    assert first == str(sorted([CHART_MIME, "text/plain"]))
+    assert "text/html" in chosen
 
 
 def test_import_bench_nb_loads_no_heavy_library() -> None:

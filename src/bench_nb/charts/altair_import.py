@@ -13,7 +13,10 @@ from typing import Any, cast
 
 @functools.cache
 def altair() -> ModuleType:
-    """The altair module, with the ``bench_nb`` theme registered (not enabled)."""
+    """The altair module, with the ``bench_nb`` theme registered (not enabled), and bench_nb's renderer
+    (``chart_output.lab_renderer``: Vega-Lite 5, which JupyterLab draws with the Vega it bundles, no
+    network) enabled unless a renderer other than altair's default was chosen."""
+    from bench_nb.chart_output import LAB_RENDERER, lab_renderer
     from bench_nb.charts.theme import THEME, bench_nb_theme
     from bench_nb.fast_imports import load_jsonschema
 
@@ -21,4 +24,9 @@ def altair() -> ModuleType:
     import altair as alt
 
     alt.theme.register(THEME, enable=False)(cast(Any, bench_nb_theme))  # a plain dict, not altair's TypedDict
+    if (
+        alt.renderers.active == "default"
+    ):  # nobody chose one: charts draw in JupyterLab offline, no setup call
+        alt.renderers.register(LAB_RENDERER, lab_renderer)
+        alt.renderers.enable(LAB_RENDERER)
     return alt

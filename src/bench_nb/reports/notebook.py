@@ -19,53 +19,23 @@ from __future__ import annotations
 import contextlib
 import gc
 import html
-import math
 import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_nb.reports.svg import CHART_META, CHART_MIME, EMBED_OPTIONS, figure, lab_spec, spec_to_svg
+from bench_nb.chart_output import CHART_MIME as CHART_MIME  # a name this module had: kept
+from bench_nb.chart_output import LAB_RENDERER, chart_bundle, lab_renderer
+from bench_nb.reports.svg import figure, spec_to_svg
 from bench_nb.runformat.format import gc_paused
 
 SUMMARY_MIME = "application/vnd.bench-nb.report-summary+json"
 RENDERER = "bench_nb_svg"  # setup_notebook(static=True): inline SVG rendered in the kernel
-LAB_RENDERER = "bench_nb"  # setup_notebook() in a live kernel: Vega-Lite 5 that JupyterLab draws offline
 ALTAIR_CHART = ("altair.vegalite.v6.api", "TopLevelMixin")  # altair's chart base class (module, name)
-
-
-def _title(spec: dict[str, Any]) -> str:
-    title, mark = spec.get("title"), spec.get("mark")
-    title = title.get("text") if isinstance(title, dict) else title
-    return str(title or (mark.get("type") if isinstance(mark, dict) else mark) or "chart")
-
-
-def _json_safe(value: Any) -> Any:
-    """``value`` with NaN and infinities as None (null: missing to Vega), which JSON and Jupyter's messages
-    cannot carry."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The output (data, metadata) a chart is displayed as: Vega-Lite 5 for JupyterLab's own renderer."""
-    title = _title(spec)
-    data = {CHART_MIME: _json_safe(lab_spec(spec)), "text/plain": f"<chart {title!r}>"}
-    metadata = {CHART_MIME: {"embed_options": dict(EMBED_OPTIONS)}, CHART_META: {"title": title}}
-    return data, metadata
 
 
 def _svg_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
     return {"text/html": figure(spec_to_svg(spec))}
-
-
-def _lab_renderer(spec: dict[str, Any], **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    return chart_bundle(spec)
 
 
 def _display_spec(chart: Any) -> None:
@@ -139,7 +109,7 @@ def setup_notebook(*, static: bool | None = None) -> None:
     alt = altair()
     # register() replaces a renderer of the same name; asking names() first would scan every installed
     # package's entry points (0.05-0.1 s per kernel).
-    for name, renderer in ((RENDERER, _svg_renderer), (LAB_RENDERER, _lab_renderer)):
+    for name, renderer in ((RENDERER, _svg_renderer), (LAB_RENDERER, lab_renderer)):
         alt.renderers.register(name, renderer)
     alt.renderers.enable(RENDERER if static else LAB_RENDERER)
 

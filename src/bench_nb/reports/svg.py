@@ -30,27 +30,22 @@ import threading
 from concurrent.futures import Future
 from typing import IO, Any
 
+from bench_nb.chart_output import CHART_META, CHART_MIME
+from bench_nb.chart_output import EMBED_OPTIONS as EMBED_OPTIONS  # names this module had: kept
+from bench_nb.chart_output import JUPYTERLAB_SCHEMA as JUPYTERLAB_SCHEMA
+from bench_nb.chart_output import lab_spec as lab_spec
 from bench_nb.errors import ReportError
 
 # A chart in a notebook's outputs: Vega-Lite under the v5 MIME type, the newest one JupyterLab 4 draws with the
 # Vega it bundles (no network). altair 6 writes Vega-Lite 6 specs, which Vega-Lite 5 draws as they are once
 # their $schema says v5 (tests/charts check every chart_* renders under Vega-Lite 5). The report builder
 # renders these outputs as SVG for the HTML page; the executed .ipynb keeps them for JupyterLab.
-CHART_MIME = "application/vnd.vegalite.v5+json"
-JUPYTERLAB_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 CHART_MIMES = (CHART_MIME, "application/vnd.vegalite.v6+json")  # v6: outputs of older bench_nb versions
-EMBED_OPTIONS = {"renderer": "svg"}  # JupyterLab's vega-embed draws SVG (selectable text, crisp when zoomed)
-CHART_META = "bench_nb_chart"  # that output's metadata: {"title": ...}, for error messages
 _WARMUP_SPEC: dict[str, Any] = {
     "data": {"values": [{"x": 1}]},
     "mark": "point",
     "encoding": {"x": {"field": "x"}},
 }
-
-
-def lab_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` (altair's Vega-Lite 6) labelled Vega-Lite 5, for JupyterLab's built-in renderer."""
-    return {**spec, "$schema": JUPYTERLAB_SCHEMA}
 
 
 def chart_output_spec(data: dict[str, Any]) -> dict[str, Any] | None:
