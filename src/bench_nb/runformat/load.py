@@ -337,8 +337,8 @@ def _integrity_problems(
                 )
     if absent_phases:
         decoded = msgspec.json.decode(data, type=_QuestionPhaseNames)
-        for qid, q in decoded.questions.items():
-            phases = [p for p in PHASES if p not in q.phases]
+        for qid, names in decoded.questions.items():
+            phases = [p for p in PHASES if p not in names.phases]
             if phases:
                 problems.append(
                     Problem(
