@@ -92,6 +92,9 @@ table("detectable", tables.table_detectable(questions))
 table("tell_apart", tables.table_tell_apart(clustered))
 table("pareto", tables.table_pareto(clustered))
 chart("pareto", charts.chart_pareto(clustered))
+table("budget", tables.table_budget(questions))
+chart("budget_latency", charts.chart_budget_curve(questions, by="latency_ms"))
+chart("budget_tokens", charts.chart_budget_curve(questions, by="context_tokens"))
 judgments = bench_nb.judgments_df(run_set, dataset=None, backend="polars")
 step("judgments_df")
 agreement = bench_nb.judge_agreement(judgments, judges=None) if judgments["judge"].n_unique() > 1 else None
@@ -150,9 +153,9 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_pydantic_altair_jsonsch
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
     out = json.loads(line.removeprefix("RESULT "))
 
-    # numpy arrives with the clustered uncertainty section (its bootstrap resamples with numpy), not before:
-    # everything above it stays numpy-free.
-    assert out["imported"] == {"numpy": "ClusterBootstrap"}, (
+    # numpy arrives with the first clustered statistic, the paired table's clustered paired test (its
+    # sign-flip test draws with numpy), not before: everything above it stays numpy-free.
+    assert out["imported"] == {"numpy": "table paired"}, (
         f"the compare report's kernel imported (library: during): {out['imported']}"
     )
 
@@ -168,7 +171,7 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_pydantic_altair_jsonsch
         assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/"), name
         assert spec["datasets"] and all(spec["datasets"].values()), f"chart {name} has no data"
         assert spec["config"]["font"].startswith("Helvetica"), f"chart {name} has no theme"
-    assert len(out["charts"]) == 8 and set(out["chart_types"]) == {"VegaLiteChart"}
+    assert len(out["charts"]) == 10 and set(out["chart_types"]) == {"VegaLiteChart"}
 
     # pandas is still there for whoever asks for it.
     assert out["table_data"] == "pandas" and out["table_rows"] == 3

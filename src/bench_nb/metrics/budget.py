@@ -27,7 +27,6 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
-from bench_nb.metrics.clustered import accuracy_intervals_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -286,6 +285,8 @@ def budget_curve_frame(
     confidence: float = 0.95,
 ) -> pl.DataFrame:
     """``budget_curve`` in polars."""
+    from bench_nb.metrics.clustered import accuracy_intervals_frame  # numpy: imported when a curve is drawn
+
     column = BUDGET_COLUMNS.get(by, by)
     q = as_questions(questions)
     if column not in q.columns:
