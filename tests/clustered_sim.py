@@ -62,3 +62,51 @@ def graded_pairs(
         halves = (rng.random((2, *p.shape)) < p).sum(axis=0)
         out.append(halves / 2)
     return out[0], out[1]
+
+
+# The designs of the coverage sweep (bench/coverage.py, tests/metrics/test_coverage_sweep.py, docs/statistics.md's
+# table): K haystacks of MEAN_SIZE questions on average, in one of these shapes.
+MEAN_SIZE = 40
+SHAPES = ("equal", "moderately unequal", "very unequal", "one holds 50%", "one holds 65%")
+
+
+def design_sizes(clusters: int, shape: str, mean_size: int = MEAN_SIZE) -> np.ndarray:
+    """Questions per haystack: ``equal``; ``moderately unequal`` (sizes ∝ 0.25 ... 1.75, evenly spaced: a
+    coefficient of variation of about 0.45); ``very unequal`` (∝ e^0 ... e^3: the largest 20 times the
+    smallest); ``one holds 50%`` / ``one holds 65%`` (one haystack holds that share, the rest equal)."""
+    total = clusters * mean_size
+    if shape == "equal":
+        return np.full(clusters, mean_size)
+    if shape in ("moderately unequal", "very unequal"):
+        w = (
+            np.linspace(0.25, 1.75, clusters)
+            if shape == "moderately unequal"
+            else np.exp(np.linspace(0, 3, clusters))
+        )
+        return np.maximum(2, np.round(w / w.sum() * total)).astype(int)
+    if shape.startswith("one holds "):
+        share = float(shape.removeprefix("one holds ").rstrip("%")) / 100
+        rest = round(total * (1 - share) / (clusters - 1))
+        return np.r_[round(total * share), np.full(clusters - 1, rest)].astype(int)
+    raise ValueError(f"unknown shape {shape!r}")
+
+
+def cluster_rates(rng: np.random.Generator, p: float, icc: float, shape: tuple[int, ...]) -> np.ndarray:
+    """Each haystack's own accuracy: Beta with mean ``p`` and intraclass correlation ``icc`` (all ``p`` at 0)."""
+    if icc == 0:
+        return np.full(shape, p)
+    s = 1 / icc - 1
+    return rng.beta(p * s, (1 - p) * s, shape)
+
+
+def paired_null_counts(
+    rng: np.random.Generator, p: float, icc: float, sizes: np.ndarray, replicates: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``replicates`` benchmarks of two equally good runs (the null): each run has its own accuracy per
+    haystack (Beta, mean ``p``, ``icc``), its answers independent given it. Per haystack (replicates × K):
+    questions only A got right, only B got right, and both."""
+    pa = cluster_rates(rng, p, icc, (replicates, len(sizes)))
+    pb = cluster_rates(rng, p, icc, (replicates, len(sizes)))
+    probs = np.stack([pa * (1 - pb), (1 - pa) * pb, pa * pb, (1 - pa) * (1 - pb)], axis=-1)
+    counts = rng.multinomial(np.broadcast_to(sizes, pa.shape), probs)
+    return counts[..., 0].astype(float), counts[..., 1].astype(float), counts[..., 2].astype(float)
