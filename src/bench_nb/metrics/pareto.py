@@ -8,7 +8,7 @@ dominated. Among the comparable runs, run B dominates run A when B is at least a
 strictly better on one: a strict partial order on one set of objectives, so dominance never cycles and some
 comparable run is always on the frontier. (Comparing each pair only on the objectives both have could
 cycle and leave the frontier empty.) Dominance is decided on point estimates; the accuracy interval
-(``accuracy_intervals``, cluster bootstrap) is reported beside it so a reader sees when "dominated" rests on
+(``accuracy_intervals``, clustered) is reported beside it so a reader sees when "dominated" rests on
 a difference the benchmark cannot resolve. Search latency and context tokens are MemScore's (MemoryBench's
 mean search duration, mean context tokens); cost is the mean recorded cost per scored question in USD (null
 when no question of the run has one).
