@@ -167,6 +167,12 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             help="Where run directories live.",
         ),
         click.option(
+            "--dry-run",
+            is_flag=True,
+            help="Check keys and providers and print what the run will cost (containers, searches, model "
+            "calls, tokens, list price, disk, memory); run nothing.",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help="Progress bars (default: on in a terminal, off with BENCH_NB_QUIET=1).",
@@ -316,6 +322,9 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
     opts["benchmark"] = _benchmark(opts)
     if (provider is None or opts["benchmark"] is None) and not run_id:
         raise click.UsageError("give -p PROVIDER and -b BENCHMARK (or -r RUN_ID of a run to resume)")
+    if opts.get("dry_run"):
+        _dry_run(provider, opts)
+        return
     # Only what was typed: the runner reads the rest of a resumed run's settings from its directory.
     result = run_spec(_spec(provider, opts), _options(opts), run_id=run_id, runs_dir=opts["runs_dir"])
     click.echo(_summary_line(result))
@@ -338,6 +347,17 @@ def _nothing_evaluated(result: Any) -> str:
         f"{result.run_id}: no question was evaluated ({result.failed} of {result.target} failed): "
         f"nothing to report"
     )
+
+
+def _dry_run(providers: str | None, opts: dict[str, Any]) -> None:
+    """``--dry-run``: the estimate of ``runner.estimate``, printed; nothing runs."""
+    from bench_nb.runner.estimate import estimate_run
+
+    if providers is None or opts["benchmark"] is None:
+        raise click.UsageError("--dry-run needs -p and -b")
+    estimate = estimate_run(providers, opts["benchmark"], **_settings(opts))
+    for line in estimate.lines():
+        click.echo(line)
 
 
 def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[str, Any]) -> None:
@@ -441,6 +461,9 @@ def compare(
         raise click.UsageError(
             "give -p A,B,... and -b BENCHMARK (or --runs DIR ... to compare existing runs)"
         )
+    if opts.get("dry_run"):
+        _dry_run(providers, opts)
+        return
     with warnings.catch_warnings():  # the mismatches are shown below, in red
         warnings.simplefilter("ignore", UserWarning)
         result = run_compare(
