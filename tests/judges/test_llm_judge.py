@@ -183,5 +183,5 @@ def test_registry_and_factory(client: LLMClient) -> None:
     assert isinstance(judge, LLMJudge) and judge.name == "gpt-4o" and judge.prompt_hash == PROMPT_SET_HASH
     with pytest.raises(JudgeError, match="unknown option"):
         make_llm_judge("gpt-4o", strictness=3)
-    with pytest.raises(JudgeError, match="unknown model 'not-a-model'"):
+    with pytest.raises(JudgeError, match="unknown judge 'not-a-model'"):
         get_judge("not-a-model")

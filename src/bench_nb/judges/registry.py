@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_nb.errors import JudgeError
+from bench_nb.errors import JudgeError, ModelError
 from bench_nb.judges.base import Judge
 from bench_nb.judges.deterministic import ContainsJudge, F1Judge, OverlapJudge
+from bench_nb.models.aliases import unknown_name
 
 BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap", "rubric")
 
@@ -48,4 +49,10 @@ def get_judge(spec: str, **opts: Any) -> Judge:
             f"unknown judge {spec!r}: built-in judges are {', '.join(BUILTIN_JUDGES)}; "
             f"LLM judges by model alias need bench_nb.judges.llm, which cannot be imported ({err})"
         ) from None
-    return make_llm_judge(name, **opts)  # type: ignore[no-any-return,unused-ignore]
+    try:
+        return make_llm_judge(name, **opts)  # type: ignore[no-any-return,unused-ignore]
+    except JudgeError as err:
+        cause = err.__cause__
+        if not (isinstance(cause, ModelError) and str(cause).startswith("unknown model")):
+            raise
+        raise JudgeError(unknown_name("judge", spec, BUILTIN_JUDGES)) from None

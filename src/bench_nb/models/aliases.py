@@ -166,3 +166,17 @@ def _prefixed(prefix: str, model_id: str, alias: str) -> ModelSpec | None:
         url = os.environ.get("BENCH_NB_OLLAMA_BASE_URL", OLLAMA_BASE_URL)
         return ModelSpec(alias, model_id, "openai", "local", base_url=url, key_env=None)
     return None
+
+
+def unknown_name(kind: str, name: str, offline: tuple[str, ...]) -> str:
+    """The message for an answerer or judge name that is neither built in nor a model: the nearest of both
+    (difflib), the offline ones, then the model aliases, so ``-j contans`` says ``contains``."""
+    import difflib
+
+    near = difflib.get_close_matches(name.strip().lower(), [*offline, *MODELS], n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return (
+        f"unknown {kind} {name!r}{hint}: offline, no key needed: {', '.join(offline)}; or a model: "
+        f"{', '.join(sorted(MODELS))}, or a prefixed name such as 'openai:<id>', 'anthropic:<id>', "
+        "'local:<id>' or 'ollama:<id>'"
+    )

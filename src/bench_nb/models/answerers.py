@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench_nb.errors import ModelError
+from bench_nb.models.aliases import unknown_name
 from bench_nb.models.base import Answerer
 from bench_nb.models.extractive import ExtractiveAnswerer
 
@@ -34,4 +35,9 @@ def get_answerer(spec: str, **opts: Any) -> Answerer:
             f"unknown answerer {spec!r}: built in is {', '.join(BUILTIN_ANSWERERS)}; LLM answerers by "
             f"model alias need bench_nb.models.llm, which cannot be imported ({err})"
         ) from None
-    return make_llm_answerer(name, **opts)  # type: ignore[no-any-return,unused-ignore]
+    try:
+        return make_llm_answerer(name, **opts)  # type: ignore[no-any-return,unused-ignore]
+    except ModelError as err:
+        if not str(err).startswith("unknown model"):
+            raise
+        raise ModelError(unknown_name("answerer", spec, BUILTIN_ANSWERERS)) from None
