@@ -79,11 +79,14 @@ def test_questions_frame_carries_error_type_and_corrected_answer(errata, memos) 
 
 def test_a_run_above_a_types_ceiling_is_flagged(errata, memos) -> None:  # type: ignore[no-untyped-def]
     # A run credited on every question, wrong gold included: above the ceiling in every type.
-    q = questions_df(memos, errata=errata, backend="polars").with_columns(correct=pl.lit(True))
+    # (a verdict is its score, the correct column only without one: docs/statistics.md, so both are set)
+    q = questions_df(memos, errata=errata, backend="polars").with_columns(correct=pl.lit(True), score=1.0)
     by_type = answer_key_ceiling(errata, q, by="question_type", backend="polars")
     assert by_type["above_ceiling"].all() and (by_type["accuracy"] == 100).all()
     # Credited only where the gold is right: exactly at the ceiling, not above it.
-    at = q.with_columns(correct=~pl.col("gold_wrong").fill_null(False))
+    at = q.with_columns(correct=~pl.col("gold_wrong").fill_null(False)).with_columns(
+        score=pl.col("correct").cast(pl.Float64)
+    )
     row = answer_key_ceiling(errata, at, backend="polars").row(0, named=True)
     assert row["accuracy"] == pytest.approx(row["ceiling"]) and row["above_ceiling"] is False
     assert row["accuracy_gold_right"] == 100

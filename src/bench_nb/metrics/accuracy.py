@@ -18,6 +18,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
+from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +45,7 @@ def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
 
 def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """``accuracy`` in polars: per group ``scored, correct, accuracy, ci_low, ci_high, unscored``."""
-    questions = as_questions(data)
+    questions = with_verdicts(as_questions(data))
     keys = list(by)
     graded = pl.col("graded").fill_null(False) if "graded" in questions.columns else pl.lit(False)
     out = (
@@ -82,7 +83,7 @@ def accuracy_by_type_frame(data: Any, *, raw: bool = False, by: Sequence[str] = 
 def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """``success_rate`` in polars: per group ``target, evaluated, failed, in_progress, pending, unscored,
     success_rate`` (+ interval)."""
-    questions = as_questions(data)
+    questions = with_verdicts(as_questions(data))
     keys = list(by)
     out = questions.group_by(keys, maintain_order=True).agg(
         target=pl.len().cast(pl.Int64),

@@ -28,6 +28,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
+from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -449,6 +450,7 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
         judge=pl.col("judge").cast(pl.Utf8),
         score=pl.col("score").cast(pl.Float64),
     )
+    df = with_verdicts(df.drop("status", "correct", strict=False))  # judgments: score is the verdict
     if "unscored" in df.columns:
         df = df.with_columns(score=pl.when(pl.col("unscored").fill_null(False)).then(None).otherwise("score"))
     bad = df.filter(pl.col("score").is_not_null() & ((pl.col("score") < 0) | (pl.col("score") > 1)))

@@ -29,6 +29,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
+from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
 
 if TYPE_CHECKING:
@@ -90,9 +91,7 @@ def _run_rows(
     seed: int,
 ) -> list[dict[str, Any]]:
     value = pl.col("score") if partial_credit == "float" else pl.coalesce("published_score", "score")
-    scored = run.filter(
-        (pl.col("status") == "evaluated") & ~pl.col("unscored") & pl.col("score").is_not_null()
-    )
+    scored = with_verdicts(run).filter(pl.col("score").is_not_null())  # metrics.verdicts' one rule
     per_chat = scored.group_by(["haystack_id", "question_type"]).agg(
         value.mean().alias("v"), pl.len().alias("n")
     )

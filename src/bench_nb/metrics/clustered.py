@@ -8,8 +8,8 @@ Every function takes a questions frame (``questions_df``), any frame (pandas or 
 ``run_id``, ``question_id``, ``haystack_id`` and ``correct`` (``question_type`` for ``by="question_type"``),
 or run sources. When the frame has a ``score`` column its values are used instead of ``correct``: a score
 is any number in [0, 1], so a fractional score (BEAM's rubric scores, 0 / 0.5 / 1 per item, averaged) is
-handled like a 0/1 one, and "accuracy" is the mean score. With a ``status`` column only evaluated, scored
-questions count (``status == "evaluated"`` and not ``unscored``); otherwise every row with a score does.
+handled like a 0/1 one, and "accuracy" is the mean score. Only rows with a verdict count, by the one rule
+of ``metrics.verdicts`` (evaluated, not ``unscored``, a score that is not null or NaN, else ``correct``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
+from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,6 +66,7 @@ def outcomes(data: Any, by: str | None = None) -> pl.DataFrame:
             f"the questions frame has no column {', '.join(missing)}: build it with bench_nb.questions_df "
             "or give run_id, question_id, haystack_id and correct (or score)"
         )
+    frame = with_verdicts(frame)  # the one rule for null, NaN and unscored (metrics.verdicts)
     keep = pl.lit(True)
     if "status" in frame.columns:
         keep = pl.col("status") == "evaluated"

@@ -23,13 +23,14 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.registry import get_judge
+from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.records import Question
 from bench_nb.runformat.load import load_runs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-_SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored").fill_null(False)
+_SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")  # after with_verdicts (metrics.verdicts)
 
 
 def _questions(errata: ErrataSource, runs: Any) -> pl.DataFrame:
@@ -39,7 +40,7 @@ def _questions(errata: ErrataSource, runs: Any) -> pl.DataFrame:
         frame = questions_frame(runs, errata=errata)
     elif "gold_wrong" not in frame.columns or frame["gold_wrong"].null_count() == len(frame):
         frame = apply_errata(frame, as_errata(errata))
-    return frame.filter(_SCORED)
+    return with_verdicts(frame).filter(_SCORED)
 
 
 def _keys(by: str | None) -> list[str]:

@@ -25,6 +25,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
+from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.report import format_memscore
 from bench_nb.runformat.rounding import js_round
@@ -100,7 +101,7 @@ def memscore_frame(data: Any) -> pl.DataFrame:
     """``memscore`` in polars: one row per run, ``run_id, provider, benchmark, quality, latency_ms,
     context_tokens, memscore, ...``."""
     rows = []
-    for run in _per_run(as_questions(data)).iter_rows(named=True):
+    for run in _per_run(with_verdicts(as_questions(data))).iter_rows(named=True):
         row: dict[str, Any] = {
             "run_id": run["run_id"],
             "provider": run["provider"],

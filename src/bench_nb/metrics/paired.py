@@ -46,6 +46,7 @@ from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences
@@ -584,6 +585,7 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, Run
 
 
 def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
+    q = with_verdicts(q)  # the one rule for null, NaN and unscored (metrics.verdicts)
     scored = (pl.col("status") == "evaluated") & ~pl.col("unscored").fill_null(False)
     return q.select(
         "run_id",
@@ -602,6 +604,7 @@ def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
 
 
 def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
+    j = with_verdicts(j.drop("correct", strict=False))  # the one rule for null, NaN and unscored
     rows = j.filter(pl.col("primary")) if judge is None else j.filter(pl.col("judge") == judge)
     rows = collapse_replicates(rows)  # a judge's replicates: their majority
     if rows.is_empty():

@@ -17,6 +17,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
+from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,7 @@ def _replicate_accuracies(questions: pl.DataFrame, judgments: pl.DataFrame | Non
     """run_id, replicate, accuracy: each judge replicate's accuracy (replicate 1 only without judgments)."""
     if judgments is not None and "replicate" in judgments.columns:
         j = judgments.filter(pl.col("primary")) if "primary" in judgments.columns else judgments
-        j = j.filter(~pl.col("unscored").fill_null(False) & pl.col("score").is_not_null())
+        j = with_verdicts(j.drop("status", "correct", strict=False)).filter(pl.col("score").is_not_null())
         return j.group_by("run_id", "replicate").agg(accuracy=pl.col("score").cast(pl.Float64).mean())
     from bench_nb.metrics.clustered import outcomes
 

@@ -1,0 +1,131 @@
+"""One rule for null, NaN and unscored verdicts through every public metric (issue 27, item 7).
+
+On one frame, each run has 100 evaluated questions in 10 haystacks: 80 with a verdict and 20 without one
+(10 with no score and no ``correct`` recorded, 5 with a NaN score, 5 marked unscored). Every function must
+say the same thing: 80 scored, 20 unscored, none of the 20 counted as wrong. Before the rule ``accuracy`` and
+``memscore`` said 40% of 100 for run a while ``accuracy_intervals`` said 50% of 80, and a NaN score raised in
+some functions and counted as wrong in others.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from metric_frames import frame, row
+
+import bench_nb
+from bench_nb.metrics.verdicts import with_verdicts
+
+CORRECT = {"a": 40, "b": 50}  # of the 80 questions with a verdict
+
+
+def _questions() -> pl.DataFrame:
+    rows = []
+    for run, right in CORRECT.items():
+        for i in range(100):
+            values = {"run_id": run, "provider": run, "question_id": f"q{i}", "haystack_id": f"h{i % 10}"}
+            values["graded"] = False
+            if i < 80:
+                rows.append(row(i < right, **values))
+            elif i < 90:  # evaluated, but no score and no correct recorded
+                rows.append(row(None, **values))
+            elif i < 95:  # a NaN score
+                rows.append(row(None, **values) | {"score": math.nan})
+            else:  # the judge could not score it
+                rows.append(row(None, unscored=True, **values))
+    return frame(*rows)
+
+
+def _judgments(q: pl.DataFrame) -> pl.DataFrame:
+    one = q.select("run_id", "question_id", "haystack_id", "score", "unscored", "question_type_norm")
+    return pl.concat(
+        [
+            one.with_columns(judge=pl.lit("j1"), primary=True, replicate=pl.lit(1, pl.Int64)),
+            one.with_columns(judge=pl.lit("j2"), primary=False, replicate=pl.lit(1, pl.Int64)),
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def q() -> pl.DataFrame:
+    return _questions()
+
+
+def test_the_rule_itself(q: pl.DataFrame) -> None:
+    v = with_verdicts(q)
+    a = v.filter(pl.col("run_id") == "a")
+    assert a["score"].null_count() == 20 and not a["score"].is_nan().any()
+    assert a["unscored"].sum() == 20 and a["correct"].sum() == 40
+    assert with_verdicts(pl.DataFrame({"correct": [True, None, False]}))["unscored"].to_list() == [
+        False,
+        True,
+        False,
+    ]
+    with pytest.raises(ValueError, match=r"run 'a', question 'q0': score inf is not in \[0, 1\]"):
+        with_verdicts(
+            q.with_columns(score=pl.when(pl.col("question_id") == "q0").then(math.inf).otherwise("score"))
+        )
+
+
+@pytest.mark.parametrize("backend", ["polars", "pandas"])
+def test_every_metric_counts_80_scored_and_20_unscored(q: pl.DataFrame, backend: str) -> None:
+    data = q if backend == "polars" else q.to_pandas()
+
+    def rows(df: object, key: str = "run_id") -> dict:
+        out = df if isinstance(df, pl.DataFrame) else pl.from_pandas(df)
+        return {r[key]: r for r in out.iter_rows(named=True)}
+
+    ms = rows(bench_nb.memscore(data, backend="polars"))
+    acc = rows(bench_nb.accuracy(data, backend="polars"))
+    by_type = rows(bench_nb.accuracy_by_type(data, backend="polars"))
+    success = rows(bench_nb.success_rate(data, backend="polars"))
+    intervals = rows(bench_nb.accuracy_intervals(data, backend="polars"))
+    ranks = rows(bench_nb.rank_intervals(data, backend="polars"))
+    pareto = rows(bench_nb.pareto_frontier(data, backend="polars"))
+    for run, right in CORRECT.items():
+        assert (ms[run]["accuracy"], ms[run]["evaluated"], ms[run]["correct"]) == (right / 80, 80, right)
+        assert ms[run]["unscored"] == 20 and ms[run]["quality"] == math.floor(100 * right / 80 + 0.5)
+        for r in (acc[run], by_type[run]):
+            assert (r["scored"], r["correct"], r["unscored"], r["accuracy"]) == (80, right, 20, right / 80)
+        assert (success[run]["evaluated"], success[run]["unscored"]) == (100, 20)
+        assert (intervals[run]["accuracy"], intervals[run]["n"]) == (right / 80, 80)
+        assert ranks[run]["accuracy"] == right / 80
+        assert pareto[run]["accuracy"] == right / 80
+    pair = bench_nb.paired_comparison(data, "a", "b")
+    assert (pair.n_pairs, pair.n_dropped) == (80, 20)
+    assert pair.difference == pytest.approx((40 - 50) / 80)
+    assert (pair.accuracy_a, pair.accuracy_b) == (0.5, 0.625)
+    tell = (
+        bench_nb.tell_apart(data, backend="polars")
+        .filter(pl.col("question_type") == "all")
+        .row(0, named=True)
+    )
+    assert tell["n"] == 80 and tell["difference"] == pytest.approx(-0.125)
+    clustered = bench_nb.clustered_paired_comparisons(data, backend="polars").row(0, named=True)
+    assert clustered["n"] == 80 and clustered["difference"] == pytest.approx(-0.125)
+    plan = bench_nb.detectable_differences(data, backend="polars").row(0, named=True)
+    assert plan["n"] == 80 and plan["accuracy"] == pytest.approx((0.5 + 0.625) / 2)
+
+
+def test_judgments_metrics_follow_the_same_rule(q: pl.DataFrame) -> None:
+    j = _judgments(q)
+    agreement = bench_nb.judge_agreement(j, backend="polars")
+    per_judge = {r["judge"]: r for r in agreement.accuracy.iter_rows(named=True)}
+    assert (per_judge["j1"]["scored"], per_judge["j1"]["correct"], per_judge["j1"]["unscored"]) == (
+        160,
+        90,
+        40,
+    )
+    assert per_judge["j1"]["accuracy"] == pytest.approx(90 / 160)
+    assert agreement.n_items == 160 and agreement.n_dropped == 40
+    by_run = {
+        r["run_id"]: r
+        for r in agreement.accuracy_by_run.filter(pl.col("judge") == "j1").iter_rows(named=True)
+    }
+    assert by_run["a"]["accuracy"] == 0.5 and by_run["b"]["accuracy"] == 0.625
+    summary = {r["run_id"]: r for r in bench_nb.replicate_summary(j, backend="polars").iter_rows(named=True)}
+    assert (summary["a"]["accuracy_mean"], summary["a"]["n"]) == (50.0, 80)
+    pair = bench_nb.paired_comparison(j.with_columns(provider=pl.col("run_id")), "a", "b")
+    assert (pair.n_pairs, pair.n_dropped, pair.difference) == (80, 20, pytest.approx(-0.125))
