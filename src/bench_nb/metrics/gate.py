@@ -242,7 +242,7 @@ def non_inferiority(
         elif _undecidable(k, row_alpha):
             verdict = UNDECIDED
             note = (
-                f"{k} haystack{'s' if k != 1 else ''} allow no one-sided p below {row_alpha:g} "
+                f"{k} haystack{'s' if k != 1 else ''} allow no one-sided p below {row_alpha:.3g} "
                 f"(the sign-flip test's smallest is 1/2^K)"
             )
         else:

@@ -143,9 +143,14 @@ def comparability(base: Side, new: Side) -> list[str]:
         reasons.append(f"different judges: BASE is graded by {b.judge!r}, NEW by {n.judge!r}")
     if base.fingerprint != new.fingerprint:
         named = [d for d in differences([b, n]) if not d.startswith(("question set", "judge differs"))]
+        if named:
+            why = "; ".join(named)
+        elif reasons:
+            why = "it covers the question set and the judges"
+        else:
+            why = "the provider settings or the judges besides the primary differ"
         reasons.append(
-            f"different settings fingerprints: BASE {base.fingerprint}, NEW {new.fingerprint}"
-            + (f" ({'; '.join(named)})" if named else " (provider settings or judge prompts differ)")
+            f"different settings fingerprints: BASE {base.fingerprint}, NEW {new.fingerprint} ({why})"
         )
     return reasons
 
@@ -365,21 +370,23 @@ def _markdown(g: Gate) -> str:
     failed = [r["question_type"] for r in g.rows.iter_rows(named=True) if r["verdict"] == FAIL]
     if g.verdict == FAIL:
         where = "on all questions" if ALL in failed else f"on {', '.join(failed)}"
+        direction = "below" if bound == "upper" else "above"
         lines.append(
             f"**Verdict:** NEW is worse than BASE by more than {_margin(g.metric, g.margin)} {where}: the "
-            f"interval's {bound} end is beyond {_change(g.metric, limit)} (p < {g.rows['alpha'][0]:g})."
+            f"interval's {bound} end is {direction} {_change(g.metric, limit)} (one-sided p < {g.rows['alpha'][0]:g})."
         )
         lines.append("")
         lines.append(
-            "**What to do:** look at the questions NEW lost (`bench-nb show-failures NEW`, "
-            "`bench-nb report compare -p BASE -p NEW`); if the change is intended, make NEW the new baseline."
+            "**What to do:** look at what NEW lost (`bench-nb show-failures NEW`; the compare report of both "
+            "runs shows it per question type); if the change is intended, make NEW the new baseline."
         )
     elif g.verdict == UNDECIDED:
         lines.append(f"**Verdict:** undecided: {g.reasons[0] if g.reasons else 'too few haystacks'}.")
         lines.append("")
         lines.append(
             f"**What to do:** gate on a benchmark with at least {fewest_haystacks(overall['alpha'])} haystacks "
-            "(conversations, chats), or accept a larger `--alpha`."
+            "(conversations, chats), or accept a larger `--alpha`"
+            + (" (each row is tested at `--alpha` / rows: gate without `--by type`)." if g.by else ".")
         )
     elif overall["shown_not_worse"]:
         lines.append(
