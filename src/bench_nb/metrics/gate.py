@@ -29,6 +29,7 @@ import polars as pl
 from bench_nb.frames.backend import as_polars
 from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
+from bench_nb.metrics.verdicts import with_verdicts
 
 GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
 METRICS: tuple[str, ...] = ("accuracy", "quality", "latency_ms", "context_tokens")
@@ -59,7 +60,8 @@ ROW_SCHEMA: dict[str, Any] = {
 def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     """``run_id, question_id, haystack_id, question_type, value`` of ``metric`` for the questions that have one.
 
-    ``accuracy``: ``correct`` as 0/1 and ``quality``: ``score``, both over evaluated, scored questions;
+    ``accuracy``: ``correct`` as 0/1 and ``quality``: ``score``, both over the questions with a verdict
+    (``metrics.verdicts.with_verdicts``: evaluated, scored, not null or NaN);
     ``latency_ms``: ``search_ms``; ``context_tokens``: ``context_tokens`` (questions that recorded them). A
     question with no haystack is its own cluster; the type is the normalised one.
     """
@@ -70,7 +72,8 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
         raise TypeError("gate_values takes a questions frame (questions_df)")
     keep = pl.lit(True)
     if metric in ("accuracy", "quality"):
-        keep = (pl.col("status") == "evaluated") & ~pl.col("unscored").fill_null(False)
+        frame = with_verdicts(frame)  # the one rule for null, NaN and unscored verdicts
+        keep = pl.col("score").is_not_null()
     column = {"accuracy": "correct", "quality": "score", "latency_ms": "search_ms"}.get(metric, metric)
     type_col = "question_type_norm" if "question_type_norm" in frame.columns else "question_type"
     return (
