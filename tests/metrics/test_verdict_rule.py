@@ -16,6 +16,7 @@ import pytest
 from metric_frames import frame, row
 
 import bench_nb
+from bench_nb.metrics.judge_quality import prompt_sweep
 from bench_nb.metrics.verdicts import with_verdicts
 
 CORRECT = {"a": 40, "b": 50}  # of the 80 questions with a verdict
@@ -129,3 +130,9 @@ def test_judgments_metrics_follow_the_same_rule(q: pl.DataFrame) -> None:
     assert (summary["a"]["accuracy_mean"], summary["a"]["n"]) == (50.0, 80)
     pair = bench_nb.paired_comparison(j.with_columns(provider=pl.col("run_id")), "a", "b")
     assert (pair.n_pairs, pair.n_dropped, pair.difference) == (80, 20, pytest.approx(-0.125))
+    prompts = j.with_columns(
+        provider=pl.col("run_id"),
+        judge=pl.when(pl.col("judge") == "j1").then(pl.lit("m[strict]")).otherwise(pl.lit("m")),
+    )
+    sweep = prompt_sweep(prompts, backend="polars").filter(pl.col("run_id") == "a")
+    assert sweep["scored"].to_list() == [80, 80] and sweep["accuracy"].to_list() == [50.0, 50.0]

@@ -24,6 +24,7 @@ from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.intervals import Z95, wilson_proportion_interval
+from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
@@ -224,6 +225,11 @@ def ppi_accuracy(
     )
 
 
+def _verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
+    """A judgments frame under the one rule for null, NaN and unscored verdicts (``metrics.verdicts``)."""
+    return with_verdicts(judgments.drop("status", "correct", strict=False))
+
+
 # --- the leniency audit -----------------------------------------------------------------------------------
 
 
@@ -241,7 +247,7 @@ def _audit_kind(run: Run) -> AuditKind:
 
 def _item_rates(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """Per (keys..., question): the share of the judge's scored verdicts (over replicates) that accept."""
-    scored = frame.filter(pl.col("score").is_not_null())
+    scored = _verdicts(frame).filter(pl.col("score").is_not_null())
     return scored.group_by([*keys, "question_id"]).agg(
         rate=pl.col("score").cast(pl.Float64).mean(), verdicts=pl.len()
     )
@@ -464,6 +470,7 @@ def judge_vs_human_frame(
         frame = judgments_frame(runset)
     else:
         runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+    frame = _verdicts(frame)
     weights = _label_weights(runset)
     people = frame.filter((pl.col("judge") == human) & pl.col("score").is_not_null()).select(
         "run_id", "question_id", y=pl.col("score")
@@ -666,7 +673,7 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
     frame = as_polars(data)
     if frame is None:
         frame = judgments_frame(load_runs(data))
-    frame = frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
+    frame = _verdicts(frame).filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
     parts = [split_judge_name(j) for j in frame["judge"].to_list()]
     frame = frame.with_columns(
         model=pl.Series([m for m, _ in parts], dtype=pl.Utf8),
@@ -830,8 +837,10 @@ def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
     words = q.select(
         "run_id", "question_id", words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
     )
-    scored = frame.filter(pl.col("score").is_not_null()).join(
-        words, on=["run_id", "question_id"], how="inner", maintain_order="left"
+    scored = (
+        _verdicts(frame)
+        .filter(pl.col("score").is_not_null())
+        .join(words, on=["run_id", "question_id"], how="inner", maintain_order="left")
     )
     rows = []
     for (judge,), part in scored.group_by(["judge"], maintain_order=True):
