@@ -138,3 +138,75 @@ def test_the_other_shapes_of_a_runs_settings_are_gone() -> None:
         from bench_nb.runner import RunSettings
 
         RunSettings(concurrency=2)
+
+
+def _environment_writes(tree: ast.AST) -> list[int]:
+    """Lines of ``tree`` that write ``os.environ``: ``os.environ[...] = ...``, ``del``, or a writing method."""
+    lines = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else []
+        for t in targets:
+            if isinstance(t, ast.Subscript) and ast.unparse(t.value) == "os.environ":
+                lines.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            writes = node.func.attr in ("update", "pop", "setdefault", "clear", "popitem")
+            if writes and ast.unparse(node.func.value) == "os.environ":
+                lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_documented_switches_write_the_environment() -> None:
+    writes = {}
+    for path in sorted(SRC.rglob("*.py")):
+        found = _environment_writes(ast.parse(path.read_text(encoding="utf-8")))
+        if found:
+            writes[str(path.relative_to(SRC))] = len(found)
+    assert writes == {"providers/switches.py": 2}  # go_offline and mem0_telemetry_off, one write each
+    assert _environment_writes(ast.parse('os.environ["X"] = "1"\nos.environ.pop("X")')) == [1, 2]
+
+
+def test_a_repeat_gets_its_own_response_cache_as_an_option_not_through_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from bench_nb.models.client import default_client
+    from bench_nb.runner.repeats import repeat_cache
+
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
+    before = dict(os.environ)
+    with repeat_cache(1) as first:
+        assert first == tmp_path / "llm.sqlite" == default_client().settings.cache_path
+    with repeat_cache(3) as third:
+        assert third == tmp_path / "llm.repeat-3.sqlite" == default_client().settings.cache_path
+        assert dict(os.environ) == before
+    assert default_client().settings.cache_path == tmp_path / "llm.sqlite"  # rebuilt from the environment
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
+    from bench_nb.models.client import set_default_client
+
+    set_default_client(None)
+    with repeat_cache(2) as off:
+        assert off is None and default_client().settings.cache_path is None
+    set_default_client(None)
+
+
+def test_mem0_telemetry_is_switched_off_by_one_helper_before_and_after_mem0_is_imported() -> None:
+    import subprocess
+    import sys
+
+    pytest.importorskip("mem0")
+    script = (
+        "import os\n"
+        "os.environ.pop('MEM0_TELEMETRY', None)\n"
+        "from bench_nb.providers.switches import mem0_telemetry_off\n"
+        "import mem0.memory.telemetry as t\n"  # imported first: telemetry on
+        "on = t.MEM0_TELEMETRY\n"
+        "mem0_telemetry_off()\n"
+        "print(on, t.MEM0_TELEMETRY, os.environ['MEM0_TELEMETRY'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.split() == ["True", "False", "False"]
+    sources = [(SRC / p).read_text() for p in ("providers/mem0_local.py", "providers/cloud/mem0_platform.py")]
+    assert all("mem0_telemetry_off()" in s and "MEM0_TELEMETRY" not in s for s in sources)

@@ -364,13 +364,11 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
     """``--repeat N``: N runs with one set of settings. Repeat i > 1 reads and writes its own response cache
     (``llm.repeat-<i>.sqlite`` beside the usual one), so its LLM calls are made afresh, not replayed from
     repeat 1; rerunning the same command resumes each repeat with its own cache."""
-    import os
     import time
 
     from bench_nb.metrics.repeats import repeat_variance_frame
-    from bench_nb.models.client import set_default_client
-    from bench_nb.models.settings import DEFAULT_CACHE_PATH
-    from bench_nb.runner.run import run_benchmark
+    from bench_nb.runner.repeats import repeat_cache
+    from bench_nb.runner.run import run_spec
 
     opts["benchmark"] = _benchmark(opts)
     if provider is None or opts["benchmark"] is None:
@@ -379,29 +377,16 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
         run_id
         or f"{provider.replace(':', '_').replace('.', '_')}-{opts['benchmark']}-{time.strftime('%Y%m%dT%H%M%S')}"
     )
-    cache_env = os.environ.get("BENCH_NB_LLM_CACHE")
-    cache = Path(cache_env) if cache_env and cache_env.strip().lower() not in ("off", "none", "0") else None
-    if cache_env is None:
-        cache = DEFAULT_CACHE_PATH
     dirs = []
     unfinished = False
-    try:
-        for i in range(1, repeat + 1):
-            if cache is not None and i > 1:
-                os.environ["BENCH_NB_LLM_CACHE"] = str(
-                    cache.with_name(f"{cache.stem}.repeat-{i}{cache.suffix}")
-                )
-                set_default_client(None)  # the shared client is rebuilt with this repeat's cache
-            result = run_benchmark(provider, opts["benchmark"], run_id=f"{base}-r{i}", **_settings(opts))
-            click.echo(_summary_line(result))
-            dirs.append(result.run_dir)
-            unfinished = unfinished or result.status != "completed" or not result.evaluated
-    finally:
-        if cache_env is None:
-            os.environ.pop("BENCH_NB_LLM_CACHE", None)
-        else:
-            os.environ["BENCH_NB_LLM_CACHE"] = cache_env
-        set_default_client(None)
+    for i in range(1, repeat + 1):
+        with repeat_cache(i):
+            result = run_spec(
+                _spec(provider, opts), _options(opts), run_id=f"{base}-r{i}", runs_dir=opts["runs_dir"]
+            )
+        click.echo(_summary_line(result))
+        dirs.append(result.run_dir)
+        unfinished = unfinished or result.status != "completed" or not result.evaluated
     table = repeat_variance_frame(dirs)
     for r in table.iter_rows(named=True):
         sd = r["accuracy_sd"]

@@ -8,27 +8,21 @@ before sentence-transformers is imported, and every library is pointed at that d
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench_nb.errors import ProviderError
+from bench_nb.providers.switches import go_offline
 
 if TYPE_CHECKING:
     import numpy as np
 
 DIMENSIONS = 384  # all-MiniLM-L6-v2
-OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 _models: dict[str, LocalEmbedder] = {}
 _models_lock = threading.Lock()
-
-
-def go_offline() -> None:
-    """Tell the Hugging Face libraries never to reach the hub (process-wide: set before they are imported)."""
-    os.environ.update(OFFLINE_ENV)
 
 
 def bundled_model_dir() -> Path:

@@ -24,7 +24,6 @@ calls into it are serialised by a lock (Qdrant's local mode is not thread-safe).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,9 +31,10 @@ from typing import Any
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
-from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir, go_offline
+from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir
 from bench_nb.providers.query import query_terms
 from bench_nb.providers.sqlite import check_k
+from bench_nb.providers.switches import go_offline, mem0_telemetry_off
 from bench_nb.records import IngestResult, SearchHit, Session
 
 COLLECTION = "bench_nb"
@@ -47,18 +47,16 @@ _shared_lock = threading.Lock()
 
 def _import_mem0() -> Any:
     go_offline()
-    os.environ["MEM0_TELEMETRY"] = "False"
+    mem0_telemetry_off()
     try:
         import mem0
-        import mem0.memory.main as mem0_main
-        import mem0.memory.telemetry as mem0_telemetry
+        import mem0.memory.main
     except ImportError as err:
         raise ProviderError(
             f"provider 'mem0-local' needs the optional 'mem0' extra ({err}): "
             "pip install torch==2.13.0 && pip install 'bench_nb[mem0]'"
         ) from err
-    mem0_telemetry.MEM0_TELEMETRY = False  # in case mem0 was imported before the variable was set
-    mem0_main.MEM0_TELEMETRY = False
+    mem0_telemetry_off()  # the module flags too, in case mem0 was imported before the variable was set
     return mem0
 
 

@@ -13,14 +13,13 @@ every output is in.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,19 +47,14 @@ class BuiltReport:
     notebook: Path | None = None  # the executed notebook, when asked for (charts as Vega-Lite for JupyterLab)
 
 
-@contextlib.contextmanager
-def _environment(values: Mapping[str, str]) -> Iterator[None]:
-    """Set variables for the kernel (it inherits the environment), restoring them after."""
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def _kernel_environment() -> dict[str, str]:
+    """The report kernel's environment: this process's, in report mode (``REPORT_ENV``), and with polars and
+    numpy's BLAS (OpenBLAS, the cluster bootstrap's matrix products) on one thread unless the environment
+    says otherwise: a report's frames and matrices are small (one thread answers in less CPU time, and
+    OpenBLAS's threads spin on a busy machine) and the other core renders the charts meanwhile. Given to the
+    kernel's process only (``ReportKernelManager``): this process's own environment is left as it is."""
+    threads = {name: os.environ.get(name, "1") for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")}
+    return {**os.environ, **REPORT_ENV, **threads}
 
 
 class _ChartsFailed(Exception):
@@ -98,6 +92,10 @@ def _kernel_manager_class() -> type:
                 kwargs["ip"] = os.path.join(self._socket_dir, "kernel")
             super().__init__(*args, **kwargs)
 
+        async def _async_pre_start_kernel(self, **kw: Any) -> Any:  # every start: a restart too
+            kw.setdefault("env", _kernel_environment())
+            return await super()._async_pre_start_kernel(**kw)
+
         def write_connection_file(self, **kwargs: Any) -> None:  # before every start (a restart too)
             if getattr(self, "_socket_dir", None):
                 os.makedirs(self._socket_dir, mode=0o700, exist_ok=True)
@@ -125,28 +123,23 @@ def execute_notebook(
     import papermill as pm
 
     charts = NotebookCharts()  # first: a new chart worker's engine starts while the kernel does
-    # The kernel's polars and numpy's BLAS (OpenBLAS, the cluster bootstrap's matrix products) run on one
-    # thread unless the environment says otherwise: a report's frames and matrices are small (one thread
-    # answers in less CPU time, and OpenBLAS's threads spin on a busy machine) and the other core renders
-    # the charts meanwhile.
-    threads = {name: os.environ.get(name, "1") for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")}
-    with _environment({**REPORT_ENV, **threads}):
-        nb = pm.execute_notebook(
-            str(notebook),
-            str(output),
-            parameters=dict(params or {}),
-            kernel_name=KERNEL,
-            progress_bar=False,
-            log_output=False,
-            request_save_on_cell_execute=False,
-            execution_timeout=timeout,
-            on_cell_executed=charts.on_cell_executed,
-            kernel_manager_class=_kernel_manager_class(),
-            # Every output is in once the last cell has replied: kill the kernel's process group
-            # (whatever the notebook started goes with it) instead of waiting 0.3-0.5 s for a kernel
-            # with pandas/altair/polars loaded to finalize its interpreter.
-            shutdown_kernel="immediate",
-        )
+    # the kernel runs in report mode: _kernel_environment, given to its process by the kernel manager
+    nb = pm.execute_notebook(
+        str(notebook),
+        str(output),
+        parameters=dict(params or {}),
+        kernel_name=KERNEL,
+        progress_bar=False,
+        log_output=False,
+        request_save_on_cell_execute=False,
+        execution_timeout=timeout,
+        on_cell_executed=charts.on_cell_executed,
+        kernel_manager_class=_kernel_manager_class(),
+        # Every output is in once the last cell has replied: kill the kernel's process group
+        # (whatever the notebook started goes with it) instead of waiting 0.3-0.5 s for a kernel
+        # with pandas/altair/polars loaded to finalize its interpreter.
+        shutdown_kernel="immediate",
+    )
     try:
         charts.put_in_place(nb)
     except ReportError as err:

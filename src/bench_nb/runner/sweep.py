@@ -266,30 +266,15 @@ def _run_kwargs(sweep: Sweep, point: SweepPoint) -> dict[str, Any]:
 def run_point(point: SweepPoint, kwargs: dict[str, Any]) -> SweepRun:
     """Run one grid point through ``run_benchmark``. Repeat i > 1 reads and writes its own LLM response cache
     (``llm.repeat-<i>.sqlite`` beside the usual one), as ``bench-nb run --repeat`` does."""
-    from bench_nb.models.client import set_default_client
-    from bench_nb.models.settings import DEFAULT_CACHE_PATH
+    from bench_nb.runner.repeats import repeat_cache
     from bench_nb.runner.run import run_benchmark
 
-    cache_env = os.environ.get("BENCH_NB_LLM_CACHE")
-    off = cache_env is not None and cache_env.strip().lower() in ("off", "none", "0")
-    cache = Path(cache_env) if cache_env and not off else (None if off else DEFAULT_CACHE_PATH)
     try:
-        if cache is not None and point.repeat > 1:
-            os.environ["BENCH_NB_LLM_CACHE"] = str(
-                cache.with_name(f"{cache.stem}.repeat-{point.repeat}{cache.suffix}")
-            )
-            set_default_client(None)
-        result = run_benchmark(point.provider, point.benchmark, **kwargs)
+        with repeat_cache(point.repeat):
+            result = run_benchmark(point.provider, point.benchmark, **kwargs)
         return SweepRun(point, result)
     except Exception as err:  # one run's failure does not stop the sweep; it is reported and exits 1
         return SweepRun(point, None, f"{type(err).__name__}: {err}")
-    finally:
-        if point.repeat > 1:
-            if cache_env is None:
-                os.environ.pop("BENCH_NB_LLM_CACHE", None)
-            else:
-                os.environ["BENCH_NB_LLM_CACHE"] = cache_env
-            set_default_client(None)
 
 
 class RayHoldBoard:

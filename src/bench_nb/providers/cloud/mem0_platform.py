@@ -23,7 +23,6 @@ silenced (this provider raises every error itself, with the retries it made).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -42,22 +41,21 @@ from bench_nb.providers.cloud.common import (
     unix_seconds,
 )
 from bench_nb.providers.sqlite import check_k
+from bench_nb.providers.switches import mem0_telemetry_off
 from bench_nb.records import IngestResult, SearchHit, Session
 
 MAX_NAME = 100
 
 
 def _import_client() -> Any:
-    os.environ["MEM0_TELEMETRY"] = "False"  # read when mem0 is first imported
-    import mem0.memory.telemetry as telemetry
+    mem0_telemetry_off()  # before mem0 is imported: it reads the variable then
+    import mem0.memory.telemetry  # noqa: F401  (its flag and client, switched off below)
     from mem0.client.main import MemoryClient
 
     # The SDK logs every HTTP error it raises; we report them ourselves (with retries counted).
     logging.getLogger("mem0.client.utils").setLevel(logging.CRITICAL)
 
-    telemetry.MEM0_TELEMETRY = False  # in case mem0 was imported before the variable was set
-    if getattr(telemetry.client_telemetry, "posthog", None) is not None:
-        telemetry.client_telemetry.close()
+    mem0_telemetry_off()  # the module flag and client too, in case mem0 was imported before
     return MemoryClient
 
 
