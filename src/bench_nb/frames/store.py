@@ -691,8 +691,8 @@ class StoredRuns:
         """``query(scan of table)`` collected. A file an export moved to ``superseded/`` between finding it
         and reading it is found again; a file that cannot be read is an error naming it."""
         for attempt in range(3):
-            lazy = self.scan(table)
             try:
+                lazy = self.scan(table)  # may read the files' schemas already
                 return (lazy if query is None else query(lazy)).collect()
             except FileNotFoundError:
                 if attempt == 2:
