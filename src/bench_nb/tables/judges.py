@@ -5,6 +5,7 @@ interval; every text escaped. The numbers come from ``bench_nb.metrics.judge_qua
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -313,9 +314,12 @@ def judge_verdict(
     corrected: Any = None,
     sweep: Any = None,
     agreement: Any = None,
+    used: Sequence[str] | None = None,
 ) -> Table:
     """The report's verdict in plain words: which judge to trust and why, how far each run's score moves
-    under correction, and whether the runs' order depends on the judge or its prompt."""
+    under correction, and whether the runs' order depends on the judge or its prompt. ``used``: the judges
+    the runs were graded by; a lenient audited judge outside them (an audit may test one on purpose, as the
+    demo's does ``overlap``) gets no "do not believe" line."""
     lines: list[str] = []
     data: list[dict[str, Any]] = []
     trust: str | None = None
@@ -355,7 +359,10 @@ def judge_verdict(
         wrong = r.filter(pl.col("kind") == "wrong")
         main = wrong.filter(pl.col("generator") == "specific")
         main = main if not main.is_empty() else wrong
-        worst = main.sort("accept_rate", descending=True).row(0, named=True) if not main.is_empty() else None
+        graded = main if used is None else main.filter(pl.col("judge").is_in(list(used)))
+        worst = (
+            graded.sort("accept_rate", descending=True).row(0, named=True) if not graded.is_empty() else None
+        )
         if trust is None:
             right = r.filter(pl.col("kind") == "correct").select("judge", se=pl.col("accept_rate"))
             j = main.select("judge", fpr=pl.col("accept_rate")).join(
