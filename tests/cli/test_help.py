@@ -34,3 +34,8 @@ def test_every_listed_command_resolves_to_a_click_command() -> None:
     for name in COMMANDS:
         assert isinstance(cli.get_command(ctx, name), click.Command), name
     assert cli.get_command(ctx, "no-such-command") is None
+
+
+def test_compares_summary_says_it_writes_a_manifest_not_a_report() -> None:
+    summary = COMMANDS["compare"][1]
+    assert "write a compare manifest" in summary and "build a compare report" not in summary

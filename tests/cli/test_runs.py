@@ -154,3 +154,20 @@ def test_summary_without_runs_fails_clearly(tmp_path: Path) -> None:
     result = invoke("summary", str(tmp_path / "nothing-*"), ok=False)
     assert result.exit_code != 0
     assert "matched no run directory" in result.output and "no run loaded" in result.output
+
+
+def test_show_failures_by_question_id_or_type(example_run: Path) -> None:
+    out = invoke("show-failures", example_run, "-q", "conv-fx2-q6", "-q", "conv-fx1-q9").stdout
+    assert _failure_ids(out) == ["conv-fx1-q9", "conv-fx2-q6"] and "Showing 2 of 2 failures" in out
+    assert _failure_ids(invoke("show-failures", example_run, "-t", "Abstention").stdout) == [
+        "conv-fx1-q9",
+        "conv-fx2-q8",
+    ]  # the normalised type, any case
+    assert _failure_ids(invoke("show-failures", example_run, "--type", "multi-hop").stdout) == [
+        "conv-fx1-q5",
+        "conv-fx2-q6",
+    ]  # the raw type
+    bad = invoke("show-failures", example_run, "-t", "nope", ok=False)
+    assert bad.exit_code == 2 and "no question type 'nope'" in bad.output and "abstention" in bad.output
+    bad = invoke("show-failures", example_run, "-q", "conv-zz", ok=False)
+    assert bad.exit_code == 2 and "no question 'conv-zz'" in bad.output

@@ -28,7 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Write the report.json MemoryBench would write for a run.",
     ),
     "run": ("bench_nb.cli.run:run", "Run a benchmark through a memory provider."),
-    "compare": ("bench_nb.cli.run:compare", "Run providers like for like and build a compare report."),
+    "compare": (
+        "bench_nb.cli.run:compare",
+        "Run providers like for like and write a compare manifest (the page: bench-nb report compare).",
+    ),
     "datasets": ("bench_nb.cli.datasets:datasets", "Benchmark datasets: list, download (verified), check."),
     "rejudge": ("bench_nb.cli.judging:rejudge", "Grade the answers of existing runs with more judges."),
     "judge-audit": (

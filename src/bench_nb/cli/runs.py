@@ -60,13 +60,44 @@ def status(run_dir: Path) -> None:
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--limit", "-n", type=int, default=20, show_default=True, help="Show at most this many.")
 @click.option("--results", "n_results", type=int, default=5, show_default=True, help="Top results shown.")
-def show_failures(run_dir: Path, limit: int, n_results: int) -> None:
+@click.option(
+    "-q", "--question", "question_ids", multiple=True, metavar="ID", help="Only this question (repeatable)."
+)
+@click.option(
+    "-t",
+    "--type",
+    "types",
+    multiple=True,
+    metavar="TYPE",
+    help="Only this type, raw or normalised (repeatable).",
+)
+def show_failures(
+    run_dir: Path, limit: int, n_results: int, question_ids: tuple[str, ...], types: tuple[str, ...]
+) -> None:
     """Incorrect, unscored and errored questions: question, ground truth, answer, verdict, top results."""
     run = read_run(run_dir)
     df = questions_frame(run)
     bad = df.filter(
         (pl.col("status") == "failed") | (pl.col("unscored") == True) | (pl.col("correct") == False)  # noqa: E712
     )
+    if question_ids:
+        missing = sorted(set(question_ids) - set(df["question_id"].to_list()))
+        if missing:
+            raise click.BadParameter(f"no question {missing[0]!r} in {run_dir}", param_hint="--question")
+        bad = bad.filter(pl.col("question_id").is_in(list(question_ids)))
+    if types:
+        wanted = [t.lower() for t in types]
+        known = sorted({str(t) for c in ("question_type", "question_type_norm") for t in df[c].drop_nulls()})
+        unknown = [t for t in types if t.lower() not in {k.lower() for k in known}]
+        if unknown:
+            raise click.BadParameter(
+                f"no question type {unknown[0]!r} in {run_dir}; its types: {', '.join(known)}",
+                param_hint="--type",
+            )
+        bad = bad.filter(
+            pl.col("question_type").str.to_lowercase().is_in(wanted)
+            | pl.col("question_type_norm").str.to_lowercase().is_in(wanted)
+        )
     click.echo("=" * 80)
     header = f"FAILURES: {df['provider'][0]} + {df['benchmark'][0]}" if len(df) else "FAILURES"
     click.echo(f"{header} (run: {run.run_id})")
