@@ -108,6 +108,13 @@ def is_beam(benchmark: str) -> bool:
     return name == "beam" or name.startswith("beam-")
 
 
+def is_lmev2(benchmark: str) -> bool:
+    """A LongMemEval-V2 benchmark name (``longmemeval-v2``, ``longmemeval-v2-small``, ``lme-v2``, ...): scored by
+    each question's own ``eval_function``."""
+    name = benchmark.lower()
+    return name.startswith("longmemeval-v2") or name.startswith("lme-v2")
+
+
 def locomo_norm_type(category: int) -> NormType:
     """Normalised type of a LoCoMo category id (1-5)."""
     return _LOCOMO_TO_NORM.get(LOCOMO_CATEGORIES.get(category, ""), "other")

@@ -26,6 +26,9 @@ from bench_nb.records import Benchmark
 from .beam import TIERS, read_beam, tier_pins
 from .download import DatasetWarning, check_sha256, download_file, sha256_file
 from .jsonfile import read_json
+from .lmev2 import QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file, read_longmemeval_v2
+from .lmev2 import TIERS as LMEV2_TIERS
+from .lmev2 import folder_files as lmev2_folder_files
 from .locomo import read_locomo
 from .longmemeval import read_longmemeval
 
@@ -53,6 +56,10 @@ class BenchmarkSpec:
         files: a folder benchmark's files: ``(relative path, url, sha256 or None)``; a file without a hash is
             known upstream but unpinned, and refused for download.
         source: where a folder benchmark comes from (repository and commit), for messages and docs.
+        folder_files: a folder benchmark's files in a local copy, ``folder_files(root)`` (default: BEAM's
+            chat folders).
+        download_unpinned: download a folder benchmark's unpinned files anyway, each with a DatasetWarning
+            naming the hash it had (LongMemEval-V2, whose hashes the project could not obtain offline).
     """
 
     name: str
@@ -65,6 +72,8 @@ class BenchmarkSpec:
     bundled: Path | None = None
     files: tuple[tuple[str, str, str | None], ...] = ()
     source: str = ""
+    folder_files: Callable[[Path], list[str]] | None = None
+    download_unpinned: bool = False
 
     @property
     def is_folder(self) -> bool:
@@ -102,6 +111,8 @@ def register_benchmark(
     bundled: Path | None = None,
     files: tuple[tuple[str, str, str | None], ...] = (),
     source: str = "",
+    folder_files: Callable[[Path], list[str]] | None = None,
+    download_unpinned: bool = False,
     replace: bool = False,
 ) -> BenchmarkSpec:
     """Register a benchmark under ``name`` (and ``aliases``).
@@ -117,6 +128,8 @@ def register_benchmark(
         bundled: a file shipped with the package, read when no path is given.
         files: a folder benchmark's ``(relative path, url, sha256 or None)`` (see ``BenchmarkSpec``).
         source: where a folder benchmark comes from.
+        folder_files: a folder benchmark's files in a local copy (see ``BenchmarkSpec``).
+        download_unpinned: download unpinned folder files with a DatasetWarning (see ``BenchmarkSpec``).
         replace: allow replacing an existing registration of ``name``.
 
     Raises:
@@ -133,7 +146,13 @@ def register_benchmark(
         filename = url.rstrip("/").rsplit("/", 1)[-1]
     spec = BenchmarkSpec(key, reader, description, url, sha256.lower() if sha256 else None, filename)
     spec = dataclasses.replace(
-        spec, aliases=tuple(a.lower() for a in aliases), bundled=bundled, files=tuple(files), source=source
+        spec,
+        aliases=tuple(a.lower() for a in aliases),
+        bundled=bundled,
+        files=tuple(files),
+        source=source,
+        folder_files=folder_files,
+        download_unpinned=download_unpinned,
     )
     for alias in [a for a, owner in _ALIASES.items() if owner == key]:
         del _ALIASES[alias]
@@ -284,12 +303,14 @@ def _load_folder(
         root = Path(path)
         if not root.is_dir():
             raise DatasetError(f"{root}: no such folder (benchmark {spec.name} is a folder of chat folders)")
-        rels = _folder_files(root)
+        rels = (spec.folder_files or _folder_files)(root)
         pins = {rel: sha for rel, _, sha in spec.files}
         differ = [rel for rel in rels if pins.get(rel) and sha256_file(root / rel) != pins[rel]]
         unknown = [rel for rel in rels if rel not in pins]
         missing = [rel for rel in pins if rel not in rels]
+        unpinned = [rel for rel in rels if rel in pins and pins[rel] is None]
         for what, names in (
+            (f"have no pinned sha256 in {spec.name} (the project has not obtained them)", unpinned),
             (f"differ from their pins in {spec.name}", differ),
             (f"are not part of {spec.name}", unknown),
             (f"of {spec.name} are missing", missing),
@@ -301,7 +322,7 @@ def _load_folder(
                     DatasetWarning,
                     stacklevel=3,
                 )
-        if not rels:
+        if not rels and spec.folder_files is None:
             raise DatasetError(f"{root}: no chat folders with chat.json (benchmark {spec.name})")
     else:
         root = _cached_folder(spec, cache_dir, download=download, progress=progress)
@@ -314,7 +335,7 @@ def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool
     missing, if allowed)."""
     root = Path(cache_dir) / spec.name
     unpinned = [(rel, url) for rel, url, sha in spec.files if sha is None]
-    if unpinned:
+    if unpinned and not spec.download_unpinned:
         rel, url = unpinned[0]
         raise DatasetError(
             f"benchmark {spec.name}: {len(unpinned)} of its {len(spec.files)} files have no pinned sha256 yet "
@@ -330,12 +351,22 @@ def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool
     for rel, url, sha in absent:
         download_file(url, root / rel, sha256=sha, progress=progress)
     for rel, _, sha in spec.files:
+        if sha is None:  # downloaded unpinned (download_unpinned): warned below
+            continue
         actual = sha256_file(root / rel)
         if actual != sha:
             raise DatasetError(
                 f"{root / rel}: the cached {spec.name} file has sha256 {actual}, expected {sha}; delete it or run "
                 f"`bench-nb datasets download {spec.name} --force`"
             )
+    if unpinned:
+        warnings.warn(
+            f"{root}: {len(unpinned)} file(s) of {spec.name} have no pinned sha256 (e.g. {unpinned[0][0]}; the "
+            f"project could not obtain the hashes of {spec.source or 'its source'} offline): nothing checks that "
+            "this copy is the published dataset; Benchmark.sha256 records what was read",
+            DatasetWarning,
+            stacklevel=3,
+        )
     return root
 
 
@@ -364,6 +395,13 @@ def detect_benchmark(path: str | Path) -> str:
     """
     p = Path(path)
     if p.is_dir():
+        if (p / "questions.jsonl").is_file() and (p / "trajectories.jsonl").is_file():
+            return (
+                "longmemeval-v2-medium"
+                if (p / "haystacks" / "lme_v2_medium.json").is_file()
+                and not (p / "haystacks" / "lme_v2_small.json").is_file()
+                else "longmemeval-v2-small"
+            )
         if (p / "chat.json").is_file() or any((c / "chat.json").is_file() for c in p.iterdir() if c.is_dir()):
             tier = p.name.upper()
             return f"beam-{tier.lower()}" if tier in TIERS else "beam-100k"
@@ -445,4 +483,24 @@ for _tier in TIERS:
         files=tuple((rel, _pins.url(rel), _pins.sha256.get(rel)) for rel in _pins.files()),
         source=f"github.com/{_pins.repository} at {_pins.commit[:7]}",
         aliases=("beam",) if _tier == "100K" else (),
+    )
+
+# LongMemEval-V2: a folder (questions, trajectories, one haystack file per tier) from its Hugging Face dataset.
+# The project could not obtain the files' hashes offline: they are unpinned (None), downloaded with a
+# DatasetWarning naming the hash read (docs/benchmarks.md). Screenshots are not downloaded.
+_LMEV2_HF = "https://huggingface.co/datasets/xiaowu0162/longmemeval-v2/resolve/main"
+for _tier in LMEV2_TIERS:
+    register_benchmark(
+        f"longmemeval-v2-{_tier}",
+        partial(read_longmemeval_v2, tier=_tier),
+        description=f"LongMemEval-V2 {_tier}: 451 questions over web-agent trajectories, scored per question "
+        "by its eval_function (Wu et al. 2026; Apache-2.0; unpinned)",
+        files=tuple(
+            (rel, f"{_LMEV2_HF}/{rel}", None)
+            for rel in (QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file(_tier))
+        ),
+        source="huggingface.co/datasets/xiaowu0162/longmemeval-v2 (main)",
+        folder_files=partial(lmev2_folder_files, tier=_tier),
+        download_unpinned=True,
+        aliases=("longmemeval-v2", "lme-v2") if _tier == "small" else ("lme-v2-medium",),
     )

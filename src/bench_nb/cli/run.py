@@ -30,7 +30,7 @@ from bench_nb.runner.settings import (
     DEFAULT_QUESTION_TIMEOUT_S,
     ExecutionOptions,
 )
-from bench_nb.taxonomy import is_beam
+from bench_nb.taxonomy import is_beam, is_lmev2
 
 _DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
 
@@ -57,8 +57,9 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--tier",
-            type=click.Choice(["100K", "500K", "1M", "10M"], case_sensitive=False),
-            help="BEAM's tier (with -b beam; default 100K).",
+            type=click.Choice(["100K", "500K", "1M", "10M", "small", "medium"], case_sensitive=False),
+            help="BEAM's tier (with -b beam; default 100K) or LongMemEval-V2's (with -b longmemeval-v2: small, "
+            "the default, or medium).",
         ),
         click.option(
             "--dataset",
@@ -247,10 +248,17 @@ def _options(opts: dict[str, Any]) -> ExecutionOptions:
 
 
 def _benchmark(opts: dict[str, Any]) -> str | None:
-    """The benchmark name, with BEAM's ``--tier`` folded in (``-b beam --tier 500K`` -> ``beam-500k``)."""
+    """The benchmark name, with the ``--tier`` folded in (``-b beam --tier 500K`` -> ``beam-500k``,
+    ``-b longmemeval-v2 --tier medium`` -> ``longmemeval-v2-medium``)."""
     name, tier = opts["benchmark"], opts.get("tier")
     if tier is None:
         return name
+    if name is not None and is_lmev2(name):
+        if tier.lower() not in ("small", "medium"):
+            raise click.UsageError(f"LongMemEval-V2's tiers are small and medium, not {tier}")
+        return f"longmemeval-v2-{tier.lower()}"
+    if tier.lower() in ("small", "medium"):
+        raise click.UsageError(f"--tier {tier} is LongMemEval-V2's (-b longmemeval-v2 --tier {tier.lower()})")
     if name is None or name.lower() not in ("beam", *(f"beam-{t}" for t in ("100k", "500k", "1m", "10m"))):
         raise click.UsageError(f"--tier is BEAM's (-b beam --tier {tier}), not {name or 'no benchmark'}'s")
     return f"beam-{tier.lower()}"

@@ -3,7 +3,8 @@
 Built in (no model, offline): ``f1`` (token F1 >= 0.5; ``f1@0.6`` or ``threshold=0.6`` for another
 threshold), ``contains``, the deliberately lenient ``overlap`` (for judge audits) and ``rubric`` (BEAM's
 rubric by word overlap). ``rubric:<model alias>`` grades BEAM's rubric with a model
-(``bench_nb.judges.beam``). Any other name is a model alias handed to
+(``bench_nb.judges.beam``). ``lme-v2`` applies LongMemEval-V2's per-question ``eval_function``; ``lme-v2:<model
+alias>`` also grades its two LLM-judged rules (``bench_nb.judges.lmev2``). Any other name is a model alias handed to
 ``bench_nb.judges.llm.make_llm_judge(alias, **opts)``.
 """
 
@@ -16,7 +17,7 @@ from bench_nb.judges.base import Judge
 from bench_nb.judges.deterministic import ContainsJudge, F1Judge, OverlapJudge
 from bench_nb.models.aliases import unknown_name
 
-BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap", "rubric")
+BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap", "rubric", "lme-v2")
 
 
 def get_judge(spec: str, **opts: Any) -> Judge:
@@ -42,6 +43,10 @@ def get_judge(spec: str, **opts: Any) -> Judge:
 
         alias = name.partition(":")[2].strip() or None
         return make_rubric_judge(alias, **opts)
+    if name == "lme-v2" or name.startswith("lme-v2:"):
+        from bench_nb.judges.lmev2 import make_lmev2_judge
+
+        return make_lmev2_judge(name.partition(":")[2].strip() or None, **opts)
     try:
         from bench_nb.judges.llm import make_llm_judge
     except ImportError as err:

@@ -1,0 +1,130 @@
+"""LongMemEval-V2 read from a hand-made folder in the official schema (tests/lmev2_data.py)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from bench_nb.benchmarks import DatasetWarning, get_benchmark_spec, load_benchmark
+from bench_nb.benchmarks.lmev2 import read_longmemeval_v2
+from bench_nb.benchmarks.registry import detect_benchmark
+from bench_nb.errors import DatasetError, Problem
+from bench_nb.runner.settings import default_judges
+from lmev2_data import QUESTIONS, write_dataset
+
+
+def test_questions_share_a_haystack_per_trajectory_list(tmp_path: Path) -> None:
+    bench = read_longmemeval_v2(write_dataset(tmp_path / "lme"))
+    assert bench.name == "longmemeval-v2-small"
+    assert [q.question_id for q in bench.questions] == [q["id"] for q in QUESTIONS]
+    assert sorted(bench.haystacks) == ["sn_procedure_005", "web_static_001"]  # one per distinct list
+    by_id = {q.question_id: q for q in bench.questions}
+    assert by_id["web_gotcha_004"].haystack_id == "web_static_001"
+    assert by_id["sn_abs_006"].haystack_id == "sn_procedure_005"
+    web = bench.haystacks["web_static_001"]
+    assert [s.session_id for s in web.sessions] == ["web-1", "web-2"]
+    first = web.sessions[0]
+    assert first.date is None
+    assert [m.message_id for m in first.messages] == ["web-1:goal", "web-1:0", "web-1:1", "web-1:outcome"]
+    assert (
+        first.messages[0].content == "Task: Export the pending orders\nStart URL: http://admin.example/orders"
+    )
+    step = first.messages[2]
+    assert step.role == "assistant"
+    assert step.content.splitlines() == [
+        "URL: http://admin.example/orders?status=pending",
+        "Thought: The export button sits above the orders grid.",
+        "Action: click('Export')",
+        "An order moves from Pending to Processing to Complete.",
+    ]
+    assert step.extra["screenshot"] == "screenshots/traj/0001.png"  # referenced, never read
+    assert web.sessions[1].messages[0].content.startswith("Task: Post on the forum in the gardening forum")
+    assert [m.message_id for m in web.sessions[1].messages][-1] == "web-2:0"  # no outcome, no outcome message
+
+
+def test_each_question_keeps_its_rule_and_abstention_is_the_llm_abstention_rule(tmp_path: Path) -> None:
+    bench = read_longmemeval_v2(write_dataset(tmp_path / "lme"))
+    by_id = {q.question_id: q for q in bench.questions}
+    q = by_id["web_dynamic_002"]
+    assert q.extra["eval_function"] == "norm_phrase_set_match_ordered|separators=;"
+    assert q.extra["category"] == "dynamic"
+    assert q.extra["image"] == "question_images/web_dynamic_002.png"  # not required to exist
+    assert q.extra["domain"] == "web"
+    assert by_id["sn_abs_006"].is_abstention and by_id["sn_abs_006"].extra["category"] == "static-abs"
+    assert [x.question_id for x in bench.questions if x.is_abstention] == ["sn_abs_006"]
+    assert by_id["web_gotcha_004"].question_type == "errors-gotchas"
+
+
+def test_the_medium_tier_reads_its_own_haystack_file(tmp_path: Path) -> None:
+    bench = read_longmemeval_v2(write_dataset(tmp_path / "lme"), tier="Medium")
+    assert bench.name == "longmemeval-v2-medium"
+    assert [s.session_id for s in bench.haystacks["web_static_001"].sessions] == ["web-1", "web-2", "extra-1"]
+    with pytest.raises(DatasetError, match="tiers: small, medium"):
+        read_longmemeval_v2(tmp_path / "lme", tier="large")
+
+
+def test_bad_lines_are_problems_naming_file_line_and_field(tmp_path: Path) -> None:
+    rows = [dict(q) for q in QUESTIONS]
+    rows[1].pop("eval_function")
+    rows[2]["question_type"] = "procedure"
+    rows[2]["eval_function"] = "llm_abstention_checker"
+    root = write_dataset(tmp_path / "lme", rows)
+    with (root / "questions.jsonl").open("a") as fh:
+        fh.write("{not json\n")
+    with (root / "trajectories.jsonl").open("a") as fh:
+        fh.write(json.dumps({"id": "broken", "states": []}) + "\n")
+    problems: list[Problem] = []
+    bench = read_longmemeval_v2(root, problems)
+    assert len(bench.questions) == 4  # what was good still loads
+    text = [str(p) for p in problems]
+    assert any("trajectories.jsonl" in t and "line 5" in t and "states" in t for t in text), text
+    assert any("questions.jsonl" in t and "line 2" in t and "eval_function" in t for t in text), text
+    assert any("line 3" in t and "-abs type" in t for t in text), text
+    assert any("line 7" in t and "not valid JSON" in t for t in text), text
+    with pytest.raises(DatasetError, match="line 5"):
+        read_longmemeval_v2(root)  # strict: the first problem raises
+
+
+def test_a_haystack_naming_an_unknown_trajectory_skips_the_question(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path / "lme")
+    mapping = json.loads((root / "haystacks/lme_v2_small.json").read_text())
+    mapping["web_static_001"] = ["web-1", "nowhere"]
+    del mapping["sn_abs_006"]
+    (root / "haystacks/lme_v2_small.json").write_text(json.dumps(mapping))
+    problems: list[Problem] = []
+    bench = read_longmemeval_v2(root, problems)
+    assert "web_static_001" not in {q.question_id for q in bench.questions}
+    assert any("'nowhere'" in str(p) and p.question_id == "web_static_001" for p in problems)
+    assert any("no haystack entry" in str(p) and p.question_id == "sn_abs_006" for p in problems)
+
+
+def test_registered_unpinned_with_a_warning_and_detected(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path / "lme")
+    spec = get_benchmark_spec("longmemeval-v2")
+    assert spec.name == "longmemeval-v2-small" and get_benchmark_spec("lme-v2-medium").name.endswith("medium")
+    assert [rel for rel, _, _ in spec.files] == [
+        "questions.jsonl",
+        "trajectories.jsonl",
+        "haystacks/lme_v2_small.json",
+    ]
+    assert all(sha is None for _, _, sha in spec.files)
+    assert all(
+        url.startswith("https://huggingface.co/datasets/xiaowu0162/longmemeval-v2/")
+        for _, url, _ in spec.files
+    )
+    with pytest.warns(DatasetWarning, match="no pinned sha256"):
+        bench = load_benchmark("longmemeval-v2", root)
+    assert len(bench.sha256) == 64
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        assert load_benchmark("longmemeval-v2", root).sha256 == bench.sha256  # the same files, the same hash
+    assert detect_benchmark(root) == "longmemeval-v2-small"
+    assert default_judges("longmemeval-v2-small") == ("lme-v2",)
+
+
+def test_an_uncached_download_is_refused_offline_naming_the_command(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="download=False"):
+        load_benchmark("longmemeval-v2", cache_dir=tmp_path, download=False)
