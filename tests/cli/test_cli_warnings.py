@@ -52,3 +52,15 @@ def test_other_warnings_keep_pythons_form() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "<string>:1: UserWarning: not ours" in out.stderr
+
+
+def test_a_user_warning_from_bench_nb_is_a_clean_line_too(tmp_path: Path, locomo_path: Path) -> None:
+    copy = tmp_path / "locomo10.json"
+    copy.write_bytes(locomo_path.read_bytes() + b"\n")  # valid, but not the pinned file
+    result = _bench_nb(
+        "run", "--dry-run", "-p", "no-memory", "-b", "locomo", "--dataset", str(copy), "--limit", "5"
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stderr.splitlines() if "differs from the pinned locomo dataset" in x)
+    assert line.startswith(f"warning: {copy}: sha256 ")
+    assert "DatasetWarning" not in result.stderr and "registry.py" not in result.stderr

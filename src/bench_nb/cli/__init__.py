@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 import warnings
+from pathlib import Path
 
 import click
 
@@ -84,6 +86,19 @@ def cli() -> None:
     """Benchmark memory providers: MemScore, judge agreement, ROI and HTML reports."""
 
 
+_OUR_CODE = tuple(
+    str(Path(p).resolve()) + os.sep for p in (Path(__file__).parents[1], Path(click.__file__).parent)
+)
+
+
+def _ours(filename: str) -> bool:
+    """True for a warning raised in bench_nb's or click's own code."""
+    try:
+        return str(Path(filename).resolve()).startswith(_OUR_CODE)
+    except (OSError, ValueError):
+        return False
+
+
 def _show_warning(
     message: Warning | str,
     category: type[Warning],
@@ -93,8 +108,9 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     """bench_nb's own warnings as ``warning: ...`` lines (the place in bench_nb's or click's code they point
-    at means nothing on a command line); any other warning as Python shows it."""
-    if issubclass(category, BenchNbWarning):
+    at means nothing on a command line), whatever their class (a ``DatasetWarning`` is a ``UserWarning``);
+    any other warning as Python shows it."""
+    if issubclass(category, BenchNbWarning) or _ours(filename):
         click.echo(f"warning: {message}", err=True)
     else:
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
