@@ -28,6 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
             "retry_after",
             "retry_policy",
             "chart_output",
+            "gc_pause",
         },
         {"benchmarks", "providers", "models"},
         {"runformat"},

@@ -26,8 +26,9 @@ from bench_nb.errors import Problem, RunFormatError, warn_problems
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import StoredFrames, questions_frame
+from bench_nb.gc_pause import gc_paused
 from bench_nb.judges.labels import read_labels
-from bench_nb.runformat.format import decode_results, gc_paused, result_file_name
+from bench_nb.runformat.format import decode_results, result_file_name
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
 from bench_nb.runformat.spec import primary_judge
 from bench_nb.runformat.verdicts import PlainVerdict, read_plain_verdicts, read_replicates

@@ -17,8 +17,9 @@ from bench_nb.errors import Problem
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
+from bench_nb.gc_pause import gc_paused
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
-from bench_nb.runformat.format import PHASES, Question, gc_paused
+from bench_nb.runformat.format import PHASES, Question
 from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
 from bench_nb.runformat.question_types import question_type_columns, question_types
 from bench_nb.runformat.spec import read_spec

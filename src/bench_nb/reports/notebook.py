@@ -26,8 +26,8 @@ from typing import Any
 
 from bench_nb.chart_output import CHART_MIME as CHART_MIME  # a name this module had: kept
 from bench_nb.chart_output import LAB_RENDERER, chart_bundle, lab_renderer
+from bench_nb.gc_pause import gc_paused
 from bench_nb.reports.svg import figure, spec_to_svg
-from bench_nb.runformat.format import gc_paused
 
 SUMMARY_MIME = "application/vnd.bench-nb.report-summary+json"
 RENDERER = "bench_nb_svg"  # setup_notebook(static=True): inline SVG rendered in the kernel

@@ -11,12 +11,10 @@ additions are optional fields MemoryBench ignores (see ``Question.benchNb``).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
@@ -72,19 +70,6 @@ class _DecodeCounts(threading.local):
 
 
 DECODE_COUNTS = _DecodeCounts()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The garbage collector paused while a large file is decoded and read: it would otherwise walk the many
-    containers decoding allocates at once (none of them cyclic garbage) and dominate the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _T = TypeVar("_T")

@@ -29,6 +29,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from bench_nb.errors import DatasetError, Problem, RunFormatError, warn_problems
+from bench_nb.gc_pause import gc_paused
 from bench_nb.runformat.format import (
     DECODE_COUNTS,
     PHASES,
@@ -36,7 +37,6 @@ from bench_nb.runformat.format import (
     CheckpointShell,
     CompareManifest,
     Question,
-    gc_paused,
 )
 from bench_nb.runformat.harnesses import (
     HARNESS_FORMATS,

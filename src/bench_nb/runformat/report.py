@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from bench_nb.errors import RunFormatError
+from bench_nb.gc_pause import gc_paused
 from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset, read_memorybench_dataset
 from bench_nb.runformat.forked import ForkedWrite, fork_is_safe
 from bench_nb.runformat.format import (
@@ -34,7 +35,6 @@ from bench_nb.runformat.format import (
     PhaseStatus,
     RetrievalMetrics,
     absent,
-    gc_paused,
     now_iso,
 )
 from bench_nb.runformat.jsjson import (
