@@ -169,6 +169,7 @@ def test_run_benchmark_notebook_runs_the_sample(tmp_path: Path) -> None:
     html = out.read_text()
     q = bench_nb.questions_df(tmp_path / "runs" / "nb-run", backend="polars")
     assert len(q) == 6 and bench_nb.memscore(q)["memscore"][0] in html
+    assert f"Receipt sha256 {bench_nb.make_receipt(tmp_path / 'runs' / 'nb-run').sha256}" in html
     assert html.count("<svg") >= 2 and not EXTERNAL.findall(html)
 
 
