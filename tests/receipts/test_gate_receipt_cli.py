@@ -75,7 +75,9 @@ def test_gate_json_summary_file_and_latency(runs: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr  # no memory searches faster: not worse
     out = json.loads(done.stdout)
-    assert out["metric"] == "latency_ms" and out["rows"][0]["change"] < -0.99
+    assert (
+        out["metric"] == "latency_ms" and out["rows"][0]["change"] < -0.5
+    )  # measured latencies: no memory is far faster
     assert summary.read_text().startswith("## bench-nb gate: ✅ pass")
 
 
