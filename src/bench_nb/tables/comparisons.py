@@ -85,6 +85,20 @@ def _paired_notes(method: PairedMethod) -> list[str]:
     return [METHOD_NOTES[method], "p-values adjusted for the number of pairs with Holm's method."]
 
 
+def _f1_contains_note(agreement: JudgeAgreement[Any]) -> str | None:
+    """Which to read when the default judges, ``contains`` and ``f1``, differ: their accuracies side by side
+    and why they part (token F1 scores a long answer low even when it holds the gold answer)."""
+    if not {"f1", "contains"} <= set(agreement.judges):
+        return None
+    acc = {r["judge"]: r["accuracy"] for r in agreement.frames["accuracy"].iter_rows(named=True)}
+    return (
+        f"contains {pct(acc.get('contains'))} against f1 {pct(acc.get('f1'))}: token F1 counts every extra word "
+        "against an answer, so a whole-sentence answer (the offline extractive answerer's) scores low under f1 "
+        "even when it holds the gold answer, which contains accepts. Read contains for such answers (the "
+        "default primary judge), f1 for short model-written ones."
+    )
+
+
 def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
     """A ``JudgeAgreement`` as two tables: the overall statistics and each pair of judges."""
     summary = agreement.summary_frame()
@@ -108,11 +122,14 @@ def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
         ]
         for r in pw.iter_rows(named=True)
     ]
+    notes = ["Items: (run, question) pairs. Kappa and alpha are n/a when every verdict is the same."]
+    if note := _f1_contains_note(agreement):
+        notes.append(note)
     html = render(
         ["statistic", "value", "items", "dropped"],
         srows,
         caption=f"Judge agreement ({', '.join(agreement.judges)})",
-        notes=["Items: (run, question) pairs. Kappa and alpha are n/a when every verdict is the same."],
+        notes=notes,
     ) + render(
         ["pair", "items both scored", "agreement", "Cohen's kappa", "Gwet's AC1"], prows, caption="Per pair"
     )
