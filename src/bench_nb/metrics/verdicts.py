@@ -37,6 +37,7 @@ def with_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
         r = bad.row(0, named=True)
         raise ValueError(
             f"run {r.get('run_id', r.get('run'))!r}, question {r.get('question_id')!r}: score {r['score']} is "
-            "not in [0, 1] (a score must be in [0, 1]: 0 or 1, or a graded score; null or NaN is no verdict)"
+            "not in [0, 1]: a score must be in [0, 1] (0 or 1, or a graded score) or null (null and NaN are no "
+            "verdict)"
         )
     return out
