@@ -9,7 +9,8 @@ Endpoints (any path prefix, so ``/v1/...`` and Gemini's ``/v1beta/openai/...`` b
 
 Replies come from ``responder(request) -> str`` (by default: a correct verdict for judge-like requests, else
 ``"scripted answer"``), unless a scripted step is queued with ``server.script(...)``: ``Reply(text)`` or
-``Fault(kind)`` with kind ``429`` (with ``Retry-After``), ``500``, ``400``, ``slow`` (sleeps ``delay`` seconds, longer
+``Fault(kind)`` with kind ``429`` (with ``Retry-After``), ``500``, ``400``, ``401-echo`` (a 401 whose message
+quotes the API key the request carried, as some gateways do), ``slow`` (sleeps ``delay`` seconds, longer
 than the client's timeout, then answers), ``malformed`` (a 200 whose body is not JSON) or ``truncated`` (a 200
 whose body stops short of its Content-Length). Steps are consumed in order, one per call, whatever the path
 (count_tokens calls excepted unless ``scope="all"``).
@@ -31,7 +32,7 @@ from typing import Any, Literal
 
 import pytest
 
-FaultKind = Literal["429", "500", "400", "slow", "malformed", "truncated"]
+FaultKind = Literal["429", "500", "400", "401-echo", "slow", "malformed", "truncated"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class LLMServer:
     max_requests: int = 500
     idle_timeout: float = 60.0
     responder: Callable[[str, dict[str, Any]], str] = default_responder
+    always: Fault | None = None  # when set, every call (count_tokens excepted) fails this way
     calls: list[Call] = field(default_factory=list)
     _queue: deque[Reply | Fault] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -178,6 +180,8 @@ class LLMServer:
             self.calls.append(call)
             too_many = len(self.calls) > self.max_requests
             step = self._queue.popleft() if (self._queue and not is_count) else None
+            if step is None and not is_count:
+                step = self.always
         if too_many:
             call.outcome = "refused"
             return _send_json(h, 503, {"error": {"message": "test server: request limit reached"}})
@@ -195,6 +199,13 @@ class LLMServer:
             if step.kind == "400":
                 err = {"error": {"type": "invalid_request_error", "message": "bad request"}, "type": "error"}
                 return _send_json(h, 400, err)
+            if step.kind == "401-echo":
+                key = call.headers.get("x-api-key") or call.headers.get("authorization", "").removeprefix(
+                    "Bearer "
+                )
+                message = f"Incorrect API key provided: {key}. Authorization header was: Bearer {key}"
+                err = {"error": {"type": "authentication_error", "message": message}, "type": "error"}
+                return _send_json(h, 401, err)
             if step.kind == "malformed":
                 return _send_raw(h, 200, b'{"id": "x", "choices": [ not json', "application/json")
             if step.kind == "truncated":

@@ -29,6 +29,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
             "retry_policy",
             "chart_output",
             "gc_pause",
+            "redaction",
         },
         {"benchmarks", "providers", "models"},
         {"runformat"},

@@ -71,6 +71,15 @@ class DeadlineExceeded(BenchNbError, TimeoutError):
     retryable = False
 
 
+class HoldBoardLost(BenchNbError):
+    """The board a sweep's processes share their Retry-After holds through (``retry_after.set_hold_board``:
+    the local pool's manager process, or the Ray actor) is gone. Not the call's fault and not retryable: the
+    run stops (nothing is recorded against its questions) and the sweep fails, naming the board; run the sweep
+    again to resume."""
+
+    retryable = False
+
+
 class JudgeError(BenchNbError):
     """A judge could not grade an answer."""
 
@@ -86,6 +95,14 @@ class ComparisonError(BenchNbError):
 class ReceiptError(BenchNbError):
     """A receipt that cannot be written or read, or that does not verify: the message names the file and the
     first thing that differs (a field, a question, a number, the signature)."""
+
+
+def naming_file(err: OSError, path: str | os.PathLike[str]) -> OSError:
+    """``err`` naming ``path``, so that its message names the file (a failed write's own error names none):
+    an ``OSError`` of the same errno (and so the same subclass); ``err`` itself when it names a file."""
+    if err.filename is not None or err.errno is None:
+        return err
+    return OSError(err.errno, err.strerror or str(err), os.fspath(path))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ stays fast and a command's heavy imports (papermill, SDKs) cost nothing to the o
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import os
@@ -129,5 +130,33 @@ def main(argv: list[str] | None = None) -> None:
         err.show()
         sys.exit(err.exit_code)
     except BenchNbError as err:
-        click.echo(f"error: {err}", err=True)
+        from bench_nb.redaction import redact
+
+        click.echo(f"error: {redact(str(err))}", err=True)
         sys.exit(1)
+    except OSError as err:  # permission, disk full, not a directory...: the file and the cause, no traceback
+        from bench_nb.redaction import redact
+
+        click.echo(f"error: {redact(os_error_text(err))}", err=True)
+        sys.exit(1)
+
+
+_CAUSES = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EFBIG: "the file is too large (a file-size limit)",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "the file system is read-only",
+}
+
+
+def os_error_text(err: OSError) -> str:
+    """An operating-system error as one line naming the file and the cause: ``<file>: <cause>``."""
+    cause = _CAUSES.get(err.errno or 0) or err.strerror or str(err)
+    if err.filename is not None:
+        where = os.fsdecode(err.filename)
+        if err.filename2 is not None:
+            where += f" -> {os.fsdecode(err.filename2)}"
+        return f"{where}: {cause}"
+    return f"{cause} ({type(err).__name__}: {err})" if cause != str(err) else f"{type(err).__name__}: {err}"

@@ -18,6 +18,7 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.gc_pause import gc_paused
+from bench_nb.redaction import redact
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question
 from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
@@ -231,8 +232,11 @@ def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | No
         cols[f"{name}_status"] = statuses = [x.status for x in phases]
         cols[f"{name}_ms"] = ms = [x.durationMs for x in phases]
         durations.append(ms)
-        # a failed phase's error (only looked at when the run has a failure)
-        cols[f"_{name}_error"] = [x.error for x in phases] if "failed" in statuses else [None] * n
+        # a failed phase's error (only looked at when the run has a failure), redacted: a run written by
+        # another harness (or an older bench_nb) may hold a secret an endpoint echoed
+        cols[f"_{name}_error"] = (
+            [x.error and redact(x.error) for x in phases] if "failed" in statuses else [None] * n
+        )
     if run.imported is not None:  # not timed: null, never zero
         cols["total_ms"] = [None] * n
     else:  # added in phase order, from 0.0, as MemoryBench sums them

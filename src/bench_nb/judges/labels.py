@@ -17,14 +17,14 @@ run directory and for an imported result file alike (the file's ``run.path`` is 
 from __future__ import annotations
 
 import json
-import os
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from bench_nb.errors import Problem
 from bench_nb.runformat.format import now_iso
-from bench_nb.runformat.jsonl import read_json_lines
+from bench_nb.runformat.jsonl import append_lines, read_json_lines
 
 FILENAME = "labels.jsonl"
 HUMAN = "human"
@@ -77,12 +77,12 @@ def append_label(
     """Append one label (fsync'd: a label is a person's time and must not be lost).
 
     Raises:
-        ValueError: a label other than correct / incorrect / unsure, or a weight that is not positive.
+        ValueError: a label other than correct / incorrect / unsure, or a weight that is not a positive finite number.
     """
     if label not in LABELS:
         raise ValueError(f"label {label!r} for question {question_id}: must be one of {', '.join(LABELS)}")
-    if not weight > 0:
-        raise ValueError(f"weight {weight!r} for question {question_id}: must be positive")
+    if not (math.isfinite(weight) and weight > 0):  # inf or nan would be written and lost on reading
+        raise ValueError(f"weight {weight!r} for question {question_id}: must be a positive finite number")
     record = {
         "questionId": question_id,
         "label": label,
@@ -91,10 +91,7 @@ def append_label(
         "stratum": stratum,
         "at": now_iso(),
     }
-    with open(labels_path(run_dir), "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    append_lines(labels_path(run_dir), [json.dumps(record, ensure_ascii=False) + "\n"])
 
 
 def read_labels(run_dir: str | Path) -> tuple[dict[tuple[str, str], Label], list[Problem]]:

@@ -31,12 +31,13 @@ import anthropic
 import httpx
 import openai
 
-from bench_nb.errors import DeadlineExceeded, ModelError
+from bench_nb.errors import DeadlineExceeded, HoldBoardLost, ModelError
 from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
 from bench_nb.models.cache import ResponseCache
 from bench_nb.models.deadline import attempt_timeout, exceeded, remaining
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings
+from bench_nb.redaction import redact
 from bench_nb.retry_after import Holds, budget_key
 from bench_nb.retry_policy import Attempts, retry_call, transient_status
 
@@ -136,7 +137,8 @@ class LLMClient:
             temperature: default 0 for OpenAI-style APIs (omitted for reasoning models, which do not take it);
                 Claude gets the Messages API's default unless one is given.
             max_tokens: reply budget; default 1024 (8192 for reasoning models, whose thinking counts).
-            use_cache: read and write the response cache.
+            use_cache: read and write the response cache; identical requests made at once (threads or
+                processes sharing the cache file) share one call and its reply (``ResponseCache.get_or_call``).
             replicate: the n-th asking of the same request (judge replicates): replicate n > 1 is cached under
                 its own key (``"replicate": n`` beside the request), so each replicate is a real call once and
                 free on a rerun; replicate 1 keeps the plain request's key. Not sent to the model.
@@ -148,17 +150,19 @@ class LLMClient:
         request = self._request(spec, messages, json, temperature, max_tokens)
         key = request if replicate == 1 else {**request, "replicate": int(replicate)}
         started = time.perf_counter()
-        if use_cache and self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                done = self._completion(spec, hit.text, hit.input_tokens, hit.output_tokens, True, 0, started)
-                self.usage.add(done)
-                return done
         attempts = Attempts()
-        text, n_in, n_out = self._retrying(spec, lambda: self._send(spec, request), attempts)
-        if use_cache and self.cache is not None:
-            self.cache.put(key, text, n_in, n_out)
-        done = self._completion(spec, text, n_in, n_out, False, attempts.count, started)
+        if use_cache and self.cache is not None:  # identical requests at once: one call, one reply for all
+            reply, cached = self.cache.get_or_call(
+                key,
+                lambda: self._retrying(spec, lambda: self._send(spec, request), attempts),
+                time_left=remaining,
+                on_timeout=exceeded,
+            )
+            text, n_in, n_out = reply.text, reply.input_tokens, reply.output_tokens
+        else:
+            cached = False
+            text, n_in, n_out = self._retrying(spec, lambda: self._send(spec, request), attempts)
+        done = self._completion(spec, text, n_in, n_out, cached, 0 if cached else attempts.count, started)
         self.usage.add(done)
         return done
 
@@ -274,7 +278,7 @@ class LLMClient:
             return retry_call(
                 fn, policy, is_retryable, attempts=made, what=spec.alias, deadline=remaining, holds=holds
             )
-        except (ModelError, DeadlineExceeded):
+        except (ModelError, DeadlineExceeded, HoldBoardLost):  # a lost board is the sweep's failure, not ours
             raise
         except Exception as err:
             if (left := remaining()) is not None and left <= 0:
@@ -355,7 +359,7 @@ def _describe(
 ) -> str:
     status = getattr(err, "status_code", None)
     what = f"HTTP {status}" if status else type(err).__name__
-    detail = str(err).splitlines()[0][:300] if str(err) else ""
+    detail = redact(str(err).splitlines()[0])[:300] if str(err) else ""  # redacted before it is cut
     hint = ""
     if status == 401:
         hint = f" (check {spec.key_env})"

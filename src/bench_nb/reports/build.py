@@ -31,6 +31,7 @@ from bench_nb.reports.index import ReportEntry, RunEntry, record_report
 from bench_nb.reports.locate import find_notebook, resolve_runs
 from bench_nb.reports.notebook import SUMMARY_MIME
 from bench_nb.reports.svg import FIGURE_START, NotebookCharts, chart_output_spec, figure, spec_to_svg
+from bench_nb.runformat.journal import write_atomic
 
 KERNEL = "python3"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -296,9 +297,7 @@ def build_report(
     warm.join()
     title = str(summary.get("title") or (params or {}).get("title") or source.stem)
     page = export_html(nb, title)
-    tmp_out = out.with_name(f".{out.name}.tmp")
-    tmp_out.write_text(page, encoding="utf-8")
-    os.replace(tmp_out, out)
+    write_atomic(out, page.encode("utf-8"), durable=False)  # no temporary file is left if it fails
     entry = ReportEntry(
         file=out.name,
         name=source.stem,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from bench_nb.runformat.journal import write_atomic
 
 INDEX_JSON = "index.json"
 INDEX_HTML = "index.html"
@@ -45,9 +46,7 @@ def read_index(directory: str | Path) -> ReportIndex:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text.encode("utf-8"), durable=False)  # no temporary file is left if it fails
 
 
 def record_report(directory: str | Path, entry: ReportEntry) -> Path:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from bench_nb.errors import BenchNbError
 from bench_nb.providers.base import Provider
+from bench_nb.redaction import error_text
 from bench_nb.roi.judges import DeterministicRoiJudge, JudgmentFailed, RoiJudge
 from bench_nb.roi.metering import Meter
 from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
@@ -163,7 +164,7 @@ def start_run(
             run.recalls = tuple(_recall_all(store, provider, provider_settings, run))
             run.status = "recalled"
         except BaseException as err:
-            store.finish_run(run_id, "failed", f"{type(err).__name__}: {err}")
+            store.finish_run(run_id, "failed", error_text(err))
             raise
     return run
 

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import psutil
 
 from bench_nb.records import SearchHit
+from bench_nb.redaction import redact as redact_secrets
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
 from bench_nb.roi.memory import Memory, ScopeMember, can_read, normalize_time, utc_now
 from bench_nb.roi.records import (
@@ -352,7 +353,7 @@ class RoiStore:
         self.execute(
             "UPDATE runs SET status = 'abandoned', phase = NULL, finished_at = ?, error = ? "
             "WHERE id = ? AND status = 'running'",
-            (utc_now(), reason, run_id),
+            (utc_now(), redact_secrets(reason), run_id),
         )
 
     def _insert_run(
@@ -391,7 +392,7 @@ class RoiStore:
             self.execute(
                 "UPDATE runs SET status = ?, phase = NULL, finished_at = ?, error = ? "
                 "WHERE id = ? AND status = 'running'",
-                (status, utc_now(), error, run_id),
+                (status, utc_now(), None if error is None else redact_secrets(error), run_id),
             )
         self.release_run(run_id)
 
@@ -440,7 +441,10 @@ class RoiStore:
         explanation: str | None = None,
         error: str | None = None,
     ) -> None:
-        """Append one probe's result: judged (both booleans set) or failed (``error`` set, booleans None)."""
+        """Append one probe's result: judged (both booleans set) or failed (``error`` set, booleans None).
+
+        ``error`` is redacted here (``bench_nb.redaction``) before it is stored: results are append-only, so a
+        secret written once could never be removed."""
         status = "failed" if with_memory is None or without_memory is None else "judged"
         with self.write():
             self.execute(
@@ -459,7 +463,7 @@ class RoiStore:
                     confidence,
                     judge,
                     explanation,
-                    error,
+                    None if error is None else redact_secrets(error),
                     utc_now(),
                 ),
             )

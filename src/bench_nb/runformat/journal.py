@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem, RunFormatError, naming_file
 from bench_nb.runformat.format import (
     AnswerPhase,
     Checkpoint,
@@ -129,7 +129,7 @@ def read_journal(
             rec = _record_decoder.decode(line)
             if rec.p not in _phase_decoders:
                 raise msgspec.ValidationError(f"unknown phase {rec.p!r}")
-        except msgspec.DecodeError as err:
+        except (msgspec.DecodeError, RecursionError) as err:  # RecursionError: nested too deeply
             # The last line has no newline when a write was torn by a kill: not an error.
             if n == last:
                 break
@@ -172,14 +172,22 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
 
     With ``durable=False`` the fsyncs are skipped: readers still never see a partial file, but a power cut may
     lose it (for files that can be rebuilt, like the per-question results files).
+
+    A write that fails (disk full, permission) removes its temporary file and raises the ``OSError`` with
+    ``path`` as its filename (a failed write's own error names no file), so the message names the file.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        if durable:
-            fh.flush()
-            os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise naming_file(err, path) from err
     if not durable:
         return
     with contextlib.suppress(OSError):  # directories cannot be opened for fsync on every platform

@@ -4,17 +4,23 @@ the other lines still loaded.
 
 Lines are decoded with msgspec (a third of ``json.loads``' time on a 10,000-line file). ``decode_lines`` is
 the all-or-nothing form a caller tries first when it can check every line at once (``runformat.verdicts``).
+
+``append_lines`` is how lines are added to these files: it never leaves a damaged line behind, and never
+appends after one. A write cut short (disk full, a file-size limit) is truncated back to where it started
+before the error is raised; a tail left by a process killed mid-write (the last line has no newline) is
+repaired before the next append: closed with its newline if it is a whole JSON value, else cut off.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
 
-from bench_nb.errors import Problem
+from bench_nb.errors import Problem, naming_file
 
 T = TypeVar("T")
 
@@ -22,8 +28,9 @@ _DECODER = msgspec.json.Decoder()
 
 #: What a line's reader raises to have the line skipped as a problem: ValueError (msgspec.DecodeError is one:
 #: not JSON, not UTF-8, a torn last line; or a value the reader refuses), KeyError (a field missing),
-#: TypeError and AttributeError (a line that is JSON but not an object).
-LINE_ERRORS: tuple[type[Exception], ...] = (ValueError, KeyError, TypeError, AttributeError)
+#: TypeError and AttributeError (a line that is JSON but not an object), RecursionError (JSON nested deeper than
+#: the decoder goes).
+LINE_ERRORS: tuple[type[Exception], ...] = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
 
 
 def read_json_lines(path: Path, read: Callable[[Any], T]) -> tuple[list[T], list[Problem]]:
@@ -58,3 +65,63 @@ def _lines(path: Path) -> list[tuple[int, bytes]]:
         return []
     # bytes.splitlines() splits on \n, \r and \r\n only: the same lines as reading the file as text.
     return [(n, line) for n, line in enumerate(path.read_bytes().splitlines(), start=1) if line.strip()]
+
+
+def append_lines(path: Path, lines: Sequence[str], *, durable: bool = True) -> None:
+    """Append ``lines`` (each ending with a newline) to ``path`` (created if absent), fsync'd when
+    ``durable``; all of them or none (see the module's docstring)."""
+    data = "".join(lines).encode("utf-8")
+    if not data:
+        return
+    try:
+        fh = open(path, "ab+")  # noqa: SIM115 - closed below
+    except OSError as err:
+        raise naming_file(err, path) from err
+    with fh:
+        start = _repair_tail(fh)
+        try:
+            fh.write(data)
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        except OSError as err:
+            try:  # leave no part of the batch behind
+                fh.seek(start)
+                fh.truncate(start)
+                fh.flush()
+            except OSError:
+                pass
+            raise naming_file(err, path) from err
+
+
+def _repair_tail(fh: Any) -> int:
+    """Make the file end with a whole line; returns its size after."""
+    size = fh.seek(0, os.SEEK_END)
+    if size == 0:
+        return 0
+    fh.seek(max(0, size - 1))
+    if fh.read(1) == b"\n":
+        return int(size)
+    # the last line was torn: find where it starts
+    block, end = 1 << 16, size
+    while True:
+        begin = max(0, end - block)
+        fh.seek(begin)
+        chunk = fh.read(end - begin)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0 or begin == 0:
+            line_start = begin + cut + 1 if cut >= 0 else 0
+            break
+        end = begin
+    fh.seek(line_start)
+    tail = fh.read(size - line_start)
+    try:
+        _DECODER.decode(tail)
+    except ValueError:  # not a whole value: cut it off
+        fh.seek(line_start)
+        fh.truncate(line_start)
+        fh.flush()
+        return int(line_start)
+    fh.seek(0, os.SEEK_END)
+    fh.write(b"\n")  # a whole value that only lacked its newline: kept
+    return int(size) + 1

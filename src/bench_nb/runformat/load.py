@@ -231,6 +231,8 @@ def read_checkpoint_shell(path: Path) -> CheckpointShell:
 
 
 _C = TypeVar("_C", Checkpoint, CheckpointView)
+#: What a JSON value nested deeper than the decoder goes (msgspec raises RecursionError) is, as a problem.
+TOO_DEEP = "JSON nested too deeply to read (a value inside hundreds of arrays or objects); the run is skipped"
 
 
 def _decode_checkpoint(
@@ -238,7 +240,10 @@ def _decode_checkpoint(
 ) -> tuple[_C, list[Problem]]:
     data = path.read_bytes()
     DECODE_COUNTS.reset()
-    checkpoint, problems = _decode_questions(data, path, ck_type, q_type, strict=strict)
+    try:
+        checkpoint, problems = _decode_questions(data, path, ck_type, q_type, strict=strict)
+    except RecursionError:
+        raise RunFormatError(path, TOO_DEEP) from None
     found = _integrity_problems(path, data, checkpoint, DECODE_COUNTS.questions, DECODE_COUNTS.absent_phases)
     if strict and found:
         raise RunFormatError.of(found[0])
@@ -686,6 +691,10 @@ def _load(
                 if strict:
                     raise
                 all_problems.append(err.problem)
+            except RecursionError:  # another of the run's JSON files (report.json, a harness's file)
+                if strict:
+                    raise RunFormatError(d, TOO_DEEP) from None
+                all_problems.append(Problem(str(d), TOO_DEEP))
     check_run_ids(runs)
     if not strict:  # one warning for what this load skipped (a source that matched nothing was said above)
         warn_problems([p for p in all_problems if p not in warned] + [p for r in runs for p in r.problems])

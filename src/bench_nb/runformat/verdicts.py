@@ -14,7 +14,6 @@ is not a plain verdict, so that the caller reads that file with ``read_replicate
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,7 +23,7 @@ import msgspec
 from bench_nb.errors import Problem
 from bench_nb.records import Verdict
 from bench_nb.runformat.format import now_iso
-from bench_nb.runformat.jsonl import decode_lines, read_json_lines
+from bench_nb.runformat.jsonl import append_lines, decode_lines, read_json_lines
 
 FILENAME = "judgments.jsonl"
 
@@ -55,11 +54,7 @@ def append_verdicts(
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     if not lines:
         return 0
-    path = Path(run_dir) / FILENAME
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write("".join(lines))
-        fh.flush()
-        os.fsync(fh.fileno())
+    append_lines(Path(run_dir) / FILENAME, lines)  # a damaged tail is repaired, a failed write undone
     return len(lines)
 
 
@@ -115,6 +110,6 @@ def read_plain_verdicts(run_dir: str | Path) -> dict[tuple[str, str, int], Plain
     """
     try:
         verdicts = msgspec.convert(decode_lines(Path(run_dir) / FILENAME), list[PlainVerdict])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return {(v.questionId, v.judge, v.replicate): v for v in verdicts}

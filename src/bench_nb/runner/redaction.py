@@ -1,74 +1,7 @@
-"""Keeping secrets out of everything a run writes: error messages are redacted before they are stored.
+"""Moved to ``bench_nb.redaction`` (layer 0), so that every place that records an error (the runner, rejudge,
+the judge audit, the ROI store, the run store, the command line) redacts it with the same function; kept here
+for existing imports."""
 
-Keys come from the environment only and are never part of a run's settings; but an SDK's error text can
-quote a header or a URL with a token in it. ``redact`` removes the values of environment variables whose
-names look secret (``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*PASSPHRASE*``, ...)
-and anything shaped like a credential: API keys (``sk-...``, ``sk_live_...``), GitHub and GitLab tokens,
-AWS access key ids, Google API keys, Slack tokens, JWTs, private keys, ``Bearer ...`` and ``Basic ...``
-credentials, and ``password=...``-style assignments. What it cannot catch is listed in docs/runner.md.
-"""
+from bench_nb.redaction import REDACTED, error_text, redact
 
-from __future__ import annotations
-
-import base64
-import binascii
-import os
-import re
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL", re.IGNORECASE)
-# Credential shapes, each redacted as a whole.
-_SHAPES = re.compile(
-    "|".join(
-        (
-            r"\b(?:sk|pk|rk|key)-[A-Za-z0-9_\-]{8,}",  # OpenAI/Anthropic-style keys
-            r"\b(?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{8,}",  # Stripe
-            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",  # GitHub tokens
-            r"\bgithub_pat_[A-Za-z0-9_]{20,}",
-            r"\bglpat-[A-Za-z0-9_\-]{20,}",  # GitLab
-            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",  # AWS access key ids
-            r"\bAIza[0-9A-Za-z_\-]{35}",  # Google API keys
-            r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack
-            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+",  # JWTs
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
-        )
-    )
-)
-_BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}")
-_BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{4,}={0,2})")
-_ASSIGNED = re.compile(
-    r"(?i)([A-Za-z0-9_]*(?:api[_-]?key|access[_-]?token|token|secret|password|passwd|passphrase|pwd))"
-    r"(\s*[=:]\s*)[^\s,;&'\"]+"
-)
-REDACTED = "[redacted]"
-
-
-def _env_secrets() -> list[str]:
-    values = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= 8]
-    return sorted(set(values), key=len, reverse=True)
-
-
-def _is_basic_credentials(encoded: str) -> bool:
-    """``Basic <base64 of user:password>``: the text after "Basic" decodes to something with a colon."""
-    try:
-        decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return False
-    return ":" in decoded and decoded.isprintable()
-
-
-def redact(text: str) -> str:
-    """``text`` with secret-looking values replaced by ``[redacted]``."""
-    for value in _env_secrets():
-        text = text.replace(value, REDACTED)
-    text = _SHAPES.sub(REDACTED, text)
-    text = _BEARER.sub("Bearer " + REDACTED, text)
-    text = _BASIC.sub(
-        lambda m: "Basic " + REDACTED if _is_basic_credentials(m.group(1)) else m.group(0), text
-    )
-    return _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-
-
-def error_text(err: BaseException) -> str:
-    """``"<Type>: <message>"`` of an error, redacted."""
-    message = str(err).strip()
-    return redact(f"{type(err).__name__}: {message}" if message else type(err).__name__)
+__all__ = ["REDACTED", "error_text", "redact"]

@@ -21,6 +21,7 @@ from typing import Any
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
 from bench_nb.records import Question, Verdict, VerdictLabel
+from bench_nb.redaction import redact
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
@@ -279,7 +280,7 @@ def _grade(
         done.extend(v for _, v in buffer)
     if failure is not None:
         qid, err = failure
-        raise JudgeError(f"judge {judge.name!r} failed on question {qid}: {err}") from err
+        raise JudgeError(f"judge {judge.name!r} failed on question {qid}: {redact(str(err))}") from err
     return done
 
 
