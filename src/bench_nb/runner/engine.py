@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import HoldBoardLost, RunFormatError
 from bench_nb.judges.base import Judge, majority_verdict
 from bench_nb.models.base import Answerer
 from bench_nb.models.deadline import deadline
@@ -400,6 +400,8 @@ class Engine:
         if done.error is not None:  # the wrapper itself failed: a bug, not a provider error
             raise done.error
         out: _Outcome = done.result
+        if isinstance(out.error, HoldBoardLost):  # the sweep's shared board is gone: the run stops, the
+            raise out.error  # question is not blamed (it resumes when the sweep is run again)
         phase, key = done.pool, str(done.key)
         qids = self.containers[key].question_ids if phase in ("ingest", "indexing") else (key,)
         timing: dict[str, Any] = {

@@ -30,7 +30,7 @@ from multiprocessing.managers import BaseManager
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import BenchNbError, Problem
+from bench_nb.errors import BenchNbError, HoldBoardLost, Problem
 from bench_nb.retry_after import HoldBoard, HoldTable, set_hold_board
 from bench_nb.text import HtmlFields
 
@@ -273,6 +273,8 @@ def run_point(point: SweepPoint, kwargs: dict[str, Any]) -> SweepRun:
         with repeat_cache(point.repeat):
             result = run_benchmark(point.provider, point.benchmark, **kwargs)
         return SweepRun(point, result)
+    except HoldBoardLost:  # not this run's failure: the sweep's (``_on_pool``, ``_outcome``)
+        raise
     except Exception as err:  # one run's failure does not stop the sweep; it is reported and exits 1
         return SweepRun(point, None, f"{type(err).__name__}: {err}")
 
@@ -285,14 +287,22 @@ class RayHoldBoard:
         self.actor = actor
 
     def not_before(self, key: str) -> float:
-        import ray
-
-        return float(ray.get(self.actor.not_before.remote(key)))
+        return float(self._get(self.actor.not_before.remote(key)))
 
     def hold(self, key: str, until: float) -> None:
+        self._get(self.actor.hold.remote(key, until))
+
+    @staticmethod
+    def _get(ref: Any) -> Any:
         import ray
 
-        ray.get(self.actor.hold.remote(key, until))
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayActorError as err:
+            raise HoldBoardLost(
+                f"the sweep's Ray hold actor (which shares Retry-After holds between its tasks) is gone ({err}); "
+                "the sweep stops: run it again to resume its runs"
+            ) from err
 
 
 def run_point_on_ray(point: SweepPoint, kwargs: dict[str, Any], budget: Any) -> SweepRun:
@@ -325,6 +335,37 @@ class _HoldManager(BaseManager):
 _HoldManager.register("HoldTable", HoldTable)
 
 
+class ManagedHoldBoard:
+    """The local pool's ``HoldBoard``: the manager process's ``HoldTable`` (a proxy), whose loss is
+    ``HoldBoardLost`` naming the manager, not a connection error the caller would blame on its model."""
+
+    def __init__(self, table: Any, pid: int | None) -> None:
+        self.table = table
+        self.pid = pid
+
+    def not_before(self, key: str) -> float:
+        return float(self._call(lambda: self.table.not_before(key)))
+
+    def hold(self, key: str, until: float) -> None:
+        self._call(lambda: self.table.hold(key, until))
+
+    def holds(self) -> dict[str, float]:
+        """Every hold the board keeps (``HoldTable.holds``)."""
+        return dict(self._call(lambda: self.table.holds()))
+
+    def lost(self, why: str) -> HoldBoardLost:
+        return HoldBoardLost(
+            f"the sweep's hold manager process (pid {self.pid}, which shares Retry-After holds between the "
+            f"sweep's workers) {why}; the sweep stops: run it again to resume its runs"
+        )
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except (OSError, EOFError) as err:  # refused, reset, broken pipe: the manager is gone
+            raise self.lost(f"is gone ({type(err).__name__}: {err})") from err
+
+
 def _pool_worker(board: HoldBoard) -> None:
     """A pool worker's start: it ends with the sweep process, and shares its holds through ``board``."""
     _watch_parent()
@@ -332,7 +373,7 @@ def _pool_worker(board: HoldBoard) -> None:
 
 
 @contextlib.contextmanager
-def local_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, HoldBoard]]:
+def local_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, ManagedHoldBoard]]:
     """A pool of ``workers`` spawned processes whose Retry-After holds are shared, and its board: a
     ``HoldTable`` kept by a manager process (which, like the workers, ends when this process dies), set in
     each worker by the pool's initializer. A 429 one worker meets holds back every worker's calls with that
@@ -341,7 +382,8 @@ def local_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, HoldBoard]]:
     manager = _HoldManager(ctx=context)
     manager.start(initializer=_watch_parent)
     try:
-        board: HoldBoard = manager.HoldTable()  # type: ignore[attr-defined]
+        process = getattr(manager, "_process", None)
+        board = ManagedHoldBoard(manager.HoldTable(), getattr(process, "pid", None))  # type: ignore[attr-defined]
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=context, initializer=_pool_worker, initargs=(board,)
         ) as pool:
@@ -351,13 +393,21 @@ def local_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, HoldBoard]]:
 
 
 def _on_pool(jobs: list[tuple[SweepPoint, dict[str, Any]]], workers: int) -> Iterator[SweepRun]:
-    with local_pool(min(workers, len(jobs))) as (pool, _board):
+    """The runs on a local pool, as they finish. The hold manager is looked at twice a second: when it is
+    gone, runs not started are cancelled and the sweep raises ``HoldBoardLost`` naming it."""
+    with local_pool(min(workers, len(jobs))) as (pool, board):
         points: dict[Future[SweepRun], SweepPoint] = {pool.submit(run_point, p, kw): p for p, kw in jobs}
         pending = set(points)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                yield _outcome(points[f], f.result)
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield _outcome(points[f], f.result)
+                if pending:
+                    board.not_before("")  # raises HoldBoardLost when the manager is gone
+        except HoldBoardLost:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _outcome(point: SweepPoint, get: Callable[[], Any]) -> SweepRun:
@@ -365,6 +415,8 @@ def _outcome(point: SweepPoint, get: Callable[[], Any]) -> SweepRun:
     too) is this run's error, not the sweep's end. A rerun of the sweep resumes them."""
     try:
         return get()
+    except HoldBoardLost:
+        raise
     except Exception as err:
         return SweepRun(point, None, f"its worker died: {type(err).__name__}: {err}")
 

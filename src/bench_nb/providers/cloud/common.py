@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from bench_nb.errors import DeadlineExceeded, ProviderError
+from bench_nb.errors import DeadlineExceeded, HoldBoardLost, ProviderError
 from bench_nb.models.deadline import remaining as question_time_left
 from bench_nb.records import Session
 from bench_nb.retry_after import Holds, status_of
@@ -212,7 +212,7 @@ class Calls:
                 deadline=question_time_left,
                 holds=self.holds,
             )
-        except (ProviderError, DeadlineExceeded):
+        except (ProviderError, DeadlineExceeded, HoldBoardLost):  # a lost board is the sweep's failure
             raise
         except Exception as err:
             n, of = attempts.count, self.policy.max_attempts
