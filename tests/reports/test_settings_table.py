@@ -131,3 +131,18 @@ def test_the_compare_report_warns_loudly_when_runs_differ(tmp_path: Path) -> Non
         in page
     )
     assert 'class="bnb-settings"' not in page
+
+
+def test_several_runs_of_one_provider_are_told_apart(tmp_path: Path) -> None:
+    a = write_synthetic_run(tmp_path, "sqlite", run_id="sqlite-k10")
+    b = write_synthetic_run(tmp_path, "sqlite", run_id="sqlite-k5")
+    c = write_synthetic_run(tmp_path, "full-context")
+    _edit_settings(b, k=5)
+    body = tables.table_settings([a, b, c]).html.split("</style>", 1)[1]
+    assert (
+        'title="sqlite-k10">sqlite · sqlite-k10<' in body and 'title="sqlite-k5">sqlite · sqlite-k5<' in body
+    )
+    assert 'title="synthetic-full-context">full-context<' in body  # one run of its provider: its name alone
+    d = write_synthetic_run(tmp_path, "sqlite", run_id="sqlite-again")
+    line = tables.settings_line(tables.run_settings([a, d]))
+    assert line is not None and line.startswith("All 2 runs (sqlite · sqlite-k10, sqlite · sqlite-again)")

@@ -8,6 +8,7 @@ bench_nb run, as a difference.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -99,6 +100,16 @@ def _shown(value: object) -> str:
     return NOT_RECORDED if value is None else str(value)
 
 
+def _names(settings: list[RunSettings]) -> dict[str, str]:
+    """run_id -> how the settings name a run: its provider when no other run has it, else ``provider ·
+    run_id`` (several runs of one provider, e.g. sqlite at k=5 and at k=10, told apart), as the charts do."""
+    count = Counter(s.provider for s in settings)
+    return {
+        s.run_id: s.provider if s.provider and count[s.provider] == 1 else f"{s.provider or '?'} · {s.run_id}"
+        for s in settings
+    }
+
+
 def settings_line(settings: list[RunSettings]) -> str | None:
     """The runs' common settings in one line, or None when they differ in any of them.
 
@@ -110,7 +121,8 @@ def settings_line(settings: list[RunSettings]) -> str | None:
     if not settings or settings_differences([s.recorded for s in settings]):
         return None
     s = settings[0]
-    providers = ", ".join(x.provider or x.run_id for x in settings)
+    names = _names(settings)
+    providers = ", ".join(names[x.run_id] for x in settings)
     who = f"All {len(settings)} runs ({providers})" if len(settings) > 1 else f"The run ({providers})"
     line = (
         f"{who}: k={_shown(s.k)}, answerer {_shown(s.answerer)}, answer prompt {_shown(s.answer_prompt)}, "
@@ -136,7 +148,7 @@ def _returned(runs: Any, settings: list[RunSettings]) -> str:
     if "search_result_count" not in q.columns or q.is_empty():
         return ""
     ks = {s.run_id: s.k for s in settings}
-    names = {s.run_id: s.provider or s.run_id for s in settings}
+    names = _names(settings)
     counts = (
         q.filter(pl.col("search_result_count").is_not_null())
         .group_by("run_id", maintain_order=True)
@@ -173,9 +185,10 @@ def table_settings(runs: Any) -> Table:
         if returned:
             line += f"; results returned per question (k is the limit asked for): {returned}"
         return Table(data, f'{STYLE}<div class="bnb-settings">{esc(line)}</div>')
+    names = _names(settings)
     rows = [
         [
-            Cell(s.provider or s.run_id, title=s.run_id),
+            Cell(names[s.run_id], title=s.run_id),
             Cell(_shown(s.k), "num"),
             f"{_shown(s.answerer)} ({_shown(s.answer_prompt)})",
             Cell(
