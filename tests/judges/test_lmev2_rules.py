@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from bench_nb.judges.lmev2 import (
+    ABSTENTION_SYSTEM,
+    GOTCHAS_SYSTEM,
+    LmeV2Judge,
     choice_letters,
     extract_boxed_answer,
     is_unknown,
@@ -20,7 +26,12 @@ from bench_nb.judges.lmev2 import (
     split_phrases,
 )
 from bench_nb.judges.registry import get_judge
+from bench_nb.models.client import LLMClient
+from bench_nb.models.settings import ClientSettings
 from bench_nb.records import Question
+from llm_server import LLMServer, Reply, llm_server
+
+__all__ = ["llm_server"]
 
 
 @pytest.mark.parametrize(
@@ -167,3 +178,62 @@ def test_options_are_checked() -> None:
 
     with pytest.raises(JudgeError, match="unknown option"):
         make_lmev2_judge(None, temperature=0.0)
+
+
+# The LLM-judged rules, against the local fake OpenAI server (real HTTP on 127.0.0.1).
+
+
+@pytest.fixture
+def client(llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LLMClient:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    return LLMClient(
+        ClientSettings(
+            timeout_s=1.0,
+            max_retries=1,
+            backoff_initial_s=0.01,
+            backoff_max_s=0.02,
+            cache_path=tmp_path / "llm.sqlite",
+            openai_base_url=llm_server.openai_base_url,
+        )
+    )
+
+
+def test_the_abstention_rule_asks_the_model_with_the_official_prompt(
+    client: LLMClient, llm_server: LLMServer
+) -> None:
+    judge = get_judge("lme-v2:gpt-4o-mini", client=client)
+    assert isinstance(judge, LmeV2Judge) and judge.name == "lme-v2:gpt-4o-mini"
+    llm_server.script(Reply(json.dumps({"label": 1, "reason": "names the flaw"})))
+    q = _q("llm_abstention_checker", "Audit logs cannot be deleted.", "static-environment-abs")
+    v = judge.judge(q, "There is no such button: \\boxed{audit logs cannot be deleted}")
+    assert (v.score, v.label) == (1, "correct") and "names the flaw" in v.explanation
+    (call,) = llm_server.calls
+    system, user = call.body["messages"]
+    assert system["content"] == ABSTENTION_SYSTEM
+    assert system["content"].startswith("You are a strict grader for flawed-premise (abstention) questions.")
+    text = user["content"]
+    assert "Question:\nWhere?\n\n" in text
+    assert "Reference answer (the expected flaw-aware conclusion):\nAudit logs cannot be deleted.\n\n" in text
+    assert "Model full response:\nThere is no such button: \\boxed{audit logs cannot be deleted}\n\n" in text
+    assert "Model extracted final answer:\naudit logs cannot be deleted\n\n" in text
+    assert text.endswith('Output JSON only:\n{"label": 0 or 1, "reason": "short rationale"}')
+
+
+def test_the_gotchas_rule_retries_an_unreadable_reply_then_is_unscored(
+    client: LLMClient, llm_server: LLMServer
+) -> None:
+    judge = LmeV2Judge("gpt-4o-mini", client=client, max_parse_attempts=2)
+    llm_server.script(Reply("I think it is fine"), Reply("label: 0 because it contradicts"))
+    q = _q("llm_gotchas_checker", "The Submit link is hidden.", "errors-gotchas")
+    v = judge.judge(q, "Click Submit twice.")
+    assert (v.score, v.label) == (0, "incorrect")  # the second reply, read like the official parser
+    assert llm_server.calls[0].body["messages"][0]["content"] == GOTCHAS_SYSTEM
+    assert len(llm_server.calls[1].body["messages"]) == 4  # the bad reply and a reminder were added
+    llm_server.script(Reply("no label"), Reply("still none"))
+    again = judge.judge(q, "Something else entirely.")
+    assert (again.score, again.label) == (None, "unscored")  # never incorrect for an unreadable judge
+    # UNKNOWN and deterministic rules never call the model.
+    before = len(llm_server.calls)
+    assert judge.judge(q, "\\boxed{UNKNOWN}").label == "incorrect"
+    assert judge.judge(_q("mc_choice_match", "B"), "\\boxed{B}").label == "correct"
+    assert len(llm_server.calls) == before

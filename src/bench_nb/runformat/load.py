@@ -50,7 +50,7 @@ from bench_nb.runformat.view import CheckpointView, QuestionView
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
-RunFormatName = Literal["evermemos", "zep", "mem0", "memorybench", "bench_nb"]
+RunFormatName = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "memorybench", "bench_nb"]
 FORMATS: tuple[str, ...] = (*HARNESS_FORMATS, "memorybench", "bench_nb")
 
 
@@ -465,8 +465,11 @@ def _is_run_dir(p: Path) -> bool:
 
 
 def _is_harness_dir(p: Path) -> bool:
-    """A folder holding an EverMemOS eval_results.json (and no run of the run format)."""
-    return (p / "eval_results.json").is_file() and not (p / "checkpoint.json").is_file()
+    """A folder holding an EverMemOS eval_results.json or LongMemEval-V2's per_question.jsonl (and no run of
+    the run format)."""
+    return ((p / "eval_results.json").is_file() or (p / "per_question.jsonl").is_file()) and not (
+        p / "checkpoint.json"
+    ).is_file()
 
 
 _OWN_FILES = ("checkpoint.json", "report.json", "manifest.json")
@@ -476,11 +479,9 @@ RECEIPT_SUFFIX = ".receipt.json"  # a run's receipt beside it (``bench-nb receip
 
 
 def _is_harness_file(p: Path) -> bool:
-    return (
-        p.is_file()
-        and p.suffix == ".json"
-        and p.name not in _OWN_FILES
-        and not p.name.endswith(RECEIPT_SUFFIX)
+    return p.is_file() and (
+        (p.suffix == ".json" and p.name not in _OWN_FILES and not p.name.endswith(RECEIPT_SUFFIX))
+        or p.name == "per_question.jsonl"  # LongMemEval-V2's harness
     )
 
 
@@ -645,7 +646,9 @@ def read_imported(
     if strict and problems:
         raise RunFormatError.of(problems[0])
     if file.is_dir():
-        file = file / "eval_results.json"
+        file = file / (
+            "per_question.jsonl" if (file / "per_question.jsonl").is_file() else "eval_results.json"
+        )
     return Run(file, checkpoint, None, problems, imported=info)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses import evermemos, mem0, zep
+from bench_nb.runformat.harnesses import evermemos, lmev2, mem0, zep
 from bench_nb.runformat.harnesses.common import ImportInfo, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
@@ -28,8 +28,8 @@ __all__ = [
     "read_harness_file",
 ]
 
-HarnessFormat = Literal["evermemos", "zep", "mem0"]
-HARNESS_FORMATS: tuple[HarnessFormat, ...] = ("evermemos", "zep", "mem0")
+HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2"]
+HARNESS_FORMATS: tuple[HarnessFormat, ...] = ("evermemos", "zep", "mem0", "longmemeval-v2")
 _READERS = {"evermemos": evermemos, "zep": zep, "mem0": mem0}
 
 
@@ -54,6 +54,15 @@ def read_harness_file(
     Raises:
         RunFormatError: the file is not JSON, not in the format asked for, or (Zep, Mem0) no LoCoMo dataset.
     """
+    if path.is_dir() and (path / lmev2.FILENAME).is_file():
+        path = path / lmev2.FILENAME
+    elif path.name == lmev2.AGGREGATED and (path.parent / lmev2.FILENAME).is_file():
+        path = path.parent / lmev2.FILENAME  # the summary names the run beside it
+    if fmt == "longmemeval-v2" or (fmt is None and lmev2.is_run_file(path)):
+        # JSON lines, ids of its own: no LoCoMo matching (LongMemEval-V2's question ids are the benchmark's).
+        problems: list[Problem] = []
+        checkpoint, info = lmev2.read(path, problems)
+        return checkpoint, info, problems
     if path.is_dir():
         path = path / evermemos.FILENAME
     data = read_json(path)
@@ -68,6 +77,6 @@ def read_harness_file(
         raise RunFormatError(path, f"format must be one of {', '.join(HARNESS_FORMATS)} here, not {fmt!r}")
     if not _READERS[fmt].looks_like(data):
         raise RunFormatError(path, f"not a {fmt} file: {(_READERS[fmt].__doc__ or fmt).splitlines()[0]}")
-    problems: list[Problem] = []
+    problems = []
     checkpoint, info = _READERS[fmt].read(path, index, problems, data)
     return checkpoint, info, problems

@@ -1,0 +1,251 @@
+"""LongMemEval-V2's harness output (xiaowu0162/LongMemEval-V2, ``evaluation/harness.py``): a run folder holding
+``per_question.jsonl`` and, beside it, ``aggregated_metrics.json`` (and ``run_args.json``).
+
+One JSON object a line: ``question_id`` (the benchmark's own id, so the run pairs with a native
+``-b longmemeval-v2`` run), ``question_type``, ``category``, ``is_abstention_problem``, ``eval_function``,
+``question_text``, ``answer_gold``, ``response_raw`` (the reader's reply), ``response_parsed_boxed``,
+``is_unknown``, ``score`` (1.0/0.0) and ``score_bool`` (the verdict), ``haystack_ids`` (trajectory ids),
+``memory_query_duration_seconds`` (the memory query's wall time), ``memory_context_token_count`` (the context's
+tokens after truncation), ``memory_context_original_token_count``, ``usage`` (the reader's prompt and
+completion tokens). Mapping (docs/loading.md): the verdict is ``score_bool`` (``score`` when it is missing);
+the search phase's ``durationMs`` is the memory query time; ``contextTokens`` the context tokens; the answer is
+``response_raw``. ``aggregated_metrics.json`` is kept as the run's published figures; its ``overall_full_set``
+is checked against the rows. The judge is ``run_args.json``'s ``evaluator_model`` when that file is there,
+else ``unknown``; the tier comes from ``run_args.json``'s haystack path or the folder's name (``..._small``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.runformat.format import (
+    AnswerPhase,
+    Checkpoint,
+    EvaluatePhase,
+    IndexingPhase,
+    IngestPhase,
+    Phases,
+    Question,
+    SearchPhase,
+)
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, settings
+
+HARNESS = "longmemeval-v2"
+FILENAME = "per_question.jsonl"
+AGGREGATED = "aggregated_metrics.json"
+_TIER = re.compile(r"(?:lme_v2_|[_-])(small|medium)(?:\.json)?$")
+
+
+def looks_like(data: Any) -> bool:
+    """LME-V2's per-question rows: a list of objects with ``question_id`` and ``score_bool`` or ``score``."""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and isinstance(data[0], dict)
+        and "question_id" in data[0]
+        and ("score_bool" in data[0] or "score" in data[0])
+        and "eval_function" in data[0]
+    )
+
+
+def is_run_file(path: Path) -> bool:
+    return path.is_file() and path.name == FILENAME
+
+
+def _json_file(path: Path, problems: list[Problem]) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        problems.append(Problem(str(path), f"not valid JSON: {err}; ignored"))
+        return None
+
+
+def _number(value: Any, *, integer: bool = False) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value < 0 or (integer and value != int(value)):
+        return None
+    return float(value)
+
+
+def _verdict(row: dict[str, Any]) -> tuple[bool | None, str | None]:
+    """The verdict and the field that was bad (None: fine)."""
+    if "score_bool" in row:
+        value = row["score_bool"]
+        return (value, None) if isinstance(value, bool) else (None, "score_bool")
+    score = row.get("score")
+    if isinstance(score, int | float) and not isinstance(score, bool) and score in (0, 1):
+        return bool(score), None
+    return None, "score"
+
+
+def _tier(path: Path, run_args: Any) -> str | None:
+    if isinstance(run_args, dict):
+        for key in ("haystack_path", "tier"):
+            value = run_args.get(key)
+            if isinstance(value, str) and (
+                m := _TIER.search(value) or re.fullmatch(r"(small|medium)", value)
+            ):
+                return m.group(1)
+    m = _TIER.search(path.parent.name)
+    return m.group(1) if m else None
+
+
+def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
+    """Read a ``per_question.jsonl`` (or the folder holding it) as a run; bad lines become problems naming
+    file, line and field, the good lines still load.
+
+    Raises:
+        RunFormatError: the file cannot be read or holds no readable row.
+    """
+    if path.is_dir():
+        path = path / FILENAME
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise RunFormatError(path, f"cannot read LongMemEval-V2's per-question results: {err}") from None
+    folder = path.parent
+    run_args = _json_file(folder / "run_args.json", problems)
+    aggregated = _json_file(folder / AGGREGATED, problems)
+    judge = run_args.get("evaluator_model") if isinstance(run_args, dict) else None
+    model = run_args.get("model") if isinstance(run_args, dict) else None
+    info = ImportInfo(
+        harness=HARNESS,
+        judge=judge if isinstance(judge, str) and judge else UNKNOWN,
+        not_recorded=("retrieved context",),
+        published=aggregated if isinstance(aggregated, dict) else {},
+    )
+    questions: dict[str, Question] = {}
+    haystacks: dict[tuple[str, ...], str] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+
+        def bad(field: str, message: str, qid: str | None = None, where: str = where) -> None:
+            problems.append(
+                Problem(str(path), f"{where}: {message}", field=f"{where}: {field}", question_id=qid)
+            )
+
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            bad("(the line)", f"not valid JSON ({err}); skipped")
+            continue
+        if not isinstance(row, dict):
+            bad("(the line)", "not a JSON object; skipped")
+            continue
+        qid = row.get("question_id")
+        if not isinstance(qid, str) or not qid:
+            bad("question_id", "no question_id (a non-empty string); skipped")
+            continue
+        if qid in questions:
+            bad("question_id", "a second row for this question; the first is kept", qid)
+            continue
+        verdict, wrong = _verdict(row)
+        if wrong is not None:
+            bad(wrong, f"{wrong} {row.get(wrong)!r} is not a verdict (true/false, 1/0): unscored", qid)
+        for key in ("answer_gold", "response_raw"):
+            if key in row and not isinstance(row[key], str):
+                bad(key, f"{key} is not a string: read as text", qid)
+        seconds = row.get("memory_query_duration_seconds")
+        query_ms = _number(seconds)
+        if seconds is not None and query_ms is None:
+            bad(
+                "memory_query_duration_seconds",
+                f"{seconds!r} is not a duration in seconds: latency null",
+                qid,
+            )
+        tokens_raw = row.get("memory_context_token_count")
+        tokens = _number(tokens_raw, integer=True)
+        if tokens_raw is not None and tokens is None:
+            bad("memory_context_token_count", f"{tokens_raw!r} is not a token count: tokens null", qid)
+        usage = row.get("usage")
+        prompt_tokens = _number(usage.get("prompt_tokens"), integer=True) if isinstance(usage, dict) else None
+        trajectories = row.get("haystack_ids")
+        extra: dict[str, Any] = {
+            "normType": "abstention" if row.get("is_abstention_problem") is True else "other",
+            "evalFunction": row.get("eval_function"),
+        }
+        if isinstance(trajectories, list) and all(isinstance(t, str) for t in trajectories):
+            extra["haystackId"] = haystacks.setdefault(tuple(trajectories), qid)
+        if verdict is None:
+            extra["unscored"] = True
+        if isinstance(row.get("is_unknown"), bool):
+            extra["isUnknown"] = row["is_unknown"]
+        questions[qid] = Question(
+            questionId=qid,
+            containerTag=extra.get("haystackId", ""),
+            question=_text(row.get("question_text")),
+            groundTruth=_text(row.get("answer_gold")),
+            questionType=_text(row.get("question_type")),
+            phases=Phases(
+                ingest=IngestPhase(status="completed"),
+                indexing=IndexingPhase(status="completed"),
+                search=SearchPhase(
+                    status="completed", durationMs=None if query_ms is None else query_ms * 1000
+                ),
+                answer=AnswerPhase(
+                    status="completed",
+                    hypothesis=_text(row.get("response_raw")),
+                    contextTokens=None if tokens is None else int(tokens),
+                    promptTokens=None if prompt_tokens is None else int(prompt_tokens),
+                ),
+                evaluate=EvaluatePhase(
+                    status="completed",
+                    score=None if verdict is None else float(verdict),
+                    label="unscored" if verdict is None else "correct" if verdict else "incorrect",
+                ),
+            ),
+            benchNb=extra,
+        )
+        info.verdicts[qid] = [verdict]
+    if not questions:
+        raise RunFormatError(path, "no readable row (one JSON object per line with a question_id)")
+    _check_published(folder / AGGREGATED, info.published, questions, problems)
+    tier = _tier(path, run_args)
+    answering = model if isinstance(model, str) else ""
+    checkpoint = Checkpoint(
+        runId=folder.name or path.stem,
+        status="completed",
+        provider=folder.name or HARNESS,
+        benchmark=f"longmemeval-v2-{tier}" if tier else "longmemeval-v2",
+        judge=info.judge if info.judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
+        answeringModel=answering,
+        targetQuestionIds=list(questions),
+        questions=questions,
+        benchNb=settings(info, answering),
+    )
+    return checkpoint, info
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def _check_published(
+    file: Path, published: dict[str, Any], questions: dict[str, Question], problems: list[Problem]
+) -> None:
+    """The file's ``overall.overall_full_set`` against the mean of the rows' verdicts (unscored as wrong, as
+    the harness counts them); a difference is a problem naming both."""
+    overall = published.get("overall")
+    if not isinstance(overall, dict) or not isinstance(overall.get("overall_full_set"), int | float):
+        return
+    scores = [q.phases.evaluate.score or 0.0 for q in questions.values()]
+    mean = sum(scores) / len(scores)
+    stated = float(overall["overall_full_set"])
+    if abs(mean - stated) > 1e-9:
+        problems.append(
+            Problem(
+                str(file),
+                f"overall_full_set is {stated:.4f} but the {len(scores)} rows read give {mean:.4f} (rows skipped "
+                "or the files are from different runs)",
+                field="overall.overall_full_set",
+            )
+        )
