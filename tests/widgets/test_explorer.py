@@ -113,3 +113,14 @@ def test_the_static_export_filters_in_a_browser_with_no_network(chromium_browser
         assert outside == []
     finally:
         page.close()
+
+
+def test_the_static_page_describes_only_the_filters_it_has() -> None:
+    import json
+
+    page = Explorer(RUNS).static_html()
+    assert "placeholder='filter by id, question, ground truth or type'" in page
+    notebook = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "explore.ipynb").read_text())
+    text = " ".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "In a built report the widgets cannot run" in text
+    assert "filter it by text (question id, question, ground truth or type) and by outcome" in text

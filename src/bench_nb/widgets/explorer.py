@@ -287,8 +287,8 @@ class Explorer:
         options = "".join(f"<option value='{o}'>{o.replace('_', ' ')}</option>" for o in (*OUTCOMES, "split"))
         return (
             f"{self.summary.value}{_STATIC_STYLE}<div id='{uid}' class='bnb-explore'>"
-            f"<div class='bnb-filter'><input type='search' placeholder='filter questions, answers' "
-            f"aria-label='filter'> <select aria-label='outcome'><option value=''>any outcome</option>{options}"
+            f"<div class='bnb-filter'><input type='search' placeholder='filter by id, question, ground truth or type' "
+            f"aria-label='filter by id, question, ground truth or type'> <select aria-label='outcome'><option value=''>any outcome</option>{options}"
             f"</select> <span class='bnb-count'>{len(shown)} questions</span></div>"
             f"<table class='bnb-table'><thead><tr><th>id</th><th>type</th><th>question (open for the answers)</th>"
             f"<th>ground truth</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}</div>"
