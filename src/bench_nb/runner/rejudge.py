@@ -115,7 +115,7 @@ def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
                 question_date=q.questionDate,
                 evidence_ids=tuple(extra.get("evidenceIds") or ()),
                 category=category,
-                extra={"rubric": list(extra["rubric"])} if isinstance(extra.get("rubric"), list) else {},
+                extra=_judge_extra(extra),
             )
             out[qid] = (question, hypothesis)
         return out
@@ -139,6 +139,17 @@ def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
             category=category,
         )
         out[qid] = (question, str(hypothesis))
+    return out
+
+
+def _judge_extra(recorded: dict[str, Any]) -> dict[str, Any]:
+    """What a judge needs from ``Question.extra`` that the run recorded: BEAM's rubric, LongMemEval-V2's
+    ``eval_function``."""
+    out: dict[str, Any] = {}
+    if isinstance(recorded.get("rubric"), list):
+        out["rubric"] = list(recorded["rubric"])
+    if isinstance(recorded.get("evalFunction"), str):
+        out["eval_function"] = recorded["evalFunction"]
     return out
 
 

@@ -143,6 +143,8 @@ def _new_checkpoint(
             extra["category"] = q.category
         if isinstance(q.extra.get("rubric"), list):  # BEAM: re-judging needs the rubric
             extra["rubric"] = list(q.extra["rubric"])
+        if isinstance(q.extra.get("eval_function"), str):  # LongMemEval-V2: re-judging needs each rule
+            extra["evalFunction"] = q.extra["eval_function"]
         hay = benchmark.haystacks[q.haystack_id]
         questions[q.question_id] = QuestionRecord(
             questionId=q.question_id,
