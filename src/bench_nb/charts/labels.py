@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -12,11 +13,31 @@ import polars as pl
 OUTCOMES = ("correct", "incorrect", "unscored", "failed", "in_progress", "pending")
 
 
+LABEL_CHARS = 40  # charts cut axis labels at this many characters (theme.AXIS_LABEL_CHARS)
+
+
 def run_labels(frame: pl.DataFrame) -> dict[str, str]:
-    """run_id -> label: the provider when it names one run only, else ``provider · run_id``."""
+    """run_id -> label: the provider when it names one run only, else ``provider · run_id``. A label longer
+    than ``LABEL_CHARS`` keeps what tells its run apart: the run id without the prefix the provider's runs
+    share (``sqlite · …T040000Z`` for ``sqlite-locomo-20261202T040000Z``), its end if still too long, so
+    long run ids neither overlap in a chart nor cut to the same text."""
     runs = frame.select("run_id", "provider").unique(maintain_order=True).rows()
     shared = {prov for prov, n in Counter(prov for _, prov in runs).items() if n > 1}
-    return {rid: (f"{prov} · {rid}" if prov in shared or not prov else prov) for rid, prov in runs}
+    out = {}
+    for rid, prov in runs:
+        if prov and prov not in shared:
+            out[rid] = prov
+            continue
+        label = f"{prov} · {rid}" if prov else rid
+        if len(label) > LABEL_CHARS:
+            siblings = [r for r, p in runs if p == prov]
+            common = os.path.commonprefix(siblings) if len(siblings) > 1 else ""  # noqa: RUF071 (characters)
+            tail = rid[len(common) :] or rid
+            room = LABEL_CHARS - len(f"{prov} · …") if prov else LABEL_CHARS - 1
+            tail = tail[-room:]
+            label = f"{prov} · …{tail}" if prov else f"…{tail}"
+        out[rid] = label
+    return out
 
 
 def with_run_label(frame: pl.DataFrame, labels: dict[str, str]) -> pl.DataFrame:
