@@ -128,3 +128,35 @@ def test_registered_unpinned_with_a_warning_and_detected(tmp_path: Path) -> None
 def test_an_uncached_download_is_refused_offline_naming_the_command(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="download=False"):
         load_benchmark("longmemeval-v2", cache_dir=tmp_path, download=False)
+
+
+def test_an_unpinned_download_warns_with_each_files_hash_and_loads(
+    tmp_path: Path, file_server, scratch_registry: None
+) -> None:
+    from functools import partial
+
+    from bench_nb.benchmarks import register_benchmark, sha256_file
+    from bench_nb.benchmarks.lmev2 import folder_files
+
+    src = write_dataset(tmp_path / "src")
+    rels = ["questions.jsonl", "trajectories.jsonl", "haystacks/lme_v2_small.json"]
+    for rel in rels:
+        file_server.files[f"d/{rel}"] = (src / rel).read_bytes()
+    register_benchmark(
+        "lmev2-test",
+        partial(read_longmemeval_v2, tier="small"),
+        files=tuple((rel, file_server.url(f"d/{rel}"), None) for rel in rels),
+        source="a local test server",
+        folder_files=partial(folder_files, tier="small"),
+        download_unpinned=True,
+    )
+    with pytest.warns(DatasetWarning) as caught:
+        bench = load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
+    messages = [str(w.message) for w in caught]
+    for rel in rels:  # each download names the hash it got
+        assert any(sha256_file(src / rel) in m for m in messages), rel
+    assert any("no pinned sha256" in m and "a local test server" in m for m in messages)
+    assert len(bench.questions) == len(QUESTIONS) and len(file_server.requests) == 3
+    with pytest.warns(DatasetWarning, match="no pinned sha256"):  # a cached unpinned copy warns on every load
+        load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
+    assert len(file_server.requests) == 3  # cached: nothing downloaded again
