@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from bench_nb.metrics.clustered import accuracy_intervals
     from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
     from bench_nb.metrics.errata import answer_key_ceiling, regrade_with_errata
+    from bench_nb.metrics.failures import failure_reasons, failure_summary
     from bench_nb.metrics.intervals import wilson_interval
     from bench_nb.metrics.judge_quality import corrected_accuracy, judge_audit
     from bench_nb.metrics.latency import latency_stats
@@ -94,6 +95,7 @@ _EXPORTS: dict[str, str] = {
     "memscore": "bench_nb.metrics.memscore",
     "pareto_frontier": "bench_nb.metrics.pareto",
     **dict.fromkeys(["budget_curve", "lafs"], "bench_nb.metrics.budget"),
+    **dict.fromkeys(["failure_reasons", "failure_summary"], "bench_nb.metrics.failures"),
     **dict.fromkeys(
         ["detectable_differences", "minimum_detectable_effect", "questions_needed"], "bench_nb.metrics.power"
     ),
@@ -155,6 +157,8 @@ __all__ = [
     "detectable_differences",
     "disputed_questions",
     "export_runs",
+    "failure_reasons",
+    "failure_summary",
     "gate",
     "get_provider",
     "judge_agreement",

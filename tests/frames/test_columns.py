@@ -12,11 +12,22 @@ import pytest
 
 from bench_nb import load_errata, load_runs
 from bench_nb.frames import columns
-from bench_nb.frames.columns import FRAMES, HARNESSES, HITS, JUDGMENTS, QUESTIONS, RUNS, SOURCES, STORE_RUNS
+from bench_nb.frames.columns import (
+    FAILURES,
+    FRAMES,
+    HARNESSES,
+    HITS,
+    JUDGMENTS,
+    QUESTIONS,
+    RUNS,
+    SOURCES,
+    STORE_RUNS,
+)
 from bench_nb.frames.harnesses import harness_frame
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.frames.store import export_runs, hits_frame, open_store
+from bench_nb.metrics.failures import failure_reasons_frame
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "runs"
@@ -50,6 +61,7 @@ def test_frames_of_the_fixture_runs_have_exactly_their_tables_columns(tmp_path: 
         JUDGMENTS: judgments_frame(runs),
         HARNESSES: harness_frame(runs),
         HITS: hits_frame(runs, questions),
+        FAILURES: failure_reasons_frame(runs),
     }
     for table, frame in built.items():
         assert not frame.is_empty(), table.name

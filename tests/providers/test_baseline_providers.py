@@ -58,6 +58,20 @@ def test_budget_keeps_the_most_recent_messages_exactly(tmp_path: Path) -> None:
     assert [h.hit_id for h in tight.search("c", "q", 1)] == ALL_IDS[-4:]
 
 
+def test_a_cut_context_says_so_on_every_kept_hit(tmp_path: Path) -> None:
+    whole = _full(tmp_path / "whole")
+    whole.ingest("c", CONVERSATION)
+    assert all(h.raw is not None and "contextCut" not in h.raw for h in whole.search("c", "q", 1))
+    texts = {h.hit_id: h.text for h in whole.search("c", "q", 1) if h.hit_id}
+    budget = _tokens(ALL_IDS[-3:], texts)
+    cut = _full(tmp_path / "cut", max_context_tokens=budget)
+    cut.ingest("c", CONVERSATION)
+    kept = cut.search("c", "q", 1)
+    assert len(kept) == 3
+    expected = {"droppedMessages": MESSAGE_COUNT - 3, "budgetTokens": budget}
+    assert all(h.raw is not None and h.raw["contextCut"] == expected for h in kept)
+
+
 def test_budget_cut_is_contiguous(tmp_path: Path) -> None:
     long_first = Session("old", None, (Message("A", "short"),))
     huge = Session("mid", None, (Message("B", "word " * 500),))

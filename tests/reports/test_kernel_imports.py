@@ -95,6 +95,7 @@ chart("pareto", charts.chart_pareto(clustered))
 table("budget", tables.table_budget(questions))
 chart("budget_latency", charts.chart_budget_curve(questions, by="latency_ms"))
 chart("budget_tokens", charts.chart_budget_curve(questions, by="context_tokens"))
+table("failures", tables.table_failures(questions, runs=run_set, judges=None))
 judgments = bench_nb.judgments_df(run_set, dataset=None, backend="polars")
 step("judgments_df")
 agreement = bench_nb.judge_agreement(judgments, judges=None) if judgments["judge"].n_unique() > 1 else None
@@ -167,6 +168,7 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_pydantic_altair_jsonsch
     assert "No BEAM runs here" in out["tables"]["beam"]
     assert out["tables"]["memscore"].count("<tr>") == 1 + 3  # header + one row per run
     assert "Disputed questions (" in out["tables"]["disputed"]
+    assert "<td>judge dispute</td>" in out["tables"]["failures"]  # the fixture runs split on some answers
     for name, spec in out["charts"].items():
         assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/"), name
         assert spec["datasets"] and all(spec["datasets"].values()), f"chart {name} has no data"

@@ -389,23 +389,8 @@ def disputed_questions_frame(
     frame = replicates_as_raters(frame)
     judge_names = frame["judge"].unique(maintain_order=True).to_list()
     keys = ["run_id", "question_id"]
-    counts = frame.group_by(keys, maintain_order=True).agg(
-        pl.col("provider").first(),
-        pl.col("question_type_norm").first(),
-        pl.col("run_path").first(),
-        n_judges=pl.len().cast(pl.Int64),
-        n_correct=(pl.col("score") == 1).sum().cast(pl.Int64),
-        n_incorrect=(pl.col("score") == 0).sum().cast(pl.Int64),
-        n_unscored=pl.col("unscored").sum().cast(pl.Int64),
-    )
-    scored = pl.col("n_correct") + pl.col("n_incorrect")
-    split_on = (pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)
-    if include_unscored:
-        split_on = split_on | ((pl.col("n_unscored") > 0) & (scored > 0))
-    disputed = (
-        counts.filter(split_on)
-        .with_columns(split=pl.min_horizontal("n_correct", "n_incorrect") / scored)
-        .sort(["split", "n_judges", "run_id", "question_id"], descending=[True, True, False, False])
+    disputed = split_verdicts(frame, include_unscored=include_unscored).sort(
+        ["split", "n_judges", "run_id", "question_id"], descending=[True, True, False, False]
     )
     # Who said what, for the disputed answers only (a small share of the verdicts).
     verdicts = frame.join(disputed.select(keys), on=keys, how="semi", maintain_order="left")
@@ -429,6 +414,28 @@ def disputed_questions_frame(
     front += ["correct_judges", "incorrect_judges"]
     rest = [c for c in disputed.columns if c not in front and c != "run_path"]
     return disputed.select(*front, *rest)
+
+
+def split_verdicts(frame: pl.DataFrame, *, include_unscored: bool = False) -> pl.DataFrame:
+    """The (run, question) pairs of a judgments frame its raters split on (the rule of ``disputed_questions``:
+    one scored it correct, another incorrect; with ``include_unscored``, also scored by one and unscored by
+    another), with ``provider, question_type_norm, run_path, n_judges, n_correct, n_incorrect, n_unscored`` and
+    ``split`` (the minority share of the scored verdicts). Replicates count as raters when the frame went
+    through ``replicates_as_raters``."""
+    counts = frame.group_by(["run_id", "question_id"], maintain_order=True).agg(
+        pl.col("provider").first(),
+        pl.col("question_type_norm").first(),
+        pl.col("run_path").first(),
+        n_judges=pl.len().cast(pl.Int64),
+        n_correct=(pl.col("score") == 1).sum().cast(pl.Int64),
+        n_incorrect=(pl.col("score") == 0).sum().cast(pl.Int64),
+        n_unscored=pl.col("unscored").sum().cast(pl.Int64),
+    )
+    scored = pl.col("n_correct") + pl.col("n_incorrect")
+    split_on = (pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)
+    if include_unscored:
+        split_on = split_on | ((pl.col("n_unscored") > 0) & (scored > 0))
+    return counts.filter(split_on).with_columns(split=pl.min_horizontal("n_correct", "n_incorrect") / scored)
 
 
 def _question_context(runset: Any, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:

@@ -8,6 +8,8 @@ kept: messages are taken from the newest back while the sum of their token count
 on its own, with the tokenizer of ``model``) stays within the budget, so the oldest part is dropped and what
 is kept is one contiguous, most recent stretch. Each hit's ``raw`` says its ``tokens`` and the
 ``tokenizer`` that counted them (an ``approx:`` tokenizer says so: counts are never silently estimated).
+When the budget dropped messages, each kept hit's ``raw`` also has ``contextCut``: ``{"droppedMessages": n,
+"budgetTokens": max_context_tokens}`` (``bn.failure_reasons`` reads it: a miss of a cut context is a truncation).
 
 ``no-memory`` stores nothing and finds nothing: the answer without any memory.
 """
@@ -28,6 +30,7 @@ from bench_nb.records import IngestResult, SearchHit, Session
 
 DEFAULT_MAX_CONTEXT_TOKENS = 100_000
 DEFAULT_TOKEN_MODEL = "gpt-4o"
+CONTEXT_CUT = "contextCut"  # the raw key of a hit whose context was cut to the budget
 
 
 class FullContextProvider:
@@ -94,7 +97,8 @@ class FullContextProvider:
         """Compute the hits: newest messages first while they fit the budget, returned oldest first."""
         kept: list[SearchHit] = []
         total = 0
-        for row in reversed(self.store.rows(container)):
+        rows = self.store.rows(container)
+        for row in reversed(rows):
             hit = row.to_hit()
             counted = count_tokens(hit.text, self.model)
             if total + counted.n > self.max_context_tokens:
@@ -104,6 +108,10 @@ class FullContextProvider:
             raw.update(tokens=counted.n, tokenizer=counted.tokenizer)
             kept.append(replace(hit, raw=raw))
         kept.reverse()
+        dropped = len(rows) - len(kept)
+        if dropped:  # the budget cut the haystack: every kept hit says so (failure_reasons reads it)
+            cut = {"droppedMessages": dropped, "budgetTokens": self.max_context_tokens}
+            kept = [replace(h, raw={**(h.raw or {}), CONTEXT_CUT: cut}) for h in kept]
         return kept
 
     def clear(self, container: str) -> None:

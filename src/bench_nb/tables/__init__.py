@@ -17,6 +17,7 @@ from bench_nb.tables.comparisons import (
     table_paired,
     warnings_html,
 )
+from bench_nb.tables.failures import table_failures
 from bench_nb.tables.frame import table_frame
 from bench_nb.tables.harnesses import (
     not_recorded_note,
@@ -85,6 +86,7 @@ __all__ = [
     "table_corrected",
     "table_detectable",
     "table_disputed",
+    "table_failures",
     "table_frame",
     "table_harnesses",
     "table_judge_audit",

@@ -1,0 +1,57 @@
+"""Why answers were wrong: per run and reason, how many wrong answers and their share (``bn.failure_summary``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench_nb.frames.errata import ErrataSource
+from bench_nb.metrics.failures import failure_summary_frame
+from bench_nb.tables.html import Cell, Table, pct, render
+
+# How the table names each reason (``metrics.failures.REASONS``)
+REASON_LABELS = {
+    "answer_key_erratum": "answer-key erratum",
+    "judge_dispute": "judge dispute",
+    "truncation": "truncation",
+    "retrieval_miss": "retrieval miss",
+    "reader_error_confirmed": "reader error, confirmed",
+    "reader_error": "reader error",
+    "unknown": "unknown",
+}
+
+
+def table_failures(
+    data: Any, *, errata: ErrataSource | None = None, judges: list[str] | None = None, runs: Any = None
+) -> Table:
+    """One row per run and reason: the wrong answers put down to it and their share of the run's wrong
+    answers, beside the run's wrong and scored answers. ``data``: what ``failure_reasons`` takes."""
+    frame = failure_summary_frame(data, errata=errata, judges=judges, runs=runs)
+    rows = []
+    previous = None
+    for r in frame.iter_rows(named=True):
+        first = r["run_id"] != previous
+        previous = r["run_id"]
+        scored = r["scored"]
+        rows.append(
+            [
+                Cell(r["run_id"] if first else "", title=r["provider"] or ""),
+                Cell(REASON_LABELS.get(r["failure_reason"], r["failure_reason"])),
+                Cell(f"{r['n']:,}", "num"),
+                Cell(pct(r["share"]), "num"),
+                Cell(f"{r['wrong']:,}" if first else "", "num"),
+                Cell(f"{scored:,}" if first and scored is not None else "", "num"),
+            ]
+        )
+    html = render(
+        ["run", "reason", "wrong answers", "share of wrong", "wrong (run)", "scored (run)"],
+        rows,
+        caption="Why answers were wrong",
+        notes=[
+            "Each wrong answer (a verdict below full marks) gets the first reason that holds: answer-key erratum "
+            "(the errata say the gold answer is wrong), judge dispute (the judges split), truncation (the evidence "
+            "was not surfaced and the context was cut to a budget), retrieval miss (the evidence was not "
+            "surfaced), reader error (it was surfaced; confirmed when re-answering from the gold evidence alone "
+            "is still wrong: bench-nb reanswer), unknown (the run records no retrieval evidence).",
+        ],
+    )
+    return Table(frame, html)
