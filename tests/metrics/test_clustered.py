@@ -138,7 +138,7 @@ def test_cr2_with_one_question_per_cluster_is_statsmodels_hc2() -> None:
 
 @pytest.mark.parametrize(("share", "p", "icc"), [(0.5, 0.7, 0.1), (0.65, 0.5, 0.3), (0.65, 0.9, 0.1)])
 def test_the_interval_holds_its_level_when_one_haystack_dominates(share: float, p: float, icc: float) -> None:
-    # 10 haystacks, one holding `share` of 400 questions: the cluster bootstrap-t covered 0.79-0.87 here
+    # 10 haystacks, one holding `share` of 400 questions: the rule before session 8 covered 0.76-0.91 here
     # (Bell-McCaffrey's effective haystacks 3.2-4.2, not 10).
     sizes = np.r_[round(400 * share), np.full(9, round(400 * (1 - share) / 9))]
     rng = np.random.default_rng(11)
