@@ -42,7 +42,9 @@ from bench_nb.runformat.harnesses import (
     HARNESS_FORMATS,
     ImportInfo,
     LocomoIndex,
+    detect_format,
     load_locomo_index,
+    needs_locomo,
     read_harness_file,
 )
 from bench_nb.runformat.journal import apply_journal
@@ -50,7 +52,9 @@ from bench_nb.runformat.view import CheckpointView, QuestionView
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
-RunFormatName = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "memorybench", "bench_nb"]
+RunFormatName = Literal[
+    "evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval", "memorybench", "bench_nb"
+]
 FORMATS: tuple[str, ...] = (*HARNESS_FORMATS, "memorybench", "bench_nb")
 
 
@@ -479,9 +483,12 @@ RECEIPT_SUFFIX = ".receipt.json"  # a run's receipt beside it (``bench-nb receip
 
 
 def _is_harness_file(p: Path) -> bool:
+    """A JSON file not of the run format, LongMemEval-V2's ``per_question.jsonl``, a ``.jsonl`` file in a known format, or LongMemEval's ``*.eval-results-*``."""
     return p.is_file() and (
         (p.suffix == ".json" and p.name not in _OWN_FILES and not p.name.endswith(RECEIPT_SUFFIX))
         or p.name == "per_question.jsonl"  # LongMemEval-V2's harness
+        or ".eval-results-" in p.name
+        or (p.suffix == ".jsonl" and detect_format(p) is not None)
     )
 
 
@@ -560,9 +567,10 @@ def load_runs(
         sources: one source or a list of them. A ``RunSet`` or ``Run`` is passed through. A JSON file that is
             not a checkpoint, report or manifest is read as another harness's results (EverMemOS's
             eval_results.json, Zep's grades, Mem0's results; detected from its content), as is a folder
-            holding an ``eval_results.json``.
+            holding an ``eval_results.json`` and LongMemEval's judged answers (``*.eval-results-*``, or a
+            ``.jsonl`` copy).
         format: read every source as this format instead of detecting it: ``"evermemos"``, ``"zep"``,
-            ``"mem0"``, or ``"memorybench"`` / ``"bench_nb"`` (one on-disk format: run directories).
+            ``"mem0"``, ``"longmemeval"``, or ``"memorybench"`` / ``"bench_nb"`` (one on-disk format: run directories).
         dataset: LoCoMo's locomo10.json, to give imported questions their canonical ids (Zep's and Mem0's
             files need it; EverMemOS's question texts are checked against it). Default: the download cache.
         strict: raise ``RunFormatError`` on the first problem instead of collecting problems.
@@ -639,7 +647,7 @@ def read_imported(
     """Read another harness's result file (or a folder with an eval_results.json) as a ``Run``."""
     file = Path(path)
     try:
-        index = (locomo or _Locomo(dataset)).get()
+        index = (locomo or _Locomo(dataset)).get() if needs_locomo(file, fmt) else None
     except DatasetError as err:  # dataset= is not LoCoMo's file
         raise RunFormatError(file, f"cannot match its questions to LoCoMo's: {err}") from None
     checkpoint, info, problems = read_harness_file(file, fmt, index)  # type: ignore[arg-type]

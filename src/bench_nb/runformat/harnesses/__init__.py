@@ -1,9 +1,11 @@
-"""Importers for other harnesses' result files: EverMemOS's eval_results.json, Zep's grades, Mem0's results.
+"""Importers for other harnesses' result files: EverMemOS's eval_results.json, Zep's grades, Mem0's results,
+LongMemEval's judged answers (``*.eval-results-*``, JSON lines).
 
 Each importer turns one file into a checkpoint of the run format held in memory, plus an ``ImportInfo`` (the
 harness, its judge as named or ``unknown``, the judge's verdicts by replicate, what the file does not record).
 ``runformat.load.load_runs`` calls ``detect_format`` on every JSON file it is given and ``read_harness_file`` to
-read it; questions get LoCoMo's canonical ids (``locomo_ids``), so runs of different harnesses pair up.
+read it; LoCoMo questions get LoCoMo's canonical ids (``locomo_ids``), LongMemEval's keep their own, so runs
+of different harnesses pair up.
 docs/loading.md documents each format's mapping.
 """
 
@@ -15,7 +17,7 @@ from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses import evermemos, lmev2, mem0, zep
+from bench_nb.runformat.harnesses import evermemos, lmev2, longmemeval, mem0, zep
 from bench_nb.runformat.harnesses.common import ImportInfo, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
@@ -25,16 +27,21 @@ __all__ = [
     "LocomoIndex",
     "detect_format",
     "load_locomo_index",
+    "needs_locomo",
     "read_harness_file",
 ]
 
-HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2"]
-HARNESS_FORMATS: tuple[HarnessFormat, ...] = ("evermemos", "zep", "mem0", "longmemeval-v2")
+HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval"]
+HARNESS_FORMATS: tuple[HarnessFormat, ...] = ("evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval")
+_LINES = ("longmemeval",)  # JSON-lines formats: read line by line, detected by name or first line
+_OWN_IDS = ("longmemeval-v2", "longmemeval")  # formats on their benchmark's own ids: no LoCoMo dataset
 _READERS = {"evermemos": evermemos, "zep": zep, "mem0": mem0}
 
 
 def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
-    """Which harness wrote this JSON file (None: none of them). ``data``: the file already decoded."""
+    """Which harness wrote this file (None: none of them). ``data``: the file already decoded (JSON files)."""
+    if data is None and _is_judged_lines(path):
+        return "longmemeval"
     if data is None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -46,6 +53,20 @@ def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
     return None
 
 
+def _is_judged_lines(path: Path) -> bool:
+    """LongMemEval's judged answers: named ``*.eval-results-*``, or a ``.jsonl`` file whose first line is one."""
+    return longmemeval.has_name(path) or (path.suffix == ".jsonl" and longmemeval.first_line_looks_like(path))
+
+
+def needs_locomo(path: Path, fmt: str | None) -> bool:
+    """Whether reading this file may need LoCoMo's dataset (the LongMemEval formats never do)."""
+    if fmt is not None:
+        return fmt not in _OWN_IDS
+    if path.is_dir():
+        return not (path / lmev2.FILENAME).is_file()
+    return not (lmev2.is_run_file(path) or path.name == lmev2.AGGREGATED or _is_judged_lines(path))
+
+
 def read_harness_file(
     path: Path, fmt: HarnessFormat | None, index: LocomoIndex | None
 ) -> tuple[Checkpoint, ImportInfo, list[Problem]]:
@@ -54,29 +75,31 @@ def read_harness_file(
     Raises:
         RunFormatError: the file is not JSON, not in the format asked for, or (Zep, Mem0) no LoCoMo dataset.
     """
+    problems: list[Problem] = []
     if path.is_dir() and (path / lmev2.FILENAME).is_file():
         path = path / lmev2.FILENAME
     elif path.name == lmev2.AGGREGATED and (path.parent / lmev2.FILENAME).is_file():
         path = path.parent / lmev2.FILENAME  # the summary names the run beside it
     if fmt == "longmemeval-v2" or (fmt is None and lmev2.is_run_file(path)):
         # JSON lines, ids of its own: no LoCoMo matching (LongMemEval-V2's question ids are the benchmark's).
-        problems: list[Problem] = []
         checkpoint, info = lmev2.read(path, problems)
         return checkpoint, info, problems
     if path.is_dir():
         path = path / evermemos.FILENAME
+    if fmt in _LINES or (fmt is None and _is_judged_lines(path)):
+        checkpoint, info = longmemeval.read(path, problems)
+        return checkpoint, info, problems
     data = read_json(path)
     fmt = fmt or detect_format(path, data)
     if fmt is None:
         raise RunFormatError(
             path,
             "not a run format bench_nb reads: not a checkpoint/report.json, nor an EverMemOS eval_results.json, "
-            "Zep grades or Mem0 results file (pass format= to force one)",
+            "Zep grades, Mem0 results or LongMemEval judged file (pass format= to force one)",
         )
     if fmt not in _READERS:
         raise RunFormatError(path, f"format must be one of {', '.join(HARNESS_FORMATS)} here, not {fmt!r}")
     if not _READERS[fmt].looks_like(data):
         raise RunFormatError(path, f"not a {fmt} file: {(_READERS[fmt].__doc__ or fmt).splitlines()[0]}")
-    problems = []
     checkpoint, info = _READERS[fmt].read(path, index, problems, data)
     return checkpoint, info, problems

@@ -1,0 +1,180 @@
+"""LongMemEval's official judged answers (xiaowu0162/LongMemEval, ``src/evaluation/evaluate_qa.py``).
+
+``evaluate_qa.py METRIC_MODEL HYP_FILE REF_FILE`` writes ``HYP_FILE.eval-results-METRIC_MODEL``: JSON lines,
+one per judged question, each the hypothesis line as given (``question_id``, ``hypothesis``, anything else the
+system wrote) plus ``autoeval_label``: ``{"model": <the judge's full model name>, "label": <bool>}``. Questions
+skipped for not being in the reference file have no line. ``question_id`` is LongMemEval's own id (``_abs``
+marks an abstention question), so the run pairs with bench_nb's LongMemEval runs without a dataset. The file
+holds no question text, gold answer or type (they are in the reference file): those stay empty.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.runformat.format import (
+    AnswerPhase,
+    Checkpoint,
+    EvaluatePhase,
+    IndexingPhase,
+    IngestPhase,
+    Phases,
+    Question,
+    SearchPhase,
+)
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, settings
+
+HARNESS = "longmemeval"
+MARK = ".eval-results-"
+NOT_RECORDED = ("latency", "tokens", "retrieved context", "question text", "gold answer", "question type")
+
+
+def has_name(path: Path) -> bool:
+    """``evaluate_qa.py``'s output name: ``<hypothesis file>.eval-results-<metric model>``."""
+    return MARK in path.name and not path.name.endswith(MARK)
+
+
+def looks_like(data: Any) -> bool:
+    """A judged line: an object with ``question_id``, ``hypothesis`` and an ``autoeval_label`` object."""
+    return (
+        isinstance(data, dict)
+        and "question_id" in data
+        and "hypothesis" in data
+        and isinstance(data.get("autoeval_label"), dict)
+    )
+
+
+def first_line_looks_like(path: Path) -> bool:
+    """The file's first non-empty line is a judged line (a renamed ``.jsonl`` copy of the file)."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    return looks_like(json.loads(line))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return False
+
+
+def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
+    """The run of one judged file. A line that is not JSON, lacks ``question_id``, or whose label is not
+    true/false is a problem naming the file, line and field; the line is skipped (a bad label: kept unscored)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise RunFormatError(path, f"cannot read LongMemEval's judged answers: {err}") from None
+    judges: list[str] = []
+    questions: dict[str, Question] = {}
+    verdicts: dict[str, list[bool | None]] = {}
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError) as err:
+            problems.append(Problem(str(path), f"line {n}: not valid JSON ({err}); skipped"))
+            continue
+        qid = entry.get("question_id") if isinstance(entry, dict) else None
+        if not isinstance(qid, str) or not qid:
+            problems.append(
+                Problem(str(path), f"line {n}: no question_id string; skipped", field="question_id")
+            )
+            continue
+        if qid in questions:
+            problems.append(
+                Problem(
+                    str(path),
+                    f"line {n}: a second line for question {qid}; the first is kept",
+                    field="question_id",
+                    question_id=qid,
+                )
+            )
+            continue
+        label_obj = entry.get("autoeval_label")
+        label = label_obj.get("label") if isinstance(label_obj, dict) else None
+        if not isinstance(label, bool):
+            problems.append(
+                Problem(
+                    str(path),
+                    f"line {n}: autoeval_label.label {label!r} is not true/false: unscored",
+                    field="autoeval_label.label",
+                    question_id=qid,
+                )
+            )
+            label = None
+        model = label_obj.get("model") if isinstance(label_obj, dict) else None
+        if isinstance(model, str) and model and model not in judges:
+            judges.append(model)
+        hypothesis = entry.get("hypothesis")
+        if hypothesis is not None and not isinstance(hypothesis, str):
+            problems.append(
+                Problem(
+                    str(path),
+                    f"line {n}: hypothesis is not text; read as {json.dumps(hypothesis)[:60]}",
+                    field="hypothesis",
+                    question_id=qid,
+                )
+            )
+            hypothesis = json.dumps(hypothesis)
+        questions[qid] = _question(qid, hypothesis, label)
+        verdicts[qid] = [label]
+    if len(judges) > 1:
+        problems.append(
+            Problem(str(path), f"lines judged by different models ({', '.join(judges)}); the first is named")
+        )
+    info = ImportInfo(
+        harness=HARNESS,
+        judge=judges[0] if judges else UNKNOWN,
+        not_recorded=NOT_RECORDED,
+        verdicts=verdicts,
+        published={},
+        checked_against=None,
+    )
+    checkpoint = Checkpoint(
+        runId=run_name(path),
+        status="completed",
+        provider=UNKNOWN,
+        benchmark="longmemeval",
+        judge=info.judge if info.judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
+        answeringModel="",
+        targetQuestionIds=list(questions),
+        questions=questions,
+        benchNb=settings(info, ""),
+    )
+    return checkpoint, info
+
+
+def run_name(path: Path) -> str:
+    """The hypothesis file's stem with the judge: ``hyps.jsonl.eval-results-gpt-4o`` -> ``hyps-gpt-4o``."""
+    head, _, judge = path.name.partition(MARK)
+    if not judge:  # a renamed copy: its stem
+        return path.stem
+    stem = head.rsplit(".", 1)[0] if head.endswith((".jsonl", ".json")) else head
+    return f"{stem}-{judge}" if stem else judge
+
+
+def _question(qid: str, hypothesis: str | None, label: bool | None) -> Question:
+    # Phases the harness ran but did not time: completed, with no duration (null, never zero).
+    phases = Phases(
+        ingest=IngestPhase(status="completed"),
+        indexing=IndexingPhase(status="completed"),
+        search=SearchPhase(status="completed"),
+        answer=AnswerPhase(status="completed", hypothesis=hypothesis),
+        evaluate=EvaluatePhase(
+            status="completed",
+            score=None if label is None else float(label),
+            label="unscored" if label is None else "correct" if label else "incorrect",
+        ),
+    )
+    return Question(
+        questionId=qid,
+        containerTag="",
+        question="",
+        groundTruth="",
+        questionType="",
+        phases=phases,
+        benchNb={"unscored": True} if label is None else None,
+    )
