@@ -37,7 +37,6 @@ from bench_nb.frames.harnesses import harness_record
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns, is_store, open_store
-from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.receipts.canonical import canonical_json, canonical_value, sha256_hex
 from bench_nb.receipts.signing import check_signature, load_private_key, load_public_key, sign
@@ -162,6 +161,10 @@ def receipt_body(data: RunData) -> dict[str, Any]:
         )
     ms = memscore_frame(data.questions)
     memscore = ms.row(0, named=True) if len(ms) else {}
+    from bench_nb.metrics.clustered import (
+        accuracy_intervals_frame,
+    )  # numpy: only when a receipt is made or checked
+
     overall = accuracy_intervals_frame(data.questions).with_columns(question_type=pl.lit("all"))
     by_type = accuracy_intervals_frame(data.questions, by="question_type").sort("question_type")
     accuracy = [
