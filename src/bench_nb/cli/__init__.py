@@ -37,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "datasets": ("bench_nb.cli.datasets:datasets", "Benchmark datasets: list, download (verified), check."),
     "rejudge": ("bench_nb.cli.judging:rejudge", "Grade the answers of existing runs with more judges."),
+    "reanswer": (
+        "bench_nb.cli.judging:reanswer",
+        "Answer a run's wrong answers again from the gold evidence (confirms reader errors).",
+    ),
     "judge-audit": (
         "bench_nb.cli.judging:judge_audit_cmd",
         "Audit judges for leniency on answers known to be wrong.",

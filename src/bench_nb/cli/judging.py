@@ -223,3 +223,30 @@ def _print_agreement(run_dir: Path) -> None:
             f"  {r['judge_a']} vs {r['judge_b']}: n={r['n']} agreement {_fmt(r['percent_agreement'])} "
             f"kappa {_fmt(r['cohen_kappa'])} AC1 {_fmt(r['gwet_ac1'])}"
         )
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["gold-evidence"]),
+    default="gold-evidence",
+    show_default=True,
+    help="Where the new context comes from: the benchmark's gold evidence (the messages and sessions its "
+    "evidence ids name).",
+)
+@click.option(
+    "--answerer", help="Answer with this answerer instead of the run's own (extractive or a model alias)."
+)
+@click.option(
+    "--dataset", type=click.Path(exists=True, dir_okay=False), help="The benchmark file (default: the run's)."
+)
+@click.option("--force", is_flag=True, help="Answer again questions already in reanswer.jsonl.")
+def reanswer(run_dir: Path, source: str, answerer: str | None, dataset: str | None, force: bool) -> None:
+    """Answer RUN_DIR's wrong answers again from the gold evidence alone, graded by the run's primary judge;
+    written to RUN_DIR/reanswer.jsonl (the checkpoint is not touched). bn.failure_reasons reads it: a reader
+    error still wrong from the evidence alone is confirmed."""
+    from bench_nb.runner.reanswer import reanswer as reanswer_run
+
+    click.echo(str(reanswer_run(run_dir, source=source, answerer=answerer, dataset=dataset, force=force)))
