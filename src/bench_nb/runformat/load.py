@@ -488,6 +488,7 @@ def _is_harness_file(p: Path) -> bool:
         (p.suffix == ".json" and p.name not in _OWN_FILES and not p.name.endswith(RECEIPT_SUFFIX))
         or p.name == "per_question.jsonl"  # LongMemEval-V2's harness
         or ".eval-results-" in p.name
+        or p.name.endswith(".json.gz")  # AMB's published outputs
         or (p.suffix == ".jsonl" and detect_format(p) is not None)
     )
 

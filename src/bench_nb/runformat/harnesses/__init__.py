@@ -11,13 +11,12 @@ docs/loading.md documents each format's mapping.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses import evermemos, lmev2, longmemeval, mem0, zep
+from bench_nb.runformat.harnesses import amb, evermemos, lmev2, longmemeval, mem0, zep
 from bench_nb.runformat.harnesses.common import ImportInfo, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
@@ -31,11 +30,18 @@ __all__ = [
     "read_harness_file",
 ]
 
-HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval"]
-HARNESS_FORMATS: tuple[HarnessFormat, ...] = ("evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval")
+HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval", "amb"]
+HARNESS_FORMATS: tuple[HarnessFormat, ...] = (
+    "evermemos",
+    "zep",
+    "mem0",
+    "longmemeval-v2",
+    "longmemeval",
+    "amb",
+)
 _LINES = ("longmemeval",)  # JSON-lines formats: read line by line, detected by name or first line
 _OWN_IDS = ("longmemeval-v2", "longmemeval")  # formats on their benchmark's own ids: no LoCoMo dataset
-_READERS = {"evermemos": evermemos, "zep": zep, "mem0": mem0}
+_READERS = {"evermemos": evermemos, "zep": zep, "mem0": mem0, "amb": amb}
 
 
 def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
@@ -44,8 +50,8 @@ def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
         return "longmemeval"
     if data is None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+            data = read_json(path)
+        except RunFormatError:
             return None
     for name, reader in _READERS.items():
         if reader.looks_like(data):

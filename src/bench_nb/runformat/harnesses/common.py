@@ -7,6 +7,7 @@ no phase durations, no token counts, no search results (``ImportInfo.not_recorde
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -83,9 +84,11 @@ class Row:
 
 
 def read_json(path: Path) -> Any:
+    """The decoded JSON file (``.json.gz``: gzip-compressed, as AMB publishes its outputs)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raw = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
+        return json.loads(raw.decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:
         raise RunFormatError(path, f"not valid JSON: {err}") from None
 
 

@@ -1,0 +1,156 @@
+"""AMB's outputs (vectorize-io/agent-memory-benchmark, ``src/memory_bench/runner.py`` and ``models.py``).
+
+``outputs/<dataset>/<run name>/<mode>/<split>.json``: one ``EvalSummary`` as JSON: ``{dataset, split, category,
+memory_provider, run_name, mode, oracle, total_queries, correct, accuracy, ingestion_time_ms, ingested_docs,
+description, answer_llm, judge_llm, avg_retrieve_time_ms, avg_context_tokens, results: [QueryResult]}``, each
+result ``{query_id, query, answer, reasoning, context, context_tokens, retrieve_time_ms, gold_answers, correct,
+judge_reason, meta, raw_response, category_axes}``. AMB's LoCoMo query ids are ``<sample_id>_q<i>`` (``i`` the
+index into the conversation's full ``qa`` list), read as bench_nb's ``<sample_id>-q<i>``; LongMemEval's are its
+own ``question_id``; other datasets keep AMB's ids.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.runformat.format import (
+    AnswerPhase,
+    Checkpoint,
+    EvaluatePhase,
+    IndexingPhase,
+    IngestPhase,
+    Phases,
+    Question,
+    SearchPhase,
+)
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, read_json, settings, text
+from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
+
+HARNESS = "amb"
+_LOCOMO_ID = re.compile(r"^(conv-\d+)_q(\d+)$")
+_KEYS = ("dataset", "memory_provider", "mode", "results")
+
+
+def looks_like(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and all(k in data for k in _KEYS)
+        and isinstance(data["results"], list)
+        and (
+            not data["results"] or (isinstance(data["results"][0], dict) and "query_id" in data["results"][0])
+        )
+    )
+
+
+def question_id(dataset: str, query_id: str) -> str:
+    """bench_nb's id of an AMB query: LoCoMo's ``conv-26_q3`` is ``conv-26-q3``; the rest as AMB wrote them."""
+    m = _LOCOMO_ID.match(query_id) if dataset == "locomo" else None
+    return f"{m.group(1)}-q{m.group(2)}" if m else query_id
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def read(
+    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
+) -> tuple[Checkpoint, ImportInfo]:
+    data = read_json(path) if data is None else data
+    if not looks_like(data):
+        raise RunFormatError(
+            path, "not AMB's output: expected dataset, memory_provider, mode and a results list"
+        )
+    dataset = text(data.get("dataset"))
+    judge = text(data.get("judge_llm")) or UNKNOWN
+    answerer = text(data.get("answer_llm"))
+    info = ImportInfo(
+        harness=HARNESS,
+        judge=judge,
+        not_recorded=("tokens", "retrieved context"),
+        published={
+            k: data.get(k) for k in ("total_queries", "correct", "accuracy", "split", "mode") if k in data
+        },
+    )
+    questions: dict[str, Question] = {}
+    for pos, item in enumerate(data["results"]):
+        where = f"results[{pos}]"
+        raw_id = item.get("query_id") if isinstance(item, dict) else None
+        if not isinstance(raw_id, str) or not raw_id:
+            problems.append(Problem(str(path), "no query_id string; skipped", field=f"{where}.query_id"))
+            continue
+        qid = question_id(dataset, raw_id)
+        if qid in questions:
+            problems.append(
+                Problem(
+                    str(path),
+                    "a second result for this question; the first is kept",
+                    field=where,
+                    question_id=qid,
+                )
+            )
+            continue
+        correct = item.get("correct")
+        if not isinstance(correct, bool):
+            problems.append(
+                Problem(
+                    str(path),
+                    f"correct {correct!r} is not true/false: unscored",
+                    field=f"{where}.correct",
+                    question_id=qid,
+                )
+            )
+            correct = None
+        retrieve = _number(item.get("retrieve_time_ms"))
+        tokens = _number(item.get("context_tokens"))
+        gold = item.get("gold_answers")
+        golds = (
+            [text(g) for g in gold] if isinstance(gold, list) else [text(gold)] if gold is not None else []
+        )
+        axes = item.get("category_axes")
+        qtype = ""
+        if isinstance(axes, dict):
+            values = axes.get("question_type") or axes.get("Question Type") or []
+            qtype = text(values[0]) if isinstance(values, list) and values else ""
+        phases = Phases(
+            ingest=IngestPhase(status="completed"),
+            indexing=IndexingPhase(status="completed"),
+            search=SearchPhase(status="completed", durationMs=retrieve),
+            answer=AnswerPhase(
+                status="completed",
+                hypothesis=text(item.get("answer")),
+                contextTokens=None if tokens is None else int(tokens),
+            ),
+            evaluate=EvaluatePhase(
+                status="completed",
+                score=None if correct is None else float(correct),
+                label="unscored" if correct is None else "correct" if correct else "incorrect",
+                explanation=text(item.get("judge_reason")) or None,
+            ),
+        )
+        questions[qid] = Question(
+            questionId=qid,
+            containerTag=qid.rsplit("-q", 1)[0] if qid != raw_id else "",
+            question=text(item.get("query")),
+            groundTruth=" | ".join(golds),
+            questionType=qtype,
+            phases=phases,
+            benchNb={"unscored": True} if correct is None else None,
+        )
+        info.verdicts[qid] = [correct]
+    run_id = text(data.get("run_name")) or text(data.get("memory_provider")) or path.parent.parent.name
+    split = text(data.get("split"))
+    checkpoint = Checkpoint(
+        runId=f"{run_id}-{split}" if split else run_id,
+        status="completed",
+        provider=text(data.get("memory_provider")) or UNKNOWN,
+        benchmark=dataset or UNKNOWN,
+        judge=judge if judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
+        answeringModel=answerer,
+        targetQuestionIds=list(questions),
+        questions=questions,
+        benchNb=settings(info, answerer),
+    )
+    return checkpoint, info
