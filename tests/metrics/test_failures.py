@@ -170,3 +170,19 @@ def test_no_wrong_answer_is_an_empty_frame_with_every_column(tmp_path: Path) -> 
     frame = bn.failure_reasons(tmp_path, backend="polars")
     assert frame.is_empty() and frame.columns == list(bn.failure_reasons(tmp_path).columns)
     assert bn.failure_summary(tmp_path, backend="polars").is_empty()
+
+
+def test_a_run_store_gives_the_same_reasons(runs: Path, tmp_path: Path) -> None:
+    # the store keeps each hit's raw JSON: truncation is read from it as from the run directories
+    bn.export_runs(str(runs / "*"), tmp_path / "store")
+    stored = bn.failure_reasons(bn.load_runs(tmp_path / "store"), backend="polars")
+    direct = bn.failure_reasons(runs, backend="polars")
+    keys = ["run_id", "question_id"]
+    assert stored.drop("reanswer_score").sort(keys).equals(direct.drop("reanswer_score").sort(keys))
+    assert set(stored["failure_reason"]) == {
+        "judge_dispute",
+        "reader_error",
+        "retrieval_miss",
+        "truncation",
+        "unknown",
+    }
