@@ -46,6 +46,7 @@ from bench_nb.runformat.harnesses import (
     load_locomo_index,
     needs_locomo,
     read_harness_file,
+    read_harness_runs,
 )
 from bench_nb.runformat.journal import apply_journal
 from bench_nb.runformat.view import CheckpointView, QuestionView
@@ -661,6 +662,23 @@ def read_imported(
     return Run(file, checkpoint, None, problems, imported=info)
 
 
+def read_imported_runs(
+    path: RunSource, *, fmt: str | None = None, strict: bool = False, locomo: _Locomo | None = None
+) -> list[Run]:
+    """Every run of another harness's file: mem0's memory-benchmarks file holds one per retrieval depth; any
+    other file, one (``read_imported``)."""
+    file = Path(path)
+    mem0_depths = fmt == "mem0-benchmarks" or (
+        fmt is None and file.is_file() and file.suffix == ".json" and detect_format(file) == "mem0-benchmarks"
+    )
+    if not mem0_depths:
+        return [read_imported(file, fmt=fmt, strict=strict, locomo=locomo)]
+    read = read_harness_runs(file, "mem0-benchmarks", None)
+    if strict and read[0][2]:
+        raise RunFormatError.of(read[0][2][0])
+    return [Run(file, ck, None, problems, imported=info) for ck, info, problems in read]
+
+
 def _load(
     sources: Sources,
     reader: Callable[..., _R],
@@ -694,7 +712,7 @@ def _load(
             imported = fmt in HARNESS_FORMATS or (fmt is None and (d.is_file() or _is_harness_dir(d)))
             try:
                 if imported:
-                    runs.append(read_imported(d, fmt=fmt, strict=strict, locomo=locomo))
+                    runs.extend(read_imported_runs(d, fmt=fmt, strict=strict, locomo=locomo))
                 elif d.is_file():
                     raise RunFormatError(d, f"not a run directory of the {fmt} format (a file)")
                 else:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses import amb, evermemos, lmev2, longmemeval, mem0, zep
+from bench_nb.runformat.harnesses import amb, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
 from bench_nb.runformat.harnesses.common import ImportInfo, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
@@ -28,9 +28,10 @@ __all__ = [
     "load_locomo_index",
     "needs_locomo",
     "read_harness_file",
+    "read_harness_runs",
 ]
 
-HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval", "amb"]
+HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval", "amb", "mem0-benchmarks"]
 HARNESS_FORMATS: tuple[HarnessFormat, ...] = (
     "evermemos",
     "zep",
@@ -53,6 +54,8 @@ def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
             data = read_json(path)
         except RunFormatError:
             return None
+    if mem0_benchmarks.looks_like(data):
+        return "mem0-benchmarks"
     for name, reader in _READERS.items():
         if reader.looks_like(data):
             return name  # type: ignore[return-value]
@@ -97,6 +100,11 @@ def read_harness_file(
         return checkpoint, info, problems
     data = read_json(path)
     fmt = fmt or detect_format(path, data)
+    if fmt == "mem0-benchmarks":  # one run per retrieval depth: the first here (read_harness_runs: all)
+        runs = mem0_benchmarks.read_all(path, problems, data)
+        if not runs:
+            raise RunFormatError(path, "no retrieval depth in metadata.top_k_cutoffs or metrics_by_cutoff")
+        return runs[0][0], runs[0][1], problems
     if fmt is None:
         raise RunFormatError(
             path,
@@ -109,3 +117,21 @@ def read_harness_file(
         raise RunFormatError(path, f"not a {fmt} file: {(_READERS[fmt].__doc__ or fmt).splitlines()[0]}")
     checkpoint, info = _READERS[fmt].read(path, index, problems, data)
     return checkpoint, info, problems
+
+
+def read_harness_runs(
+    path: Path, fmt: HarnessFormat | None, index: LocomoIndex | None
+) -> list[tuple[Checkpoint, ImportInfo, list[Problem]]]:
+    """Every run of one harness file: mem0's memory-benchmarks file holds one per retrieval depth (its
+    problems go with the first); any other file, one (``read_harness_file``)."""
+    if not path.is_dir() and fmt in (None, "mem0-benchmarks") and path.suffix == ".json":
+        data = read_json(path)
+        if fmt == "mem0-benchmarks" or mem0_benchmarks.looks_like(data):
+            problems: list[Problem] = []
+            runs = mem0_benchmarks.read_all(path, problems, data)
+            if not runs:
+                raise RunFormatError(
+                    path, "no retrieval depth in metadata.top_k_cutoffs or metrics_by_cutoff"
+                )
+            return [(ck, info, problems if i == 0 else []) for i, (ck, info) in enumerate(runs)]
+    return [read_harness_file(path, fmt, index)]

@@ -1,0 +1,167 @@
+"""mem0's memory-benchmarks unified results (mem0ai/memory-benchmarks, ``benchmarks/locomo/run.py``).
+
+Read from a fork that keeps the runner as upstream wrote it (smaramwbc/statewave-memory-benchmarks); the upstream
+schema module (``benchmarks/common/schema.py``) was not readable. ``locomo_results_<timestamp>.json``:
+``{metadata: {benchmark, project_name, run_id, answerer_model, judge_model, top_k, top_k_cutoffs, ...},
+metrics_by_cutoff: {"top_<k>": {overall, by_category}}, evaluations: [{question_id "conv<c>_q<i>", conversation_idx,
+category, category_name, question, ground_truth_answer, evidence, retrieval: {search_latency_ms, total_results,
+...}, cutoff_results: {"top_<k>": {judgment, score, generated_answer, memories_evaluated, reason}}}]}``: each
+question answered and judged at every retrieval depth ``k``. One run per depth (``<project>-top_<k>``). ``i``
+enumerates the conversation's full ``qa`` list (categories are filtered after numbering), so ``conv<c>_q<i>`` is
+bench_nb's ``<sample_id>-q<i>``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bench_nb.errors import Problem, RunFormatError
+from bench_nb.runformat.format import (
+    AnswerPhase,
+    Checkpoint,
+    EvaluatePhase,
+    IndexingPhase,
+    IngestPhase,
+    Phases,
+    Question,
+    SearchPhase,
+)
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, read_json, settings, text
+from bench_nb.runformat.harnesses.locomo_ids import LOCOMO_SAMPLE_IDS, canonical_id
+
+HARNESS = "mem0-benchmarks"
+_ID = re.compile(r"^conv(\d+)_q(\d+)$")
+
+
+def looks_like(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("metadata"), dict)
+        and isinstance(data.get("metrics_by_cutoff"), dict)
+        and isinstance(data.get("evaluations"), list)
+    )
+
+
+def _depth(label: str) -> int:
+    m = re.match(r"^top_(\d+)$", label)
+    return int(m.group(1)) if m else 1 << 30
+
+
+def question_id(benchmark: str, raw: str) -> str:
+    m = _ID.match(raw) if benchmark == "locomo" else None
+    if m and int(m.group(1)) < len(LOCOMO_SAMPLE_IDS):
+        return canonical_id(int(m.group(1)), int(m.group(2)))
+    return raw
+
+
+def read_all(path: Path, problems: list[Problem], data: Any = None) -> list[tuple[Checkpoint, ImportInfo]]:
+    """One run per retrieval depth. A bad evaluation is a problem naming file, field and question."""
+    data = read_json(path) if data is None else data
+    if not looks_like(data):
+        raise RunFormatError(
+            path, "not mem0 memory-benchmarks results: expected metadata, metrics_by_cutoff, evaluations"
+        )
+    meta = data["metadata"]
+    benchmark = text(meta.get("benchmark")).lower() or UNKNOWN
+    judge = text(meta.get("judge_model")) or UNKNOWN
+    answerer = text(meta.get("answerer_model"))
+    labels = [text(x) for x in meta.get("top_k_cutoffs") or []] or list(data["metrics_by_cutoff"])
+    labels = sorted(dict.fromkeys(labels), key=_depth)
+    project = text(meta.get("project_name")) or path.stem
+    out: list[tuple[Checkpoint, ImportInfo]] = []
+    for label in labels:
+        info = ImportInfo(
+            harness=HARNESS,
+            judge=judge,
+            not_recorded=("tokens", "retrieved context"),
+            published=dict(data["metrics_by_cutoff"].get(label) or {}),
+        )
+        questions: dict[str, Question] = {}
+        for pos, item in enumerate(data["evaluations"]):
+            where = f"evaluations[{pos}]"
+            raw = item.get("question_id") if isinstance(item, dict) else None
+            if not isinstance(raw, str) or not raw:
+                if label == labels[0]:
+                    problems.append(
+                        Problem(str(path), "no question_id string; skipped", field=f"{where}.question_id")
+                    )
+                continue
+            qid = question_id(benchmark, raw)
+            if qid in questions:
+                if label == labels[0]:
+                    problems.append(
+                        Problem(
+                            str(path),
+                            "a second evaluation of this question; the first is kept",
+                            field=where,
+                            question_id=qid,
+                        )
+                    )
+                continue
+            cut = (item.get("cutoff_results") or {}).get(label)
+            if not isinstance(cut, dict):
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"no result at {label}: left out of that run",
+                        field=f"{where}.cutoff_results.{label}",
+                        question_id=qid,
+                    )
+                )
+                continue
+            score = cut.get("score")
+            ok = isinstance(score, (int, float)) and not isinstance(score, bool) and score in (0, 1)
+            if not ok:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"score {score!r} is not 0 or 1: unscored",
+                        field=f"{where}.cutoff_results.{label}.score",
+                        question_id=qid,
+                    )
+                )
+            verdict = bool(score) if ok else None
+            retrieval = item.get("retrieval") if isinstance(item.get("retrieval"), dict) else {}
+            latency = retrieval.get("search_latency_ms")
+            latency = (
+                float(latency)
+                if isinstance(latency, (int, float)) and not isinstance(latency, bool)
+                else None
+            )
+            phases = Phases(
+                ingest=IngestPhase(status="completed"),
+                indexing=IndexingPhase(status="completed"),
+                search=SearchPhase(status="completed", durationMs=latency),
+                answer=AnswerPhase(status="completed", hypothesis=text(cut.get("generated_answer"))),
+                evaluate=EvaluatePhase(
+                    status="completed",
+                    score=None if verdict is None else float(verdict),
+                    label="unscored" if verdict is None else "correct" if verdict else "incorrect",
+                    explanation=text(cut.get("reason")) or None,
+                ),
+            )
+            questions[qid] = Question(
+                questionId=qid,
+                containerTag=qid.rsplit("-q", 1)[0] if qid != raw else "",
+                question=text(item.get("question")),
+                groundTruth=text(item.get("ground_truth_answer")),
+                questionType=text(item.get("category_name")),
+                phases=phases,
+                benchNb={"unscored": True} if verdict is None else None,
+            )
+            info.verdicts[qid] = [verdict]
+        checkpoint = Checkpoint(
+            runId=f"{project}-{label}",
+            status="completed",
+            provider="mem0",
+            benchmark=benchmark,
+            judge=judge if judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
+            answeringModel=answerer,
+            targetQuestionIds=list(questions),
+            questions=questions,
+            benchNb={**settings(info, answerer), "retrievalDepth": _depth(label)},
+        )
+        out.append((checkpoint, info))
+    return out

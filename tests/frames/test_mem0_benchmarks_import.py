@@ -1,0 +1,93 @@
+"""mem0's memory-benchmarks unified results (``benchmarks/locomo/run.py``'s ``locomo_results_<ts>.json``, read from
+a fork that keeps the upstream runner) load as one run per retrieval depth on LoCoMo's question ids.
+
+The fixture (tests/fixtures/harnesses/mem0-benchmarks/) is written by hand from that runner's output dict.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.stats_fixtures import write_run
+
+from bench_nb import load_runs, paired_comparison, questions_df
+from bench_nb.errors import RunFormatError
+from bench_nb.runformat.harnesses import detect_format
+
+FIXTURE = (
+    Path(__file__).parents[1]
+    / "fixtures"
+    / "harnesses"
+    / "mem0-benchmarks"
+    / "locomo_results_20260101_000000.json"
+)
+
+
+def test_one_run_per_retrieval_depth_on_locomos_ids() -> None:
+    assert detect_format(FIXTURE) == "mem0-benchmarks"
+    runs = load_runs(FIXTURE)
+    assert runs.all_problems == []
+    assert [r.run_id for r in runs] == ["oss-top_10", "oss-top_50"]
+    assert {r.harness for r in runs} == {"mem0-benchmarks"}
+    assert [r.checkpoint.benchNb["retrievalDepth"] for r in runs] == [10, 50]  # type: ignore[union-attr,index]
+    assert runs[0].imported is not None and runs[0].imported.judge == "gpt-4o-mini"
+    q = questions_df(runs, backend="polars").sort("run_id", "question_id")
+    scores = {(r, qid): s for r, qid, s in q.select("run_id", "question_id", "score").iter_rows()}
+    assert scores == {
+        ("oss-top_10", "conv-26-q0"): 1.0,
+        ("oss-top_10", "conv-26-q1"): 0.0,
+        ("oss-top_10", "conv-30-q2"): 0.0,
+        ("oss-top_50", "conv-26-q0"): 1.0,
+        ("oss-top_50", "conv-26-q1"): 1.0,
+        ("oss-top_50", "conv-30-q2"): 0.0,
+    }
+    assert q.filter(q["run_id"] == "oss-top_10")["search_ms"].to_list() == [210.5, 190.0, 150.0]
+
+
+def test_depths_pair_with_each_other_and_with_a_native_run(tmp_path: Path) -> None:
+    ids = ["conv-26-q0", "conv-26-q1", "conv-30-q2"]
+    native = write_run(
+        tmp_path / "runs",
+        "native",
+        answers=dict.fromkeys(ids, "x"),
+        primary_scores={"conv-26-q0": 0, "conv-26-q1": 0, "conv-30-q2": 1},
+        bench_nb=None,
+        questions=[{"id": i, "q": i, "gt": "g", "type": "temporal"} for i in ids],
+    )
+    runs = load_runs([native, FIXTURE])
+    depth = paired_comparison(runs, "oss-top_50", "oss-top_10")
+    assert depth.n_pairs == 3 and (depth.a_only, depth.both_correct) == (1, 1)
+    cmp = paired_comparison(runs, "oss-top_50", "native")
+    assert cmp.n_pairs == 3 and cmp.accuracy_b == pytest.approx(1 / 3)
+
+
+def test_a_damaged_file_names_file_field_and_question(tmp_path: Path) -> None:
+    data = json.loads(FIXTURE.read_text())
+    data["evaluations"][1]["cutoff_results"]["top_50"]["score"] = "high"
+    del data["evaluations"][2]["cutoff_results"]["top_10"]
+    bad = tmp_path / "locomo_results_x.json"
+    bad.write_text(json.dumps(data))
+    with pytest.warns(UserWarning):
+        runs = load_runs(bad)
+    problems = [str(p) for r in runs for p in r.problems]
+    assert any(
+        str(bad) in p
+        and "(field evaluations[1].cutoff_results.top_50.score)" in p
+        and "[question conv-26-q1]" in p
+        for p in problems
+    )
+    assert any("(field evaluations[2].cutoff_results.top_10)" in p for p in problems)
+    top10 = next(r for r in runs if r.run_id == "oss-top_10")
+    assert sorted(top10.checkpoint.questions) == ["conv-26-q0", "conv-26-q1"]  # type: ignore[union-attr]
+    with pytest.raises(RunFormatError, match="cutoff_results"):
+        load_runs(bad, strict=True)
+
+
+def test_every_depth_exports_to_the_run_store(tmp_path: Path) -> None:
+    from bench_nb.frames.store import export_runs
+
+    export_runs(FIXTURE, tmp_path / "store")
+    q = questions_df(load_runs(tmp_path / "store"), backend="polars")
+    assert sorted(set(q["run_id"])) == ["oss-top_10", "oss-top_50"] and len(q) == 6
