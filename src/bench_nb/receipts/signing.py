@@ -72,6 +72,15 @@ def sign(body: bytes, key: Ed25519PrivateKey) -> dict[str, str]:
     }
 
 
+def _canonical_b64(text: Any, name: str) -> bytes:
+    """``text`` decoded from base64, refused unless it is the one encoding of its bytes: a decoder ignores the
+    unused low bits of the last character, so without this check a changed character could still verify."""
+    raw = base64.b64decode(str(text), validate=True)
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise ValueError(f"{name} is not canonical base64")
+    return raw
+
+
 def check_signature(body: bytes, signature: Any, trusted: Ed25519PublicKey | None, where: str) -> str:
     """Check ``signature`` over ``body``: against ``trusted`` when given (the key must be the one that
     signed), else against the key the receipt carries (which shows the receipt is intact, not who signed it).
@@ -82,8 +91,8 @@ def check_signature(body: bytes, signature: Any, trusted: Ed25519PublicKey | Non
     if not isinstance(signature, dict) or signature.get("algorithm") != ALGORITHM:
         raise ReceiptError(f"{where}: signature is not an {ALGORITHM} signature")
     try:
-        carried = base64.b64decode(str(signature.get("publicKey")), validate=True)
-        value = base64.b64decode(str(signature.get("value")), validate=True)
+        carried = _canonical_b64(signature.get("publicKey"), "publicKey")
+        value = _canonical_b64(signature.get("value"), "value")
         embedded = ed25519.Ed25519PublicKey.from_public_bytes(carried)
     except ValueError as err:
         raise ReceiptError(f"{where}: signature is malformed ({err})") from None
