@@ -72,23 +72,3 @@ def test_prompt_hashes_identify_the_prompt() -> None:
     )
     assert answer_prompt_hash(custom) != answer_prompt_hash()
     assert custom(Q, HITS).startswith("Q: When did Caroline go to the LGBTQ support group? (2023-06-01)\n[1]")
-
-
-def test_a_hits_date_is_in_the_prompt_once() -> None:
-    import tempfile
-    from pathlib import Path
-
-    from bench_nb.providers.store import MessageStore
-    from bench_nb.records import Message, Session
-
-    with tempfile.TemporaryDirectory() as tmp:
-        store = MessageStore(Path(tmp))
-        session = Session(
-            "S1", "2023-05-08T13:56:00", (Message("Ann", "I adopted a cat.", message_id="D1:1"),)
-        )
-        store.ingest("c", [session])
-        hit = store.rows("c")[0].to_hit()
-    assert hit.text == "[2023-05-08T13:56:00] Ann: I adopted a cat."  # the provider's rendering keeps it
-    context = format_context([hit])
-    assert context.count("2023-05-08T13:56:00") == 1
-    assert context == "[1] (2023-05-08T13:56:00, session S1)\nAnn: I adopted a cat."

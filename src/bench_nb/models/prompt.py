@@ -55,9 +55,7 @@ def format_context(hits: Sequence[SearchHit]) -> str:
     """The retrieved hits as numbered blocks: ``[n] (date, session id)`` then the text.
 
     Every provider's hits are formatted by this function, so differences in score come from what was
-    retrieved, not from how it was shown to the model. No hits gives ``NO_CONTEXT``. A hit whose text starts
-    with its own date in brackets (the sqlite, full-context and mem0-local renderings, ``[date] Speaker: ...``)
-    loses that prefix: the date is in the block's head already, and twice cost context tokens.
+    retrieved, not from how it was shown to the model. No hits gives ``NO_CONTEXT``.
     """
     if not hits:
         return NO_CONTEXT
@@ -65,10 +63,7 @@ def format_context(hits: Sequence[SearchHit]) -> str:
     for i, hit in enumerate(hits, start=1):
         meta = ", ".join(x for x in (hit.date, f"session {hit.session_id}" if hit.session_id else None) if x)
         head = f"[{i}] ({meta})" if meta else f"[{i}]"
-        text = hit.text.strip()
-        if hit.date and text.startswith(f"[{hit.date}]"):
-            text = text[len(hit.date) + 2 :].lstrip()
-        blocks.append(f"{head}\n{text}")
+        blocks.append(f"{head}\n{hit.text.strip()}")
     return "\n\n".join(blocks)
 
 
