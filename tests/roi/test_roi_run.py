@@ -197,9 +197,11 @@ while not (work / "go").exists() and time.time() < deadline:
 try:
     run = start_run("alice", db, provider=SqliteProvider(work / tag))
 except RunInProgressError as err:
-    (work / f"out-{tag}").write_text(json.dumps({"result": "in_progress", "run_id": err.run_id}))
+    (work / f"tmp-{tag}").write_text(json.dumps({"result": "in_progress", "run_id": err.run_id}))
+    (work / f"tmp-{tag}").rename(work / f"out-{tag}")  # whole, or not there: the test polls for it
     sys.exit(0)
-(work / f"out-{tag}").write_text(json.dumps({"result": "started", "run_id": run.run_id}))
+(work / f"tmp-{tag}").write_text(json.dumps({"result": "started", "run_id": run.run_id}))
+(work / f"tmp-{tag}").rename(work / f"out-{tag}")
 while not (work / "release").exists() and time.time() < deadline:
     time.sleep(0.01)
 run.finish()
