@@ -98,7 +98,7 @@ _DIA_ID = re.compile(r"D:?(\d+):0*(\d+)")
 
 
 def parse_locomo_date(text: str) -> str:
-    """ "1:56 pm on 8 May, 2023" -> "2023-05-08T13:56:00" (naive: the dataset gives no time zone).
+    """LoCoMo's "1:56 pm on 8 May, 2023" as ISO text, "2023-05-08T13:56:00" (naive: the dataset gives no time zone).
 
     Raises:
         ValueError: the text is not in LoCoMo's format.

@@ -29,7 +29,7 @@ _DATE = re.compile(r"\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(?:
 
 
 def parse_longmemeval_date(text: str) -> str:
-    """ "2023/04/10 (Mon) 23:07" -> "2023-04-10T23:07:00" (naive; a date without a time keeps 00:00).
+    """LongMemEval's "2023/04/10 (Mon) 23:07" as ISO text, "2023-04-10T23:07:00" (naive; a date without a time keeps 00:00).
 
     Raises:
         ValueError: the text is not in LongMemEval's format or names no real date.

@@ -404,7 +404,7 @@ def vague_topical(question: Question) -> AuditAnswer | None:
 
 
 def dont_know(question: Question) -> AuditAnswer | None:
-    """ "I don't know." on an answerable question (None on an unanswerable one, where it is right)."""
+    """The answer "I don't know." on an answerable question (None on an unanswerable one, where it is right)."""
     if question.is_abstention:
         return None
     return AuditAnswer(question.question_id, "dont-know", "wrong", DONT_KNOW, "abstains")

@@ -1,10 +1,10 @@
-"""LongMemEval-V2's scoring rules: each question names its own in ``eval_function`` (``Question.extra``).
+r"""LongMemEval-V2's scoring rules: each question names its own in ``eval_function`` (``Question.extra``).
 
 Written from the definitions in the benchmark's ``evaluation/qa_eval_metrics.py`` and ``evaluation/harness.py``
 (github.com/xiaowu0162/LongMemEval-V2, Apache-2.0); the two judge prompts are quoted from there, since the judge
 must be pinned. A spec is ``name|key=value|...`` (``norm_phrase_set_match|separators=,;``).
 
-- The reader's final answer is the content of the last ``\\boxed{...}`` (nested braces kept), else the whole
+- The reader's final answer is the content of the last ``\boxed{...}`` (nested braces kept), else the whole
   reply, stripped (``extract_boxed_answer``). A final answer of ``UNKNOWN`` (any case) is always scored
   incorrect, whatever the rule.
 - ``normalize_phrase``: lowercase; ``-`` and ``_`` to spaces; ``,`` and ``;`` to spaces; every character that
@@ -14,7 +14,7 @@ must be pinned. A spec is ``name|key=value|...`` (``norm_phrase_set_match|separa
   empty parts dropped; correct when every part occurs in the normalised final answer on word boundaries.
   ``norm_phrase_set_match_ordered``: the same, each part found after the end of the previous part's match.
   With ``require_non_empty`` (default) an empty answer or prediction is incorrect.
-- ``mc_choice_match``: the content of a ``\\boxed{...}`` in the prediction (if any) with the words "choice"
+- ``mc_choice_match``: the content of a ``\boxed{...}`` in the prediction (if any) with the words "choice"
   and "option" and the ``strip_chars`` (default ``.``) removed, stripped, uppercased, equals the uppercased
   answer.
 - ``mc_choice_set_match``: the runs of letters of the uppercased prediction, filler words (AND, ANSWER,
@@ -140,7 +140,7 @@ def mc_choice_set_match(prediction: Any, answer: Any, *, require_non_empty: bool
 
 
 def extract_boxed_answer(text: str) -> str:
-    """The content of the last ``\\boxed{...}`` (braces balanced), stripped; the whole text, stripped, when
+    r"""The content of the last ``\boxed{...}`` (braces balanced), stripped; the whole text, stripped, when
     there is none or it is empty."""
     start = text.rfind("\\boxed{")
     if start < 0:

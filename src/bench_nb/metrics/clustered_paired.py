@@ -364,7 +364,7 @@ def tell_apart(
 def tell_apart(
     questions: Any, *, seed: int = 0, alpha: float = 0.05, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
-    """ "Can we tell them apart?": for every pair of runs, overall (``question_type = "all"``) and per type,
+    """Answer "Can we tell them apart?" for every pair of runs, overall (``question_type = "all"``) and per type,
     the clustered paired verdict with its interval next to the Wilson-overlap rule.
 
     The overlap rule (as the public LoCoMo audit applies it) calls two runs different only when their Wilson

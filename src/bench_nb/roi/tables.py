@@ -1,5 +1,7 @@
 """The ROI store's tables, defined once: columns, types, keys, constraints, indexes and the write rules both
-backends enforce. Each backend's DDL is made from :data:`TABLES` by :func:`create_tables`:
+backends enforce.
+
+Each backend's DDL is made from :data:`TABLES` by :func:`create_tables`:
 
 - :mod:`bench_nb.roi.schema` (SQLite) adds the triggers that enforce the write rules there;
 - :mod:`bench_nb.roi.pg_schema` (Postgres) adds its own tables (``meta``, ``owners``), the column

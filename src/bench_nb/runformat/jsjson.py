@@ -1,4 +1,4 @@
-"""JSON exactly as JavaScript's ``JSON.stringify(value, null, 2)`` writes it, at msgspec's speed.
+r"""JSON exactly as JavaScript's ``JSON.stringify(value, null, 2)`` writes it, at msgspec's speed.
 
 MemoryBench writes checkpoint.json and report.json with ``JSON.stringify(…, null, 2)``; a file bench_nb writes
 in its place must be the same bytes. msgspec encodes and indents (``msgspec.json.format``) the way
@@ -11,7 +11,7 @@ in its place must be the same bytes. msgspec encodes and indents (``msgspec.json
   ``0.0000048``) and the JavaScript text is spliced in as a ``msgspec.Raw``;
 - object keys that are array indexes (``"0"``, ``"17"``) come first, in ascending order, as JavaScript orders
   an object's own keys;
-- a lone surrogate in a string prints as ``\\udXXX`` (msgspec cannot encode one at all).
+- a lone surrogate in a string prints as ``\udXXX`` (msgspec cannot encode one at all).
 
 ``decode_js`` decodes JSON text (a provider's raw search results) straight into such values: its float hook
 applies the number rule while decoding, so results need no second walk before they are written (text that may
@@ -250,9 +250,9 @@ _BIG_AFTER_OTHER = b"!" + _SIXTEEN_ZEROS
 
 
 def _encoded_as_js(text: bytes) -> bool:
-    """Whether msgspec's compact ``text`` of ``decode_js_floats`` values (or ``to_js`` ones) holds no integer
+    r"""Whether msgspec's compact ``text`` of ``decode_js_floats`` values (or ``to_js`` ones) holds no integer
     beyond 2**53 (16 digits or more) and no object key of digits only (JavaScript puts an array index first):
-    False when it may (``to_js`` then rewrites the values). Only an escaped quote (``\\"``) can put a ``"`` in
+    False when it may (``to_js`` then rewrites the values). Only an escaped quote (``\"``) can put a ``"`` in
     a string in compact text, so digits between quotes followed by ``:`` are a key."""
     zeros = text.translate(_JS_CHECK)
     i = zeros.find(b'0":')
@@ -309,8 +309,8 @@ def js_list_items(
 
 
 def js_item_batches(items: Iterable[Any], indent: int = 2, chunk: int = 256) -> Iterator[memoryview]:
-    """The text of ``items``, ``chunk`` at a time, each laid out two levels deep (as the items of a list in
-    an object): ``js_list_items`` joins them with ``,\\n``."""
+    r"""The text of ``items``, ``chunk`` at a time, each laid out two levels deep (as the items of a list in
+    an object): ``js_list_items`` joins them with ``,\n``."""
     for batch in _batches(items, chunk):
         try:
             encoded = msgspec.json.encode([batch])

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 def like_for_like_warnings(runs: Any) -> list[str]:
     """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
     benchmark file), from ``bench_nb.runner.check_like_for_like``; empty when they compare fairly."""
-
     return [f"Not like for like: {short_hashes(d)}." for d in check_like_for_like(runs)]
 
 
@@ -142,7 +141,6 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
 
     ``runs``: the loaded ``RunSet`` behind a judgments frame (as ``disputed_questions`` takes it).
     """
-
     disputed = disputed_questions_frame(data, n_hits=n_hits, runs=runs)
     total = len(disputed)
     shown = disputed.head(limit)

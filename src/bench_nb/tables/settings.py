@@ -89,7 +89,6 @@ def _shown_settings(rs: RunSpec, *, imported: bool) -> RunSettings:
 
 def run_settings(runs: Any) -> list[RunSettings]:
     """Each run's like-for-like settings (runs: anything ``load_runs`` takes, or a loaded ``RunSet``)."""
-
     if isinstance(runs, StoredRuns):  # settings recorded at export
         imported = runs.imported_run_ids
         return [_shown_settings(rs, imported=rs.run_id in imported) for rs in runs.recorded_settings()]
@@ -170,7 +169,6 @@ def table_settings(runs: Any) -> Table:
     table. Each run's settings fingerprint is shown either way. ``.warnings`` lists the differences;
     ``.data`` holds one row per run.
     """
-
     settings = run_settings(runs)
     # The shown fields only: asdict would deep-copy ``recorded`` too, every question id of every run.
     shown = [f.name for f in fields(RunSettings) if f.name != "recorded"]

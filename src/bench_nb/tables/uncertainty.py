@@ -266,7 +266,7 @@ def _too_few(frame: pl.DataFrame, alpha: float) -> list[str]:
 
 
 def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
-    """ "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
+    """The table "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
     disagree are marked. ``data`` as for ``table_uncertainty``."""
     boot = _bootstrap(data, seed)
