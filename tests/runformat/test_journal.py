@@ -91,3 +91,23 @@ def test_merge_bench_nb() -> None:
     assert merge_bench_nb({"a": 1, "attempts": {"s": 1}}, {"attempts": {"t": 2}, "a": None}) == {
         "attempts": {"s": 1, "t": 2}
     }
+
+
+def test_a_writer_repairs_a_torn_tail_before_appending(tmp_path: Path) -> None:
+    """A journal whose last line was torn (a run killed mid-write) is repaired when a writer opens it, as
+    judgments.jsonl's appends are: no record lands after the damaged line, so strict reads keep working."""
+    good = make_record(["a"], "answer", msgspec.convert({"status": "completed"}, type=IngestPhase), None)
+    later = make_record(["b"], "answer", msgspec.convert({"status": "completed"}, type=IngestPhase), None)
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(good + later[: len(later) // 2])  # a real record cut in the middle
+    writer = JournalWriter(tmp_path)
+    writer.append(later)
+    writer.close()
+    assert path.read_bytes() == good + later
+    assert [r.q for r in read_journal(tmp_path, strict=True)] == [["a"], ["b"]]
+    # A whole record that only lacked its newline is kept, closed with one.
+    path.write_bytes(good + later[:-1])
+    writer = JournalWriter(tmp_path)
+    writer.append(good)
+    writer.close()
+    assert path.read_bytes() == good + later + good

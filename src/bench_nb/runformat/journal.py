@@ -7,7 +7,8 @@ atomically (temporary file, fsync, ``os.replace``) and then empties the journal.
 idempotent, so a crash between the two steps only replays records the checkpoint already holds.
 
 Reading a run (``apply_journal``) replays the journal over the checkpoint; a torn last line (a run killed
-mid-write) is ignored.
+mid-write) is ignored, and repaired when a writer opens the journal again (``JournalWriter``: the same rule as
+``judgments.jsonl``'s appends, ``runformat.jsonl.repair_tail``), so no record is ever appended after it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from bench_nb.runformat.format import (
     Phase,
     SearchPhase,
 )
+from bench_nb.runformat.jsonl import repair_tail
 
 JOURNAL = "journal.jsonl"
 CHECKPOINT = "checkpoint.json"
@@ -215,7 +217,15 @@ class JournalWriter:
 
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / JOURNAL
-        self._fh = open(self.path, "ab")  # noqa: SIM115 - closed by close()
+        try:
+            self._fh = open(self.path, "ab+")  # noqa: SIM115 - closed by close()
+        except OSError as err:
+            raise naming_file(err, self.path) from err
+        try:
+            repair_tail(self._fh)  # a torn last line (a killed writer) is closed or cut, never appended after
+        except OSError as err:
+            self._fh.close()
+            raise naming_file(err, self.path) from err
         self._queue: queue.SimpleQueue[bytes | threading.Event | None] = queue.SimpleQueue()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="bench-nb-journal", daemon=True)

@@ -8,7 +8,8 @@ the all-or-nothing form a caller tries first when it can check every line at onc
 ``append_lines`` is how lines are added to these files: it never leaves a damaged line behind, and never
 appends after one. A write cut short (disk full, a file-size limit) is truncated back to where it started
 before the error is raised; a tail left by a process killed mid-write (the last line has no newline) is
-repaired before the next append: closed with its newline if it is a whole JSON value, else cut off.
+repaired before the next append: closed with its newline if it is a whole JSON value, else cut off
+(``repair_tail``; the run's ``journal.jsonl`` gets the same repair when its writer opens it).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def append_lines(path: Path, lines: Sequence[str], *, durable: bool = True) -> N
     except OSError as err:
         raise naming_file(err, path) from err
     with fh:
-        start = _repair_tail(fh)
+        start = repair_tail(fh)
         try:
             fh.write(data)
             fh.flush()
@@ -94,8 +95,9 @@ def append_lines(path: Path, lines: Sequence[str], *, durable: bool = True) -> N
             raise naming_file(err, path) from err
 
 
-def _repair_tail(fh: Any) -> int:
-    """Make the file end with a whole line; returns its size after."""
+def repair_tail(fh: Any) -> int:
+    """Make the file open in ``fh`` (binary, readable, seekable) end with a whole line: a torn last line is
+    closed with its newline if it is a whole JSON value, else cut off. Returns the file's size after."""
     size = fh.seek(0, os.SEEK_END)
     if size == 0:
         return 0
