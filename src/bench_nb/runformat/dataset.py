@@ -75,11 +75,14 @@ class DatasetQuestion(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class MemoryBenchDataset:
+    """A MemoryBench dataset file read with MemoryBench's ids and labels: its questions and type registry."""
+
     benchmark: str
     questions: list[DatasetQuestion]
     type_registry: dict[str, dict[str, str]]
 
     def by_id(self) -> dict[str, DatasetQuestion]:
+        """The questions by question id."""
         return {q.question_id: q for q in self.questions}
 
 

@@ -93,11 +93,15 @@ class _Struct(msgspec.Struct, omit_defaults=True, kw_only=True, forbid_unknown_f
 
 
 class IngestResult(_Struct):
+    """What a provider's ingest returned: the ids of the documents stored and of any indexing tasks."""
+
     documentIds: list[str] = msgspec.field(default_factory=list)
     taskIds: list[str] | None = None
 
 
 class RetrievalMetrics(_Struct):
+    """A question's retrieval metrics at k, as MemoryBench records them in the evaluate phase."""
+
     hitAtK: float = 0.0
     precisionAtK: float = 0.0
     recallAtK: float = 0.0
@@ -110,6 +114,8 @@ class RetrievalMetrics(_Struct):
 
 
 class Phase(_Struct):
+    """One phase of a question: its status, when it started and ended, its duration and any error."""
+
     status: PhaseStatus = "pending"
     startedAt: str | None = None
     completedAt: str | None = None
@@ -118,22 +124,30 @@ class Phase(_Struct):
 
 
 class IngestPhase(Phase):
+    """The ingest phase: the sessions stored so far and what the provider returned."""
+
     completedSessions: list[str] = msgspec.field(default_factory=list)
     ingestResult: IngestResult | None = None
 
 
 class IndexingPhase(Phase):
+    """The indexing phase: the ingested ids the provider finished indexing and those it failed."""
+
     completedIds: list[str] | None = None
     failedIds: list[str] | None = None
 
 
 class SearchPhase(Phase):
+    """The search phase: the provider's raw results (undecoded JSON), or the file that holds them."""
+
     resultFile: str | None = None
     # The provider's raw result objects, any shape; kept as undecoded JSON.
     results: list[msgspec.Raw] | None = None
 
 
 class AnswerPhase(Phase):
+    """The answer phase: the answer (``hypothesis``) and the tokens of its prompt and retrieved context."""
+
     hypothesis: str | None = None
     promptTokens: int | None = None
     basePromptTokens: int | None = None
@@ -141,6 +155,8 @@ class AnswerPhase(Phase):
 
 
 class EvaluatePhase(Phase):
+    """The evaluate phase: the primary judge's score, label and explanation, and the retrieval metrics."""
+
     score: float | None = None
     label: str | None = None
     explanation: str | None = None
@@ -148,6 +164,8 @@ class EvaluatePhase(Phase):
 
 
 class Phases(_Struct):
+    """A question's five phases, each present (an absent one decodes as pending)."""
+
     ingest: IngestPhase = msgspec.field(default_factory=absent(IngestPhase))
     indexing: IndexingPhase = msgspec.field(default_factory=absent(IndexingPhase))
     search: SearchPhase = msgspec.field(default_factory=absent(SearchPhase))
@@ -156,12 +174,17 @@ class Phases(_Struct):
 
 
 class SessionRef(_Struct):
+    """A haystack session a question's container was given: its id, date and number of messages."""
+
     sessionId: str
     date: str | None = None
     messageCount: int | None = None
 
 
 class Question(_Struct, kw_only=True):
+    """One question of a checkpoint: its text, ground truth and type, its phases, and bench_nb's own
+    ``benchNb``."""
+
     questionId: str
     containerTag: str = ""
     question: str = ""
@@ -180,6 +203,8 @@ class Question(_Struct, kw_only=True):
 
 
 class Sampling(_Struct):
+    """How a run picked its questions: all (``full``), per category or up to a limit."""
+
     mode: str = "full"
     sampleType: str | None = None
     perCategory: int | None = None
@@ -187,6 +212,8 @@ class Sampling(_Struct):
 
 
 class Concurrency(_Struct):
+    """How many questions a run works on at once: the default and any per-phase limits."""
+
     default: int = 1
     ingest: int | None = None
     indexing: int | None = None
@@ -196,6 +223,8 @@ class Concurrency(_Struct):
 
 
 class Checkpoint(_Struct):
+    """A run's ``checkpoint.json``: the run's identity, settings and status, and every question by id."""
+
     runId: str
     dataSourceRunId: str | None = None
     status: RunStatus = "running"
@@ -221,11 +250,15 @@ class CheckpointShell(Checkpoint):
 
 
 class CompareRun(_Struct):
+    """One run of a comparison: its provider and run id."""
+
     provider: str
     runId: str
 
 
 class CompareManifest(_Struct):
+    """A comparison's ``manifest.json``: the runs compared and the benchmark, judge and questions they share."""
+
     compareId: str
     createdAt: str | None = None
     updatedAt: str | None = None

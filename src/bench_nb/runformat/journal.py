@@ -232,6 +232,7 @@ class JournalWriter:
         self._thread.start()
 
     def append(self, line: bytes) -> None:
+        """Queue one record (a JSON line) for the disk; raises the writer's last write error, if any."""
         self._raise()
         self._queue.put(line)
 
@@ -243,6 +244,8 @@ class JournalWriter:
         self._raise()
 
     def close(self) -> None:
+        """Write what is queued, stop the writer thread and close the file; raises a write error met on the
+        way."""
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()

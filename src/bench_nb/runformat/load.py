@@ -137,6 +137,7 @@ class RunSet(list[Run]):
 
     @property
     def all_problems(self) -> list[Problem]:
+        """The problems of the set and of each of its runs, in one list."""
         return self.problems + [p for run in self for p in run.problems]
 
     def __repr__(self) -> str:

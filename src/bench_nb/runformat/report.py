@@ -61,17 +61,23 @@ class _Part(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
 
 
 class ReportPhase(_Part):
+    """A phase as the report reads it: its status and duration."""
+
     status: PhaseStatus = "pending"
     durationMs: float | None = None
 
 
 class ReportSearch(ReportPhase):
+    """The search phase as the report reads it: the results array kept undecoded."""
+
     # The whole array as one undecoded slice (empty when absent: msgspec takes no Raw in a union), decoded in
     # one call on its way out.
     results: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
 
 
 class ReportAnswer(ReportPhase):
+    """The answer phase as the report reads it: the answer and its token counts."""
+
     hypothesis: str | None = None
     promptTokens: int | None = None
     basePromptTokens: int | None = None
@@ -79,6 +85,8 @@ class ReportAnswer(ReportPhase):
 
 
 class ReportEvaluate(ReportPhase):
+    """The evaluate phase as the report reads it: score, label, explanation and the raw retrieval metrics."""
+
     score: float | None = None
     label: str | None = None
     explanation: str | None = None
@@ -88,6 +96,8 @@ class ReportEvaluate(ReportPhase):
 
 
 class ReportPhases(_Part):
+    """A question's phases as the report reads them."""
+
     ingest: ReportPhase = msgspec.field(default_factory=absent(ReportPhase))
     indexing: ReportPhase = msgspec.field(default_factory=absent(ReportPhase))
     search: ReportSearch = msgspec.field(default_factory=absent(ReportSearch))
@@ -96,6 +106,8 @@ class ReportPhases(_Part):
 
 
 class ReportQuestion(_Part, kw_only=True):
+    """A question as the report reads it: id, text, ground truth, type and phases."""
+
     questionId: str
     question: str = ""
     groundTruth: str
@@ -107,6 +119,8 @@ class ReportQuestion(_Part, kw_only=True):
 
 
 class ReportCheckpoint(_Part, kw_only=True):
+    """The part of a checkpoint the report reads: the run's identity, its target questions and each question."""
+
     runId: str
     dataSourceRunId: str | None = None
     provider: str = ""

@@ -27,6 +27,8 @@ class _View(msgspec.Struct, kw_only=True, forbid_unknown_fields=False, gc=False)
 
 
 class PhaseView(_View):
+    """A phase as the frames read it: status, duration and error."""
+
     status: PhaseStatus = "pending"
     durationMs: float | None = None
     error: str | None = None
@@ -41,12 +43,16 @@ class SkippedResult(_View):
 
 
 class SearchView(PhaseView):
+    """The search phase as the frames read it: the result file and the results, counted, not decoded."""
+
     resultFile: str | None = None
     # Only their number is shown. Results are objects (decoded to nothing); any other shape decodes as is.
     results: list[SkippedResult | list[Any] | str | float | bool | None] | None = None
 
 
 class AnswerView(PhaseView):
+    """The answer phase as the frames read it: the answer and its token counts."""
+
     hypothesis: str | None = None
     promptTokens: int | None = None
     basePromptTokens: int | None = None
@@ -54,6 +60,8 @@ class AnswerView(PhaseView):
 
 
 class EvaluateView(PhaseView):
+    """The evaluate phase as the frames read it: score, label, explanation and retrieval metrics."""
+
     score: float | None = None
     label: str | None = None
     explanation: str | None = None
@@ -61,6 +69,8 @@ class EvaluateView(PhaseView):
 
 
 class PhasesView(_View):
+    """A question's phases as the frames read them."""
+
     ingest: PhaseView = msgspec.field(default_factory=absent(PhaseView))
     indexing: PhaseView = msgspec.field(default_factory=absent(PhaseView))
     search: SearchView = msgspec.field(default_factory=absent(SearchView))
@@ -69,6 +79,8 @@ class PhasesView(_View):
 
 
 class QuestionView(_View, kw_only=True):
+    """A question as the frames read it: no sessions, document ids or timestamps."""
+
     questionId: str
     containerTag: str = ""
     question: str = ""
@@ -83,6 +95,8 @@ class QuestionView(_View, kw_only=True):
 
 
 class CheckpointView(_View, kw_only=True):
+    """The part of a checkpoint the frames read: the run's identity, status and settings, and each question."""
+
     runId: str
     dataSourceRunId: str | None = None
     status: RunStatus = "running"

@@ -35,6 +35,7 @@ _KEYS = ("dataset", "memory_provider", "mode", "results")
 
 
 def looks_like(data: Any) -> bool:
+    """Whether ``data`` is an AMB ``EvalSummary``: its keys present and a list of query results."""
     return (
         isinstance(data, dict)
         and all(k in data for k in _KEYS)
@@ -58,6 +59,11 @@ def _number(value: Any) -> float | None:
 def read(
     path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
 ) -> tuple[Checkpoint, ImportInfo]:
+    """Read an AMB output file as a checkpoint and what the import could and could not recover.
+
+    Raises:
+        RunFormatError: the file is not AMB's output.
+    """
     data = read_json(path) if data is None else data
     if not looks_like(data):
         raise RunFormatError(

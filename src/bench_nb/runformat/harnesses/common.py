@@ -124,6 +124,7 @@ def position_entries(
 
 
 def text(value: Any) -> str:
+    """``value`` as text: a string as is, None as ``""``, anything else through ``str``."""
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 

@@ -27,12 +27,19 @@ _PUBLISHED = ("total_questions", "correct", "accuracy")
 
 
 def looks_like(data: Any) -> bool:
+    """Whether ``data`` is an EverMemOS ``eval_results.json``: an object with a ``detailed_results`` object."""
     return isinstance(data, dict) and isinstance(data.get("detailed_results"), dict)
 
 
 def read(
     path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
 ) -> tuple[Checkpoint, ImportInfo]:
+    """Read an EverMemOS ``eval_results.json`` as a checkpoint (each judgment a replicate) and its import
+    record.
+
+    Raises:
+        RunFormatError: the file has no ``detailed_results`` object.
+    """
     data = read_json(path) if data is None else data
     if not looks_like(data):
         raise RunFormatError(

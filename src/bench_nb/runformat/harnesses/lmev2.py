@@ -53,6 +53,7 @@ def looks_like(data: Any) -> bool:
 
 
 def is_run_file(path: Path) -> bool:
+    """Whether ``path`` is a LongMemEval-V2 harness's ``per_question.jsonl``."""
     return path.is_file() and path.name == FILENAME
 
 

@@ -40,6 +40,8 @@ def normalise_text(text: object) -> str:
 
 @dataclass(frozen=True)
 class LocomoQuestion:
+    """One LoCoMo question: its canonical id, conversation number, full-list index, text, answer and category."""
+
     question_id: str
     conversation: int
     index: int
@@ -60,6 +62,7 @@ class LocomoIndex:
 
     @classmethod
     def from_benchmark(cls, bench: Benchmark, source: str) -> LocomoIndex:
+        """The index of a loaded LoCoMo benchmark; ``source`` names where it came from."""
         samples: list[str] = []
         index = cls(source, ())
         for q in bench.questions:

@@ -29,6 +29,8 @@ HARNESS = "mem0"
 
 
 def looks_like(data: Any) -> bool:
+    """Whether ``data`` is Mem0's results: conversations keyed by number, each a list of entries with
+    ``llm_score``."""
     if not isinstance(data, dict) or not data:
         return False
     first = next(iter(data.values()))
@@ -44,6 +46,11 @@ def looks_like(data: Any) -> bool:
 def read(
     path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
 ) -> tuple[Checkpoint, ImportInfo]:
+    """Read Mem0's results as a checkpoint, matching each entry to its LoCoMo question by position and text.
+
+    Raises:
+        RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Mem0's results.
+    """
     if index is None:
         raise RunFormatError(
             path,

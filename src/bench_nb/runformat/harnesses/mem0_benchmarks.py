@@ -36,6 +36,7 @@ _ID = re.compile(r"^conv(\d+)_q(\d+)$")
 
 
 def looks_like(data: Any) -> bool:
+    """Whether ``data`` is mem0's memory-benchmarks results: metadata, metrics per cutoff and evaluations."""
     return (
         isinstance(data, dict)
         and isinstance(data.get("metadata"), dict)
@@ -50,6 +51,8 @@ def _depth(label: str) -> int:
 
 
 def question_id(benchmark: str, raw: str) -> str:
+    """bench_nb's id of a question: LoCoMo's ``conv<c>_q<i>`` as the canonical ``<sample_id>-q<i>``, others as
+    written."""
     m = _ID.match(raw) if benchmark == "locomo" else None
     if m and int(m.group(1)) < len(LOCOMO_SAMPLE_IDS):
         return canonical_id(int(m.group(1)), int(m.group(2)))

@@ -30,6 +30,7 @@ _KEY = re.compile(r"^locomo_experiment_user_(\d+)$")
 
 
 def looks_like(data: Any) -> bool:
+    """Whether ``data`` is Zep's grades: ``locomo_experiment_user_<n>`` lists of entries with a ``grade``."""
     if not isinstance(data, dict) or not data:
         return False
     first = next(iter(data.values()))
@@ -45,6 +46,11 @@ def looks_like(data: Any) -> bool:
 def read(
     path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
 ) -> tuple[Checkpoint, ImportInfo]:
+    """Read Zep's grades as a checkpoint, matching each entry to its LoCoMo question by position and text.
+
+    Raises:
+        RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Zep's grades.
+    """
     if index is None:
         raise RunFormatError(
             path,
