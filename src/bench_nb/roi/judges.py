@@ -54,6 +54,7 @@ class DeterministicRoiJudge:
     name = "deterministic"
 
     def judge(self, probe: Probe, source: Memory, recall: Recall) -> JudgeReply:
+        """Judge by ids: answerable with memory when the probe's source memory surfaced, never without it."""
         ids = recall.memory_ids
         if probe.memory_id in ids:
             why = f"source memory {probe.memory_id} surfaced at rank {ids.index(probe.memory_id) + 1} of {len(ids)}"

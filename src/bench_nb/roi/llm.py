@@ -130,6 +130,8 @@ class LLMRoiJudge:
         self.client = client
 
     def judge(self, probe: Probe, source: Memory, recall: Recall) -> JudgeReply:
+        """Ask the model whether the surfaced memories answer the probe, and whether it could be answered
+        without them."""
         surfaced = "\n".join(f"[{i}] {s.text}" for i, s in enumerate(recall.surfaced, start=1)) or "(nothing)"
         messages = [
             {"role": "system", "content": JUDGE_SYSTEM},

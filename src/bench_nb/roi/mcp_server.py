@@ -45,6 +45,11 @@ class RoiMcpApp:
         self._threads: list[threading.Thread] = []
 
     def benchmark_memory(self) -> dict[str, Any]:
+        """The tool ``benchmark_memory``: claim a run and recall; judging goes on in the background.
+
+        Returns the run's status (``in_progress``: another run holds the lock; ``generating``: the probe pool
+        was written; ``judging``) with its id and a message for the caller.
+        """
         try:
             run = start_run(self.owner, self.db, **self.options.start_kwargs())
         except RunInProgressError as err:
@@ -74,6 +79,7 @@ class RoiMcpApp:
         }
 
     def benchmark_status(self) -> dict[str, Any]:
+        """The tool ``benchmark_status``: the owner's latest ROI numbers, as ``roi_status`` reports them."""
         return roi_status(self.owner, self.db).to_dict()
 
     def _judge_in_background(self, run: RoiRun) -> None:

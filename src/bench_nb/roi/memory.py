@@ -59,6 +59,7 @@ class Memory:
 
     @property
     def live(self) -> bool:
+        """Whether the memory is still in force (never forgotten or superseded)."""
         return self.invalidated_at is None
 
 
@@ -85,10 +86,12 @@ def scope_owner(scope: str) -> str:
 
 
 def personal_scope(owner: str) -> str:
+    """The owner's personal scope, ``user.<owner>``."""
     return f"user.{owner}"
 
 
 def core_scope(owner: str) -> str:
+    """The owner's core scope, ``user.<owner>.core``."""
     return f"user.{owner}.core"
 
 

@@ -32,6 +32,7 @@ class Meter:
     run_id: str | None = None
 
     def record(self, purpose: Purpose, usage: Iterable[ModelUsage]) -> None:
+        """Record each model call of ``usage`` in the store, under ``purpose`` (probe writing or judging)."""
         for event in usage:
             self.store.add_usage(self.owner, purpose, event, own_key=self.own_key, run_id=self.run_id)
 

@@ -49,6 +49,8 @@ class RoiOptions:
     force: bool = False
 
     def prober(self) -> Prober:
+        """The prober these options ask for: a deterministic one by ``probe_mode``, else an LLM prober of
+        ``model``."""
         if self.deterministic:
             return deterministic_prober(self.probe_mode)
         from bench_nb.roi.llm import LLMProber
@@ -56,6 +58,8 @@ class RoiOptions:
         return LLMProber(self.model)
 
     def judge(self) -> RoiJudge:
+        """The judge these options ask for: the deterministic judge, else an LLM judge of ``judge_model`` or
+        ``model``."""
         if self.deterministic:
             return DeterministicRoiJudge()
         from bench_nb.roi.llm import LLMRoiJudge

@@ -126,6 +126,11 @@ class PostgresRoiStore(RoiStore):
 
     @property
     def schema_version(self) -> int:
+        """The ROI schema version the database holds (its ``meta`` table).
+
+        Raises:
+            StoreError: the role can read no ROI schema (set it up with ``bench-nb roi setup``).
+        """
         try:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except psycopg.Error as err:
@@ -136,14 +141,17 @@ class PostgresRoiStore(RoiStore):
         return int(row["value"])
 
     def close(self) -> None:
+        """Close the connection."""
         self._conn.close()
 
     @contextmanager
     def write(self) -> Iterator[Any]:
+        """A write transaction: committed on success, rolled back on error."""
         with self._conn.transaction():
             yield self._conn
 
     def execute(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        """Raw SQL with ``?`` placeholders (rewritten to psycopg's ``%s``); returns a cursor."""
         params = tuple(params)
         if params:
             sql = sql.replace("%", "%%").replace("?", "%s")
@@ -207,6 +215,8 @@ class PostgresRoiStore(RoiStore):
     def upsert_memories(
         self, memories: Iterable[Memory], *, where: str = "", owner: str | None = None
     ) -> tuple[int, int]:
+        """As ``RoiStore.upsert_memories``; a write the database's row rules refuse is a
+        ``MemoryImportError``."""
         try:
             return super().upsert_memories(memories, where=where, owner=owner)
         except psycopg.errors.InsufficientPrivilege as err:
@@ -215,6 +225,7 @@ class PostgresRoiStore(RoiStore):
             ) from err
 
     def add_members(self, members: Iterable[ScopeMember], *, owner: str | None = None) -> int:
+        """As ``RoiStore.add_members``; a membership the database's rules refuse is a ``MemoryImportError``."""
         try:
             return super().add_members(members, owner=owner)
         except psycopg.errors.InsufficientPrivilege as err:
@@ -303,6 +314,8 @@ class PostgresRoiStore(RoiStore):
         return row
 
     def release_run(self, run_id: str) -> None:
+        """Commit and close the connection that holds the owner's run lock for ``run_id``, if this process
+        holds it."""
         with _HELD_LOCK:
             lock = _HELD.pop(run_id, None)
         if lock is not None:

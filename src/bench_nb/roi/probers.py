@@ -45,7 +45,9 @@ class Prober(Protocol):
     mode: ProbeMode
     model: str | None
 
-    def write(self, memories: Sequence[Memory]) -> ProberReply: ...
+    def write(self, memories: Sequence[Memory]) -> ProberReply:
+        """Write one probe draft (a question) for each of ``memories``."""
+        ...
 
 
 _TEMPLATES = {
@@ -300,6 +302,8 @@ def key_terms(content: str, n: int = 3) -> list[str]:
 
 
 def paraphrase_terms(content: str, n: int = 3) -> str:
+    """The ``n`` key terms of ``content``, common ones swapped for synonyms, joined as a phrase ("a, b and
+    c")."""
     return _join([_SYNONYMS.get(t, t) for t in key_terms(content, n)])
 
 
@@ -351,6 +355,7 @@ class TemplateProber:
     model: str | None = None
 
     def write(self, memories: Sequence[Memory]) -> ProberReply:
+        """One templated question per memory, by its kind, naming its topic."""
         drafts = [
             ProbeDraft(m.id, _TEMPLATES.get(m.kind, _FALLBACK_TEMPLATE).format(topic=topic_of(m.content)))
             for m in memories
@@ -367,6 +372,7 @@ class ParaphraseProber:
     model: str | None = None
 
     def write(self, memories: Sequence[Memory]) -> ProberReply:
+        """One paraphrased question per memory."""
         return ProberReply(tuple(ProbeDraft(m.id, paraphrase(m)) for m in memories))
 
 

@@ -40,10 +40,13 @@ class ReadSet:
 
     @property
     def ids(self) -> frozenset[str]:
+        """The ids of the memories in the read set."""
         return frozenset(m.id for m in self.memories)
 
     @property
     def digest(self) -> str:
+        """A short sha256 of the read set's memories (ids and contents, by id): it changes when any of them
+        does."""
         h = hashlib.sha256()
         for m in sorted(self.memories, key=lambda m: m.id):
             h.update(f"{m.id}\x00{m.content}\x00".encode())

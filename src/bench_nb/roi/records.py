@@ -57,6 +57,7 @@ class Recall:
 
     @property
     def memory_ids(self) -> tuple[str, ...]:
+        """The ids of the surfaced memories, in rank order."""
         return tuple(s.memory_id for s in self.surfaced)
 
 
@@ -71,6 +72,7 @@ class Judgment:
 
     @property
     def exclusive(self) -> bool:
+        """Whether the probe was answerable only with memory (with it, not without it)."""
         return self.with_memory and not self.without_memory
 
 
@@ -107,6 +109,7 @@ class RunSummary:
 
     @property
     def exclusive_rate(self) -> float | None:
+        """The share of judged probes answerable only with memory; None when none was judged."""
         return self.exclusive / self.judged if self.judged else None
 
     def to_dict(self) -> dict[str, object]:

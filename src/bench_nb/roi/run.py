@@ -59,6 +59,7 @@ class RoiRun:
     notes: list[str] = field(default_factory=list)
 
     def summary(self) -> RunSummary:
+        """The run's summary as the store holds it now."""
         with RoiStore(self.db) as store:
             summary = summarize_run(store, self.owner, self.run_id)
         assert summary is not None  # the run is ours: claimed by this object
@@ -94,6 +95,7 @@ class RoiRun:
 
 
 def new_run_id() -> str:
+    """A new ROI run id: ``roi-<UTC timestamp>-<6 random hex digits>``."""
     return "roi-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 

@@ -80,6 +80,11 @@ class RoiStore:
     location: str
 
     def __new__(cls, db: str | Path) -> RoiStore:
+        """Open the backend ``db`` names: a Postgres store for a ``postgresql://`` URL, else SQLite.
+
+        Raises:
+            StoreError: a Postgres URL turned into a ``Path``.
+        """
         if isinstance(db, Path) and str(db).startswith(("postgresql:", "postgres:")):
             raise StoreError(f"{db}: a postgresql:// URL was turned into a file path; pass it as a string")
         if cls is RoiStore:
@@ -93,6 +98,7 @@ class RoiStore:
     # -- what a backend provides ------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the store's connection."""
         raise NotImplementedError
 
     def __enter__(self) -> RoiStore:
@@ -113,6 +119,7 @@ class RoiStore:
 
     @property
     def schema_version(self) -> int:
+        """The schema version the store holds."""
         raise NotImplementedError
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
@@ -240,22 +247,27 @@ class RoiStore:
             )
 
     def import_log(self) -> list[dict[str, Any]]:
+        """Every import into the store, oldest first."""
         return self._rows("SELECT * FROM import_log ORDER BY id")
 
     def members(self, scope: str) -> frozenset[str]:
+        """The members of a shared ``scope`` (a team or project)."""
         rows = self._rows("SELECT member FROM scope_members WHERE scope = ?", (scope,))
         return frozenset(r["member"] for r in rows)
 
     def memory(self, memory_id: str) -> Memory | None:
+        """The memory with id ``memory_id``, forgotten or not; None when there is none."""
         row = self._one(f"SELECT {_MEMORY_COLS} FROM memories WHERE id = ?", (memory_id,))
         return None if row is None else Memory(**row)
 
     def count_memories(self, owner: str) -> int:
+        """How many memories ``owner`` has stored, forgotten ones included."""
         return int(self._rows("SELECT count(*) AS n FROM memories WHERE owner = ?", (owner,))[0]["n"])
 
     # -- probes -----------------------------------------------------------------------------------------
 
     def active_probes(self, owner: str) -> list[Probe]:
+        """The owner's probes not retired, oldest first (ties by id)."""
         rows = self._rows(
             f"SELECT {_PROBE_COLS} FROM probes WHERE owner = ? AND retired_at IS NULL ORDER BY created_at, id",
             (owner,),
@@ -281,6 +293,7 @@ class RoiStore:
             return int(cur.rowcount)
 
     def retire_probe(self, probe_id: str, reason: str) -> None:
+        """Retire a probe with its reason (a probe already retired keeps its first reason)."""
         with self.write():
             self.execute(
                 "UPDATE probes SET retired_at = ?, retired_reason = ? WHERE id = ? AND retired_at IS NULL",
@@ -315,6 +328,7 @@ class RoiStore:
         return int(row["n"])
 
     def insert_probes(self, probes: Iterable[Probe]) -> int:
+        """Insert new probes in one transaction; returns how many."""
         with self.write():
             n = 0
             for p in probes:
@@ -381,6 +395,7 @@ class RoiStore:
         )
 
     def heartbeat(self, run_id: str, phase: str | None = None) -> None:
+        """Mark a running run alive now, and record its ``phase`` when given."""
         with self.write():
             self.execute(
                 "UPDATE runs SET heartbeat_at = ?, phase = coalesce(?, phase) WHERE id = ? AND status = 'running'",
@@ -388,6 +403,7 @@ class RoiStore:
             )
 
     def finish_run(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
+        """End a running run with ``status`` (its error redacted of secrets) and release its lock."""
         with self.write():
             self.execute(
                 "UPDATE runs SET status = ?, phase = NULL, finished_at = ?, error = ? "
@@ -412,6 +428,7 @@ class RoiStore:
     # -- recalls, results, usage ------------------------------------------------------------------------
 
     def add_recall(self, run_id: str, owner: str, recall: Recall) -> None:
+        """Store what a probe's pinned recall surfaced in run ``run_id``."""
         surfaced = [{"memory_id": s.memory_id, "text": s.text, "score": s.score} for s in recall.surfaced]
         with self.write():
             self.execute(
@@ -524,6 +541,8 @@ class RoiStore:
         )
 
     def usage_rows(self, owner: str) -> list[dict[str, Any]]:
+        """The owner's model calls, oldest first: purpose, model, tokens, whether on their own key, and the
+        run."""
         return self._rows(
             "SELECT id, owner, purpose, model, input_tokens, output_tokens, own_key, run_id, created_at "
             "FROM usage_events WHERE owner = ? ORDER BY id",
@@ -574,9 +593,11 @@ class SqliteRoiStore(RoiStore):
 
     @property
     def schema_version(self) -> int:
+        """The SQLite file's schema version (``PRAGMA user_version``)."""
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
+        """Close the SQLite connection."""
         self._db.close()
 
     @contextmanager
@@ -598,6 +619,7 @@ class SqliteRoiStore(RoiStore):
         return self._db.execute(sql, tuple(params))
 
     def readable_memories(self, reader: str, scopes: Iterable[str]) -> list[Memory]:
+        """The live memories of ``scopes`` that ``reader`` may read, scope by scope, oldest first."""
         out: list[Memory] = []
         for scope in dict.fromkeys(scopes):
             members = self.members(scope)
@@ -677,6 +699,7 @@ def holder_alive(host: str | None, pid: int | None, started: float | None) -> bo
 
 
 def describe_holder(row: Row) -> str | None:
+    """Who holds a running run, for messages (process, host, since when); None when the row names no process."""
     if row.get("pid") is None:
         return None
     return f"process {row['pid']} on {row.get('host') or 'an unknown host'}, since {row['started_at']}"

@@ -28,6 +28,8 @@ ROW_ID: ColumnType = "row id"  # the table's primary key, assigned by the databa
 
 @dataclass(frozen=True)
 class Column:
+    """A column: its name, one of the four column types, and its constraints."""
+
     name: str
     type: ColumnType
     not_null: bool = False
@@ -39,6 +41,8 @@ class Column:
 
 @dataclass(frozen=True)
 class Index:
+    """An index of a table, unique or not, partial when ``where`` is given."""
+
     name: str
     columns: tuple[str, ...]
     unique: bool = False
@@ -59,6 +63,8 @@ class Guard:
 
 @dataclass(frozen=True)
 class Table:
+    """A table: its columns, keys, constraints, indexes and write rules (append-only, or a guard)."""
+
     name: str
     columns: tuple[Column, ...]
     primary_key: tuple[str, ...] = ()  # a key of several columns (one column: Column.primary_key)
