@@ -10,7 +10,8 @@ command line's ``error:`` line all go through it (or through ``redact`` on text 
 
 ``redact`` removes the values of environment variables whose
 names look secret (``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*PASSPHRASE*``, ...)
-and anything shaped like a credential: API keys (``sk-...``, ``sk_live_...``), GitHub and GitLab tokens,
+and anything shaped like a credential: API keys (``sk-...``, ``sk_live_...``, ``key-`` and 16+ random letters and
+digits, not an id like ``key-value-store-1``), GitHub and GitLab tokens,
 AWS access key ids, Google API keys, Slack tokens, JWTs, private keys, ``Bearer ...`` and ``Basic ...``
 credentials, and ``password=...``-style assignments. What it cannot catch is listed in docs/runner.md.
 """
@@ -27,7 +28,10 @@ _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTI
 _SHAPES = re.compile(
     "|".join(
         (
-            r"\b(?:sk|pk|rk|key)-[A-Za-z0-9_\-]{8,}",  # OpenAI/Anthropic-style keys
+            r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}",  # OpenAI/Anthropic-style keys
+            # Mailgun-style "key-<random>": one run of 16+ letters and digits with a digit in it, so an id that
+            # merely starts with the word ("key-value-store-1") is not a key
+            r"\bkey-(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}\b",
             r"\b(?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{8,}",  # Stripe
             r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",  # GitHub tokens
             r"\bgithub_pat_[A-Za-z0-9_]{20,}",
