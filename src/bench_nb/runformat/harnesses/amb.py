@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.runformat.format import (
-    AnswerPhase,
-    Checkpoint,
-    EvaluatePhase,
-    IndexingPhase,
-    IngestPhase,
-    Phases,
-    Question,
-    SearchPhase,
+from bench_nb.runformat.format import Checkpoint, Question
+from bench_nb.runformat.harnesses.common import (
+    UNKNOWN,
+    ImportInfo,
+    imported_phases,
+    number,
+    read_json,
+    settings,
+    text,
+    unscored_mark,
 )
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, read_json, settings, text
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "amb"
@@ -50,10 +50,6 @@ def question_id(dataset: str, query_id: str) -> str:
     """bench_nb's id of an AMB query: LoCoMo's ``conv-26_q3`` is ``conv-26-q3``; the rest as AMB wrote them."""
     m = _LOCOMO_ID.match(query_id) if dataset == "locomo" else None
     return f"{m.group(1)}-q{m.group(2)}" if m else query_id
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def read(
@@ -109,8 +105,6 @@ def read(
                 )
             )
             correct = None
-        retrieve = _number(item.get("retrieve_time_ms"))
-        tokens = _number(item.get("context_tokens"))
         gold = item.get("gold_answers")
         golds = (
             [text(g) for g in gold] if isinstance(gold, list) else [text(gold)] if gold is not None else []
@@ -120,30 +114,20 @@ def read(
         if isinstance(axes, dict):
             values = axes.get("question_type") or axes.get("Question Type") or []
             qtype = text(values[0]) if isinstance(values, list) and values else ""
-        phases = Phases(
-            ingest=IngestPhase(status="completed"),
-            indexing=IndexingPhase(status="completed"),
-            search=SearchPhase(status="completed", durationMs=retrieve),
-            answer=AnswerPhase(
-                status="completed",
-                hypothesis=text(item.get("answer")),
-                contextTokens=None if tokens is None else int(tokens),
-            ),
-            evaluate=EvaluatePhase(
-                status="completed",
-                score=None if correct is None else float(correct),
-                label="unscored" if correct is None else "correct" if correct else "incorrect",
-                explanation=text(item.get("judge_reason")) or None,
-            ),
-        )
         questions[qid] = Question(
             questionId=qid,
             containerTag=qid.rsplit("-q", 1)[0] if qid != raw_id else "",
             question=text(item.get("query")),
             groundTruth=" | ".join(golds),
             questionType=qtype,
-            phases=phases,
-            benchNb={"unscored": True} if correct is None else None,
+            phases=imported_phases(
+                correct,
+                hypothesis=text(item.get("answer")),
+                explanation=text(item.get("judge_reason")) or None,
+                search_ms=number(item.get("retrieve_time_ms")),
+                context_tokens=number(item.get("context_tokens")),
+            ),
+            benchNb=unscored_mark(correct),
         )
         info.verdicts[qid] = [correct]
     run_id = text(data.get("run_name")) or text(data.get("memory_provider")) or path.parent.parent.name

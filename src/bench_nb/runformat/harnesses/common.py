@@ -128,6 +128,11 @@ def text(value: Any) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
+def number(value: Any) -> float | None:
+    """A JSON number as a float (None: missing, true/false, or not a number)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def majority(verdicts: list[bool | None]) -> bool | None:
     """Correct when more than half of the recorded verdicts say so; None when none is recorded or on a tie."""
     known = [v for v in verdicts if v is not None]
@@ -135,6 +140,48 @@ def majority(verdicts: list[bool | None]) -> bool | None:
     if not known or yes * 2 == len(known):
         return None
     return yes * 2 > len(known)
+
+
+def evaluate_phase(verdict: bool | None, explanation: str | None = None) -> EvaluatePhase:
+    """The evaluate phase of a harness's verdict: score 1.0 ``correct``, 0.0 ``incorrect``, or, for a verdict
+    that is missing or could not be read (None), no score and ``unscored`` (never counted as incorrect)."""
+    return EvaluatePhase(
+        status="completed",
+        score=None if verdict is None else float(verdict),
+        label="unscored" if verdict is None else "correct" if verdict else "incorrect",
+        explanation=explanation,
+    )
+
+
+def unscored_mark(verdict: bool | None) -> dict[str, Any] | None:
+    """A question's ``benchNb`` for its verdict: ``{"unscored": true}`` when there is none (the run format's
+    mark of an unscored verdict), else nothing."""
+    return {"unscored": True} if verdict is None else None
+
+
+def imported_phases(
+    verdict: bool | None,
+    *,
+    hypothesis: str | None,
+    explanation: str | None = None,
+    search_ms: float | None = None,
+    context_tokens: float | None = None,
+    prompt_tokens: float | None = None,
+) -> Phases:
+    """The phases of one imported question: every phase the harness ran is completed; what it did not
+    record (a duration, token counts) stays null, never zero; the verdict as ``evaluate_phase`` reads it."""
+    return Phases(
+        ingest=IngestPhase(status="completed"),
+        indexing=IndexingPhase(status="completed"),
+        search=SearchPhase(status="completed", durationMs=search_ms),
+        answer=AnswerPhase(
+            status="completed",
+            hypothesis=hypothesis,
+            contextTokens=None if context_tokens is None else int(context_tokens),
+            promptTokens=None if prompt_tokens is None else int(prompt_tokens),
+        ),
+        evaluate=evaluate_phase(verdict, explanation),
+    )
 
 
 def match(
@@ -210,26 +257,14 @@ def build_checkpoint(
             continue
         category = found.category if found is not None else row.category
         verdict = majority(row.verdicts)
-        # Phases the harness ran but did not time: completed, with no duration (null, never zero).
-        phases = Phases(
-            ingest=IngestPhase(status="completed"),
-            indexing=IndexingPhase(status="completed"),
-            search=SearchPhase(status="completed"),
-            answer=AnswerPhase(status="completed", hypothesis=row.answer),
-            evaluate=EvaluatePhase(
-                status="completed",
-                score=None if verdict is None else float(verdict),
-                label="unscored" if verdict is None else "correct" if verdict else "incorrect",
-            ),
-        )
         questions[qid] = Question(
             questionId=qid,
             containerTag=qid.rsplit("-q", 1)[0] if matched else "",
             question=row.question,
             groundTruth=row.gold,
             questionType=LOCOMO_CATEGORIES.get(category, "") if category is not None else "",
-            phases=phases,
-            benchNb={"unscored": True} if verdict is None else None,
+            phases=imported_phases(verdict, hypothesis=row.answer),
+            benchNb=unscored_mark(verdict),
         )
         info.verdicts[qid] = list(row.verdicts)
     return Checkpoint(

@@ -22,17 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.runformat.format import (
-    AnswerPhase,
-    Checkpoint,
-    EvaluatePhase,
-    IndexingPhase,
-    IngestPhase,
-    Phases,
-    Question,
-    SearchPhase,
-)
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, settings
+from bench_nb.runformat.format import Checkpoint, Question
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, imported_phases, settings, text
 
 HARNESS = "longmemeval-v2"
 FILENAME = "per_question.jsonl"
@@ -183,26 +174,15 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         questions[qid] = Question(
             questionId=qid,
             containerTag=extra.get("haystackId", ""),
-            question=_text(row.get("question_text")),
-            groundTruth=_text(row.get("answer_gold")),
-            questionType=_text(row.get("question_type")),
-            phases=Phases(
-                ingest=IngestPhase(status="completed"),
-                indexing=IndexingPhase(status="completed"),
-                search=SearchPhase(
-                    status="completed", durationMs=None if query_ms is None else query_ms * 1000
-                ),
-                answer=AnswerPhase(
-                    status="completed",
-                    hypothesis=_text(row.get("response_raw")),
-                    contextTokens=None if tokens is None else int(tokens),
-                    promptTokens=None if prompt_tokens is None else int(prompt_tokens),
-                ),
-                evaluate=EvaluatePhase(
-                    status="completed",
-                    score=None if verdict is None else float(verdict),
-                    label="unscored" if verdict is None else "correct" if verdict else "incorrect",
-                ),
+            question=text(row.get("question_text")),
+            groundTruth=text(row.get("answer_gold")),
+            questionType=text(row.get("question_type")),
+            phases=imported_phases(
+                verdict,
+                hypothesis=text(row.get("response_raw")),
+                search_ms=None if query_ms is None else query_ms * 1000,
+                context_tokens=tokens,
+                prompt_tokens=prompt_tokens,
             ),
             benchNb=extra,
         )
@@ -224,10 +204,6 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         benchNb=settings(info, answering),
     )
     return checkpoint, info
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else "" if value is None else str(value)
 
 
 def _check_published(

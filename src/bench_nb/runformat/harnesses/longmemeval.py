@@ -15,17 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.runformat.format import (
-    AnswerPhase,
-    Checkpoint,
-    EvaluatePhase,
-    IndexingPhase,
-    IngestPhase,
-    Phases,
-    Question,
-    SearchPhase,
-)
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, settings
+from bench_nb.runformat.format import Checkpoint, Question
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, imported_phases, settings, unscored_mark
 
 HARNESS = "longmemeval"
 MARK = ".eval-results-"
@@ -157,24 +148,12 @@ def run_name(path: Path) -> str:
 
 
 def _question(qid: str, hypothesis: str | None, label: bool | None) -> Question:
-    # Phases the harness ran but did not time: completed, with no duration (null, never zero).
-    phases = Phases(
-        ingest=IngestPhase(status="completed"),
-        indexing=IndexingPhase(status="completed"),
-        search=SearchPhase(status="completed"),
-        answer=AnswerPhase(status="completed", hypothesis=hypothesis),
-        evaluate=EvaluatePhase(
-            status="completed",
-            score=None if label is None else float(label),
-            label="unscored" if label is None else "correct" if label else "incorrect",
-        ),
-    )
     return Question(
         questionId=qid,
         containerTag="",
         question="",
         groundTruth="",
         questionType="",
-        phases=phases,
-        benchNb={"unscored": True} if label is None else None,
+        phases=imported_phases(label, hypothesis=hypothesis),
+        benchNb=unscored_mark(label),
     )

@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.runformat.format import (
-    AnswerPhase,
-    Checkpoint,
-    EvaluatePhase,
-    IndexingPhase,
-    IngestPhase,
-    Phases,
-    Question,
-    SearchPhase,
+from bench_nb.runformat.format import Checkpoint, Question
+from bench_nb.runformat.harnesses.common import (
+    UNKNOWN,
+    ImportInfo,
+    imported_phases,
+    number,
+    read_json,
+    settings,
+    text,
+    unscored_mark,
 )
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, read_json, settings, text
 from bench_nb.runformat.harnesses.locomo_ids import LOCOMO_SAMPLE_IDS, canonical_id
 
 HARNESS = "mem0-benchmarks"
@@ -127,32 +127,19 @@ def read_all(path: Path, problems: list[Problem], data: Any = None) -> list[tupl
                 )
             verdict = bool(score) if ok else None
             retrieval = item.get("retrieval") if isinstance(item.get("retrieval"), dict) else {}
-            latency = retrieval.get("search_latency_ms")
-            latency = (
-                float(latency)
-                if isinstance(latency, (int, float)) and not isinstance(latency, bool)
-                else None
-            )
-            phases = Phases(
-                ingest=IngestPhase(status="completed"),
-                indexing=IndexingPhase(status="completed"),
-                search=SearchPhase(status="completed", durationMs=latency),
-                answer=AnswerPhase(status="completed", hypothesis=text(cut.get("generated_answer"))),
-                evaluate=EvaluatePhase(
-                    status="completed",
-                    score=None if verdict is None else float(verdict),
-                    label="unscored" if verdict is None else "correct" if verdict else "incorrect",
-                    explanation=text(cut.get("reason")) or None,
-                ),
-            )
             questions[qid] = Question(
                 questionId=qid,
                 containerTag=qid.rsplit("-q", 1)[0] if qid != raw else "",
                 question=text(item.get("question")),
                 groundTruth=text(item.get("ground_truth_answer")),
                 questionType=text(item.get("category_name")),
-                phases=phases,
-                benchNb={"unscored": True} if verdict is None else None,
+                phases=imported_phases(
+                    verdict,
+                    hypothesis=text(cut.get("generated_answer")),
+                    explanation=text(cut.get("reason")) or None,
+                    search_ms=number(retrieval.get("search_latency_ms")),
+                ),
+                benchNb=unscored_mark(verdict),
             )
             info.verdicts[qid] = [verdict]
         checkpoint = Checkpoint(
