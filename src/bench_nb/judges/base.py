@@ -14,7 +14,9 @@ class Judge(Protocol):
 
     name: str
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict: ...
+    def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade ``hypothesis`` as an answer to ``question``."""
+        ...
 
 
 def is_replicable(judge: object) -> bool:

@@ -230,6 +230,7 @@ def align_offline(reference: Sequence[str], items: Sequence[str]) -> list[int | 
 
 
 def rubric_of(question: Question) -> list[str] | None:
+    """A BEAM question's rubric items (``Question.extra["rubric"]``), or None when it has none."""
     rubric = question.extra.get("rubric")
     if isinstance(rubric, list) and rubric and all(isinstance(r, str) for r in rubric):
         return list(rubric)
@@ -237,6 +238,7 @@ def rubric_of(question: Question) -> list[str] | None:
 
 
 def is_ordering(question: Question) -> bool:
+    """Whether a BEAM question asks for events in order (scored by tau-b, not by rubric items)."""
     return question.question_type == ORDERING_ABILITY or question.norm_type == "event-ordering"
 
 
@@ -255,6 +257,7 @@ def rubric_verdict(name: str, items: Sequence[float], explanation: str) -> Verdi
 
 
 def ordering_verdict(name: str, positions: Sequence[int | None], explanation: str) -> Verdict:
+    """The graded verdict of an ordering question from where each event was found in the answer (tau-b)."""
     score = ordering_score(positions)
     label: VerdictLabel = "correct" if score == 1 else "incorrect"
     found = sum(p is not None for p in positions)
@@ -274,6 +277,8 @@ class RubricJudge:
     graded: bool = True
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade offline: an ordering question by aligning events, any other by each rubric item's word
+        overlap."""
         rubric = rubric_of(question)
         if rubric is None:
             return _no_rubric(self.name, question)
@@ -396,9 +401,11 @@ class LLMRubricJudge:
 
     @property
     def client(self) -> LLMClient:
+        """The LLM client the judge calls: the one it was given, else the default client."""
         return self._client or default_client()
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade ``hypothesis`` against the question's rubric with the model (``grade`` without the calls)."""
         return self.grade(question, hypothesis).verdict
 
     def grade(self, question: Question, hypothesis: str) -> Graded:

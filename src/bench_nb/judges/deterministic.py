@@ -116,6 +116,7 @@ class F1Judge:
         self.name = "f1" if self.threshold == DEFAULT_F1_THRESHOLD else f"f1@{self.threshold:g}"
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Correct when the answer's token F1 against the ground truth reaches the threshold."""
         pre = _precheck(self.name, question, hypothesis)
         if pre is not None:
             return pre
@@ -138,6 +139,7 @@ class ContainsJudge:
     name: str = "contains"
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Correct when the normalised answer contains the normalised ground truth."""
         pre = _precheck(self.name, question, hypothesis)
         if pre is not None:
             return pre
@@ -154,6 +156,7 @@ class OverlapJudge:
     name: str = "overlap"
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Correct when the answer shares a content word (stop words left out) with the ground truth."""
         pre = _precheck(self.name, question, hypothesis)
         if pre is not None:
             return pre

@@ -50,6 +50,7 @@ class Label:
 
     @property
     def score(self) -> int | None:
+        """The label as a score: 1 correct, 0 incorrect, None for ``unsure``."""
         return {"correct": 1, "incorrect": 0}.get(self.label)
 
 

@@ -148,6 +148,7 @@ class LLMJudge:
 
     @property
     def client(self) -> LLMClient:
+        """The LLM client the judge calls: the one it was given, else the default client."""
         return self._client or default_client()
 
     replicable = True  # grading again can give another verdict: judge replicates (judges.base)

@@ -368,6 +368,7 @@ class LmeV2Judge:
         self.custom_prompt = False
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade ``hypothesis`` by the question's own ``eval_function`` (``grade`` without the calls)."""
         return self.grade(question, hypothesis).verdict
 
     def grade(self, question: Question, hypothesis: str) -> _Graded:
@@ -394,6 +395,7 @@ class LmeV2Judge:
 
     @property
     def client(self) -> Any:
+        """The LLM client the judge's model rules call: the one it was given, else the default client."""
         from bench_nb.models.client import default_client
 
         return self._client or default_client()
