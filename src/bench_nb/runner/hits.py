@@ -48,8 +48,10 @@ def hit_from_result(entry: Any) -> SearchHit:
 
 
 def encode_results(hits: Sequence[SearchHit]) -> list[msgspec.Raw]:
+    """Search hits as the stored result entries of a checkpoint's search phase, each encoded once."""
     return [msgspec.Raw(_encoder.encode(hit_to_result(h))) for h in hits]
 
 
 def decode_hits(raw: Iterable[msgspec.Raw] | None) -> list[SearchHit]:
+    """The search hits of a checkpoint's stored result entries (none for None)."""
     return [hit_from_result(msgspec.json.decode(r)) for r in raw or ()]

@@ -60,6 +60,7 @@ class RunLock:
     stale: dict[str, Any] | None = None
 
     def release(self) -> None:
+        """Give the lock up, leaving its file empty for the next holder; a second call does nothing."""
         if self.fd < 0:
             return
         with contextlib.suppress(OSError):

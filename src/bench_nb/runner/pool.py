@@ -68,6 +68,7 @@ class WindowPool:
             return n
 
     def shutdown(self, wait: bool = True) -> None:
+        """Drop the tasks not started and shut the executor down, waiting for the running ones when ``wait``."""
         self.cancel_pending()
         self._executor.shutdown(wait=wait, cancel_futures=True)
 

@@ -47,6 +47,7 @@ class PhaseBars:
             )
 
     def update(self, phase: str, n: int = 1, failed: bool = False) -> None:
+        """Advance ``phase``'s bar by ``n``; ``failed`` marks the bar as having recorded failures."""
         bar = self._bars.get(phase)
         if bar is None:
             return
@@ -55,5 +56,6 @@ class PhaseBars:
             bar.set_postfix_str("failures recorded", refresh=False)
 
     def close(self) -> None:
+        """Close every phase's bar."""
         for bar in self._bars.values():
             bar.close()

@@ -99,6 +99,7 @@ class EvidenceIndex:
 
     @classmethod
     def of(cls, haystack: Haystack) -> EvidenceIndex:
+        """The index of ``haystack``: each message id's session, and its session ids."""
         session_of = {
             m.message_id: s.session_id for s in haystack.sessions for m in s.messages if m.message_id
         }
@@ -111,6 +112,7 @@ class EvidenceIndex:
         return self.session_of.get(hit.hit_id or "")
 
     def message(self, hit: SearchHit) -> str | None:
+        """The haystack message ``hit`` is, by its id; None when it is none of them."""
         return hit.hit_id if hit.hit_id in self.session_of else None
 
 

@@ -77,6 +77,7 @@ class ExecutionOptions:
                 raise BenchNbError(f"concurrency of {phase} must be at least 1, not {n}")
 
     def limit(self, phase: str) -> int:
+        """How many questions ``phase`` works on at once: its own limit, else ``concurrency``."""
         return int(self.phase_concurrency.get(phase, self.concurrency))
 
     def concurrency_record(self) -> Concurrency:

@@ -109,6 +109,7 @@ class SweepRun(HtmlFields):
 
     @property
     def status(self) -> str:
+        """The run's status (``completed``, ``failed``, ...), or ``error`` when it raised before finishing."""
         return "error" if self.result is None else str(self.result.status)
 
 
@@ -287,9 +288,11 @@ class RayHoldBoard:
         self.actor = actor
 
     def not_before(self, key: str) -> float:
+        """When calls with API key ``key`` may start again (a time as ``time.time()``), as the actor holds it."""
         return float(self._get(self.actor.not_before.remote(key)))
 
     def hold(self, key: str, until: float) -> None:
+        """Hold calls with API key ``key`` back until ``until``, for every task of the sweep."""
         self._get(self.actor.hold.remote(key, until))
 
     @staticmethod
@@ -344,9 +347,11 @@ class ManagedHoldBoard:
         self.pid = pid
 
     def not_before(self, key: str) -> float:
+        """When calls with API key ``key`` may start again, as the manager's table holds it."""
         return float(self._call(lambda: self.table.not_before(key)))
 
     def hold(self, key: str, until: float) -> None:
+        """Hold calls with API key ``key`` back until ``until``, for every worker of the pool."""
         self._call(lambda: self.table.hold(key, until))
 
     def holds(self) -> dict[str, float]:
@@ -354,6 +359,7 @@ class ManagedHoldBoard:
         return dict(self._call(lambda: self.table.holds()))
 
     def lost(self, why: str) -> HoldBoardLost:
+        """The ``HoldBoardLost`` error for the manager process lost (``why`` says how): the sweep stops."""
         return HoldBoardLost(
             f"the sweep's hold manager process (pid {self.pid}, which shares Retry-After holds between the "
             f"sweep's workers) {why}; the sweep stops: run it again to resume its runs"
