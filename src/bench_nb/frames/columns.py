@@ -75,6 +75,7 @@ class Frame:
 
     @property
     def columns(self) -> tuple[Column, ...]:
+        """Every column of the frame, in order, its groups flattened."""
         return tuple(c for g in self.groups for c in g.columns)
 
     def names(self, source: Source | None = None) -> tuple[str, ...]:
@@ -600,6 +601,8 @@ def with_generated(text: str, path: str = "docs/frames.md") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Print the frames' column lists as markdown, or with ``--write PAGE`` replace the generated part of
+    PAGE."""
     parser = argparse.ArgumentParser(
         prog="python -m bench_nb.frames.columns",
         description="Print (or write into a page) the frames' columns.",

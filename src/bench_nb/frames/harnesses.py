@@ -22,7 +22,9 @@ HARNESS_SCHEMA: dict[str, Any] = HARNESSES.schema()
 class StoredHarnesses(Protocol):
     """Runs whose harness records were kept at export (a run store, ``frames.store.StoredRuns``)."""
 
-    def harness_records(self) -> list[dict[str, Any]]: ...
+    def harness_records(self) -> list[dict[str, Any]]:
+        """One harness record per run, as kept at export."""
+        ...
 
 
 def harness_record(run: Run) -> dict[str, Any]:

@@ -458,7 +458,10 @@ def _question_context(runset: Any, disputed: pl.DataFrame, n_hits: int) -> pl.Da
 class StoredHits(Protocol):
     """Runs whose search results were kept as texts at export (a run store, ``frames.store.StoredRuns``)."""
 
-    def stored_hit_texts(self, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]: ...
+    def stored_hit_texts(self, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]:
+        """The texts of the top ``n_hits`` results (all, for None) kept for each row of ``keys`` (run and
+        question)."""
+        ...
 
 
 def retrieved_texts(run: Run, qid: str, n_hits: int = 5) -> list[str]:

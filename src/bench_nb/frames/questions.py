@@ -36,7 +36,9 @@ class StoredFrames(Protocol):
     """Runs whose frames were built already: a run store opened by ``frames.store.load_runs``. The frame
     functions return its stored tables (same columns and dtypes) instead of decoding run directories."""
 
-    def stored_frame(self, table: Literal["questions", "judgments", "runs"]) -> pl.DataFrame: ...
+    def stored_frame(self, table: Literal["questions", "judgments", "runs"]) -> pl.DataFrame:
+        """The stored ``table`` (questions, judgments or runs) as a polars frame."""
+        ...
 
 
 def _stored(runs: object, table: Literal["questions", "judgments", "runs"], **built: object) -> pl.DataFrame:

@@ -346,6 +346,7 @@ class StoreLock:
     fd: int
 
     def release(self) -> None:
+        """Give the lock up, leaving its file empty; a second call does nothing."""
         if self.fd < 0:
             return
         with contextlib.suppress(OSError):
@@ -635,10 +636,12 @@ class StoredRuns:
 
     @property
     def run_ids(self) -> list[str]:
+        """The store's run ids, in the order read."""
         return [str(r) for r in self.runs["run_id"].to_list()]
 
     @property
     def all_problems(self) -> list[Problem]:
+        """The problems met reading the store (a store's runs carry none of their own)."""
         return self.problems
 
     def __len__(self) -> int:
@@ -718,14 +721,18 @@ class StoredRuns:
 
     @property
     def questions(self) -> pl.LazyFrame:
+        """The questions frame of the runs read, as a lazy scan of its Parquet files."""
         return self.scan("questions")
 
     @property
     def judgments(self) -> pl.LazyFrame:
+        """The judgments frame of the runs read, as a lazy scan of its Parquet files."""
         return self.scan("judgments")
 
     @property
     def hits(self) -> pl.LazyFrame:
+        """The search results kept at export (one row per result: rank, text, ...), as a lazy scan of their
+        Parquet files."""
         return self.scan("hits")
 
     def stored_frame(self, table: Table) -> pl.DataFrame:
