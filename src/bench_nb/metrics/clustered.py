@@ -111,14 +111,17 @@ class ClusterSums:
 
     @property
     def n(self) -> int:
+        """The number of questions summed."""
         return int(self.counts.sum())
 
     @property
     def clusters(self) -> int:
+        """The number of clusters with at least one question."""
         return int((self.counts > 0).sum())
 
     @property
     def mean(self) -> float:
+        """The mean over the questions (NaN without any)."""
         return float(self.sums.sum() / self.counts.sum()) if self.n else _NAN
 
 

@@ -176,6 +176,7 @@ class PairSums:
 
     @property
     def n(self) -> int:
+        """The number of paired questions."""
         return int(self.counts.sum())
 
 

@@ -67,6 +67,7 @@ class CorrectedAccuracy(HtmlFields):
     source: str = "given"
 
     def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict (the row of a corrected-accuracy table)."""
         return {
             "estimate": self.estimate,
             "ci_low": self.ci_low,

@@ -81,6 +81,7 @@ class ClusterBootstrap:
         return paired_cluster_sums(self.outcomes(by), by)
 
     def accuracy_intervals(self, method: IntervalMethod = "clustered", by: By = None) -> pl.DataFrame:
+        """``accuracy_intervals`` of the frame, by run (and by question type with ``by``)."""
         return self._once(
             ("intervals", method, by),
             lambda: intervals_of(
@@ -94,6 +95,7 @@ class ClusterBootstrap:
         )
 
     def rank_intervals(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
+        """``rank_intervals`` of the frame: each run's plausible ranks from the shared resamples."""
         return self._once(
             ("ranks", by, alpha),
             lambda: ranks_of(
@@ -108,11 +110,14 @@ class ClusterBootstrap:
         )
 
     def clustered_paired_comparisons(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
+        """``clustered_paired_comparisons`` of the frame: every pair of runs, overall or per question type."""
         return self._once(
             ("paired", by, alpha), lambda: paired_of(self.pair_sums(by), self.seed, alpha, self.resamples)
         )
 
     def tell_apart(self, alpha: float = 0.05) -> pl.DataFrame:
+        """``tell_apart`` of the frame: the clustered paired verdict of every pair beside the Wilson-overlap
+        rule."""
         return self._once(
             ("tell_apart", alpha),
             lambda: tell_apart_of(
@@ -123,6 +128,7 @@ class ClusterBootstrap:
         )
 
     def pareto_frontier(self) -> pl.DataFrame:
+        """``pareto_frontier`` of the frame, over the clustered accuracy intervals."""
         return self._once(("pareto",), lambda: frontier_of(self.questions, self.accuracy_intervals()))
 
 
