@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from bench_nb.errors import JudgeError, ModelError
 from bench_nb.judges.deterministic import is_abstaining, normalize_answer
-from bench_nb.judges.llm import Graded
+from bench_nb.judges.llm import Graded, ask_until_parsed
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import Completion, LLMClient, UsageTotals, default_client
 from bench_nb.records import Question, Verdict, VerdictLabel
@@ -458,24 +458,7 @@ class LLMRubricJudge:
         parse: Any,
     ) -> Any:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        for _ in range(self.max_parse_attempts):
-            try:
-                c = self.client.complete(
-                    self.spec, messages, json=True, temperature=self.temperature, max_tokens=self.max_tokens
-                )
-            except ModelError as err:
-                raise JudgeError(f"judge {self.name}, question {question.question_id}: {err}") from err
-            calls.append(c)
-            self.usage.add(c)
-            parsed = parse(c.text)
-            if parsed is not None:
-                return parsed
-            messages = [
-                *messages,
-                {"role": "assistant", "content": c.text},
-                {"role": "user", "content": reminder},
-            ]
-        return None
+        return ask_until_parsed(self, question.question_id, messages, parse, reminder, calls)
 
     def _unscored(self, calls: Sequence[Completion], what: str) -> Verdict:
         shown = " ".join((calls[-1].text if calls else "").split())[:200]

@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from bench_nb.errors import JudgeError, ModelError
 from bench_nb.judges.prompts import (
@@ -88,6 +89,66 @@ def _score(value: Any) -> int | None:
         return int(value)
     if isinstance(value, str) and value.strip() in ("0", "1"):
         return int(value.strip())
+    return None
+
+
+class ModelJudge(Protocol):
+    """What ``ask_until_parsed`` reads of a judge that asks a model: its name, model, client, sampling
+    settings, the number of readings it allows, and the usage totals it adds each call to."""
+
+    name: str
+    spec: Any
+    max_parse_attempts: int
+    temperature: float | None
+    max_tokens: int | None
+    usage: UsageTotals
+
+    @property
+    def client(self) -> Any: ...
+
+
+_T = TypeVar("_T")
+
+
+def ask_until_parsed(
+    judge: ModelJudge,
+    question_id: str,
+    messages: list[dict[str, str]],
+    parse: Callable[[str], _T | None],
+    reminder: str,
+    calls: list[Completion],
+    **extra: Any,
+) -> _T | None:
+    """Ask ``judge``'s model until ``parse`` reads its reply, at most ``judge.max_parse_attempts`` times: each
+    unreadable reply and then ``reminder`` are added to the conversation (so each retry is its own cache entry
+    and a re-judge replays the same sequence). Every call is appended to ``calls`` and counted in
+    ``judge.usage``. ``extra`` goes to the client (``replicate``). None: no reply could be read.
+
+    Raises:
+        JudgeError: a call failed (after the client's retries), naming the judge and the question.
+    """
+    for _ in range(judge.max_parse_attempts):
+        try:
+            c = judge.client.complete(
+                judge.spec,
+                messages,
+                json=True,
+                temperature=judge.temperature,
+                max_tokens=judge.max_tokens,
+                **extra,
+            )
+        except ModelError as err:
+            raise JudgeError(f"judge {judge.name}, question {question_id}: {err}") from err
+        calls.append(c)
+        judge.usage.add(c)
+        parsed = parse(c.text)
+        if parsed is not None:
+            return parsed
+        messages = [
+            *messages,
+            {"role": "assistant", "content": c.text},
+            {"role": "user", "content": reminder},
+        ]
     return None
 
 
@@ -166,33 +227,14 @@ class LLMJudge:
         else:
             messages = judge_messages(question, hypothesis, self.judge_prompt)
         completions: list[Completion] = []
-        reply = ""
-        for _ in range(self.max_parse_attempts):
-            try:
-                c = self.client.complete(
-                    self.spec,
-                    messages,
-                    json=True,
-                    temperature=self.temperature,
-                    max_tokens=self.max_tokens,
-                    **extra,
-                )
-            except ModelError as err:
-                raise JudgeError(f"judge {self.name}, question {question.question_id}: {err}") from err
-            completions.append(c)
-            self.usage.add(c)
-            reply = c.text
-            parsed = parse_verdict(reply)
-            if parsed is not None:
-                score, label, explanation = parsed
-                verdict = Verdict(score, label, explanation, judge=self.name)  # type: ignore[arg-type]
-                return Graded(verdict, tuple(completions))
-            messages = [
-                *messages,
-                {"role": "assistant", "content": reply},
-                {"role": "user", "content": FORMAT_REMINDER},
-            ]
-        shown = " ".join(reply.split())[:200]
+        parsed = ask_until_parsed(
+            self, question.question_id, messages, parse_verdict, FORMAT_REMINDER, completions, **extra
+        )
+        if parsed is not None:
+            score, label, explanation = parsed
+            verdict = Verdict(score, label, explanation, judge=self.name)  # type: ignore[arg-type]
+            return Graded(verdict, tuple(completions))
+        shown = " ".join(completions[-1].text.split())[:200]
         explanation = f"unparseable judge reply after {len(completions)} attempts: {shown!r}"
         return Graded(Verdict(None, "unscored", explanation, judge=self.name), tuple(completions))
 

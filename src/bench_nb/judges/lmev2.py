@@ -401,29 +401,17 @@ class LmeV2Judge:
         return self._client or default_client()
 
     def _ask(self, question: Question, rule: str, hypothesis: str) -> _Graded:
+        from bench_nb.judges.llm import ask_until_parsed
+
         messages = judge_messages(rule, question.question, question.answer, hypothesis)
         calls: list[Any] = []
-        for _ in range(self.max_parse_attempts):
-            try:
-                c = self.client.complete(
-                    self.spec, messages, json=True, temperature=self.temperature, max_tokens=self.max_tokens
-                )
-            except ModelError as err:
-                raise JudgeError(f"judge {self.name}, question {question.question_id}: {err}") from err
-            calls.append(c)
-            self.usage.add(c)
-            got = parse_label(c.text)
-            if got is not None:
-                label, reason = got
-                verdict = Verdict(
-                    label, "correct" if label else "incorrect", f"{rule}: {reason}", judge=self.name
-                )
-                return _Graded(verdict, tuple(calls))
-            messages = [
-                *messages,
-                {"role": "assistant", "content": c.text},
-                {"role": "user", "content": LABEL_REMINDER},
-            ]
+        got = ask_until_parsed(self, question.question_id, messages, parse_label, LABEL_REMINDER, calls)
+        if got is not None:
+            label, reason = got
+            verdict = Verdict(
+                label, "correct" if label else "incorrect", f"{rule}: {reason}", judge=self.name
+            )
+            return _Graded(verdict, tuple(calls))
         shown = " ".join(calls[-1].text.split())[:200]
         return self._unscored(
             f"{rule}: unparseable reply after {self.max_parse_attempts} attempts: {shown!r}", tuple(calls)
