@@ -1,3 +1,5 @@
+"""``python -m bench_nb``: the ``bench-nb`` command line."""
+
 from bench_nb.cli import main
 
 main()

@@ -23,6 +23,9 @@ TITLE = "Demo: SQLite memory vs full context vs no memory (bundled sample, extra
 
 @dataclass(frozen=True)
 class DemoResult:
+    """What ``bench-nb demo`` made: the run directories and reports written, the errors met, and the seconds
+    taken."""
+
     runs: list[Path]
     reports: list[Path]
     errors: list[str]

@@ -60,6 +60,7 @@ class Question:
 
     @property
     def is_abstention(self) -> bool:
+        """Whether the question has no answer in the haystack (its right answer is to abstain)."""
         return self.norm_type == "abstention"
 
 
@@ -77,6 +78,8 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class IngestResult:
+    """What a provider's ingest returned: the ids of the documents stored and of any indexing tasks."""
+
     document_ids: tuple[str, ...] = ()
     task_ids: tuple[str, ...] = ()
 

@@ -87,9 +87,13 @@ class HoldBoard(Protocol):
     no call with that key may start. ``bench_nb.runner.sweep`` installs a
     ``HoldTable`` kept by a manager process (its local pool) or a Ray actor."""
 
-    def not_before(self, key: str) -> float: ...
+    def not_before(self, key: str) -> float:
+        """When calls with budget key ``key`` may start again (a ``time.time()`` value; 0 without a hold)."""
+        ...
 
-    def hold(self, key: str, until: float) -> None: ...
+    def hold(self, key: str, until: float) -> None:
+        """Hold calls with budget key ``key`` back until ``until``."""
+        ...
 
 
 class HoldTable:
@@ -100,10 +104,13 @@ class HoldTable:
         self._lock = threading.Lock()
 
     def not_before(self, key: str) -> float:
+        """When calls with budget key ``key`` may start again (0 without a hold)."""
         with self._lock:
             return self._until.get(key, 0.0)
 
     def hold(self, key: str, until: float) -> None:
+        """Hold calls with budget key ``key`` back until ``until``; an earlier hold never shortens a later
+        one."""
         with self._lock:
             self._until[key] = max(self._until.get(key, 0.0), float(until))
 

@@ -106,6 +106,7 @@ class StopAtDeadline(tenacity.stop.stop_base):
         self.remaining = remaining
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        """Whether to stop: the deadline leaves no more than the wait before the next attempt."""
         left = self.remaining()
         return left is not None and left <= float(getattr(retry_state, "upcoming_sleep", 0.0) or 0.0)
 

@@ -77,6 +77,7 @@ class Cell:
     badges: tuple[tuple[str, str], ...] = ()  # (text, css class) shown after the text
 
     def render(self, tag: str = "td") -> str:
+        """The cell as HTML: ``<td>`` (or ``tag``) with its class, tooltip and badges, every text escaped."""
         attrs = f' class="{esc(self.cls)}"' if self.cls else ""
         if self.title:
             attrs += f' title="{esc(self.title)}"'
