@@ -57,6 +57,7 @@ class ModelSpec:
 
     @property
     def supports_temperature(self) -> bool:
+        """Whether the model takes a temperature (reasoning models do not)."""
         return not self.reasoning
 
 

@@ -19,4 +19,6 @@ class Answerer(Protocol):
 
     name: str
 
-    def answer(self, question: Question, hits: Sequence[SearchHit]) -> Answer: ...
+    def answer(self, question: Question, hits: Sequence[SearchHit]) -> Answer:
+        """Answer ``question`` from the retrieved ``hits``, with the prompt's token counts."""
+        ...

@@ -55,6 +55,8 @@ POLL_S = 0.05
 
 @dataclass(frozen=True)
 class CachedReply:
+    """A model's reply as cached: its text and the tokens the call used."""
+
     text: str
     input_tokens: int | None
     output_tokens: int | None
@@ -212,6 +214,7 @@ class ResponseCache:
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
+        """Close the cache's SQLite connection."""
         with self._lock:
             self._conn.close()
 

@@ -85,6 +85,7 @@ class UsageTotals:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, c: Completion) -> None:
+        """Add one completion's call, cached call, HTTP attempts, tokens and cost to the totals."""
         with self._lock:
             self.calls += 1
             self.cached_calls += int(c.cached)

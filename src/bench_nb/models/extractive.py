@@ -117,6 +117,8 @@ class ExtractiveAnswerer:
         return best[2], best[3], best[0]
 
     def answer(self, question: Question, hits: Sequence[SearchHit]) -> Answer:
+        """The retrieved sentence that best overlaps the question (with its date for a "when" question), else
+        an abstention; token counts as an LLM answerer's prompt would have them."""
         sentence, hit, overlap = self.best_sentence(question, hits)
         if hit is None or overlap < self.min_overlap or overlap == 0:
             text = ABSTAIN

@@ -69,10 +69,12 @@ class LLMAnswerer:
 
     @property
     def client(self) -> LLMClient:
+        """The LLM client the answerer calls: the one it was given, else the default client."""
         return self._client or default_client()
 
     @property
     def tokenizer(self) -> str:
+        """The name of the tokenizer the answer prompt's tokens are counted with."""
         return tokenizer_for(self.spec)
 
     def warm_up(self) -> None:

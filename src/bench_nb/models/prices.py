@@ -32,6 +32,7 @@ class Price:
     output_per_mtok: float
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """The cost in USD of a call with these token counts."""
         return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1_000_000
 
 
