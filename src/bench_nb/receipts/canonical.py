@@ -36,6 +36,7 @@ def canonical_json(value: Any) -> bytes:
 
 
 def sha256_hex(data: bytes) -> str:
+    """The hex sha256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
 
 

@@ -173,6 +173,7 @@ class Gate:
 
     @property
     def exit_code(self) -> int:
+        """The process exit code of the verdict: 0 pass, 1 fail, 2 undecided or incomparable."""
         return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:

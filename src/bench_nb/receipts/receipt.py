@@ -226,6 +226,7 @@ class Receipt:
     signature: dict[str, str] | None = None
 
     def envelope(self) -> dict[str, Any]:
+        """The receipt file's JSON object: the body, its sha256 and the signature when there is one."""
         out: dict[str, Any] = {"receipt": self.body, "sha256": self.sha256}
         if self.signature is not None:
             out["signature"] = self.signature
@@ -236,6 +237,8 @@ class Receipt:
         return canonical_json(self.envelope())
 
     def write(self, path: str | os.PathLike[str]) -> Path:
+        """Write the receipt file to ``path`` atomically (through a temporary file beside it); returns its
+        path."""
         out = Path(path)
         tmp = out.with_name(out.name + ".tmp")
         tmp.write_bytes(self.to_bytes())
@@ -244,6 +247,7 @@ class Receipt:
 
     @property
     def run_id(self) -> str:
+        """The id of the run the receipt is of."""
         return str(self.body.get("run", {}).get("id"))
 
 

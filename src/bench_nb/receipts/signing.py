@@ -32,6 +32,11 @@ def _crypto() -> Any:
 
 
 def load_private_key(path: str | Path) -> Ed25519PrivateKey:
+    """The Ed25519 private key of an unencrypted PEM file.
+
+    Raises:
+        ReceiptError: the file is unreadable, not PEM, encrypted or not an Ed25519 key.
+    """
     serialization, ed25519 = _crypto()
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
@@ -43,6 +48,11 @@ def load_private_key(path: str | Path) -> Ed25519PrivateKey:
 
 
 def load_public_key(path: str | Path) -> Ed25519PublicKey:
+    """The Ed25519 public key of a PEM file.
+
+    Raises:
+        ReceiptError: the file is unreadable, not PEM or not an Ed25519 key.
+    """
     serialization, ed25519 = _crypto()
     try:
         key = serialization.load_pem_public_key(Path(path).read_bytes())
@@ -54,6 +64,7 @@ def load_public_key(path: str | Path) -> Ed25519PublicKey:
 
 
 def raw_public_key(key: Ed25519PublicKey) -> bytes:
+    """The public key's 32 raw bytes."""
     serialization, _ = _crypto()
     return bytes(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
 
