@@ -16,6 +16,8 @@ INDEX_HTML = "index.html"
 
 
 class RunEntry(BaseModel):
+    """One run a report shows, as the index lists it: its id, provider, benchmark and MemScore."""
+
     run_id: str
     provider: str = ""
     benchmark: str = ""
@@ -33,6 +35,8 @@ class ReportEntry(BaseModel):
 
 
 class ReportIndex(BaseModel):
+    """The reports directory's ``index.json``: every report built there."""
+
     reports: list[ReportEntry] = Field(default_factory=list)
 
 

@@ -26,6 +26,8 @@ from bench_nb.reports.build import BuiltReport, build_report
 
 
 class ReportSpec(BaseModel):
+    """One ``[[report]]`` entry of a reports TOML file: the notebook's name, output file and parameters."""
+
     model_config = ConfigDict(extra="forbid")
     name: str
     output: str | None = None
@@ -33,6 +35,8 @@ class ReportSpec(BaseModel):
 
 
 class ReportsConfig(BaseModel):
+    """A reports TOML file: the output directory and the reports to build."""
+
     model_config = ConfigDict(extra="forbid")
     output_dir: str = "reports"
     report: list[ReportSpec] = Field(default_factory=list)
@@ -69,6 +73,7 @@ class BuildOutcome:
 
     @property
     def ok(self) -> bool:
+        """Whether the report was built."""
         return self.error is None
 
 

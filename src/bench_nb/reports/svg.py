@@ -201,6 +201,7 @@ class NotebookCharts:
         self._futures: dict[tuple[int, int], Future[str]] = {}
 
     def on_cell_executed(self, cell: Any, cell_index: int, **_: Any) -> None:
+        """nbclient's hook: submit the executed cell's chart outputs for rendering to SVG."""
         for k, out in enumerate(_chart_outputs(cell)):
             self._futures[(cell_index, k)] = self.worker.submit(_spec(out))
 
