@@ -74,6 +74,7 @@ class TierPins:
         return sorted(names, key=lambda n: (int(n.split("/", 1)[0]), n))
 
     def url(self, relpath: str) -> str:
+        """The download URL of ``relpath``, a file inside the tier folder, at the pinned commit."""
         return f"{self.base_url}/{self.tier}/{relpath}"
 
 

@@ -99,6 +99,7 @@ class ErrataSpec:
     description: str
 
     def cache_path(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> Path:
+        """Where the downloaded errata file lives in ``cache_dir``."""
         return Path(cache_dir) / self.name / self.filename
 
 

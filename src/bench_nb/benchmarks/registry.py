@@ -77,6 +77,7 @@ class BenchmarkSpec:
 
     @property
     def is_folder(self) -> bool:
+        """Whether the benchmark is a folder of pinned files (BEAM's tiers) rather than one file."""
         return bool(self.files)
 
     def cache_path(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> Path | None:
@@ -87,6 +88,7 @@ class BenchmarkSpec:
         return Path(cache_dir) / self.name / self.filename if self.filename else None
 
     def is_cached(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> bool:
+        """Whether the benchmark is downloaded in ``cache_dir`` (a folder benchmark: every one of its files)."""
         path = self.cache_path(cache_dir)
         if path is None:
             return False
