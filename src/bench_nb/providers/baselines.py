@@ -131,14 +131,18 @@ class NoMemoryProvider:
         self.run_dir = None if run_dir is None else Path(run_dir)
 
     def ingest(self, container: str, sessions: Sequence[Session]) -> IngestResult:
+        """Store nothing."""
         return IngestResult()
 
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
+        """Return at once: there is nothing to index."""
         return None
 
     def search(self, container: str, query: str, k: int) -> list[SearchHit]:
+        """No hits, whatever the query (``k`` is still checked)."""
         check_k(k)
         return []
 
     def clear(self, container: str) -> None:
+        """Nothing to clear."""
         return None
