@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 def band_badge(band: str | None) -> tuple[tuple[str, str], ...]:
+    """The badge of a band (its text and CSS class), or none without a band."""
     return () if not band else ((band, f"bnb-band bnb-{band}"),)
 
 
@@ -60,6 +61,7 @@ def missing(x: object) -> bool:
 
 
 def pct(x: float | None, digits: int = 1) -> str:
+    """A proportion as a percentage with ``digits`` decimals; ``n/a`` when missing."""
     return "n/a" if x is None or missing(x) else f"{x * 100:.{digits}f}%"
 
 
@@ -73,4 +75,5 @@ def interval(lo: float | None, hi: float | None, scale: float = 100) -> str:
 
 
 def num(x: float | None, digits: int = 0) -> str:
+    """A number with thousands separators and ``digits`` decimals; ``n/a`` when missing."""
     return "n/a" if x is None or missing(x) else f"{x:,.{digits}f}"
