@@ -55,6 +55,7 @@ class Item:
 
     @property
     def stratum(self) -> str:
+        """The sampling stratum of the answer: its question type and whether the judges disputed it."""
         return f"{self.question_type}|{'disputed' if self.disputed else 'agreed'}"
 
 
@@ -197,6 +198,7 @@ class LabelWidget:
 
     @property
     def current(self) -> Item | None:
+        """The answer being labelled, or None when every one is done."""
         return self.items[self.position] if 0 <= self.position < len(self.items) else None
 
     def press(self, key: str) -> None:
@@ -247,6 +249,7 @@ class LabelWidget:
     # --- rendering --------------------------------------------------------------------------------------
 
     def render(self) -> None:
+        """Show the progress and the current answer's card (question, gold answer, answer, retrieved context)."""
         total = len(self.items)
         self.progress.value = self.done
         self.status.value = f"<b>{self.done} / {total}</b> labelled" + (
