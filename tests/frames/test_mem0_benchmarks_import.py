@@ -88,6 +88,11 @@ def test_a_damaged_file_names_file_field_and_question(tmp_path: Path) -> None:
 def test_every_depth_exports_to_the_run_store(tmp_path: Path) -> None:
     from bench_nb.frames.store import export_runs
 
-    export_runs(FIXTURE, tmp_path / "store")
+    first = export_runs(FIXTURE, tmp_path / "store")
+    assert sorted(first.written) == ["oss-top_10", "oss-top_50"] and first.unchanged == []
     q = questions_df(load_runs(tmp_path / "store"), backend="polars")
     assert sorted(set(q["run_id"])) == ["oss-top_10", "oss-top_50"] and len(q) == 6
+    # A re-export of the unchanged file counts runs, not files: both depths unchanged, nothing written.
+    again = export_runs(FIXTURE, tmp_path / "store")
+    assert sorted(again.unchanged) == ["oss-top_10", "oss-top_50"] and again.written == []
+    assert str(again).endswith("0 run(s) written, 2 unchanged")

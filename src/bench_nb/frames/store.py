@@ -497,10 +497,14 @@ def _export(
         fingerprint = run_fingerprint(path, dataset=ds)
         source = str(path.resolve())
         if recorded.get(source) == fingerprint:
-            row = table.filter(pl.col("source_path") == source)
-            if _readable(fs, root, str(row["partition"][0]), str(row["version"][0])):
-                result.unchanged.append(str(row["run_id"][0]))
-                seen.setdefault(str(row["run_id"][0]), str(path))
+            # Every run the source gave (mem0's memory-benchmarks file: one per retrieval depth), each counted.
+            rows = (
+                table.filter(pl.col("source_path") == source).select("run_id", "partition", "version").rows()
+            )
+            if all(_readable(fs, root, str(key), str(version)) for _, key, version in rows):
+                for run_id, _, _ in rows:
+                    result.unchanged.append(str(run_id))
+                    seen.setdefault(str(run_id), str(path))
                 continue
         try:
             runset = load_run_dirs([path], dataset=ds, strict=strict)
