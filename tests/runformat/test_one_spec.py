@@ -63,6 +63,9 @@ def test_one_class_from_the_command_line_to_the_settings_table(
     # the runner recorded it: the checkpoint's benchNb is the RunSpec read back, written again
     spec = read_spec(read_run(runs / "a"))
     raw = json.loads((runs / "a" / "checkpoint.json").read_text())["benchNb"]
+    # ... besides `usage`, the run's model calls summed from its questions (not a setting; sqlite reports
+    # its memory side: no model calls)
+    assert raw.pop("usage")["memory"]["total"]["calls"] == 0
     assert spec.bench_nb() == raw
     assert (spec.k, spec.asked_for.limit, spec.answerer, spec.judge_names) == (
         4,

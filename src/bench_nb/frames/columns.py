@@ -257,7 +257,7 @@ QUESTIONS = Frame(
             ),
         ),
         _group(
-            "usage (LLM components only, list prices)",
+            "usage (model calls, list prices)",
             ("answer_input_tokens", _INT, "question", "the answerer's input tokens (`benchNb.usage.answer`)"),
             ("answer_output_tokens", _INT, "question", "the answerer's output tokens"),
             ("answer_cost_usd", _FLT, "question", "the answer's cost; null when the answerer has no price"),
@@ -268,6 +268,35 @@ QUESTIONS = Frame(
                 "the judges' cost; null as soon as one judge call has no price",
             ),
             ("cost_usd", _FLT, "derived", "answer and judges together; null as soon as one part is unknown"),
+            (
+                "memory_calls",
+                _FLT,
+                "question",
+                "the provider's own model calls (`benchNb.usage.memory`): this question's search plus its "
+                "share of its container's ingest (the ingest's calls / `sharedBy`, so a run's sum is its "
+                "total); null when the provider does not report them",
+            ),
+            (
+                "memory_input_tokens",
+                _FLT,
+                "question",
+                "those calls' input tokens, the ingest's shared as the calls are; null when not reported",
+            ),
+            ("memory_output_tokens", _FLT, "question", "those calls' output tokens, shared the same way"),
+            (
+                "memory_cost_usd",
+                _FLT,
+                "question",
+                "those calls' cost, shared the same way; 0 for a provider that reports it calls no model, null "
+                "when it does not report or one call has no price",
+            ),
+            (
+                "total_cost_usd",
+                _FLT,
+                "derived",
+                "answer, judges and memory together; null when the provider does not report its calls or "
+                "one part is unknown (`cost_usd` keeps its meaning: answer and judges)",
+            ),
         ),
         _group(
             "retrieval",

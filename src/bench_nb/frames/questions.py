@@ -17,6 +17,7 @@ from bench_nb.errors import Problem
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
+from bench_nb.frames.usage import usage_columns
 from bench_nb.gc_pause import gc_paused
 from bench_nb.redaction import redact
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
@@ -264,7 +265,6 @@ def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | No
         cols["published_score"] = [None] * n
         cols["tokenizer"] = [run_extra.get("tokenizer")] * n
         cols["retrieval_level"] = [run_extra.get("evidenceLevel")] * n
-        usage: list[tuple[dict[str, Any], float | None, float | None]] = [({}, None, None)] * n
     else:
         cols["published_score"] = [
             _published(e, ev.status == "completed", score)
@@ -272,12 +272,7 @@ def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | No
         ]
         cols["tokenizer"] = [e.get("tokenizer", run_extra.get("tokenizer")) for e in extras]
         cols["retrieval_level"] = [e.get("retrievalLevel", run_extra.get("evidenceLevel")) for e in extras]
-        usage = [_usage(e.get("usage")) for e in extras]
-    cols["answer_input_tokens"] = [u[0].get("inputTokens") for u in usage]
-    cols["answer_output_tokens"] = [u[0].get("outputTokens") for u in usage]
-    cols["answer_cost_usd"] = [u[0].get("costUsd") for u in usage]
-    cols["judge_cost_usd"] = [u[1] for u in usage]
-    cols["cost_usd"] = [u[2] for u in usage]
+    cols.update(usage_columns(extras, n))
     metrics = [ev.retrievalMetrics for ev in evaluations]
     for col, attr in _RETRIEVAL:
         cols[col] = [None if rm is None else getattr(rm, attr) for rm in metrics]
@@ -354,33 +349,6 @@ def _published(extra: dict[str, Any], evaluated: bool, score: float | None) -> f
         return None
     published = extra.get("publishedScore")
     return float(published) if isinstance(published, int | float) else None
-
-
-def _usage(usage: Any) -> tuple[dict[str, Any], float | None, float | None]:
-    """(answer usage, judges' cost, total cost) from a question's ``benchNb.usage`` (see docs/runner.md).
-
-    Offline answerers and judges record no usage: their costs are null, not zero. A cost is null as soon as
-    one of its calls had no price.
-    """
-    if not isinstance(usage, dict):
-        return {}, None, None
-    raw_answer = usage.get("answer")
-    answer: dict[str, Any] = raw_answer if isinstance(raw_answer, dict) else {}
-    judges = [j for j in (usage.get("judges") or {}).values() if isinstance(j, dict)]
-    judge_costs: list[float | None] = [j.get("costUsd") for j in judges]
-    judge_cost = _sum_known(judge_costs) if judges else None
-    parts = ([answer.get("costUsd")] if answer else []) + judge_costs
-    return answer, judge_cost, _sum_known(parts) if parts else None
-
-
-def _sum_known(values: list[float | None]) -> float | None:
-    """The sum, or None as soon as one value is unknown."""
-    total = 0.0
-    for v in values:
-        if v is None:
-            return None
-        total += v
-    return total
 
 
 def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:

@@ -21,8 +21,10 @@ class Provider(Protocol):
     its name is unique per run, so two runs never share one. Methods are called from worker threads:
     implementations must be thread-safe.
 
-    Optional attributes the runner reads when present: ``persistent`` (memories survive the process) and
-    ``evidence_level`` (an ``EvidenceLevel``: what its hits can be traced to, for retrieval metrics).
+    Optional attributes the runner reads when present: ``persistent`` (memories survive the process),
+    ``evidence_level`` (an ``EvidenceLevel``: what its hits can be traced to, for retrieval metrics) and
+    ``reports_usage`` (True: it reports every model call it makes itself during ingest and search through
+    ``bench_nb.providers.usage.report_model_call``, none meaning none; absent: its own calls are unknown).
     """
 
     name: str

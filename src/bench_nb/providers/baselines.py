@@ -45,6 +45,7 @@ class FullContextProvider:
 
     name = "full-context"
     evidence_level: EvidenceLevel = "message"  # a hit is one stored message, its id the dataset's
+    reports_usage = True  # calls no model (providers.usage)
 
     def __init__(
         self,
@@ -126,6 +127,7 @@ class NoMemoryProvider:
 
     name = "no-memory"
     evidence_level: EvidenceLevel = "none"  # retrieves nothing by design: retrieval metrics do not apply
+    reports_usage = True  # calls no model (providers.usage)
 
     def __init__(self, run_dir: str | Path | None = None) -> None:
         self.run_dir = None if run_dir is None else Path(run_dir)

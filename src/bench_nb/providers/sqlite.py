@@ -36,6 +36,7 @@ class SqliteProvider:
 
     name = "sqlite"
     evidence_level: EvidenceLevel = "message"  # a hit is one stored message, its id the dataset's
+    reports_usage = True  # calls no model: its memory-side cost is known to be 0 (providers.usage)
 
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)

@@ -73,8 +73,14 @@ def make_record(question_ids: list[str], phase: str, record: Phase, bench_nb: di
     return _encoder.encode(rec) + b"\n"
 
 
+# Keys merged two levels deep: a question's ``usage.memory`` gets its ``ingest`` and its ``search`` entries from
+# two phases' records (``runner.usage``).
+_TWO_DEEP = {"usage": "memory"}
+
+
 def merge_bench_nb(current: dict[str, Any] | None, update: dict[str, Any] | None) -> dict[str, Any] | None:
-    """``current`` updated with ``update``; dict values are merged one level deep (attempts, errors).
+    """``current`` updated with ``update``; dict values are merged one level deep (attempts, errors), and
+    ``usage.memory`` two (its ``ingest`` and ``search`` come from different phases).
 
     A None value removes the key (at either level): a phase that succeeds on resume drops its old error.
     """
@@ -85,6 +91,10 @@ def merge_bench_nb(current: dict[str, Any] | None, update: dict[str, Any] | None
         old = out.get(key)
         if isinstance(value, dict):
             merged = {**old, **value} if isinstance(old, dict) else dict(value)
+            inner = _TWO_DEEP.get(key)
+            if inner and isinstance(old, dict) and isinstance(old.get(inner), dict) and inner in value:
+                deeper = {**old[inner], **(value[inner] or {})}
+                merged[inner] = {k: v for k, v in deeper.items() if v is not None} or None
             merged = {k: v for k, v in merged.items() if v is not None}
             if merged:
                 out[key] = merged

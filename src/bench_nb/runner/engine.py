@@ -30,6 +30,7 @@ from bench_nb.judges.base import Judge, majority_verdict
 from bench_nb.models.base import Answerer
 from bench_nb.models.deadline import deadline
 from bench_nb.providers.base import Provider
+from bench_nb.providers.usage import metered
 from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
 from bench_nb.runformat.format import (
     PHASES,
@@ -67,7 +68,7 @@ from bench_nb.runner.retrieval import (
 )
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import DEFAULT_K, ExecutionOptions
-from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, run_usage
+from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, memory_usage, run_usage
 
 
 def results_file_bytes(
@@ -229,7 +230,8 @@ class Engine:
 
     def _sum_usage(self) -> None:
         """Run-level ``benchNb.usage``: the questions' usage summed (``runner.usage``)."""
-        usage = run_usage(q.benchNb for q in self.ck.questions.values())
+        questions = self.ck.questions.values()
+        usage = run_usage((q.benchNb for q in questions), (q.containerTag for q in questions))
         extra = {k: v for k, v in (self.ck.benchNb or {}).items() if k != "usage"}
         self.ck.benchNb = extra | ({"usage": usage} if usage else {})
 
@@ -294,10 +296,11 @@ class Engine:
     def _submit_ingest(self, c: Container, *, clear_first: bool) -> None:
         provider, sessions = self.provider, c.haystack.sessions
 
-        def work(attempts: Attempts) -> IngestResult:
+        def work(attempts: Attempts) -> tuple[IngestResult, dict[str, Any] | None]:
             if clear_first:  # an ingest not recorded complete may have stored part of the haystack
                 self._call(Attempts(), lambda: provider.clear(c.tag))
-            return self._call(attempts, lambda: provider.ingest(c.tag, sessions))  # type: ignore[no-any-return,unused-ignore]
+            # each attempt metered on its own: only the kept attempt's model calls are recorded
+            return self._call(attempts, lambda: metered(provider, lambda: provider.ingest(c.tag, sessions)))  # type: ignore[no-any-return,unused-ignore]
 
         self._submit("ingest", c.tag, work)
 
@@ -317,11 +320,14 @@ class Engine:
         q = self.questions[qid]
         tag = self.ck.questions[qid].containerTag
 
-        def work(attempts: Attempts) -> tuple[list[Any], list[SearchHit], float]:
+        def work(attempts: Attempts) -> tuple[list[Any], list[SearchHit], float, dict[str, Any] | None]:
             start = time.perf_counter()
-            hits = self._call(attempts, lambda: self.provider.search(tag, q.question, self.k))
+            hits, used = self._call(
+                attempts,
+                lambda: metered(self.provider, lambda: self.provider.search(tag, q.question, self.k)),
+            )
             duration = round((time.perf_counter() - start) * 1000, 3)
-            return encode_results(hits), hits, duration
+            return encode_results(hits), hits, duration, used
 
         self._submit_question("search", qid, work)
 
@@ -435,7 +441,8 @@ class Engine:
         self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
     ) -> None:
         c = self.containers[key]
-        result: IngestResult = out.value or IngestResult()
+        value, used = out.value
+        result: IngestResult = value or IngestResult()
         rec = IngestPhase(
             status="completed",
             completedSessions=[s.session_id for s in c.haystack.sessions],
@@ -446,6 +453,9 @@ class Engine:
         )
         if len(qids) > 1:
             bn["sharedContainer"] = len(qids)
+        memory = memory_usage("ingest", used, len(qids))
+        if memory is not None:
+            bn["usage"] = memory
         self._record(qids, "ingest", rec, bn)
         self._submit_indexing(c)
 
@@ -466,8 +476,11 @@ class Engine:
     def _completed_search(
         self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
     ) -> None:
-        results, hits, search_ms = out.value
+        results, hits, search_ms, used = out.value
         timing["durationMs"] = search_ms  # the provider call alone
+        memory = memory_usage("search", used)
+        if memory is not None:
+            bn["usage"] = memory
         path = self.run_dir / "results" / result_file_name(key)
         rec = SearchPhase(status="completed", resultFile=str(path), results=results, **timing)
         self._record(qids, "search", rec, bn)

@@ -10,6 +10,18 @@ Question-level ``benchNb.usage`` (one entry per component that called a model)::
 Run-level ``benchNb.usage`` sums them: ``answer``, ``judges.<name>`` and ``total``, each
 ``{calls, cachedCalls, inputTokens, outputTokens, costUsd, unpricedCalls}``.
 
+Memory-side usage (the provider's own model calls, ``providers.usage``) sits beside them, only for a
+provider that reports it (``reports_usage``)::
+
+    question: "memory": {"ingest": {<entry>, "sharedBy": 3},   # the haystack's whole ingest, unsplit
+                         "search": {<entry>}}                   # this question's search
+    run:      "memory": {"ingest": {sums}, "search": {sums}, "total": {sums}}
+
+An ingest serves every question of its container: each of them carries the container's whole entry with
+``sharedBy`` (how many of the run's questions share it), so a question's share is the entry divided by
+``sharedBy`` (the frames' ``memory_*`` columns) and the run counts each container's ingest once. The run's
+``total`` stays answer and judges; ``memory.total`` is the memory side.
+
 Conventions: ``costUsd`` is the list price of the tokens (``bench_nb.models.prices``), also for a reply
 replayed from the response cache (``cached: true``: nothing was spent now; it is what the call costs to
 make). A price the table does not know is ``costUsd: null`` for the question and is counted in the run's
@@ -80,15 +92,44 @@ def _zero() -> dict[str, Any]:
     return dict.fromkeys(_SUMMED, 0) | {"costUsd": 0.0}
 
 
-def run_usage(question_extras: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | None:
-    """The run-level sums of the questions' ``benchNb.usage`` (None when no question used a model)."""
+def memory_usage(phase: str, entry: Mapping[str, Any] | None, shared_by: int = 1) -> dict[str, Any] | None:
+    """A question's ``usage`` update for a provider's ingest or search entry (None: nothing reported)."""
+    if entry is None:
+        return None
+    return {"memory": {phase: dict(entry) | ({"sharedBy": shared_by} if phase == "ingest" else {})}}
+
+
+def run_usage(
+    question_extras: Iterable[Mapping[str, Any] | None], containers: Iterable[str | None] = ()
+) -> dict[str, Any] | None:
+    """The run-level sums of the questions' ``benchNb.usage`` (None when no question used a model).
+
+    ``containers``: each question's container tag, in the same order, so a container's ingest is counted
+    once (without them, each ingest entry counts once per question that carries it).
+    """
     answer: dict[str, Any] | None = None
     judges: dict[str, dict[str, Any]] = {}
+    memory: dict[str, dict[str, Any]] = {}
+    ingested: set[str] = set()
     total = _zero()
+    tags = iter(containers)
     for extra in question_extras:
+        tag = next(tags, None)
         usage = (extra or {}).get("usage")
         if not isinstance(usage, Mapping):
             continue
+        mem = usage.get("memory")
+        if isinstance(mem, Mapping):
+            for phase in ("ingest", "search"):
+                entry = mem.get(phase)
+                if not isinstance(entry, Mapping) or (
+                    phase == "ingest" and tag is not None and tag in ingested
+                ):
+                    continue
+                if phase == "ingest" and tag is not None:
+                    ingested.add(tag)
+                _add(memory.setdefault(phase, _zero()), entry)
+                _add(memory.setdefault("total", _zero()), entry)
         a = usage.get("answer")
         if isinstance(a, Mapping):
             answer = answer or _zero()
@@ -98,14 +139,17 @@ def run_usage(question_extras: Iterable[Mapping[str, Any] | None]) -> dict[str, 
             if isinstance(entry, Mapping):
                 _add(judges.setdefault(name, _zero()), entry)
                 _add(total, entry)
-    if answer is None and not judges:
+    if answer is None and not judges and not memory:
         return None
     out: dict[str, Any] = {}
     if answer is not None:
         out["answer"] = _rounded(answer)
     if judges:
         out["judges"] = {name: _rounded(v) for name, v in judges.items()}
-    out["total"] = _rounded(total)
+    if answer is not None or judges:
+        out["total"] = _rounded(total)
+    if memory:
+        out["memory"] = {p: _rounded(memory[p]) for p in ("ingest", "search", "total") if p in memory}
     return out
 
 
