@@ -104,7 +104,9 @@ class ModelJudge(Protocol):
     usage: UsageTotals
 
     @property
-    def client(self) -> Any: ...
+    def client(self) -> Any:
+        """The LLM client the judge's calls go through."""
+        ...
 
 
 _T = TypeVar("_T")
