@@ -52,11 +52,13 @@ class UsageMeter:
         self._lock = threading.Lock()
 
     def add(self, call: ModelCall) -> None:
+        """Record one model call."""
         with self._lock:
             self._calls.append(call)
 
     @property
     def calls(self) -> list[ModelCall]:
+        """The calls recorded so far, in order (a copy)."""
         with self._lock:
             return list(self._calls)
 
