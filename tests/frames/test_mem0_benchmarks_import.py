@@ -33,6 +33,8 @@ def test_one_run_per_retrieval_depth_on_locomos_ids() -> None:
     assert {r.harness for r in runs} == {"mem0-benchmarks"}
     assert [r.checkpoint.benchNb["retrievalDepth"] for r in runs] == [10, 50]  # type: ignore[union-attr,index]
     assert runs[0].imported is not None and runs[0].imported.judge == "gpt-4o-mini"
+    # The format can be named, as docs/loading.md says (it was refused: not among load_runs' formats).
+    assert [r.run_id for r in load_runs(FIXTURE, format="mem0-benchmarks")] == ["oss-top_10", "oss-top_50"]
     q = questions_df(runs, backend="polars").sort("run_id", "question_id")
     scores = {(r, qid): s for r, qid, s in q.select("run_id", "question_id", "score").iter_rows()}
     assert scores == {

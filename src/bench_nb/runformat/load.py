@@ -43,6 +43,7 @@ from bench_nb.runformat.harnesses import (
     ImportInfo,
     LocomoIndex,
     detect_format,
+    is_json_file,
     load_locomo_index,
     needs_locomo,
     read_harness_file,
@@ -54,7 +55,15 @@ from bench_nb.runformat.view import CheckpointView, QuestionView
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
 RunFormatName = Literal[
-    "evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval", "memorybench", "bench_nb"
+    "evermemos",
+    "zep",
+    "mem0",
+    "longmemeval-v2",
+    "longmemeval",
+    "amb",
+    "mem0-benchmarks",
+    "memorybench",
+    "bench_nb",
 ]
 FORMATS: tuple[str, ...] = (*HARNESS_FORMATS, "memorybench", "bench_nb")
 
@@ -484,13 +493,29 @@ _OWN_FILES = ("checkpoint.json", "report.json", "manifest.json")
 RECEIPT_SUFFIX = ".receipt.json"  # a run's receipt beside it (``bench-nb receipt``): never a run itself
 
 
+def _gzipped_own_file(p: Path) -> Problem | None:
+    """A gzip-compressed file of the run format (``checkpoint.json.gz``, a receipt, ...): never tried as
+    another harness's file, skipped with the reason (a run directory is read, resumed and locked as its
+    uncompressed files)."""
+    inner = p.name.removesuffix(".gz")
+    if p.name == inner or not p.is_file():
+        return None
+    if inner not in _OWN_FILES and not inner.endswith(RECEIPT_SUFFIX):
+        return None
+    return Problem(
+        str(p),
+        f"a gzip-compressed {inner}: a run directory's files are read uncompressed "
+        "(decompress it into its run directory); skipped",
+    )
+
+
 def _is_harness_file(p: Path) -> bool:
     """A JSON file not of the run format, LongMemEval-V2's ``per_question.jsonl``, a ``.jsonl`` file in a known format, or LongMemEval's ``*.eval-results-*``."""
     return p.is_file() and (
         (p.suffix == ".json" and p.name not in _OWN_FILES and not p.name.endswith(RECEIPT_SUFFIX))
         or p.name == "per_question.jsonl"  # LongMemEval-V2's harness
         or ".eval-results-" in p.name
-        or p.name.endswith(".json.gz")  # AMB's published outputs
+        or (p.name.endswith(".json.gz") and _gzipped_own_file(p) is None)  # AMB's published outputs
         or (p.suffix == ".jsonl" and detect_format(p) is not None)
     )
 
@@ -500,10 +525,13 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
     if any(ch in text for ch in "*?["):
         matches = sorted(Path(m) for m in glob.glob(text))
         dirs: list[Path] = []
+        skipped: list[Problem] = []
         for m in matches:
             if m.is_file() and m.name in ("checkpoint.json", "report.json"):
                 m = m.parent
-            if ((m.is_dir() and _is_run_dir(m)) or _is_harness_file(m)) and m not in dirs:
+            if (gzipped := _gzipped_own_file(m)) is not None:
+                skipped.append(gzipped)
+            elif ((m.is_dir() and _is_run_dir(m)) or _is_harness_file(m)) and m not in dirs:
                 dirs.append(m)
             elif m.is_file() and m.name == "manifest.json":
                 found, probs = _from_manifest(m)
@@ -511,9 +539,11 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
                 if probs:
                     return dirs, probs
         if not dirs:
-            return [], [Problem(text, "the pattern matched no run directory")]
-        return dirs, []
+            return [], [*skipped, Problem(text, "the pattern matched no run directory")]
+        return dirs, skipped
     p = Path(text)
+    if (gzipped := _gzipped_own_file(p)) is not None:
+        return [], [gzipped]
     if p.is_file() and p.name == "manifest.json":
         return _from_manifest(p)
     if p.is_file() and p.name in ("checkpoint.json", "report.json"):
@@ -670,7 +700,7 @@ def read_imported_runs(
     other file, one (``read_imported``)."""
     file = Path(path)
     mem0_depths = fmt == "mem0-benchmarks" or (
-        fmt is None and file.is_file() and file.suffix == ".json" and detect_format(file) == "mem0-benchmarks"
+        fmt is None and file.is_file() and is_json_file(file) and detect_format(file) == "mem0-benchmarks"
     )
     if not mem0_depths:
         return [read_imported(file, fmt=fmt, strict=strict, locomo=locomo)]

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses import amb, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
-from bench_nb.runformat.harnesses.common import ImportInfo, read_json
+from bench_nb.runformat.harnesses.common import ImportInfo, is_json_file, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "ImportInfo",
     "LocomoIndex",
     "detect_format",
+    "is_json_file",
     "load_locomo_index",
     "needs_locomo",
     "read_harness_file",
@@ -39,6 +40,7 @@ HARNESS_FORMATS: tuple[HarnessFormat, ...] = (
     "longmemeval-v2",
     "longmemeval",
     "amb",
+    "mem0-benchmarks",
 )
 _LINES = ("longmemeval",)  # JSON-lines formats: read line by line, detected by name or first line
 _OWN_IDS = ("longmemeval-v2", "longmemeval")  # formats on their benchmark's own ids: no LoCoMo dataset
@@ -109,7 +111,8 @@ def read_harness_file(
         raise RunFormatError(
             path,
             "not a run format bench_nb reads: not a checkpoint/report.json, nor an EverMemOS eval_results.json, "
-            "Zep grades, Mem0 results or LongMemEval judged file (pass format= to force one)",
+            "Zep grades, Mem0 results, LongMemEval judged file, AMB output or mem0 memory-benchmarks results "
+            "(pass format= to force one)",
         )
     if fmt not in _READERS:
         raise RunFormatError(path, f"format must be one of {', '.join(HARNESS_FORMATS)} here, not {fmt!r}")
@@ -124,7 +127,7 @@ def read_harness_runs(
 ) -> list[tuple[Checkpoint, ImportInfo, list[Problem]]]:
     """Every run of one harness file: mem0's memory-benchmarks file holds one per retrieval depth (its
     problems go with the first); any other file, one (``read_harness_file``)."""
-    if not path.is_dir() and fmt in (None, "mem0-benchmarks") and path.suffix == ".json":
+    if not path.is_dir() and fmt in (None, "mem0-benchmarks") and is_json_file(path):
         data = read_json(path)
         if fmt == "mem0-benchmarks" or mem0_benchmarks.looks_like(data):
             problems: list[Problem] = []

@@ -83,6 +83,11 @@ class Row:
     raw_id: str | None = None
 
 
+def is_json_file(path: Path) -> bool:
+    """A JSON file by its name: ``.json``, or ``.json.gz`` (gzip-compressed, as AMB publishes its outputs)."""
+    return path.suffix == ".json" or path.name.endswith(".json.gz")
+
+
 def read_json(path: Path) -> Any:
     """The decoded JSON file (``.json.gz``: gzip-compressed, as AMB publishes its outputs)."""
     try:
