@@ -109,7 +109,9 @@ def write_synthetic_run(
         provider: a key of ``PROFILES`` (its behaviour) and the run's provider name.
         benchmark: the questions to use (default: the bundled sample benchmark).
         n_questions: how many questions (the benchmark is cycled past its size).
+        run_id: the run's id and directory name (default ``synthetic-<provider>``).
         judges: judge names; the first is the primary judge (the checkpoint's verdict).
+        seed: seeds the random profile (with the provider's name): the same seed writes the same run.
         hostile: put HTML/script text into the first answer and retrieved context (escaping tests).
         custom_prompt: mark the run as graded with a provider's own judge prompt.
         failed: how many questions fail at the search phase.

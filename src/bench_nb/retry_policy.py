@@ -133,6 +133,9 @@ def retry_call(
     re-raised as it is.
 
     Args:
+        fn: the call, without arguments.
+        policy: how many attempts and how long between them.
+        retryable: whether an error raised is transient (retried) or final (raised at once).
         attempts: counts the calls made (also when the last one raises).
         what: names the call in the log and in ``DeadlineExceeded``.
         deadline: the seconds left before a deadline (None: none), e.g. ``models.deadline.remaining``.

@@ -238,6 +238,7 @@ def beam_scores(
         partial_credit: ``"float"`` (a rubric item's 0.5 counts 0.5) or ``"as-published"`` (BEAM's own code:
             each item's 0.5 counts 0). Every row says which in ``reading``.
         resamples, confidence, seed: the bootstrap's.
+        backend: ``"pandas"`` (default) or ``"polars"``.
     """
     frame = beam_scores_frame(data, partial_credit, resamples=resamples, confidence=confidence, seed=seed)
     return to_backend(frame, backend)

@@ -206,6 +206,7 @@ def ppi_accuracy(
     Args:
         judge_scores: the judge's 0/1 verdict on every answer (f).
         labelled: (judge verdict f, human label y) for each labelled answer.
+        confidence: the interval's level.
     """
     big_n, n = len(judge_scores), len(labelled)
     if big_n < 2 or n < 2:

@@ -111,6 +111,7 @@ def repeat_variance(
         questions: a questions frame or run sources.
         judgments: a judgments frame (``judgments_df``) with judge replicates; without it the judge part is
             not estimated.
+        backend: ``"pandas"`` (default) or ``"polars"``.
 
     Columns: ``group`` (its first run), ``provider``, ``runs``, ``replicates`` (judge replicates per answer),
     ``accuracy_mean``, ``accuracy_sd`` (sample SD of the runs' accuracies, their replicates averaged),

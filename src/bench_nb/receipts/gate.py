@@ -234,6 +234,8 @@ def gate(
         alpha: the one-sided level: the largest chance of failing when NEW is in truth no worse than the
             margin allows (with ``by``, shared by the rows: Bonferroni).
         by: ``"type"`` to gate each normalised question type as well as all questions.
+        store: the run store that run ids in ``base`` and ``new`` name.
+        seed: the seed of the clustered paired test's resampling: the same seed, the same verdict.
 
     Returns:
         A ``Gate``: ``verdict``, ``exit_code`` (0 pass, 1 fail, 2 undecided or incomparable), ``rows``,

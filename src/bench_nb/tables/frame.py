@@ -58,6 +58,7 @@ def table_frame(
     """``frame`` (pandas or polars) as a table.
 
     Args:
+        frame: a pandas or polars frame.
         caption: the table's heading.
         columns: the columns to show, in order; a mapping gives each its heading (default: every column,
             headed by its name with spaces for underscores).
