@@ -30,6 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
             "chart_output",
             "gc_pause",
             "redaction",
+            "lazy",
         },
         {"benchmarks", "providers", "models"},
         {"runformat"},

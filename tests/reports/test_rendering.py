@@ -12,6 +12,7 @@ import pytest
 from notebook_files import write_notebook
 
 import bench_nb
+from bench_nb import lazy
 from bench_nb.errors import ReportError
 from bench_nb.reports import build_report, export_html
 from bench_nb.reports.notebook import CHART_MIME
@@ -168,7 +169,7 @@ def test_import_bench_nb_loads_no_heavy_library() -> None:
 
 
 def test_every_public_name_resolves_lazily() -> None:
-    assert sorted(bench_nb.__all__) == sorted(bench_nb._EXPORTS)
+    assert bench_nb.__all__ == sorted(lazy.exports_of(bench_nb).names)
     for name in bench_nb.__all__:
         assert getattr(bench_nb, name) is not None, name
     assert bench_nb.load_runs.__module__ == "bench_nb.frames.store"  # a store, or runformat.load.load_runs

@@ -9,7 +9,7 @@ Registered: ``locomo``, ``longmemeval`` (alias ``longmemeval-oracle``), ``longme
 ``custom`` (your own file, docs/benchmarks.md) and ``sample`` (bundled). See docs/benchmarks.md.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bench_nb.benchmarks.download import DatasetWarning, download_file, sha256_file
 from bench_nb.benchmarks.locomo import LOCOMO_TYPE_REGISTRY, parse_locomo_date, read_locomo
@@ -25,39 +25,31 @@ from bench_nb.benchmarks.registry import (
     register_benchmark,
     unregister_benchmark,
 )
+from bench_nb.lazy import attach
 
 if TYPE_CHECKING:
     from bench_nb.benchmarks.custom import read_custom, write_custom
 
 
-def __getattr__(name: str) -> Any:
-    # The custom format's reader and writer are imported on first use: their pydantic models cost a tenth
-    # of a second that a light submodule's importers (the run format, the errata, every report) never need.
-    if name in ("read_custom", "write_custom"):
-        from bench_nb.benchmarks import custom
-
-        return getattr(custom, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "LOCOMO_TYPE_REGISTRY",
-    "BenchmarkReader",
-    "BenchmarkSpec",
-    "DatasetWarning",
-    "detect_benchmark",
-    "download_file",
-    "fetch_benchmark",
-    "get_benchmark_spec",
-    "list_benchmarks",
-    "load_benchmark",
-    "parse_locomo_date",
-    "parse_longmemeval_date",
-    "read_custom",
-    "read_locomo",
-    "read_longmemeval",
-    "register_benchmark",
-    "sha256_file",
-    "unregister_benchmark",
-    "write_custom",
-]
+# The custom format's reader and writer are imported on first use: their pydantic models cost a tenth of a
+# second that a light submodule's importers (the run format, the errata, every report) never need.
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.benchmarks.custom": ["read_custom", "write_custom"],
+        "bench_nb.benchmarks.download": ["DatasetWarning", "download_file", "sha256_file"],
+        "bench_nb.benchmarks.locomo": ["LOCOMO_TYPE_REGISTRY", "parse_locomo_date", "read_locomo"],
+        "bench_nb.benchmarks.longmemeval": ["parse_longmemeval_date", "read_longmemeval"],
+        "bench_nb.benchmarks.registry": [
+            "BenchmarkReader",
+            "BenchmarkSpec",
+            "detect_benchmark",
+            "fetch_benchmark",
+            "get_benchmark_spec",
+            "list_benchmarks",
+            "load_benchmark",
+            "register_benchmark",
+            "unregister_benchmark",
+        ],
+    },
+)

@@ -9,9 +9,10 @@ pandas is imported only when a pandas frame is asked for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bench_nb.frames.questions import as_questions
+from bench_nb.lazy import attach
 from bench_nb.metrics.accuracy import accuracy, accuracy_by_type, success_rate
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_stats
@@ -31,55 +32,25 @@ if TYPE_CHECKING:
     from bench_nb.metrics.repeats import pooled_paired_comparisons, repeat_variance
 
 # The uncertainty metrics resample with numpy: they are imported on first use, so that reading runs and the
-# tables that need no resampling never import numpy (a quarter of a second).
-_NUMPY_BACKED: dict[str, str] = {
-    "beam_scores": "bench_nb.metrics.beam",
-    "accuracy_intervals": "bench_nb.metrics.clustered",
-    "clustered_paired_comparisons": "bench_nb.metrics.clustered_paired",
-    "tell_apart": "bench_nb.metrics.clustered_paired",
-    "pareto_frontier": "bench_nb.metrics.pareto",
-    "detectable_differences": "bench_nb.metrics.power",
-    "minimum_detectable_effect": "bench_nb.metrics.power",
-    "questions_needed": "bench_nb.metrics.power",
-    "rank_intervals": "bench_nb.metrics.ranks",
-    "repeat_variance": "bench_nb.metrics.repeats",
-    "pooled_paired_comparisons": "bench_nb.metrics.repeats",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _NUMPY_BACKED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "accuracy",
-    "accuracy_by_type",
-    "accuracy_intervals",
-    "as_questions",
-    "beam_scores",
-    "clustered_paired_comparisons",
-    "detectable_differences",
-    "format_memscore",
-    "js_round",
-    "latency_stats",
-    "memorybench_stats",
-    "memscore",
-    "minimum_detectable_effect",
-    "pareto_frontier",
-    "pooled_paired_comparisons",
-    "questions_needed",
-    "rank_intervals",
-    "repeat_variance",
-    "retrieval_summary",
-    "success_rate",
-    "tell_apart",
-    "token_summary",
-    "wilson_interval",
-]
+# tables that need no resampling never import numpy (a quarter of a second). The others are imported above.
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.frames.questions": ["as_questions"],
+        "bench_nb.metrics.accuracy": ["accuracy", "accuracy_by_type", "success_rate"],
+        "bench_nb.metrics.beam": ["beam_scores"],
+        "bench_nb.metrics.clustered": ["accuracy_intervals"],
+        "bench_nb.metrics.clustered_paired": ["clustered_paired_comparisons", "tell_apart"],
+        "bench_nb.metrics.intervals": ["wilson_interval"],
+        "bench_nb.metrics.latency": ["latency_stats"],
+        "bench_nb.metrics.memscore": ["format_memscore", "memscore"],
+        "bench_nb.metrics.pareto": ["pareto_frontier"],
+        "bench_nb.metrics.power": ["detectable_differences", "minimum_detectable_effect", "questions_needed"],
+        "bench_nb.metrics.ranks": ["rank_intervals"],
+        "bench_nb.metrics.repeats": ["pooled_paired_comparisons", "repeat_variance"],
+        "bench_nb.metrics.retrieval": ["retrieval_summary"],
+        "bench_nb.metrics.tokens": ["token_summary"],
+        "bench_nb.runformat.latency": ["memorybench_stats"],
+        "bench_nb.runformat.rounding": ["js_round"],
+    },
+)

@@ -9,9 +9,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
+from bench_nb.lazy import attach
 from bench_nb.models.aliases import MODELS, ModelSpec, resolve_model
 from bench_nb.models.prompt import (
     PromptTokens,
@@ -22,42 +22,29 @@ from bench_nb.models.prompt import (
 )
 from bench_nb.models.tokens import TokenCount, count_tokens, seed_tiktoken_cache, tokenizer_for
 
-# Imported on first use: the SDKs are heavy and ``import bench_nb`` should not pay for them.
-_LAZY = {
-    "ClientSettings": "bench_nb.models.settings",
-    "Completion": "bench_nb.models.client",
-    "LLMAnswerer": "bench_nb.models.llm",
-    "LLMClient": "bench_nb.models.client",
-    "complete": "bench_nb.models.client",
-    "make_llm_answerer": "bench_nb.models.llm",
-    "set_price": "bench_nb.models.prices",
-}
+if TYPE_CHECKING:
+    from bench_nb.models.client import Completion, LLMClient, complete
+    from bench_nb.models.llm import LLMAnswerer, make_llm_answerer
+    from bench_nb.models.prices import set_price
+    from bench_nb.models.settings import ClientSettings
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'bench_nb.models' has no attribute {name!r}")
-
-
-__all__ = [
-    "MODELS",
-    "ClientSettings",
-    "Completion",
-    "LLMAnswerer",
-    "LLMClient",
-    "ModelSpec",
-    "PromptTokens",
-    "TokenCount",
-    "answer_prompt_hash",
-    "build_answer_prompt",
-    "complete",
-    "count_tokens",
-    "format_context",
-    "make_llm_answerer",
-    "prompt_tokens",
-    "resolve_model",
-    "seed_tiktoken_cache",
-    "set_price",
-    "tokenizer_for",
-]
+# ClientSettings, Completion, LLMAnswerer, LLMClient, complete, make_llm_answerer and set_price are imported on
+# first use: the SDKs are heavy and ``import bench_nb`` should not pay for them. The others are imported above.
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.models.aliases": ["MODELS", "ModelSpec", "resolve_model"],
+        "bench_nb.models.client": ["Completion", "LLMClient", "complete"],
+        "bench_nb.models.llm": ["LLMAnswerer", "make_llm_answerer"],
+        "bench_nb.models.prices": ["set_price"],
+        "bench_nb.models.prompt": [
+            "PromptTokens",
+            "answer_prompt_hash",
+            "build_answer_prompt",
+            "format_context",
+            "prompt_tokens",
+        ],
+        "bench_nb.models.settings": ["ClientSettings"],
+        "bench_nb.models.tokens": ["TokenCount", "count_tokens", "seed_tiktoken_cache", "tokenizer_for"],
+    },
+)

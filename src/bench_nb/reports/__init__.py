@@ -11,8 +11,9 @@ Names are imported on first use, so a notebook's ``from bench_nb import reports`
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench_nb.lazy import attach
 
 if TYPE_CHECKING:
     from bench_nb.reports.build import BuiltReport, build_report, execute_notebook, export_html
@@ -32,12 +33,13 @@ if TYPE_CHECKING:
     from bench_nb.reports.schedule import BuildOutcome, ReportsConfig, build_all, read_config
     from bench_nb.reports.serve import make_server
 
-_EXPORTS: dict[str, str] = {
-    **dict.fromkeys(["BuiltReport", "build_report", "execute_notebook", "export_html"], "build"),
-    **dict.fromkeys(["ReportEntry", "read_index", "record_report", "write_index_html"], "index"),
-    **dict.fromkeys(["find_notebook", "open_runs", "resolve_runs"], "locate"),
-    **dict.fromkeys(
-        [
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.reports.build": ["BuiltReport", "build_report", "execute_notebook", "export_html"],
+        "bench_nb.reports.index": ["ReportEntry", "read_index", "record_report", "write_index_html"],
+        "bench_nb.reports.locate": ["find_notebook", "open_runs", "resolve_runs"],
+        "bench_nb.reports.notebook": [
             "Html",
             "heading",
             "in_report",
@@ -48,49 +50,7 @@ _EXPORTS: dict[str, str] = {
             "section",
             "setup_notebook",
         ],
-        "notebook",
-    ),
-    **dict.fromkeys(["BuildOutcome", "ReportsConfig", "build_all", "read_config"], "schedule"),
-    "make_server": "serve",
-}
-
-__all__ = [
-    "BuildOutcome",
-    "BuiltReport",
-    "Html",
-    "ReportEntry",
-    "ReportsConfig",
-    "build_all",
-    "build_report",
-    "execute_notebook",
-    "export_html",
-    "find_notebook",
-    "heading",
-    "in_report",
-    "make_server",
-    "note",
-    "open_runs",
-    "project_path",
-    "read_config",
-    "read_index",
-    "record_report",
-    "report_summary",
-    "resolve_runs",
-    "roi_tile",
-    "section",
-    "setup_notebook",
-    "write_index_html",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+        "bench_nb.reports.schedule": ["BuildOutcome", "ReportsConfig", "build_all", "read_config"],
+        "bench_nb.reports.serve": ["make_server"],
+    },
+)

@@ -7,6 +7,9 @@ table (Jupyter displays it). All run text is escaped. Bands: ``accuracy_band``, 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from bench_nb.lazy import attach
 from bench_nb.tables.bands import AccuracyBand, LatencyBand, accuracy_band, latency_band
 from bench_nb.tables.beam import has_beam, table_beam
 from bench_nb.tables.budget import table_budget
@@ -47,7 +50,7 @@ from bench_nb.tables.runs import (
     table_tokens,
 )
 from bench_nb.tables.settings import (
-    RunSettings,
+    SettingsRow,
     run_settings,
     settings_differences,
     settings_line,
@@ -61,53 +64,74 @@ from bench_nb.tables.uncertainty import (
     table_uncertainty,
 )
 
-__all__ = [
-    "ADVICE",
-    "AccuracyBand",
-    "LatencyBand",
-    "Reading",
-    "RunSettings",
-    "Table",
-    "accuracy_band",
-    "has_beam",
-    "judge_verdict",
-    "latency_band",
-    "like_for_like_warnings",
-    "not_recorded_note",
-    "run_settings",
-    "settings_differences",
-    "settings_line",
-    "shows_harnesses",
-    "table_accuracy_by_type",
-    "table_agreement",
-    "table_answer_key",
-    "table_beam",
-    "table_budget",
-    "table_corrected",
-    "table_detectable",
-    "table_disputed",
-    "table_failures",
-    "table_frame",
-    "table_harnesses",
-    "table_judge_audit",
-    "table_judge_audit_by_type",
-    "table_judge_vs_human",
-    "table_latency",
-    "table_length_bias",
-    "table_memscore",
-    "table_paired",
-    "table_pareto",
-    "table_prompt_sweep",
-    "table_receipts",
-    "table_repeats",
-    "table_replicates",
-    "table_retrieval",
-    "table_settings",
-    "table_success",
-    "table_tell_apart",
-    "table_tokens",
-    "table_uncertainty",
-    "table_what_to_fix",
-    "warnings_html",
-    "what_to_fix",
-]
+if TYPE_CHECKING:
+    from bench_nb.tables.settings import SettingsRow as RunSettings  # deprecated alias
+
+# Every name above is imported eagerly; declared here once, so that ``__all__`` and ``dir`` follow from it.
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.tables.bands": ["AccuracyBand", "LatencyBand", "accuracy_band", "latency_band"],
+        "bench_nb.tables.beam": ["has_beam", "table_beam"],
+        "bench_nb.tables.budget": ["table_budget"],
+        "bench_nb.tables.comparisons": [
+            "like_for_like_warnings",
+            "table_agreement",
+            "table_disputed",
+            "table_paired",
+            "warnings_html",
+        ],
+        "bench_nb.tables.failures": ["table_failures"],
+        "bench_nb.tables.frame": ["table_frame"],
+        "bench_nb.tables.harnesses": [
+            "not_recorded_note",
+            "shows_harnesses",
+            "table_answer_key",
+            "table_harnesses",
+            "table_replicates",
+        ],
+        "bench_nb.tables.html": ["Table"],
+        "bench_nb.tables.judges": [
+            "judge_verdict",
+            "table_corrected",
+            "table_judge_audit",
+            "table_judge_audit_by_type",
+            "table_judge_vs_human",
+            "table_length_bias",
+            "table_prompt_sweep",
+        ],
+        "bench_nb.tables.readings": ["ADVICE", "Reading", "table_what_to_fix", "what_to_fix"],
+        "bench_nb.tables.receipts": ["table_receipts"],
+        "bench_nb.tables.runs": [
+            "table_accuracy_by_type",
+            "table_latency",
+            "table_memscore",
+            "table_retrieval",
+            "table_success",
+            "table_tokens",
+        ],
+        "bench_nb.tables.settings": [
+            "SettingsRow",
+            "run_settings",
+            "settings_differences",
+            "settings_line",
+            "table_settings",
+        ],
+        "bench_nb.tables.uncertainty": [
+            "table_detectable",
+            "table_pareto",
+            "table_repeats",
+            "table_tell_apart",
+            "table_uncertainty",
+        ],
+    },
+    # The settings table's row was RunSettings, the name of the runner's execution options (now
+    # ExecutionOptions): kept one release.
+    deprecated={
+        "RunSettings": (
+            "SettingsRow",
+            "bench_nb.tables.RunSettings is renamed SettingsRow (one run's row of the settings table; a run's "
+            "settings are its runformat.spec.RunSpec); the old name goes in the next release",
+        )
+    },
+)

@@ -27,7 +27,7 @@ HASH_CHARS = 12
 
 
 @dataclass(frozen=True)
-class RunSettings:
+class SettingsRow:
     """One run's like-for-like settings as the table shows them (``None``: not recorded; hashes shortened).
 
     ``recorded`` is the run's ``RunSpec`` (``runformat.spec.read_spec``), which the differences are computed on.
@@ -61,14 +61,14 @@ def _short_judge_prompt(value: str | None) -> str | None:
     )
 
 
-def _settings(run: Any) -> RunSettings:
+def _settings(run: Any) -> SettingsRow:
     return _shown_settings(read_spec(run), imported=getattr(run, "imported", None) is not None)
 
 
-def _shown_settings(rs: RunSpec, *, imported: bool) -> RunSettings:
+def _shown_settings(rs: RunSpec, *, imported: bool) -> SettingsRow:
     # bench_nb records prompts: a missing one is a promptless component (not so in another harness's file)
     recorded_any = bool(rs.prompt_hashes) and not imported
-    return RunSettings(
+    return SettingsRow(
         run_id=rs.run_id,
         provider=rs.provider or "",
         k=rs.k,
@@ -87,7 +87,7 @@ def _shown_settings(rs: RunSpec, *, imported: bool) -> RunSettings:
     )
 
 
-def run_settings(runs: Any) -> list[RunSettings]:
+def run_settings(runs: Any) -> list[SettingsRow]:
     """Each run's like-for-like settings (runs: anything ``load_runs`` takes, or a loaded ``RunSet``)."""
     if isinstance(runs, StoredRuns):  # settings recorded at export
         imported = runs.imported_run_ids
@@ -99,7 +99,7 @@ def _shown(value: object) -> str:
     return NOT_RECORDED if value is None else str(value)
 
 
-def _names(settings: list[RunSettings]) -> dict[str, str]:
+def _names(settings: list[SettingsRow]) -> dict[str, str]:
     """run_id -> how the settings name a run: its provider when no other run has it, else ``provider ·
     run_id`` (several runs of one provider, e.g. sqlite at k=5 and at k=10, told apart), as the charts do."""
     count = Counter(s.provider for s in settings)
@@ -109,7 +109,7 @@ def _names(settings: list[RunSettings]) -> dict[str, str]:
     }
 
 
-def settings_line(settings: list[RunSettings]) -> str | None:
+def settings_line(settings: list[SettingsRow]) -> str | None:
     """The runs' common settings in one line, or None when they differ in any of them.
 
     For example "All 4 runs (supermemory, mem0, zep, sqlite): k=10, answerer extractive, answer prompt
@@ -138,7 +138,7 @@ def settings_line(settings: list[RunSettings]) -> str | None:
     return line + ("; graded with a provider's own prompt" if s.custom_prompt else "")
 
 
-def _returned(runs: Any, settings: list[RunSettings]) -> str:
+def _returned(runs: Any, settings: list[SettingsRow]) -> str:
     """How many results each run's search returned per question, for the runs where that is not k
     ("full-context 48–52, no-memory 0"); "" when every run returned k (or records no counts)."""
     from bench_nb.frames.questions import questions_frame
@@ -171,7 +171,7 @@ def table_settings(runs: Any) -> Table:
     """
     settings = run_settings(runs)
     # The shown fields only: asdict would deep-copy ``recorded`` too, every question id of every run.
-    shown = [f.name for f in fields(RunSettings) if f.name != "recorded"]
+    shown = [f.name for f in fields(SettingsRow) if f.name != "recorded"]
     data = pl.DataFrame([{k: getattr(s, k) for k in shown} for s in settings], infer_schema_length=None)
     diffs = settings_differences([s.recorded for s in settings])
     warnings = tuple(f"Not like for like: {short_hashes(d)}." for d in diffs)

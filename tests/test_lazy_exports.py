@@ -1,0 +1,226 @@
+"""Every package's public names, declared once (``bench_nb.lazy.attach``): the declaration, the imports a type
+checker reads and ``__all__`` agree, every name resolves to its defining module's object, and a lazy name is
+imported only when asked for (as altair's ``tests/test_toplevel.py`` checks its generated ``__all__``).
+
+The declaring packages are found by reading each ``__init__.py`` (``ast``), so a new one is checked too."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import bench_nb
+from bench_nb import lazy
+
+SRC = Path(bench_nb.__file__).parent
+# The packages that used to hand-write a lazy __getattr__, and tables (its deprecated RunSettings).
+EXPECTED = {
+    "bench_nb",
+    "bench_nb.benchmarks",
+    "bench_nb.metrics",
+    "bench_nb.models",
+    "bench_nb.reports",
+    "bench_nb.runner",
+    "bench_nb.tables",
+}
+# Names an __init__ binds for its own use, never public.
+PLUMBING = {"TYPE_CHECKING", "annotations", "attach"}
+
+
+def _package_name(init: Path) -> str:
+    parts = init.parent.relative_to(SRC.parent).parts
+    return ".".join(parts)
+
+
+def _declaring() -> list[str]:
+    found = []
+    for init in SRC.rglob("__init__.py"):
+        text = init.read_text(encoding="utf-8")
+        if "from bench_nb.lazy import attach" in text:
+            found.append(_package_name(init))
+    return sorted(found)
+
+
+DECLARING = _declaring()
+
+
+def _imports(package: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(name -> module) of the package's ``from bench_nb... import`` statements: those run at import, and those
+    under ``if TYPE_CHECKING:`` (the typing view of the lazy names). ``a as b`` counts as ``b``; the value is
+    ``module:a`` when the names differ (a deprecated alias)."""
+    init = SRC.parent.joinpath(*package.split("."), "__init__.py")
+    eager: dict[str, str] = {}
+    typing_only: dict[str, str] = {}
+
+    def collect(body: list[ast.stmt], into: dict[str, str]) -> None:
+        for node in body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bench_nb"):
+                for alias in node.names:
+                    if node.module == "bench_nb.lazy":
+                        continue
+                    name = alias.asname or alias.name
+                    assert name not in eager and name not in typing_only, f"{package} imports {name} twice"
+                    into[name] = node.module if name == alias.name else f"{node.module}:{alias.name}"
+
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    collect(tree.body, eager)
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            collect(node.body, typing_only)
+    return eager, typing_only
+
+
+def _submodules(package: ModuleType) -> set[str]:
+    return {m.name for m in pkgutil.iter_modules(package.__path__)}
+
+
+def test_the_packages_that_were_lazy_by_hand_declare_their_names_with_the_helper() -> None:
+    assert set(DECLARING) >= EXPECTED
+    for init in SRC.rglob("__init__.py"):  # no hand-written module __getattr__ is left
+        assert "def __getattr__" not in init.read_text(encoding="utf-8"), init
+
+
+@pytest.mark.parametrize("package_name", DECLARING)
+def test_declaration_type_checking_block_and_all_agree(package_name: str) -> None:
+    package = importlib.import_module(package_name)
+    exports = lazy.exports_of(package)
+    eager, typing_only = _imports(package_name)
+    imported = eager | typing_only
+
+    # Each public name is imported (eagerly, or for the type checker) from the module it is declared from.
+    plain = {n: m for n, m in imported.items() if ":" not in m}
+    assert plain == exports.names
+    # A deprecated alias is typed as its new name and resolves to it (with a warning).
+    aliases = {n: m for n, m in imported.items() if ":" in m}
+    assert {n: m.split(":")[1] for n, m in aliases.items()} == {
+        old: new for old, (new, _) in exports.deprecated.items()
+    }
+
+    assert package.__all__ == sorted(set(package.__all__)) == sorted(exports.names)
+    assert not set(exports.deprecated) & set(package.__all__)
+    listed = dir(package)
+    assert listed == sorted(listed) and set(package.__all__) <= set(listed)
+    assert set(listed) - set(package.__all__) <= {*exports.submodules, "__version__"}
+
+    # What the package binds at import is public (in __all__), a submodule, or its own plumbing (altair's
+    # check: nothing public escapes __all__).
+    bound = {
+        n
+        for n, v in vars(package).items()
+        if not n.startswith("_") and not isinstance(v, ModuleType) and n not in PLUMBING
+    }
+    assert bound <= set(package.__all__), sorted(bound - set(package.__all__))
+
+    # A name imported only on first use must not be a submodule's name too: importing that submodule
+    # (anyone's ``import package.name``) would bind the module over the name.
+    assert not set(typing_only) & _submodules(package)
+
+
+@pytest.mark.parametrize("package_name", DECLARING)
+def test_every_declared_name_resolves_to_its_modules_object(package_name: str) -> None:
+    package = importlib.import_module(package_name)
+    for name, module in lazy.exports_of(package).names.items():
+        assert getattr(package, name) is getattr(importlib.import_module(module), name), (package_name, name)
+    with pytest.raises(AttributeError, match=f"module '{package_name}' has no attribute 'no_such_name'"):
+        package.no_such_name  # noqa: B018
+
+
+def _packages_with_all() -> list[str]:
+    names = []
+    for init in SRC.rglob("__init__.py"):
+        if "__all__" in init.read_text(encoding="utf-8"):
+            names.append(_package_name(init))
+    return sorted(names)
+
+
+@pytest.mark.parametrize("package_name", _packages_with_all())
+def test_every_packages_all_is_sorted_unique_and_resolves(package_name: str) -> None:
+    package = importlib.import_module(package_name)
+    names = package.__all__
+    assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
+    # sorted as ruff's RUF022 sorts (SCREAMING_CASE, then CamelCase, then the rest) or plainly
+    assert names in (sorted(names), sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a name in __all__ is never a deprecated alias
+        for name in names:
+            assert getattr(package, name) is not None, (package_name, name)
+
+
+def test_the_settings_tables_old_name_warns_and_is_the_new_class() -> None:
+    from bench_nb import tables
+
+    with pytest.warns(DeprecationWarning, match="RunSettings is renamed SettingsRow"):
+        old = tables.RunSettings
+    assert old is tables.SettingsRow
+    assert "RunSettings" not in dir(tables)
+
+
+PROBE = """
+import sys
+import bench_nb, bench_nb.metrics, bench_nb.models, bench_nb.benchmarks, bench_nb.reports, bench_nb.runner
+before = {m for m in sys.modules if m.startswith("bench_nb.")}
+import bench_nb.models as models
+settings = models.ClientSettings
+import bench_nb.metrics as metrics
+intervals = metrics.accuracy_intervals
+print(sorted(before & {"bench_nb.models.settings", "bench_nb.metrics.clustered", "bench_nb.runner.run"}),
+      "bench_nb.models.settings" in sys.modules, "bench_nb.metrics.clustered" in sys.modules,
+      "ClientSettings" in vars(models), "numpy" in sys.modules)
+"""
+
+
+def test_a_lazy_name_is_imported_on_first_access_and_kept() -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[]", "True", "True", "True", "True"]
+
+
+def test_the_helper_on_a_package_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "lazy_probe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "from bench_nb import lazy\n"
+        "__getattr__, __dir__, __all__ = lazy.attach(\n"
+        "    __name__,\n"
+        "    {'lazy_probe.things': ['Thing', 'make'], 'lazy_probe.broken': ['broken']},\n"
+        "    deprecated={'OldThing': ('Thing', 'OldThing is renamed Thing')},\n"
+        "    listed=('__version__',),\n"
+        ")\n"
+        "__version__ = '1'\n"
+    )
+    (pkg / "things.py").write_text("class Thing: ...\ndef make(): return Thing()\n")
+    (pkg / "broken.py").write_text("import lazy_probe_missing_dependency\nbroken = 1\n")
+    (pkg / "extra.py").write_text("value = 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        _check_probe_package()
+    finally:
+        for name in [m for m in sys.modules if m.startswith("lazy_probe")]:
+            del sys.modules[name]
+
+
+def _check_probe_package() -> None:
+    import lazy_probe  # type: ignore[import-not-found]
+
+    assert lazy_probe.__all__ == ["Thing", "broken", "make"]
+    assert dir(lazy_probe) == ["Thing", "__version__", "broken", "make"]
+    assert "lazy_probe.things" not in sys.modules
+    assert isinstance(lazy_probe.make(), lazy_probe.Thing) and "lazy_probe.things" in sys.modules
+    with pytest.warns(DeprecationWarning, match="OldThing is renamed Thing"):
+        assert lazy_probe.OldThing is lazy_probe.Thing
+    assert lazy_probe.extra.value == 3  # any submodule, as ``import lazy_probe.extra`` gives it
+    with pytest.raises(ModuleNotFoundError, match="lazy_probe_missing_dependency"):
+        lazy_probe.broken  # noqa: B018  (a failing import inside the module is not hidden)
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        lazy_probe.nothing  # noqa: B018
+    with pytest.raises(ValueError, match="'x' is exported from a and b"):
+        lazy.attach("p", {"a": ["x"], "b": ["x"]})
+    with pytest.raises(TypeError, match="does not declare its names"):
+        lazy.exports_of(sys.modules["bench_nb.errors"])
