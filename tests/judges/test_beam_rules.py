@@ -7,7 +7,6 @@ import itertools
 import json
 import math
 import random
-from pathlib import Path
 
 import pytest
 from scipy.stats import kendalltau
@@ -25,11 +24,8 @@ from bench_nb.judges.beam import (
 )
 from bench_nb.judges.registry import get_judge
 from bench_nb.models.client import LLMClient
-from bench_nb.models.settings import ClientSettings
 from bench_nb.records import Question, Verdict
-from llm_server import LLMServer, Reply, llm_server
-
-__all__ = ["llm_server"]
+from llm_server import LLMServer, Reply
 
 
 def beam_q(ability: str, rubric: list[str], norm: str = "single-hop") -> Question:
@@ -147,21 +143,6 @@ def test_item_replies_must_be_0_half_or_1() -> None:
     assert parse_positions('{"positions": [2, null, 1]}', 3, 2) == [1, None, 0]
     assert parse_positions('{"positions": [3]}', 1, 2) is None
     assert parse_positions('{"positions": [1, 2]}', 3, 2) is None
-
-
-@pytest.fixture
-def client(llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LLMClient:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    return LLMClient(
-        ClientSettings(
-            timeout_s=1.0,
-            max_retries=1,
-            backoff_initial_s=0.01,
-            backoff_max_s=0.02,
-            cache_path=tmp_path / "llm.sqlite",
-            openai_base_url=llm_server.openai_base_url,
-        )
-    )
 
 
 def test_the_llm_judge_grades_each_item_with_its_own_call(client: LLMClient, llm_server: LLMServer) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +13,7 @@ from bench_nb.judges.registry import get_judge
 from bench_nb.models.client import LLMClient
 from bench_nb.models.settings import ClientSettings
 from bench_nb.records import Question
-from llm_server import Fault, LLMServer, Reply, llm_server
-
-__all__ = ["llm_server"]
+from llm_server import Fault, LLMServer, Reply
 
 CORRECT = json.dumps({"score": 1, "label": "correct", "explanation": "same date"})
 
@@ -24,25 +21,6 @@ CORRECT = json.dumps({"score": 1, "label": "correct", "explanation": "same date"
 def q(norm: str, qid: str = "q1", answer: str = "7 May 2023", raw: str = "x") -> Question:
     return Question(
         qid, "When did Caroline go to the support group?", answer, raw, norm, "h", question_date="2023-06-01"
-    )
-
-
-@pytest.fixture
-def client(llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LLMClient:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    return LLMClient(_settings(llm_server, tmp_path / "llm.sqlite"))
-
-
-def _settings(server: LLMServer, cache: Path) -> ClientSettings:
-    return ClientSettings(
-        timeout_s=1.0,
-        max_retries=2,
-        backoff_initial_s=0.01,
-        backoff_max_s=0.02,
-        cache_path=cache,
-        openai_base_url=server.openai_base_url,
-        anthropic_base_url=server.base_url,
     )
 
 
@@ -85,7 +63,7 @@ def test_claude_judges_through_messages(client: LLMClient, llm_server: LLMServer
 
 
 def test_an_unreadable_reply_is_asked_again_then_unscored(
-    client: LLMClient, llm_server: LLMServer, tmp_path: Path
+    client: LLMClient, llm_server: LLMServer, client_settings: ClientSettings
 ) -> None:
     llm_server.script(Reply("Yes, correct."), Reply('{"score": 1, "label": "incorrect"}'), Reply("{not json"))
     judge = LLMJudge("gpt-4o", client=client)
@@ -98,7 +76,7 @@ def test_an_unreadable_reply_is_asked_again_then_unscored(
     assert [m["role"] for m in last] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert last[-1]["content"] == FORMAT_REMINDER and last[2]["content"] == "Yes, correct."
     # Re-judging replays the same sequence from the cache: the same verdict, no HTTP call.
-    again = LLMJudge("gpt-4o", client=LLMClient(_settings(llm_server, tmp_path / "llm.sqlite")))
+    again = LLMJudge("gpt-4o", client=LLMClient(client_settings))
     assert again.judge(q("single-hop"), "7 May") == v
     assert llm_server.count() == 3
 

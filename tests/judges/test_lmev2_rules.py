@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -27,11 +26,8 @@ from bench_nb.judges.lmev2 import (
 )
 from bench_nb.judges.registry import get_judge
 from bench_nb.models.client import LLMClient
-from bench_nb.models.settings import ClientSettings
 from bench_nb.records import Question
-from llm_server import LLMServer, Reply, llm_server
-
-__all__ = ["llm_server"]
+from llm_server import LLMServer, Reply
 
 
 @pytest.mark.parametrize(
@@ -181,21 +177,6 @@ def test_options_are_checked() -> None:
 
 
 # The LLM-judged rules, against the local fake OpenAI server (real HTTP on 127.0.0.1).
-
-
-@pytest.fixture
-def client(llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LLMClient:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    return LLMClient(
-        ClientSettings(
-            timeout_s=1.0,
-            max_retries=1,
-            backoff_initial_s=0.01,
-            backoff_max_s=0.02,
-            cache_path=tmp_path / "llm.sqlite",
-            openai_base_url=llm_server.openai_base_url,
-        )
-    )
 
 
 def test_the_abstention_rule_asks_the_model_with_the_official_prompt(
