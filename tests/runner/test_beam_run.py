@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cli_helpers import invoke
 from click.testing import CliRunner
 from runner_llm import llm_env, llm_server
 
@@ -26,12 +27,6 @@ from bench_nb.taxonomy import BEAM_ABILITIES
 from llm_server import LLMServer, request_text
 
 __all__ = ["llm_env", "llm_server"]
-
-
-def invoke(*args: str | Path) -> str:
-    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def scores(run_dir: Path, reading: str = "float") -> dict[str, dict[str, Any]]:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_args
 from click.testing import CliRunner
 
 from bench_nb.cli import cli
@@ -38,8 +39,15 @@ def test_the_cli_runs_a_local_model_by_prefix(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     set_default_client(None)
     try:
-        args = ["run", "-p", "sqlite", "-b", "sample", "--limit", "3", "-m", f"{prefix}:llama"]
-        args += ["-j", f"{prefix}:judge,contains", "-r", "loc", "--runs-dir", str(tmp_path), "--no-progress"]
+        args = run_args(
+            "-m",
+            f"{prefix}:llama",
+            "-j",
+            f"{prefix}:judge,contains",
+            limit=3,
+            run_id="loc",
+            runs_dir=tmp_path,
+        )
         result = CliRunner().invoke(cli, args, catch_exceptions=False)
     finally:
         set_default_client(None)
@@ -56,18 +64,7 @@ def test_sha256_pins_the_benchmark_file(tmp_path: Path) -> None:
 
     actual = load_benchmark("sample").sha256
     assert actual
-    args = [
-        "run",
-        "-p",
-        "sqlite",
-        "-b",
-        "sample",
-        "--limit",
-        "2",
-        "--runs-dir",
-        str(tmp_path),
-        "--no-progress",
-    ]
+    args = run_args(limit=2, runs_dir=tmp_path)
     wrong = CliRunner().invoke(cli, [*args, "-r", "bad", "--sha256", "0" * 64])
     assert wrong.exit_code != 0
     assert f"expected {'0' * 64}, got {actual}" in str(wrong.exception)

@@ -5,15 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import exit_code
 
 from bench_nb.cli import main
 from bench_nb.runner.estimate import MEMORY_WARNING_BYTES, estimate_run
-
-
-def _main(args: list[str | Path]) -> int:
-    with pytest.raises(SystemExit) as exit_:
-        main([str(a) for a in args])
-    return int(exit_.value.code or 0)
 
 
 def test_a_dry_run_prints_the_cost_and_runs_nothing(
@@ -48,7 +43,7 @@ def test_a_dry_run_checks_keys(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.chdir(tmp_path)
-    assert _main(["run", "--dry-run", "-p", "sqlite", "-b", "sample", "-j", "gpt-4o"]) == 1
+    assert exit_code(["run", "--dry-run", "-p", "sqlite", "-b", "sample", "-j", "gpt-4o"]) == 1
     assert "judge 'gpt-4o': OPENAI_API_KEY is not set" in capsys.readouterr().err
 
 

@@ -5,18 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import exit_code, run_args
 
-from bench_nb.cli import main
 from bench_nb.models.client import set_default_client
 from llm_server import Fault, LLMServer, llm_server
 
 __all__ = ["llm_server"]
-
-
-def _main(args: list[str | Path]) -> int:
-    with pytest.raises(SystemExit) as exit_:
-        main([str(a) for a in args])
-    return int(exit_.value.code or 0)
 
 
 def test_a_run_whose_every_question_failed_exits_1(
@@ -30,23 +24,8 @@ def test_a_run_whose_every_question_failed_exits_1(
     llm_server.script(*[Fault("400")] * 50)  # every answer refused, not retryable
     set_default_client(None)
     try:
-        code = _main(
-            [
-                *(
-                    "run",
-                    "-p",
-                    "sqlite",
-                    "-b",
-                    "sample",
-                    "--limit",
-                    "3",
-                    "-m",
-                    "local:llama",
-                    "-j",
-                    "contains",
-                ),
-                *("-r", "allfail", "--runs-dir", tmp_path, "--no-progress"),
-            ]
+        code = exit_code(
+            run_args("-m", "local:llama", "-j", "contains", limit=3, run_id="allfail", runs_dir=tmp_path)
         )
     finally:
         set_default_client(None)
@@ -65,21 +44,15 @@ def test_a_missing_key_fails_before_ingest(
     monkeypatch.setenv("BENCH_NB_TEST_CALL_LOG", str(log))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     runs = tmp_path / "runs"
-    code = _main(
-        [
-            *(
-                "run",
-                "-p",
-                "runner_fakes:LoggedProvider",
-                "-b",
-                "sample",
-                "--limit",
-                "3",
-                role,
-                "gpt-4o-mini",
-            ),
-            *("-r", "nokey", "--runs-dir", runs, "--no-progress"),
-        ]
+    code = exit_code(
+        run_args(
+            role,
+            "gpt-4o-mini",
+            provider="runner_fakes:LoggedProvider",
+            limit=3,
+            run_id="nokey",
+            runs_dir=runs,
+        )
     )
     err = capsys.readouterr().err
     assert code == 1

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from cli_helpers import invoke
 from click.testing import CliRunner
 
 from bench_nb.cli import cli
@@ -17,12 +18,6 @@ from bench_nb.runner import run_benchmark, run_comparison
 from bench_nb.runner.settings import check_provider_settings, split_provider_settings
 
 SECRET = "sk-live-Zq9vUfS3cr3tV4lu3xx"
-
-
-def invoke(*args: str | Path) -> str:
-    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def _checkpoint(run_dir: Path) -> Checkpoint:

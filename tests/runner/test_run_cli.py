@@ -7,6 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from cli_helpers import invoke, run_args
 from click.testing import CliRunner
 
 from bench_nb.cli import cli
@@ -15,12 +16,6 @@ from bench_nb.frames.questions import questions_df
 from bench_nb.providers.sqlite import SqliteProvider
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.load import load_runs
-
-
-def invoke(*args: str | Path) -> str:
-    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def _expected_keys(mb_example: Path) -> list[str]:
@@ -41,20 +36,7 @@ def _check_run(run_dir: Path, mb_example: Path, n: int) -> dict:
 
 def test_locomo_limit_200_offline(tmp_path: Path, locomo_path: Path, mb_example: Path) -> None:
     out = invoke(
-        "run",
-        "-p",
-        "sqlite",
-        "-b",
-        "locomo",
-        "--dataset",
-        locomo_path,
-        "--limit",
-        "200",
-        "-r",
-        "loc",
-        "--runs-dir",
-        tmp_path,
-        "--no-progress",
+        *run_args("--dataset", locomo_path, benchmark="locomo", limit=200, run_id="loc", runs_dir=tmp_path)
     )
     assert "loc: completed, 200 evaluated, 0 failed" in out
     report = _check_run(tmp_path / "loc", mb_example, 200)
@@ -77,20 +59,9 @@ def test_longmemeval_oracle_limit_200_offline(
     tmp_path: Path, longmemeval_path: Path, mb_example: Path
 ) -> None:
     invoke(
-        "run",
-        "-p",
-        "sqlite",
-        "-b",
-        "longmemeval",
-        "--dataset",
-        longmemeval_path,
-        "--limit",
-        "200",
-        "-r",
-        "lme",
-        "--runs-dir",
-        tmp_path,
-        "--no-progress",
+        *run_args(
+            "--dataset", longmemeval_path, benchmark="longmemeval", limit=200, run_id="lme", runs_dir=tmp_path
+        )
     )
     _check_run(tmp_path / "lme", mb_example, 200)
     ck = msgspec.json.decode((tmp_path / "lme" / "checkpoint.json").read_bytes(), type=Checkpoint)
@@ -99,22 +70,7 @@ def test_longmemeval_oracle_limit_200_offline(
 
 
 def test_run_resumes_with_the_run_id_alone(tmp_path: Path) -> None:
-    invoke(
-        "run",
-        "-p",
-        "sqlite",
-        "-b",
-        "sample",
-        "--sample",
-        "2",
-        "-k",
-        "4",
-        "-r",
-        "s",
-        "--runs-dir",
-        tmp_path,
-        "--no-progress",
-    )
+    invoke(*run_args("--sample", "2", "-k", "4", run_id="s", runs_dir=tmp_path))
     ck_path = tmp_path / "s" / "checkpoint.json"
     first = msgspec.json.decode(ck_path.read_bytes(), type=Checkpoint)
     assert first.sampling is not None and first.sampling.perCategory == 2
@@ -155,22 +111,7 @@ def test_compare_runs_every_provider_like_for_like(tmp_path: Path) -> None:
 
 def test_compare_existing_runs_refuses_a_mismatch(tmp_path: Path) -> None:
     for rid, k in (("a", "3"), ("b", "5")):
-        invoke(
-            "run",
-            "-p",
-            "sqlite",
-            "-b",
-            "sample",
-            "--limit",
-            "3",
-            "-k",
-            k,
-            "-r",
-            rid,
-            "--runs-dir",
-            tmp_path,
-            "--no-progress",
-        )
+        invoke(*run_args("-k", k, limit=3, run_id=rid, runs_dir=tmp_path))
     result = CliRunner().invoke(
         cli, ["compare", "--runs", str(tmp_path / "a"), "--runs", str(tmp_path / "b")]
     )
@@ -188,20 +129,7 @@ def test_compare_existing_runs_refuses_a_mismatch(tmp_path: Path) -> None:
 
 
 def test_clean_clears_every_container(tmp_path: Path) -> None:
-    invoke(
-        "run",
-        "-p",
-        "sqlite",
-        "-b",
-        "sample",
-        "--limit",
-        "20",
-        "-r",
-        "c",
-        "--runs-dir",
-        tmp_path,
-        "--no-progress",
-    )
+    invoke(*run_args(limit=20, run_id="c", runs_dir=tmp_path))
     ck = msgspec.json.decode((tmp_path / "c" / "checkpoint.json").read_bytes(), type=Checkpoint)
     tags = {q.containerTag for q in ck.questions.values()}
     assert all(SqliteProvider(tmp_path / "c").store.count(t) > 0 for t in tags)
@@ -213,27 +141,13 @@ def test_clean_clears_every_container(tmp_path: Path) -> None:
 def test_usage_errors_are_clear(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["run", "-b", "sample", "--runs-dir", str(tmp_path)])
     assert result.exit_code == 2 and "-p PROVIDER" in result.output
-    result = CliRunner().invoke(cli, ["run", "-p", "sqlite", "-b", "sample", "--limit", "2", "--sample", "1"])
+    result = CliRunner().invoke(cli, run_args("--sample", "1", limit=2))
     assert isinstance(result.exception, BenchNbError) and "not several" in str(result.exception)
 
 
 @pytest.mark.parametrize("flag", ["--fail-fast", "--isolate-per-question"])
 def test_flags_reach_the_run(tmp_path: Path, flag: str) -> None:
-    invoke(
-        "run",
-        "-p",
-        "sqlite",
-        "-b",
-        "sample",
-        "--limit",
-        "4",
-        "-r",
-        "f",
-        "--runs-dir",
-        tmp_path,
-        "--no-progress",
-        flag,
-    )
+    invoke(*run_args(flag, limit=4, run_id="f", runs_dir=tmp_path))
     ck = msgspec.json.decode((tmp_path / "f" / "checkpoint.json").read_bytes(), type=Checkpoint)
     n_containers = len({q.containerTag for q in ck.questions.values()})
     assert n_containers == (4 if flag == "--isolate-per-question" else 1)
