@@ -23,7 +23,7 @@ object storage); the old version's files are then moved to ``STORE/superseded/``
 where readers that opened the store before still find them for ``KEEP_SUPERSEDED_S``; a later export deletes
 them. A crash leaves the previous version current and the new files unreferenced (readers go through
 ``runs.parquet``; the next export moves them out). One writer at a time: an export of a local store holds
-its lock (``lock_store``, a ``flock`` on ``STORE/.lock``); a second one waits.
+its lock (``lock_store``, a ``flock`` on ``STORE/.lock``, removed when it is done); a second one waits.
 
 ``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
 runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
@@ -346,11 +346,16 @@ class StoreLock:
     fd: int
 
     def release(self) -> None:
-        """Give the lock up, leaving its file empty; a second call does nothing."""
+        """Remove the lock file, then unlock: a store keeps no ``.lock`` between writers. A process waiting on
+        the removed file finds it gone once it gets the lock and takes a new one (``lock_store``). A second call
+        does nothing."""
         if self.fd < 0:
             return
         with contextlib.suppress(OSError):
             os.ftruncate(self.fd, 0)
+        with contextlib.suppress(OSError):
+            if _same_file(self.path, self.fd):
+                self.path.unlink()
         fcntl.flock(self.fd, fcntl.LOCK_UN)
         os.close(self.fd)
         self.fd = -1
@@ -375,6 +380,33 @@ def lock_store(
     root = Path(store).absolute()
     root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK
+    while True:
+        fd = _take_lock(root, path, wait, on_wait)
+        if _same_file(path, fd):
+            break
+        os.close(fd)  # the holder removed the file as it let go: lock the one that is there now
+    me = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(me).encode(), 0)
+    return StoreLock(path, fd)
+
+
+def _same_file(path: Path, fd: int) -> bool:
+    """``path`` is still the file open as ``fd`` (not removed, nor replaced by a new one)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+def _take_lock(root: Path, path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
+    """An ``flock`` on ``path`` (created if absent); its descriptor. A refusal creates no file it leaves."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as err:
@@ -395,14 +427,7 @@ def lock_store(
     except BaseException:
         os.close(fd)
         raise
-    me = {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, json.dumps(me).encode(), 0)
-    return StoreLock(path, fd)
+    return fd
 
 
 def _lock_holder(fd: int) -> dict[str, Any]:
