@@ -97,6 +97,41 @@ def read_json(path: Path) -> Any:
         raise RunFormatError(path, f"not valid JSON: {err}") from None
 
 
+def keyed_entry_lists(data: Any, key_ok: Callable[[str], object], field: str) -> bool:
+    """Whether ``data`` is ``{key: [entry, ...]}`` as Zep and Mem0 write their files: every key passes
+    ``key_ok``, and the first list's first entry is an object with ``field``."""
+    if not isinstance(data, dict) or not data:
+        return False
+    first = next(iter(data.values()))
+    return (
+        all(isinstance(k, str) and key_ok(k) for k in data)
+        and isinstance(first, list)
+        and bool(first)
+        and isinstance(first[0], dict)
+        and field in first[0]
+    )
+
+
+def positional_file(path: Path, index: LocomoIndex | None, data: Any, *, what: str) -> dict[str, Any]:
+    """The top-level object of a file that names questions by position (``what``: ``Zep's grades``,
+    ``Mem0's results``), decoded unless ``data`` is given.
+
+    Raises:
+        RunFormatError: without LoCoMo's dataset (``index`` None: positions cannot be matched), or when the
+            file's top level is not an object.
+    """
+    if index is None:
+        raise RunFormatError(
+            path,
+            f"{what} name questions by position, which needs LoCoMo's dataset file: pass "
+            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
+        )
+    data = read_json(path) if data is None else data
+    if not isinstance(data, dict):
+        raise RunFormatError(path, f"not {what}: expected an object of conversations")
+    return data
+
+
 def position_entries(
     path: Path,
     data: dict[str, Any],

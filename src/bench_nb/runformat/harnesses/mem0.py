@@ -12,14 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses.common import (
     ImportInfo,
     Row,
     build_checkpoint,
+    keyed_entry_lists,
     position_entries,
-    read_json,
+    positional_file,
     run_name,
     text,
 )
@@ -31,16 +32,7 @@ HARNESS = "mem0"
 def looks_like(data: Any) -> bool:
     """Whether ``data`` is Mem0's results: conversations keyed by number, each a list of entries with
     ``llm_score``."""
-    if not isinstance(data, dict) or not data:
-        return False
-    first = next(iter(data.values()))
-    return (
-        all(isinstance(k, str) and k.isdigit() for k in data)
-        and isinstance(first, list)
-        and bool(first)
-        and isinstance(first[0], dict)
-        and "llm_score" in first[0]
-    )
+    return keyed_entry_lists(data, str.isdigit, "llm_score")
 
 
 def read(
@@ -51,15 +43,7 @@ def read(
     Raises:
         RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Mem0's results.
     """
-    if index is None:
-        raise RunFormatError(
-            path,
-            "Mem0's results name questions by position, which needs LoCoMo's dataset file: pass "
-            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
-        )
-    data = read_json(path) if data is None else data
-    if not isinstance(data, dict):
-        raise RunFormatError(path, "not Mem0's results: expected an object of conversations")
+    data = positional_file(path, index, data, what="Mem0's results")
     info = ImportInfo(harness=HARNESS, judge="unknown")
     rows: list[Row] = []
     keys = sorted(data, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))

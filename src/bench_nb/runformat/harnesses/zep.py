@@ -12,14 +12,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses.common import (
     ImportInfo,
     Row,
     build_checkpoint,
+    keyed_entry_lists,
     position_entries,
-    read_json,
+    positional_file,
     run_name,
     text,
 )
@@ -31,16 +32,7 @@ _KEY = re.compile(r"^locomo_experiment_user_(\d+)$")
 
 def looks_like(data: Any) -> bool:
     """Whether ``data`` is Zep's grades: ``locomo_experiment_user_<n>`` lists of entries with a ``grade``."""
-    if not isinstance(data, dict) or not data:
-        return False
-    first = next(iter(data.values()))
-    return (
-        all(isinstance(k, str) and _KEY.match(k) for k in data)
-        and isinstance(first, list)
-        and bool(first)
-        and isinstance(first[0], dict)
-        and "grade" in first[0]
-    )
+    return keyed_entry_lists(data, _KEY.match, "grade")
 
 
 def read(
@@ -51,15 +43,7 @@ def read(
     Raises:
         RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Zep's grades.
     """
-    if index is None:
-        raise RunFormatError(
-            path,
-            "Zep's grades name questions by position, which needs LoCoMo's dataset file: pass "
-            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
-        )
-    data = read_json(path) if data is None else data
-    if not isinstance(data, dict):
-        raise RunFormatError(path, "not Zep's grades: expected an object of conversations")
+    data = positional_file(path, index, data, what="Zep's grades")
     info = ImportInfo(harness=HARNESS, judge="unknown")
     rows: list[Row] = []
     numbered = position_entries(
