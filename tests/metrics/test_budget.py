@@ -162,3 +162,25 @@ def test_budget_table_escapes_run_text_and_gives_baselines_no_break_even() -> No
     body = table.html.split("<tbody>")[1].split("</tbody>")[0]
     nm_row = next(tr for tr in body.split("<tr") if ">nm<" in tr)
     assert nm_row.count('<td class="num">—</td>') == 2
+
+
+def _costed(run_id: str, answer_cost: float, memory_cost: float | None) -> list[dict]:
+    rows = run_rows(run_id, 10, 10, 100.0)
+    for r in rows:
+        r["cost_usd"] = answer_cost
+        r["total_cost_usd"] = None if memory_cost is None else answer_cost + memory_cost
+    return rows
+
+
+def test_budget_curve_by_cost_charges_memory_side_cost_only_when_every_run_reports_it() -> None:
+    # a: cheap to answer, expensive to ingest (LLM extraction); b: no memory-side calls
+    a, b = _costed("a", 0.001, 0.009), _costed("b", 0.002, 0.0)
+    curve = budget_curve(frame(a, b), by="cost", budgets=[0.005], backend="polars")
+    acc = dict(zip(curve["run_id"], curve["accuracy"], strict=True))
+    assert acc == pytest.approx({"a": 0.0, "b": 1.0})  # a's total (0.01) is over the budget, b's (0.002) not
+    # a run that does not report its memory side: answer and judge cost for all, and a warning naming it
+    silent = _costed("z", 0.004, None)
+    with pytest.warns(UserWarning, match=r"\['z'\] do not report"):
+        curve = budget_curve(frame(a, b, silent), by="cost", budgets=[0.005], backend="polars")
+    acc = dict(zip(curve["run_id"], curve["accuracy"], strict=True))
+    assert acc == pytest.approx({"a": 1.0, "b": 1.0, "z": 1.0})

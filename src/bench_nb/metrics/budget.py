@@ -276,6 +276,27 @@ def default_budgets(values: pl.Series, points: int = DEFAULT_GRID) -> list[float
     return sorted(set(grid))
 
 
+def cost_column(q: pl.DataFrame) -> str:
+    """The column ``by="cost"`` reads: ``total_cost_usd`` (answer, judges and the provider's own calls) when
+    every run has it, else ``cost_usd`` (answer and judges) for all of them, so that no run is charged for
+    its memory side while another is not; a warning names the runs whose memory side is not reported."""
+    if "total_cost_usd" not in q.columns or q.is_empty():
+        return "cost_usd"
+    known = q.group_by("run_id", maintain_order=True).agg(
+        pl.col("total_cost_usd").is_not_null().any().alias("k")
+    )
+    if known["k"].all():
+        return "total_cost_usd"
+    if known["k"].any():
+        silent = known.filter(~pl.col("k"))["run_id"].to_list()
+        warnings.warn(
+            f"budget_curve by cost: answer and judge cost only (cost_usd), since {silent} do not report their "
+            "memory-side cost (total_cost_usd is null for them)",
+            stacklevel=4,
+        )
+    return "cost_usd"
+
+
 def budget_curve_frame(
     questions: Any,
     by: str = "latency_ms",
@@ -287,8 +308,8 @@ def budget_curve_frame(
     """``budget_curve`` in polars."""
     from bench_nb.metrics.clustered import accuracy_intervals_frame  # numpy: imported when a curve is drawn
 
-    column = BUDGET_COLUMNS.get(by, by)
     q = as_questions(questions)
+    column = cost_column(q) if by == "cost" else BUDGET_COLUMNS.get(by, by)
     if column not in q.columns:
         raise ValueError(f"by={by!r}: the frame has no {column!r} column (one of {sorted(BUDGET_COLUMNS)})")
     value = pl.col(column).cast(pl.Float64)
@@ -392,8 +413,9 @@ def budget_curve(
 
     Args:
         questions: a questions frame or run sources.
-        by: ``"latency_ms"`` (search latency), ``"context_tokens"``, ``"cost"`` (answer and judge cost in
-            USD), or any numeric column of the frame.
+        by: ``"latency_ms"`` (search latency), ``"context_tokens"``, ``"cost"`` (USD: ``total_cost_usd``,
+            answer, judges and the provider's own model calls, when every run reports it; else ``cost_usd``,
+            answer and judges, with a warning: ``cost_column``), or any numeric column of the frame.
         budgets: the budgets, in ``by``'s unit; default: 24 steps even in log scale up to the largest value.
         seed: the bootstrap seed.
         confidence: the intervals' coverage.

@@ -320,17 +320,38 @@ def table_latency(
     return Table(lat, html)
 
 
+# The cost columns of the tokens table: (frame column, header); the per-part ones only when a run reports its
+# memory side's model calls.
+_COST = (("cost_usd", "cost (USD)"),)
+_COST_PARTS = (
+    ("answer_cost_usd", "answer (USD)"),
+    ("judge_cost_usd", "judges (USD)"),
+    ("memory_cost_usd", "memory (USD)"),
+    ("total_cost_usd", "total (USD)"),
+)
+
+
+def _cost_columns(q: pl.DataFrame) -> tuple[tuple[str, str], ...]:
+    """``_COST_PARTS`` when a run's provider reports model calls of its own (``memory_calls`` above 0), else
+    the one answer-and-judges column when the frame has it, else none."""
+    if "memory_calls" in q.columns and (q["memory_calls"].fill_null(0) > 0).any():
+        return _COST_PARTS
+    return _COST if "cost_usd" in q.columns else ()
+
+
 def table_tokens(data: Any) -> Table:
     """Tokens per run: mean prompt and context tokens per question, p50/p95 context, totals, tokenizer;
-    cost when the runs record it (a ``cost_usd`` column)."""
+    cost when the runs record it (a ``cost_usd`` column), split into answer, judges, memory side and their
+    total when a run's provider reports its own model calls (``memory_*`` columns, docs/runner.md)."""
     q = as_questions(data)
     labels = _labels(q)
     tok = token_summary_frame(q)
-    has_cost = "cost_usd" in q.columns
-    if has_cost:
-        known = pl.col("cost_usd").is_not_null().any()
-        cost = q.group_by("run_id").agg(cost_usd=pl.when(known).then(pl.col("cost_usd").sum()))
-        tok = tok.join(cost, on="run_id", how="left", maintain_order="left")
+    costs = _cost_columns(q)
+    if costs:
+        sums = q.group_by("run_id").agg(
+            pl.when(pl.col(c).is_not_null().any()).then(pl.col(c).sum()).alias(c) for c, _ in costs
+        )
+        tok = tok.join(sums, on="run_id", how="left", maintain_order="left")
     rows = []
     for r in tok.iter_rows(named=True):
         row: list[object] = [
@@ -342,8 +363,7 @@ def table_tokens(data: Any) -> Table:
             Cell(num(r["total_prompt_tokens"]), "num"),
             r["tokenizer"] or "n/a",
         ]
-        if has_cost:
-            row.append(Cell(f"${r['cost_usd']:,.4f}" if r["cost_usd"] is not None else "n/a", "num"))
+        row.extend(Cell(f"${r[c]:,.4f}" if r[c] is not None else "n/a", "num") for c, _ in costs)
         rows.append(row)
     headers = [
         "run",
@@ -354,14 +374,21 @@ def table_tokens(data: Any) -> Table:
         "total prompt",
         "tokenizer",
     ]
+    notes = [
+        "Answer-prompt tokens counted client-side, as MemoryBench does; context = prompt − base prompt."
+        + ("" if costs else " These runs record no cost.")
+    ]
+    if costs == _COST_PARTS:
+        notes.append(
+            "Memory: the model calls the memory system made itself (ingestion and search), list prices; n/a "
+            "when its provider does not report them (cloud APIs), and then the total is n/a too. Context tokens "
+            "are the answer prompt's, whatever the memory system spent."
+        )
     html = render(
-        headers + (["cost (USD)"] if has_cost else []),
+        headers + [h for _, h in costs],
         rows,
-        caption="Tokens" + (" and cost" if has_cost else ""),
-        notes=[
-            "Answer-prompt tokens counted client-side, as MemoryBench does; context = prompt − base prompt."
-            + ("" if has_cost else " These runs record no cost.")
-        ],
+        caption="Tokens" + (" and cost" if costs else ""),
+        notes=notes,
     )
     return Table(tok, html)
 
