@@ -603,7 +603,8 @@ def load_runs(
             holding an ``eval_results.json`` and LongMemEval's judged answers (``*.eval-results-*``, or a
             ``.jsonl`` copy).
         format: read every source as this format instead of detecting it: ``"evermemos"``, ``"zep"``,
-            ``"mem0"``, ``"longmemeval"``, or ``"memorybench"`` / ``"bench_nb"`` (one on-disk format: run directories).
+            ``"mem0"``, ``"longmemeval-v2"``, ``"longmemeval"``, ``"amb"``, ``"mem0-benchmarks"``, or
+            ``"memorybench"`` / ``"bench_nb"`` (one on-disk format: run directories).
         dataset: LoCoMo's locomo10.json, to give imported questions their canonical ids (Zep's and Mem0's
             files need it; EverMemOS's question texts are checked against it). Default: the download cache.
         strict: raise ``RunFormatError`` on the first problem instead of collecting problems.
