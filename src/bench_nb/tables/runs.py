@@ -381,8 +381,9 @@ def table_tokens(data: Any) -> Table:
     if costs == _COST_PARTS:
         notes.append(
             "Memory: the model calls the memory system made itself (ingestion and search), list prices; n/a "
-            "when its provider does not report them (cloud APIs), and then the total is n/a too. Context tokens "
-            "are the answer prompt's, whatever the memory system spent."
+            "when its provider does not report them (cloud APIs), and then the total is n/a too. Answer or "
+            "judges n/a: no model called (or none priced). Context tokens are the answer prompt's, whatever "
+            "the memory system spent."
         )
     html = render(
         headers + [h for _, h in costs],
