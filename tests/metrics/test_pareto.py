@@ -26,6 +26,7 @@ def _run(run_id: str, correct: list[bool | None], **costs: float | None) -> list
             "context_tokens": costs.get("context_tokens"),
             "prompt_tokens": costs.get("context_tokens"),
             "cost_usd": costs.get("cost_usd"),
+            "total_cost_usd": costs.get("total_cost_usd"),
         }
         if c is None:
             out.append(row(None, unscored=True, **values))
@@ -107,3 +108,17 @@ def test_pareto_frontier_frame_has_the_missing_column_in_pandas_too() -> None:
     pd_out = pareto_frontier(q)
     assert list(pd_out.columns)[-3:] == ["on_frontier", "dominated_by", "missing"]
     assert pl.from_pandas(pd_out)["on_frontier"].to_list() == [True]
+
+
+def test_the_memory_sides_cost_counts_when_every_run_reports_it() -> None:
+    # a answers cheaply but its memory system spends on ingestion; b answers dearer and spends nothing itself
+    a = _run("a", SEVEN, search_ms=100.0, context_tokens=500, cost_usd=0.001, total_cost_usd=0.02)
+    b = _run("b", SEVEN, search_ms=100.0, context_tokens=500, cost_usd=0.002, total_cost_usd=0.002)
+    out = {r["run_id"]: r for r in pareto_frontier(frame(*a, *b), backend="polars").iter_rows(named=True)}
+    assert out["a"]["dominated_by"] == "b" and out["b"]["on_frontier"]  # the total decides
+    assert out["a"]["total_cost_usd"] == 0.02 and out["a"]["cost_usd"] == 0.001
+    # one run without a reported memory side: answer and judge cost for all (no run charged for it alone)
+    z = _run("z", SEVEN, search_ms=100.0, context_tokens=500, cost_usd=0.003, total_cost_usd=None)
+    out = {r["run_id"]: r for r in pareto_frontier(frame(*a, *b, *z), backend="polars").iter_rows(named=True)}
+    assert out["b"]["dominated_by"] == "a" and out["z"]["dominated_by"] == "a, b"
+    assert compared_objectives([out["a"], out["z"]])[-1] == "cost_usd"

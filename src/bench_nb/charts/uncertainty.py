@@ -123,7 +123,15 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
     boot = _bootstrap(data, seed)
     q = boot.questions
     labels = run_labels(q)
-    frame = _json_safe(with_run_label(boot.pareto_frontier().drop("missing"), labels))
+    pareto = boot.pareto_frontier().drop("missing")
+    # the one cost the frontier compared: the total when every run reports its memory side (metrics.pareto)
+    with_memory = not pareto.is_empty() and pareto["total_cost_usd"].null_count() == 0
+    pareto = (
+        pareto.drop("cost_usd").rename({"total_cost_usd": "cost_usd"})
+        if with_memory
+        else pareto.drop("total_cost_usd")
+    )
+    frame = _json_safe(with_run_label(pareto, labels))
     frame = frame.with_columns(
         status=pl.when(pl.col("on_frontier"))
         .then(pl.lit("frontier"))
@@ -135,6 +143,8 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
     colors = color_scale(run_colors(q, labels))  # one scale object for every panel's colour and stroke
     panels = []
     for column, axis in _AXES:
+        if column == "cost_usd" and with_memory:
+            axis = "cost per question, memory side included (USD)"
         shown = frame.filter(pl.col(column).is_not_null() & pl.col("accuracy").is_not_null())
         if shown.is_empty():
             continue

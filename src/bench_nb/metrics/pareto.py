@@ -11,7 +11,9 @@ cycle and leave the frontier empty.) Dominance is decided on point estimates; th
 (``accuracy_intervals``, clustered) is reported beside it so a reader sees when "dominated" rests on
 a difference the benchmark cannot resolve. Search latency and context tokens are MemScore's (MemoryBench's
 mean search duration, mean context tokens); cost is the mean recorded cost per scored question in USD (null
-when no question of the run has one).
+when no question of the run has one): ``total_cost_usd`` (answer, judges and the memory system's own model
+calls) when every run reports its memory side, else ``cost_usd`` (answer and judges) for all, as
+``budget_curve(by="cost")`` chooses (``metrics.budget.cost_column``); the frame has both.
 """
 
 from __future__ import annotations
@@ -31,16 +33,26 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # objective -> +1 when higher is better, -1 when lower is better
-OBJECTIVES: dict[str, int] = {"accuracy": 1, "search_ms": -1, "context_tokens": -1, "cost_usd": -1}
+OBJECTIVES: dict[str, int] = {
+    "accuracy": 1,
+    "search_ms": -1,
+    "context_tokens": -1,
+    "cost_usd": -1,
+    "total_cost_usd": -1,
+}
+_COSTS = ("cost_usd", "total_cost_usd")  # one of them is compared: the total when every run has it
 
 
 def _known(x: Any) -> bool:
     return x is not None and not (isinstance(x, float) and math.isnan(x))
 
 
-def dominates(b: dict[str, Any], a: dict[str, Any], objectives: Sequence[str] = tuple(OBJECTIVES)) -> bool:
-    """Whether run ``b`` dominates run ``a`` on ``objectives`` (default: all four): at least as good on every
-    one and strictly better on one. False when either run lacks a number for one of them (not comparable)."""
+def dominates(
+    b: dict[str, Any], a: dict[str, Any], objectives: Sequence[str] = tuple(OBJECTIVES)[:4]
+) -> bool:
+    """Whether run ``b`` dominates run ``a`` on ``objectives`` (default: accuracy, search latency, context
+    tokens and answer-and-judge cost): at least as good on every one and strictly better on one. False when
+    either run lacks a number for one of them (not comparable)."""
     if not all(_known(a.get(k)) and _known(b.get(k)) for k in objectives):
         return False
     better = [OBJECTIVES[k] * (b[k] - a[k]) for k in objectives]
@@ -48,8 +60,12 @@ def dominates(b: dict[str, Any], a: dict[str, Any], objectives: Sequence[str] = 
 
 
 def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """The objectives every run is compared on: accuracy, and each cost that at least one run has."""
-    return ["accuracy"] + [k for k in OBJECTIVES if k != "accuracy" and any(_known(r.get(k)) for r in rows)]
+    """The objectives every run is compared on: accuracy, and each cost that at least one run has; of the two
+    costs, ``total_cost_usd`` when every run has it (memory side included), else ``cost_usd``."""
+    costs = [k for k in OBJECTIVES if k != "accuracy" and any(_known(r.get(k)) for r in rows)]
+    total = bool(rows) and all(_known(r.get("total_cost_usd")) for r in rows)
+    drop = "cost_usd" if total else "total_cost_usd"
+    return ["accuracy"] + [k for k in costs if k != drop]
 
 
 @overload
@@ -60,7 +76,7 @@ def pareto_frontier(
     questions: Any, *, seed: int = 0, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
-    ``search_ms, context_tokens, cost_usd``, ``on_frontier`` (null for a run that is not comparable),
+    ``search_ms, context_tokens, cost_usd, total_cost_usd``, ``on_frontier`` (null for a run that is not comparable),
     ``dominated_by`` (the runs that dominate it, comma-separated) and ``missing`` (the objectives a run that
     is not comparable lacks, comma-separated; null for the others); frontier runs first, then by accuracy.
     The objectives: accuracy, and each cost at least one run has (module docstring)."""
@@ -82,10 +98,9 @@ def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
         "run_id", "provider", search_ms="latency_ms", context_tokens="context_tokens"
     )
     scored = frame.filter(pl.col("status") == "evaluated") if "status" in frame.columns else frame
-    cost = (
-        scored.group_by("run_id").agg(cost_usd=pl.col("cost_usd").mean())
-        if "cost_usd" in frame.columns
-        else pl.DataFrame({"run_id": [], "cost_usd": []}, schema={"run_id": pl.Utf8, "cost_usd": pl.Float64})
+    cost = scored.group_by("run_id").agg(
+        (pl.col(c).cast(pl.Float64) if c in frame.columns else pl.lit(None, pl.Float64)).mean().alias(c)
+        for c in _COSTS
     )
     table = (
         ms.join(
@@ -111,5 +126,5 @@ def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
         dominated_by=pl.Series(dominated_by, dtype=pl.Utf8),
         missing=pl.Series([", ".join(m) or None for m in missing], dtype=pl.Utf8),
     ).sort(["on_frontier", "accuracy"], descending=True, nulls_last=True, maintain_order=True)
-    cols = ["run_id", "provider", "accuracy", "ci_low", "ci_high", "search_ms", "context_tokens", "cost_usd"]
+    cols = ["run_id", "provider", "accuracy", "ci_low", "ci_high", "search_ms", "context_tokens", *_COSTS]
     return table.select(*cols, "on_frontier", "dominated_by", "missing")

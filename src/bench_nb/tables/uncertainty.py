@@ -330,6 +330,8 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
     frame = boot.pareto_frontier()
+    with_memory = not frame.is_empty() and frame["total_cost_usd"].null_count() == 0
+    cost = "total_cost_usd" if with_memory else "cost_usd"
     rows = []
     for r in frame.iter_rows(named=True):
         by = ", ".join(labels.get(x, x) for x in r["dominated_by"].split(", ") if x)
@@ -345,7 +347,7 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
                 Cell(f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
                 Cell(num(r["search_ms"]), "num"),
                 Cell(num(r["context_tokens"]), "num"),
-                Cell("n/a" if missing(r["cost_usd"]) else f"${r['cost_usd']:.4f}", "num"),
+                Cell("n/a" if missing(r[cost]) else f"${r[cost]:.4f}", "num"),
                 Cell(by or "—"),
             ]
         )
@@ -355,7 +357,7 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
             "accuracy [clustered 95% CI]",
             "search ms",
             "context tokens",
-            "cost / question",
+            "cost / question" + (" (with memory)" if with_memory else ""),
             "dominated by",
         ],
         rows,
@@ -364,7 +366,12 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
             "A run is dominated when another is at least as good on every objective (higher accuracy; lower "
             "latency, tokens, cost: each one any run reports) and better on one; a run that lacks one of them "
             "is not comparable. Decided on point estimates: when the accuracy intervals overlap, a "
-            "'dominated' may rest on a difference the benchmark cannot resolve."
+            "'dominated' may rest on a difference the benchmark cannot resolve.",
+            "Cost: answer, judges and the memory system's own model calls (total_cost_usd), every run reporting "
+            "its memory side."
+            if with_memory
+            else "Cost: answer and judges (cost_usd); a memory system's own model calls are counted only when "
+            "every run reports them.",
         ],
     )
     return Table(frame, html)
