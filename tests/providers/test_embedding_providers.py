@@ -149,3 +149,38 @@ def test_hybrid_concurrent_searches_match_sequential_ones(tmp_path: Path) -> Non
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert all(pool.map(work, range(40)))
+
+
+# mem0-local in a fresh process, as a run uses it: set up, ingest, search, close.
+_QUIET_SCRIPT = """
+import sys
+from bench_nb.providers import get_provider
+from bench_nb.records import Message, Session
+
+p = get_provider("mem0-local", run_dir=sys.argv[1])
+p.ingest("c", [Session("S1", "2023-05-08", (Message("Ann", "I adopted a cat.", message_id="D1:1"),))])
+print(p.search("c", "Which pet did Ann adopt?", 1)[0].hit_id)
+p.close()
+"""
+
+
+@pytest.mark.slow
+def test_mem0_local_prints_nothing_on_stderr(tmp_path: Path) -> None:
+    # Without the fix: transformers' "Loading weights" bar, mem0's "spaCy is not installed" (twice) and
+    # "fastembed not installed - BM25 keyword search disabled" notices, on every run.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", _QUIET_SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "D1:1\n"
+    assert done.stderr == ""

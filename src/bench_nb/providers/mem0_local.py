@@ -23,7 +23,10 @@ set up, and why:
   each memory's metadata and come back on the hits; ``raw`` is mem0's own result dict.
 
 Without spaCy and fastembed (not in the extra: fastembed would download its BM25 model) mem0 ranks by
-embedding similarity alone; ``SearchHit.score`` is mem0's score (cosine similarity, higher is better).
+embedding similarity alone. Setting mem0 up prints nothing: it is opened, and what it loads on its first add
+or search (spaCy's models, fastembed's BM25 encoder, each remembering that it is missing) is loaded once,
+under ``embedding.quiet_loading`` (no "Loading weights" bar, no "spaCy is not installed" or "fastembed not
+installed" notice, for that call only); a failure to open still raises. ``SearchHit.score`` is mem0's score (cosine similarity, higher is better).
 mem0 drops hits under its ``threshold``; this provider passes 0.0 unless told otherwise. Embedded Qdrant
 allows one client per directory, so provider objects on the same run directory share one ``Memory``, and
 calls into it are serialised by a lock (Qdrant's local mode is not thread-safe).
@@ -40,7 +43,7 @@ from typing import Any
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
-from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir
+from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir, quiet_loading
 from bench_nb.providers.query import query_terms
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.switches import go_offline, mem0_telemetry_off
@@ -70,6 +73,22 @@ def _import_mem0() -> Any:
         ) from err
     mem0_telemetry_off()  # the module flags too, in case mem0 was imported before the variable was set
     return mem0
+
+
+def _load_optional_parts(memory: Any) -> None:
+    """What mem0 loads on its first add or search, loaded now (within set-up): spaCy's lemmatizer and entity
+    model and fastembed's BM25 encoder. Each remembers a failure to load (not installed), so its notice is
+    given once, here, where ``quiet_loading`` silences it, and no timed call pays for the loading."""
+    try:
+        from mem0.utils.entity_extraction import extract_entities
+        from mem0.utils.lemmatization import lemmatize_for_bm25
+    except ImportError:  # a mem0 without them loads nothing lazily
+        return
+    lemmatize_for_bm25("set up")
+    extract_entities("set up")
+    bm25 = getattr(memory.vector_store, "_get_bm25_encoder", None)  # mem0 >= 2.2's Qdrant store
+    if callable(bm25):
+        bm25()
 
 
 def _role(speaker: str) -> str:
@@ -199,7 +218,9 @@ class Mem0LocalProvider:
                 "history_db_path": str(self.directory / "history.db"),
             }
             try:
-                memory = mem0.Memory.from_config(config)
+                with quiet_loading("mem0", "sentence_transformers"):
+                    memory = mem0.Memory.from_config(config)
+                    _load_optional_parts(memory)
             except Exception as err:
                 raise ProviderError(f"mem0-local: could not open mem0 in {self.directory}: {err}") from err
             _shared[key] = (memory, threading.Lock(), metering, wanted)
