@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.models.prompt import answer_prompt_hash
+from bench_nb.models.prompt import CONTEXT_FORMAT, answer_prompt_hash
 from bench_nb.records import Benchmark
 from bench_nb.runformat.format import (
     AnswerPhase,
@@ -220,6 +220,7 @@ def write_synthetic_run(
             question_set_hash=question_set_hash(list(questions)),
             prompt_hashes={"answer": answer_prompt_hash()}
             | ({f"judge:{judges[0]}": CUSTOM_JUDGE_PROMPT_HASH} if custom_prompt else {}),
+            context_format=CONTEXT_FORMAT,
             custom_prompt=custom_prompt,
             tokenizer="synthetic",
         ).bench_nb(),

@@ -15,6 +15,8 @@ from bench_nb.runformat.load import read_run
 from bench_nb.runformat.spec import question_set_hash, read_spec
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+# The fixtures were written before context formats had versions: the answer prompt hash of format 1.
+RECORDED_PROMPT = answer_prompt_hash(context_format=1)
 
 
 def _edit_settings(run: Path, **changes: object) -> None:
@@ -29,7 +31,7 @@ def test_runs_that_agree_read_as_one_line() -> None:
     ids = json.loads((FIXTURES / "synthetic-sqlite" / "checkpoint.json").read_text())["targetQuestionIds"]
     line = (
         "All 3 runs (full-context, no-memory, sqlite): k=10, answerer extractive, "
-        f"answer prompt {answer_prompt_hash()[:12]}, judge f1 (no prompt), "
+        f"answer prompt {RECORDED_PROMPT[:12]}, judge f1 (no prompt), "
         f"question set {question_set_hash(ids)[:12]} ({len(ids)} questions); "
         f"settings fingerprint {read_spec(read_run(FIXTURES / 'synthetic-sqlite')).fingerprint}"
     )

@@ -16,12 +16,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from runner_fakes import completed_phases
+from runner_fakes import LoggedAnswerer, completed_phases
 from test_resume import _stamps, _timeless
 
 from bench_nb.cli import cli
+from bench_nb.errors import BenchNbError
 from bench_nb.frames.questions import questions_frame
+from bench_nb.models.prompt import CONTEXT_FORMAT, answer_prompt_hash
 from bench_nb.runformat.load import read_run
+from bench_nb.runformat.spec import differences, read_spec
 from bench_nb.runner import run_benchmark
 from bench_nb.tables.settings import run_settings, settings_line
 
@@ -87,3 +90,52 @@ def test_a_finished_old_run_resumes_to_nothing_from_a_notebook_and_from_the_cli(
     assert "finished: completed, 6 evaluated" in out.output
     assert _stamps(runs / "finished") == before  # not one file rewritten
     assert read_run(runs / "finished").checkpoint.benchNb == read_run(OLD / "finished").checkpoint.benchNb  # type: ignore[union-attr]
+
+
+def test_an_old_run_resumed_with_an_answerer_object_keeps_its_context_format(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Runs made before context formats had versions record none: their remaining questions are answered in
+    # format 1 (a hit's date twice), as their first ones were, by a copy of the answerer object given.
+    monkeypatch.setenv("BENCH_NB_QUIET", "1")
+    given = LoggedAnswerer()
+    result = run_benchmark(run_id="killed", runs_dir=runs, answerer=given)
+    assert (result.status, result.evaluated) == ("completed", 12)
+    assert _resumed(runs / "killed") == json.loads(GOLDEN.read_text())
+    assert given.context_format == CONTEXT_FORMAT  # the caller's object is not changed
+
+
+def test_a_run_in_a_context_format_this_version_does_not_know_is_refused(runs: Path) -> None:
+    path = runs / "killed" / "checkpoint.json"
+    ck = json.loads(path.read_text())
+    ck["benchNb"]["contextFormat"] = 7
+    path.write_text(json.dumps(ck))
+    with pytest.raises(BenchNbError, match=r"killed: unknown context format 7; known: 1, 2"):
+        run_benchmark(run_id="killed", runs_dir=runs, progress=False)
+
+
+def test_a_new_run_shows_each_date_once_and_is_not_like_for_like_with_an_old_one(runs: Path) -> None:
+    result = run_benchmark(
+        "sqlite",
+        "sample",
+        k=4,
+        sample_per_type=1,
+        isolate_per_question=True,
+        run_id="new",
+        runs_dir=runs,
+        progress=False,
+    )
+    assert (result.status, result.evaluated) == ("completed", 6)
+    new, old = read_run(runs / "new"), read_run(OLD / "finished")
+    assert new.checkpoint.benchNb["contextFormat"] == CONTEXT_FORMAT  # type: ignore[union-attr]
+    assert new.checkpoint.benchNb["promptHashes"] == {"answer": answer_prompt_hash()}  # type: ignore[union-attr]
+    assert differences([read_spec(old), read_spec(new)]) == [
+        f"answer prompt differs: finished=b602a500ac7aed79, new={answer_prompt_hash()}"
+    ]
+    context = {
+        qid: (q.phases.answer.contextTokens, new.checkpoint.questions[qid].phases.answer.contextTokens)  # type: ignore[union-attr]
+        for qid, q in old.checkpoint.questions.items()  # type: ignore[union-attr]
+    }
+    assert all(before > after for before, after in context.values()), context
+    # and it resumes in its own format: a second resume finds nothing to do
+    assert run_benchmark(run_id="new", runs_dir=runs, progress=False).evaluated == 6

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from bench_nb.models.prompt import answer_prompt_hash, prompt_tokens
+from bench_nb.models.prompt import CONTEXT_FORMAT, answer_prompt_hash, check_context_format, prompt_tokens
 from bench_nb.models.tokens import tokenizer_for, warm_up_tokenizer
 from bench_nb.records import Answer, Question, SearchHit
 
@@ -62,12 +62,15 @@ class ExtractiveAnswerer:
         min_overlap: the least share of the question's content words the best sentence must hold (0-1).
         max_words: the answer is cut to this many words.
         token_model: the model whose tokenizer counts the token fields.
+        context_format: how the prompt its token fields are counted on shows the hits
+            (``bench_nb.models.prompt.CONTEXT_FORMATS``; a resumed run sets its own).
     """
 
     min_overlap: float = 0.5
     max_words: int = 40
     token_model: str = "gpt-4o"
     name: str = "extractive"
+    context_format: int = CONTEXT_FORMAT
     #: Pure Python in the runner's process: its answer latency is its thread's CPU time (docs/runner.md).
     cpu_bound: ClassVar[bool] = True
 
@@ -76,6 +79,7 @@ class ExtractiveAnswerer:
             raise ValueError(f"min_overlap must be in [0, 1], not {self.min_overlap}")
         if self.max_words < 1:
             raise ValueError(f"max_words must be at least 1, not {self.max_words}")
+        check_context_format(self.context_format)
 
     @property
     def tokenizer(self) -> str:
@@ -85,7 +89,7 @@ class ExtractiveAnswerer:
     @property
     def prompt_hash(self) -> str:
         """The hash of the answer prompt its token fields are counted on."""
-        return answer_prompt_hash()
+        return answer_prompt_hash(context_format=self.context_format)
 
     def warm_up(self) -> None:
         """Load the tokenizer its token fields are counted with (outside any timed answer)."""
@@ -127,7 +131,7 @@ class ExtractiveAnswerer:
             text = " ".join(words[: self.max_words]) + (" …" if len(words) > self.max_words else "")
             if question.question.strip().lower().startswith("when") and hit.date:
                 text = f"{text} (on {_day(hit.date)})"
-        counted = prompt_tokens(question, hits, self.token_model)
+        counted = prompt_tokens(question, hits, self.token_model, context_format=self.context_format)
         return Answer(
             hypothesis=text,
             prompt_tokens=counted.prompt_tokens,

@@ -22,7 +22,14 @@ from typing import Any
 from bench_nb.errors import ModelError
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import LLMClient, UsageTotals, default_client
-from bench_nb.models.prompt import AnswerPromptFn, answer_prompt_hash, prompt_tokens, template_prompt
+from bench_nb.models.prompt import (
+    CONTEXT_FORMAT,
+    AnswerPromptFn,
+    answer_prompt_hash,
+    check_context_format,
+    prompt_tokens,
+    template_prompt,
+)
 from bench_nb.models.tokens import tokenizer_for, warm_up_tokenizer
 from bench_nb.records import Answer, Question, SearchHit
 
@@ -35,7 +42,9 @@ class LLMAnswerer:
     Attributes:
         name: the answerer's name in runs (the model alias).
         tokenizer: the tokenizer that counts its prompt tokens (e.g. ``tiktoken:o200k_base``).
-        prompt_hash: the hash of the answer prompt in use.
+        prompt_hash: the hash of the answer prompt in use (its template and context format).
+        context_format: how the prompt shows the hits (``bench_nb.models.prompt.CONTEXT_FORMATS``; a resumed
+            run sets its own).
         custom_prompt: True when a provider's own prompt is in use.
         usage: calls, tokens and cost so far.
     """
@@ -51,6 +60,7 @@ class LLMAnswerer:
         temperature: float | None = None,
         max_tokens: int | None = None,
         name: str | None = None,
+        context_format: int = CONTEXT_FORMAT,
     ) -> None:
         self.spec = resolve_model(alias, base_url=base_url)
         self.name = name or alias
@@ -64,7 +74,8 @@ class LLMAnswerer:
             )
             prompt = None
         self.custom_prompt = prompt is not None
-        self.prompt_hash = answer_prompt_hash(prompt)
+        self.context_format = check_context_format(context_format)
+        self._prompt = prompt
         self._build: AnswerPromptFn | None = template_prompt(prompt) if isinstance(prompt, str) else prompt
 
     @property
@@ -77,6 +88,11 @@ class LLMAnswerer:
         """The name of the tokenizer the answer prompt's tokens are counted with."""
         return tokenizer_for(self.spec)
 
+    @property
+    def prompt_hash(self) -> str:
+        """The hash of the answer prompt in use: its template (or custom prompt) and context format."""
+        return answer_prompt_hash(self._prompt, self.context_format)
+
     def warm_up(self) -> None:
         """Load the tokenizer its prompt tokens are counted with (outside any timed answer)."""
         warm_up_tokenizer(self.spec)
@@ -88,7 +104,9 @@ class LLMAnswerer:
             ModelError: the model call failed after its retries (the message names the question).
         """
         try:
-            pt = prompt_tokens(question, hits, self.spec, prompt=self._build)
+            pt = prompt_tokens(
+                question, hits, self.spec, prompt=self._build, context_format=self.context_format
+            )
             reply = self.client.complete(
                 self.spec,
                 [{"role": "user", "content": pt.prompt}],
@@ -112,14 +130,23 @@ class LLMAnswerer:
         )
 
 
-_OPTIONS = {"client", "base_url", "prompt", "allow_custom_prompt", "temperature", "max_tokens", "name"}
+_OPTIONS = {
+    "client",
+    "base_url",
+    "prompt",
+    "allow_custom_prompt",
+    "temperature",
+    "max_tokens",
+    "name",
+    "context_format",
+}
 
 
 def make_llm_answerer(alias: str, **opts: Any) -> LLMAnswerer:
     """The LLM answerer for a model alias (the registry's factory for every non-built-in answerer name).
 
     Options: ``client``, ``base_url``, ``prompt`` (a provider's own answer prompt) with
-    ``allow_custom_prompt``, ``temperature``, ``max_tokens``, ``name``.
+    ``allow_custom_prompt``, ``temperature``, ``max_tokens``, ``name``, ``context_format``.
 
     Raises:
         ModelError: an unknown model alias or option.

@@ -11,12 +11,20 @@ Token fields, exactly as MemoryBench defines them (docs/memorybench-format.md):
 
 A provider's own prompt (allowed only when the run turns custom prompts on) goes through the same function, so
 its tokens are counted the same way.
+
+Context formats: how ``format_context`` shows a hit is versioned (``CONTEXT_FORMATS``), and the version is part
+of ``answer_prompt_hash``, so the hash changes exactly when what the answerer sees changes. Format 1 (runs made
+before formats had versions, which record none) repeats a hit's date when its text starts with it (``[date]
+Speaker: ...``, the sqlite, full-context and mem0-local renderings); format 2 (``CONTEXT_FORMAT``, new runs)
+shows it once, in the block's head. A resumed run keeps its own format (docs/runner.md).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from bench_nb.models.aliases import ModelSpec
@@ -50,37 +58,79 @@ Answer:"""
 
 ANSWER_PROMPT_ID = "bench_nb/answer/v1"
 
+LEGACY_CONTEXT_FORMAT = 1
+"""The context format of runs that record none (made before formats had versions): a hit's date twice."""
+CONTEXT_FORMAT = 2
+"""The context format new runs use: a hit's date once, in its block's head."""
+CONTEXT_FORMATS = (LEGACY_CONTEXT_FORMAT, CONTEXT_FORMAT)
 
-def format_context(hits: Sequence[SearchHit]) -> str:
+# The format ``format_context`` uses when not told: set by ``prompt_tokens`` and ``answer_prompt_hash`` while
+# they build, so a custom prompt function calling ``format_context(hits)`` follows the answerer's format.
+_FORMAT: ContextVar[int] = ContextVar("bench_nb_context_format", default=CONTEXT_FORMAT)
+
+
+def check_context_format(version: int) -> int:
+    """``version`` if it is a known context format, else ``ValueError`` naming the known ones."""
+    if version not in CONTEXT_FORMATS:
+        known = ", ".join(map(str, CONTEXT_FORMATS))
+        raise ValueError(f"unknown context format {version!r}; known: {known}")
+    return version
+
+
+@contextmanager
+def using_context_format(version: int) -> Iterator[None]:
+    """``format_context`` calls in this block (this thread) that name no format use ``version``."""
+    token = _FORMAT.set(check_context_format(version))
+    try:
+        yield
+    finally:
+        _FORMAT.reset(token)
+
+
+def format_context(hits: Sequence[SearchHit], context_format: int | None = None) -> str:
     """The retrieved hits as numbered blocks: ``[n] (date, session id)`` then the text.
 
     Every provider's hits are formatted by this function, so differences in score come from what was
-    retrieved, not from how it was shown to the model. No hits gives ``NO_CONTEXT``.
+    retrieved, not from how it was shown to the model. No hits gives ``NO_CONTEXT``. ``context_format``
+    (default: the one in effect, ``CONTEXT_FORMAT`` unless ``using_context_format`` says otherwise): from
+    format 2 on, a hit whose text starts with its own date in brackets (``[date] Speaker: ...``) loses that
+    prefix, since the block's head names the date; format 1 shows the text as it is.
     """
     if not hits:
         return NO_CONTEXT
+    version = _FORMAT.get() if context_format is None else check_context_format(context_format)
     blocks = []
     for i, hit in enumerate(hits, start=1):
         meta = ", ".join(x for x in (hit.date, f"session {hit.session_id}" if hit.session_id else None) if x)
         head = f"[{i}] ({meta})" if meta else f"[{i}]"
-        blocks.append(f"{head}\n{hit.text.strip()}")
+        text = hit.text.strip()
+        if version >= 2 and hit.date and text.startswith(f"[{hit.date}]"):
+            text = text[len(hit.date) + 2 :].lstrip()
+        blocks.append(f"{head}\n{text}")
     return "\n\n".join(blocks)
 
 
-def build_answer_prompt(question: Question, hits: Sequence[SearchHit]) -> str:
-    """The standard answer prompt for ``question`` with ``hits`` as context."""
+def build_answer_prompt(
+    question: Question, hits: Sequence[SearchHit], context_format: int | None = None
+) -> str:
+    """The standard answer prompt for ``question`` with ``hits`` as context (in ``context_format``)."""
     return ANSWER_TEMPLATE.format(
         question=question.question.strip(),
         question_date=question.question_date or NO_DATE,
-        context=format_context(hits),
+        context=format_context(hits, context_format),
     )
 
 
-def answer_prompt_hash(prompt: str | AnswerPromptFn | None = None) -> str:
-    """A short sha256 of the answer prompt's template, so reports can show that runs used the same prompt.
+def answer_prompt_hash(
+    prompt: str | AnswerPromptFn | None = None, context_format: int = CONTEXT_FORMAT
+) -> str:
+    """A short sha256 of the answer prompt's template and context format, so reports can show that runs used
+    the same prompt.
 
     For the standard prompt (``None``) it hashes ``ANSWER_TEMPLATE``; for a template string, the string; for a
-    function, the prompt it builds for a fixed probe question (same function, same hash).
+    function, the prompt it builds for a fixed probe question (same function, same hash). From context format
+    2 on, the format's version is hashed with it (format 1's hashes are the ones runs made before versions
+    recorded), so two runs share a hash only when their answerer saw their hits the same way.
     """
     if prompt is None:
         text = ANSWER_TEMPLATE
@@ -88,7 +138,10 @@ def answer_prompt_hash(prompt: str | AnswerPromptFn | None = None) -> str:
         text = prompt
     else:
         probe = Question("probe", "{question}", "", "", "other", "", question_date="{question_date}")
-        text = prompt(probe, [SearchHit(text="{context}")])
+        with using_context_format(context_format):
+            text = prompt(probe, [SearchHit(text="{context}")])
+    if check_context_format(context_format) != LEGACY_CONTEXT_FORMAT:
+        text = f"{text}\n\ncontext format {context_format}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -123,6 +176,7 @@ def prompt_tokens(
     model: str | ModelSpec = "gpt-4o",
     *,
     prompt: AnswerPromptFn | None = None,
+    context_format: int = CONTEXT_FORMAT,
 ) -> PromptTokens:
     """Build the answer prompt and count ``promptTokens``, ``basePromptTokens`` and ``contextTokens``.
 
@@ -132,11 +186,15 @@ def prompt_tokens(
         model: the answering model, which picks the tokenizer (see ``bench_nb.models.tokens``); answerers
             without a model (the extractive one) count as ``gpt-4o`` would.
         prompt: a custom prompt function; None is the standard prompt.
+        context_format: how the hits are shown (``CONTEXT_FORMATS``; a custom function calling
+            ``format_context(hits)`` gets it too).
     """
     build = prompt or build_answer_prompt
-    full = build(question, hits)
+    with using_context_format(context_format):
+        full = build(question, hits)
+        empty = build(question, [])
     with_context = count_tokens(full, model)
-    base = count_tokens(build(question, []), model)
+    base = count_tokens(empty, model)
     return PromptTokens(
         prompt=full,
         prompt_tokens=with_context.n,

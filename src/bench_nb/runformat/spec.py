@@ -33,6 +33,9 @@ if TYPE_CHECKING:  # loading runs is imported where it is used: the command line
     from bench_nb.runformat.load import Run, RunSet, RunView, Sources
 
 _MISSING = "(not recorded)"
+# The context format of a run that records none (made before formats had versions; models.prompt's
+# LEGACY_CONTEXT_FORMAT, which this layer does not import): a resumed run keeps it.
+UNVERSIONED_CONTEXT_FORMAT = 1
 FINGERPRINT_CHARS = 12
 # The checkpoint's own fields a RunSpec carries besides its benchNb record (their names as encoded).
 _TOP_LEVEL = ("runId", "provider", "benchmark", "questionIds", "writtenByBenchNb")
@@ -72,7 +75,10 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     question ids) and whether bench_nb wrote the run; the others are the run-level ``benchNb`` record, in the
     order it is written. ``provider`` and ``benchmark`` are the names the run records (a Provider object's
     ``name``); ``invocation`` the names it was asked for (``"module:attr"`` plugins included).
-    ``benchmark_sha256`` asked is a pin: a file with another hash is refused.
+    ``benchmark_sha256`` asked is a pin: a file with another hash is refused. ``context_format`` is how the
+    answer prompt shows the hits (``models.prompt.CONTEXT_FORMATS``; its version is in the answer prompt's
+    hash): not asked, it is the answerer's for a new run and the run's own on a resume (a run recording none
+    has ``UNVERSIONED_CONTEXT_FORMAT``), so a resumed run's prompts do not change under it.
     """
 
     run_id: str = ""
@@ -92,6 +98,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     question_set_hash: str | None = None
     judge_replicates: int | None = None
     prompt_hashes: dict[str, str] | None = None
+    context_format: int | None = None
     custom_prompt: bool = False
     tokenizer: str | None = None
     evidence_level: str | None = None
@@ -187,6 +194,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             isolate_per_question=pick(self.isolate_per_question, stored.isolate_per_question),
             judge_replicates=pick(self.judge_replicates, replicates),
             question_ids=selection.get("question_ids"),
+            context_format=pick(self.context_format, stored.context_format or UNVERSIONED_CONTEXT_FORMAT),
             invocation=Invocation(
                 provider=pick(mine.provider, None if "provider" in objects else inv.provider),
                 benchmark=pick(mine.benchmark, None if "benchmark" in objects else inv.benchmark),
@@ -251,6 +259,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         version: int,
         benchmark_sha256: str | None,
         prompt_hashes: Mapping[str, str],
+        context_format: int | None,
         custom_prompt: bool,
         tokenizer: str | None,
         evidence_level: str | None,
@@ -258,7 +267,8 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     ) -> RunSpec:
         """This (asked, defaults applied) spec with what the run found: the components' names (``provider``,
         ``answerer``, ``judges``, primary first) and the names they were made from (``*_spec``: ``None`` for
-        an object), the question ids, the benchmark file's sha256, the prompts' hashes, whether a provider's
+        an object), the question ids, the benchmark file's sha256, the prompts' hashes, the answer prompt's
+        context format (``None``: an answerer that does not say), whether a provider's
         own prompt was used, the answerer's tokenizer and the provider's evidence level. What it records is
         ``bench_nb()``: judge replicates only above 1, a custom prompt only when used."""
         inv = self.asked_for
@@ -279,6 +289,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             question_set_hash=question_set_hash(question_ids),
             judge_replicates=replicates,
             prompt_hashes=dict(prompt_hashes) or None,
+            context_format=context_format,
             custom_prompt=custom_prompt,
             tokenizer=tokenizer,
             evidence_level=evidence_level,

@@ -10,6 +10,7 @@ touching bench_nb: ``bench-nb run -p mypkg.memory:MyProvider -b locomo``. Model 
 
 from __future__ import annotations
 
+import copy
 import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -73,6 +74,29 @@ def make_answerer(spec: str | Answerer, options: Mapping[str, Any] | None = None
     from bench_nb.models.answerers import get_answerer
 
     return get_answerer(spec, **dict(options or {}))
+
+
+def in_context_format(answerer: Answerer, version: int | None, where: str = "") -> Answerer:
+    """``answerer`` showing hits in context format ``version`` (``models.prompt.CONTEXT_FORMATS``): itself when
+    it already does, when ``version`` is None, or when it has no ``context_format`` to set; else a copy set to
+    it (an object the caller passed is not changed). A resumed run's answerer gets the run's own format this
+    way, so its remaining prompts are built as its first ones were.
+
+    Raises:
+        BenchNbError: ``version`` is not a known format (``where`` names the run).
+    """
+    from bench_nb.models.prompt import check_context_format
+
+    current = getattr(answerer, "context_format", None)
+    if version is None or current is None or current == version:
+        return answerer
+    try:
+        check_context_format(version)
+    except ValueError as err:
+        raise BenchNbError(f"{where}: {err} (made by a newer bench_nb?)" if where else str(err)) from None
+    changed = copy.copy(answerer)
+    changed.context_format = version  # type: ignore[attr-defined]
+    return changed
 
 
 def is_model_alias(spec: str | Answerer | Judge, builtin: Sequence[str]) -> bool:

@@ -123,9 +123,12 @@ def reanswer(
         answerer_name = spec.answerer
     if answerer_name is None:
         raise BenchNbError(f"{path}: the run does not record its answerer by name; give one (answerer=...)")
-    from bench_nb.runner.components import make_answerer
+    from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT
+    from bench_nb.runner.components import in_context_format, make_answerer
 
-    reader = make_answerer(answerer_name, answerer_options)
+    # The run's own context format, so the re-answer sees its hits as the run's answers did.
+    context_format = spec.context_format or UNVERSIONED_CONTEXT_FORMAT
+    reader = in_context_format(make_answerer(answerer_name, answerer_options), context_format, str(path))
     judge_name = primary_judge(run) or run.checkpoint.judge
     judge = resolve_judge(judge_name)
     if isinstance(benchmark, Benchmark):

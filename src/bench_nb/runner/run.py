@@ -31,6 +31,7 @@ from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, write
 from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.components import (
     check_credentials,
+    in_context_format,
     make_answerer,
     make_judges,
     make_provider,
@@ -117,6 +118,12 @@ def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str
         elif isinstance(value, Mapping):
             out.update({f"{role}:{k}": str(v) for k, v in value.items()})
     return out
+
+
+def _context_format(answerer: Answerer) -> int | None:
+    """The answerer's context format (``models.prompt.CONTEXT_FORMATS``), None when it does not say."""
+    value = getattr(answerer, "context_format", None)
+    return value if isinstance(value, int) else None
 
 
 def _new_checkpoint(
@@ -459,7 +466,10 @@ def _found(
         answerer_options, judge_options = provider_prompt_options(
             provider, answerer, split_specs(judges), answerer_options, judge_options
         )
-    answerer_obj = make_answerer(answerer, answerer_options)
+    # A resumed run's answerer shows the hits as the run's first answers saw them (RunSpec.context_format).
+    answerer_obj = in_context_format(
+        make_answerer(answerer, answerer_options), spec.context_format, str(run_dir)
+    )
     judge_objs = make_judges(judges, judge_options)
     check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
     if is_beam(bench.name) and getattr(judge_objs[0], "graded", False) is not True:
@@ -483,6 +493,7 @@ def _found(
         version=BENCH_NB_VERSION,
         benchmark_sha256=bench.sha256 or (benchmark_sha256(inv.dataset) if inv.dataset is not None else None),
         prompt_hashes=_prompt_hashes(answerer_obj, judge_objs),
+        context_format=_context_format(answerer_obj),
         custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)),
         tokenizer=tokenizer if isinstance(tokenizer, str) else None,
         evidence_level=declared_evidence_level(provider),
