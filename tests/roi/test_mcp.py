@@ -22,11 +22,11 @@ def _payload(result: Any) -> dict[str, Any]:
 
 
 async def _session_calls(
-    db: Path, owner: str, calls: list[str], cwd: Path
+    db: Path, owner: str, calls: list[str], cwd: Path, *extra: str
 ) -> tuple[list[Any], list[dict[str, Any]]]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "bench_nb.roi.mcp_server", "--owner", owner, "--db", str(db), "--deterministic"],
+        args=["-m", "bench_nb.roi.mcp_server", "--owner", owner, "--db", str(db), "--deterministic", *extra],
         cwd=str(cwd),
         # the client passes only a safe environment: keep PYTHONPATH so the server runs the sources under test
         env={**get_default_environment(), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}},
@@ -88,3 +88,18 @@ def test_benchmark_memory_through_an_mcp_client(jsonl_file: Path, db: Path, tmp_
             "b-personal",
             "b-team",
         }
+
+
+def test_the_mcp_server_runs_distractor_probes(db: Path, tmp_path: Path) -> None:
+    """``--probe-mode distractor`` reaches the server's runs: on the generated team store, fewer than all of
+    the 20 probes surface their memory with 5 hits."""
+    from bench_nb.roi.sample import team_memories, write_sample_memories
+
+    import_memories(write_sample_memories(tmp_path / "team.jsonl", team_memories()), db, admin=True)
+    calls = ["benchmark_memory", "benchmark_memory", "wait", "benchmark_status"]
+    _, (first, second, status) = anyio.run(
+        _session_calls, db, "alex", calls, tmp_path, "--probe-mode", "distractor"
+    )
+    assert first["status"] == "generating" and first["probes"] == 20
+    assert second["probe_mode"] == "distractor" and 0 < second["source_surfaced"] < 20
+    assert status["probe_mode"] == "distractor" and 0 < status["exclusive_rate"] < 1

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from bench_nb.roi.errors import RunInProgressError
+from bench_nb.roi.probers import DETERMINISTIC_MODES
 
 DB_OPTION = click.option(
     "--db",
@@ -29,11 +30,12 @@ def _run_options(fn: Any) -> Any:
         click.option("--deterministic", is_flag=True, help="No key: deterministic prober and judge."),
         click.option(
             "--probe-mode",
-            type=click.Choice(["paraphrase", "template"]),
+            type=click.Choice(list(DETERMINISTIC_MODES)),
             default="paraphrase",
             show_default=True,
             help="The deterministic prober's mode (with --deterministic): paraphrase never quotes the memory; "
-            "template quotes it (an upper bound).",
+            "distractor uses only words it shares with its nearest neighbours (a search must rank it among "
+            "them); template quotes it (an upper bound).",
         ),
         click.option("--model", default=None, help="The LLM prober's model (bench_nb.models alias)."),
         click.option("--judge-model", default=None, help="The LLM judge's model (default: --model)."),
@@ -112,14 +114,21 @@ def roi() -> None:
     help="The role bench_nb connects as (--db postgresql://ROLE@...); created if missing.",
 )
 def setup_cmd(admin_db: str, server_role: str) -> None:
-    """Create the ROI schema, roles and row-level security policies in a Postgres database (once)."""
-    from bench_nb.roi.pg_store import setup_postgres
+    """Create the ROI schema, roles and row-level security policies in a Postgres database (once); on a
+    schema an older bench_nb set up, migrate it to this version, keeping its data."""
+    from bench_nb.roi.pg_store import migrate_postgres, setup_postgres
     from bench_nb.roi.store import redact
 
     created = setup_postgres(admin_db, server_role=server_role)
     where = redact(admin_db)
+    if created:
+        click.echo(f"set up the ROI schema in {where}")
+        return
+    before, after = migrate_postgres(admin_db)
     click.echo(
-        f"set up the ROI schema in {where}" if created else f"the ROI schema already exists in {where}"
+        f"migrated the ROI schema in {where} from version {before} to {after}"
+        if after != before
+        else f"the ROI schema already exists in {where} (version {after})"
     )
 
 

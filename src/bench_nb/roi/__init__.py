@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench_nb.roi.distractor import DistractorProber
 from bench_nb.roi.errors import MemoryImportError, RoiError, RunInProgressError, StoreError
 from bench_nb.roi.frames import roi_results_df, roi_runs_df
 from bench_nb.roi.imports import ImportSummary, MemoryFile, import_memories, read_memories
@@ -49,6 +50,7 @@ def ensure_probes(
 __all__ = [
     "POOL_SIZE",
     "DeterministicRoiJudge",
+    "DistractorProber",
     "ImportSummary",
     "JudgeReply",
     "Judgment",

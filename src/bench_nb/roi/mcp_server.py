@@ -21,6 +21,7 @@ from typing import Any
 
 from bench_nb.roi.errors import RunInProgressError
 from bench_nb.roi.options import RoiOptions
+from bench_nb.roi.probers import DEFAULT_MODE, DETERMINISTIC_MODES
 from bench_nb.roi.run import RoiRun, start_run
 from bench_nb.roi.summary import roi_status
 
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--owner", required=True)
     parser.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")
     parser.add_argument("--deterministic", action="store_true")
-    parser.add_argument("--probe-mode", choices=["paraphrase", "template"], default="paraphrase")
+    parser.add_argument("--probe-mode", choices=DETERMINISTIC_MODES, default=DEFAULT_MODE)
     parser.add_argument("--model", default=None)
     parser.add_argument("--provider", default=None)
     args = parser.parse_args(argv)

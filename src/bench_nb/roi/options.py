@@ -22,8 +22,9 @@ class RoiOptions:
 
     Attributes:
         deterministic: keyless prober (``probe_mode``) and deterministic judge; else the LLM ones.
-        probe_mode: ``paraphrase`` (default) or ``template`` (quotes the memory: an upper bound) for the
-            deterministic prober.
+        probe_mode: the deterministic prober's mode: ``paraphrase`` (default), ``distractor`` (only words the
+            memory shares with its nearest neighbours: the search must rank it among them) or ``template``
+            (quotes the memory: an upper bound).
         model: the LLM prober's model (an alias of ``bench_nb.models``).
         judge_model: the LLM judge's model (default: ``model``).
         provider: the registered provider that recalls (default: the store's own, see ``start_run``).

@@ -29,12 +29,22 @@ from __future__ import annotations
 
 import re
 
-from bench_nb.roi.tables import INTEGER, REAL, ROW_ID, TABLES, TEXT, Column, ColumnType, create_tables
+from bench_nb.roi.tables import (
+    INTEGER,
+    PROBE_MODES,
+    REAL,
+    ROW_ID,
+    TABLES,
+    TEXT,
+    Column,
+    ColumnType,
+    create_tables,
+)
 
 SCHEMA = "bench_nb_roi"
 OWNERS_GROUP = "bench_nb_roi_owners"
 DEFAULT_SERVER_ROLE = "bench_nb_roi"
-PG_SCHEMA_VERSION = 1
+PG_SCHEMA_VERSION = 2
 
 _ROLE_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -211,3 +221,19 @@ def setup_sql(server_role: str = DEFAULT_SERVER_ROLE) -> str:
         .replace("{guarded_updates}", updates)
     )
     return script.replace("{server}", server_role).replace("{version}", str(PG_SCHEMA_VERSION))
+
+
+_MODES = ", ".join(f"'{m}'" for m in PROBE_MODES)
+#: Each older schema version's step to the next, run as the admin (``pg_store.migrate_postgres``, called by
+#: ``bench-nb roi setup`` on a store set up before). 1 -> 2: the probe modes' CHECK constraints (Postgres'
+#: default names for a column's CHECK) accept ``distractor``; every row stays.
+MIGRATE: dict[int, str] = {
+    1: f"""
+SET LOCAL search_path = {SCHEMA}, pg_catalog;
+ALTER TABLE probes DROP CONSTRAINT probes_mode_check,
+  ADD CONSTRAINT probes_mode_check CHECK (mode IN ({_MODES}));
+ALTER TABLE results DROP CONSTRAINT results_probe_mode_check,
+  ADD CONSTRAINT results_probe_mode_check CHECK (probe_mode IN ({_MODES}));
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+""",
+}

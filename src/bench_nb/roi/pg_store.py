@@ -88,6 +88,39 @@ def setup_postgres(admin_dsn: str, *, server_role: str | None = None) -> bool:
     return True
 
 
+def migrate_postgres(admin_dsn: str) -> tuple[int, int]:
+    """Bring a ROI schema set up by an older bench_nb to this one's version (as the admin who owns it), in one
+    transaction, keeping every row; returns the versions before and after (equal: nothing to do).
+
+    Raises:
+        StoreError: no ROI schema there, a newer one, or a step failed (nothing is changed then).
+    """
+    from bench_nb.roi.pg_schema import MIGRATE
+
+    _need_psycopg()
+    try:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn, conn.transaction():
+            row = conn.execute(
+                f"SELECT value FROM {SCHEMA}.meta WHERE key = 'schema_version' FOR UPDATE"
+            ).fetchone()
+            if row is None:
+                raise StoreError(
+                    f"{redact(admin_dsn)}: the ROI schema has no schema version in its meta table"
+                )
+            before = version = int(row[0])
+            if version > PG_SCHEMA_VERSION:
+                raise StoreError(
+                    f"{redact(admin_dsn)}: ROI store schema version {version} is newer than this bench_nb "
+                    f"({PG_SCHEMA_VERSION}); upgrade bench_nb"
+                )
+            while version < PG_SCHEMA_VERSION:
+                conn.execute(MIGRATE[version].encode())
+                version += 1
+    except psycopg.Error as err:
+        raise StoreError(f"{redact(admin_dsn)}: cannot migrate the ROI schema ({err})") from err
+    return before, version
+
+
 class PostgresRoiStore(RoiStore):
     """The ROI store in a Postgres database set up by :func:`setup_postgres` (``bench-nb roi setup``).
 
@@ -122,6 +155,13 @@ class PostgresRoiStore(RoiStore):
             raise StoreError(
                 f"{self.location}: ROI store schema version {version} is newer than this bench_nb "
                 f"({PG_SCHEMA_VERSION}); upgrade bench_nb"
+            )
+        if version < PG_SCHEMA_VERSION:
+            self.close()  # the server role may not change the schema: its admin migrates it, once
+            raise StoreError(
+                f"{self.location}: ROI store schema version {version} is older than this bench_nb's "
+                f"({PG_SCHEMA_VERSION}); migrate it once, keeping its data, with "
+                "`bench-nb roi setup --admin-db <admin URL>`"
             )
 
     @property

@@ -6,6 +6,9 @@
   deterministic exclusive rate is an informative lower bound on retrieval.
 - :class:`TemplateProber` (mode ``template``): a templated question that quotes the memory's first sentence,
   so any lexical retriever finds it: an upper bound, kept for comparison and labelled so (``MODE_LABELS``).
+- ``bench_nb.roi.distractor.DistractorProber`` (mode ``distractor``): only words the memory shares with its
+  nearest other memories in its read set, none that single it out, so a search must rank it among its
+  look-alikes: the deterministic mode whose headline falls below 100% on a store with related memories.
 - ``bench_nb.roi.llm.LLMProber`` (mode ``llm``): a natural question from a model.
 """
 
@@ -66,6 +69,7 @@ RUN_LIMIT = 4  # a paraphrase shares fewer than this many consecutive words with
 # What each probe mode measures, for the pages that show a run's headline.
 MODE_NOTES: dict[str, str] = {
     "paraphrase": "a few key terms, never 4 consecutive words of the memory: a lower bound on retrieval",
+    "distractor": "only words the memory shares with its nearest neighbours: ranks it among look-alikes",
     "template": "quotes the memory, so any search finds it: an upper bound",
     "llm": "questions written by a model",
     "mixed": "a mix of probe modes",
@@ -291,12 +295,7 @@ def topic_of(content: str, max_words: int = 16) -> str:
 
 def key_terms(content: str, n: int = 3) -> list[str]:
     """The ``n`` longest distinct content words (ties by first position), in the order they appear."""
-    seen: dict[str, int] = {}
-    for pos, match in enumerate(_WORD.finditer(content)):
-        word = match.group(0).lower().strip("'-")
-        if len(word) < 3 or word in _STOPWORDS or word in seen:
-            continue
-        seen[word] = pos
+    seen = {word: pos for pos, word in enumerate(content_words(content))}
     ranked = sorted(seen, key=lambda w: (-len(w), seen[w]))[:n]
     return sorted(ranked, key=lambda w: seen[w])
 
@@ -337,14 +336,25 @@ def longest_shared_run(question: str, content: str) -> int:
 def paraphrase(memory: Memory) -> str:
     """The paraphrase probe of ``memory``: its key terms in a sentence of the kind's template, sharing
     fewer than ``RUN_LIMIT`` consecutive words with the memory (fewer or reordered terms when needed)."""
+    return phrase(memory, [_SYNONYMS.get(t, t) for t in key_terms(memory.content, 3)])
+
+
+def phrase(memory: Memory, terms: Sequence[str]) -> str:
+    """``terms`` in a sentence of ``memory``'s kind's template that shares fewer than ``RUN_LIMIT``
+    consecutive words with the memory (fewer or reordered terms when it would not)."""
     template = _PARAPHRASES.get(memory.kind, _FALLBACK_PARAPHRASE)
-    terms = [_SYNONYMS.get(t, t) for t in key_terms(memory.content, 3)]
+    terms = list(terms)
     candidates = [terms, list(reversed(terms)), terms[:2], terms[1:], terms[:1], terms[-1:], []]
     for chosen in candidates:
         question = template.format(terms=_join(chosen))
         if longest_shared_run(question, memory.content) < RUN_LIMIT:
             return question
     return template.format(terms="this")
+
+
+def content_words(text: str) -> list[str]:
+    """The distinct content words of ``text`` (3 letters or more, no stop word), lower-cased, in order."""
+    return [w for w in dict.fromkeys(_words(text)) if len(w) >= 3 and w not in _STOPWORDS]
 
 
 class TemplateProber:
@@ -376,10 +386,20 @@ class ParaphraseProber:
         return ProberReply(tuple(ProbeDraft(m.id, paraphrase(m)) for m in memories))
 
 
+#: The modes a keyless prober writes (``deterministic_prober``).
+DETERMINISTIC_MODES: tuple[ProbeMode, ...] = ("paraphrase", "distractor", "template")
+
+
 def deterministic_prober(mode: ProbeMode = DEFAULT_MODE) -> Prober:
-    """The keyless prober of ``mode`` (``paraphrase``, the default, or ``template``)."""
+    """The keyless prober of ``mode`` (``paraphrase``, the default, ``distractor`` or ``template``)."""
     if mode == "template":
         return TemplateProber()
     if mode == "paraphrase":
         return ParaphraseProber()
-    raise ValueError(f"no deterministic prober for mode {mode!r}: use 'template' or 'paraphrase'")
+    if mode == "distractor":
+        from bench_nb.roi.distractor import DistractorProber
+
+        return DistractorProber()
+    raise ValueError(
+        f"no deterministic prober for mode {mode!r}: use one of {', '.join(map(repr, DETERMINISTIC_MODES))}"
+    )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-ProbeMode = Literal["template", "paraphrase", "llm"]
+ProbeMode = Literal["template", "paraphrase", "distractor", "llm"]
 #: What a run reports as its probe mode: one mode, or "mixed" when its probes were written by several.
-RunProbeMode = Literal["template", "paraphrase", "llm", "mixed", "none"]
+RunProbeMode = Literal["template", "paraphrase", "distractor", "llm", "mixed", "none"]
 RunStatus = Literal["running", "done", "failed", "abandoned"]
 RunKind = Literal["generate", "benchmark"]
 Purpose = Literal["prober", "judge"]

@@ -2,11 +2,16 @@
 
 Owner ``demo`` works on the project ``proj.demo.shop`` and keeps personal and core notes; owner ``sam`` has a
 project of his own (``proj.sam.ops``) whose memories ``demo``'s probes must never surface.
+
+``team_memories()`` is a bigger generated two-owner store (100 memories): notes that repeat the same kinds of
+facts about a team's components (deploys, retries, reviews, ...), so each memory has look-alikes in its read
+set, as a real project's memory does; the ``distractor`` probe mode is measured on it (docs/roi.md).
 """
 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 _SHOP = [
@@ -58,6 +63,90 @@ _SAM = [
 ]
 
 
+_COMPONENTS = (
+    "checkout service",
+    "payments API",
+    "search index",
+    "orders table",
+    "image pipeline",
+    "mail worker",
+    "inventory sync",
+    "admin panel",
+    "billing job",
+    "session cache",
+)
+_TEAM_NOTES = {
+    "decision": (
+        "The {c} deploys from the main branch through the release pipeline with a {n}-minute canary.",
+        "The {c} keeps its data in Postgres; we dropped {alt} after the {month} outage.",
+        "Retries in the {c} use exponential backoff capped at {n} seconds.",
+        "The {c} logs request ids and never logs customer emails.",
+        "Feature flags for the {c} are read once per request from the flags table.",
+        "The {c} runs {n} workers in production and {m} in staging.",
+        "Alerts for the {c} page the on-call engineer after {n} failed health checks.",
+    ),
+    "gotcha": (
+        "The {c} times out after {n} seconds when the {other} is slow, so calls to it need a timeout of their own.",
+        "Staging for the {c} shares the {other} database, so tests there can see production-like data.",
+        "The {c} cache is not cleared on deploy; stale entries live for {n} minutes.",
+        "Migrations of the {c} lock the {other} tables for about {n} seconds.",
+        "The {c} drops requests larger than {n} MB at the load balancer before the app sees them.",
+        "Retries in the {c} can arrive out of order after a deploy of the {other}.",
+    ),
+    "convention": (
+        "Every pull request that touches the {c} needs a review from the {team} group.",
+        "Errors from the {c} use the problem+json shape with a machine-readable type.",
+        "Config for the {c} lives in environment variables, never in the repository.",
+        "Tests for the {c} run against a real Postgres in a container, not mocks.",
+        "The {c} release notes are written before tagging, in the changelog file.",
+        "Metrics of the {c} are named {prefix}_<what>_total and documented in the dashboard.",
+    ),
+}
+# (owner, scope, components, how many notes)
+_TEAM_PROJECTS = (
+    ("alex", "proj.alex.shop", _COMPONENTS[:6], 45),
+    ("alex", "proj.alex.data", _COMPONENTS[5:], 20),
+    ("kim", "proj.kim.ops", _COMPONENTS[2:8], 30),
+)
+_TEAM_PERSONAL = (
+    ("alex", "user.alex", "preference", "Prefers reviewing pull requests in the morning."),
+    ("alex", "user.alex", "preference", "Writes commit messages in the imperative mood."),
+    ("alex", "user.alex.core", "fact", "Works in the Europe/Berlin time zone."),
+    ("kim", "user.kim", "preference", "Prefers dashboards over log searches during incidents."),
+    ("kim", "user.kim.core", "fact", "Is on call every third week."),
+)
+
+
+def team_memories(seed: int = 0) -> list[dict[str, object]]:
+    """A generated two-owner store of 100 memories as JSONL records (the same for a seed), oldest first: alex's
+    projects ``proj.alex.shop`` (45 notes) and ``proj.alex.data`` (20), kim's ``proj.kim.ops`` (30), and their
+    personal and core notes. Each note is one of a few kinds of facts about one of the team's components, so
+    every memory has look-alikes: what the ``distractor`` probe mode needs to tell retrievers apart."""
+    rng = random.Random(seed)
+    rows: list[dict[str, object]] = []
+    for owner, scope, components, count in _TEAM_PROJECTS:
+        notes = [(kind, note, c) for kind, ns in _TEAM_NOTES.items() for note in ns for c in components]
+        rng.shuffle(notes)
+        for n, (kind, note, component) in enumerate(notes[:count]):
+            text = note.format(
+                c=component,
+                other=rng.choice([x for x in _COMPONENTS if x != component]),
+                n=rng.choice([2, 3, 5, 10, 15, 20, 30, 45]),
+                m=rng.choice([1, 2, 4]),
+                alt=rng.choice(["MongoDB", "Redis", "DynamoDB", "Elasticsearch", "SQLite"]),
+                month=rng.choice(["March", "June", "September", "November"]),
+                team=rng.choice(["payments", "platform", "data", "frontend", "security"]),
+                prefix=component.split()[0],
+            )
+            slug = scope.split(".")[-1]
+            rows.append(
+                _row(f"{owner}-{slug}-{n:02d}", owner, scope, "shared", kind, text[0].upper() + text[1:], n)
+            )
+    for n, (owner, scope, kind, content) in enumerate(_TEAM_PERSONAL):
+        rows.append(_row(f"{owner}-personal-{n}", owner, scope, "private", kind, content, n))
+    return rows
+
+
 def sample_memories() -> list[dict[str, object]]:
     """The sample memories as JSONL records (see docs/roi.md), oldest first."""
     rows: list[dict[str, object]] = []
@@ -70,11 +159,12 @@ def sample_memories() -> list[dict[str, object]]:
     return rows
 
 
-def write_sample_memories(path: str | Path) -> Path:
-    """Write the sample set as a JSONL file; returns its path."""
+def write_sample_memories(path: str | Path, rows: list[dict[str, object]] | None = None) -> Path:
+    """Write the sample set (or ``rows``, e.g. ``team_memories()``) as a JSONL file; returns its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in sample_memories()), encoding="utf-8")
+    rows = sample_memories() if rows is None else rows
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
 

@@ -18,9 +18,20 @@ row-level security.
 
 from __future__ import annotations
 
-from bench_nb.roi.tables import INTEGER, REAL, ROW_ID, TABLES, TEXT, ColumnType, Table, create_tables
+from bench_nb.roi.tables import (
+    INTEGER,
+    REAL,
+    ROW_ID,
+    TABLES,
+    TEXT,
+    ColumnType,
+    Table,
+    create_table,
+    create_tables,
+    table_named,
+)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Each column type of bench_nb.roi.tables in SQLite.
 TYPES: dict[ColumnType, str] = {
@@ -36,6 +47,25 @@ ALTER TABLE runs ADD COLUMN host TEXT;
 ALTER TABLE runs ADD COLUMN pid INTEGER;
 ALTER TABLE runs ADD COLUMN pid_started REAL;
 """
+
+
+#: From schema version 2: the tables whose CHECK constraints list the probe modes (``tables.PROBE_MODES``,
+#: ``distractor`` added). SQLite cannot alter a CHECK constraint, so each is rebuilt: a copy made with the new
+#: definition, every row copied into it, the old table dropped (its triggers and indexes with it, so no
+#: append-only trigger fires) and the copy renamed; SCHEMA then recreates the triggers and indexes. Run with
+#: foreign keys off (the store checks them before committing), as SQLite's own procedure for changing a table.
+REBUILT_FOR_3 = ("probes", "results")
+
+
+def rebuild(name: str) -> str:
+    """The statements rebuilding table ``name`` with today's definition, keeping every row."""
+    table = table_named(name)
+    columns = ", ".join(c.name for c in table.columns)
+    return (
+        create_table(table, TYPES, name=f"{name}_new")
+        + f"\nINSERT INTO {name}_new ({columns}) SELECT {columns} FROM {name};"
+        + f"\nDROP TABLE {name};\nALTER TABLE {name}_new RENAME TO {name};\n"
+    )
 
 
 def _trigger(name: str, when: str, table: str, message: str, condition: str = "") -> str:

@@ -40,7 +40,7 @@ from bench_nb.roi.records import (
     RunKind,
     RunStatus,
 )
-from bench_nb.roi.schema import MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
+from bench_nb.roi.schema import MIGRATE_1_TO_2, REBUILT_FOR_3, SCHEMA, SCHEMA_VERSION, rebuild
 
 BUSY_TIMEOUT_S = 30.0
 #: A running run whose process cannot be checked (another host, or a store written by an older bench_nb)
@@ -572,8 +572,8 @@ class SqliteRoiStore(RoiStore):
             self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             self._db.row_factory = sqlite3.Row
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._migrate()  # with foreign keys off (a table rebuild drops a referenced table), checked after
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{self.path}: cannot open the ROI store ({err})") from err
 
@@ -586,9 +586,22 @@ class SqliteRoiStore(RoiStore):
                     f"({SCHEMA_VERSION}); upgrade bench_nb"
                 )
             if version < SCHEMA_VERSION:
-                steps = ([] if version == 0 else _statements(MIGRATE_1_TO_2)) + _statements(SCHEMA)
-                for statement in steps:
+                steps = _statements(MIGRATE_1_TO_2) if version == 1 else []
+                if version in (1, 2):
+                    tables = {
+                        r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    }
+                    steps += [
+                        s for name in REBUILT_FOR_3 if name in tables for s in _statements(rebuild(name))
+                    ]
+                for statement in steps + _statements(SCHEMA):
                     self._db.execute(statement)
+                broken = self._db.execute("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise StoreError(
+                        f"{self.path}: migrating the ROI store to schema version {SCHEMA_VERSION} would break "
+                        f"{len(broken)} reference(s), e.g. table {broken[0][0]}: nothing was changed"
+                    )
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @property

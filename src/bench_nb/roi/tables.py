@@ -88,7 +88,10 @@ class Table:
 
 
 _KINDS = "'fact', 'decision', 'preference', 'convention', 'gotcha', 'reference', 'episode', 'task', 'open-question'"
-_PROBE_MODES = "'template', 'paraphrase', 'llm'"
+#: The probe modes the store accepts (``records.ProbeMode``); a new one needs a schema migration (SQLite
+#: ``schema.MIGRATE_2_TO_3``, Postgres ``pg_schema.MIGRATE``), since both backends check it.
+PROBE_MODES = ("template", "paraphrase", "llm", "distractor")
+_PROBE_MODES = ", ".join(f"'{m}'" for m in PROBE_MODES)
 
 TABLES: tuple[Table, ...] = (
     Table(
@@ -263,13 +266,7 @@ def create_tables(
     exists = " IF NOT EXISTS" if if_not_exists else ""
     parts = []
     for table in TABLES:
-        lines = [_column_sql(c, types) for c in (*table.columns, *extra.get(table.name, ()))]
-        if table.primary_key:
-            lines.append(f"PRIMARY KEY ({', '.join(table.primary_key)})")
-        lines += [f"UNIQUE ({', '.join(key)})" for key in table.unique]
-        lines += [f"CHECK ({check})" for check in table.checks]
-        body = ",\n    ".join(lines)
-        parts.append(f"CREATE TABLE{exists} {table.name} (\n    {body}\n);")
+        parts.append(create_table(table, types, if_not_exists=if_not_exists, extra=extra.get(table.name, ())))
         for index in table.indexes:
             unique = " UNIQUE" if index.unique else ""
             where = f" WHERE {index.where}" if index.where else ""
@@ -277,6 +274,30 @@ def create_tables(
                 f"CREATE{unique} INDEX{exists} {index.name} ON {table.name} ({', '.join(index.columns)}){where};"
             )
     return "\n".join(parts) + "\n"
+
+
+def create_table(
+    table: Table,
+    types: Mapping[ColumnType, str],
+    *,
+    if_not_exists: bool = False,
+    extra: tuple[Column, ...] = (),
+    name: str | None = None,
+) -> str:
+    """The CREATE TABLE statement of ``table`` (named ``name`` when given: a migration's new copy)."""
+    lines = [_column_sql(c, types) for c in (*table.columns, *extra)]
+    if table.primary_key:
+        lines.append(f"PRIMARY KEY ({', '.join(table.primary_key)})")
+    lines += [f"UNIQUE ({', '.join(key)})" for key in table.unique]
+    lines += [f"CHECK ({check})" for check in table.checks]
+    body = ",\n    ".join(lines)
+    exists = " IF NOT EXISTS" if if_not_exists else ""
+    return f"CREATE TABLE{exists} {name or table.name} (\n    {body}\n);"
+
+
+def table_named(name: str) -> Table:
+    """The table of :data:`TABLES` called ``name``."""
+    return next(t for t in TABLES if t.name == name)
 
 
 def _column_sql(column: Column, types: Mapping[ColumnType, str]) -> str:
