@@ -4,6 +4,8 @@ of coverage and type-I error, and the numbers against scipy / statsmodels."""
 from __future__ import annotations
 
 import math
+import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,7 @@ from bench_nb.metrics.clustered import (
     DESIGN_WILSON,
     ClusterSums,
     accuracy_intervals,
+    accuracy_intervals_frame,
     bell_mccaffrey_df,
     bootstrap_t_interval,
     bootstrap_weights,
@@ -180,19 +183,31 @@ def test_wilson_warns_when_the_design_effect_makes_it_too_narrow() -> None:
     assert f"design effect is {wilson['design_effect']:.2f}" in wilson["warning"]
 
 
-def test_the_interval_does_not_move_with_the_seed_at_the_shown_precision() -> None:
-    # Issue 27: the cluster bootstrap-t's lower bound ranged over 0.670-0.709 across 20 seeds on one
-    # benchmark; the report shows bounds to 0.1 points, so 20 seeds must round to the same bounds.
+def test_seed_and_resamples_are_deprecated_and_change_nothing() -> None:
+    # Issue 27 made the interval deterministic; its seed and resamples stayed as silent no-ops. Passing
+    # either (by keyword or position, to the function or its polars twin) now warns, naming it; leaving
+    # them out warns about nothing; the numbers are the same either way.
     rng = np.random.default_rng(27)
     sizes = np.resize(LOCOMO_SIZES, 12)
     y = np.concatenate([rng.random(m) < rng.beta(7, 3) for m in sizes])
     q = frame({"r": y}, sizes)
-    bounds = {
-        tuple(accuracy_intervals(q, seed=seed, backend="polars").select("ci_low", "ci_high").row(0))
-        for seed in range(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = accuracy_intervals(q, backend="polars")
+        assert_frame_equal(accuracy_intervals_frame(q, "clustered", None, confidence=0.95), plain)
+    calls = {
+        "seed=": lambda: accuracy_intervals(q, seed=3, backend="polars"),
+        "resamples=": lambda: accuracy_intervals(q, resamples=50, backend="polars"),
+        "seed= and resamples=": lambda: accuracy_intervals(
+            q, "clustered", None, 0, resamples=2000, backend="polars"
+        ),
+        "accuracy_intervals_frame(seed=": lambda: accuracy_intervals_frame(q, "clustered", None, 4),
     }
-    lows, highs = zip(*bounds, strict=True)
-    assert max(lows) - min(lows) < 0.0005 and max(highs) - min(highs) < 0.0005
+    for named, call in calls.items():
+        with pytest.warns(DeprecationWarning, match=re.escape(named) + ".*changes nothing") as caught:
+            got = call()
+        assert_frame_equal(got, plain)
+        assert caught[0].filename == __file__  # points at the caller's line
 
 
 def test_cluster_bootstrap_is_a_deprecated_name_of_clustered() -> None:
@@ -274,7 +289,7 @@ def test_accuracy_intervals_columns_and_reproducibility() -> None:
     rng = np.random.default_rng(8)
     y = {"a": (rng.random(LOCOMO_SIZES.sum()) < 0.7), "b": (rng.random(LOCOMO_SIZES.sum()) < 0.6)}
     q = frame({k: v.astype(float) for k, v in y.items()})
-    one = accuracy_intervals(q, seed=3, backend="polars")
+    one = accuracy_intervals(q, backend="polars")
     assert one.columns == [
         "run_id",
         "accuracy",
@@ -290,8 +305,7 @@ def test_accuracy_intervals_columns_and_reproducibility() -> None:
     ]
     # pandas in, same out; equal to ~1e-15, not bit for bit: polars sums the per-cluster deviations on
     # several threads, and the order of those float additions may differ between calls
-    assert_frame_equal(one, accuracy_intervals(q.to_pandas(), seed=3, backend="polars"), rtol=1e-12)
-    assert_frame_equal(one, accuracy_intervals(q, seed=4, backend="polars"), rel_tol=1e-12)  # no resampling
+    assert_frame_equal(one, accuracy_intervals(q.to_pandas(), backend="polars"), rel_tol=1e-12)
     row = one.row(0, named=True)
     assert row["n"] == 1540 and row["clusters"] == 10
     assert math.isclose(row["accuracy"], y["a"].mean())

@@ -11,6 +11,7 @@ from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run
 from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import budget_curve_frame
+from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 
 # by -> (what the budget limits, the axis title)
 AXES = {
@@ -25,7 +26,7 @@ def chart_budget_curve(
     *,
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
-    seed: int = 0,
+    seed: int | None = UNSET,
     title: str | None = None,
 ) -> Chart:
     """Per run, accuracy when every question over the budget counts as not answered, at each budget (log
@@ -35,12 +36,14 @@ def chart_budget_curve(
         data: run sources or a questions frame.
         by: ``"latency_ms"``, ``"context_tokens"``, ``"cost"`` or a numeric column.
         budgets: the budgets (default: 24 steps even in log scale up to the largest value).
-        seed: the bootstrap seed.
         title: the chart title (default: "Accuracy under a ... budget").
+
+    ``seed`` is deprecated (the intervals resample nothing): passing it warns.
     """
+    warn_unused("chart_budget_curve", NO_RESAMPLING, seed=seed)
     q = as_questions(data)
     labels = run_labels(q)
-    curve = budget_curve_frame(q, by, budgets, seed=seed)
+    curve = budget_curve_frame(q, by, budgets)
     frame = with_run_label(
         curve.filter(pl.col("budget") > 0).with_columns(pl.col(pl.Float64).fill_nan(None)), labels
     )

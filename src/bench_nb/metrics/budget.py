@@ -27,6 +27,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
+from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -302,11 +303,13 @@ def budget_curve_frame(
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
     *,
-    seed: int = 0,
+    seed: int | None = UNSET,
     confidence: float = 0.95,
 ) -> pl.DataFrame:
     """``budget_curve`` in polars."""
     from bench_nb.metrics.clustered import accuracy_intervals_frame  # numpy: imported when a curve is drawn
+
+    warn_unused("budget_curve_frame", NO_RESAMPLING, seed=seed)
 
     q = as_questions(questions)
     column = cost_column(q) if by == "cost" else BUDGET_COLUMNS.get(by, by)
@@ -330,7 +333,7 @@ def budget_curve_frame(
                 else {}
             ),
         )
-        ci = accuracy_intervals_frame(capped, seed=seed, confidence=confidence)
+        ci = accuracy_intervals_frame(capped, confidence=confidence)
         frames.append(
             ci.select("run_id", "accuracy", "ci_low", "ci_high", "n", "clusters", "interval").with_columns(
                 budget=pl.lit(b)
@@ -377,7 +380,7 @@ def budget_curve(
     by: str = ...,
     budgets: Sequence[float] | None = ...,
     *,
-    seed: int = ...,
+    seed: int | None = ...,
     confidence: float = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
@@ -387,7 +390,7 @@ def budget_curve(
     by: str = ...,
     budgets: Sequence[float] | None = ...,
     *,
-    seed: int = ...,
+    seed: int | None = ...,
     confidence: float = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
@@ -396,7 +399,7 @@ def budget_curve(
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
     *,
-    seed: int = 0,
+    seed: int | None = UNSET,
     confidence: float = 0.95,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
@@ -417,8 +420,10 @@ def budget_curve(
             answer, judges and the provider's own model calls, when every run reports it; else ``cost_usd``,
             answer and judges, with a warning: ``cost_column``), or any numeric column of the frame.
         budgets: the budgets, in ``by``'s unit; default: 24 steps even in log scale up to the largest value.
-        seed: the bootstrap seed.
         confidence: the intervals' coverage.
         backend: ``"pandas"`` (default) or ``"polars"``.
+
+    ``seed`` is deprecated (the intervals resample nothing): passing it warns.
     """
-    return to_backend(budget_curve_frame(questions, by, budgets, seed=seed, confidence=confidence), backend)
+    warn_unused("budget_curve", NO_RESAMPLING, seed=seed)
+    return to_backend(budget_curve_frame(questions, by, budgets, confidence=confidence), backend)

@@ -27,6 +27,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
+from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
@@ -486,10 +487,10 @@ def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = ...,
     by: str | None = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     *,
     confidence: float = ...,
-    resamples: int = ...,
+    resamples: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -497,20 +498,20 @@ def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = ...,
     by: str | None = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     *,
     confidence: float = ...,
-    resamples: int = ...,
+    resamples: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = "clustered",
     by: str | None = None,
-    seed: int = 0,
+    seed: int | None = UNSET,
     *,
     confidence: float = 0.95,
-    resamples: int = RESAMPLES,
+    resamples: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Accuracy per run (and question type) with an interval that respects the haystack clusters.
@@ -535,27 +536,27 @@ def accuracy_intervals(
             (until session 8 a cluster bootstrap-t, which moved with the seed and under-covered on
             lopsided designs). The design effect and effective n are the same for both.
         by: ``None`` or ``"question_type"`` (the normalised type).
-        seed: kept for compatibility; no interval resamples any more, so it changes nothing.
         confidence: the interval's coverage.
-        resamples: kept for compatibility (unused).
         backend: ``"pandas"`` (default) or ``"polars"``.
+
+    ``seed`` and ``resamples`` are deprecated: no interval resamples, so they change nothing, and passing
+    either warns (``DeprecationWarning``).
     """
-    return to_backend(
-        accuracy_intervals_frame(questions, method, by, seed, confidence=confidence, resamples=resamples),
-        backend,
-    )
+    warn_unused("accuracy_intervals", NO_RESAMPLING, seed=seed, resamples=resamples)
+    return to_backend(accuracy_intervals_frame(questions, method, by, confidence=confidence), backend)
 
 
 def accuracy_intervals_frame(
     questions: Any,
     method: IntervalMethod = "clustered",
     by: str | None = None,
-    seed: int = 0,
+    seed: int | None = UNSET,
     *,
     confidence: float = 0.95,
-    resamples: int = RESAMPLES,
+    resamples: int | None = UNSET,
 ) -> pl.DataFrame:
     """``accuracy_intervals`` in polars."""
+    warn_unused("accuracy_intervals_frame", NO_RESAMPLING, seed=seed, resamples=resamples)
     if method not in ("clustered", "wilson", "cluster-bootstrap"):
         raise ValueError(f"method must be 'clustered' or 'wilson', not {method!r}")
     if method == "cluster-bootstrap":
@@ -568,16 +569,14 @@ def accuracy_intervals_frame(
         method = "clustered"
     data = outcomes(questions, by)
     keys = ["run_id"] + ([] if by is None else ["question_type"])
-    return intervals_of(data, keys, method, seed, confidence, resamples)
+    return intervals_of(data, keys, method, confidence)
 
 
 def intervals_of(
     data: pl.DataFrame,
     keys: list[str],
     method: IntervalMethod = "clustered",
-    seed: int = 0,
     confidence: float = 0.95,
-    resamples: int = RESAMPLES,
     groups: list[tuple[tuple[Any, ...], ClusterSums]] | None = None,
 ) -> pl.DataFrame:
     """``accuracy_intervals_frame`` from an ``outcomes`` frame, per group of ``keys`` (``groups``: that

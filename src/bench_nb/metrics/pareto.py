@@ -28,6 +28,7 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
+from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,26 +70,33 @@ def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 
 @overload
-def pareto_frontier(questions: Any, *, seed: int = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def pareto_frontier(questions: Any, *, seed: int = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
 def pareto_frontier(
-    questions: Any, *, seed: int = 0, backend: Backend = "pandas"
+    questions: Any, *, seed: int | None = ..., backend: Literal["pandas"] = ...
+) -> pd.DataFrame: ...
+@overload
+def pareto_frontier(
+    questions: Any, *, seed: int | None = ..., backend: Literal["polars"]
+) -> pl.DataFrame: ...
+def pareto_frontier(
+    questions: Any, *, seed: int | None = UNSET, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
     ``search_ms, context_tokens, cost_usd, total_cost_usd``, ``on_frontier`` (null for a run that is not comparable),
     ``dominated_by`` (the runs that dominate it, comma-separated) and ``missing`` (the objectives a run that
     is not comparable lacks, comma-separated; null for the others); frontier runs first, then by accuracy.
-    The objectives: accuracy, and each cost at least one run has (module docstring)."""
-    return to_backend(pareto_frontier_frame(questions, seed=seed), backend)
+    The objectives: accuracy, and each cost at least one run has (module docstring). ``seed`` is deprecated
+    (the intervals resample nothing): passing it warns."""
+    warn_unused("pareto_frontier", NO_RESAMPLING, seed=seed)
+    return to_backend(pareto_frontier_frame(questions), backend)
 
 
-def pareto_frontier_frame(questions: Any, *, seed: int = 0) -> pl.DataFrame:
+def pareto_frontier_frame(questions: Any, *, seed: int | None = UNSET) -> pl.DataFrame:
     """``pareto_frontier`` in polars."""
+    warn_unused("pareto_frontier_frame", NO_RESAMPLING, seed=seed)
     frame = as_polars(questions)
     if frame is None:
         frame = questions_frame(questions)
-    intervals = accuracy_intervals_frame(frame, seed=seed)
+    intervals = accuracy_intervals_frame(frame)
     return frontier_of(frame, intervals)
 
 

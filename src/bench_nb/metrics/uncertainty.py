@@ -88,8 +88,6 @@ class ClusterBootstrap:
                 self.outcomes(by),
                 _keys(by),
                 method,
-                self.seed,
-                resamples=self.resamples,
                 groups=self.cluster_sums(by),
             ),
         )

@@ -8,14 +8,15 @@ import polars as pl
 
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, run_points
+from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, missing, pct, render
 
 
-def _break_even(q: pl.DataFrame, by: str, seed: int) -> dict[str, float | None]:
+def _break_even(q: pl.DataFrame, by: str) -> dict[str, float | None]:
     column = {"latency_ms": "search_ms", "context_tokens": "context_tokens"}[by]
     if column not in q.columns or q[column].drop_nulls().is_empty():
         return {}
-    curve = budget_curve_frame(q, by, seed=seed)
+    curve = budget_curve_frame(q, by)
     return dict(curve.group_by("run_id").agg(pl.col("break_even").first()).iter_rows())
 
 
@@ -29,14 +30,16 @@ def _budget(x: float | None, provider: str | None) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
-def table_budget(data: Any, *, seed: int = 0) -> Table:
+def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
     """Per run: accuracy, mean search latency, LAFS over LongMemEval-V2's 1-200 s budgets, and the search
     latency and context-token budgets at which the full-context baseline catches up with it (``—``: never on
-    the runs' own range, or no full-context run). ``data``: run sources or a questions frame."""
+    the runs' own range, or no full-context run). ``data``: run sources or a questions frame. ``seed`` is
+    deprecated (the intervals resample nothing): passing it warns."""
+    warn_unused("table_budget", NO_RESAMPLING, seed=seed)
     q = as_questions(data)
     points = run_points(q)
     scores = dict(lafs_frame(q).select("system", "lafs").iter_rows())
-    even_ms, even_tok = _break_even(q, "latency_ms", seed), _break_even(q, "context_tokens", seed)
+    even_ms, even_tok = _break_even(q, "latency_ms"), _break_even(q, "context_tokens")
     frame = points.with_columns(
         lafs=pl.col("run_id").replace_strict(scores, default=None, return_dtype=pl.Float64),
         break_even_ms=pl.col("run_id").replace_strict(even_ms, default=None, return_dtype=pl.Float64),
