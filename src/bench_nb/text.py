@@ -48,6 +48,8 @@ STYLE = """<style>
 .bnb-table th{background:#f6f8fa;font-weight:600}
 .bnb-table td.num{text-align:right !important;font-variant-numeric:tabular-nums;white-space:nowrap}
 .bnb-table td.text{white-space:pre-wrap;max-width:420px;word-break:break-word}
+.bnb-table td.run{white-space:nowrap}
+.bnb-scroll{max-width:100%;overflow-x:auto}
 .bnb-band{display:inline-block;border-radius:9px;padding:0 7px;font-size:11px;font-weight:600;white-space:nowrap}
 .bnb-excellent{background:#dafbe1;color:#116329}.bnb-good{background:#ddf4ff;color:#0550ae}
 .bnb-adequate{background:#fff8c5;color:#7d4e00}.bnb-investigate,.bnb-slow{background:#ffebe9;color:#a40e26}
@@ -98,16 +100,18 @@ def render(
     notes: Sequence[str] = (),
     warnings: Sequence[str] = (),
 ) -> str:
-    """The HTML of one table: warnings above it, notes below it; every text escaped."""
+    """The HTML of one table: warnings above it, notes below it; every text escaped. The table sits in a
+    box as wide as the page (``bnb-scroll``): a table wider than that scrolls sideways in its box instead of
+    running past the page's edge."""
     parts = [STYLE]
     parts.extend(f'<div class="bnb-warning">⚠ {esc(w)}</div>' for w in warnings)
-    parts.append('<table class="bnb-table">')
+    parts.append('<div class="bnb-scroll"><table class="bnb-table">')
     if caption:
         parts.append(f"<caption>{esc(caption)}</caption>")
     parts.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr></thead><tbody>")
     for row in rows:
         parts.append("<tr>" + "".join(cell(v).render() for v in row) + "</tr>")
-    parts.append("</tbody></table>")
+    parts.append("</tbody></table></div>")
     parts.extend(f'<div class="bnb-note">{esc(n)}</div>' for n in notes)
     return "".join(parts)
 

@@ -20,9 +20,11 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import html
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import tempfile
@@ -65,10 +67,48 @@ def figure(svg: str) -> str:
 
 
 def spec_to_svg(spec: dict[str, Any]) -> str:
-    """The SVG text of a Vega-Lite spec (vl-convert, offline)."""
+    """The SVG text of a Vega-Lite spec (vl-convert, offline), each run label carrying its full run id as
+    a tooltip (``with_run_ids``)."""
     import vl_convert as vlc
 
-    return str(vlc.vegalite_to_svg(spec))
+    return with_run_ids(str(vlc.vegalite_to_svg(spec)), spec)
+
+
+_TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")
+
+
+def _label_run_ids(spec: Any, out: dict[str, str | None]) -> None:
+    """label -> run id of every data row of ``spec`` holding a ``run`` label and its ``run_id`` (None for
+    a label two runs share)."""
+    if isinstance(spec, dict):
+        if isinstance(spec.get("run"), str) and isinstance(spec.get("run_id"), str):
+            label, rid = spec["run"], spec["run_id"]
+            if label != rid:
+                out[label] = rid if out.get(label, rid) == rid else None
+            return
+        for value in spec.values():
+            _label_run_ids(value, out)
+    elif isinstance(spec, list):
+        for value in spec:
+            _label_run_ids(value, out)
+
+
+def with_run_ids(svg: str, spec: dict[str, Any]) -> str:
+    """``svg`` with a ``<title>`` (the browser's tooltip) holding the full run id in every text that is a
+    run's label (``charts.labels.run_labels``: the provider, or a run id cut to 40 characters), as the
+    chart's data pairs them (its ``run`` and ``run_id`` fields): a report's static chart shows a short label
+    on its axis, its legend or its facet header, and the whole id on hover."""
+    pairs: dict[str, str | None] = {}
+    _label_run_ids(spec, pairs)
+    if not pairs:
+        return svg
+    titles = {html.escape(k, quote=False): html.escape(v, quote=False) for k, v in pairs.items() if v}
+
+    def add(m: re.Match[str]) -> str:
+        rid = titles.get(m.group(2))
+        return m.group(0) if rid is None else f"{m.group(1)}<title>{rid}</title>{m.group(2)}{m.group(3)}"
+
+    return _TEXT.sub(add, svg)
 
 
 class SvgWorker:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
 from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts_of
 from bench_nb.runformat.spec import check_like_for_like
 from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
@@ -28,15 +30,17 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
     from bench_nb.metrics.paired import paired_comparisons_frame
 
     pairs = paired_comparisons_frame(runs, judge=judge, method=method)
+    labels = _pair_labels(pairs)
     rows = []
     warnings = []
     for r in pairs.iter_rows(named=True):
+        pair = f"{labels[r['run_a']]} vs {labels[r['run_b']]}"
         if r.get("warning"):
-            warnings.append(f"{r['provider_a']} vs {r['provider_b']}: {r['warning']}")
+            warnings.append(f"{pair}: {r['warning']}")
         p, holm = r.get("p_value"), r.get("p_value_holm")
         rows.append(
             [
-                Cell(f"{r['provider_a']} vs {r['provider_b']}", title=f"{r['run_a']} vs {r['run_b']}"),
+                Cell(pair, title=f"{r['run_a']} vs {r['run_b']}"),
                 Cell(f"{r['n_pairs']} / {r['clusters']}", "num"),
                 Cell(f"{pct(r['accuracy_a'])} / {pct(r['accuracy_b'])}", "num"),
                 Cell(
@@ -74,6 +78,22 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
         warnings=warnings,
     )
     return Table(pairs, html, tuple(warnings))
+
+
+def _pair_labels(pairs: pl.DataFrame) -> dict[str, str]:
+    """run id -> label (``charts.labels.run_labels``) of every run in the pairs: the provider when it names one
+    run, else what tells its runs apart, so two runs of one provider never read as "sqlite vs sqlite"."""
+    from bench_nb.charts.labels import run_labels
+
+    if pairs.is_empty():
+        return {}
+    runs = pl.concat(
+        [
+            pairs.select(run_id="run_a", provider="provider_a"),
+            pairs.select(run_id="run_b", provider="provider_b"),
+        ]
+    )
+    return run_labels(runs)
 
 
 def _paired_notes(method: PairedMethod) -> list[str]:

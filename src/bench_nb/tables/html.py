@@ -9,6 +9,7 @@ to write directly; nothing from a run is ever inserted into the markup unescaped
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,12 @@ from bench_nb.text import render as render
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+def run_cell(run_id: str, labels: Mapping[str, str], **kw: Any) -> Cell:
+    """A run's cell: its label (``charts.labels.run_labels``, at most 40 characters) on one line, its full run
+    id as the tooltip (``title``); ``kw`` as for ``Cell`` (``badges``)."""
+    return Cell(labels.get(run_id, run_id), "run", title=run_id, **kw)
 
 
 def band_badge(band: str | None) -> tuple[tuple[str, str], ...]:

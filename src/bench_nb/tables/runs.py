@@ -16,7 +16,7 @@ from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.metrics.retrieval import retrieval_summary_frame
 from bench_nb.metrics.tokens import token_summary_frame
 from bench_nb.tables.bands import accuracy_band, latency_band
-from bench_nb.tables.html import Cell, Table, band_badge, interval, num, pct, render
+from bench_nb.tables.html import Cell, Table, band_badge, interval, num, pct, render, run_cell
 
 CUSTOM_PROMPT = "provider's own judge prompt"
 
@@ -133,7 +133,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
         badges: tuple[tuple[str, str], ...] = ((CUSTOM_PROMPT, "bnb-flag"),) if r["custom_prompt"] else ()
         rows.append(
             [
-                Cell(labels.get(r["run_id"], r["run_id"]), title=r["run_id"], badges=badges),
+                run_cell(r["run_id"], labels, badges=badges),
                 Cell(r["memscore"], "num"),
                 Cell(
                     f"{pct(r['accuracy'])} {interval(r['accuracy_ci_low'], r['accuracy_ci_high'])}",
@@ -207,7 +207,7 @@ def table_success(data: Any) -> Table:
     sr = success_rate_frame(q)
     rows = [
         [
-            labels.get(r["run_id"], r["run_id"]),
+            run_cell(r["run_id"], labels),
             Cell(f"{pct(r['success_rate'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
             *(
                 Cell(str(r[c]), "num")
@@ -355,7 +355,7 @@ def table_tokens(data: Any) -> Table:
     rows = []
     for r in tok.iter_rows(named=True):
         row: list[object] = [
-            labels.get(r["run_id"], r["run_id"]),
+            run_cell(r["run_id"], labels),
             Cell(f"{r['with_tokens']} / {r['evaluated']}", "num"),
             Cell(num(r["mean_prompt_tokens"]), "num"),
             Cell(num(r["mean_context_tokens"]), "num"),
@@ -426,7 +426,7 @@ def table_retrieval(data: Any) -> Table:
             none.append(label)
         rows.append(
             [
-                label,
+                run_cell(r["run_id"], labels),
                 _LEVEL_TEXT.get(r["level"], r["level"]) if has else "none",
                 Cell(f"{r['with_metrics']} / {r['evaluated']}", "num"),
                 *(

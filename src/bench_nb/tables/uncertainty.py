@@ -15,7 +15,7 @@ import polars as pl
 
 from bench_nb.errors import ComparisonError
 from bench_nb.metrics import as_questions
-from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render
+from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render, run_cell
 
 if TYPE_CHECKING:
     from bench_nb.metrics.uncertainty import ClusterBootstrap
@@ -108,7 +108,7 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
         rows.append(
             [
                 Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
-                Cell(labels.get(r["run_id"], r["run_id"]), title=r["run_id"]),
+                run_cell(r["run_id"], labels),
                 Cell(
                     f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}",
                     "num",
@@ -339,9 +339,9 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
             by = f"not comparable: no {r['missing']}"
         rows.append(
             [
-                Cell(
-                    labels.get(r["run_id"], r["run_id"]),
-                    title=r["run_id"],
+                run_cell(
+                    r["run_id"],
+                    labels,
                     badges=(("frontier", "bnb-band bnb-good"),) if r["on_frontier"] else (),
                 ),
                 Cell(f"{pct(r['accuracy'])} {interval(r['ci_low'], r['ci_high'])}", "num"),
@@ -392,7 +392,7 @@ def table_repeats(data: Any, judgments: Any = None) -> Table:
     frame = repeat_variance_frame(q, judgments)
     rows = [
         [
-            Cell(labels.get(r["group"], r["group"]), title=r["group"]),
+            run_cell(r["group"], labels),
             Cell(str(r["runs"]), "num"),
             Cell(str(r["replicates"]), "num"),
             Cell(pct(r["accuracy_mean"], 2), "num"),
