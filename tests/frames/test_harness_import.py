@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from bench_nb import judgments_df, load_runs, questions_df
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import RunFormatError, RunFormatWarning
 from bench_nb.runformat.harnesses import detect_format
 
 FC_RUNS = ("gpt-4o-mini-memos", "gpt-4o-mini-cot")
@@ -162,7 +162,8 @@ def test_format_can_be_forced_and_a_wrong_one_is_a_clear_error(locomo_audit: Pat
         load_runs(path, format="memorybench", strict=True)
     other = tmp_path / "notes.json"
     other.write_text('{"hello": 1}')
-    lenient = load_runs(other)
+    with pytest.warns(RunFormatWarning, match="not a run format bench_nb reads"):
+        lenient = load_runs(other)
     assert len(lenient) == 0 and "not a run format bench_nb reads" in lenient.problems[0].message
 
 
@@ -178,7 +179,8 @@ def test_unmatched_and_malformed_questions_are_reported_by_file_and_question(
             _row("locomo_0_qa3", "What did Caroline research?", [True, "yes", None]),
         ],
     )
-    runs = load_runs(path, dataset=locomo_path)
+    with pytest.warns(RunFormatWarning, match="4 problems loading runs"):
+        runs = load_runs(path, dataset=locomo_path)
     problems = runs.all_problems
     assert all(p.path == str(path) for p in problems)
     by_qid: dict[str | None, str] = {}
@@ -268,7 +270,8 @@ def test_zep_and_mem0_need_the_dataset_and_say_so(
         harness_results / "zep" / "zep_locomo_grades.json",
         harness_results / "mem0" / "results.json",
     ):
-        runs = load_runs(path)
+        with pytest.warns(RunFormatWarning, match="needs LoCoMo's dataset file"):
+            runs = load_runs(path)
         assert len(runs) == 0 and runs.problems[0].path == str(path)
         assert "needs LoCoMo's dataset file: pass dataset='locomo10.json'" in runs.problems[0].message
 
@@ -297,7 +300,8 @@ def test_a_zep_question_out_of_place_is_found_by_text_and_an_unknown_one_reporte
     ]
     path = tmp_path / "grades.json"
     path.write_text(json.dumps({"locomo_experiment_user_0": grades}))
-    runs = load_runs(path, dataset=locomo_path)
+    with pytest.warns(RunFormatWarning, match="matches no LoCoMo question of conversation 0"):
+        runs = load_runs(path, dataset=locomo_path)
     q = questions_df(runs, backend="polars")
     assert q["question_id"].to_list() == ["conv-26-q1", "conv-26-q0", "zep:0:2"]
     [problem] = runs.all_problems
@@ -342,7 +346,8 @@ def test_zep_and_mem0_files_name_a_bad_conversation_key_and_a_bad_entry_and_keep
     for (name, content, entry, bad_entry, bad_key), fmt in zip(cases, ("zep", "mem0"), strict=True):
         path = tmp_path / name
         path.write_text(json.dumps(content))
-        runs = load_runs(path, dataset=locomo_path, format=fmt)
+        with pytest.warns(RunFormatWarning, match="2 problems loading runs"):
+            runs = load_runs(path, dataset=locomo_path, format=fmt)
         assert questions_df(runs, backend="polars")["question_id"].to_list() == ["conv-26-q0"]
         problems = {p.field: p for p in runs.all_problems}
         assert set(problems) == {bad_entry, bad_key}, runs.all_problems

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from bench_nb import disputed_questions, judge_agreement, judgments_df, load_runs
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import RunFormatError, RunFormatWarning
 
 ANSWERS = {
     "q1": "Biscuit",
@@ -87,7 +87,8 @@ def test_bad_judgments_line_is_a_problem_or_an_error(three_judges: Path) -> None
     with open(three_judges / "judgments.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"questionId": "q1", "judge": "f1", "score": 1, "label": "correct"\n')  # torn line
     runs = load_runs(three_judges)
-    df = judgments_df(runs, backend="polars")
+    with pytest.warns(RunFormatWarning, match="line 11"):
+        df = judgments_df(runs, backend="polars")
     assert df.height == 15
     assert any("line 11" in str(p) for p in runs.all_problems)
     with pytest.raises(RunFormatError, match=r"judgments\.jsonl"):
@@ -100,7 +101,8 @@ def test_score_outside_zero_one_is_reported(three_judges: Path) -> None:
     with open(three_judges / "judgments.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n" + json.dumps(graded) + "\n")
     runs = load_runs(three_judges)
-    frame = judgments_df(runs, backend="polars")
+    with pytest.warns(RunFormatWarning, match=r"score 1\.5 of judge 'weird' is not in \[0, 1\]"):
+        frame = judgments_df(runs, backend="polars")
     assert "weird" not in set(frame["judge"])
     assert any("1.5" in str(p) and p.question_id == "q2" for p in runs.all_problems)
     assert frame.filter(frame["judge"] == "rubric")["score"].to_list() == [0.5]  # a graded score (BEAM) loads

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench_nb import load_runs, questions_df
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import RunFormatError, RunFormatWarning
 from bench_nb.runformat.format import EvaluatePhase
 from bench_nb.runformat.journal import make_record
 from run_writers import question, write_run
@@ -24,14 +24,20 @@ def _edit(run: Path, change) -> None:  # type: ignore[no-untyped-def]
 
 
 def _problems(run: Path) -> list:
-    return load_runs(run).all_problems
+    """The problems of loading a damaged run, which warns naming each of them."""
+    with pytest.warns(RunFormatWarning) as caught:
+        problems = load_runs(run).all_problems
+    text = "\n".join(str(w.message) for w in caught)
+    assert problems and all(p.message in text for p in problems), text
+    return problems
 
 
 def test_a_garbage_journal_line_is_a_problem_and_the_good_lines_still_apply(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2", "pending")])
     good = make_record(["q2"], "evaluate", EvaluatePhase(status="completed", score=1, label="correct"), None)
     (run / "journal.jsonl").write_bytes(b'{"q": ["q1"], "p": "evaluate", garbage\n' + good)
-    runs = load_runs(run)
+    with pytest.warns(RunFormatWarning, match="line 1 is not a journal record"):
+        runs = load_runs(run)
     (problem,) = runs.all_problems
     assert problem.path == str(run / "journal.jsonl") and problem.field == "line 1"
     assert "line 1 is not a journal record" in problem.message and "skipped" in problem.message
@@ -39,7 +45,7 @@ def test_a_garbage_journal_line_is_a_problem_and_the_good_lines_still_apply(tmp_
     with pytest.raises(RunFormatError, match="line 1 is not a journal record"):
         load_runs(run, strict=True)
     (run / "journal.jsonl").write_bytes(good + b'{"q": ["q1"], "p": "evalu')  # a torn last line: a kill
-    assert _problems(run) == []
+    assert load_runs(run).all_problems == []  # and no warning
 
 
 def test_a_question_id_listed_twice_is_a_problem(tmp_path: Path) -> None:
@@ -103,4 +109,4 @@ def test_every_question_stored_or_listed_twice_is_named(tmp_path: Path) -> None:
 
 def test_an_undamaged_run_has_no_problem(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2", "pending"), question("q3", "failed")])
-    assert _problems(run) == []
+    assert load_runs(run).all_problems == []  # and no warning

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench_nb import load_runs, questions_df
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import RunFormatError, RunFormatWarning
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import Run, RunView, read_run, read_run_view
 from run_writers import question, write_run
@@ -39,13 +39,15 @@ def test_strict_error_names_file_question_and_field(tmp_path: Path) -> None:
 def test_lenient_returns_the_good_questions_and_the_problems(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2"), question("q3", "incorrect")])
     _bad_promptTokens(run, "q2")
-    runs = load_runs(run)
+    with pytest.warns(RunFormatWarning, match="1 target question\\(s\\) have no entry, e.g. q2"):
+        runs = load_runs(run)
     assert len(runs) == 1 and list(runs[0].checkpoint.questions) == ["q1", "q3"]  # type: ignore[union-attr]
     (missing,) = [p for p in runs.all_problems if p.field == "questions"]
     assert "1 target question(s) have no entry, e.g. q2" in missing.message
     (bad,) = [p for p in runs.all_problems if p.question_id == "q2"]
     assert bad.field == "questions.q2.phases.answer.promptTokens" and "question skipped" in bad.message
-    df = questions_df(run, backend="polars")
+    with pytest.warns(RunFormatWarning, match="1 target question\\(s\\) have no entry, e.g. q2"):
+        df = questions_df(run, backend="polars")
     assert df["question_id"].to_list() == ["q1", "q3"] and df["correct"].to_list() == [True, False]
 
 
@@ -70,7 +72,8 @@ def test_run_level_errors_raise_in_both_modes(tmp_path: Path) -> None:
     (run / "checkpoint.json").write_text("{not json")
     with pytest.raises(RunFormatError):
         read_run_view(run)
-    runs = load_runs(run)  # lenient load_runs lists the run that could not be read
+    with pytest.warns(RunFormatWarning, match="checkpoint.json"):
+        runs = load_runs(run)  # lenient load_runs lists the run that could not be read
     assert len(runs) == 0 and runs.problems[0].path == str(run / "checkpoint.json")
 
 
@@ -91,7 +94,9 @@ def test_missing_results_files_are_problems_not_errors_while_the_checkpoint_has_
     shutil.rmtree(run / "results")
     (p,) = read_run(run).problems
     assert p.message.startswith("2 completed search(es)")  # q3's search failed: it has no file to miss
-    assert questions_df(run, backend="polars")["search_result_count"].to_list() == [1, 1, None]
+    with pytest.warns(RunFormatWarning, match="2 completed search\\(es\\) have no results file"):
+        counts = questions_df(run, backend="polars")["search_result_count"].to_list()
+    assert counts == [1, 1, None]
 
 
 def test_a_search_lost_from_both_results_and_checkpoint_is_an_error_in_strict_mode(tmp_path: Path) -> None:
@@ -134,7 +139,8 @@ def test_runs_folder_globs_and_files(tmp_path: Path) -> None:
     # a run given twice (directory and its checkpoint file) loads once
     both = load_runs([runs_dir / "a-run", runs_dir / "a-run" / "checkpoint.json"])
     assert [r.run_id for r in both] == ["a-run"]
-    nothing = load_runs(str(tmp_path / "nope-*"))
+    with pytest.warns(RunFormatWarning, match="the pattern matched no run directory"):
+        nothing = load_runs(str(tmp_path / "nope-*"))
     assert len(nothing) == 0 and "matched no run directory" in nothing.problems[0].message
     with pytest.raises(RunFormatError, match="no such file"):
         load_runs(tmp_path / "missing", strict=True)
@@ -155,7 +161,8 @@ def test_compare_manifest_lists_its_runs_in_order_and_reports_missing_ones(tmp_p
     ]  # the compare folder works too
     body["runs"] = [*entries, {"provider": "zep", "runId": "gone"}]
     manifest.write_text(json.dumps(body))
-    runs = load_runs(manifest)
+    with pytest.warns(RunFormatWarning, match=r"run gone \(zep\) not found"):
+        runs = load_runs(manifest)
     assert [r.run_id for r in runs] == ["c-run", "a-run"]
     assert runs.problems[0].field == "runs" and "run gone (zep) not found" in runs.problems[0].message
     with pytest.raises(RunFormatError, match="gone"):
