@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
@@ -53,6 +52,8 @@ class Exports:
         if module is not None:
             value = getattr(importlib.import_module(module), name)
         elif name in self.deprecated:
+            import warnings
+
             new, message = self.deprecated[name]
             warnings.warn(message, DeprecationWarning, stacklevel=2)
             return namespace[new] if new in namespace else self.getattr(new)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -397,6 +399,20 @@ def test_student_t_equals_scipy(df: float) -> None:
         assert math.isclose(student_t_two_sided_p(t, df), 2 * stats.t.sf(t, df), rel_tol=1e-9, abs_tol=1e-12)
     for q in (0.00001, 0.025, 0.5, 0.9, 0.975, 0.9995, 0.99999):
         assert math.isclose(student_t_quantile(q, df), stats.t.ppf(q, df), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_scipy_is_imported_only_when_a_t_quantile_is_asked_for() -> None:
+    code = (
+        "import sys\n"
+        "from bench_nb.metrics import clustered, clustered_paired, intervals, power\n"
+        "before = 'scipy' in sys.modules\n"
+        "q = intervals.student_t_quantile(0.975, 9.5)\n"
+        "print(before, 'scipy.special' in sys.modules, 'scipy.stats' in sys.modules, round(q, 6))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "False", str(round(float(stats.t.ppf(0.975, 9.5)), 6))]
+    with pytest.raises(ValueError, match="degrees of freedom must be positive"):
+        student_t_two_sided_p(1.0, 0)
 
 
 def test_row_order_does_not_change_the_numbers() -> None:

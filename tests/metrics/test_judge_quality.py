@@ -157,6 +157,11 @@ def test_ols_slope_matches_statsmodels_hc1() -> None:
     assert slope == pytest.approx(fit.params[1], rel=1e-9)
     assert se == pytest.approx(fit.bse[1], rel=1e-9)
     assert (lo, hi) == pytest.approx(tuple(fit.conf_int()[1]), rel=1e-9)
+    # Six answers: the t quantile on 4 degrees of freedom (2.776), far from the normal's 1.96.
+    x6, y6 = x[:6], [0.0, 100.0, 100.0, 0.0, 100.0, 100.0]
+    _, _, lo6, hi6 = ols_slope(x6, y6)
+    fit6 = OLS(np.array(y6), np.column_stack([np.ones(6), x6])).fit(cov_type="HC1", use_t=True)
+    assert (lo6, hi6) == pytest.approx(tuple(fit6.conf_int()[1]), rel=1e-9)
     assert all(math.isnan(v) for v in ols_slope([1, 1, 1, 1], [0, 1, 0, 1]))
 
 

@@ -140,28 +140,19 @@ def rubric_score(items: Sequence[float], partial_credit: PartialCredit = "float"
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b of two rankings (ties allowed): ``(C - D) / sqrt((n0 - n1) (n0 - n2))`` with C and D the
-    concordant and discordant pairs, n0 = n(n-1)/2 and n1, n2 the pairs tied in x and in y. NaN when either
-    ranking is constant (as scipy.stats.kendalltau)."""
+    """Kendall's tau-b of two rankings (ties allowed): ``scipy.stats.kendalltau(x, y, variant="b")``.
+
+    ``(C - D) / sqrt((n0 - n1) (n0 - n2))`` with C and D the concordant and discordant pairs, n0 = n(n-1)/2
+    and n1, n2 the pairs tied in x and in y; NaN when either ranking is constant. scipy.stats is imported on
+    first use (a second of import that only BEAM's ordering items need).
+    """
     if len(x) != len(y):
         raise ValueError("the two rankings must have the same length")
-    n = len(x)
-    concordant = discordant = tied_x = tied_y = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx, dy = x[i] - x[j], y[i] - y[j]
-            if dx == 0:
-                tied_x += 1
-            if dy == 0:
-                tied_y += 1
-            if dx and dy:
-                if (dx > 0) == (dy > 0):
-                    concordant += 1
-                else:
-                    discordant += 1
-    n0 = n * (n - 1) / 2
-    denom = math.sqrt((n0 - tied_x) * (n0 - tied_y))
-    return (concordant - discordant) / denom if denom else math.nan
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y, variant="b").statistic)
 
 
 def ordering_score(positions: Sequence[int | None]) -> float:

@@ -23,7 +23,7 @@ from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
-from bench_nb.metrics.intervals import Z95, wilson_proportion_interval
+from bench_nb.metrics.intervals import Z95, student_t_quantile, wilson_proportion_interval
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
@@ -806,9 +806,7 @@ def ols_slope(
     intercept = my - slope * mx
     meat = sum(((a - mx) ** 2) * (b - intercept - slope * a) ** 2 for a, b in zip(x, y, strict=True))
     se = math.sqrt(n / (n - 2) * meat) / sxx
-    from scipy.stats import t as student_t
-
-    q = float(student_t.ppf(0.5 + confidence / 2, n - 2))
+    q = student_t_quantile(0.5 + confidence / 2, n - 2)
     return (slope, se, slope - q * se, slope + q * se)
 
 
