@@ -4,12 +4,12 @@
 
 The mapping (defining module -> names) is the one list of the package's public names: ``__all__`` is its
 names sorted, ``__dir__`` lists them (and the subpackages given), and ``__getattr__`` imports a name's module
-the first time the name is asked for and keeps the value in the package; any other name is looked for as a
-submodule. A name the package imports eagerly
-is listed too (its ``__getattr__`` is then never asked). A type checker does not run ``attach``: each package
-keeps an ``if TYPE_CHECKING:`` block importing the same names from the same modules, and
-``tests/test_lazy_exports.py`` checks that block, the mapping and ``__all__`` agree. A deprecated alias
-resolves to its new name with a ``DeprecationWarning`` and is left out of ``__all__``.
+the first time the name is asked for and keeps the value in the package; any other name (not starting with an
+underscore) is looked for as a submodule. A name the package imports eagerly is listed too (its
+``__getattr__`` is then never asked). A type checker does not run ``attach``: each package keeps an
+``if TYPE_CHECKING:`` block importing the same names from the same modules, and ``tests/test_lazy_exports.py``
+checks that block, the mapping and ``__all__`` agree. A deprecated alias resolves to its new name with a
+``DeprecationWarning`` and is left out of ``__all__``.
 """
 
 from __future__ import annotations
