@@ -30,6 +30,14 @@ ADVICE: dict[str, str] = {
     "other": "look at these questions one by one (explore.ipynb)",
 }
 
+# Types whose advice is about what the memory stores and retrieves: for a run whose search already returned
+# every piece of evidence (full recall: the full-context baseline) it does not apply, the reader's does.
+MEMORY_TYPES = frozenset({"single-hop", "multi-hop", "temporal", "knowledge-update", "preference"})
+READER_ADVICE = (
+    "the evidence was in the context (recall 100%), so retrieval is not what fails: the answering model "
+    "misreads it: improve the answer prompt or the model (`bench-nb reanswer` from the gold evidence confirms)"
+)
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -54,13 +62,29 @@ def baselines(q: pl.DataFrame) -> set[str]:
     return named | retrieved_nothing(q)
 
 
+def full_recall(q: pl.DataFrame) -> set[str]:
+    """Runs whose search returned all the evidence of every question it was scored on (recall@k 100%, as
+    the full-context baseline's): advice to retrieve more does not apply to them."""
+    if "recall_at_k" not in q.columns:
+        return set()
+    recall = q.group_by("run_id").agg(pl.col("recall_at_k").min().alias("least"))
+    return set(recall.filter(pl.col("least") >= 1.0)["run_id"].to_list())
+
+
+def _advice(typ: str, reader: bool) -> str:
+    if reader and typ in MEMORY_TYPES:
+        return READER_ADVICE
+    return ADVICE.get(typ, ADVICE["other"])
+
+
 def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -> list[Reading]:
     """Findings per run: the question types read ``investigate`` (under 60%) or at least ``gap`` below the
     run's overall accuracy (types with fewer than ``min_n`` scored questions are skipped), weakest first,
     at most ``top``; then slow search and failed or unscored questions. A run that retrieves nothing by
-    design (``baselines``: no-memory) gets no question-type or latency advice, only its failures."""
+    design (``baselines``: no-memory) gets no question-type or latency advice, only its failures; a run at
+    full recall (``full_recall``: full-context) gets the reader's advice instead of the memory's."""
     q = as_questions(data)
-    skip = baselines(q)
+    skip, reader = baselines(q), full_recall(q)
     overall = accuracy_frame(q)
     by_type = accuracy_by_type_frame(q)
     scores = memscore_frame(q)
@@ -86,7 +110,7 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
             finding = f"{typ}: {pct(acc, 0)} of {t['scored']}"
             if mean is not None:
                 finding += f" (run overall {pct(mean, 0)})"
-            out.append(Reading(rid, typ, finding, ADVICE.get(typ, ADVICE["other"])))
+            out.append(Reading(rid, typ, finding, _advice(typ, rid in reader)))
         if rid not in skip and latency_band(r["latency_ms"]) == "slow":
             out.append(
                 Reading(

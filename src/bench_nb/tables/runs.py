@@ -27,13 +27,25 @@ def _labels(q: pl.DataFrame) -> dict[str, str]:
     return run_labels(q)
 
 
+def _most_results(q: pl.DataFrame) -> pl.DataFrame:
+    """Per run the most results its search returned for a question, null when no count is recorded."""
+    return q.group_by("run_id").agg(pl.col("search_result_count").max().alias("most"))
+
+
 def retrieved_nothing(q: pl.DataFrame) -> set[str]:
     """Runs whose search returned nothing for any question (the no-memory baseline): their search time
-    says nothing about a memory's speed, so it gets no band."""
+    says nothing about a memory's speed, so it gets no band. A count that is not recorded (null: an imported
+    run) is not a zero: a run that records none is ``retrieval_not_recorded``, never here."""
     if "search_result_count" not in q.columns:
         return set()
-    counts = q.group_by("run_id").agg(pl.col("search_result_count").fill_null(0).max().alias("most"))
-    return set(counts.filter(pl.col("most") == 0)["run_id"].to_list())
+    return set(_most_results(q).filter(pl.col("most") == 0)["run_id"].to_list())
+
+
+def retrieval_not_recorded(q: pl.DataFrame) -> set[str]:
+    """Runs that record no search result count for any question (other harnesses' result files)."""
+    if "search_result_count" not in q.columns:
+        return set(q["run_id"].unique().to_list())
+    return set(_most_results(q).filter(pl.col("most").is_null())["run_id"].to_list())
 
 
 OFFLINE_ANSWERERS = frozenset({"extractive"})
@@ -104,8 +116,13 @@ def answerer_bound(q: pl.DataFrame, ms: pl.DataFrame) -> tuple[str | None, str |
     return " ".join(parts), warning
 
 
-def _search_cell(text: str, ms: float | None, nothing: bool) -> Cell:
-    """A search-latency cell: its band, or "nothing retrieved" for a run whose search returned nothing."""
+def _search_cell(text: str, ms: float | None, nothing: bool, unrecorded: bool = False) -> Cell:
+    """A search-latency cell: its band, "nothing retrieved" for a run whose search returned nothing, or "not
+    recorded" for a run that records neither its search time nor what it returned."""
+    if unrecorded and ms is None:
+        return Cell(
+            text, "num", title="this run's file records no search", badges=(("not recorded", "bnb-flag"),)
+        )
     if nothing:
         return Cell(
             text,
@@ -125,7 +142,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     """
     q = as_questions(data)
     labels = _labels(q)
-    nothing = retrieved_nothing(q)
+    nothing, unrecorded = retrieved_nothing(q), retrieval_not_recorded(q)
     ms = memscore_frame(q)
     ms = ms.sort("accuracy", descending=True, nulls_last=True)
     rows = []
@@ -142,7 +159,9 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
                     if r["quality_measure"] == "mean score"
                     else band_badge(accuracy_band(r["accuracy"])),
                 ),
-                _search_cell(num(r["latency_ms"]), r["latency_ms"], r["run_id"] in nothing),
+                _search_cell(
+                    num(r["latency_ms"]), r["latency_ms"], r["run_id"] in nothing, r["run_id"] in unrecorded
+                ),
                 Cell(num(r["context_tokens"]), "num"),
                 Cell(f"{r['evaluated']} / {r['target']}", "num"),
                 Cell(str(r["failed"]), "num"),

@@ -1,0 +1,69 @@
+"""The compare report's numbers over a mix of native and imported runs: what a file does not record is never
+read as zero, advice only where it applies, ceilings and detectable differences per question set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import bench_nb
+from bench_nb import tables
+
+FIXTURE_GLOB = str(Path(__file__).parents[1] / "fixtures" / "runs" / "*")
+
+
+@pytest.fixture(scope="module")
+def frame() -> pl.DataFrame:
+    return bench_nb.questions_df(FIXTURE_GLOB, backend="polars")
+
+
+def _imported(q: pl.DataFrame, run_id: str) -> pl.DataFrame:
+    """``run_id`` as an imported run records it: no search, no result count, no tokens."""
+    blank = ("search_ms", "search_result_count", "context_tokens", "recall_at_k", "hit_at_k")
+    return q.with_columns(
+        [pl.when(pl.col("run_id") == run_id).then(None).otherwise(pl.col(c)).alias(c) for c in blank]
+    )
+
+
+def test_a_run_that_records_no_search_is_not_read_as_retrieving_nothing(frame: pl.DataFrame) -> None:
+    q = _imported(frame, "synthetic-sqlite")
+    assert "synthetic-sqlite" not in tables.runs.retrieved_nothing(q)
+    assert "synthetic-sqlite" in tables.runs.retrieval_not_recorded(q)
+    assert "synthetic-sqlite" not in tables.readings.baselines(q)
+    row = next(r for r in tables.table_memscore(q).html.split("<tr") if "synthetic-sqlite" in r)
+    assert "not recorded" in row and "nothing retrieved" not in row
+    fix = tables.table_what_to_fix(q).html
+    sqlite = fix[fix.index("<b>sqlite</b>") :]
+    assert not sqlite.split("</li>")[0].endswith("no advice.")
+
+
+def test_a_run_whose_search_returned_nothing_still_reads_nothing_retrieved(frame: pl.DataFrame) -> None:
+    q = frame.with_columns(
+        search_result_count=pl.when(pl.col("provider") == "sqlite")
+        .then(0)
+        .otherwise(pl.col("search_result_count"))
+    )
+    assert tables.runs.retrieved_nothing(q) == {"synthetic-sqlite"}
+    assert not tables.runs.retrieval_not_recorded(q)
+
+
+def test_a_run_at_full_recall_gets_no_retrieval_advice(frame: pl.DataFrame) -> None:
+    q = frame.with_columns(recall_at_k=pl.when(pl.col("provider") == "full-context").then(1.0).otherwise(0.5))
+    assert tables.readings.full_recall(q) == {"synthetic-full-context"}
+    readings = tables.what_to_fix(q)
+    full = [
+        r
+        for r in readings
+        if r.run_id == "synthetic-full-context" and r.topic in tables.readings.MEMORY_TYPES
+    ]
+    assert full and all(r.advice == tables.readings.READER_ADVICE for r in full)
+    sqlite = [
+        r for r in readings if r.run_id == "synthetic-sqlite" and r.topic in tables.readings.MEMORY_TYPES
+    ]
+    assert sqlite and all(r.advice == tables.readings.ADVICE[r.topic] for r in sqlite)
+    assert (
+        "retrieve more"
+        not in tables.table_what_to_fix(q).html.split("<b>full-context</b>")[1].split("<b>")[0]
+    )
