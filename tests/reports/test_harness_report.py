@@ -69,6 +69,22 @@ def test_answer_key_and_replicate_tables(four, locomo_audit: Path) -> None:  # t
     assert round(memos["accuracy_mean"], 2) == 74.29 and round(memos["majority_accuracy"], 2) == 74.35
 
 
+def test_the_answer_key_reads_each_question_set_against_its_own_ceiling(
+    sources: list[str], locomo_path: Path, locomo_audit: Path
+) -> None:
+    errors = locomo_audit / "errors.json"
+    zep_run = bench_nb.load_runs(sources[0], dataset=locomo_path)
+    zep = bench_nb.questions_df(zep_run, dataset=locomo_path, errata=errors, backend="polars")
+    sample = zep.filter(pl.col("haystack_id") == zep["haystack_id"][0]).with_columns(
+        run_id=pl.lit("zep-sample"), provider=pl.lit("sample")
+    )
+    text = " ".join(_text(tables.table_answer_key(errors, pl.concat([sample, zep])).html).split())
+    assert "ceiling (perfect system): zep 93.57 95.72 90.07 91.90 90.63" in text
+    own = bench_nb.answer_key_ceiling(errors, sample, backend="polars")["ceiling"][0]
+    assert f"ceiling (perfect system): sample {own:.2f}" in text
+    assert "100.00 100.00 100.00" not in text
+
+
 def test_the_replicate_table_from_the_judgments_frame_is_the_one_from_the_runs(four) -> None:  # type: ignore[no-untyped-def]
     from_runs = tables.table_replicates(four)
     for frame in (bench_nb.judgments_df(four, backend="polars"), bench_nb.judgments_df(four)):

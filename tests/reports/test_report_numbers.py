@@ -67,3 +67,38 @@ def test_a_run_at_full_recall_gets_no_retrieval_advice(frame: pl.DataFrame) -> N
         "retrieve more"
         not in tables.table_what_to_fix(q).html.split("<b>full-context</b>")[1].split("<b>")[0]
     )
+
+
+def _key_frame() -> pl.DataFrame:
+    """Two runs on different questions: ``a`` holds q1-q4 (one wrong gold, single-hop), ``b`` q1-q10 (wrong gold
+    on q1 and q9: one single-hop, one temporal)."""
+    rows = []
+    for rid, n in (("run-a", 4), ("run-b", 10)):
+        for i in range(1, n + 1):
+            rows.append(
+                {
+                    "run_id": rid,
+                    "provider": rid.split("-")[1],
+                    "question_id": f"q{i}",
+                    "question_type_norm": "single-hop" if i % 2 else "temporal",
+                    "status": "evaluated",
+                    "unscored": False,
+                    "correct": i % 3 != 0,
+                    "gold_wrong": i in (1, 9),
+                    "gold_error_type": "HALLUCINATION" if i in (1, 9) else None,
+                }
+            )
+    return pl.DataFrame(rows)
+
+
+def test_answer_key_ceilings_are_per_question_set() -> None:
+    from bench_nb.metrics.errata import answer_key_ceiling_frame
+
+    q = _key_frame()
+    overall = answer_key_ceiling_frame(None, q)  # type: ignore[arg-type]
+    per_type = answer_key_ceiling_frame(None, q, by="question_type")  # type: ignore[arg-type]
+    groups = tables.harnesses.ceiling_groups(overall, per_type)
+    assert [members for _, members in groups] == [["run-a"], ["run-b"]]
+    a, b = (ceiling for ceiling, _ in groups)
+    assert a == pytest.approx({"all": 75.0, "single-hop": 50.0, "temporal": 100.0})
+    assert b == pytest.approx({"all": 80.0, "single-hop": 60.0, "temporal": 100.0})

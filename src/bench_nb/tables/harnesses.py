@@ -28,7 +28,7 @@ from bench_nb.metrics.errata import (
 )
 from bench_nb.metrics.replicates import replicate_summary_frame
 from bench_nb.runformat.load import RunSet, load_runs
-from bench_nb.tables.html import Cell, Table, render
+from bench_nb.tables.html import Cell, Table, render, run_cell
 from bench_nb.taxonomy import NORM_TYPES
 
 # What a run format records, by the harness it came from (bench_nb's and MemoryBench's runs record all).
@@ -170,22 +170,48 @@ def table_replicates(runs: Any) -> Table | None:
     )
 
 
+def _errata_questions(errata: Any, runs: Any) -> pl.DataFrame:
+    """The runs' questions with the errata's columns, read once for the whole table."""
+    frame = as_polars(runs)
+    if frame is not None:
+        return frame
+    from bench_nb.frames.questions import questions_frame
+
+    return questions_frame(_runs(runs), errata=errata)
+
+
+def ceiling_groups(
+    overall: pl.DataFrame, per_type: pl.DataFrame
+) -> list[tuple[dict[str, float | None], list[str]]]:
+    """The answer key's ceiling per set of runs that share it: ``[({"all": c, type: c, ...}, [run_id, ...])]``
+    in the runs' order. Runs on different questions (a 150-question sample and the full 1,540) have different
+    ceilings, overall and per type: each run is read against its own, never the first run's or the highest."""
+    groups: dict[tuple[tuple[str, float | None], ...], list[str]] = {}
+    for r in overall.iter_rows(named=True):
+        rid = r["run_id"]
+        parts = per_type.filter(pl.col("run_id") == rid)
+        ceiling = {"all": r["ceiling"], **dict(zip(parts["question_type"], parts["ceiling"], strict=True))}
+        key = tuple(sorted((k, None if v is None else round(v, 9)) for k, v in ceiling.items()))
+        groups.setdefault(key, []).append(rid)
+    return [(dict(key), members) for key, members in groups.items()]
+
+
 def table_answer_key(errata: Any, runs: Any) -> Table:
     """The answer key's known errors: the ceiling per question type beside each run's accuracy (flagged when
     above it), accuracy on right gold, and how many of each run's verdicts fall on flagged questions."""
     from bench_nb.frames.errata import as_errata
 
     errata = as_errata(errata)
-    loaded = _runs(runs)
-    overall = answer_key_ceiling_frame(errata, loaded)
-    per_type = answer_key_ceiling_frame(errata, loaded, by="question_type")
+    from bench_nb.charts.labels import run_labels
+
+    q = _errata_questions(errata, runs)
+    labels = run_labels(q)
+    overall = answer_key_ceiling_frame(errata, q)
+    per_type = answer_key_ceiling_frame(errata, q, by="question_type")
     types = sorted(
         per_type["question_type"].unique().to_list(),
         key=lambda t: NORM_TYPES.index(t) if t in NORM_TYPES else 99,
     )
-    ceilings: dict[str, float] = {
-        t: max(per_type.filter(pl.col("question_type") == t)["ceiling"].to_list()) for t in types
-    }
     flagged: list[str] = []
 
     def acc_cell(row: dict[str, Any] | None) -> Cell:
@@ -199,39 +225,51 @@ def table_answer_key(errata: Any, runs: Any) -> Table:
             badges=(("above ceiling", "bnb-flag"),) if above else (),
         )
 
+    groups = ceiling_groups(overall, per_type)
     rows: list[list[object]] = []
-    ceiling_row: list[object] = [Cell("ceiling (perfect system)", title="100 · (n − wrong gold) / n")]
-    first = overall.row(0, named=True) if len(overall) else None
-    ceiling_row.append(Cell(_pp(first["ceiling"]) if first else "—", "num"))
-    ceiling_row += [Cell(_pp(ceilings[t]), "num") for t in types]
-    ceiling_row += ["", ""]
-    rows.append(ceiling_row)
-    verdicts = errata_verdicts_frame(errata, loaded)
-    for r in overall.iter_rows(named=True):
-        rid = r["run_id"]
-        parts = per_type.filter(pl.col("run_id") == rid)
-        by_t = {p["question_type"]: p for p in parts.iter_rows(named=True)}
-        if r["above_ceiling"] or any(p["above_ceiling"] for p in by_t.values()):
-            flagged.append(rid)
-        mine = verdicts.filter((pl.col("run_id") == rid) & pl.col("gold_wrong"))
-        cited = verdicts.filter((pl.col("run_id") == rid) & ~pl.col("gold_wrong"))
+    verdicts = errata_verdicts_frame(errata, q)
+    by_run = {r["run_id"]: r for r in overall.iter_rows(named=True)}
+    for ceiling, members in groups:
+        name = "ceiling (perfect system)"
+        if len(groups) > 1:
+            name += ": " + ", ".join(labels.get(m, m) for m in members)
         rows.append(
             [
-                rid,
-                acc_cell(r),
-                *(acc_cell(by_t.get(t)) for t in types),
-                Cell(_pp(r["accuracy_gold_right"]), "num"),
-                Cell(
-                    f"{int(mine['correct'].sum())} correct / {int(mine['incorrect'].sum())} incorrect"
-                    + (
-                        f" (wrong citation only: {int(cited['correct'].sum())} / {int(cited['incorrect'].sum())})"
-                        if len(cited)
-                        else ""
-                    ),
-                    "num",
+                Cell(name, title="100 · (n − wrong gold) / n, on the questions these runs scored"),
+                *(
+                    Cell("—" if c is None else _pp(c), "num")
+                    for c in (ceiling["all"], *(ceiling.get(t) for t in types))
                 ),
+                "",
+                "",
             ]
         )
+        for rid in members:
+            r = by_run[rid]
+            by_t = {
+                p["question_type"]: p for p in per_type.filter(pl.col("run_id") == rid).iter_rows(named=True)
+            }
+            if r["above_ceiling"] or any(p["above_ceiling"] for p in by_t.values()):
+                flagged.append(labels.get(rid, rid))
+            mine = verdicts.filter((pl.col("run_id") == rid) & pl.col("gold_wrong"))
+            cited = verdicts.filter((pl.col("run_id") == rid) & ~pl.col("gold_wrong"))
+            rows.append(
+                [
+                    run_cell(rid, labels),
+                    acc_cell(r),
+                    *(acc_cell(by_t.get(t)) for t in types),
+                    Cell(_pp(r["accuracy_gold_right"]), "num"),
+                    Cell(
+                        f"{int(mine['correct'].sum())} correct / {int(mine['incorrect'].sum())} incorrect"
+                        + (
+                            f" (wrong citation only: {int(cited['correct'].sum())} / {int(cited['incorrect'].sum())})"
+                            if len(cited)
+                            else ""
+                        ),
+                        "num",
+                    ),
+                ]
+            )
     counts = ", ".join(f"{k} {v}" for k, v in errata.counts().items())
     warnings = (
         [f"{', '.join(flagged)} score above a ceiling: only credit on wrong gold answers can explain that."]
