@@ -53,8 +53,7 @@ def test_graded_runs_get_the_mean_difference_a_cluster_interval_and_the_clustere
     result = paired_comparison(q, "a", "b", method="signed-rank", backend="polars")
     assert result.test == "clustered-signed-rank" and result.n_pairs == 80
     assert result.difference == pytest.approx(diffs.mean())
-    # The chats in sorted order (100K-0, 100K-1, 100K-10, ...): the Monte Carlo sign patterns of 15-29 chats
-    # go to the same chat whatever the rows' order.
+    # The chats in sorted order (100K-0, 100K-1, 100K-10, ...): the same Tᵢ whatever the rows' order.
     _, chats = np.unique(q.filter(pl.col("run_id") == "a")["haystack_id"].to_numpy(), return_inverse=True)
     z, p = clustered_signed_rank(diffs, chats)
     assert (result.statistic, result.p_value) == pytest.approx((float(z), float(p)))
@@ -90,7 +89,7 @@ def test_identical_graded_runs_do_not_differ() -> None:
     result = paired_comparison(same, "a", "b", method="signed-rank")
     assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "clustered-signed-rank")
     result = paired_comparison(same, "a", "b")
-    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "sign-flip Monte Carlo")
+    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "sign-flip exact")
 
 
 def test_one_question_per_chat_gives_wilcoxons_signed_rank_test() -> None:
@@ -118,7 +117,7 @@ def test_a_question_of_unknown_haystack_is_its_own_cluster() -> None:
 def test_the_paired_table_names_the_clustered_test_for_graded_runs() -> None:
     q, _ = frame()
     html = tables.table_paired(q).html
-    assert "sign-flip Monte Carlo" in html and "haystack sign-flip test" in html and "McNemar" not in html
+    assert "sign-flip exact" in html and "haystack sign-flip test" in html and "McNemar" not in html
     html = tables.table_paired(q, method="signed-rank").html
     assert "clustered-signed-rank" in html and "Datta &amp; Satten" in html and "McNemar" not in html
     assert "test of the ranks of the differences" in html  # why interval and test may disagree

@@ -153,7 +153,9 @@ def test_sign_flip_lower_ends_equal_the_test_interval() -> None:
     for k in (6, 10, 14, 15, 22):
         x = rng.normal(size=(4, k))
         expected = [sign_flip_mean_test(row, np.ones(k))[1] for row in x]
-        assert sign_flip_lower_ends(x) == pytest.approx(expected, abs=1e-12)
+        # exact up to 14 haystacks; from 15 the power multiplier's 2,000 fixed patterns (seed 0) against the
+        # test's exact count: within 0.05 standard deviations of a haystack (docs/statistics.md, "Power")
+        assert sign_flip_lower_ends(x) == pytest.approx(expected, abs=1e-12 if k <= 14 else 0.05)
     assert paired_test_multiplier(5) == math.inf
     assert paired_test_multiplier(30) == pytest.approx(
         abs(_t_effect(30)) * math.sqrt(30),

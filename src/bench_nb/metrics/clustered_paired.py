@@ -26,7 +26,7 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.clustered import RESAMPLES, cluster_variance, outcomes, per_cluster
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
-from bench_nb.metrics.sign_flip import EXACT_CLUSTERS, FEW_CLUSTERS, sign_flip_mean_test, smallest_p
+from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_mean_test, smallest_p
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,7 +102,6 @@ def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[fl
 
 
 SIGN_FLIP_EXACT = "sign-flip exact"
-SIGN_FLIP_MONTE_CARLO = "sign-flip Monte Carlo"
 CLUSTER_T = "cluster-robust t"
 NO_TEST = "none"  # fewer than 2 haystacks
 
@@ -128,7 +127,7 @@ def paired_difference_test(
     sums of differences (clusters with no question are left out).
 
     Below ``FEW_CLUSTERS`` haystacks the cluster sign-flip test and its inversion (``sign_flip_mean_test``:
-    all 2^K patterns up to ``EXACT_CLUSTERS``, else the observed one and ``resamples`` seeded ones); from
+    exact, all 2^K patterns counted; ``seed`` and ``resamples`` are accepted and unused); from
     there the cluster-robust t-test (``clustered_paired_test``) and D̄ ± t_{K−1, 1−alpha/2}·SE, clipped to
     [−1, 1]. ``statistic`` is the cluster-robust t in both cases. No test (p ``nan``) with one haystack.
     """
@@ -138,10 +137,8 @@ def paired_difference_test(
     if k < 2:
         return PairedTest(NO_TEST, t, df, _NAN, _NAN, _NAN)
     if k < FEW_CLUSTERS:
-        p, low, high = sign_flip_mean_test(diff_sums, counts, alpha, seed, resamples)
-        return PairedTest(
-            SIGN_FLIP_EXACT if k <= EXACT_CLUSTERS else SIGN_FLIP_MONTE_CARLO, t, df, p, low, high
-        )
+        p, low, high = sign_flip_mean_test(diff_sums, counts, alpha)
+        return PairedTest(SIGN_FLIP_EXACT, t, df, p, low, high)
     d, c = diff_sums[present], counts[present]
     mean = float(d.sum() / c.sum())
     half = student_t_quantile(1 - alpha / 2, k - 1) * math.sqrt(max(cluster_variance(d, c), 0.0))
@@ -318,8 +315,8 @@ def clustered_paired_comparisons(
     ``statistic, df`` (the cluster-robust t on K − 1 df), ``p_value`` (the clustered paired test),
     ``mcnemar_p`` (McNemar's test, which ignores the clusters; n/a for fractional scores), ``verdict``
     (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test) and ``test``
-    (which clustered test: ``"sign-flip exact"`` below 15 haystacks, ``"sign-flip Monte Carlo"`` (seeded,
-    ``resamples`` patterns) below 30, ``"cluster-robust t"`` from 30, ``"none"`` with one haystack).
+    (which clustered test: ``"sign-flip exact"`` below 30 haystacks, every 2^K sign pattern counted, so
+    ``seed`` and ``resamples`` change nothing; ``"cluster-robust t"`` from 30, ``"none"`` with one haystack).
     ``paired_difference_test`` has the definitions. Runs that hold different questions are refused
     (``ComparisonError``, from ``same_questions``), never compared on the questions they share.
     """

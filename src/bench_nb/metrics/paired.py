@@ -6,7 +6,7 @@ accuracy A − accuracy B (the mean score for graded runs: BEAM's rubric scores)
 
 - ``"clustered"`` (the default): the clustered paired test and the interval that inverts it, the same as
   ``tell_apart``'s (``clustered_paired.paired_difference_test``, over the haystacks: the conversations,
-  chats): below 30 haystacks the haystack sign-flip test (exact up to 14, seeded Monte Carlo from 15), from
+  chats): below 30 haystacks the haystack sign-flip test (exact: every 2^K sign pattern counted), from
   30 the cluster-robust t on K − 1 df; no interval with 5 haystacks or fewer, where no test can reject at
   5%. 0/1 and graded scores alike. Haystacks are taken in sorted order, so the rows' order never matters.
 - ``"independent"``: McNemar's test and Newcombe's interval, which count every question as independent
@@ -136,8 +136,8 @@ class PairedComparison(Generic[FrameT]):
     """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B).
 
     ``method`` is how they were compared (``"clustered"``, ``"independent"`` or ``"signed-rank"``: see
-    ``paired_comparison``) and ``test`` the test that gave ``p_value``: ``"sign-flip exact"``,
-    ``"sign-flip Monte Carlo"`` or ``"cluster-robust t"`` (clustered; ``"none"`` with one haystack),
+    ``paired_comparison``) and ``test`` the test that gave ``p_value``: ``"sign-flip exact"``
+    or ``"cluster-robust t"`` (clustered; ``"none"`` with one haystack),
     ``"McNemar exact"`` or ``"McNemar chi2-cc"`` (independent), ``"clustered-signed-rank"``. ``clusters``:
     the haystacks the paired questions come from.
 
@@ -274,8 +274,7 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod, seed: int = 0) -> dict[str
 
     from bench_nb.metrics.clustered_paired import paired_difference_test
 
-    # Per haystack, in sorted order: the same questions in any row order give the same Monte Carlo sign
-    # patterns (15-29 haystacks) and so the same p and interval, tell_apart's for the same seed.
+    # Per haystack, in sorted order: the same questions in any row order give the same sums, p and interval.
     per = (
         pairs.select("haystack_id", d=_value("a") - _value("b"))
         .group_by("haystack_id")
@@ -343,7 +342,7 @@ def paired_comparison(
             treat every question as independent (0/1 scores only; too eager when questions share a
             conversation); ``"signed-rank"``: the clustered interval with the clustered signed-rank test.
         require_like_for_like: raise ``ComparisonError`` instead of flagging runs that are not comparable.
-        seed: the sign patterns drawn with 15-29 haystacks (as ``tell_apart``'s ``seed``).
+        seed: unused (the sign-flip and signed-rank tests are exact: every sign pattern is counted).
         backend: ``"pandas"`` (default) or ``"polars"`` for ``by_type``.
 
     Raises:

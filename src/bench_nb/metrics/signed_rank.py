@@ -27,8 +27,8 @@ def clustered_signed_rank(
     R̃ᵢⱼ = 1 + Σ_{k≠i} Fₖ(aᵢⱼ), Tᵢ = (1/nᵢ) Σⱼ sign(dᵢⱼ)·R̃ᵢⱼ, T = Σᵢ Tᵢ, V = Σᵢ Tᵢ²,
     z = T / √V. Swapping A and B on a haystack flips the sign of its Tᵢ, so V is T's variance over those
     sign flips: from ``FEW_CLUSTERS`` (30) haystacks p = 2·Φ(−|z|) (two-sided), below it p is the sign-flip
-    p of T itself (``sign_flip_p`` over the Tᵢ: exact up to 14 haystacks, else ``draws`` patterns drawn with
-    ``seed``), which the normal approximation overstates with few haystacks (4 haystacks that all agree
+    p of T itself (``sign_flip_p`` over the Tᵢ: exact, every 2^K pattern counted; ``seed`` and ``draws``
+    are accepted and unused), which the normal approximation overstates with few haystacks (4 haystacks that all agree
     give z = 2, p = 0.046, where the 16 sign patterns allow no p below 0.125). p = 1 (z = nan) when every
     difference is 0; both are nan with fewer than 2 clusters. With one question per cluster T is
     Wilcoxon's signed-rank sum with Pratt's treatment of zeros and V its tie-corrected variance.
@@ -64,7 +64,7 @@ def clustered_signed_rank(
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.where(v > 0, t / np.sqrt(np.where(v > 0, v, 1.0)), math.nan)
     if k < FEW_CLUSTERS:
-        p = np.where(v > 0, sign_flip_p(per_cluster, seed, draws), 1.0)
+        p = np.where(v > 0, sign_flip_p(per_cluster), 1.0)
     else:
         p = np.where(v > 0, _normal_two_sided(z), 1.0)
     return z.reshape(lead), p.reshape(lead)

@@ -313,8 +313,8 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
         notes=[
             f"Paired verdict: the clustered paired test at {alpha:.0%}, and the interval that inverts it (it "
             f"excludes 0 exactly when p < {alpha:g}): with fewer than 30 haystacks the haystack sign-flip test "
-            "(A and B swapped on whole haystacks, every one of the 2^K patterns; seeded Monte Carlo from 15 "
-            "haystacks), from 30 the cluster-robust t on haystacks − 1 df. McNemar's test ignores the "
+            "(A and B swapped on whole haystacks, every one of the 2^K patterns counted: exact, "
+            "no seed), from 30 the cluster-robust t on haystacks − 1 df. McNemar's test ignores the "
             "haystacks and is too eager under clustering. The overlap rule calls two runs different only when "
             "their Wilson intervals do not overlap: unpaired and conservative. No correction for the number of "
             "pairs or types."
