@@ -102,3 +102,38 @@ def test_answer_key_ceilings_are_per_question_set() -> None:
     a, b = (ceiling for ceiling, _ in groups)
     assert a == pytest.approx({"all": 75.0, "single-hop": 50.0, "temporal": 100.0})
     assert b == pytest.approx({"all": 80.0, "single-hop": 60.0, "temporal": 100.0})
+
+
+def _two_benchmarks() -> pl.DataFrame:
+    """Runs a1, a2 on 40 questions in 8 haystacks; run b1 on 2 other questions in 2 other haystacks."""
+    rows = []
+    for rid, seed in (("a1", 3), ("a2", 5)):
+        for i in range(40):
+            rows.append((rid, f"q{i}", f"h{i % 8}", "single-hop", (i * seed) % 7 < 4))
+    rows += [("b1", "p0", "x0", "abstention", True), ("b1", "p1", "x1", "abstention", False)]
+    frame = pl.DataFrame(
+        rows, schema=["run_id", "question_id", "haystack_id", "question_type_norm", "correct"], orient="row"
+    )
+    return frame.with_columns(
+        provider=pl.col("run_id"), status=pl.lit("evaluated"), unscored=pl.lit(False), score=pl.lit(None)
+    )
+
+
+def test_detectable_differences_are_planned_per_question_set() -> None:
+    out = bench_nb.detectable_differences(_two_benchmarks(), backend="polars")
+    overall = out.filter(pl.col("question_type") == "all")
+    assert overall.select("question_set", "runs", "n", "clusters").rows() == [
+        (1, "a1, a2", 40, 8),
+        (2, "b1", 2, 2),
+    ]
+    assert out.filter(pl.col("question_set") == 1)["question_type"].to_list() == ["all", "single-hop"]
+
+
+def test_a_detectable_difference_over_the_scale_reads_cannot_detect() -> None:
+    table = tables.table_detectable(_two_benchmarks())
+    big = table.frame.filter(pl.col("question_set") == 2)["mde"].max()
+    assert big is not None and big > 1  # 2 questions: no difference of accuracy could be detected
+    text = table.html
+    assert "cannot detect any difference" in text
+    assert not any(float(x) > 100 for x in __import__("re").findall(r"([\d.]+) pts<", text))
+    assert "1: a1, a2" in text and "2: b1" in text

@@ -214,7 +214,11 @@ def detectable_differences(
     """The smallest difference this benchmark can detect, overall (``question_type = "all"``) and per type,
     from its own size, clusters and the runs' own intraclass correlation.
 
-    Columns: ``question_type, n`` (distinct questions), ``clusters``, ``cluster_size`` (n / clusters),
+    Runs on different questions (``question_sets``: no question in common, e.g. two benchmarks) are planned
+    apart, never pooled: a block of rows per question set, ``question_set`` (1, 2, ...) and ``runs`` (its run
+    ids, comma-separated) first.
+
+    Columns: ``question_set, runs, question_type, n`` (distinct questions), ``clusters``, ``cluster_size`` (n / clusters),
     ``accuracy`` (mean of the runs'), ``icc`` (mean over runs of the ANOVA estimate, floored at 0),
     ``correlation`` (mean over pairs of runs of the correlation of their scores on a question),
     ``icc_difference`` (the same ANOVA estimate for the pairs' score differences), ``mde_naive`` (independent
@@ -226,24 +230,63 @@ def detectable_differences(
 
 def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: float = 0.8) -> pl.DataFrame:
     """``detectable_differences`` in polars."""
-    coded = _Coded.of(outcomes(questions, "question_type"))
-    everything = np.arange(len(coded.run))
-    parts = [("all", everything)] + [(t, everything[coded.type == t]) for t in coded.types]
-    rows = [_detectable(name, part, coded, alpha, power) for name, part in parts]
-    schema = {"question_type": pl.Utf8, "n": pl.Int64, "clusters": pl.Int64} | dict.fromkeys(
-        (
-            "cluster_size",
-            "accuracy",
-            "icc",
-            "correlation",
-            "icc_difference",
-            "mde_naive",
-            "mde",
-            "mde_paired",
-        ),
-        pl.Float64,
+    data = outcomes(questions, "question_type")
+    rows = []
+    for number, runs in enumerate(question_sets(data), start=1):
+        coded = _Coded.of(data.filter(pl.col("run_id").is_in(runs)))
+        everything = np.arange(len(coded.run))
+        parts = [("all", everything)] + [(t, everything[coded.type == t]) for t in coded.types]
+        for name, part in parts:
+            rows.append(
+                {"question_set": number, "runs": ", ".join(runs)}
+                | _detectable(name, part, coded, alpha, power)
+            )
+    schema = (
+        {"question_set": pl.Int64, "runs": pl.Utf8}
+        | {
+            "question_type": pl.Utf8,
+            "n": pl.Int64,
+            "clusters": pl.Int64,
+        }
+        | dict.fromkeys(
+            (
+                "cluster_size",
+                "accuracy",
+                "icc",
+                "correlation",
+                "icc_difference",
+                "mde_naive",
+                "mde",
+                "mde_paired",
+            ),
+            pl.Float64,
+        )
     )
     return pl.DataFrame(rows, schema=schema)
+
+
+def question_sets(data: pl.DataFrame) -> list[list[str]]:
+    """The runs of ``data`` (``run_id, question_id``) grouped into question sets: runs that share a question
+    are in one set (a 150-question sample of LoCoMo with the full 1,540), runs on other questions (another
+    benchmark's) in another. A benchmark's size, haystacks and detectable difference belong to one set: pooling
+    two benchmarks' haystacks plans for a benchmark nobody runs. Sets in the order of their first run."""
+    pairs = data.select("run_id", "question_id").unique(maintain_order=True)
+    runs = pairs["run_id"].unique(maintain_order=True).to_list()
+    parent = {r: r for r in runs}
+
+    def root(r: str) -> str:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for group in pairs.group_by("question_id").agg(pl.col("run_id")).get_column("run_id").to_list():
+        for other in group[1:]:
+            parent[root(other)] = root(group[0])
+    sets: dict[str, list[str]] = {}
+    for r in runs:
+        sets.setdefault(root(r), []).append(r)
+    return list(sets.values())
 
 
 @dataclass(frozen=True)

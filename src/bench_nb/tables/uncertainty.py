@@ -33,6 +33,14 @@ def _points(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None or missing(x) else f"{x * 100:.{digits}f} pts"
 
 
+def _detectable_cell(x: float | None) -> Cell:
+    """A detectable difference: in points, or "cannot detect any difference" when it exceeds the whole scale
+    (over 100 points: too few questions for any difference of accuracy to reach significance)."""
+    if x is not None and not missing(x) and x > 1:
+        return Cell("cannot detect any difference", "num", title=f"{x * 100:.1f} pts: more than the scale")
+    return Cell(_points(x), "num")
+
+
 def _rank(r: dict[str, Any]) -> str:
     if r["rank_low"] == r["rank_high"]:
         return f"{r['rank']} [{r['rank_low']}]"
@@ -180,22 +188,27 @@ def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> T
 
     q = as_questions(data)
     frame = detectable_differences_frame(q, alpha=alpha, power=power)
-    rows = [
-        [
+    labels = _labels(q)
+    several = frame["question_set"].n_unique() > 1
+    rows = []
+    for r in frame.iter_rows(named=True):
+        row: list[object] = []
+        if several:
+            names = ", ".join(labels.get(x, x) for x in r["runs"].split(", "))
+            row.append(Cell(f"{r['question_set']}: {names}" if r["question_type"] == _ALL else ""))
+        row += [
             "overall" if r["question_type"] == _ALL else r["question_type"],
             Cell(f"{r['n']} / {r['clusters']}", "num"),
             Cell(num(r["cluster_size"], 1), "num"),
             Cell(pct(r["accuracy"]), "num"),
             Cell(num(r["icc"], 3), "num"),
             Cell(num(r["correlation"], 2), "num"),
-            Cell(_points(r["mde_naive"]), "num"),
-            Cell(_points(r["mde"]), "num"),
-            Cell(_points(r["mde_paired"]), "num"),
+            *(_detectable_cell(r[c]) for c in ("mde_naive", "mde", "mde_paired")),
         ]
-        for r in frame.iter_rows(named=True)
-    ]
+        rows.append(row)
     html = render(
         [
+            *(["question set"] if several else []),
             "type",
             "questions / haystacks",
             "questions per haystack",
@@ -213,7 +226,15 @@ def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> T
             "estimate). 'If independent' ignores the haystacks, as most leaderboards do; 'same questions' is "
             "the paired design every run here uses (the runs' correlation on a question helps); n/a there "
             "with 5 haystacks or fewer, where no paired test can reach 5% (2^K sign patterns: p ≥ 2/2^K). "
-            "Plan a benchmark's size before a run with `bench-nb plan`."
+            "Plan a benchmark's size before a run with `bench-nb plan`.",
+            *(
+                [
+                    "Runs on different questions are planned apart, one block per question set (runs that share "
+                    "questions): pooling two benchmarks' haystacks would plan for a benchmark nobody runs."
+                ]
+                if several
+                else []
+            ),
         ],
     )
     return Table(frame, html)
