@@ -136,3 +136,51 @@ def test_judgments_metrics_follow_the_same_rule(q: pl.DataFrame) -> None:
     )
     sweep = prompt_sweep(prompts, backend="polars").filter(pl.col("run_id") == "a")
     assert sweep["scored"].to_list() == [80, 80] and sweep["accuracy"].to_list() == [50.0, 50.0]
+
+
+def _split_case(question: str, *verdicts: dict) -> list[dict]:
+    base = {
+        "run_id": "a",
+        "provider": "a",
+        "question_id": question,
+        "question_type_norm": "t",
+        "run_path": "a",
+    }
+    return [base | {"judge": f"j{i}", "correct": None, "unscored": False} | v for i, v in enumerate(verdicts)]
+
+
+def test_disputed_questions_apply_the_one_verdict_rule() -> None:
+    # split_verdicts (the frames layer's rule behind disputed_questions and failure_reasons' judge_disputed)
+    # read score == 1 / score == 0 and the unscored flag alone: a NaN score, an evaluated verdict with no score
+    # and a null score beside correct = true vanished, and a graded 0.5 was not a scored verdict. Now it
+    # applies with_verdicts first, the rule every metric applies.
+    from bench_nb.frames.judgments import split_verdicts
+
+    rows = [
+        *_split_case("nan", {"score": 1.0}, {"score": 0.0}, {"score": math.nan}),
+        *_split_case("null", {"score": 1.0}, {"score": 0.0}, {"score": None}),
+        *_split_case("correct", {"score": None, "correct": True}, {"score": 0.0}),
+        *_split_case("graded", {"score": 1.0}, {"score": 0.5}),
+        *_split_case("graded-unscored", {"score": 0.5}, {"score": None, "unscored": True}),
+        *_split_case("agree", {"score": 1.0}, {"score": 1.0}, {"score": math.nan}),
+    ]
+    judgments = pl.DataFrame(rows, schema_overrides={"score": pl.Float64, "correct": pl.Boolean})
+    ruled = with_verdicts(judgments)
+    for include in (False, True):
+        got = {
+            r["question_id"]: r
+            for r in split_verdicts(judgments, include_unscored=include).iter_rows(named=True)
+        }
+        want = set()
+        for (qid,), part in ruled.group_by("question_id"):
+            right, wrong = int((part["score"] == 1).sum()), int((part["score"] == 0).sum())
+            scored, unscored = int(part["score"].is_not_null().sum()), int(part["unscored"].sum())
+            if (right and wrong) or (include and unscored and scored):
+                want.add(qid)
+                r = got[qid]
+                assert (r["n_correct"], r["n_incorrect"], r["n_unscored"]) == (right, wrong, unscored), qid
+                assert r["split"] == pytest.approx(min(right, wrong) / scored), qid
+        assert set(got) == want
+    assert set(got) == {"nan", "null", "correct", "graded-unscored", "agree"}
+    nan = got["nan"]
+    assert (nan["n_correct"], nan["n_incorrect"], nan["n_unscored"], nan["split"]) == (1, 1, 1, 0.5)

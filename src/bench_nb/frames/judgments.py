@@ -26,6 +26,7 @@ from bench_nb.errors import Problem, RunFormatError, warn_problems
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import StoredFrames, questions_frame
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.gc_pause import gc_paused
 from bench_nb.judges.labels import read_labels
 from bench_nb.runformat.format import decode_results, result_file_name
@@ -386,7 +387,7 @@ def disputed_questions_frame(
         frame = judgments_frame(runset)
     if judges is not None:
         frame = frame.filter(pl.col("judge").is_in(judges))
-    frame = replicates_as_raters(frame)
+    frame = with_verdicts(replicates_as_raters(frame))
     judge_names = frame["judge"].unique(maintain_order=True).to_list()
     keys = ["run_id", "question_id"]
     disputed = split_verdicts(frame, include_unscored=include_unscored).sort(
@@ -421,7 +422,14 @@ def split_verdicts(frame: pl.DataFrame, *, include_unscored: bool = False) -> pl
     one scored it correct, another incorrect; with ``include_unscored``, also scored by one and unscored by
     another), with ``provider, question_type_norm, run_path, n_judges, n_correct, n_incorrect, n_unscored`` and
     ``split`` (the minority share of the scored verdicts). Replicates count as raters when the frame went
-    through ``replicates_as_raters``."""
+    through ``replicates_as_raters``.
+
+    Verdicts are read by the one rule every metric applies (``frames.verdicts.with_verdicts``): a score that
+    is null or NaN is no verdict (``correct`` is read when there is no score), an evaluated verdict without
+    one is unscored, and a graded score (0.5) is a scored verdict, neither correct nor incorrect: it counts
+    in the scored verdicts (``split``'s denominator, and "scored by one" with ``include_unscored``), and a
+    dispute still needs a 1 and a 0."""
+    frame = with_verdicts(frame)
     counts = frame.group_by(["run_id", "question_id"], maintain_order=True).agg(
         pl.col("provider").first(),
         pl.col("question_type_norm").first(),
@@ -430,12 +438,17 @@ def split_verdicts(frame: pl.DataFrame, *, include_unscored: bool = False) -> pl
         n_correct=(pl.col("score") == 1).sum().cast(pl.Int64),
         n_incorrect=(pl.col("score") == 0).sum().cast(pl.Int64),
         n_unscored=pl.col("unscored").sum().cast(pl.Int64),
+        n_scored=pl.col("score").is_not_null().sum().cast(pl.Int64),
     )
-    scored = pl.col("n_correct") + pl.col("n_incorrect")
+    scored = pl.col("n_scored")
     split_on = (pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)
     if include_unscored:
         split_on = split_on | ((pl.col("n_unscored") > 0) & (scored > 0))
-    return counts.filter(split_on).with_columns(split=pl.min_horizontal("n_correct", "n_incorrect") / scored)
+    return (
+        counts.filter(split_on)
+        .with_columns(split=pl.min_horizontal("n_correct", "n_incorrect") / scored)
+        .drop("n_scored")
+    )
 
 
 def _question_context(runset: Any, disputed: pl.DataFrame, n_hits: int) -> pl.DataFrame:
