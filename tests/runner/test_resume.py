@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import exit_code
 from click.testing import CliRunner
 from runner_fakes import CountingProvider, call_log, completed_phases, make_benchmark, pet_question, touched
 
@@ -314,13 +315,18 @@ def test_the_settings_are_read_without_decoding_a_question_and_the_locked_read_d
     assert DECODE_COUNTS.questions == len(ids) == len(checkpoint.questions) == 6
 
 
-def test_a_run_made_with_objects_needs_them_again(tmp_path: Path) -> None:
+def test_a_run_made_with_objects_needs_them_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run(tmp_path, CountingProvider())
     runs = tmp_path / "runs"
-    with pytest.raises(BenchNbError, match=r"run r1 .* provider object \('counting'\).*\(provider=\.\.\.\)"):
+    # the message names both ways to give it again: in Python and on the command line
+    with pytest.raises(
+        BenchNbError, match=r"run r1 .* provider object \('counting'\).*provider=\.\.\..*-p NAME"
+    ):
         run_benchmark(run_id="r1", runs_dir=runs)
-    with pytest.raises(BenchNbError, match=r"loaded Benchmark \('synthetic'\).*\(benchmark=\.\.\.\)"):
+    with pytest.raises(BenchNbError, match=r"loaded Benchmark \('synthetic'\).*benchmark=\.\.\..*-b NAME"):
         run_benchmark(CountingProvider(), run_id="r1", runs_dir=runs)
+    assert exit_code(["run", "-r", "r1", "--runs-dir", runs]) == 1
+    assert "-p NAME or -p module:attribute to bench-nb run -r" in capsys.readouterr().err
     again = CountingProvider()
     result = run_benchmark(again, make_benchmark(2, 4), run_id="r1", runs_dir=runs, progress=False)
     assert (result.status, result.evaluated) == ("completed", 8) and not again.calls  # judges: the run's

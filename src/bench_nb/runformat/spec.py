@@ -46,6 +46,19 @@ def question_set_hash(question_ids: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(sorted(question_ids)).encode("utf-8")).hexdigest()
 
 
+# How to give again what a run made with an object needs to resume, in Python and on the command line (the
+# error reaches both: ``run_benchmark(run_id=...)`` and ``bench-nb run -r``).
+_GIVE_AGAIN = {
+    "provider": "to resume it, give the provider again (provider=... to run_benchmark; "
+    "-p NAME or -p module:attribute to bench-nb run -r)",
+    "benchmark": "to resume it, give the benchmark again (benchmark=... to run_benchmark; "
+    "-b NAME, with --dataset FILE if it was read from one, to bench-nb run -r)",
+    "answerer": "to resume it, give the answerer again (answerer=... to run_benchmark; "
+    "-m NAME or -m module:attribute to bench-nb run -r)",
+    "judges": "to resume it, give them again (judges=... to run_benchmark; -j NAMES to bench-nb run -r)",
+}
+
+
 class Invocation(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     """``benchNb.invocation``: the names and options a run was started with, so a resume needs none again.
 
@@ -222,22 +235,22 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         if inv.provider is None and "provider" in gone:
             raise BenchNbError(
                 f"{where} was made with a provider object ({self.provider!r}), which a run directory cannot "
-                "hold: pass it again (provider=...) to resume"
+                "hold: " + _GIVE_AGAIN["provider"]
             )
         if inv.benchmark is None and "benchmark" in gone:
             raise BenchNbError(
                 f"{where} was made with a loaded Benchmark ({self.benchmark!r}), which a run directory "
-                "cannot hold: pass it again (benchmark=...) to resume"
+                "cannot hold: " + _GIVE_AGAIN["benchmark"]
             )
         if inv.answerer is None and self.answerer not in (None, "extractive") and "answerer" in gone:
             raise BenchNbError(
                 f"{where} was answered by an answerer object ({self.answerer!r}), which a run directory "
-                "cannot hold: pass it again (answerer=...) to resume"
+                "cannot hold: " + _GIVE_AGAIN["answerer"]
             )
         if len(inv.judges or ()) != len(self.judge_names) and "judges" in gone:
             raise BenchNbError(
                 f"{where} was graded by judge objects ({', '.join(self.judge_names)}), which a run directory "
-                "cannot hold: pass them again (judges=...) to resume"
+                "cannot hold: " + _GIVE_AGAIN["judges"]
             )
 
     # -- found at run time ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ runs differ in what must be equal for their numbers to be compared.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from bench_nb.runformat.format import CompareManifest, CompareRun, now_iso, now_
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
 from bench_nb.runformat.spec import check_like_for_like
-from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark
+from bench_nb.runner.run import RunResult, load_benchmark_spec, run_benchmark, shared_benchmark
 from bench_nb.runner.settings import split_provider_settings
 from bench_nb.text import HtmlFields
 
@@ -148,18 +149,23 @@ def run_comparison(
     bench = load_benchmark_spec(benchmark, dataset)
     if compare_id is None:
         compare_id = f"compare-{bench.name}-" + now_stamp()
-    results = [
-        run_benchmark(
-            name,
-            bench,
-            run_id=f"{compare_id}-{name.replace(':', '_').replace('.', '_')}",
-            runs_dir=runs_dir,
-            allow_provider_prompts=allow_provider_prompts,
-            provider_settings=per_provider[name],
-            **settings,
-        )
-        for name in names
-    ]
+    # A benchmark given by name is read once and shared, and each run records its name and file as a run of
+    # its own would (so `bench-nb run -r` and `reanswer` need nothing else); a loaded one is passed as it is.
+    named = isinstance(benchmark, str)
+    with shared_benchmark(benchmark, dataset, bench) if named else contextlib.nullcontext():
+        results = [
+            run_benchmark(
+                name,
+                benchmark if named else bench,
+                dataset=dataset if named else None,
+                run_id=f"{compare_id}-{name.replace(':', '_').replace('.', '_')}",
+                runs_dir=runs_dir,
+                allow_provider_prompts=allow_provider_prompts,
+                provider_settings=per_provider[name],
+                **settings,
+            )
+            for name in names
+        ]
     loaded = load_runs([r.run_dir for r in results])
     diffs = check_like_for_like(loaded)
     prompts_only = all(d.startswith(_PROMPT_DIFFS) for d in diffs)

@@ -8,12 +8,13 @@ completed phase is skipped, and only what is not done runs. See docs/runner.md.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import logging
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,32 @@ def load_benchmark_spec(
     from bench_nb.benchmarks import load_benchmark
 
     return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
+
+
+# The benchmark a comparison loaded once for all its runs: (name, dataset, Benchmark); see ``shared_benchmark``.
+_SHARED: contextvars.ContextVar[tuple[str, str | None, Benchmark] | None] = contextvars.ContextVar(
+    "bench_nb_shared_benchmark", default=None
+)
+
+
+@contextlib.contextmanager
+def shared_benchmark(name: str, dataset: str | Path | None, loaded: Benchmark) -> Iterator[None]:
+    """Within it, a run asked for benchmark ``name`` from ``dataset`` takes ``loaded`` instead of reading the
+    file again (a comparison reads it once for all its runs), while recording the name and the file as a run of
+    its own does, so ``bench-nb run -r`` and ``bench-nb reanswer`` find them again."""
+    token = _SHARED.set((name, None if dataset is None else str(dataset), loaded))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _loaded(benchmark: str | Benchmark, dataset: str | None) -> str | Benchmark:
+    """``benchmark``, or the shared copy of it (``shared_benchmark``)."""
+    shared = _SHARED.get()
+    if shared is not None and isinstance(benchmark, str) and shared[:2] == (benchmark, dataset):
+        return shared[2]
+    return benchmark
 
 
 def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str]:
@@ -364,7 +391,7 @@ def run_spec(
             if run_id is None
             else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in {runs_dir} to resume"
         )
-    bench = load_benchmark_spec(benchmark, inv.dataset, spec.benchmark_sha256)
+    bench = load_benchmark_spec(_loaded(benchmark, inv.dataset), inv.dataset, spec.benchmark_sha256)
     selectable = without_types(bench, inv.exclude_types) if inv.exclude_types else bench
     targets, sampling = select_questions(
         selectable, limit=inv.limit, per_type=inv.sample_per_type, question_ids=spec.question_ids
