@@ -137,3 +137,20 @@ def test_a_detectable_difference_over_the_scale_reads_cannot_detect() -> None:
     assert "cannot detect any difference" in text
     assert not any(float(x) > 100 for x in __import__("re").findall(r"([\d.]+) pts<", text))
     assert "1: a1, a2" in text and "2: b1" in text
+
+
+def test_judge_agreement_over_runs_with_their_own_judges_says_why_it_is_na() -> None:
+    j = bench_nb.judgments_df(FIXTURE_GLOB, backend="polars")
+    # the no-memory run as an imported file: graded once, by a judge of its own harness
+    own = pl.col("run_id") == "synthetic-no-memory"
+    j = j.filter(~own | (pl.col("judge") == "f1")).with_columns(
+        judge=pl.when(own).then(pl.lit("unknown (zep)")).otherwise(pl.col("judge"))
+    )
+    agreement = bench_nb.judge_agreement(j, backend="polars")
+    assert agreement.n_items == 0
+    text = " ".join(tables.table_agreement(agreement).html.split())
+    assert "No answer was graded by all 3 judges" in text
+    assert "n/a when every verdict is the same" not in text
+    assert "f1 × contains" in text
+    assert "× unknown (zep)" not in text  # pairs with no answer in common are left out, and counted
+    assert "2 pairs of judges that graded no answer in common left out" in text

@@ -118,6 +118,17 @@ def _f1_contains_note(agreement: JudgeAgreement[Any]) -> str | None:
     )
 
 
+def _why_na(agreement: JudgeAgreement[Any]) -> str:
+    """Why the statistics over every judge read n/a: no answer graded by all of them (a mix of runs each
+    graded by its own judge), or, with such answers, verdicts that are all the same."""
+    if agreement.n_items == 0:
+        return (
+            f"No answer was graded by all {len(agreement.judges)} judges (each run's judges grade only its own "
+            "answers), so the statistics over every judge are n/a: read the pairs below."
+        )
+    return "Kappa and alpha are n/a when every verdict is the same."
+
+
 def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
     """A ``JudgeAgreement`` as two tables: the overall statistics and each pair of judges."""
     summary = agreement.summary_frame()
@@ -131,6 +142,8 @@ def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
         for r in summary.iter_rows(named=True)
     ]
     pw = agreement.frames["pairwise"]
+    apart = int((pw["n"] == 0).sum())  # pairs of judges that graded no answer in common
+    pw = pw.filter(pl.col("n") > 0)
     prows = [
         [
             f"{r['judge_a']} × {r['judge_b']}",
@@ -141,17 +154,32 @@ def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
         ]
         for r in pw.iter_rows(named=True)
     ]
-    notes = ["Items: (run, question) pairs. Kappa and alpha are n/a when every verdict is the same."]
+    notes = ["Items: (run, question) pairs. " + _why_na(agreement)]
     if note := _f1_contains_note(agreement):
         notes.append(note)
+    pair_notes = (
+        [
+            f"{apart} pair{'s' if apart != 1 else ''} of judges that graded no answer in common left out "
+            "(each imported run brings its own judge to its own answers)."
+        ]
+        if apart
+        else []
+    )
     html = render(
         ["statistic", "value", "items", "dropped"],
         srows,
         caption=f"Judge agreement ({', '.join(agreement.judges)})",
         notes=notes,
-    ) + render(
-        ["pair", "items both scored", "agreement", "Cohen's kappa", "Gwet's AC1"], prows, caption="Per pair"
     )
+    if prows:
+        html += render(
+            ["pair", "items both scored", "agreement", "Cohen's kappa", "Gwet's AC1"],
+            prows,
+            caption="Per pair",
+            notes=pair_notes,
+        )
+    else:
+        html += f'<div class="bnb-note">{esc("Per pair: no two judges graded an answer in common.")}</div>'
     return Table(summary, html)
 
 
