@@ -53,7 +53,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import quote
 
 import msgspec
@@ -81,6 +81,7 @@ LOCK = ".lock"  # the writer's lock (lock_store)
 SUPERSEDED = "superseded"  # replaced versions' files, kept for readers that opened the store before
 RETIRED_FILE = "retired.json"  # superseded/'s record: file name -> when it was replaced (epoch seconds)
 KEEP_SUPERSEDED_S = 3600.0  # how long a replaced version stays readable (deleted by the next export after)
+_T = TypeVar("_T")
 TABLES: tuple[Literal["questions", "judgments", "hits"], ...] = ("questions", "judgments", "hits")
 Table = Literal["questions", "judgments", "hits", "runs"]
 
@@ -683,8 +684,13 @@ class StoredRuns:
         """The files of ``table`` for the selected runs (paths inside the store's filesystem): each run's
         version as runs.parquet named it when the store was opened, in the table or, once an export replaced
         it, in ``superseded/`` (kept ``KEEP_SUPERSEDED_S`` for readers that opened the store before)."""
+        return [self._locate(name) for name in self._names(table)]
+
+    def _names(self, table: Literal["questions", "judgments", "hits", "settings"]) -> list[str]:
+        """The selected runs' files of ``table``, relative to the store, at the versions read at open."""
+        ext = "json" if table == "settings" else "parquet"
         return [
-            self._locate(f"{table}/run={key}/{version}.parquet")
+            f"{table}/run={key}/{version}.{ext}"
             for key, version in self.runs.select("partition", "version").iter_rows()
         ]
 
@@ -701,10 +707,32 @@ class StoredRuns:
             f"version read then were deleted (kept {KEEP_SUPERSEDED_S:g} s after being replaced); load it again",
         )
 
+    def _read_pinned(self, names: list[str], read: Callable[[list[str]], _T]) -> _T:
+        """``read(paths of names)``, where a file an export moved out of the tables between finding it and
+        reading it is found again in ``superseded/``.
+
+        A pinned version's file moves at most once (from its table to ``superseded/``, where it stays
+        ``KEEP_SUPERSEDED_S``; a version name is never current again), so a failed read is retried only when
+        finding the files again gives another path for one of them: that bounds the retries by the number of
+        files however slow the reader, and whatever error the reader raised for the vanished file (polars'
+        ``FileNotFoundError``, a ``ComputeError`` or pyarrow's ``OSError`` wrapping ENOENT). A failure with
+        every file where it was is raised as it is."""
+        paths = [self._locate(name) for name in names]
+        while True:
+            try:
+                return read(paths)
+            except (pl.exceptions.PolarsError, OSError):
+                again = [self._locate(name) for name in names]
+                if again == paths:
+                    raise
+                paths = again
+
     def scan(self, table: Literal["questions", "judgments", "hits"]) -> pl.LazyFrame:
         """A lazy scan of ``table`` over the selected runs: filters and projections push down to Parquet."""
+        return self._scan(table, self.files(table))
+
+    def _scan(self, table: Literal["questions", "judgments", "hits"], files: list[str]) -> pl.LazyFrame:
         schema = self._schemas[table]
-        files = self.files(table)
         if not files:
             return pl.LazyFrame(schema=schema)
         if self._fs is None:  # a local store: polars reads it, no pyarrow
@@ -720,19 +748,18 @@ class StoredRuns:
         )
 
     def _collect(self, table: Literal["questions", "judgments", "hits"], query: Any = None) -> pl.DataFrame:
-        """``query(scan of table)`` collected. A file an export moved to ``superseded/`` between finding it
-        and reading it is found again; a file that cannot be read is an error naming it."""
-        for attempt in range(3):
-            try:
-                lazy = self.scan(table)  # may read the files' schemas already
-                return (lazy if query is None else query(lazy)).collect()
-            except FileNotFoundError:
-                if attempt == 2:
-                    raise
-            except (pl.exceptions.PolarsError, OSError) as err:
-                self._name_unreadable(table, err)
-                raise
-        raise AssertionError("unreachable")
+        """``query(scan of table)`` collected, each file read where it is (``_read_pinned``); a file that
+        cannot be read is an error naming it."""
+
+        def read(paths: list[str]) -> pl.DataFrame:
+            lazy = self._scan(table, paths)  # may read the files' schemas already
+            return (lazy if query is None else query(lazy)).collect()
+
+        try:
+            return self._read_pinned(self._names(table), read)
+        except (pl.exceptions.PolarsError, OSError) as err:
+            self._name_unreadable(table, err)
+            raise
 
     def _name_unreadable(self, table: Literal["questions", "judgments", "hits"], err: Exception) -> None:
         for path in self.files(table):
@@ -775,20 +802,8 @@ class StoredRuns:
     def _settings(self) -> list[tuple[RunSpec, dict[str, Any]]]:
         if self._recorded is None:
             self._recorded = []
-            for key, version in self.runs.select("partition", "version").iter_rows():
-                name = f"settings/run={key}/{version}.json"
-                for attempt in range(3):  # moved to superseded/ between finding it and reading it
-                    path = self._locate(name)
-                    try:
-                        if self._fs is None:
-                            text = Path(path).read_text(encoding="utf-8")
-                        else:
-                            with self._fs.open_input_stream(path) as f:
-                                text = f.read().decode()
-                        break
-                    except FileNotFoundError:
-                        if attempt == 2:
-                            raise
+            for name in self._names("settings"):
+                path, text = self._read_pinned([name], self._read_text)
                 try:
                     self._recorded.append(_settings_from_json(text))
                 except (ValueError, KeyError, TypeError, msgspec.ValidationError) as err:
@@ -796,6 +811,13 @@ class StoredRuns:
                         path, f"cannot read this store file ({err}); export its run again to repair it"
                     ) from None
         return self._recorded
+
+    def _read_text(self, paths: list[str]) -> tuple[str, str]:
+        (path,) = paths
+        if self._fs is None:
+            return path, Path(path).read_text(encoding="utf-8")
+        with self._fs.open_input_stream(path) as f:
+            return path, f.read().decode()
 
     def recorded_settings(self) -> list[RunSpec]:
         """Each selected run's settings as ``runformat.spec.read_spec`` read them at export (what
