@@ -154,3 +154,37 @@ def test_judge_agreement_over_runs_with_their_own_judges_says_why_it_is_na() -> 
     assert "f1 × contains" in text
     assert "× unknown (zep)" not in text  # pairs with no answer in common are left out, and counted
     assert "2 pairs of judges that graded no answer in common left out" in text
+
+
+def _one_short_run() -> pl.DataFrame:
+    """Three runs on 40 questions in 8 haystacks, and ``short`` on 12 of them."""
+    rows = []
+    for rid, seed in (("a1", 3), ("a2", 5), ("a3", 2), ("short", 4)):
+        for i in range(12 if rid == "short" else 40):
+            rows.append((rid, f"q{i}", f"h{i % 8}", "single-hop", (i * seed) % 7 < 4))
+    frame = pl.DataFrame(
+        rows, schema=["run_id", "question_id", "haystack_id", "question_type_norm", "correct"], orient="row"
+    )
+    return frame.with_columns(provider=pl.col("run_id"), status=pl.lit("evaluated"), unscored=pl.lit(False))
+
+
+def test_a_run_on_other_questions_is_left_out_of_ranks_and_verdicts_not_all_runs() -> None:
+    from bench_nb.metrics.uncertainty import ClusterBootstrap
+
+    boot = ClusterBootstrap(_one_short_run())
+    unc = tables.table_uncertainty(boot)
+    ranks = dict(unc.frame.filter(pl.col("question_type") == "all").select("run_id", "rank").iter_rows())
+    assert ranks["short"] is None and all(ranks[r] is not None for r in ("a1", "a2", "a3"))
+    apart = tables.table_tell_apart(boot)
+    pairs = set(apart.frame.select("run_a", "run_b").iter_rows())
+    assert pairs == {("a1", "a2"), ("a1", "a3"), ("a2", "a3")}
+    for html in (unc.html, apart.html):
+        assert "Left out of ranks and paired verdicts: short (12 questions)" in html
+        assert "No ranks or paired verdicts" not in html
+
+
+def test_no_two_runs_on_one_question_set_give_a_warning_and_no_empty_table() -> None:
+    frame = _one_short_run().filter(pl.col("run_id").is_in(["a1", "short"]))
+    html = tables.table_tell_apart(frame).html
+    assert "No ranks or paired verdicts" in html
+    assert "<table" not in html and "<caption" not in html

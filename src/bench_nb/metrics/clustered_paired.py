@@ -74,6 +74,24 @@ def same_questions(questions: Any) -> pl.DataFrame:
     )
 
 
+def largest_question_set(questions: Any) -> tuple[list[str], list[str]]:
+    """``(kept, left_out)``: the runs that hold the question set most runs hold (ties: the larger set, then
+    the first run's), and the others, each in the frame's order. The paired statistics (ranks, tell-apart)
+    are computed on ``kept``, so one run on other questions (a 60-question sample among 1,540-question runs,
+    another benchmark's run) is left out and named instead of switching them off for every run."""
+    frame = as_polars(questions)
+    if frame is None:
+        frame = questions_frame(questions)
+    ids = frame.select(pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8))
+    runs = ids["run_id"].unique(maintain_order=True).to_list()
+    sets = {r: frozenset(p["question_id"].to_list()) for (r,), p in ids.group_by("run_id")}
+    groups: dict[frozenset[str], list[str]] = {}
+    for r in runs:
+        groups.setdefault(sets[r], []).append(r)
+    best = max(groups.items(), key=lambda g: (len(g[1]), len(g[0])))[1]  # max keeps the first of ties
+    return best, [r for r in runs if r not in best]
+
+
 def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, int, float]:
     """``(t, df, p)`` for H0: mean paired difference = 0, from the per-cluster sums of differences.
 

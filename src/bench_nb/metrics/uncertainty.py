@@ -29,6 +29,7 @@ from bench_nb.metrics.clustered import (
 from bench_nb.metrics.clustered_paired import (
     PairKey,
     PairSums,
+    largest_question_set,
     paired_cluster_sums,
     paired_of,
     same_questions,
@@ -62,6 +63,20 @@ class ClusterBootstrap:
         if key not in self._kept:
             self._kept[key] = make()
         return self._kept[key]
+
+    def comparable(self) -> tuple[ClusterBootstrap, list[str]]:
+        """``(paired, left_out)``: the statistics of the runs that hold one question set
+        (``largest_question_set``), for ranks and paired verdicts, and the runs left out of them. ``self``
+        when every run holds the same questions."""
+
+        def make() -> tuple[ClusterBootstrap, list[str]]:
+            kept, left_out = largest_question_set(self.questions)
+            if not left_out:
+                return self, []
+            sub = self.questions.filter(pl.col("run_id").is_in(kept))
+            return ClusterBootstrap(sub, seed=self.seed, resamples=self.resamples), left_out
+
+        return self._once(("comparable",), make)
 
     def outcomes(self, by: By = None) -> pl.DataFrame:
         """``outcomes(questions, by)``: the questions that count, with their values."""

@@ -15,7 +15,7 @@ import polars as pl
 
 from bench_nb.errors import ComparisonError
 from bench_nb.metrics import as_questions
-from bench_nb.tables.html import Cell, Table, interval, missing, num, pct, render, run_cell
+from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, missing, num, pct, render, run_cell
 
 if TYPE_CHECKING:
     from bench_nb.metrics.uncertainty import ClusterBootstrap
@@ -39,6 +39,10 @@ def _detectable_cell(x: float | None) -> Cell:
     if x is not None and not missing(x) and x > 1:
         return Cell("cannot detect any difference", "num", title=f"{x * 100:.1f} pts: more than the scale")
     return Cell(_points(x), "num")
+
+
+def _warning(text: str) -> str:
+    return f'<div class="bnb-warning">⚠ {esc(text)}</div>'
 
 
 def _rank(r: dict[str, Any]) -> str:
@@ -66,13 +70,16 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
     wilson = both(lambda by: boot.accuracy_intervals("wilson", by)).select(
         *keys, wilson_low="ci_low", wilson_high="ci_high"
     )
+    paired, _ = boot.comparable()  # ranks among the runs on one question set; the others n/a
+    rank_columns = {"rank": pl.Int64, "rank_low": pl.Int64, "rank_high": pl.Int64, "group": pl.Int64}
     try:
-        ranks = both(boot.rank_intervals).drop("accuracy")
-    except ComparisonError:  # runs on different questions: no ranks (the table says why)
-        rank_columns = {"rank": pl.Int64, "rank_low": pl.Int64, "rank_high": pl.Int64, "group": pl.Int64}
+        if paired is not boot and paired.questions["run_id"].n_unique() < 2:
+            raise ComparisonError("no two runs on one question set")
+        ranks = both(paired.rank_intervals).select(*keys, *rank_columns)
+    except ComparisonError:  # no two runs on one question set: no ranks (the table says why)
         ranks = clustered.select(keys).with_columns(pl.lit(None, t).alias(c) for c, t in rank_columns.items())
     return (
-        ranks.join(clustered, on=keys, how="left", maintain_order="left")
+        clustered.join(ranks, on=keys, how="left", maintain_order="left")
         .join(wilson, on=keys, how="left", maintain_order="left")
         .select(
             *keys,
@@ -141,6 +148,7 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
         "Effective n = questions / design effect.",
         "Rank: 1 = best, with its 95% interval from the same resampling; runs in one group cannot be told "
         "apart by the clustered paired test (p ≥ 0.05 against the group's best run).",
+        *_left_out(boot, labels),
     ]
     if warned:
         notes.append(
@@ -171,14 +179,33 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
 
 
 def _refused(boot: ClusterBootstrap) -> list[str]:
-    """Why the paired statistics (ranks, tell-apart) are not shown: the runs hold different questions."""
+    """Why the paired statistics (ranks, tell-apart) are not shown at all: no two runs hold the same
+    questions."""
     from bench_nb.metrics.clustered_paired import same_questions
 
+    paired, _ = boot.comparable()
+    if paired.questions["run_id"].n_unique() >= 2:
+        return []
     try:
         same_questions(boot.questions)
     except ComparisonError as e:
-        return [f"No ranks or paired verdicts: {e}."]
-    return []
+        return [f"No ranks or paired verdicts: no two runs hold the same questions ({e})."]
+    return []  # one run: nothing to pair
+
+
+def _left_out(boot: ClusterBootstrap, labels: dict[str, str]) -> list[str]:
+    """The note naming the runs left out of ranks and paired verdicts: they hold other questions than the
+    runs compared (``ClusterBootstrap.comparable``)."""
+    paired, left_out = boot.comparable()
+    if not left_out or _refused(boot):
+        return []
+    counts = dict(boot.questions.group_by("run_id").agg(pl.col("question_id").n_unique()).iter_rows())
+    kept = paired.questions["run_id"].unique(maintain_order=True).to_list()
+    names = ", ".join(f"{labels.get(r, r)} ({counts[r]} questions)" for r in left_out)
+    return [
+        f"Left out of ranks and paired verdicts: {names}: they hold other questions than the {len(kept)} runs "
+        f"compared here ({counts[kept[0]]} questions each); paired statistics compare runs on one question set."
+    ]
 
 
 def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> Table:
@@ -292,13 +319,11 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     disagree are marked. ``data`` as for ``table_uncertainty``."""
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
-    if refused := _refused(boot):
-        return Table(
-            pl.DataFrame(),
-            render([], [], caption="Can we tell them apart?", warnings=refused),
-            tuple(refused),
-        )
-    frame = boot.tell_apart(alpha)
+    if refused := _refused(boot):  # a warning alone: no empty table under it
+        return Table(pl.DataFrame(), "".join([STYLE, *(_warning(w) for w in refused)]), tuple(refused))
+    paired, _ = boot.comparable()
+    left_out = _left_out(boot, labels)
+    frame = paired.tell_apart(alpha)
     rows = []
     for r in frame.iter_rows(named=True):
         a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
@@ -338,7 +363,8 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
             "no seed), from 30 the cluster-robust t on haystacks − 1 df. McNemar's test ignores the "
             "haystacks and is too eager under clustering. The overlap rule calls two runs different only when "
             "their Wilson intervals do not overlap: unpaired and conservative. No correction for the number of "
-            "pairs or types."
+            "pairs or types.",
+            *left_out,
         ],
         warnings=_too_few(frame, alpha),
     )
