@@ -42,7 +42,7 @@ def test_usage_columns_sum_answer_and_judges_and_stay_null_when_unpriced_or_offl
     assert rows["unpriced-judge"]["judge_cost_usd"] is None
     assert rows["unpriced-judge"]["cost_usd"] is None
     assert rows["unpriced-judge"]["answer_cost_usd"] == pytest.approx(0.000159)
-    # Offline components record no usage: null, not zero.
+    # No usage and a run that names no answerer or judges (frames.usage): unknown, not zero.
     assert rows["offline"]["cost_usd"] is None and rows["offline"]["answer_input_tokens"] is None
 
 

@@ -125,7 +125,9 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
     labels = run_labels(q)
     pareto = boot.pareto_frontier().drop("missing")
     # the one cost the frontier compared: the total when every run reports its memory side (metrics.pareto)
-    with_memory = not pareto.is_empty() and pareto["total_cost_usd"].null_count() == 0
+    from bench_nb.metrics.pareto import compared_cost_of
+
+    with_memory = compared_cost_of(pareto.to_dicts()) == "total_cost_usd"
     pareto = (
         pareto.drop("cost_usd").rename({"total_cost_usd": "cost_usd"})
         if with_memory

@@ -260,14 +260,27 @@ QUESTIONS = Frame(
             "usage (model calls, list prices)",
             ("answer_input_tokens", _INT, "question", "the answerer's input tokens (`benchNb.usage.answer`)"),
             ("answer_output_tokens", _INT, "question", "the answerer's output tokens"),
-            ("answer_cost_usd", _FLT, "question", "the answer's cost; null when the answerer has no price"),
+            (
+                "answer_cost_usd",
+                _FLT,
+                "question",
+                "the answer's cost; 0 when the run's answerer calls no model (extractive), null when unknown "
+                "(no price, or an answerer not known to call none)",
+            ),
             (
                 "judge_cost_usd",
                 _FLT,
                 "question",
-                "the judges' cost; null as soon as one judge call has no price",
+                "the judges' cost; a judge that calls no model (f1, contains, ...) counts 0, null as soon as one judge's "
+                "cost is unknown",
             ),
-            ("cost_usd", _FLT, "derived", "answer and judges together; null as soon as one part is unknown"),
+            (
+                "cost_usd",
+                _FLT,
+                "derived",
+                "answer and judges together; a part that calls no model costs 0, null only as soon as one part is "
+                "unknown (an unpriced call, an imported run that records no cost)",
+            ),
             (
                 "memory_calls",
                 _FLT,

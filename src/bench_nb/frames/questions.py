@@ -272,7 +272,7 @@ def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | No
         ]
         cols["tokenizer"] = [e.get("tokenizer", run_extra.get("tokenizer")) for e in extras]
         cols["retrieval_level"] = [e.get("retrievalLevel", run_extra.get("evidenceLevel")) for e in extras]
-    cols.update(usage_columns(extras, n))
+    cols.update(usage_columns(extras, n, run_extra))
     metrics = [ev.retrievalMetrics for ev in evaluations]
     for col, attr in _RETRIEVAL:
         cols[col] = [None if rm is None else getattr(rm, attr) for rm in metrics]

@@ -1,14 +1,21 @@
 """The questions frame's usage columns, from each question's ``benchNb.usage`` (``runner.usage``).
 
-- ``answer_*``, ``judge_cost_usd``, ``cost_usd``: the answerer's and the judges' calls. An answerer or judge
-  that calls no model records nothing, so its part is absent (not unknown); a cost is null when no part is
-  present or one present part has no price.
+One rule for every cost column: **a part that makes no model call costs 0 (known); null only means
+unknown**: a call with no price, or a component or provider that does not say what it called.
+
+- ``answer_*``, ``judge_cost_usd``, ``cost_usd``: the answerer's and the judges' calls. A component that
+  calls a model records an entry per question; one that calls none (the extractive answerer, the ``f1``,
+  ``contains``, ``overlap``, ``rubric`` and ``lme-v2`` judges without a model) records nothing, and the run's
+  ``benchNb.answerer`` / ``benchNb.judges`` name it, so its cost is 0 (``answer_cost_usd`` 0.0; the tokens
+  stay null: there was no call to count). An entry-less part of a component not known to be model-free
+  (an LLM component whose call failed, a plug-in, a run that does not name its components, an imported
+  run) is unknown; a sum is null as soon as one part is unknown.
 - ``memory_*``: the provider's own model calls (``usage.memory``): this question's search, plus its share of
   its container's ingest (the ingest entry divided by ``sharedBy``, the questions that share it), so the
   column summed over a run is the run's memory-side total. Null when the provider does not report its calls
-  ("not reported", never 0); tokens and cost null as soon as one part is unknown.
-- ``total_cost_usd``: answer, judges and memory together. Memory not reported is an unknown part, so the
-  total is null for such a provider; otherwise null as soon as one part has no price.
+  ("not reported", never 0); a provider that reports calling no model has 0.
+- ``total_cost_usd``: answer, judges and memory together; null as soon as one part is unknown (memory not
+  reported included).
 """
 
 from __future__ import annotations
@@ -30,31 +37,60 @@ USAGE_COLUMNS = (
 )
 
 
-def usage_columns(extras: Sequence[dict[str, Any]] | None, n: int) -> dict[str, list[Any]]:
-    """The usage columns of ``n`` questions from their ``benchNb`` dicts (None: no ``benchNb`` at all)."""
-    rows = [_row(e.get("usage")) for e in extras] if extras is not None else [{}] * n
+def usage_columns(
+    extras: Sequence[dict[str, Any]] | None, n: int, run_extra: dict[str, Any] | None = None
+) -> dict[str, list[Any]]:
+    """The usage columns of ``n`` questions from their ``benchNb`` dicts (None: no ``benchNb`` at all) and
+    the run's own ``benchNb`` (``run_extra``: which answerer and judges it used)."""
+    components = _Components.of(run_extra or {})
+    rows = (
+        [_row(e.get("usage"), components) for e in extras]
+        if extras is not None
+        else [_row(None, components)] * n
+    )
     return {c: [r.get(c) for r in rows] for c in USAGE_COLUMNS}
 
 
-def _row(usage: Any) -> dict[str, Any]:
-    if not isinstance(usage, dict):
-        return {}
+class _Components:
+    """What a run says it graded with: whether its answerer calls no model, and its judges' names, each
+    with whether it calls no model (``judges.registry.calls_no_model``)."""
+
+    def __init__(self, answerer_free: bool, judges: dict[str, bool]) -> None:
+        self.answerer_free = answerer_free
+        self.judges = judges
+
+    @classmethod
+    def of(cls, run_extra: dict[str, Any]) -> _Components:
+        from bench_nb.judges.registry import calls_no_model
+        from bench_nb.models.answerers import OFFLINE_ANSWERERS
+
+        names = run_extra.get("judges")
+        judges = [j for j in names if isinstance(j, str)] if isinstance(names, list) else []
+        return cls(run_extra.get("answerer") in OFFLINE_ANSWERERS, {j: calls_no_model(j) for j in judges})
+
+
+def _row(usage: Any, components: _Components) -> dict[str, Any]:
+    usage = usage if isinstance(usage, dict) else {}
     raw_answer = usage.get("answer")
     answer: dict[str, Any] = raw_answer if isinstance(raw_answer, dict) else {}
-    judges = [j for j in (usage.get("judges") or {}).values() if isinstance(j, dict)]
-    judge_costs: list[float | None] = [j.get("costUsd") for j in judges]
-    parts = ([answer.get("costUsd")] if answer else []) + judge_costs
+    answer_cost = answer.get("costUsd") if answer else (0.0 if components.answerer_free else None)
+    entries = {k: j for k, j in (usage.get("judges") or {}).items() if isinstance(j, dict)}
+    judge_costs: list[float | None] = [j.get("costUsd") for j in entries.values()]
+    # a judge the run names that left no entry: 0 when it calls no model, else unknown
+    judge_costs += [0.0 if free else None for name, free in components.judges.items() if name not in entries]
+    judge_cost = _sum_known(judge_costs) if judge_costs else None
+    cost = None if answer_cost is None or judge_cost is None else answer_cost + judge_cost
     row = {
         "answer_input_tokens": answer.get("inputTokens"),
         "answer_output_tokens": answer.get("outputTokens"),
-        "answer_cost_usd": answer.get("costUsd"),
-        "judge_cost_usd": _sum_known(judge_costs) if judges else None,
-        "cost_usd": _sum_known(parts) if parts else None,
+        "answer_cost_usd": answer_cost,
+        "judge_cost_usd": judge_cost,
+        "cost_usd": cost,
     }
     memory = _memory(usage.get("memory"))
     if memory:
         row.update(memory)
-        row["total_cost_usd"] = _sum_known([*parts, memory["memory_cost_usd"]])
+        row["total_cost_usd"] = _sum_known([cost, memory["memory_cost_usd"]])
     return row
 
 

@@ -20,6 +20,13 @@ from bench_nb.models.aliases import unknown_name
 BUILTIN_JUDGES: tuple[str, ...] = ("f1", "contains", "overlap", "rubric", "lme-v2")
 
 
+def calls_no_model(name: str) -> bool:
+    """Whether the judge named ``name`` in a run (``Judge.name``, as ``benchNb.judges`` records it) is a
+    built-in one that calls no model: ``f1`` (any threshold), ``contains``, ``overlap``, ``rubric`` and
+    ``lme-v2`` without a model alias. Their cost is known to be 0 (``frames.usage``)."""
+    return name in BUILTIN_JUDGES or name.startswith("f1@")
+
+
 def get_judge(spec: str, **opts: Any) -> Judge:
     """The judge named ``spec`` (see the module docstring).
 

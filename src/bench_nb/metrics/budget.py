@@ -277,25 +277,39 @@ def default_budgets(values: pl.Series, points: int = DEFAULT_GRID) -> list[float
     return sorted(set(grid))
 
 
+def compared_cost(runs: dict[str, tuple[bool, bool]]) -> tuple[str, list[str]]:
+    """The cost column runs are compared on, and the runs that make it ``cost_usd`` (the costed runs whose
+    memory side is not known). ``runs``: run id -> (has a ``cost_usd``, has a ``total_cost_usd``).
+
+    ``total_cost_usd`` (answer, judges and the provider's own calls) when every run that has a cost has it,
+    else ``cost_usd`` (answer and judges) for all, so that no run is charged for its memory side while
+    another is not. A run with no cost at all (an imported run that records none) does not decide: it is
+    left out of a budget curve and not comparable on the frontier either way."""
+    costed = {r: total for r, (cost, total) in runs.items() if cost or total}
+    if costed and all(costed.values()):
+        return "total_cost_usd", []
+    return "cost_usd", [r for r, total in costed.items() if not total]
+
+
 def cost_column(q: pl.DataFrame) -> str:
-    """The column ``by="cost"`` reads: ``total_cost_usd`` (answer, judges and the provider's own calls) when
-    every run has it, else ``cost_usd`` (answer and judges) for all of them, so that no run is charged for
-    its memory side while another is not; a warning names the runs whose memory side is not reported."""
+    """The column ``by="cost"`` reads (``compared_cost``); a warning names the costed runs whose memory side
+    is not known when another run's is."""
     if "total_cost_usd" not in q.columns or q.is_empty():
         return "cost_usd"
     known = q.group_by("run_id", maintain_order=True).agg(
-        pl.col("total_cost_usd").is_not_null().any().alias("k")
+        pl.col("cost_usd").is_not_null().any().alias("cost"),
+        pl.col("total_cost_usd").is_not_null().any().alias("total"),
     )
-    if known["k"].all():
-        return "total_cost_usd"
-    if known["k"].any():
-        silent = known.filter(~pl.col("k"))["run_id"].to_list()
+    column, silent = compared_cost(
+        {r["run_id"]: (r["cost"], r["total"]) for r in known.iter_rows(named=True)}
+    )
+    if silent and known["total"].any():
         warnings.warn(
             f"budget_curve by cost: answer and judge cost only (cost_usd), since {silent} do not report their "
             "memory-side cost (total_cost_usd is null for them)",
             stacklevel=4,
         )
-    return "cost_usd"
+    return column
 
 
 def budget_curve_frame(

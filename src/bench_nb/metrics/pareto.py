@@ -12,8 +12,8 @@ cycle and leave the frontier empty.) Dominance is decided on point estimates; th
 a difference the benchmark cannot resolve. Search latency and context tokens are MemScore's (MemoryBench's
 mean search duration, mean context tokens); cost is the mean recorded cost per scored question in USD (null
 when no question of the run has one): ``total_cost_usd`` (answer, judges and the memory system's own model
-calls) when every run reports its memory side, else ``cost_usd`` (answer and judges) for all, as
-``budget_curve(by="cost")`` chooses (``metrics.budget.cost_column``); the frame has both.
+calls) when every run with a cost reports its memory side, else ``cost_usd`` (answer and judges) for all, as
+``budget_curve(by="cost")`` chooses (``metrics.budget.compared_cost``); the frame has both.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
+from bench_nb.metrics.budget import compared_cost
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
@@ -60,12 +61,18 @@ def dominates(
     return all(x >= 0 for x in better) and any(x > 0 for x in better)
 
 
+def compared_cost_of(rows: Sequence[dict[str, Any]]) -> str:
+    """The one cost column runs (rows of ``pareto_frontier``) are compared on: ``total_cost_usd`` when every
+    run with a cost has it (memory side included), else ``cost_usd`` (``metrics.budget.compared_cost``)."""
+    flags = {str(i): (_known(r.get("cost_usd")), _known(r.get("total_cost_usd"))) for i, r in enumerate(rows)}
+    return compared_cost(flags)[0]
+
+
 def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
     """The objectives every run is compared on: accuracy, and each cost that at least one run has; of the two
-    costs, ``total_cost_usd`` when every run has it (memory side included), else ``cost_usd``."""
+    costs, the one ``compared_cost_of`` picks."""
     costs = [k for k in OBJECTIVES if k != "accuracy" and any(_known(r.get(k)) for r in rows)]
-    total = bool(rows) and all(_known(r.get("total_cost_usd")) for r in rows)
-    drop = "cost_usd" if total else "total_cost_usd"
+    drop = "cost_usd" if compared_cost_of(rows) == "total_cost_usd" else "total_cost_usd"
     return ["accuracy"] + [k for k in costs if k != drop]
 
 

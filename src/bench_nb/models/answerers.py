@@ -14,6 +14,8 @@ from bench_nb.models.base import Answerer
 from bench_nb.models.extractive import ExtractiveAnswerer
 
 BUILTIN_ANSWERERS: tuple[str, ...] = ("extractive",)
+# answerer names that call no model: their cost is known to be 0 (frames.usage)
+OFFLINE_ANSWERERS = frozenset({"extractive"})
 
 
 def get_answerer(spec: str, **opts: Any) -> Answerer:

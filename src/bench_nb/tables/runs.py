@@ -48,9 +48,6 @@ def retrieval_not_recorded(q: pl.DataFrame) -> set[str]:
     return set(_most_results(q).filter(pl.col("most").is_null())["run_id"].to_list())
 
 
-OFFLINE_ANSWERERS = frozenset({"extractive"})
-
-
 def _provider_runs(q: pl.DataFrame, provider: str) -> list[str]:
     return q.filter(pl.col("provider") == provider)["run_id"].unique(maintain_order=True).to_list()
 
@@ -64,6 +61,8 @@ def answerer_bound(q: pl.DataFrame, ms: pl.DataFrame) -> tuple[str | None, str |
     an "I don't know" takes full credit on those, and no-memory always says it. The warning, when no-memory
     has the best accuracy: it is not the best memory system, and why. (None, None) for LLM-answered runs.
     """
+    from bench_nb.models.answerers import OFFLINE_ANSWERERS
+
     if "answering_model" not in q.columns or "provider" not in q.columns:
         return None, None
     models = set(q["answering_model"].drop_nulls().unique().to_list())
@@ -400,9 +399,9 @@ def table_tokens(data: Any) -> Table:
     if costs == _COST_PARTS:
         notes.append(
             "Memory: the model calls the memory system made itself (ingestion and search), list prices; n/a "
-            "when its provider does not report them (cloud APIs), and then the total is n/a too. Answer or "
-            "judges n/a: no model called (or none priced). Context tokens are the answer prompt's, whatever "
-            "the memory system spent."
+            "when its provider does not report them (cloud APIs), and then the total is n/a too. A part that "
+            "calls no model costs $0; n/a means not known (an unpriced call, or no record). Context tokens are "
+            "the answer prompt's, whatever the memory system spent."
         )
     html = render(
         headers + [h for _, h in costs],

@@ -377,8 +377,10 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
     frame = boot.pareto_frontier()
-    with_memory = not frame.is_empty() and frame["total_cost_usd"].null_count() == 0
-    cost = "total_cost_usd" if with_memory else "cost_usd"
+    from bench_nb.metrics.pareto import compared_cost_of
+
+    cost = compared_cost_of(frame.to_dicts())
+    with_memory = cost == "total_cost_usd"
     rows = []
     for r in frame.iter_rows(named=True):
         by = ", ".join(labels.get(x, x) for x in r["dominated_by"].split(", ") if x)
@@ -414,11 +416,11 @@ def table_pareto(data: Any, *, seed: int = 0) -> Table:
             "latency, tokens, cost: each one any run reports) and better on one; a run that lacks one of them "
             "is not comparable. Decided on point estimates: when the accuracy intervals overlap, a "
             "'dominated' may rest on a difference the benchmark cannot resolve.",
-            "Cost: answer, judges and the memory system's own model calls (total_cost_usd), every run reporting "
-            "its memory side."
+            "Cost: answer, judges and the memory system's own model calls (total_cost_usd), every run with a "
+            "cost reporting its memory side; a part that calls no model costs 0, n/a means not known."
             if with_memory
             else "Cost: answer and judges (cost_usd); a memory system's own model calls are counted only when "
-            "every run reports them.",
+            "every run with a cost reports them. A part that calls no model costs 0; n/a means not known.",
         ],
     )
     return Table(frame, html)
