@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
+import warnings
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cli_helpers import exit_code
 
 from bench_nb.cli import main
-from bench_nb.runner.estimate import MEMORY_WARNING_BYTES, estimate_run
+from bench_nb.frames.questions import questions_df
+from bench_nb.runformat.load import load_runs
+from bench_nb.runner import estimate, run_benchmark
+from bench_nb.runner.comparison import run_comparison
+from bench_nb.runner.estimate import MEMORY_WARNING_BYTES, RunSizeWarning, estimate_run
 
 
 def test_a_dry_run_prints_the_cost_and_runs_nothing(
@@ -58,3 +65,44 @@ def test_full_context_on_all_of_locomo_warns_of_its_memory(locomo_path: Path) ->
         "full-context", "locomo", dataset=locomo_path, exclude_types="adversarial", limit=100
     )
     assert small.selected == 100 and not small.providers[0].warnings
+
+
+def test_the_estimate_is_within_a_quarter_of_a_real_run(
+    tmp_path: Path, locomo_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Context tokens per answer and the answerer's input tokens, estimated, against a real offline run's counts
+    (the extractive answerer counts its prompts as gpt-4o does; gpt-4o-mini has the same tokenizer)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dry-run-test")
+    selection = {"dataset": locomo_path, "exclude_types": "adversarial", "limit": 40}
+    with pytest.warns(RunSizeWarning, match=r"40 question\(s\) of locomo from 1 haystack\(s\)"):
+        run_comparison(
+            "sqlite,full-context", "locomo", runs_dir=tmp_path / "runs", progress=False, **selection
+        )
+    q = questions_df(load_runs(tmp_path / "runs" / "*"), backend="polars")
+    actual = {
+        p: q.filter(pl.col("provider") == p)["context_tokens"].mean() for p in ("sqlite", "full-context")
+    }
+    estimate = estimate_run("sqlite,full-context", "locomo", answerer="gpt-4o-mini", **selection)
+    for p in estimate.providers:
+        assert abs(p.context_tokens / actual[p.provider] - 1) < 0.25, (p.provider, p.context_tokens, actual)
+    assert abs(estimate.input_tokens["gpt-4o-mini"] / q["prompt_tokens"].sum() - 1) < 0.25
+    lines = estimate.lines()
+    assert any("from 1 haystack(s)" in line and line.startswith("warning: ") for line in lines)
+    assert "not estimated: a provider's own model calls (memory-side cost" in lines[-1]
+
+
+def test_a_real_run_warns_of_its_memory_as_it_starts(
+    tmp_path: Path, locomo_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the limit, lowered to this run's size
+    monkeypatch.setattr(estimate, "MEMORY_WARNING_BYTES", 100 * 1024**2)
+    with pytest.warns(RunSizeWarning) as record:
+        run_benchmark(
+            "full-context", "locomo", dataset=locomo_path, limit=3, runs_dir=tmp_path, progress=False
+        )
+    said = [str(w.message) for w in record]
+    assert any(re.match(r"full-context keeps [\d,]+ search results .* GB of memory", m) for m in said), said
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunSizeWarning)  # sqlite keeps k hits a question: no memory warning
+        with pytest.raises(RunSizeWarning, match="haystack"):
+            run_benchmark("sqlite", "locomo", dataset=locomo_path, limit=3, runs_dir=tmp_path, progress=False)

@@ -458,7 +458,7 @@ def compare(
         _dry_run(providers, opts)
         return
     with warnings.catch_warnings():  # the mismatches are shown below, in red
-        warnings.simplefilter("ignore", UserWarning)
+        warnings.filterwarnings("ignore", "NOT LIKE FOR LIKE", UserWarning)
         result = run_compare(
             providers,
             opts["benchmark"],

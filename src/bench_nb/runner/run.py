@@ -14,6 +14,7 @@ import hashlib
 import logging
 import re
 import shutil
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ from bench_nb.runner.components import (
     split_specs,
 )
 from bench_nb.runner.engine import Container, Engine, restore_results_files
+from bench_nb.runner.estimate import RunSizeWarning, start_warnings
 from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.report import REPORT, write_report
@@ -455,6 +457,8 @@ def run_spec(
                 _close(provider_obj)
                 return _result(run_id, run_dir, "completed", checkpoint, run_dir / REPORT)
             checkpoint.status = "running"
+        for warning in start_warnings(provider_obj.name, bench, targets, spec.k or DEFAULT_K, own):
+            warnings.warn(warning, RunSizeWarning, stacklevel=2)
         write_checkpoint(run_dir, checkpoint)
         engine = Engine(
             run_dir=run_dir,
