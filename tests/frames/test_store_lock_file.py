@@ -1,6 +1,7 @@
 """The store's lock leaves no ``.lock`` file behind (issue 31: a refused ``bench-nb export``, to a folder that
 is not a store or with runs that do not load, left a stray ``.lock``), and removing it keeps one writer at a
-time. Real processes throughout."""
+time; a refused first export leaves nothing it created (the folder, bench_nb_store.json, a run's files), and
+an export waiting on it makes the store again. Real processes throughout."""
 
 from __future__ import annotations
 
@@ -127,3 +128,80 @@ def test_removing_the_lock_file_keeps_one_writer_at_a_time(tmp_path: Path) -> No
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
     assert counter.read_text() == "120"
     assert not (tmp_path / "store" / ".lock").exists()
+
+
+def _bad_run(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "checkpoint.json").write_text("{ not json")
+    return folder
+
+
+def test_a_refused_first_export_leaves_nothing_it_created(tmp_path: Path) -> None:
+    # Nothing to export, into a folder (and parents) that did not exist: none of them is left.
+    proc = _export(str(tmp_path / "no-such-run"), "--to", str(tmp_path / "new" / "deeper" / "store"))
+    assert proc.returncode == 1 and "no run exported" in proc.stderr, proc.stderr
+    assert not (tmp_path / "new").exists()
+    # --strict stops at a run that does not load after writing one that does: an empty folder stays empty.
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a-good").symlink_to(FIXTURE, target_is_directory=True)
+    _bad_run(runs / "b-bad")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = _export(str(runs / "a-good"), str(runs / "b-bad"), "--to", str(empty), "--strict")
+    assert proc.returncode == 1 and "b-bad" in proc.stderr, proc.stderr
+    assert list(empty.iterdir()) == []
+    # A refused export to an existing store changes nothing in it.
+    store = tmp_path / "store"
+    assert _export(str(FIXTURE), "--to", str(store)).returncode == 0
+    before = sorted(p.relative_to(store) for p in store.rglob("*"))
+    proc = _export(str(runs / "b-bad"), "--to", str(store))
+    assert proc.returncode == 1 and "no run exported" in proc.stderr, proc.stderr
+    assert sorted(p.relative_to(store) for p in store.rglob("*")) == before
+    assert bn.runs_df(bn.load_runs(store), backend="polars")["run_id"].to_list() == ["synthetic-no-memory"]
+
+
+_REFUSED_AFTER_SIGNAL = """
+import sys
+from bench_nb.frames import store
+real = store._export
+def _export(*args):
+    print("locked", flush=True)
+    sys.stdin.readline()
+    return real(*args)
+store._export = _export
+result = store.export_runs(sys.argv[1], sys.argv[2])
+print("refused" if result.refused else "exported", flush=True)
+"""
+
+
+def test_an_export_waiting_on_a_refused_first_export_makes_the_store_again(tmp_path: Path) -> None:
+    # A refused first export removes the folder it made while another export waits on its lock: the waiter
+    # makes the folder again and exports (one writer throughout).
+    store = tmp_path / "store"
+    refused = subprocess.Popen(
+        [sys.executable, "-c", _REFUSED_AFTER_SIGNAL, str(tmp_path / "no-such-run"), str(store)],
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert refused.stdin is not None and refused.stdout is not None
+    assert refused.stdout.readline().strip() == "locked"
+    waiter = subprocess.Popen(
+        [sys.executable, "-m", "bench_nb", "export", str(FIXTURE), "--to", str(store)],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert waiter.stderr is not None and "waiting for it to finish" in waiter.stderr.readline()
+    refused.stdin.write("go\n")
+    refused.stdin.flush()
+    assert refused.stdout.readline().strip() == "refused"
+    assert refused.wait(timeout=60) == 0
+    out, err = waiter.communicate(timeout=120)
+    assert waiter.returncode == 0, err
+    assert "1 run(s) written" in out
+    assert bn.runs_df(bn.load_runs(store), backend="polars")["run_id"].to_list() == ["synthetic-no-memory"]
+    assert not (store / ".lock").exists()

@@ -37,5 +37,5 @@ def export(runs: tuple[str, ...], store: str, dataset: Path | None, strict: bool
     for problem in result.problems:
         click.echo(f"problem: {problem}", err=True)
     click.echo(str(result))
-    if result.problems and not (result.written or result.unchanged):
+    if result.refused:
         raise click.ClickException("no run exported")

@@ -24,6 +24,7 @@ where readers that opened the store before still find them for ``KEEP_SUPERSEDED
 them. A crash leaves the previous version current and the new files unreferenced (readers go through
 ``runs.parquet``; the next export moves them out). One writer at a time: an export of a local store holds
 its lock (``lock_store``, a ``flock`` on ``STORE/.lock``, removed when it is done); a second one waits.
+A refused first export (``ExportResult.refused``, or an error) leaves nothing it created.
 
 ``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
 runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
@@ -181,6 +182,11 @@ class ExportResult:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        """Nothing exported (no run written or unchanged) and problems say why: ``bench-nb export`` fails."""
+        return bool(self.problems) and not (self.written or self.unchanged)
 
     def __str__(self) -> str:
         return f"{self.store}: {len(self.written)} run(s) written, {len(self.unchanged)} unchanged" + (
@@ -379,10 +385,12 @@ def lock_store(
     ``RunFormatError`` naming the holder. Like a run directory's lock (``runner/lock.py``): one machine only.
     """
     root = Path(store).absolute()
-    root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK
     while True:
+        root.mkdir(parents=True, exist_ok=True)  # again: a refused first export removes the folder it made
         fd = _take_lock(root, path, wait, on_wait)
+        if fd is None:
+            continue
         if _same_file(path, fd):
             break
         os.close(fd)  # the holder removed the file as it let go: lock the one that is there now
@@ -406,11 +414,15 @@ def _same_file(path: Path, fd: int) -> bool:
     return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
-def _take_lock(root: Path, path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
-    """An ``flock`` on ``path`` (created if absent); its descriptor. A refusal creates no file it leaves."""
+def _take_lock(root: Path, path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int | None:
+    """An ``flock`` on ``path`` (created if absent); its descriptor, or None when its folder was removed
+    meanwhile. A refusal creates no file it leaves."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as err:
+        if isinstance(err, FileNotFoundError) and not root.is_dir():
+            # its folder was removed meanwhile (a refused first export): the caller makes it again
+            return None
         raise RunFormatError(path, f"cannot open the store's lock file: {err.strerror}") from None
     try:
         try:
@@ -467,12 +479,75 @@ def export_runs(
         An ``ExportResult``: the run ids written and unchanged, and the problems met.
     """
     fs, root = resolve_filesystem(to, filesystem)
+    made = _missing_folders(fs, root)
     lock = _lock_if_local(to, filesystem, on_wait)
+    refused = False
     try:
-        return _export(runs, to, fs, root, dataset, strict)
+        new_store = _is_new(fs, root)  # under the lock: nothing in the folder is another export's
+        try:
+            result = _export(runs, to, fs, root, dataset, strict)
+        except BaseException:
+            refused = new_store
+            raise
+        refused = new_store and result.refused
+        return result
     finally:
+        if refused:  # a refused first export leaves nothing it created
+            _empty_folder(fs, root)
         if lock is not None:
             lock.release()
+        if refused:
+            _remove_if_empty(fs, made)
+
+
+def _missing_folders(fs: pafs.FileSystem, root: str) -> list[str]:
+    """The store's folder and its parents that do not exist yet (what an export creates), innermost first."""
+    made = []
+    path = root
+    while path and "/" in path and not _exists(fs, path):
+        made.append(path)
+        path = path.rsplit("/", 1)[0]
+    return made
+
+
+def _is_new(fs: pafs.FileSystem, root: str) -> bool:
+    """No store is there yet: the folder is missing or holds nothing but the writer's lock."""
+    import pyarrow.fs as pafs
+
+    entries = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
+    return all(e.base_name == LOCK for e in entries)
+
+
+def _empty_folder(fs: pafs.FileSystem, root: str) -> None:
+    """Delete what a refused first export wrote in the store's folder (its marker, any run's files), all but
+    the lock, which its holder removes as it lets go (``StoreLock.release``)."""
+    import pyarrow.fs as pafs
+
+    for entry in fs.get_file_info(pafs.FileSelector(root, allow_not_found=True)):
+        if entry.base_name == LOCK:
+            continue
+        with contextlib.suppress(OSError):
+            if entry.type == pafs.FileType.Directory:
+                fs.delete_dir(entry.path)
+            else:
+                fs.delete_file(entry.path)
+
+
+def _remove_if_empty(fs: pafs.FileSystem, folders: list[str]) -> None:
+    """Remove the folders an export created, innermost first, each only while empty (another export may
+    have started in it since)."""
+    import pyarrow.fs as pafs
+
+    for folder in folders:
+        try:
+            if isinstance(fs, pafs.LocalFileSystem):
+                os.rmdir(folder)  # refused, atomically, when not empty
+            elif fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True)):
+                return
+            else:
+                fs.delete_dir(folder)
+        except OSError:
+            return
 
 
 def _lock_if_local(
