@@ -88,3 +88,29 @@ def test_executes_on_the_demo_set(tmp_path: Path) -> None:
     assert "The headline comes from paraphrase probes (a few key terms, never 4 consecutive words" in text
     assert "No model calls" in text  # the empty usage table says why it is empty
     assert "The deterministic judge cannot know what a bare agent knows" in text  # why the rate is a bound
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_building_the_report_of_a_store_adds_no_run_to_it(jsonl_file: Path, tmp_path: Path) -> None:
+    # bench-nb report roi -p db STORE: renders what is stored; it made 2 runs (each a cost with an LLM judge)
+    from click.testing import CliRunner
+
+    from bench_nb.cli import cli
+    from bench_nb.roi import RoiOptions, import_memories, roi_runs_df, run_roi
+
+    db = tmp_path / "roi.sqlite"
+    import_memories(jsonl_file, db, admin=True)
+    options = RoiOptions(deterministic=True).start_kwargs()
+    while run_roi("alice", db, **options).status == "generating":
+        pass
+    before = roi_runs_df("alice", db)
+    assert len(before) == 1
+    out = tmp_path / "roi.html"
+    args = ["report", "roi", "-p", "db", str(db), "-p", "owner", "alice", "-o", str(out)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    after = roi_runs_df("alice", db)
+    assert list(after["run_id"]) == list(before["run_id"])  # no run added, none changed
+    assert before.equals(after)
+    assert "Only memory knows" in out.read_text()
