@@ -18,6 +18,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass
+from itertools import pairwise
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -27,6 +28,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
+from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
@@ -128,17 +130,20 @@ class ClusterSums:
 
 def cluster_sums(values: pl.DataFrame, clusters: list[str] | None = None) -> ClusterSums:
     """Sum a frame of ``haystack_id, value`` per cluster, over ``clusters`` (zeros where it has none)."""
-    # Sorted by haystack: the same questions in any row order give the same resamples for a seed.
-    per = values.group_by("haystack_id").agg(s=pl.col("value").sum(), c=pl.len()).sort("haystack_id")
-    ids = per["haystack_id"].to_list() if clusters is None else clusters
+    # Sorted by haystack (and question): the same questions in any row order give the same sums, bit for bit.
+    rows = sort_rows(values, ["haystack_id"])
+    first = starts(rows, ["haystack_id"])
+    found = rows["haystack_id"].to_numpy()[first].tolist()
+    ids = found if clusters is None else clusters
     index = {h: i for i, h in enumerate(ids)}
     sums = np.zeros(len(ids))
     counts = np.zeros(len(ids))
-    pos = np.array([index[h] for h in per["haystack_id"].to_list()], dtype=np.int64)
-    sums[pos] = per["s"].to_numpy()
-    counts[pos] = per["c"].to_numpy()
-    y = values["value"].to_numpy()
-    return ClusterSums(np.array(ids, dtype=object), sums, counts, float(((y - y.mean()) ** 2).sum()))
+    pos = np.array([index[h] for h in found], dtype=np.int64)
+    y = rows["value"].to_numpy()
+    sums[pos] = segment_sums(y, first)
+    counts[pos] = sizes(first, len(rows))
+    spread = segment_spread(y, np.zeros(1 if len(y) else 0, dtype=np.int64))
+    return ClusterSums(np.array(ids, dtype=object), sums, counts, float(spread.sum()))
 
 
 def cluster_variance(sums: np.ndarray, counts: np.ndarray) -> float:
@@ -434,51 +439,67 @@ def independent_interval(cs: ClusterSums, deff: float, confidence: float = 0.95)
     return ClusteredInterval(low, high, "Wilson" if cs.n else None, effective, warning)
 
 
-def per_cluster(
-    data: pl.DataFrame, keys: list[str], columns: dict[str, pl.Expr], aggs: dict[str, pl.Expr]
-) -> tuple[list[tuple[Any, ...]], pl.DataFrame, list[slice]]:
-    """``aggs`` per group of ``keys`` and cluster (``haystack_id``): the groups' keys in order of appearance,
-    the frame (groups in that order, clusters sorted within each) and each group's rows in it. ``columns``
-    are added first; they may use ``.over("_group")``, the group's number. Two queries, however many groups."""
-    lazy = data.lazy()
+@dataclass(frozen=True)
+class PerCluster:
+    """A frame's rows per group and cluster (``haystack_id``), in one fixed order: the groups in order of
+    appearance, the clusters sorted within each, the questions sorted within each cluster
+    (``metrics.ordered``: every sum taken from it is the same bits on every call)."""
+
+    names: list[tuple[Any, ...]]  # each group's keys
+    rows: pl.DataFrame  # the frame's rows in that order, with ``_group`` (the group's number)
+    ids: np.ndarray  # each cluster's haystack_id
+    counts: np.ndarray  # each cluster's questions
+    groups: list[slice]  # each group's clusters (into ids, counts and ``sums``)
+    cluster_rows: np.ndarray  # each cluster's first row
+    group_rows: np.ndarray  # each group's first row
+
+    def sums(self, column: str) -> np.ndarray:
+        """Each cluster's sum of ``column``."""
+        return segment_sums(self.rows[column].to_numpy(), self.cluster_rows)
+
+    def spread(self, column: str) -> np.ndarray:
+        """Each group's Σ (y − ȳ)² of ``column`` over its rows."""
+        return segment_spread(self.rows[column].to_numpy(), self.group_rows)
+
+    def per_group(self, values: np.ndarray, reduce: np.ufunc = np.add) -> np.ndarray:
+        """``reduce`` (``numpy.add``, ``numpy.logical_and``...) of row ``values`` over each group."""
+        return reduce.reduceat(values, self.group_rows) if len(self.group_rows) else values[:0]
+
+
+def per_cluster(data: pl.DataFrame, keys: list[str]) -> PerCluster:
+    """``data``'s rows per group of ``keys`` and cluster (``haystack_id``), sorted into ``PerCluster``'s
+    order; one sort, however many groups."""
     names: list[tuple[Any, ...]] = [()]
     if keys:
-        groups = lazy.select(keys).unique(maintain_order=True).with_row_index("_group").collect()
+        groups = data.select(keys).unique(maintain_order=True).with_row_index("_group")
         names = [row[1:] for row in groups.rows()]
-        lazy = lazy.join(groups.lazy(), on=keys, how="left")
+        data = data.join(groups, on=keys, how="left")
     else:
-        lazy = lazy.with_columns(_group=pl.lit(0, dtype=pl.UInt32))
-    per = (
-        lazy.with_columns(**columns)
-        .group_by("_group", "haystack_id")
-        .agg(**aggs)
-        .sort("_group", "haystack_id")
-        .collect()
+        data = data.with_columns(_group=pl.lit(0, dtype=pl.UInt32))
+    rows = sort_rows(data, ["_group", "haystack_id"])
+    first = starts(rows, ["_group", "haystack_id"])
+    group_rows = starts(rows, ["_group"])
+    ends = np.append(group_rows, len(rows))
+    bounds: list[int] = np.searchsorted(first, ends).tolist()
+    return PerCluster(
+        [names[g] for g in rows["_group"].to_numpy()[group_rows]],
+        rows,
+        np.array(rows["haystack_id"].to_numpy()[first], dtype=object),
+        sizes(first, len(rows)).astype(float),
+        [slice(a, b) for a, b in pairwise(bounds)],
+        first,
+        group_rows,
     )
-    if per.is_empty():
-        return [], per, []
-    index = per["_group"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-    ends = np.r_[starts[1:], len(index)]
-    return [names[index[a]] for a in starts], per, [slice(a, b) for a, b in zip(starts, ends, strict=True)]
 
 
 def grouped_cluster_sums(data: pl.DataFrame, keys: list[str]) -> list[tuple[tuple[Any, ...], ClusterSums]]:
     """``cluster_sums`` of every group of ``keys`` in an ``outcomes`` frame (groups in order of appearance,
-    clusters sorted), from one query instead of one per group."""
-    names, per, rows = per_cluster(
-        data,
-        keys,
-        {"_dev": (pl.col("value") - pl.col("value").mean().over("_group")) ** 2},
-        {"s": pl.col("value").sum(), "c": pl.len(), "d": pl.col("_dev").sum()},
-    )
-    if not rows:
-        return []
-    ids = np.array(per["haystack_id"].to_list(), dtype=object)
-    sums, counts, dev = (per[c].to_numpy().astype(float) for c in ("s", "c", "d"))
+    clusters sorted), from one sort instead of one query per group; the same bits on every call."""
+    per = per_cluster(data, keys)
+    sums, spread = per.sums("value"), per.spread("value")
     return [
-        (name, ClusterSums(ids[r], sums[r], counts[r], float(dev[r].sum())))
-        for name, r in zip(names, rows, strict=True)
+        (name, ClusterSums(per.ids[r], sums[r], per.counts[r], float(spread[g])))
+        for g, (name, r) in enumerate(zip(per.names, per.groups, strict=True))
     ]
 
 

@@ -206,42 +206,31 @@ def paired_cluster_sums(data: pl.DataFrame, by: str | None = None) -> dict[PairK
     (``"all"``) or per question type: one join and one query per pair."""
     run_ids = data["run_id"].unique(maintain_order=True).to_list()
     out: dict[PairKey, PairSums] = {}
-    a, b, d = pl.col("a"), pl.col("b"), pl.col("d")
     for run_a, run_b in combinations(run_ids, 2):
         pairs = _pairs(data, run_a, run_b, by)
         if by is None:
             pairs = pairs.with_columns(question_type=pl.lit(ALL))
             out[(run_a, run_b, ALL)] = _EMPTY  # no paired question: still a row
-        names, per, rows = per_cluster(
-            pairs,
-            ["question_type"],
-            {"_dev": (d - d.mean().over("_group")) ** 2},
-            {
-                "d": d.sum(),
-                "a": a.sum(),
-                "b": b.sum(),
-                "c": pl.len(),
-                "dev": pl.col("_dev").sum(),
-                "binary": a.is_in([0.0, 1.0]).all() & b.is_in([0.0, 1.0]).all(),
-                "a_only": ((a == 1) & (b == 0)).sum(),
-                "b_only": ((a == 0) & (b == 1)).sum(),
-            },
-        )
-        if not rows:
+        per = per_cluster(pairs, ["question_type"])
+        if not per.groups:
             continue
-        ids = np.array(per["haystack_id"].to_list(), dtype=object)
-        cols = {c: per[c].to_numpy() for c in ("d", "a", "b", "c", "dev", "binary", "a_only", "b_only")}
-        for (qtype,), r in zip(names, rows, strict=True):
+        a, b = per.rows["a"].to_numpy(), per.rows["b"].to_numpy()
+        d, spread = per.sums("d"), per.spread("d")
+        sums_a, sums_b = per.sums("a"), per.sums("b")
+        binary = per.per_group(np.isin(a, (0.0, 1.0)) & np.isin(b, (0.0, 1.0)), np.logical_and)
+        a_only = per.per_group(((a == 1) & (b == 0)).astype(np.int64))
+        b_only = per.per_group(((a == 0) & (b == 1)).astype(np.int64))
+        for g, ((qtype,), r) in enumerate(zip(per.names, per.groups, strict=True)):
             out[(run_a, run_b, str(qtype))] = PairSums(
-                ids[r],
-                cols["d"][r].astype(float),
-                cols["a"][r].astype(float),
-                cols["b"][r].astype(float),
-                cols["c"][r].astype(float),
-                float(cols["dev"][r].sum()),
-                bool(cols["binary"][r].all()),
-                int(cols["a_only"][r].sum()),
-                int(cols["b_only"][r].sum()),
+                per.ids[r],
+                d[r],
+                sums_a[r],
+                sums_b[r],
+                per.counts[r],
+                float(spread[g]),
+                bool(binary[g]),
+                int(a_only[g]),
+                int(b_only[g]),
             )
     return out
 

@@ -28,6 +28,7 @@ import polars as pl
 
 from bench_nb.frames.backend import as_polars
 from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
+from bench_nb.metrics.ordered import sums_by
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
 from bench_nb.metrics.verdicts import with_verdicts
 
@@ -93,15 +94,12 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
 
 
 def _cluster_sums(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per haystack (sorted): Σ BASE, Σ NEW and the questions."""
-    per = (
-        pairs.group_by("haystack_id")
-        .agg(b=pl.col("b").sum(), n=pl.col("n").sum(), c=pl.len())
-        .sort("haystack_id")
-    )
+    """Per haystack (sorted): Σ BASE, Σ NEW and the questions, the same bits on every call
+    (``metrics.ordered``)."""
+    per = sums_by(pairs, ["haystack_id"], ["b", "n"])
     return (
-        per["b"].to_numpy().astype(float),
-        per["n"].to_numpy().astype(float),
+        per["b"].to_numpy(),
+        per["n"].to_numpy(),
         per["c"].to_numpy().astype(float),
     )
 

@@ -273,13 +273,12 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod, seed: int = 0) -> dict[str
     import numpy as np
 
     from bench_nb.metrics.clustered_paired import paired_difference_test
+    from bench_nb.metrics.ordered import sums_by
 
-    # Per haystack, in sorted order: the same questions in any row order give the same sums, p and interval.
-    per = (
-        pairs.select("haystack_id", d=_value("a") - _value("b"))
-        .group_by("haystack_id")
-        .agg(d=pl.col("d").sum(), c=pl.len())
-        .sort("haystack_id")
+    # Per haystack, in sorted order, added in the questions' order: the same questions in any row order give
+    # the same sums to the bit, and so the same p and interval.
+    per = sums_by(
+        pairs.select("haystack_id", "question_id", d=_value("a") - _value("b")), ["haystack_id"], ["d"]
     )
     test = paired_difference_test(per["d"].to_numpy(), per["c"].to_numpy().astype(float), seed=seed)
     out |= {"ci_low": test.low, "ci_high": test.high, "clusters": clusters}
