@@ -30,7 +30,7 @@ __all__ = ["llm_env", "llm_server"]
 
 
 def scores(run_dir: Path, reading: str = "float") -> dict[str, dict[str, Any]]:
-    df = bench_nb.beam_scores(run_dir, reading, resamples=500, backend="polars")
+    df = bench_nb.beam_scores(run_dir, reading, backend="polars")
     return {r["ability"]: r for r in df.iter_rows(named=True)}
 
 

@@ -1,4 +1,4 @@
-"""BEAM's mean score per ability, per run, with the bootstrap interval over chats."""
+"""BEAM's mean score per ability, per run, with the interval over chats (Student's t)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def chart_beam(
     data: Any, *, partial_credit: PartialCredit = "float", title: str = "BEAM: mean score per ability"
 ) -> Chart:
-    """One point per (ability, run), the overall score last, with its 95% bootstrap interval over chats.
+    """One point per (ability, run), the overall score last, with its 95% interval over chats (Student's t).
 
     Args:
         data: BEAM runs or a questions frame.
@@ -58,7 +58,7 @@ def chart_beam(
         "mark": mark("rule", strokeWidth=1.5),
         "encoding": base | {"x": field("ci_low:Q"), "x2": field("ci_high")},
     }
-    subtitle = f"{READINGS[partial_credit]}; lines: 95% bootstrap interval over chats"
+    subtitle = f"{READINGS[partial_credit]}; lines: 95% interval over chats (Student's t)"
     return chart(
         {
             "data": values(df),

@@ -294,7 +294,7 @@ def _beam_line(run_dir: Path) -> str:
 
     parts = []
     for reading in ("float", "as-published"):
-        df = beam_scores_frame(run_dir, reading, resamples=200)
+        df = beam_scores_frame(run_dir, reading)
         overall = df.filter(df["ability"] == "overall").row(0, named=True)
         score = "n/a" if overall["score"] is None else f"{overall['score'] * 100:.1f}"
         parts.append(f"{score} ({overall['reading']})")

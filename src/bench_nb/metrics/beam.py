@@ -1,4 +1,4 @@
-"""BEAM's scores, aggregated by its own rules, with intervals by a bootstrap over chats.
+"""BEAM's scores, aggregated by its own rules, with intervals over chats (Student's t).
 
 For one run (one tier) and one reading of partial credit:
 
@@ -8,10 +8,14 @@ For one run (one tier) and one reading of partial credit:
 3. the ability's score: the mean over chats (of the chats that have a scored question of it);
 4. overall: the mean of the ten abilities' scores, each weighted equally.
 
-Intervals: the cluster bootstrap over chats of ``bench_nb.metrics.clustered`` (``bootstrap_weights``:
-``resamples`` resamples of the run's chats with replacement, seeded; every ability and the overall score are
-recomputed from the same resampled chats) and its expanded percentile interval (``percentile_interval``,
-which widens the plain percentile interval for few chats), at ``confidence``.
+Intervals: Student's t over the chats, deterministic. An ability's score is the mean of K chat values, so
+its interval is mean ± t_{K−1}·s/√K (the one-sample t interval of the chat means); the overall score is
+linearised over the chats (uₖ: chat k's contribution to the overall's deviation, the mean over abilities
+of (vₖₐ − mₐ)/Kₐ), V = K/(K−1)·Σuₖ², which is s²/K of the chats' own overall when every chat has every
+ability. Both clipped to [0, 1], at ``confidence``; none with fewer than 2 chats. Until session 9 this was a
+seeded cluster bootstrap (2,000 resamples, the expanded percentile interval), whose ends moved by up to
+0.025 across seeds where the table shows 0.001; the t interval is the limit that interval approximates
+(docs/statistics.md, "BEAM scores").
 
 A run is partial when one of its BEAM questions is not scored (failed, not finished, unscored), an ability
 has no scored question, or (for a named tier, ``beam-100k`` ...) it covers fewer chats than the tier has: its
@@ -28,7 +32,8 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
-from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
+from bench_nb.metrics.intervals import student_t_quantile
+from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
 
@@ -42,6 +47,7 @@ READINGS: dict[str, str] = {
 }
 PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
 OVERALL = "overall"
+NO_BOOTSTRAP = "BEAM's intervals are Student's t over the chats, deterministic (docs/statistics.md)"
 SCHEMA: dict[str, Any] = {
     "run_id": pl.Utf8,
     "provider": pl.Utf8,
@@ -65,11 +71,12 @@ def beam_scores_frame(
     data: Any,
     partial_credit: PartialCredit = "float",
     *,
-    resamples: int = 2000,
+    resamples: int | None = UNSET,
     confidence: float = 0.95,
-    seed: int = 0,
+    seed: int | None = UNSET,
 ) -> pl.DataFrame:
     """``beam_scores`` in polars (the BEAM runs in ``data``; other runs are left out)."""
+    warn_unused("beam_scores_frame", NO_BOOTSTRAP, resamples=resamples, seed=seed)
     if partial_credit not in READINGS:
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
     rows: list[dict[str, Any]] = []
@@ -78,7 +85,7 @@ def beam_scores_frame(
         & pl.col("question_type").is_in(list(BEAM_ABILITIES))
     )
     for (run_id,), run in beam.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
-        rows.extend(_run_rows(str(run_id), run, partial_credit, resamples, confidence, seed))
+        rows.extend(_run_rows(str(run_id), run, partial_credit, confidence))
     return pl.DataFrame(rows, schema=SCHEMA)
 
 
@@ -86,9 +93,7 @@ def _run_rows(
     run_id: str,
     run: pl.DataFrame,
     partial_credit: PartialCredit,
-    resamples: int,
     confidence: float,
-    seed: int,
 ) -> list[dict[str, Any]]:
     value = pl.col("score") if partial_credit == "float" else pl.coalesce("published_score", "score")
     scored = with_verdicts(run).filter(pl.col("score").is_not_null())  # metrics.verdicts' one rule
@@ -101,7 +106,6 @@ def _run_rows(
     for hid, ability, v in per_chat.select("haystack_id", "question_type", "v").iter_rows():
         matrix[index[hid], BEAM_ABILITIES.index(ability)] = v
     point = _ability_means(np.ones((1, len(chats))), matrix)[0]
-    draws = _bootstrap(matrix, resamples, seed)
     targets = run.group_by("question_type").len()
     target_of = dict(targets.iter_rows())
     n_scored = dict(scored.group_by("question_type").len().iter_rows())
@@ -116,7 +120,7 @@ def _run_rows(
     partial_any = False
     for j, ability in enumerate(BEAM_ABILITIES):
         present = int((~np.isnan(matrix[:, j])).sum())
-        low, high = percentile_interval(draws[:, j], present, confidence)
+        low, high = _t_interval(point[j], _deviations(matrix[:, j : j + 1], point[j : j + 1]), confidence)
         partial = n_scored.get(ability, 0) < target_of.get(ability, 0) or present == 0
         partial_any |= partial
         rows.append(
@@ -136,8 +140,8 @@ def _run_rows(
         )
     expected = _tier_chats(str(base["benchmark"]))
     partial_any |= expected is not None and len(chats) < expected
-    low, high = percentile_interval(_overall(draws), len(chats), confidence)
     overall = _overall(point[None, :])[0]
+    low, high = _t_interval(overall, _deviations(matrix, point), confidence)
     rows.append(
         base
         | {
@@ -174,12 +178,26 @@ def _overall(ability_scores: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
 
-def _bootstrap(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Ability means over ``resamples`` resamples of the chats (rows of ``matrix``) with replacement."""
-    n = matrix.shape[0]
-    if n == 0 or resamples < 1:
-        return np.full((0, matrix.shape[1]), np.nan)
-    return _ability_means(bootstrap_weights(n, seed, resamples), matrix)
+def _deviations(matrix: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Each chat's uₖ: its contribution to the equal-weight mean of the columns' (abilities') means, the
+    mean over the columns with a score of (vₖₐ − mₐ)/Kₐ (0 where chat k has no value); only the chats with
+    a value in some column (the mean's linearisation over chats)."""
+    present = ~np.isnan(matrix)
+    used = present.any(axis=0) & ~np.isnan(means)
+    if not used.any():
+        return np.zeros(0)
+    counts = present[:, used].sum(axis=0)
+    dev = np.where(present[:, used], matrix[:, used] - means[used], 0.0) / counts
+    return dev.mean(axis=1)[present[:, used].any(axis=1)]
+
+
+def _t_interval(mean: float, u: np.ndarray, confidence: float) -> tuple[float, float]:
+    """mean ± t_{K−1, (1+confidence)/2}·√(K/(K−1)·Σuₖ²), clipped to [0, 1]; ``nan`` with fewer than 2 chats."""
+    k = len(u)
+    if k < 2 or np.isnan(mean):
+        return (np.nan, np.nan)
+    half = student_t_quantile((1 + confidence) / 2, k - 1) * float(np.sqrt(k / (k - 1) * (u**2).sum()))
+    return (max(0.0, mean - half), min(1.0, mean + half))
 
 
 def _num(x: float) -> float | None:
@@ -204,9 +222,9 @@ def beam_scores(
     data: Any,
     partial_credit: PartialCredit = ...,
     *,
-    resamples: int = ...,
+    resamples: int | None = ...,
     confidence: float = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -214,31 +232,34 @@ def beam_scores(
     data: Any,
     partial_credit: PartialCredit = ...,
     *,
-    resamples: int = ...,
+    resamples: int | None = ...,
     confidence: float = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def beam_scores(
     data: Any,
     partial_credit: PartialCredit = "float",
     *,
-    resamples: int = 2000,
+    resamples: int | None = UNSET,
     confidence: float = 0.95,
-    seed: int = 0,
+    seed: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
     chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
     ability the mean over chats of each chat's mean question score, overall the ten abilities weighted
-    equally, intervals by a seeded bootstrap over chats (``bench_nb.metrics.beam``).
+    equally, intervals by Student's t over the chats (deterministic: ``bench_nb.metrics.beam``).
 
     Args:
         data: BEAM runs, or a questions frame (runs of other benchmarks in it are left out).
         partial_credit: ``"float"`` (a rubric item's 0.5 counts 0.5) or ``"as-published"`` (BEAM's own code:
             each item's 0.5 counts 0). Every row says which in ``reading``.
-        resamples, confidence, seed: the bootstrap's.
+        confidence: the intervals' coverage.
         backend: ``"pandas"`` (default) or ``"polars"``.
+
+    ``resamples`` and ``seed`` are deprecated (the interval no longer resamples): passing either warns.
     """
-    frame = beam_scores_frame(data, partial_credit, resamples=resamples, confidence=confidence, seed=seed)
+    warn_unused("beam_scores", NO_BOOTSTRAP, resamples=resamples, seed=seed)
+    frame = beam_scores_frame(data, partial_credit, confidence=confidence)
     return to_backend(frame, backend)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from bench_nb.metrics import as_questions
+from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, render
 from bench_nb.taxonomy import is_beam
 
@@ -44,10 +45,17 @@ def has_beam(data: Any) -> bool:
     return bool(len(q)) and bool(q["benchmark"].map_elements(is_beam, return_dtype=pl.Boolean).any())
 
 
-def table_beam(data: Any, *, resamples: int = 2000, seed: int = 0) -> Table:
-    """One row per ability (and overall), per run its mean score in points (0-100) with the 95% bootstrap
-    interval over chats, in both readings: "0.5 as 0.5" and "as published" (BEAM's code counts an item's 0.5
-    as 0). A partial run's overall is marked not comparable."""
+def table_beam(data: Any, *, resamples: int | None = UNSET, seed: int | None = UNSET) -> Table:
+    """One row per ability (and overall), per run its mean score in points (0-100) with the 95% interval over
+    chats (Student's t, deterministic), in both readings: "0.5 as 0.5" and "as published" (BEAM's code counts
+    an item's 0.5 as 0). A partial run's overall is marked not comparable. ``resamples`` and ``seed`` are
+    deprecated (nothing is resampled): passing either warns."""
+    warn_unused(
+        "table_beam",
+        "BEAM's intervals are deterministic (docs/statistics.md)",
+        resamples=resamples,
+        seed=seed,
+    )
     q = as_questions(data)
     if not has_beam(q):
         html = render(
@@ -60,7 +68,7 @@ def table_beam(data: Any, *, resamples: int = 2000, seed: int = 0) -> Table:
     from bench_nb.metrics.beam import beam_scores_frame  # numpy: only for BEAM runs
 
     labels = run_labels(q)
-    frames = [beam_scores_frame(q, reading, resamples=resamples, seed=seed) for reading in PARTIAL_CREDITS]
+    frames = [beam_scores_frame(q, reading) for reading in PARTIAL_CREDITS]
     both = pl.concat(frames)
     runs = both["run_id"].unique(maintain_order=True).to_list()
     headers = ["ability", "normalised type"]
@@ -105,7 +113,7 @@ def table_beam(data: Any, *, resamples: int = 2000, seed: int = 0) -> Table:
         "Mean score in points (0-100): a question scores the mean of its rubric items (0, 0.5 or 1 each; event "
         "ordering: Kendall's tau-b of the answer's order against the reference, normalised to [0, 1]); an "
         "ability is the mean over chats of each chat's mean; overall weighs the ten abilities equally. "
-        "Brackets: 95% bootstrap interval over chats. \"As published\": BEAM's own code truncates each item's "
+        "Brackets: 95% interval over chats (Student's t). \"As published\": BEAM's own code truncates each item's "
         "0.5 to 0 for every ability but event ordering. Definitions: docs/statistics.md.",
     ]
     judge = _judge_note(q)
