@@ -79,8 +79,12 @@ def setup_notebook(*, static: bool | None = None) -> None:
     so what is frozen is never missed. Such a kernel never imports altair (nor jsonschema, which altair
     imports): its charts are ``VegaLiteChart`` dicts (``bench_nb.charts.spec``), shown here as the
     Vega-Lite output the builder renders.
+
+    Warnings raised while a cell runs show as the report's own notes in that cell (``warnings_as_notes``),
+    never as stderr with a file path.
     """
     report = in_report()
+    warnings_as_notes()
     with gc_paused() if report else contextlib.nullcontext():
         import polars  # noqa: F401  (imported by the charts and tables anyway: here, under the pause)
 
@@ -139,6 +143,52 @@ def section(title: str, text: str = "") -> Html:
     the data has something for it (a markdown heading would stay, empty, on every report)."""
     para = f"<p>{html.escape(text)}</p>" if text else ""
     return Html(f"<h2>{html.escape(title)}</h2>{para}")
+
+
+class _WarningNotes:
+    """``warnings.showwarning`` for a notebook: each warning as a note (``note``) in the cell that raised it,
+    its message only (no file path or source line), each message once per cell."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def new_cell(self, *_: Any) -> None:
+        self.seen.clear()
+
+    def __call__(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        from IPython.display import display
+
+        text = str(message)
+        if text in self.seen:
+            return
+        self.seen.add(text)
+        display(note(text))
+
+
+def warnings_as_notes() -> None:
+    """In an IPython kernel, show every warning as a note in the cell that raised it instead of a stderr
+    block naming internal paths (what ``setup_notebook`` does for every report notebook); outside one,
+    nothing changes."""
+    import warnings
+
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: warnings stay as they are
+        return
+    shell = get_ipython()
+    if shell is None or isinstance(warnings.showwarning, _WarningNotes):
+        return
+    notes = _WarningNotes()
+    shell.events.register("pre_run_cell", notes.new_cell)
+    warnings.showwarning = notes
 
 
 def note(text: str, *, kind: str = "note") -> Html:

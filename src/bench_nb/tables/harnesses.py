@@ -177,7 +177,8 @@ def _errata_questions(errata: Any, runs: Any) -> pl.DataFrame:
         return frame
     from bench_nb.frames.questions import questions_frame
 
-    return questions_frame(_runs(runs), errata=errata)
+    loaded: Any = _runs(runs)  # a StoredRuns too, as answer_key_ceiling reads it
+    return questions_frame(loaded, errata=errata)
 
 
 def ceiling_groups(
