@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as err:
-        err.show()
+        _show_click_error(err)
         sys.exit(err.exit_code)
     except BenchNbError as err:
         from bench_nb.redaction import redact
@@ -143,6 +143,20 @@ def main(argv: list[str] | None = None) -> None:
 
         click.echo(f"error: {redact(os_error_text(err))}", err=True)
         sys.exit(1)
+
+
+def _show_click_error(err: click.ClickException) -> None:
+    """click's own errors (a bad option, a missing file) as click shows them, usage first, but with the prefix
+    every other error of ``bench-nb`` has: ``error: ...`` (click's ``Error:`` would be the only capital one)."""
+    from bench_nb.redaction import redact
+
+    ctx = getattr(err, "ctx", None)
+    if isinstance(err, click.UsageError) and ctx is not None:
+        hint = ""
+        if ctx.command.get_help_option(ctx) is not None:
+            hint = f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.\n"
+        click.echo(f"{ctx.get_usage()}\n{hint}", err=True)
+    click.echo(f"error: {redact(err.format_message())}", err=True)
 
 
 _CAUSES = {

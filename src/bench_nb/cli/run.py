@@ -309,7 +309,8 @@ def _beam_line(run_dir: Path) -> str:
 @click.option(
     "-r",
     "--run-id",
-    help="Run id; an existing run with this id is resumed with its own settings (options given must agree).",
+    help="Run id (its directory is <runs dir>/<id>), or a run's directory (a path with a '/'); an existing "
+    "run is resumed with its own settings (options given must agree).",
 )
 @click.option(
     "--repeat",
@@ -327,6 +328,8 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
         return
     from bench_nb.runner.run import run_spec
 
+    if run_id and "/" in run_id:  # a run's directory: the id is its name, its parent the runs folder
+        opts["runs_dir"], run_id = Path(run_id).parent, Path(run_id).name
     opts["benchmark"] = _benchmark(opts)
     if (provider is None or opts["benchmark"] is None) and not run_id:
         raise click.UsageError("give -p PROVIDER and -b BENCHMARK (or -r RUN_ID of a run to resume)")

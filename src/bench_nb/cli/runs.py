@@ -23,11 +23,30 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0f}ms"
 
 
+def run_location(run: str, runs_dir: Path) -> Path:
+    """A run's directory from what the user typed: a directory, else a run id under ``runs_dir``
+    (``bench-nb status`` and ``bench-nb run -r`` take either)."""
+    path = Path(run)
+    if path.is_dir():
+        return path
+    if "/" not in run and (runs_dir / run).is_dir():
+        return runs_dir / run
+    raise click.BadParameter(f"no run directory {run!r}, and no run {run!r} in {runs_dir}", param_hint="RUN")
+
+
 @click.command()
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def status(run_dir: Path) -> None:
-    """How far a run got: questions per phase, failures and problems."""
-    run = read_run(run_dir)
+@click.argument("which", metavar="RUN")
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default="data/runs",
+    show_default=True,
+    help="Where a RUN given by its id is looked for.",
+)
+def status(which: str, runs_dir: Path) -> None:
+    """How far a run got: questions per phase, failures and problems. RUN is a run directory or a run id
+    (looked for under --runs-dir), as with bench-nb run -r."""
+    run = read_run(run_location(which, runs_dir))
     df = questions_frame(run)
     click.echo(_RULE)
     click.echo(f"Run: {run.run_id}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import BenchNbWarning
+from bench_nb.errors import BenchNbWarning, RunFormatError
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runner.components import (
@@ -40,8 +40,8 @@ from bench_nb.runner.components import (
     make_provider,
     split_specs,
 )
+from bench_nb.runner.selection import NO_QUESTIONS, select_questions
 from bench_nb.runner.selection import exclude_types as without_types
-from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_K, default_judges, split_provider_settings
 
 CHARS_PER_TOKEN = 4  # the benchmark's conversation size line (a rough count)
@@ -302,6 +302,8 @@ def estimate_run(
     bench = load_benchmark_spec(benchmark, dataset, sha256)
     selectable = without_types(bench, exclude_types) if exclude_types else bench
     targets, _sampling = select_questions(selectable, limit=limit, per_type=sample_per_type)
+    if not targets:  # as the run refuses it (runner.run.run_spec)
+        raise RunFormatError(bench.name, NO_QUESTIONS)
     k = DEFAULT_K if k is None else k
     judge_spec = judges if judges is not None else ",".join(default_judges(bench.name))
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)

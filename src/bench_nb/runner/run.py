@@ -48,8 +48,8 @@ from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
+from bench_nb.runner.selection import NO_QUESTIONS, select_questions
 from bench_nb.runner.selection import exclude_types as without_types
-from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import (
     BENCH_NB_VERSION,
     DEFAULT_ANSWERER,
@@ -399,7 +399,7 @@ def run_spec(
         selectable, limit=inv.limit, per_type=inv.sample_per_type, question_ids=spec.question_ids
     )
     if not targets:
-        raise RunFormatError(bench.name, "the benchmark has no questions to run")
+        raise RunFormatError(bench.name, NO_QUESTIONS)
     provider_name = provider if isinstance(provider, str) else provider.name
     own = split_provider_settings(inv.provider_settings, [provider_name])[provider_name]
     if run_id is None:

@@ -14,6 +14,8 @@ from bench_nb.errors import BenchNbError
 from bench_nb.records import Benchmark, Question
 from bench_nb.runformat.format import Sampling
 
+NO_QUESTIONS = "the benchmark has no questions to run"  # what a run (and its dry run) selecting none says
+
 
 def select_questions(
     benchmark: Benchmark,

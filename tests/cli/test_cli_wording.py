@@ -1,0 +1,74 @@
+"""The command line's wording: one error prefix, RUN as a directory or an id, a dry run that selects nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bench_nb.cli import main
+
+
+def _exit(args: list[str | Path]) -> int:
+    try:
+        main([str(a) for a in args])
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return 0
+
+
+def test_every_error_has_one_prefix(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for args in (
+        ["run", "--limit", "0"],
+        ["status", tmp_path / "nope"],
+        ["run", "-p", "sqlite", "-b", "nope"],
+    ):
+        assert _exit(args) != 0
+        err = capsys.readouterr().err
+        assert re.search(r"^error: ", err, re.M) and "Error:" not in err, err
+
+
+def test_a_dry_run_that_selects_nothing_fails_as_the_run_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    every_type = "abstention,knowledge-update,multi-hop,preference,single-hop,temporal"
+    base = ["run", "-p", "sqlite", "-b", "sample", "--exclude-types", every_type, "--runs-dir", tmp_path]
+    assert _exit([*base, "--dry-run"]) == 1
+    dry = capsys.readouterr().err
+    assert _exit(base) == 1
+    assert capsys.readouterr().err == dry == "error: sample: the benchmark has no questions to run\n"
+
+
+def test_status_and_resume_take_a_run_directory_or_its_id(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    assert (
+        _exit(
+            [
+                "run",
+                "-p",
+                "sqlite",
+                "-b",
+                "sample",
+                "--limit",
+                "3",
+                "-r",
+                "s1",
+                "--runs-dir",
+                runs,
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert _exit(["status", "s1", "--runs-dir", runs]) == 0
+    by_id = capsys.readouterr().out
+    assert _exit(["status", runs / "s1"]) == 0
+    assert capsys.readouterr().out == by_id and "Run: s1" in by_id
+    assert _exit(["run", "-r", runs / "s1", "--no-progress"]) == 0  # a directory: no --runs-dir needed
+    assert "s1: completed, 3 evaluated" in capsys.readouterr().out
+    assert _exit(["status", "s2", "--runs-dir", runs]) == 2
+    assert "no run directory 's2', and no run 's2' in" in capsys.readouterr().err
