@@ -23,6 +23,7 @@ directory or a run store, naming the first difference. docs/run-format.md ("Rece
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,6 +48,12 @@ FORMAT = "bench_nb.receipt"
 VERSION = 1
 SUFFIX = RECEIPT_SUFFIX
 NOT_COMPARED = (("code", "benchNb"),)  # the writer's version: a receipt verifies under a newer bench_nb
+# A recomputed number matches the receipt's within this (docs/gate.md, "Receipts"): bench_nb computes every
+# number bit for bit the same on every call, but another CPU or numpy/polars version may round a sum's last
+# bit otherwise; a change a reader could see (the 6th significant digit) is far outside it. The signature and
+# sha256 still cover the receipt's exact bytes.
+REL_TOL = 1e-12
+ABS_TOL = 1e-15
 
 
 @dataclass(frozen=True)
@@ -428,7 +435,7 @@ def first_difference(stored: dict[str, Any], recomputed: dict[str, Any]) -> str 
             if path[0] in ("verdicts", "answer"):
                 return f"question {qid}: {what} differ (sha256 {_short(a)}… in the receipt, {_short(b)}… from the run)"
             return f"question {qid}: {what}: the receipt says {_show(a)}, the run gives {_show(b)}"
-    for path, a, b in _walk(stored.get("numbers"), recomputed.get("numbers"), ("numbers",)):
+    for path, a, b in _walk(stored.get("numbers"), recomputed.get("numbers"), ("numbers",), close=True):
         return f"{_dotted(path)}: the receipt says {_show(a)}, recomputed {_show(b)}"
     extra = sorted(set(stored) ^ set(recomputed))
     if extra:
@@ -436,16 +443,26 @@ def first_difference(stored: dict[str, Any], recomputed: dict[str, Any]) -> str 
     return None
 
 
-def _walk(a: Any, b: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
+def _walk(
+    a: Any, b: Any, path: tuple[Any, ...], *, close: bool = False
+) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
+    """Every leaf where ``a`` and ``b`` differ; with ``close`` two numbers within ``REL_TOL`` / ``ABS_TOL``
+    of each other do not."""
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
-            yield from _walk(a.get(k), b.get(k), (*path, k))
+            yield from _walk(a.get(k), b.get(k), (*path, k), close=close)
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             label = x.get("type", i) if isinstance(x, dict) else i
-            yield from _walk(x, y, (*path, label))
-    elif a != b or type(a) is not type(b):
+            yield from _walk(x, y, (*path, label), close=close)
+    elif (a != b or type(a) is not type(b)) and not (close and _same_number(a, b)):
         yield path, a, b
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are numbers (not booleans) equal within ``REL_TOL`` or ``ABS_TOL``."""
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+    return numbers and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
 
 
 def _dotted(path: tuple[Any, ...]) -> str:
