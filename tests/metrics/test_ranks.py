@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 import bench_nb as bn
+from bench_nb.metrics.ranks import rank_intervals_frame, rank_resamples
+from clustered_sim import LOCOMO_SIZES
 
 RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 
@@ -73,3 +76,41 @@ def test_below_ten_haystacks_runs_each_paired_test_separates_keep_their_rank() -
 def test_from_ten_haystacks_the_rank_interval_is_the_bootstraps() -> None:
     ranks = bn.rank_intervals(_runs(12, {"a": 1.0, "b": 0.0}), backend="polars")
     assert ranks.select("run_id", "rank_low", "rank_high").rows() == [("a", 1, 1), ("b", 2, 2)]
+
+
+def _close_runs(runs: int = 6) -> pl.DataFrame:
+    """``runs`` runs of LoCoMo's shape (10 conversations, 1,540 questions, four types), each five points
+    better than the last (bench/clustered.py's frame)."""
+    rng = np.random.default_rng(0)
+    hay = np.repeat(np.arange(10), LOCOMO_SIZES).astype(str)
+    n = len(hay)
+    types = np.array(["single-hop", "multi-hop", "temporal", "open-domain"])[rng.integers(0, 4, n)]
+    return pl.concat(
+        pl.DataFrame(
+            {
+                "run_id": f"run-{r}",
+                "question_id": [f"q{i}" for i in range(n)],
+                "haystack_id": hay,
+                "question_type": types,
+                "correct": rng.random(n) < 0.6 + 0.05 * r,
+            }
+        )
+        for r in range(runs)
+    )
+
+
+def test_rank_intervals_do_not_move_with_the_seed() -> None:
+    # With 2,000 resamples 2 of these 24 rows changed rank_low or rank_high between seeds (a percentile at a
+    # rank boundary); the default is now 20,000 resamples (rank_resamples: fewer with many haystacks).
+    q = _close_runs()
+    assert rank_resamples(10) == 20_000 and rank_resamples(500) == 8_000 and rank_resamples(5000) == 2_000
+    tables = {
+        tuple(
+            rank_intervals_frame(q, seed, by="question_type")
+            .sort("question_type", "run_id")
+            .select("rank_low", "rank_high")
+            .rows()
+        )
+        for seed in range(20)
+    }
+    assert len(tables) == 1

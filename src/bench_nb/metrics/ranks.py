@@ -39,31 +39,39 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+RANK_RESAMPLES = 20_000  # resamples of the rank bootstrap (fewer with many haystacks: ``rank_resamples``)
+RANK_WEIGHTS = 4_000_000  # at most this many entries (32 MB) in the resampling's weights matrix
+
+
+def rank_resamples(clusters: int) -> int:
+    """The rank bootstrap's default resamples over ``clusters`` haystacks: ``RANK_RESAMPLES``, fewer where
+    the (resamples × clusters) weights matrix would pass ``RANK_WEIGHTS`` entries, never below
+    ``RESAMPLES`` (2,000). With 2,000, a rank interval of six runs a point apart moved with the seed in 2 of
+    24 rows; with 20,000 none did (BENCHMARKS.md, "Seed stability of the bootstraps")."""
+    return max(RESAMPLES, min(RANK_RESAMPLES, RANK_WEIGHTS // max(clusters, 1)))
+
+
 def _ranks(means: np.ndarray) -> np.ndarray:
     """1 + the number of runs with a strictly higher mean, along the last axis (NaN counts as worst)."""
     filled = np.where(np.isnan(means), -np.inf, means)
     return 1 + (filled[..., None, :] > filled[..., :, None]).sum(axis=-1)
 
 
-def _groups(
-    order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float, seed: int, resamples: int
-) -> dict[str, int]:
+def _groups(order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float) -> dict[str, int]:
     groups: dict[str, int] = {}
     group, leader = 0, None
     for run in order:
-        if leader is None or _distinguishable(pairs, leader, run, qtype, alpha, seed, resamples):
+        if leader is None or _distinguishable(pairs, leader, run, qtype, alpha):
             group, leader = group + 1, run
         groups[run] = group
     return groups
 
 
-def _distinguishable(
-    pairs: dict[PairKey, PairSums], leader: str, run: str, qtype: str, alpha: float, seed: int, resamples: int
-) -> bool:
+def _distinguishable(pairs: dict[PairKey, PairSums], leader: str, run: str, qtype: str, alpha: float) -> bool:
     ps = pairs.get((leader, run, qtype)) or pairs.get((run, leader, qtype))
     if ps is None or not ps.n:
         return False
-    p = paired_difference_test(ps.d, ps.counts, alpha, seed, resamples).p  # two-sided: same either way round
+    p = paired_difference_test(ps.d, ps.counts, alpha).p  # two-sided: same either way round
     return not math.isnan(p) and p < alpha
 
 
@@ -74,8 +82,6 @@ def _tested_rank_range(
     pairs: dict[PairKey, PairSums],
     qtype: str,
     alpha: float,
-    seed: int,
-    resamples: int,
 ) -> tuple[int, int]:
     """Below ``MIN_BOOTSTRAP_CLUSTERS`` haystacks, where a bootstrap of so few haystacks is degenerate (it
     ranks a run first in every resample that a paired test cannot tell from the second): the ranks the
@@ -84,7 +90,7 @@ def _tested_rank_range(
     for j, other in enumerate(runs):
         if j == i or np.isnan(observed[j]) or np.isnan(observed[i]) or observed[j] == observed[i]:
             continue
-        if _distinguishable(pairs, runs[i], other, qtype, alpha, seed, resamples):
+        if _distinguishable(pairs, runs[i], other, qtype, alpha):
             if observed[j] > observed[i]:
                 better += 1
             else:
@@ -99,7 +105,7 @@ def rank_intervals(
     *,
     by: str | None = ...,
     alpha: float = ...,
-    resamples: int = ...,
+    resamples: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -109,7 +115,7 @@ def rank_intervals(
     *,
     by: str | None = ...,
     alpha: float = ...,
-    resamples: int = ...,
+    resamples: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def rank_intervals(
@@ -118,7 +124,7 @@ def rank_intervals(
     *,
     by: str | None = None,
     alpha: float = 0.05,
-    resamples: int = RESAMPLES,
+    resamples: int | None = None,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Each run's rank with its 1 − ``alpha`` interval from a cluster bootstrap, and its group of runs that
@@ -131,12 +137,18 @@ def rank_intervals(
     ``rank_high`` and ``group`` (1 = the best group); rows in rank order. Takes what ``accuracy_intervals``
     takes (fractional scores too). Runs that hold different questions are refused (``ComparisonError``,
     naming them and counting the questions only each holds): they are not ranked on one test.
+    ``resamples``: the bootstrap's (default ``rank_resamples(haystacks)``: 20,000 up to 200 haystacks).
     """
     return to_backend(rank_intervals_frame(questions, seed, by=by, alpha=alpha, resamples=resamples), backend)
 
 
 def rank_intervals_frame(
-    questions: Any, seed: int = 0, *, by: str | None = None, alpha: float = 0.05, resamples: int = RESAMPLES
+    questions: Any,
+    seed: int = 0,
+    *,
+    by: str | None = None,
+    alpha: float = 0.05,
+    resamples: int | None = None,
 ) -> pl.DataFrame:
     """``rank_intervals`` in polars."""
     data = outcomes(same_questions(questions), by)
@@ -149,7 +161,7 @@ def ranks_of(
     pairs: dict[PairKey, PairSums],
     seed: int = 0,
     alpha: float = 0.05,
-    resamples: int = RESAMPLES,
+    resamples: int | None = None,
     cluster_sums: list[tuple[tuple[Any, ...], ClusterSums]] | None = None,
 ) -> pl.DataFrame:
     """``rank_intervals_frame`` from an ``outcomes`` frame and its ``paired_cluster_sums`` (the groups'
@@ -172,7 +184,8 @@ def ranks_of(
         for j, (_, cs) in enumerate(run_sums):
             pos = np.array([index[h] for h in cs.ids.tolist()], dtype=np.int64)
             s[pos, j], n[pos, j] = cs.sums, cs.counts
-        weights = bootstrap_weights(len(clusters), seed, resamples)
+        draws_of = rank_resamples(len(clusters)) if resamples is None else resamples
+        weights = bootstrap_weights(len(clusters), seed, draws_of)
         with np.errstate(invalid="ignore", divide="ignore"):
             resampled = weights @ np.hstack([s, n])
             draws = resampled[:, : len(runs)] / resampled[:, len(runs) :]
@@ -181,11 +194,11 @@ def ranks_of(
         boot = _ranks(draws)
         a = expanded_alpha(len(clusters), 1 - alpha)
         order = [runs[i] for i in np.argsort(-np.where(np.isnan(observed), -np.inf, observed), kind="stable")]
-        groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha, seed, resamples)
+        groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha)
         qtype = str(key[0]) if key else ALL
         for i, run in enumerate(runs):
             if len(clusters) < MIN_BOOTSTRAP_CLUSTERS:
-                low, high = _tested_rank_range(i, runs, observed, pairs, qtype, alpha, seed, resamples)
+                low, high = _tested_rank_range(i, runs, observed, pairs, qtype, alpha)
             elif math.isnan(a):
                 low = high = int(rank[i])
             else:

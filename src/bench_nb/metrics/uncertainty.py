@@ -19,7 +19,6 @@ import polars as pl
 
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.clustered import (
-    RESAMPLES,
     ClusterSums,
     IntervalMethod,
     grouped_cluster_sums,
@@ -51,9 +50,10 @@ class ClusterBootstrap:
     """The clustered statistics of one questions frame (or run sources), each computed on first use.
 
     Every method returns a polars frame, the one its namesake in ``bench_nb.metrics`` returns with
-    ``backend="polars"`` at this object's ``seed`` and ``resamples`` (confidence 95%)."""
+    ``backend="polars"`` at this object's ``seed`` and ``resamples`` (confidence 95%; ``resamples`` None:
+    the rank bootstrap's own default, ``ranks.rank_resamples``)."""
 
-    def __init__(self, questions: Any, *, seed: int = 0, resamples: int = RESAMPLES) -> None:
+    def __init__(self, questions: Any, *, seed: int = 0, resamples: int | None = None) -> None:
         self.questions = as_questions(questions)
         self.seed = seed
         self.resamples = resamples
@@ -124,9 +124,7 @@ class ClusterBootstrap:
 
     def clustered_paired_comparisons(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
         """``clustered_paired_comparisons`` of the frame: every pair of runs, overall or per question type."""
-        return self._once(
-            ("paired", by, alpha), lambda: paired_of(self.pair_sums(by), self.seed, alpha, self.resamples)
-        )
+        return self._once(("paired", by, alpha), lambda: paired_of(self.pair_sums(by), self.seed, alpha))
 
     def tell_apart(self, alpha: float = 0.05) -> pl.DataFrame:
         """``tell_apart`` of the frame: the clustered paired verdict of every pair beside the Wilson-overlap
