@@ -115,3 +115,28 @@ def test_run_force_takes_over_from_a_hung_run(jsonl_file: Path, db: Path) -> Non
     assert "--force" in refused["message"]
     code, forced = _json([*base, "--force"])
     assert code == 0 and forced["status"] == "done" and forced["judged"] == 20
+
+
+def test_commands_that_read_a_store_refuse_a_missing_file_and_create_none(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexist.sqlite"
+    for command in (
+        ["run", "--deterministic"],
+        ["run", "--deterministic", "--json"],
+        ["status"],
+        ["status", "--json"],
+        ["tile", "-o", str(tmp_path / "tile.html")],
+        ["mcp", "--deterministic"],
+    ):
+        args = ["roi", command[0], "--owner", "alice", "--db", str(missing), *command[1:]]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code != 0, (command, result.output)
+        assert str(missing) in result.output and "does not exist" in result.output, result.output
+        assert not missing.exists() and not (tmp_path / "tile.html").exists()
+    # bench-nb roi import is what makes a store; after it, the same run works
+    export = write_export_zip(tmp_path / "export.zip", alice_and_bob())
+    assert (
+        CliRunner().invoke(cli, ["roi", "import", str(export), "--db", str(missing), "--admin"]).exit_code
+        == 0
+    )
+    code, run = _json(["roi", "run", "--owner", "alice", "--db", str(missing), "--deterministic", "--json"])
+    assert code == 0 and run["status"] == "generating"

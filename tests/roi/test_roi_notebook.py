@@ -114,3 +114,20 @@ def test_building_the_report_of_a_store_adds_no_run_to_it(jsonl_file: Path, tmp_
     assert list(after["run_id"]) == list(before["run_id"])  # no run added, none changed
     assert before.equals(after)
     assert "Only memory knows" in out.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_the_report_of_a_missing_store_fails_naming_it_and_creates_none(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from bench_nb.cli import cli
+
+    missing = tmp_path / "nonexist.sqlite"
+    out = tmp_path / "roi.html"
+    args = ["report", "roi", "-p", "db", str(missing), "-p", "owner", "alice", "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code != 0
+    text = result.output + repr(result.exception)
+    assert str(missing) in text and "does not exist" in text, text
+    assert not missing.exists() and not out.exists()

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from bench_nb.roi.errors import RunInProgressError
+from bench_nb.roi.errors import RunInProgressError, StoreError
 from bench_nb.roi.probers import DETERMINISTIC_MODES
 
 DB_OPTION = click.option(
@@ -18,6 +18,28 @@ DB_OPTION = click.option(
     default=".bench_nb/roi.sqlite",
     show_default=True,
     help="The ROI store: a SQLite file, or a postgresql:// URL (env BENCH_NB_ROI_DB).",
+)
+
+
+def _existing_store(ctx: click.Context, param: click.Parameter, db: str) -> str:
+    """The ``--db`` of a command that reads a store: it must exist (``roi.store.require_store``)."""
+    from bench_nb.roi.store import require_store
+
+    try:
+        require_store(db)
+    except StoreError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+    return db
+
+
+STORE_OPTION = click.option(
+    "--db",
+    "db",
+    envvar="BENCH_NB_ROI_DB",
+    default=".bench_nb/roi.sqlite",
+    show_default=True,
+    callback=_existing_store,
+    help="The ROI store: a SQLite file made by bench-nb roi import, or a postgresql:// URL (env BENCH_NB_ROI_DB).",
 )
 OWNER_OPTION = click.option(
     "--owner", required=True, envvar="BENCH_NB_ROI_OWNER", help="Whose memories (env BENCH_NB_ROI_OWNER)."
@@ -178,7 +200,7 @@ def import_cmd(file: Path, db: str, lenient: bool, owner: str | None, admin: boo
 
 @roi.command("run")
 @OWNER_OPTION
-@DB_OPTION
+@STORE_OPTION
 @_run_options
 @click.option(
     "--force",
@@ -230,7 +252,7 @@ def run_cmd(owner: str, db: str, as_json: bool, **opts: Any) -> None:
 
 @roi.command("status")
 @OWNER_OPTION
-@DB_OPTION
+@STORE_OPTION
 @JSON_OPTION
 def status_cmd(owner: str, db: str, as_json: bool) -> None:
     """Show OWNER's latest run, the pool and any run in progress."""
@@ -247,7 +269,7 @@ def status_cmd(owner: str, db: str, as_json: bool) -> None:
 
 @roi.command("tile")
 @OWNER_OPTION
-@DB_OPTION
+@STORE_OPTION
 @click.option(
     "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
 )
@@ -263,7 +285,7 @@ def tile_cmd(owner: str, db: str, out: Path) -> None:
 
 @roi.command("mcp")
 @OWNER_OPTION
-@DB_OPTION
+@STORE_OPTION
 @_run_options
 def mcp_cmd(owner: str, db: str, **opts: Any) -> None:
     """Serve the tool benchmark_memory over MCP (stdio) for OWNER."""

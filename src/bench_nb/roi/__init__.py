@@ -34,7 +34,7 @@ from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
 from bench_nb.roi.probers import ParaphraseProber, Prober, ProberReply, TemplateProber, deterministic_prober
 from bench_nb.roi.records import Judgment, ModelUsage, Probe, ProbeDraft, Recall, RunSummary
 from bench_nb.roi.run import RoiRun, run_roi, start_run
-from bench_nb.roi.store import RoiStore
+from bench_nb.roi.store import RoiStore, require_store
 from bench_nb.roi.summary import RoiStatus, roi_status
 from bench_nb.roi.tile import RoiTile, chart_roi_trend, roi_tile, roi_tile_html
 
@@ -86,6 +86,7 @@ __all__ = [
     "import_memories",
     "pinned_scopes",
     "read_memories",
+    "require_store",
     "roi_results_df",
     "roi_runs_df",
     "roi_status",

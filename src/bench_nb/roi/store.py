@@ -64,6 +64,25 @@ def is_postgres(db: object) -> bool:
     return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
 
 
+def require_store(db: object) -> None:
+    """Refuse to read a SQLite store that does not exist (opening one creates it): only ``bench-nb roi import``
+    (``import_memories``) and ``bench-nb roi setup`` make a store; a command that reads one names the missing
+    file instead of reading a new empty store. A Postgres URL or an open store passes (an unset-up database is
+    refused when opened).
+
+    Raises:
+        StoreError: ``db`` is a path with no file.
+    """
+    if is_postgres(db) or isinstance(db, RoiStore) or not isinstance(db, (str, Path)):
+        return
+    path = Path(db)
+    if not path.is_file():
+        raise StoreError(
+            f"{path}: no ROI store there (the file does not exist); create one with "
+            f"bench-nb roi import FILE --db {path}, or check the path"
+        )
+
+
 class RoiStore:
     """The ROI benchmark's store. ``RoiStore(db)`` opens a SQLite file (created with its schema on first open)
     or, for a ``postgresql://`` URL, a Postgres store set up with ``bench-nb roi setup``.
