@@ -161,7 +161,9 @@ def test_budget_table_escapes_run_text_and_gives_baselines_no_break_even() -> No
     assert rows["<b>mem</b>"]["break_even_ms"] == 900.0 and rows["<b>mem</b>"]["lafs"] == pytest.approx(60.0)
     assert rows["nm"]["lafs"] is None  # a latency of 0 cannot be placed
     body = table.html.split("<tbody>")[1].split("</tbody>")[0]
-    nm_row = next(tr for tr in body.split("<tr") if ">nm<" in tr)
+    nm_row = next(
+        tr for tr in body.split("<tr") if 'title="nm"' in tr
+    )  # labelled no-memory, its id the tooltip
     assert nm_row.count('<td class="num">—</td>') == 2
 
 

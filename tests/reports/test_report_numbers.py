@@ -3,6 +3,8 @@ read as zero, advice only where it applies, ceilings and detectable differences 
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import polars as pl
@@ -178,9 +180,9 @@ def test_a_run_on_other_questions_is_left_out_of_ranks_and_verdicts_not_all_runs
     apart = tables.table_tell_apart(boot)
     pairs = set(apart.frame.select("run_a", "run_b").iter_rows())
     assert pairs == {("a1", "a2"), ("a1", "a3"), ("a2", "a3")}
-    for html in (unc.html, apart.html):
-        assert "Left out of ranks and paired verdicts: short (12 questions)" in html
-        assert "No ranks or paired verdicts" not in html
+    for page in (unc.html, apart.html):
+        assert "Left out of ranks and paired verdicts: short (12 questions)" in page
+        assert "No ranks or paired verdicts" not in page
 
 
 def test_no_two_runs_on_one_question_set_give_a_warning_and_no_empty_table() -> None:
@@ -188,3 +190,32 @@ def test_no_two_runs_on_one_question_set_give_a_warning_and_no_empty_table() -> 
     html = tables.table_tell_apart(frame).html
     assert "No ranks or paired verdicts" in html
     assert "<table" not in html and "<caption" not in html
+
+
+def test_every_section_names_a_run_by_its_one_label(frame: pl.DataFrame) -> None:
+    from bench_nb.charts.labels import run_labels
+
+    second = frame.filter(pl.col("run_id") == "synthetic-sqlite").with_columns(
+        run_id=pl.lit("synthetic-sqlite-2")
+    )
+    q = pl.concat([frame, second])
+    labels = run_labels(q)
+    assert labels["synthetic-sqlite"] != labels["synthetic-sqlite-2"]  # unique within the report
+    judgments = bench_nb.judgments_df(FIXTURE_GLOB, backend="polars")
+    judgments = pl.concat(
+        [
+            judgments,
+            judgments.filter(pl.col("run_id") == "synthetic-sqlite").with_columns(
+                run_id=pl.lit("synthetic-sqlite-2")
+            ),
+        ]
+    )
+    for table in (
+        tables.table_budget(q),
+        tables.table_failures(q),
+        tables.table_disputed(judgments, limit=500),
+    ):
+        cells = re.findall(r'<td class="run"[^>]*>(.*?)</td>', table.html)
+        assert cells, table.html[-300:]
+        for rid in ("synthetic-sqlite", "synthetic-sqlite-2"):
+            assert html.escape(labels[rid]) in cells, (rid, cells)

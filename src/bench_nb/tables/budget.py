@@ -9,7 +9,7 @@ import polars as pl
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, run_points
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
-from bench_nb.tables.html import Cell, Table, missing, pct, render
+from bench_nb.tables.html import Cell, Table, labels_of, missing, pct, render, run_cell
 
 
 def _break_even(q: pl.DataFrame, by: str) -> dict[str, float | None]:
@@ -45,9 +45,10 @@ def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
         break_even_ms=pl.col("run_id").replace_strict(even_ms, default=None, return_dtype=pl.Float64),
         break_even_tokens=pl.col("run_id").replace_strict(even_tok, default=None, return_dtype=pl.Float64),
     )
+    labels = labels_of(q)
     rows = [
         [
-            Cell(r["run_id"], title=r["provider"] or ""),
+            run_cell(r["run_id"], labels),
             Cell(pct(r["accuracy_pct"] / 100), "num"),
             Cell("n/a" if missing(r["latency_s"]) else f"{r['latency_s'] * 1000:,.0f}", "num"),
             Cell("n/a" if missing(r["lafs"]) else f"{r['lafs']:.1f}", "num"),

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from bench_nb.frames.backend import as_polars
 from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts_of
 from bench_nb.runformat.spec import check_like_for_like
-from bench_nb.tables.html import Cell, Table, esc, interval, missing, num, pct, render
+from bench_nb.tables.html import Cell, Table, esc, interval, labels_of, missing, num, pct, render, run_cell
 from bench_nb.text import one_line, short_hashes
 
 if TYPE_CHECKING:
@@ -190,12 +191,14 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
     ``runs``: the loaded ``RunSet`` behind a judgments frame (as ``disputed_questions`` takes it).
     """
     disputed = disputed_questions_frame(data, n_hits=n_hits, runs=runs)
+    frame = as_polars(data)
+    labels = labels_of(frame if frame is not None and "run_id" in frame.columns else disputed)
     total = len(disputed)
     shown = disputed.head(limit)
     own = retrieved_texts_of(runs, shown) if runs is not None else [None] * len(shown)
     rows = [
         [
-            Cell(r["provider"], title=r["run_id"]),
+            run_cell(r["run_id"], labels),
             Cell(r["question_id"]),
             Cell(r["question"] or "", "text"),
             Cell(r["ground_truth"] or "", "text"),
@@ -208,7 +211,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
     ]
     html = render(
         [
-            "provider",
+            "run",
             "question id",
             "question",
             "ground truth",

@@ -6,7 +6,7 @@ from typing import Any
 
 from bench_nb.frames.errata import ErrataSource
 from bench_nb.metrics.failures import failure_summary_frame
-from bench_nb.tables.html import Cell, Table, pct, render
+from bench_nb.tables.html import Cell, Table, labels_of, pct, render, run_cell
 
 # How the table names each reason (``metrics.failures.REASONS``)
 REASON_LABELS = {
@@ -26,6 +26,7 @@ def table_failures(
     """One row per run and reason: the wrong answers put down to it and their share of the run's wrong
     answers, beside the run's wrong and scored answers. ``data``: what ``failure_reasons`` takes."""
     frame = failure_summary_frame(data, errata=errata, judges=judges, runs=runs)
+    labels = labels_of(frame)
     rows = []
     previous = None
     for r in frame.iter_rows(named=True):
@@ -34,7 +35,7 @@ def table_failures(
         scored = r["scored"]
         rows.append(
             [
-                Cell(r["run_id"] if first else "", title=r["provider"] or ""),
+                run_cell(r["run_id"], labels) if first else "",
                 Cell(REASON_LABELS.get(r["failure_reason"], r["failure_reason"])),
                 Cell(f"{r['n']:,}", "num"),
                 Cell(pct(r["share"]), "num"),

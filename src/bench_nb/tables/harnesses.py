@@ -28,7 +28,7 @@ from bench_nb.metrics.errata import (
 )
 from bench_nb.metrics.replicates import replicate_summary_frame
 from bench_nb.runformat.load import RunSet, load_runs
-from bench_nb.tables.html import Cell, Table, render, run_cell
+from bench_nb.tables.html import Cell, Table, labels_of, render, run_cell
 from bench_nb.taxonomy import NORM_TYPES
 
 # What a run format records, by the harness it came from (bench_nb's and MemoryBench's runs record all).
@@ -128,13 +128,14 @@ def table_replicates(runs: Any) -> Table | None:
     if overall.is_empty() or max(overall["replicates"].fill_null(1).to_list()) < 2:
         return None
     per_type = replicate_summary_frame(judgments, "question_type")
+    labels = labels_of(judgments)
     rows: list[list[object]] = []
     for r in overall.iter_rows(named=True):
         types = per_type.filter(pl.col("run_id") == r["run_id"])
         for label, row in [("all", r), *((t["question_type"], t) for t in types.iter_rows(named=True))]:
             rows.append(
                 [
-                    Cell(r["run_id"] if label == "all" else "", title=r["run_id"]),
+                    run_cell(r["run_id"], labels) if label == "all" else "",
                     label,
                     Cell(str(row["n"]), "num"),
                     Cell(str(row["replicates"]), "num"),

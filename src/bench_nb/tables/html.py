@@ -31,6 +31,17 @@ def run_cell(run_id: str, labels: Mapping[str, str], **kw: Any) -> Cell:
     return Cell(labels.get(run_id, run_id), "run", title=run_id, **kw)
 
 
+def labels_of(frame: Any) -> dict[str, str]:
+    """run_id -> the run's label in every table and chart of a report (``charts.labels.run_labels``, unique
+    among the runs of ``frame``: a polars frame with ``run_id`` and ``provider``); run ids themselves when
+    the frame names no provider."""
+    from bench_nb.charts.labels import run_labels
+
+    if "provider" not in frame.columns:
+        return {r: r for r in frame["run_id"].unique(maintain_order=True).to_list()}
+    return run_labels(frame)
+
+
 def band_badge(band: str | None) -> tuple[tuple[str, str], ...]:
     """The badge of a band (its text and CSS class), or none without a band."""
     return () if not band else ((band, f"bnb-band bnb-{band}"),)
