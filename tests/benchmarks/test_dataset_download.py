@@ -58,14 +58,33 @@ def test_wrong_hash_is_refused_and_nothing_is_cached(
     actual = hashlib.sha256(sample_bytes).hexdigest()
     assert f"expected {wrong}, got {actual}" in str(err.value)
     assert file_server.url("remote.json") in str(err.value)
-    assert not any((tmp_path / "remote").iterdir())
+    assert not (tmp_path / "remote").exists()  # nor the folder made for it
 
 
 def test_http_404_is_a_clear_error(file_server, tmp_path: Path) -> None:
     _register(file_server.url("missing.json"), None)
-    with pytest.raises(DatasetError, match=r"missing.json: download failed with HTTP 404.*local copy"):
+    with pytest.raises(DatasetError, match=r"missing.json: download failed with HTTP 404.*local copy") as err:
         load_benchmark("remote", cache_dir=tmp_path, progress=False)
-    assert not any((tmp_path / "remote").iterdir())
+    # each way to pass a copy worded for where it is typed; no Python argument mixed with a flag
+    assert "load_benchmark('remote', 'FILE') in Python, --dataset FILE on the command line" in str(err.value)
+    assert "path=" not in str(err.value)
+    assert not (tmp_path / "remote").exists()  # no empty folder left behind
+
+
+def test_a_failed_folder_download_leaves_no_folder(file_server, tmp_path: Path) -> None:
+    register_benchmark(
+        "remote-folder",
+        read_custom,
+        files=(("questions.jsonl", file_server.url("questions.jsonl"), None), ("more/x.json", "", None)),
+        folder_files=lambda root: ["questions.jsonl"],
+        download_unpinned=True,
+    )
+    with pytest.raises(DatasetError, match="HTTP 404") as err:
+        load_benchmark("remote-folder", cache_dir=tmp_path / "cache", progress=False)
+    assert "load_benchmark('remote-folder', 'DIR') in Python, --dataset DIR on the command line" in str(
+        err.value
+    )
+    assert not (tmp_path / "cache").exists()  # the cache folder this load made is gone again, being empty
 
 
 def test_a_refused_connection_is_a_clear_error(tmp_path: Path) -> None:

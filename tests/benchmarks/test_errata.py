@@ -38,6 +38,9 @@ def test_the_audits_errata_load_with_their_published_counts(locomo_audit: Path) 
         "INCOMPLETE": 3,
     }
     assert len(errata.wrong_gold) == 99
+    shown = repr(errata)  # a line, not the 156 entries (130 KB)
+    assert len(shown) < 400 and shown.startswith("Errata('locomo': 156 entries (57 WRONG_CITATION, 33 HALL")
+    assert "99 with a wrong gold answer" in shown and "errors.json sha256 " in shown
     assert all(e.gold_wrong == (e.error_type != "WRONG_CITATION") for e in errata)
 
 

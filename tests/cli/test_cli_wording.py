@@ -72,3 +72,12 @@ def test_status_and_resume_take_a_run_directory_or_its_id(
     assert "s1: completed, 3 evaluated" in capsys.readouterr().out
     assert _exit(["status", "s2", "--runs-dir", runs]) == 2
     assert "no run directory 's2', and no run 's2' in" in capsys.readouterr().err
+
+
+def test_longmemeval_v2_names_its_own_folder(capsys: pytest.CaptureFixture[str], locomo_path: Path) -> None:
+    assert _exit(["run", "-p", "sqlite", "-b", "longmemeval-v2", "--dataset", locomo_path]) == 1
+    err = capsys.readouterr().err
+    assert "is a folder holding questions.jsonl, trajectories.jsonl, haystacks/lme_v2_small.json" in err, err
+    assert "chat folders" not in err
+    assert _exit(["run", "--help"]) == 0
+    assert "LongMemEval-V2 the folder holding questions.jsonl" in " ".join(capsys.readouterr().out.split())

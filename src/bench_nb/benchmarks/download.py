@@ -6,6 +6,7 @@ pin is renamed into place, so the cache never holds a partial or unverified copy
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -46,6 +47,7 @@ def download_file(
     sha256: str | None = None,
     progress: bool = True,
     timeout: float = 60.0,
+    instead: str = "",
 ) -> str:
     """Download ``url`` to ``dest`` atomically and return the file's sha256.
 
@@ -57,15 +59,29 @@ def download_file(
             unverified; the returned hash is what the caller should record.
         progress: show a progress bar (tqdm.auto: a widget in Jupyter, text in a terminal).
         timeout: seconds allowed for connecting and between received chunks.
+        instead: what to do instead when the download fails, worded for the caller (``load_benchmark``
+            names its path argument and ``--dataset``; ``load_errata`` its path), added to the error.
 
     Raises:
         DatasetError: on an HTTP error status, a network error, or a hash mismatch (naming expected and actual).
+            A directory made for ``dest`` is removed again when the download fails and leaves it empty.
     """
+    target = Path(dest)
+    made = [d for d in (target.parent, *target.parent.parents) if not d.exists()]  # deepest first
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _download(url, target, sha256, progress, timeout, f"; {instead}" if instead else "")
+    except BaseException:
+        for folder in made:  # only what this call made, and only while empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
+def _download(url: str, target: Path, sha256: str | None, progress: bool, timeout: float, hint: str) -> str:
     import httpx  # imported here: only downloads need it
     from tqdm.auto import tqdm
 
-    target = Path(dest)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     tmp = Path(tmp_name)
     digest = hashlib.sha256()
@@ -75,8 +91,8 @@ def download_file(
                 with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as response:
                     if response.status_code != 200:
                         raise DatasetError(
-                            f"{url}: download failed with HTTP {response.status_code} {response.reason_phrase}; "
-                            "pass a local copy with path=... (or --dataset PATH) instead"
+                            f"{url}: download failed with HTTP {response.status_code} {response.reason_phrase}"
+                            + hint
                         )
                     length = response.headers.get("content-length")
                     total = int(length) if length and length.isdigit() else None
@@ -95,8 +111,7 @@ def download_file(
                             bar.update(len(chunk))
             except httpx.HTTPError as err:
                 raise DatasetError(
-                    f"{url}: download failed: {err.__class__.__name__}: {err}; "
-                    "pass a local copy with path=... (or --dataset PATH) instead"
+                    f"{url}: download failed: {err.__class__.__name__}: {err}" + hint
                 ) from None
             out.flush()
             os.fsync(out.fileno())
@@ -109,6 +124,6 @@ def download_file(
         warnings.warn(
             f"{url}: no pinned sha256 to verify against; downloaded file has sha256 {actual}",
             DatasetWarning,
-            stacklevel=2,
+            stacklevel=3,  # download_file's caller
         )
     return actual

@@ -71,6 +71,16 @@ class Errata:
     def __len__(self) -> int:
         return len(self.entries)
 
+    def __repr__(self) -> str:
+        """A line, not every entry (all of LoCoMo's would be 130 KB): the benchmark, how many entries of which
+        type, the file they came from and the problems met."""
+        counts = ", ".join(f"{n} {kind}" for kind, n in self.counts().items())
+        problems = f", {len(self.problems)} problem(s)" if self.problems else ""
+        return (
+            f"Errata({self.benchmark!r}: {len(self)} entries ({counts}), {len(self.wrong_gold)} with a wrong gold "
+            f"answer, from {self.source} sha256 {self.sha256[:12]}{problems})"
+        )
+
     def __iter__(self) -> Iterator[Erratum]:
         return iter(self.entries.values())
 
@@ -138,7 +148,13 @@ def fetch_errata(
     spec = get_errata_spec(name)
     target = spec.cache_path(cache_dir)
     if force or not target.is_file():
-        download_file(spec.url, target, sha256=spec.sha256, progress=progress)
+        download_file(
+            spec.url,
+            target,
+            sha256=spec.sha256,
+            progress=progress,
+            instead="pass a local copy of the file instead: load_errata('errors.json')",
+        )
     return target
 
 

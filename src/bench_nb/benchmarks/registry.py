@@ -260,7 +260,7 @@ def _cached(
     if target is None or spec.url is None:
         raise DatasetError(
             f"benchmark {spec.name!r} has no download URL: pass the file, "
-            f"e.g. load_benchmark({spec.name!r}, 'questions.json') or --dataset PATH"
+            f"e.g. load_benchmark({spec.name!r}, 'questions.json') in Python, --dataset FILE on the command line"
         )
     if target.is_file():
         return target
@@ -269,8 +269,24 @@ def _cached(
             f"{target}: {spec.name} is not downloaded (download=False); run `bench-nb datasets download "
             f"{spec.name}` or pass a local path"
         )
-    download_file(spec.url, target, sha256=pin, progress=progress)
+    download_file(spec.url, target, sha256=pin, progress=progress, instead=_local_copy(spec))
     return target
+
+
+def _local_copy(spec: BenchmarkSpec) -> str:
+    """What to do when a benchmark cannot be downloaded, for both places it is asked for."""
+    what, path = ("folder", "DIR") if spec.is_folder else ("file", "FILE")
+    return (
+        f"pass a local copy of the {what} instead: load_benchmark({spec.name!r}, {path!r}) in Python, "
+        f"--dataset {path} on the command line"
+    )
+
+
+def folder_layout(spec: BenchmarkSpec) -> str:
+    """How a folder benchmark's local copy is laid out, for messages."""
+    if spec.folder_files is not None:
+        return "a folder holding " + ", ".join(rel for rel, _, _ in spec.files)
+    return "a folder of chat folders (1/, 2/, ..., each holding chat.json)"
 
 
 def folder_sha256(root: str | Path, relpaths: list[str]) -> str:
@@ -304,7 +320,7 @@ def _load_folder(
     if path is not None:
         root = Path(path)
         if not root.is_dir():
-            raise DatasetError(f"{root}: no such folder (benchmark {spec.name} is a folder of chat folders)")
+            raise DatasetError(f"{root}: not a folder (benchmark {spec.name} is {folder_layout(spec)})")
         rels = (spec.folder_files or _folder_files)(root)
         pins = {rel: sha for rel, _, sha in spec.files}
         differ = [rel for rel in rels if pins.get(rel) and sha256_file(root / rel) != pins[rel]]
@@ -351,7 +367,7 @@ def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool
             f"download=False); run `bench-nb datasets download {spec.name}` or pass a local folder"
         )
     for rel, url, sha in absent:
-        download_file(url, root / rel, sha256=sha, progress=progress)
+        download_file(url, root / rel, sha256=sha, progress=progress, instead=_local_copy(spec))
     for rel, _, sha in spec.files:
         if sha is None:  # downloaded unpinned (download_unpinned): warned below
             continue

@@ -64,7 +64,8 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--dataset",
             type=click.Path(exists=True, path_type=Path),
-            help="Benchmark file (for BEAM: a tier folder of chat folders).",
+            help="Benchmark file, or folder: for BEAM a tier folder of chat folders (1/, 2/, ...); for "
+            "LongMemEval-V2 the folder holding questions.jsonl, trajectories.jsonl and haystacks/.",
         ),
         click.option("-m", "--answerer", help=f"Answerer (default {DEFAULT_ANSWERER}) or LLM model alias."),
         click.option(
