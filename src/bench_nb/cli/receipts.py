@@ -10,6 +10,14 @@ import click
 
 from bench_nb.errors import BenchNbError
 
+dataset_option = click.option(
+    "--dataset",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The benchmark file the runs were made on: other harnesses' LoCoMo files (Zep's grades, Mem0's "
+    "results) need LoCoMo's locomo10.json.",
+)
+
 
 @click.command()
 @click.argument("base")
@@ -44,6 +52,7 @@ from bench_nb.errors import BenchNbError
     default=None,
     help="Also append the Markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set).",
 )
+@dataset_option
 def gate(
     base: str,
     new: str,
@@ -54,17 +63,21 @@ def gate(
     store: str | None,
     as_json: bool,
     summary_file: Path | None,
+    dataset: Path | None,
 ) -> None:
     """Fail (exit 1) when NEW is worse than BASE by more than the margin; 0 when not; 2 when they cannot be
     compared or the haystacks are too few to decide.
 
-    BASE and NEW: run directories, receipts (bench-nb receipt) or run ids in --store.
+    BASE and NEW: run directories, receipts (bench-nb receipt), other harnesses' result files (with
+    --dataset) or run ids in --store.
     """
     from bench_nb.receipts.gate import EXIT_CODES, INCOMPARABLE, Gate
     from bench_nb.receipts.gate import gate as run_gate
 
     try:
-        result: Gate = run_gate(base, new, margin=margin, metric=metric, alpha=alpha, by=by, store=store)
+        result: Gate = run_gate(
+            base, new, margin=margin, metric=metric, alpha=alpha, by=by, store=store, dataset=dataset
+        )
     except (BenchNbError, OSError, ValueError) as err:
         click.echo(f"error: cannot compare: {err}", err=True)
         raise SystemExit(EXIT_CODES[INCOMPARABLE]) from None
@@ -96,15 +109,19 @@ def gate(
     default=None,
     help="Sign with this Ed25519 private key (PEM).",
 )
-def receipt(run: str, output: Path | None, store: str | None, key: str | None) -> None:
-    """Write RUN's receipt: a canonical, hash-bound summary of its questions, verdicts and numbers."""
+@dataset_option
+def receipt(run: str, output: Path | None, store: str | None, key: str | None, dataset: Path | None) -> None:
+    """Write RUN's receipt: a canonical, hash-bound summary of its questions, verdicts and numbers.
+
+    RUN: a run directory, another harness's result file (with --dataset), or a run id in --store.
+    """
     from bench_nb.receipts.receipt import default_path, make_receipt
 
     if output is None:
         if store is not None:
             raise click.UsageError("give -o with --store")
         output = default_path(run.rstrip("/\\"))
-    made = make_receipt(run, store=store, sign_with=key)
+    made = make_receipt(run, store=store, sign_with=key, dataset=dataset)
     made.write(output)
     signed = " (signed)" if made.signature else ""
     click.echo(f"wrote {output}{signed}: sha256 {made.sha256}")
@@ -124,11 +141,14 @@ def receipt(run: str, output: Path | None, store: str | None, key: str | None) -
     default=None,
     help="The Ed25519 public key (PEM) the receipt must be signed with.",
 )
-def verify(receipt_file: str, run: str | None, store: str | None, public_key: str | None) -> None:
+@dataset_option
+def verify(
+    receipt_file: str, run: str | None, store: str | None, public_key: str | None, dataset: Path | None
+) -> None:
     """Check a receipt and recompute every number in it from RUN (default: the run beside it); exit 1 naming
     the first difference."""
     from bench_nb.receipts.receipt import verify_receipt
 
-    check = verify_receipt(receipt_file, run, store=store, public_key=public_key)
+    check = verify_receipt(receipt_file, run, store=store, public_key=public_key, dataset=dataset)
     click.echo(check.summary(), err=not check.ok)
     raise SystemExit(0 if check.ok else 1)

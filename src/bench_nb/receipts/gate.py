@@ -100,8 +100,9 @@ def _receipt_side(receipt: Receipt, label: str) -> Side:
     return Side(label, "receipt", run["id"], questions, settings, s["fingerprint"], receipt.sha256)
 
 
-def read_side(source: Any, *, store: Any = None) -> Side:
-    """A gate's side: a receipt file, a run directory (or ``Run``), or a run id in ``store``.
+def read_side(source: Any, *, store: Any = None, dataset: str | os.PathLike[str] | None = None) -> Side:
+    """A gate's side: a receipt file, a run directory (or ``Run``), another harness's result file (with
+    ``dataset``, the benchmark file it needs: ``read_run_data``), or a run id in ``store``.
 
     With ``store``, a source that is not an existing file or directory is a run id in it.
     """
@@ -110,7 +111,7 @@ def read_side(source: Any, *, store: Any = None) -> Side:
     if is_receipt_file(source):
         return _receipt_side(read_receipt(source), os.fspath(source))
     from_store = store is not None and not (isinstance(source, (str, os.PathLike)) and Path(source).exists())
-    data = read_run_data(source, store=store if from_store else None)
+    data = read_run_data(source, store=store if from_store else None, dataset=dataset)
     return Side(
         data.label,
         "store run" if from_store else "run",
@@ -220,6 +221,7 @@ def gate(
     by: str | None = None,
     store: Any = None,
     seed: int = 0,
+    dataset: str | os.PathLike[str] | None = None,
 ) -> Gate:
     """Is NEW worse than BASE by more than ``margin``? A non-inferiority check with the clustered paired test.
 
@@ -236,6 +238,8 @@ def gate(
         by: ``"type"`` to gate each normalised question type as well as all questions.
         store: the run store that run ids in ``base`` and ``new`` name.
         seed: the seed of the clustered paired test's resampling: the same seed, the same verdict.
+        dataset: the benchmark file the runs were made on, for other harnesses' result files (Zep's and
+            Mem0's LoCoMo files need LoCoMo's locomo10.json: ``load_runs(dataset=)``).
 
     Returns:
         A ``Gate``: ``verdict``, ``exit_code`` (0 pass, 1 fail, 2 undecided or incomparable), ``rows``,
@@ -244,7 +248,7 @@ def gate(
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     by = "question_type" if by in ("type", "question_type") else by
-    b, n = read_side(base, store=store), read_side(new, store=store)
+    b, n = read_side(base, store=store, dataset=dataset), read_side(new, store=store, dataset=dataset)
     reasons = comparability(b, n)
     if reasons:
         return Gate(

@@ -67,8 +67,13 @@ class RunData:
     harness: dict[str, Any]
 
 
-def read_run_data(source: Any, *, store: Any = None) -> RunData:
-    """One run: a run directory (or a ``Run``), a one-run ``StoredRuns``, or a run id in ``store``.
+def read_run_data(
+    source: Any, *, store: Any = None, dataset: str | os.PathLike[str] | None = None
+) -> RunData:
+    """One run: a run directory (or a ``Run``), another harness's result file (Zep's, Mem0's, EverMemOS's:
+    ``load_runs``), a one-run ``StoredRuns``, or a run id in ``store``. ``dataset``: the benchmark file the
+    run was made on, which other harnesses' LoCoMo files need (``load_runs(dataset=)``: LoCoMo's
+    locomo10.json); a store's frames were built at export and take none.
 
     Raises:
         ReceiptError: the source holds no run or more than one.
@@ -84,13 +89,24 @@ def read_run_data(source: Any, *, store: Any = None) -> RunData:
         return _stored_data(source, f"{source.store}:{source.run_ids[0]}")
     if isinstance(source, (str, os.PathLike)) and is_store(source):
         raise ReceiptError(f"{os.fspath(source)}: a run store; name the run (a run id with store=)")
-    runs = source if isinstance(source, RunSet) else load_runs(source)
+    runs = source if isinstance(source, RunSet) else load_runs(source, dataset=dataset)
     loaded = list(runs)
     if len(loaded) != 1:
-        raise ReceiptError(f"{_name(source)}: expected one run, found {len(loaded)}")
+        hint = ""
+        if (
+            not loaded
+            and dataset is None
+            and isinstance(source, (str, os.PathLike))
+            and Path(source).is_file()
+        ):
+            hint = (
+                " (another harness's result file, such as Zep's or Mem0's LoCoMo results, needs the benchmark "
+                "file it was made on: dataset= here, --dataset on the command line)"
+            )
+        raise ReceiptError(f"{_name(source)}: expected one run, found {len(loaded)}{hint}")
     run = loaded[0]
-    questions = questions_frame(runs)
-    judgments = judgments_frame(runs)
+    questions = questions_frame(runs, dataset=dataset)
+    judgments = judgments_frame(runs, dataset=None if dataset is None else os.fspath(dataset))
     return RunData(str(run.path), questions, judgments, read_spec(run), harness_record(run))
 
 
@@ -258,13 +274,21 @@ class Receipt:
         return str(self.body.get("run", {}).get("id"))
 
 
-def make_receipt(run: Any, *, store: Any = None, sign_with: str | os.PathLike[str] | None = None) -> Receipt:
-    """The receipt of one run (a run directory, a ``Run``, or a run id with ``store=`` a run store).
+def make_receipt(
+    run: Any,
+    *,
+    store: Any = None,
+    sign_with: str | os.PathLike[str] | None = None,
+    dataset: str | os.PathLike[str] | None = None,
+) -> Receipt:
+    """The receipt of one run (a run directory, another harness's result file, a ``Run``, or a run id with
+    ``store=`` a run store).
 
     ``sign_with``: a PEM Ed25519 private key file; the receipt then carries an Ed25519 signature of its
-    canonical body and the public key. Write it with ``Receipt.write(path)``.
+    canonical body and the public key. ``dataset``: the benchmark file, for other harnesses' files
+    (``read_run_data``). Write it with ``Receipt.write(path)``.
     """
-    body = receipt_body(read_run_data(run, store=store))
+    body = receipt_body(read_run_data(run, store=store, dataset=dataset))
     data = canonical_json(body)
     signature = sign(data, load_private_key(os.fspath(sign_with))) if sign_with is not None else None
     return Receipt(body, sha256_hex(data), signature)
@@ -370,13 +394,15 @@ def verify_receipt(
     *,
     store: Any = None,
     public_key: str | os.PathLike[str] | None = None,
+    dataset: str | os.PathLike[str] | None = None,
 ) -> ReceiptCheck:
     """Check a receipt: its file (canonical form, sha256), its signature, and every number in it recomputed
     from ``run`` (a run directory, a ``Run``, or a run id with ``store=``).
 
     Without ``run`` the run is looked for beside the receipt (``RUN.receipt.json`` -> ``RUN``); when there is
     none, only the file and signature are checked (``recomputed`` False). ``public_key``: a PEM Ed25519 public
-    key the receipt must be signed with. Never raises for a receipt that does not verify: ``ok`` is False and
+    key the receipt must be signed with. ``dataset``: the benchmark file, for a run that is another
+    harness's result file (``read_run_data``). Never raises for a receipt that does not verify: ``ok`` is False and
     ``difference`` names the first difference (a field, a question, a number, the signature).
     """
     where = "receipt" if isinstance(receipt, bytes) else os.fspath(receipt)
@@ -395,14 +421,14 @@ def verify_receipt(
         return ReceiptCheck(where, False, parsed.sha256, False, difference=str(err))
     if run is None and store is None and not isinstance(receipt, bytes):
         beside = Path(os.fspath(receipt))
-        if beside.name.endswith(SUFFIX) and beside.with_name(beside.name[: -len(SUFFIX)]).is_dir():
+        if beside.name.endswith(SUFFIX) and beside.with_name(beside.name[: -len(SUFFIX)]).exists():
             run = beside.with_name(beside.name[: -len(SUFFIX)])
     if run is None and store is None:
         return ReceiptCheck(where, True, parsed.sha256, False, signed_by, trusted)
     if store is not None and run is None:
         run = parsed.run_id
     try:
-        data = read_run_data(run, store=store)
+        data = read_run_data(run, store=store, dataset=dataset)
         recomputed = receipt_body(data)
     except ReceiptError as err:
         return ReceiptCheck(where, False, parsed.sha256, False, signed_by, trusted, difference=str(err))
