@@ -36,7 +36,7 @@ def beam_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def test_the_table_shows_each_ability_in_both_readings_with_intervals(beam_runs: list[Path]) -> None:
-    t = tables.table_beam(beam_runs, resamples=200)
+    t = tables.table_beam(beam_runs)
     assert "sqlite · 0.5 as 0.5" in t.html and "no-memory · as published" in t.html
     assert t.html.count("<tr>") == 1 + 11  # header, ten abilities, overall
     assert "contradiction resolution" in t.html and "Judged by rubric (offline" in t.html
