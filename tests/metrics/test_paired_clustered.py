@@ -5,6 +5,7 @@ only when asked for (method="independent"); runs on different question sets refu
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import polars as pl
@@ -91,10 +92,12 @@ def test_one_better_haystack_cannot_tell_the_runs_apart() -> None:
 
 def test_the_clustered_comparison_is_tell_aparts_for_every_pair_and_type() -> None:
     rng = np.random.default_rng(3)
-    sizes = np.array([12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21, 6, 10, 13, 18, 4, 22])  # 18 haystacks (drawn patterns until session 9)
+    sizes = np.array(
+        [12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21, 6, 10, 13, 18, 4, 22]
+    )  # 18 haystacks (drawn patterns until session 9)
     a, b = paired_null(rng, sizes)
     q = questions({"a": a, "b": b, "c": np.ones_like(a)}, sizes)
-    apart = tell_apart(q, seed=4, backend="polars").filter(pl.col("question_type") == "all")
+    apart = tell_apart(q, backend="polars").filter(pl.col("question_type") == "all")
     for r in apart.iter_rows(named=True):
         result = paired_comparison(q, r["run_a"], r["run_b"], seed=4)
         assert result.test == r["test"] == "sign-flip exact"
@@ -270,3 +273,35 @@ def test_methods_are_named_and_independent_needs_zero_one_scores() -> None:
     assert "Clustered" in paired_comparison(q, "a", "b")._repr_html_()
     html = tables.table_paired(q, method="independent").html
     assert "McNemar exact" in html and "Independent" in html and "overstate certainty" in html
+
+
+def test_the_seed_of_the_paired_comparisons_is_deprecated_and_changes_nothing() -> None:
+    # Every sign pattern is counted since session 9: the seed and resamples these took change nothing.
+    from bench_nb.metrics.repeats import pooled_paired_comparisons
+
+    rng = np.random.default_rng(9)
+    sizes = np.array([12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21, 6, 10, 13, 18, 4, 22])
+    a, b = paired_null(rng, sizes)
+    q = questions({"a": a, "b": b}, sizes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = clustered_paired_comparisons(q, backend="polars")
+        apart = tell_apart(q, backend="polars")
+    calls = {
+        r"clustered_paired_comparisons\(seed=": lambda: clustered_paired_comparisons(
+            q, seed=3, backend="polars"
+        ),
+        r"clustered_paired_comparisons\(resamples=": lambda: clustered_paired_comparisons(
+            q, resamples=9, backend="polars"
+        ),
+        r"tell_apart\(seed=": lambda: tell_apart(q, seed=1, backend="polars"),
+        r"pooled_paired_comparisons\(seed=": lambda: pooled_paired_comparisons(q, seed=1, backend="polars"),
+    }
+    for pattern, call in calls.items():
+        with pytest.warns(DeprecationWarning, match=pattern) as caught:
+            got = call()
+        assert caught[0].filename == __file__
+        if pattern.startswith("clustered"):
+            assert got.equals(plain)
+        elif pattern.startswith("tell"):
+            assert got.equals(apart)

@@ -209,7 +209,7 @@ def test_interval_and_verdict_agree_on_every_row_of_generated_comparisons() -> N
             q = frame({"a": a, "b": np.asarray(b, dtype=float), "c": same}, sizes)
             q = q.with_columns(question_type=pl.Series(np.tile(types, 3)))
             for by in (None, "question_type"):
-                table = clustered_paired_comparisons(q, by=by, seed=k, backend="polars")
+                table = clustered_paired_comparisons(q, by=by, backend="polars")
                 for r in table.iter_rows(named=True):
                     rows += 1
                     p, low, high = r["p_value"], r["ci_low"], r["ci_high"]

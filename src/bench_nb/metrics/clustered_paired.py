@@ -27,6 +27,7 @@ from bench_nb.metrics.clustered import RESAMPLES, cluster_variance, outcomes, pe
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_mean_test, smallest_p
+from bench_nb.metrics.unused_args import UNSET, warn_unused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 _NAN = math.nan
 Verdict = str  # "A higher", "B higher" or "cannot tell"
 CANNOT_TELL = "cannot tell"
+EXACT = "the clustered paired test is exact (every sign pattern counted) or Student's t: nothing is drawn"
 ALL = "all"  # the question type of a comparison over every question
 
 
@@ -289,9 +291,9 @@ def clustered_paired_comparisons(
     questions: Any,
     *,
     by: str | None = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     alpha: float = ...,
-    resamples: int = ...,
+    resamples: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -299,18 +301,18 @@ def clustered_paired_comparisons(
     questions: Any,
     *,
     by: str | None = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     alpha: float = ...,
-    resamples: int = ...,
+    resamples: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def clustered_paired_comparisons(
     questions: Any,
     *,
     by: str | None = None,
-    seed: int = 0,
+    seed: int | None = UNSET,
     alpha: float = 0.05,
-    resamples: int = RESAMPLES,
+    resamples: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.
@@ -322,23 +324,28 @@ def clustered_paired_comparisons(
     ``statistic, df`` (the cluster-robust t on K − 1 df), ``p_value`` (the clustered paired test),
     ``mcnemar_p`` (McNemar's test, which ignores the clusters; n/a for fractional scores), ``verdict``
     (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test) and ``test``
-    (which clustered test: ``"sign-flip exact"`` below 30 haystacks, every 2^K sign pattern counted, so
-    ``seed`` and ``resamples`` change nothing; ``"cluster-robust t"`` from 30, ``"none"`` with one haystack).
-    ``paired_difference_test`` has the definitions. Runs that hold different questions are refused
-    (``ComparisonError``, from ``same_questions``), never compared on the questions they share.
+    (which clustered test: ``"sign-flip exact"`` below 30 haystacks, every 2^K sign pattern counted;
+    ``"cluster-robust t"`` from 30, ``"none"`` with one haystack). ``paired_difference_test`` has the
+    definitions. Runs that hold different questions are refused (``ComparisonError``, from
+    ``same_questions``), never compared on the questions they share. ``seed`` and ``resamples`` are
+    deprecated (no test draws anything): passing either warns.
     """
-    return to_backend(
-        clustered_paired_comparisons_frame(questions, by=by, seed=seed, alpha=alpha, resamples=resamples),
-        backend,
-    )
+    warn_unused("clustered_paired_comparisons", EXACT, seed=seed, resamples=resamples)
+    return to_backend(clustered_paired_comparisons_frame(questions, by=by, alpha=alpha), backend)
 
 
 def clustered_paired_comparisons_frame(
-    questions: Any, *, by: str | None = None, seed: int = 0, alpha: float = 0.05, resamples: int = RESAMPLES
+    questions: Any,
+    *,
+    by: str | None = None,
+    seed: int | None = UNSET,
+    alpha: float = 0.05,
+    resamples: int | None = UNSET,
 ) -> pl.DataFrame:
     """``clustered_paired_comparisons`` in polars."""
+    warn_unused("clustered_paired_comparisons_frame", EXACT, seed=seed, resamples=resamples)
     data = outcomes(same_questions(questions), by)
-    return paired_of(paired_cluster_sums(data, by), seed, alpha, resamples)
+    return paired_of(paired_cluster_sums(data, by), alpha=alpha)
 
 
 def paired_of(
@@ -360,14 +367,14 @@ def paired_of(
 
 @overload
 def tell_apart(
-    questions: Any, *, seed: int = ..., alpha: float = ..., backend: Literal["pandas"] = ...
+    questions: Any, *, seed: int | None = ..., alpha: float = ..., backend: Literal["pandas"] = ...
 ) -> pd.DataFrame: ...
 @overload
 def tell_apart(
-    questions: Any, *, seed: int = ..., alpha: float = ..., backend: Literal["polars"]
+    questions: Any, *, seed: int | None = ..., alpha: float = ..., backend: Literal["polars"]
 ) -> pl.DataFrame: ...
 def tell_apart(
-    questions: Any, *, seed: int = 0, alpha: float = 0.05, backend: Backend = "pandas"
+    questions: Any, *, seed: int | None = UNSET, alpha: float = 0.05, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """Answer "Can we tell them apart?" for every pair of runs, overall (``question_type = "all"``) and per type,
     the clustered paired verdict with its interval next to the Wilson-overlap rule.
@@ -377,17 +384,19 @@ def tell_apart(
     Adds ``wilson_a_low, wilson_a_high, wilson_b_low, wilson_b_high``, ``overlap_verdict`` and ``agree``
     (both rules give the same verdict) to ``clustered_paired_comparisons``' columns. Runs that hold
     different questions are refused (``ComparisonError``, naming them and counting the questions only each
-    holds).
+    holds). ``seed`` is deprecated (no test draws anything): passing it warns.
     """
-    return to_backend(tell_apart_frame(questions, seed=seed, alpha=alpha), backend)
+    warn_unused("tell_apart", EXACT, seed=seed)
+    return to_backend(tell_apart_frame(questions, alpha=alpha), backend)
 
 
-def tell_apart_frame(questions: Any, *, seed: int = 0, alpha: float = 0.05) -> pl.DataFrame:
+def tell_apart_frame(questions: Any, *, seed: int | None = UNSET, alpha: float = 0.05) -> pl.DataFrame:
     """``tell_apart`` in polars."""
+    warn_unused("tell_apart_frame", EXACT, seed=seed)
     questions = same_questions(questions)
-    overall = paired_of(paired_cluster_sums(outcomes(questions)), seed, alpha)
+    overall = paired_of(paired_cluster_sums(outcomes(questions)), alpha=alpha)
     by_type = outcomes(questions, "question_type")
-    per_type = paired_of(paired_cluster_sums(by_type, "question_type"), seed, alpha)
+    per_type = paired_of(paired_cluster_sums(by_type, "question_type"), alpha=alpha)
     return tell_apart_of(overall, per_type, alpha)
 
 
