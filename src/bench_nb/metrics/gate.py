@@ -241,11 +241,7 @@ def non_inferiority(
         if fail:
             verdict, note = FAIL, None
         elif _undecidable(k, row_alpha):
-            verdict = UNDECIDED
-            note = (
-                f"{k} haystack{'s' if k != 1 else ''} allow no one-sided p below {row_alpha:.3g} "
-                f"(the sign-flip test's smallest is 1/2^K)"
-            )
+            verdict, note = UNDECIDED, undecided_note(k, row_alpha)
         else:
             verdict, note = PASS, None
         rows.append(row | stats | {"verdict": verdict, "note": note})
@@ -263,6 +259,23 @@ def _empty(note: str) -> dict[str, Any]:
         "shown_not_worse": False,
         "note": note,
     }
+
+
+def smallest_deciding_alpha(clusters: int, rows: int = 1) -> float:
+    """The ``alpha`` that ``clusters`` haystacks need before a gate of ``rows`` rows (each at alpha / rows) could
+    fail: a one-sided p of 1/2^K must fall below each row's level, so alpha must be above rows/2^K; ``inf``
+    with fewer than 2 haystacks (no test at all)."""
+    return rows * math.ldexp(1.0, -clusters) if clusters >= 2 else math.inf
+
+
+def undecided_note(clusters: int, alpha: float) -> str:
+    """Why a row of ``clusters`` haystacks tested at ``alpha`` is undecided, in words."""
+    if clusters < 2:
+        return f"{clusters} haystack allows no test at any level (the clustered test compares 2 haystacks at least)"
+    return (
+        f"{clusters} haystacks allow no one-sided p below {smallest_deciding_alpha(clusters):.3g} "
+        f"(the sign-flip test's smallest is 1/2^K), so none below the level {alpha:.3g}"
+    )
 
 
 def fewest_haystacks(alpha: float) -> int:

@@ -29,6 +29,7 @@ from bench_nb.metrics.gate import (
     fewest_haystacks,
     gate_values,
     non_inferiority,
+    smallest_deciding_alpha,
 )
 from bench_nb.receipts.receipt import Receipt, is_receipt_file, read_receipt, read_run_data
 from bench_nb.runformat.spec import RunSpec, differences
@@ -293,6 +294,25 @@ def _empty() -> pl.DataFrame:
     )
 
 
+def _undecided_advice(g: Gate, overall: dict[str, Any]) -> str:
+    """What to do about an undecided gate: how many haystacks the level needs, and the smallest ``--alpha``
+    that could decide with these haystacks (none when it would have to be 0.5 or more)."""
+    rows = g.rows.height
+    fewest = fewest_haystacks(overall["alpha"])
+    text = f"gate on a benchmark with at least {fewest} haystacks (conversations, chats)"
+    needed = smallest_deciding_alpha(int(overall["clusters"]), rows)
+    k = int(overall["clusters"])
+    haystacks = f"{k} haystack{'s' if k != 1 else ''}"
+    if needed < 0.5:
+        text += f"; with these {haystacks}, only an `--alpha` above {needed:.3g} could fail it"
+    else:
+        text += f"; no `--alpha` can decide with {haystacks} (it would have to be 0.5 or more)"
+    text += "."
+    if g.by and rows > 1:
+        text += f" Each of the {rows} rows is tested at `--alpha` / {rows}: gate without `--by type` to test at `--alpha`."
+    return text
+
+
 # --- the Markdown summary ----------------------------------------------------------------------------------
 
 _ICONS = {PASS: "✅ pass", FAIL: "❌ fail", UNDECIDED: "⚠️ undecided", INCOMPARABLE: "⛔ cannot compare"}
@@ -390,11 +410,7 @@ def _markdown(g: Gate) -> str:
     elif g.verdict == UNDECIDED:
         lines.append(f"**Verdict:** undecided: {g.reasons[0] if g.reasons else 'too few haystacks'}.")
         lines.append("")
-        lines.append(
-            f"**What to do:** gate on a benchmark with at least {fewest_haystacks(overall['alpha'])} haystacks "
-            "(conversations, chats), or accept a larger `--alpha`"
-            + (" (each row is tested at `--alpha` / rows: gate without `--by type`)." if g.by else ".")
-        )
+        lines.append(f"**What to do:** {_undecided_advice(g, overall)}")
     elif overall["shown_not_worse"]:
         lines.append(
             f"**Verdict:** NEW is not worse than BASE by more than {_margin(g.metric, g.margin)}: the interval "

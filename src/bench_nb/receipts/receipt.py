@@ -105,7 +105,7 @@ def read_run_data(
             )
         raise ReceiptError(f"{_name(source)}: expected one run, found {len(loaded)}{hint}")
     run = loaded[0]
-    questions = questions_frame(runs, dataset=dataset)
+    questions = questions_frame(runs, dataset=None if dataset is None else Path(dataset))
     judgments = judgments_frame(runs, dataset=None if dataset is None else os.fspath(dataset))
     return RunData(str(run.path), questions, judgments, read_spec(run), harness_record(run))
 
