@@ -219,3 +219,12 @@ def test_every_section_names_a_run_by_its_one_label(frame: pl.DataFrame) -> None
         assert cells, table.html[-300:]
         for rid in ("synthetic-sqlite", "synthetic-sqlite-2"):
             assert html.escape(labels[rid]) in cells, (rid, cells)
+
+
+def test_the_harness_table_names_runs_by_their_labels() -> None:
+    from bench_nb.charts.labels import run_labels
+
+    runs = bench_nb.load_runs(FIXTURE_GLOB)
+    labels = run_labels(bench_nb.questions_df(runs, backend="polars"))
+    cells = re.findall(r'<td class="run"[^>]*>(.*?)</td>', tables.table_harnesses(runs).html)
+    assert cells == [html.escape(labels[r.run_id]) for r in runs]

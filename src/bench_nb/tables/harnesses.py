@@ -51,7 +51,11 @@ def shows_harnesses(runs: Any) -> bool:
 def table_harnesses(runs: Any) -> Table:
     """One row per run: the harness that wrote it, its judge (as named, or unknown), answer prompt, answering
     model, judge replicates, and what it does not record."""
-    frame = harness_frame(_runs(runs)).with_columns(
+    from bench_nb.frames.questions import runs_frame
+
+    loaded: Any = _runs(runs)
+    labels = labels_of(runs_frame(loaded))
+    frame = harness_frame(loaded).with_columns(
         not_recorded=pl.when(pl.col("not_recorded").list.len() > 0).then(
             pl.col("not_recorded").list.join(", ")
         )
@@ -65,7 +69,7 @@ def table_harnesses(runs: Any) -> Table:
 
     rows = [
         [
-            r["run_id"],
+            run_cell(r["run_id"], labels),
             r["harness"],
             Cell(
                 r["judge"] or f"not recorded by {r['harness']}",
