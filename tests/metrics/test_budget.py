@@ -209,3 +209,30 @@ def test_a_seed_passed_to_the_budget_curve_its_table_or_chart_warns_and_changes_
     ):
         with pytest.warns(DeprecationWarning, match=rf"{name}\(seed=...\)"):
             call()
+
+
+def _on(benchmark: str, *runs: list[dict]) -> pl.DataFrame:
+    return frame(*runs).with_columns(benchmark=pl.lit(benchmark))
+
+
+def test_a_released_reference_is_refused_for_another_benchmarks_runs() -> None:
+    locomo = _on("locomo", run_rows("sqlite-locomo", 31, 50, 15_000.0))
+    with pytest.raises(
+        ValueError, match=r"reference='small' is LongMemEval-V2's.*'sqlite-locomo' is on 'locomo'"
+    ):
+        lafs(locomo, reference="small")
+    # without a reference, or with points of its own, LAFS of the runs themselves is still computed
+    assert lafs_rows(locomo)["sqlite-locomo"]["lafs"] == pytest.approx(62.0 * math.log(200 / 15) / LN200)
+    assert lafs_rows(locomo, reference=[(60.0, 10.0)])["sqlite-locomo"]["lafs_gain"] is not None
+    lme = _on("longmemeval-v2-small", run_rows("rag", 31, 50, 15_000.0))
+    assert lafs_rows(lme, reference="small")["rag"]["lafs_gain"] == pytest.approx(2.11, abs=0.005)
+
+
+def test_the_budget_table_marks_lafs_of_another_benchmark_as_no_leaderboard_score() -> None:
+    from bench_nb.tables import table_budget
+
+    runs = (run_rows("a", 6, 10, 100.0), run_rows("fc", 9, 10, 900.0, "full-context"))
+    locomo = table_budget(_on("locomo", *runs)).html
+    assert "LAFS formula †" in locomo and "† Not a leaderboard score: these runs are on locomo" in locomo
+    lme = table_budget(_on("longmemeval-v2-small", *runs)).html
+    assert "LAFS formula" not in lme and "Not a leaderboard score" not in lme and "<th>LAFS</th>" in lme

@@ -28,6 +28,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
+from bench_nb.taxonomy import is_lmev2
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,6 +122,30 @@ def lafs_of(
     return area / math.log(t_max / t_min)
 
 
+def other_benchmarks(q: pl.DataFrame) -> list[str]:
+    """The benchmarks of the frame's runs that are not LongMemEval-V2 (sorted; empty when the frame names none):
+    LAFS is LongMemEval-V2's leaderboard metric, and its reference frontiers are scores on its questions."""
+    if "benchmark" not in q.columns:
+        return []
+    names = q["benchmark"].drop_nulls().cast(pl.Utf8).unique().to_list()
+    return sorted(b for b in names if not is_lmev2(b))
+
+
+def _check_reference(reference: Any, q: pl.DataFrame) -> None:
+    """Refuse a named reference frontier (LongMemEval-V2's) for runs of another benchmark: its gain would
+    compare their accuracy with accuracy on other questions."""
+    others = other_benchmarks(q) if isinstance(reference, str) else []
+    if others:
+        runs = q.filter(pl.col("benchmark").is_in(others))["run_id"].unique(maintain_order=True).to_list()
+        raise ValueError(
+            f"reference={reference!r} is LongMemEval-V2's reference frontier (its {reference} tier's scores on "
+            f"its own questions), and run{'s' if len(runs) != 1 else ''} {', '.join(map(repr, runs[:3]))} "
+            f"{'are' if len(runs) != 1 else 'is'} on {', '.join(map(repr, others))}: a gain against it would "
+            "compare accuracy on different questions. Leave reference out (LAFS of the runs among themselves) "
+            "or give your own (accuracy_pct, latency_s) points measured on the same benchmark"
+        )
+
+
 def _reference_points(reference: str | Sequence[tuple[float, float]] | None) -> list[OperatingPoint] | None:
     if reference is None:
         return None
@@ -201,7 +226,8 @@ def lafs(
         budgets: ``(t_min, t_max)`` in seconds, integrated over log latency (the leaderboard's 1 to 200 s),
             or three or more budgets, averaged as given.
         by: a column grouping runs into one system with several operating points (e.g. ``"provider"``).
-        reference: ``"small"`` or ``"medium"`` (LongMemEval-V2's released reference frontier) or a list of
+        reference: ``"small"`` or ``"medium"`` (LongMemEval-V2's released reference frontier: refused, with a
+            ``ValueError`` naming them, for runs whose ``benchmark`` is not LongMemEval-V2) or a list of
             ``(accuracy_pct, latency_s)`` points.
         floor: the accuracy under a budget no point is within.
         backend: ``"pandas"`` (default) or ``"polars"``.
@@ -219,8 +245,9 @@ def lafs_frame(
 ) -> pl.DataFrame:
     """``lafs`` in polars."""
     ref = _reference_points(reference)
-    pts = run_points(questions)
     q = as_questions(questions)
+    _check_reference(reference, q)
+    pts = run_points(q)
     if by is not None:
         if by not in q.columns:
             raise ValueError(f"by={by!r}: the frame has no such column")

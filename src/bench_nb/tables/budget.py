@@ -7,7 +7,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.metrics import as_questions
-from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, run_points
+from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, other_benchmarks, run_points
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, labels_of, missing, pct, render, run_cell
 
@@ -31,7 +31,8 @@ def _budget(x: float | None, provider: str | None) -> str:
 
 
 def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
-    """Per run: accuracy, mean search latency, LAFS over LongMemEval-V2's 1-200 s budgets, and the search
+    """Per run: accuracy, mean search latency, LAFS over LongMemEval-V2's 1-200 s budgets (headed "LAFS formula †"
+    with a note saying it is no leaderboard score when the runs are on another benchmark), and the search
     latency and context-token budgets at which the full-context baseline catches up with it (``—``: never on
     the runs' own range, or no full-context run). ``data``: run sources or a questions frame. ``seed`` is
     deprecated (the intervals resample nothing): passing it warns."""
@@ -46,6 +47,7 @@ def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
         break_even_tokens=pl.col("run_id").replace_strict(even_tok, default=None, return_dtype=pl.Float64),
     )
     labels = labels_of(q)
+    others = other_benchmarks(q)
     rows = [
         [
             run_cell(r["run_id"], labels),
@@ -62,7 +64,7 @@ def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
             "run",
             "accuracy",
             "mean search ms",
-            "LAFS",
+            "LAFS formula †" if others else "LAFS",
             "full context catches up at (ms)",
             "… (context tokens)",
         ],
@@ -75,6 +77,15 @@ def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
             "Catches up: the budget from which on the full-context baseline, with over-budget questions counted "
             "as not answered, is at least as accurate as the run under the same budget (— : still behind at the "
             "largest budget the runs reach).",
+            *(
+                [
+                    f"† Not a leaderboard score: these runs are on {', '.join(others)}, not LongMemEval-V2; the "
+                    "column applies LAFS's formula to their own accuracy and latency, to compare them with each "
+                    "other only (LongMemEval-V2's leaderboard and reference frontiers score its own questions)."
+                ]
+                if others
+                else []
+            ),
         ],
     )
     return Table(frame, html)
