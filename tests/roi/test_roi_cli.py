@@ -55,7 +55,10 @@ def test_import_run_status_tile(tmp_path: Path, db: Path) -> None:
     assert status["active_probes"] == 20 and status["in_progress"] is None
 
     text = CliRunner().invoke(cli, ["roi", "status", "--owner", "alice", "--db", str(db)]).output
-    assert f"{run['exclusive']} of 20 project questions a bare agent could not answer" in text
+    assert (
+        f"memory surfaced for {run['exclusive']} of 20 probes; a bare agent was not asked (deterministic judge)"
+        in text
+    )
 
     out = tmp_path / "tile.html"
     CliRunner().invoke(

@@ -63,7 +63,8 @@ def test_executes_on_a_fixture_store(jsonl_file: Path, db: Path, tmp_path: Path)
     latest = runs.iloc[-1]
     assert "Only memory knows" in text and "<svg" in text
     assert (
-        f"{latest['exclusive']} of {latest['judged']} project questions a bare agent could not answer" in text
+        f"memory surfaced for {latest['exclusive']} of {latest['judged']} probes; a bare agent was not asked"
+        in text
     )
     assert "generated 20 probes" in text
     assert "b-web" not in text  # bob's memories appear nowhere in alice's notebook
@@ -83,7 +84,7 @@ def test_executes_on_the_demo_set(tmp_path: Path) -> None:
         cwd=str(tmp_path),
     )
     text = _outputs(out)
-    assert "Imported 29 new" in text and "project questions a bare agent could not answer" in text
+    assert "Imported 29 new" in text and "a bare agent was not asked (deterministic judge)" in text
     # the page says which probe mode its headline comes from, and the default never quotes the memory
     assert "The headline comes from paraphrase probes (a few key terms, never 4 consecutive words" in text
     assert "No model calls" in text  # the empty usage table says why it is empty

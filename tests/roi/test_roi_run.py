@@ -72,7 +72,10 @@ def test_full_cycle_without_a_key(tmp_path: Path, db: Path, fmt: str) -> None:
     assert s.exclusive >= 18
 
     tile = roi_tile_html("alice", db)
-    assert f"{s.exclusive} of 20 project questions a bare agent could not answer" in tile
+    assert (
+        f"memory surfaced for {s.exclusive} of 20 probes; a bare agent was not asked (deterministic judge)"
+        in tile
+    )
     assert "<svg" not in tile  # a trend needs two runs
     run_roi("alice", db)
     assert "<svg" in roi_tile_html("alice", db)

@@ -59,7 +59,10 @@ def test_number_line_and_trend(jsonl_file: Path, db: Path) -> None:
     html = roi_tile_html("bob", db)
     text = " ".join(_parse(html).text)
     assert f"{first.exclusive_rate:.0%}" in text
-    assert f"{first.exclusive} of {first.judged} project questions a bare agent could not answer" in text
+    assert (
+        f"memory surfaced for {first.exclusive} of {first.judged} probes; a bare agent was not asked (deterministic judge)"
+        in text
+    )
     assert "probe mode: paraphrase (a few key terms" in text and "svg" not in _parse(html).tags
     run_roi("bob", db)
     html = roi_tile_html("bob", db)
@@ -143,3 +146,13 @@ def test_runs_finished_in_the_same_second_are_two_points_of_the_trend() -> None:
         "2026-12-01 18:36:26 #2",
         "2026-12-01 18:40",
     ]
+
+
+def test_the_headline_line_says_what_the_judge_measured() -> None:
+    from bench_nb.roi.summary import measured
+
+    # the deterministic judge asks nothing about a bare agent: the line says so instead of claiming it
+    assert measured(4, 4, "deterministic") == (
+        "memory surfaced for 4 of 4 probes; a bare agent was not asked (deterministic judge)"
+    )
+    assert measured(3, 4, "gpt-4o-mini") == "3 of 4 project questions a bare agent could not answer"

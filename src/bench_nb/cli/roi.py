@@ -104,6 +104,8 @@ def _echo(data: dict[str, Any], as_json: bool, text: str) -> None:
 
 
 def _summary_text(d: dict[str, Any]) -> str:
+    from bench_nb.roi.summary import measured
+
     if d.get("run_id") is None:
         return f"owner {d['owner']}: no finished run yet ({d.get('active_probes', 0)} active probes)"
     rate = d["exclusive_rate"]
@@ -112,7 +114,7 @@ def _summary_text(d: dict[str, Any]) -> str:
         f"run {d['run_id']} (owner {d['owner']}, probe mode {d['probe_mode']}, judge {d['judge']})",
         f"  probes {d['probes']}  judged {d['judged']}  failed {d['failed']}",
         f"  with memory {d['with_memory']}  without memory {d['without_memory']}  exclusive {d['exclusive']}",
-        f"  exclusive rate {rate_text}: {d['exclusive']} of {d['judged']} project questions a bare agent could not answer",
+        f"  exclusive rate {rate_text}: {measured(d['exclusive'], d['judged'], d['judge'])}",
     ]
     return "\n".join(lines)
 

@@ -13,9 +13,10 @@ recall may surface, ``recall.read_set``) instead:
 3. they go into the kind's paraphrase sentence (``probers.phrase``: never 4 consecutive words of the memory).
 
 So the question names what the memory has in common with its look-alikes, and the search has to rank it
-among them: within ``k`` hits it surfaces when at most ``k - 1`` of them score higher. The deterministic judge
-still credits only the memory itself surfacing, so the rate is an honest, pessimistic bound that rises with
-``k`` and with a retriever that ranks better. A memory that shares no word with any other memory of its read
+among them: within ``k`` hits it surfaces when at most ``k - 1`` of them score higher. A pessimistic probe set: its
+rate (with the deterministic judge, the share of probes whose own memory surfaced) is a lower bound on
+retrieval that rises with ``k`` and with a retriever that ranks better; as an exclusive rate it is still the
+deterministic judge's upper bound on what an LLM judge would give for these probes (``roi.judges``). A memory that shares no word with any other memory of its read
 set has no distractor: its probe is its paraphrase.
 """
 

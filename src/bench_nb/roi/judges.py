@@ -2,9 +2,13 @@
 and could a competent agent answer it without project memory, from general knowledge alone
 (``without_memory``).
 
-The deterministic judge is an honest lower bound needing no key: ``with_memory`` is true only when the source
-memory itself was surfaced, ``without_memory`` is always false, confidence 1. The LLM judge lives in
-``bench_nb.roi.llm``.
+The deterministic judge needs no key: ``with_memory`` is true only when the source memory itself was surfaced,
+``without_memory`` is always false (it cannot know what a bare agent knows), confidence 1. Its exclusive rate is
+therefore the share of probes whose memory surfaced: for the same probes and recalls, an upper bound on the
+exclusive rate an LLM judge would give, which also credits a bare agent with the probes it could answer (only a
+probe answered by another surfaced memory than its source could move the LLM judge the other way). How hard the
+probes are is the probe mode's matter (``probers``: paraphrase and distractor probes are the pessimistic sets,
+template probes the easy one). The LLM judge lives in ``bench_nb.roi.llm``.
 """
 
 from __future__ import annotations

@@ -69,7 +69,8 @@ RUN_LIMIT = 4  # a paraphrase shares fewer than this many consecutive words with
 # What each probe mode measures, for the pages that show a run's headline.
 MODE_NOTES: dict[str, str] = {
     "paraphrase": "a few key terms, never 4 consecutive words of the memory: a lower bound on retrieval",
-    "distractor": "only words the memory shares with its nearest neighbours: ranks it among look-alikes",
+    "distractor": "only words the memory shares with its nearest neighbours, so a search must rank it among its "
+    "look-alikes: a pessimistic probe set",
     "template": "quotes the memory, so any search finds it: an upper bound",
     "llm": "questions written by a model",
     "mixed": "a mix of probe modes",

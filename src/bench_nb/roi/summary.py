@@ -15,6 +15,15 @@ from bench_nb.roi.records import RunProbeMode, RunSummary
 from bench_nb.roi.store import RoiStore
 
 
+def measured(exclusive: int, judged: int, judge: str | None) -> str:
+    """What a run's exclusive count measured, in words, for the tile and ``bench-nb roi status``. The
+    deterministic judge never asks whether a bare agent could answer (``without_memory`` is always false), so
+    its count is the probes whose memory surfaced, not questions a bare agent could not answer."""
+    if judge == "deterministic":
+        return f"memory surfaced for {exclusive} of {judged} probes; a bare agent was not asked (deterministic judge)"
+    return f"{exclusive} of {judged} project questions a bare agent could not answer"
+
+
 def summarize_run(store: RoiStore, owner: str, run_id: str) -> RunSummary | None:
     """The numbers of ``owner``'s run ``run_id`` (None if there is no such run for this owner)."""
     run = store.run(owner, run_id)

@@ -16,7 +16,7 @@ import polars as pl
 from bench_nb.roi.frames import roi_runs_frame
 from bench_nb.roi.probers import MODE_NOTES
 from bench_nb.roi.store import RoiStore
-from bench_nb.roi.summary import RoiStatus, roi_status
+from bench_nb.roi.summary import RoiStatus, measured, roi_status
 
 if TYPE_CHECKING:
     from bench_nb.charts.spec import Chart
@@ -111,8 +111,7 @@ def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
     else:
         parts.append(
             f'<div style="font-size:40px;font-weight:600;line-height:1.1">{latest.exclusive_rate:.0%}</div>'
-            f'<p style="margin:4px 0 8px">{latest.exclusive} of {latest.judged} project questions a bare agent '
-            "could not answer</p>"
+            f'<p style="margin:4px 0 8px">{esc(measured(latest.exclusive, latest.judged, latest.judge))}</p>'
         )
         details = [
             f"probe mode: {latest.probe_mode}"
