@@ -125,3 +125,20 @@ def test_processes_with_different_polars_threads_agree(tmp_path: Path) -> None:
         )
         outputs.add(done.stdout)
     assert outputs == {repr(_numbers(q)) + "\n"}
+
+
+def test_lafs_operating_points_are_the_same_bits_in_any_row_order() -> None:
+    from bench_nb.metrics.budget import run_points
+    from bench_nb.metrics.ordered import means_by
+
+    q = _frame(n=3000, haystacks=40).with_columns(provider=pl.lit("sqlite"))
+    # latencies of very different sizes, whose float sum depends on the order they are added in
+    wild = np.r_[1e16, -1e16, 3.3, 1e8, -1e8, np.zeros(len(q) - 5)]
+    q = q.with_columns(search_ms=pl.col("search_ms") * 1e-3 + pl.Series(wild))
+    first = _bits(run_points(q))
+    for seed in range(20):
+        shuffled = q.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert _bits(run_points(shuffled).sort("run_id")) == first
+    # a mean of values whose naive sum rounds: fsum's correctly rounded sum
+    tenths = pl.DataFrame({"run_id": ["a"] * 10, "question_id": [str(i) for i in range(10)], "x": [0.1] * 10})
+    assert means_by(tenths, ["run_id"], ["x"])["x"][0] == 0.1

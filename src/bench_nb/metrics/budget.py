@@ -170,16 +170,24 @@ def run_points(data: Any) -> pl.DataFrame:
         counted = counted & ~pl.col("unscored").fill_null(False)
     value = pl.col("score") if "score" in q.columns else pl.col("correct").cast(pl.Float64)
     provider = pl.col("provider").first() if "provider" in q.columns else pl.lit(None, pl.Utf8)
+    kept = q.filter(counted & value.is_not_null()).with_columns(
+        _value=value.cast(pl.Float64),
+        _ms=pl.col("search_ms").cast(pl.Float64) if "search_ms" in q.columns else pl.lit(None, pl.Float64),
+    )
+    from bench_nb.metrics.ordered import means_by  # numpy: imported when the points are computed
+
+    # the means added in one fixed order (metrics.ordered): the same bits on every call
+    means = means_by(kept, ["run_id"], ["_value", "_ms"])
     return (
-        q.filter(counted & value.is_not_null())
-        .group_by("run_id", maintain_order=True)
-        .agg(
-            provider=provider,
-            accuracy_pct=value.mean() * 100,
-            latency_s=pl.col("search_ms").mean() / 1000
-            if "search_ms" in q.columns
-            else pl.lit(None, pl.Float64),
-            n=pl.len(),
+        kept.group_by("run_id", maintain_order=True)
+        .agg(provider=provider, n=pl.len())
+        .join(means, on="run_id", how="left", maintain_order="left")
+        .select(
+            "run_id",
+            "provider",
+            accuracy_pct=pl.col("_value") * 100,
+            latency_s=pl.col("_ms") / 1000,
+            n="n",
         )
     )
 

@@ -29,6 +29,7 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.budget import compared_cost
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
+from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 
 if TYPE_CHECKING:
@@ -113,9 +114,10 @@ def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
         "run_id", "provider", search_ms="latency_ms", context_tokens="context_tokens"
     )
     scored = frame.filter(pl.col("status") == "evaluated") if "status" in frame.columns else frame
-    cost = scored.group_by("run_id").agg(
-        (pl.col(c).cast(pl.Float64) if c in frame.columns else pl.lit(None, pl.Float64)).mean().alias(c)
-        for c in _COSTS
+    cost = means_by(  # added in one fixed order (metrics.ordered): the same bits on every call
+        scored.with_columns(pl.lit(None, pl.Float64).alias(c) for c in _COSTS if c not in frame.columns),
+        ["run_id"],
+        _COSTS,
     )
     table = (
         ms.join(
