@@ -172,3 +172,19 @@ def test_resamples_and_seed_are_deprecated_and_change_nothing() -> None:
         with pytest.warns(DeprecationWarning, match=r"beam_scores\(.*changes nothing") as caught:
             got = bench_nb.beam_scores(frame(rows), backend="polars", **kwargs)
         assert got.equals(plain) and caught[0].filename == __file__
+
+
+def test_scores_are_the_same_bits_in_any_row_order() -> None:
+    """Each chat's mean per ability is added in one fixed order (a polars group_by mean gave other last bits
+    for the same questions in another order)."""
+    rng = np.random.default_rng(5)
+    rows = [
+        row(c, a, float(rng.choice([0.0, 1 / 3, 0.5, 2 / 3, 0.9, 1.0])), i=i)
+        for c in range(1, 6)
+        for a in BEAM_ABILITIES
+        for i in range(40)
+    ]
+    df = frame(rows)
+    first = beam_scores_frame(df).to_dicts()
+    for seed in range(15):
+        assert beam_scores_frame(df.sample(fraction=1.0, shuffle=True, seed=seed)).to_dicts() == first

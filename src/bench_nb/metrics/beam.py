@@ -33,6 +33,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import student_t_quantile
+from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
@@ -97,8 +98,9 @@ def _run_rows(
 ) -> list[dict[str, Any]]:
     value = pl.col("score") if partial_credit == "float" else pl.coalesce("published_score", "score")
     scored = with_verdicts(run).filter(pl.col("score").is_not_null())  # metrics.verdicts' one rule
-    per_chat = scored.group_by(["haystack_id", "question_type"]).agg(
-        value.mean().alias("v"), pl.len().alias("n")
+    # each chat's mean per ability added in one fixed order (metrics.ordered): the same bits on every call
+    per_chat = means_by(
+        scored.with_columns(v=value.cast(pl.Float64)), ["haystack_id", "question_type"], ["v"]
     )
     chats = sorted(run["haystack_id"].unique().to_list(), key=_natural)
     index = {c: i for i, c in enumerate(chats)}
