@@ -119,3 +119,16 @@ def test_a_shared_fingerprint_groups_runs_of_one_provider_only() -> None:
         .otherwise(pl.lit("abc123"))
     )
     assert repeat_groups(other)["a-3"] == "a-3"  # another setting: not a repeat
+
+
+def test_repeat_variance_is_the_same_bits_in_any_row_order() -> None:
+    """Each run's accuracy is added in one fixed order (fractional scores: a polars group_by mean gave other
+    last bits for the same questions in another order)."""
+    rng = np.random.default_rng(9)
+    q = _repeats()
+    q = q.with_columns(score=pl.Series(rng.choice([0.0, 1 / 3, 2 / 3, 0.9, 1.0], q.height)))
+    first = repr(repeat_variance(q, backend="polars").to_dicts())  # repr: exact floats, nan equal to nan
+    for seed in range(10):
+        # the questions shuffled within each run (the runs' order names the groups: a-1 first)
+        shuffled = q.sample(fraction=1.0, shuffle=True, seed=seed).sort("run_id", maintain_order=True)
+        assert repr(repeat_variance(shuffled, backend="polars").to_dicts()) == first

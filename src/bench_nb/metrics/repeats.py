@@ -17,6 +17,7 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
+from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
@@ -56,15 +57,12 @@ def _replicate_accuracies(questions: pl.DataFrame, judgments: pl.DataFrame | Non
     if judgments is not None and "replicate" in judgments.columns:
         j = judgments.filter(pl.col("primary")) if "primary" in judgments.columns else judgments
         j = with_verdicts(j.drop("status", "correct", strict=False)).filter(pl.col("score").is_not_null())
-        return j.group_by("run_id", "replicate").agg(accuracy=pl.col("score").cast(pl.Float64).mean())
+        j = j.with_columns(accuracy=pl.col("score").cast(pl.Float64))
+        return means_by(j, ["run_id", "replicate"], ["accuracy"])  # one fixed order: the same bits every call
     from bench_nb.metrics.clustered import outcomes
 
-    values = outcomes(questions)
-    return (
-        values.group_by("run_id")
-        .agg(accuracy=pl.col("value").mean())
-        .with_columns(replicate=pl.lit(1, pl.Int64))
-    )
+    values = outcomes(questions).rename({"value": "accuracy"})
+    return means_by(values, ["run_id"], ["accuracy"]).with_columns(replicate=pl.lit(1, pl.Int64))
 
 
 def variance_components(accuracies: list[list[float]]) -> tuple[float, float, float]:
