@@ -36,9 +36,7 @@ def test_cluster_bootstrap_gives_the_numbers_of_the_functions_of_the_same_names(
     boot = ClusterBootstrap(q, seed=7)
     for by in (None, "question_type"):
         for method in ("clustered", "wilson"):
-            assert_frame_equal(
-                boot.accuracy_intervals(method, by), accuracy_intervals_frame(q, method, by)
-            )
+            assert_frame_equal(boot.accuracy_intervals(method, by), accuracy_intervals_frame(q, method, by))
         assert_frame_equal(boot.rank_intervals(by), rank_intervals_frame(q, 7, by=by))
         assert_frame_equal(
             boot.clustered_paired_comparisons(by), clustered_paired_comparisons_frame(q, by=by)
