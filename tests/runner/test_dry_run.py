@@ -106,3 +106,13 @@ def test_a_real_run_warns_of_its_memory_as_it_starts(
         warnings.simplefilter("error", RunSizeWarning)  # sqlite keeps k hits a question: no memory warning
         with pytest.raises(RunSizeWarning, match="haystack"):
             run_benchmark("sqlite", "locomo", dataset=locomo_path, limit=3, runs_dir=tmp_path, progress=False)
+
+
+def test_a_benchmark_with_too_few_haystacks_is_not_told_to_select_more(tmp_path: Path) -> None:
+    """The bundled sample has 4 haystacks in all: a larger --limit cannot help, so the warning says what the
+    run can show instead; a benchmark with enough haystacks is still told to select from more."""
+    sample = estimate_run("sqlite", "sample")
+    (warning,) = sample.warnings
+    assert "sample has only 4 haystack(s) in all" in warning and "--limit" not in warning
+    with pytest.warns(RunSizeWarning, match=r"has only 4 haystack\(s\) in all"):
+        run_benchmark("no-memory", "sample", limit=2, runs_dir=tmp_path, progress=False)
