@@ -99,11 +99,11 @@ def test_the_clustered_comparison_is_tell_aparts_for_every_pair_and_type() -> No
     q = questions({"a": a, "b": b, "c": np.ones_like(a)}, sizes)
     apart = tell_apart(q, backend="polars").filter(pl.col("question_type") == "all")
     for r in apart.iter_rows(named=True):
-        result = paired_comparison(q, r["run_a"], r["run_b"], seed=4)
+        result = paired_comparison(q, r["run_a"], r["run_b"])
         assert result.test == r["test"] == "sign-flip exact"
         assert (result.p_value, result.ci_low, result.ci_high) == (r["p_value"], r["ci_low"], r["ci_high"])
         assert result.statistic == r["statistic"] and result.clusters == r["clusters"]
-    table = paired_comparisons(q, seed=4, backend="polars")
+    table = paired_comparisons(q, backend="polars")
     assert table["p_value"].to_list() == apart["p_value"].to_list()
 
 
@@ -305,3 +305,44 @@ def test_the_seed_of_the_paired_comparisons_is_deprecated_and_changes_nothing() 
             assert got.equals(plain)
         elif pattern.startswith("tell"):
             assert got.equals(apart)
+
+
+def test_the_seed_of_paired_comparison_and_its_tests_is_deprecated_and_changes_nothing() -> None:
+    # The sign-flip and clustered signed-rank tests count every sign pattern: their seed changes nothing.
+    from bench_nb.metrics.clustered_paired import paired_difference_test
+    from bench_nb.metrics.paired import paired_comparisons_frame
+    from bench_nb.metrics.signed_rank import clustered_signed_rank
+
+    rng = np.random.default_rng(11)
+    sizes = np.array([12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21])
+    a, b = paired_null(rng, sizes)
+    q = questions({"a": a, "b": b}, sizes)
+    d = np.bincount(np.repeat(np.arange(len(sizes)), sizes), weights=a - b)
+    cluster = np.repeat(np.arange(len(sizes)), sizes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one = paired_comparison(q, "a", "b", method="signed-rank")
+        table = paired_comparisons(q, backend="polars")
+        test = paired_difference_test(d, sizes.astype(float))
+        z, p = clustered_signed_rank(a - b, cluster)
+    calls = {
+        r"paired_comparison\(seed=": lambda: paired_comparison(q, "a", "b", method="signed-rank", seed=3),
+        r"paired_comparisons\(seed=": lambda: paired_comparisons(q, seed=3, backend="polars"),
+        r"paired_comparisons_frame\(seed=": lambda: paired_comparisons_frame(q, seed=3),
+        r"paired_difference_test\(seed= and resamples=": lambda: paired_difference_test(
+            d, sizes.astype(float), seed=3, resamples=50
+        ),
+        r"clustered_signed_rank\(seed=": lambda: clustered_signed_rank(a - b, cluster, seed=3),
+    }
+    for pattern, call in calls.items():
+        with pytest.warns(DeprecationWarning, match=pattern) as caught:
+            got = call()
+        assert caught[0].filename == __file__
+        if pattern.startswith("paired_comparison\\("):
+            assert (got.p_value, got.ci_low, got.ci_high) == (one.p_value, one.ci_low, one.ci_high)
+        elif pattern.startswith("paired_comparisons"):
+            assert got.equals(table)
+        elif pattern.startswith("paired_difference"):
+            assert got == test
+        else:
+            assert (float(got[0]), float(got[1])) == (float(z), float(p))

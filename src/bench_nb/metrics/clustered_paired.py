@@ -23,7 +23,7 @@ import polars as pl
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
-from bench_nb.metrics.clustered import RESAMPLES, cluster_variance, outcomes, per_cluster
+from bench_nb.metrics.clustered import cluster_variance, outcomes, per_cluster
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_mean_test, smallest_p
@@ -141,16 +141,21 @@ class PairedTest:
 
 
 def paired_difference_test(
-    diff_sums: np.ndarray, counts: np.ndarray, alpha: float = 0.05, seed: int = 0, resamples: int = RESAMPLES
+    diff_sums: np.ndarray,
+    counts: np.ndarray,
+    alpha: float = 0.05,
+    seed: int | None = UNSET,
+    resamples: int | None = UNSET,
 ) -> PairedTest:
     """The clustered paired test of H0: mean difference = 0 and its inverted interval, from the per-cluster
     sums of differences (clusters with no question are left out).
 
     Below ``FEW_CLUSTERS`` haystacks the cluster sign-flip test and its inversion (``sign_flip_mean_test``:
-    exact, all 2^K patterns counted; ``seed`` and ``resamples`` are accepted and unused); from
+    exact, all 2^K patterns counted; ``seed`` and ``resamples`` are deprecated: passing either warns); from
     there the cluster-robust t-test (``clustered_paired_test``) and D̄ ± t_{K−1, 1−alpha/2}·SE, clipped to
     [−1, 1]. ``statistic`` is the cluster-robust t in both cases. No test (p ``nan``) with one haystack.
     """
+    warn_unused("paired_difference_test", EXACT, seed=seed, resamples=resamples)
     t, df, p_t = clustered_paired_test(diff_sums, counts)
     present = counts > 0
     k = int(present.sum())
@@ -348,13 +353,11 @@ def clustered_paired_comparisons_frame(
     return paired_of(paired_cluster_sums(data, by), alpha=alpha)
 
 
-def paired_of(
-    sums: dict[PairKey, PairSums], seed: int = 0, alpha: float = 0.05, resamples: int = RESAMPLES
-) -> pl.DataFrame:
+def paired_of(sums: dict[PairKey, PairSums], alpha: float = 0.05) -> pl.DataFrame:
     """``clustered_paired_comparisons_frame`` from ``paired_cluster_sums``."""
     rows: list[dict[str, Any]] = []
     for (run_a, run_b, qtype), ps in sums.items():
-        test = paired_difference_test(ps.d, ps.counts, alpha, seed, resamples)
+        test = paired_difference_test(ps.d, ps.counts, alpha)
         stats = _compare(ps, test)
         verdict = _verdict(stats["p_value"], stats["difference"], alpha)
         rows.append(

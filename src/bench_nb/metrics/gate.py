@@ -119,12 +119,12 @@ def _one_sided(test: PairedTest, worse: bool) -> float:
 
 
 def _difference_row(
-    b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float, seed: int
+    b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float
 ) -> dict[str, Any]:
     d = n - b
     mean = float(d.sum() / c.sum())
-    interval = paired_difference_test(d, c, 2 * alpha, seed)
-    at_margin = paired_difference_test(d + margin * c, c, 2 * alpha, seed)
+    interval = paired_difference_test(d, c, 2 * alpha)
+    at_margin = paired_difference_test(d + margin * c, c, 2 * alpha)
     worse = mean + margin < 0
     return {
         "change": mean,
@@ -137,17 +137,15 @@ def _difference_row(
     }
 
 
-def _ratio_row(
-    b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float, seed: int
-) -> dict[str, Any]:
+def _ratio_row(b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float) -> dict[str, Any]:
     total_b, total_n = float(b.sum()), float(n.sum())
     ratio = total_n / total_b if total_b > 0 else (1.0 if total_n == 0 else math.inf)
     limit = 1 + margin
-    at_margin = paired_difference_test(n - limit * b, c, 2 * alpha, seed)
+    at_margin = paired_difference_test(n - limit * b, c, 2 * alpha)
     worse = total_n - limit * total_b > 0
 
     def accepted(rho: float) -> bool:
-        p = paired_difference_test(n - rho * b, c, 2 * alpha, seed).p
+        p = paired_difference_test(n - rho * b, c, 2 * alpha).p
         return not p < 2 * alpha
 
     low, high = _NAN, _NAN
@@ -236,7 +234,7 @@ def non_inferiority(
         if k == 0:
             rows.append(row | _empty("no question both runs have a value for"))
             continue
-        stats = (_ratio_row if ratio else _difference_row)(b, n, c, margin, row_alpha, seed)
+        stats = (_ratio_row if ratio else _difference_row)(b, n, c, margin, row_alpha)
         fail = stats.pop("fail")
         if fail:
             verdict, note = FAIL, None

@@ -46,6 +46,7 @@ from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
@@ -58,6 +59,7 @@ McNemarMethod = Literal["exact", "chi2-cc", "none"]
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
 SIGNED_RANK = "clustered-signed-rank"  # the test of method="signed-rank"
+EXACT = "the sign-flip and signed-rank tests are exact (every sign pattern counted): nothing is drawn"
 # What each method's test and interval are, for the tables that show them (the paired table, the result's HTML).
 METHOD_NOTES: dict[PairedMethod, str] = {
     "clustered": "Clustered (haystacks as the independent units, the tell-apart section's test): below 30 "
@@ -242,7 +244,7 @@ def _value(run: str) -> pl.Expr:
     return pl.coalesce(pl.col(f"score_{run}"), pl.col(f"correct_{run}").cast(pl.Float64)).alias(run)
 
 
-def _stats(pairs: pl.DataFrame, method: PairedMethod, seed: int = 0) -> dict[str, Any]:
+def _stats(pairs: pl.DataFrame, method: PairedMethod) -> dict[str, Any]:
     """Counts, means, the interval and the test of ``method`` for the paired questions (``pairs``: one row
     per question, ``correct_a, correct_b, score_a, score_b, haystack_id``)."""
     out = _counts(pairs)
@@ -280,7 +282,7 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod, seed: int = 0) -> dict[str
     per = sums_by(
         pairs.select("haystack_id", "question_id", d=_value("a") - _value("b")), ["haystack_id"], ["d"]
     )
-    test = paired_difference_test(per["d"].to_numpy(), per["c"].to_numpy().astype(float), seed=seed)
+    test = paired_difference_test(per["d"].to_numpy(), per["c"].to_numpy().astype(float))
     out |= {"ci_low": test.low, "ci_high": test.high, "clusters": clusters}
     if method == "clustered":
         return out | {"test": test.test, "statistic": test.statistic, "p_value": test.p}
@@ -288,7 +290,7 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod, seed: int = 0) -> dict[str
 
     diff = pairs.select(_value("a") - _value("b")).to_series().to_numpy()
     _, index = np.unique(pairs["haystack_id"].to_numpy().astype(str), return_inverse=True)
-    z, p_value = clustered_signed_rank(diff, index, seed=seed)
+    z, p_value = clustered_signed_rank(diff, index)
     return out | {"test": SIGNED_RANK, "statistic": float(z), "p_value": float(p_value)}
 
 
@@ -301,7 +303,7 @@ def paired_comparison(
     judge: str | None = ...,
     method: PairedMethod = ...,
     require_like_for_like: bool = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> PairedComparison[pd.DataFrame]: ...
 @overload
@@ -313,7 +315,7 @@ def paired_comparison(
     judge: str | None = ...,
     method: PairedMethod = ...,
     require_like_for_like: bool = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     backend: Literal["polars"],
 ) -> PairedComparison[pl.DataFrame]: ...
 def paired_comparison(
@@ -324,7 +326,7 @@ def paired_comparison(
     judge: str | None = None,
     method: PairedMethod = "clustered",
     require_like_for_like: bool = False,
-    seed: int = 0,
+    seed: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> PairedComparison[Any]:
     """Compare two runs question by question.
@@ -341,7 +343,8 @@ def paired_comparison(
             treat every question as independent (0/1 scores only; too eager when questions share a
             conversation); ``"signed-rank"``: the clustered interval with the clustered signed-rank test.
         require_like_for_like: raise ``ComparisonError`` instead of flagging runs that are not comparable.
-        seed: unused (the sign-flip and signed-rank tests are exact: every sign pattern is counted).
+        seed: deprecated, passing it warns (the sign-flip and signed-rank tests are exact: every sign
+            pattern is counted).
         backend: ``"pandas"`` (default) or ``"polars"`` for ``by_type``.
 
     Raises:
@@ -349,10 +352,11 @@ def paired_comparison(
             (``require_like_for_like``) they are not like for like.
         ValueError: an unknown ``method``, or ``"independent"`` for graded scores.
     """
+    warn_unused("paired_comparison", EXACT, seed=seed)
     _check_method(method)
     outcomes, settings = _outcomes(data, judge)
     result: PairedComparison[Any] = _compare(
-        outcomes, settings, run_a, run_b, judge, require_like_for_like, method=method, seed=seed
+        outcomes, settings, run_a, run_b, judge, require_like_for_like, method=method
     )
     return replace(result, by_type=to_backend(result.by_type, backend))
 
@@ -364,7 +368,7 @@ def paired_comparisons(
     judge: str | None = ...,
     by_type: bool = ...,
     method: PairedMethod = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -374,7 +378,7 @@ def paired_comparisons(
     judge: str | None = ...,
     by_type: bool = ...,
     method: PairedMethod = ...,
-    seed: int = ...,
+    seed: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def paired_comparisons(
@@ -383,7 +387,7 @@ def paired_comparisons(
     judge: str | None = None,
     by_type: bool = False,
     method: PairedMethod = "clustered",
-    seed: int = 0,
+    seed: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
@@ -391,11 +395,11 @@ def paired_comparisons(
     With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
     overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
     ``method`` as for ``paired_comparison``. A pair that shares no question both scored gets a row with
-    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it).
+    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it). ``seed`` is deprecated
+    (the tests are exact): passing it warns.
     """
-    return to_backend(
-        paired_comparisons_frame(data, judge=judge, by_type=by_type, method=method, seed=seed), backend
-    )
+    warn_unused("paired_comparisons", EXACT, seed=seed)
+    return to_backend(paired_comparisons_frame(data, judge=judge, by_type=by_type, method=method), backend)
 
 
 def paired_comparisons_frame(
@@ -404,16 +408,17 @@ def paired_comparisons_frame(
     judge: str | None = None,
     by_type: bool = False,
     method: PairedMethod = "clustered",
-    seed: int = 0,
+    seed: int | None = UNSET,
 ) -> pl.DataFrame:
     """``paired_comparisons`` in polars."""
+    warn_unused("paired_comparisons_frame", EXACT, seed=seed)
     _check_method(method)
     outcomes, settings = _outcomes(data, judge)
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
     rows: list[dict[str, Any]] = []
     for a, b in combinations(run_ids, 2):
         result = _compare(
-            outcomes, settings, a, b, judge, False, per_type=by_type, method=method, seed=seed, empty_ok=True
+            outcomes, settings, a, b, judge, False, per_type=by_type, method=method, empty_ok=True
         )
         rows.append(result.as_dict() | {"question_type_norm": "all"})
         if by_type:
@@ -458,7 +463,6 @@ def _compare(
     *,
     per_type: bool = True,
     method: PairedMethod = "clustered",
-    seed: int = 0,
     empty_ok: bool = False,
 ) -> PairedComparison[pl.DataFrame]:
     """Run a against run b; ``per_type=False`` leaves ``by_type`` empty (the overall figures only).
@@ -503,7 +507,7 @@ def _compare(
     by_type_df = pl.DataFrame()
     if per_type and len(pairs):
         by_type = [
-            {"question_type_norm": t} | _stats(part, method, seed)
+            {"question_type_norm": t} | _stats(part, method)
             for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
         ]
         by_type_df = pl.DataFrame(by_type, infer_schema_length=None)
@@ -518,7 +522,7 @@ def _compare(
         like_for_like=not warning,
         warning=warning,
         by_type=by_type_df,
-        **_stats(pairs, method, seed),
+        **_stats(pairs, method),
     )
 
 

@@ -124,7 +124,7 @@ class ClusterBootstrap:
 
     def clustered_paired_comparisons(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
         """``clustered_paired_comparisons`` of the frame: every pair of runs, overall or per question type."""
-        return self._once(("paired", by, alpha), lambda: paired_of(self.pair_sums(by), self.seed, alpha))
+        return self._once(("paired", by, alpha), lambda: paired_of(self.pair_sums(by), alpha))
 
     def tell_apart(self, alpha: float = 0.05) -> pl.DataFrame:
         """``tell_apart`` of the frame: the clustered paired verdict of every pair beside the Wilson-overlap
