@@ -228,3 +228,32 @@ def test_the_harness_table_names_runs_by_their_labels() -> None:
     labels = run_labels(bench_nb.questions_df(runs, backend="polars"))
     cells = re.findall(r'<td class="run"[^>]*>(.*?)</td>', tables.table_harnesses(runs).html)
     assert cells == [html.escape(labels[r.run_id]) for r in runs]
+
+
+def _three_question_sets() -> pl.DataFrame:
+    """full-context on 40 questions, sqlite on 30 of them, supermemory on 40 others (8 haystacks each)."""
+    rows = []
+    for rid, provider, ids in (
+        ("c1-full-context", "full-context", range(40)),
+        ("c1-sqlite", "sqlite", range(30)),
+        ("zep_locomo_grades", "supermemory", range(100, 140)),
+    ):
+        rows += [(rid, provider, f"q{i}", f"h{i % 8}", "single-hop", i % (len(rid) % 4 + 2) > 0) for i in ids]
+    frame = pl.DataFrame(
+        rows,
+        schema=["run_id", "provider", "question_id", "haystack_id", "question_type_norm", "correct"],
+        orient="row",
+    )
+    return frame.with_columns(status=pl.lit("evaluated"), unscored=pl.lit(False))
+
+
+def test_the_paired_table_leaves_out_pairs_with_no_shared_question_and_names_runs_by_label() -> None:
+    table = tables.table_paired(_three_question_sets())
+    text = " ".join(re.sub(r"<style>.*?</style>", "", table.html, flags=re.S).split())
+    assert "full-context vs sqlite" in text
+    assert "supermemory" not in text and "0 / 0" not in text  # both pairs with it share no question
+    assert "2 pairs of runs that share no question both scored left out" in text
+    assert "10 only in full-context, 0 only in sqlite" in text  # labels in the pair's warning, not run ids
+    assert "c1-full-context" not in re.sub(r'title="[^"]*"', "", text)
+    none = tables.table_paired(_three_question_sets().filter(pl.col("run_id") != "c1-sqlite")).html
+    assert "no two runs share a question both scored" in none and "<table" not in none

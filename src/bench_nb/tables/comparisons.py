@@ -10,7 +10,19 @@ import polars as pl
 from bench_nb.frames.backend import as_polars
 from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts_of
 from bench_nb.runformat.spec import check_like_for_like
-from bench_nb.tables.html import Cell, Table, esc, interval, labels_of, missing, num, pct, render, run_cell
+from bench_nb.tables.html import (
+    Cell,
+    Table,
+    esc,
+    interval,
+    labelled,
+    labels_of,
+    missing,
+    num,
+    pct,
+    render,
+    run_cell,
+)
 from bench_nb.text import one_line, short_hashes
 
 if TYPE_CHECKING:
@@ -34,10 +46,11 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
     labels = _pair_labels(pairs)
     rows = []
     warnings = []
-    for r in pairs.iter_rows(named=True):
+    shown = pairs.filter(pl.col("n_pairs") > 0)  # a pair with no question both scored has nothing to show
+    for r in shown.iter_rows(named=True):
         pair = f"{labels[r['run_a']]} vs {labels[r['run_b']]}"
         if r.get("warning"):
-            warnings.append(f"{pair}: {r['warning']}")
+            warnings.append(f"{pair}: {labelled(r['warning'], labels)}")
         p, holm = r.get("p_value"), r.get("p_value_holm")
         rows.append(
             [
@@ -62,6 +75,17 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
                 ),
             ]
         )
+    caption = "Paired comparisons" + (f" (judge {judge})" if judge else "")
+    apart = pairs.height - shown.height
+    if apart and not rows:
+        note = f"{caption}: no two runs share a question both scored (as when they hold different question sets)."
+        return Table(pairs, f'<div class="bnb-note">{esc(note)}</div>')
+    notes = _paired_notes(method)
+    if apart:
+        notes.append(
+            f"{apart} pair{'s' if apart != 1 else ''} of runs that share no question both scored left out "
+            "(no question was scored in both runs, as when they hold different question sets: nothing to pair)."
+        )
     html = render(
         [
             "pair (A vs B)",
@@ -74,8 +98,8 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
             "p (Holm)",
         ],
         rows,
-        caption="Paired comparisons" + (f" (judge {judge})" if judge else ""),
-        notes=_paired_notes(method),
+        caption=caption,
+        notes=notes,
         warnings=warnings,
     )
     return Table(pairs, html, tuple(warnings))
