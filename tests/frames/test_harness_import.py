@@ -401,3 +401,38 @@ def test_audit_ids_index_the_full_qa_list_not_the_scored_questions(
             full += qa[index]["question"] == r["question"]
             scored_only += index < len(scored) and scored[index]["question"] == r["question"]
     assert (full, scored_only) == (1540, 1538)
+
+
+def test_the_provider_is_the_harness_and_the_metadatas_token_totals_are_run_totals(
+    locomo_audit: Path,
+) -> None:
+    from bench_nb.frames.harnesses import harness_frame
+    from bench_nb.tables import not_recorded_note, table_harnesses
+
+    runs = load_runs(locomo_audit / "fc-baseline")
+    assert [(r.run_id, r.checkpoint.provider) for r in runs if r.checkpoint] == [
+        ("gpt-4o-mini-cot", "evermemos"),
+        ("gpt-4o-mini-memos", "evermemos"),
+    ]
+    h = harness_frame(runs)
+    # metadata.total_prompt_tokens / total_completion_tokens, as the file states them, at run level only
+    assert h.select("run_id", "answer_input_tokens_run_total", "answer_output_tokens_run_total").rows() == [
+        ("gpt-4o-mini-cot", 38354838, 845277),
+        ("gpt-4o-mini-memos", 37887749, 11083),
+    ]
+    q = questions_df(runs, backend="polars")  # never spread over the questions
+    assert q["answer_input_tokens"].null_count() == q["context_tokens"].null_count() == len(q) == 3080
+    note = not_recorded_note(runs, "tokens")
+    assert note is not None and "run totals only (gpt-4o-mini-cot, gpt-4o-mini-memos)" in note
+    assert "38,354,838 input, 845,277 output" in table_harnesses(runs).html
+
+
+def test_an_eval_results_without_token_totals_does_not_record_tokens(tmp_path: Path) -> None:
+    rows = [_row("locomo_0_qa0", "When did Caroline go to the LGBTQ support group?", [True])]
+    bad = {"metadata": {"total_prompt_tokens": "many"}}
+    with pytest.warns(RunFormatWarning, match="metadata.total_prompt_tokens"):
+        runs = load_runs(_eval_results(tmp_path / "a" / "eval_results.json", rows, **bad))
+    run = runs[0]
+    assert run.imported is not None and run.imported.run_tokens == {}
+    assert "tokens" in run.imported.not_recorded
+    assert [p.field for p in runs.all_problems] == ["metadata.total_prompt_tokens"]

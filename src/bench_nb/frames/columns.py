@@ -487,14 +487,28 @@ HARNESSES = Frame(
                 "not_recorded",
                 pl.List(_STR),
                 "run",
-                "what the run's file does not record (`latency`, `tokens`, `retrieved context`); empty when it "
-                "records all",
+                "what the run's file does not record (`latency`, `tokens`, or `tokens per question` when it states "
+                "only run totals, `retrieved context`); empty when it records all",
             ),
             (
                 "questions_checked_against",
                 _STR,
                 "run",
                 "the dataset an imported file's question texts were checked against; null when not checked",
+            ),
+            (
+                "answer_input_tokens_run_total",
+                _INT,
+                "run",
+                "the answerer's input tokens over the whole run, as an imported file states them and only as a "
+                "total (EverMemOS's `metadata.total_prompt_tokens`): not split per question; null when not stated",
+            ),
+            (
+                "answer_output_tokens_run_total",
+                _INT,
+                "run",
+                "the answerer's output tokens over the whole run, stated the same way "
+                "(`metadata.total_completion_tokens`); null when not stated",
             ),
         ),
     ),

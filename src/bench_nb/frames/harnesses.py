@@ -16,6 +16,7 @@ from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.runformat.spec import read_spec
 
 HARNESS_SCHEMA: dict[str, Any] = HARNESSES.schema()
+RUN_TOTALS = ("answer_input_tokens", "answer_output_tokens")  # ImportInfo.run_tokens' names
 
 
 @runtime_checkable
@@ -44,6 +45,10 @@ def harness_record(run: Run) -> dict[str, Any]:
         "replicates": info.replicates if info is not None else _own_replicates(run),
         "not_recorded": list(info.not_recorded) if info is not None else [],
         "questions_checked_against": info.checked_against if info is not None else None,
+        **{
+            f"{name}_run_total": (info.run_tokens.get(name) if info is not None else None)
+            for name in RUN_TOTALS
+        },
     }
 
 

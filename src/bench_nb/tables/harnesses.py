@@ -78,7 +78,7 @@ def table_harnesses(runs: Any) -> Table:
             by(r, "answer_prompt"),
             by(r, "answering_model"),
             Cell(str(r["replicates"]), "num"),
-            f"not recorded by {r['harness']}: {r['not_recorded']}" if r["not_recorded"] else "everything",
+            _recorded(r),
         ]
         for r in frame.iter_rows(named=True)
     ]
@@ -100,17 +100,40 @@ def table_harnesses(runs: Any) -> Table:
     return Table(frame, html)
 
 
+def _recorded(r: dict[str, Any]) -> str:
+    """The "recorded" cell: what the run's file lacks, and the token totals it states for the run only."""
+    text = f"not recorded by {r['harness']}: {r['not_recorded']}" if r["not_recorded"] else "everything"
+    totals = _run_totals(r)
+    return f"{text}; {totals}" if totals else text
+
+
+def _run_totals(r: dict[str, Any]) -> str | None:
+    """``"answerer tokens, run totals only: 38,354,838 input, 845,277 output"``, or None."""
+    parts = [
+        f"{r[f'answer_{side}_tokens_run_total']:,} {side}"
+        for side in ("input", "output")
+        if r.get(f"answer_{side}_tokens_run_total") is not None
+    ]
+    return "answerer tokens, run totals only: " + ", ".join(parts) if parts else None
+
+
 def not_recorded_note(runs: Any, what: str) -> str | None:
     """``"latency: not recorded by zep (zep_locomo_grades); by evermemos (a, b)"``, or None when every run
-    records ``what`` (``latency``, ``tokens``, ``retrieved context``)."""
+    records ``what`` (``latency``, ``tokens``, ``retrieved context``). A run whose file states ``what`` only
+    for the whole run (``tokens per question``: EverMemOS's answerer totals) is named with "per question"."""
     by_harness: dict[str, list[str]] = {}
     for run_id, harness, _, lacks in run_origins(_runs(runs)):
-        if what in lacks:
-            by_harness.setdefault(harness, []).append(run_id)
+        lacked = next((x for x in lacks if x == what or x.startswith(f"{what} per ")), None)
+        if lacked is not None:
+            label = harness if lacked == what else f"{harness}, which states run totals only"
+            by_harness.setdefault(label, []).append(run_id)
     if not by_harness:
         return None
     parts = [f"by {h} ({', '.join(ids)})" for h, ids in by_harness.items()]
-    return f"{what.capitalize()}: not recorded " + "; ".join(parts) + ": blank below, never zero."
+    note = f"{what.capitalize()}: not recorded " + "; ".join(parts) + ": blank below, never zero."
+    if any(h.endswith("only") for h in by_harness):
+        note += " Those totals are in the harnesses table: a run total is not a per-question figure."
+    return note
 
 
 def _pp(x: float | None) -> str:

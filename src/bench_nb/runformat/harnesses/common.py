@@ -51,6 +51,9 @@ class ImportInfo:
         published: the file's own summary figures (accuracy, per-category means, ...), as written.
         checked_against: the LoCoMo dataset the question texts were checked against (None: not checked,
             which only happens for EverMemOS files read without the dataset: their ids are trusted).
+        run_tokens: token totals the file states for the whole run only, in bench_nb's names
+            (``answer_input_tokens``, ``answer_output_tokens``: the answerer's, summed over the run); they
+            cannot be split per question, so they are never a per-question figure (``harness_frame`` has them).
     """
 
     harness: str
@@ -60,6 +63,7 @@ class ImportInfo:
     verdicts: dict[str, list[bool | None]] = field(default_factory=dict, repr=False)
     published: dict[str, Any] = field(default_factory=dict, repr=False)
     checked_against: str | None = None
+    run_tokens: dict[str, int] = field(default_factory=dict)
 
     @property
     def replicates(self) -> int:

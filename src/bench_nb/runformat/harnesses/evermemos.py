@@ -6,6 +6,12 @@ category "1".."4"}]}, metadata?: {answer_model, judge_model, num_runs, answer_pr
 Each question is judged N times by one judge: the verdicts are the judge's replicates, in ``judgment_<n>``
 order; the checkpoint's verdict is their majority. ``locomo_<conv>_qa<i>`` is conversation ``conv`` (0-9,
 file order of locomo10.json) and index ``i`` into its full ``qa`` list: canonical id ``<sample_id>-q<i>``.
+
+The memory system is not named in the file (the audit's runs use none: full context): the provider is the
+harness, ``evermemos``, and the run id is the file's folder (``gpt-4o-mini-cot``). ``metadata.total_prompt_tokens``
+and ``total_completion_tokens`` are the answerer's tokens over the whole run: kept as run totals
+(``ImportInfo.run_tokens``), never as per-question figures; the answer prompt there holds the whole context, with
+no prompt built without it to subtract, so MemScore's context tokens cannot be derived from them.
 """
 
 from __future__ import annotations
@@ -16,7 +22,15 @@ from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import ImportInfo, Row, build_checkpoint, read_json, run_name, text
+from bench_nb.runformat.harnesses.common import (
+    NOT_RECORDED,
+    ImportInfo,
+    Row,
+    build_checkpoint,
+    read_json,
+    run_name,
+    text,
+)
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "evermemos"
@@ -24,6 +38,11 @@ FILENAME = "eval_results.json"
 _QID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
 _JUDGMENT = re.compile(r"^judgment_(\d+)$")
 _PUBLISHED = ("total_questions", "correct", "accuracy")
+# metadata's run totals -> bench_nb's names (the answerer's tokens, summed over the run)
+_RUN_TOKENS = {
+    "total_prompt_tokens": "answer_input_tokens",
+    "total_completion_tokens": "answer_output_tokens",
+}
 
 
 def looks_like(data: Any) -> bool:
@@ -48,11 +67,14 @@ def read(
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     published = {k: data[k] for k in _PUBLISHED if k in data}
     published.update({k: v for k, v in meta.items() if k not in ("base_url",)})
+    run_tokens = _run_tokens(meta, path, problems)
     info = ImportInfo(
         harness=HARNESS,
         judge=text(meta.get("judge_model")) or "unknown",
         answer_prompt=text(meta.get("answer_prompt")) or None,
         published=published,
+        not_recorded=("latency", "tokens per question", "retrieved context") if run_tokens else NOT_RECORDED,
+        run_tokens=run_tokens,
     )
     rows: list[Row] = []
     for key, items in data["detailed_results"].items():
@@ -70,13 +92,30 @@ def read(
         path,
         rows,
         run_id=run_name(path, ("eval_results",)),
-        provider=run_name(path, ("eval_results",)),
+        provider=HARNESS,
         answering_model=text(meta.get("answer_model")),
         info=info,
         index=index,
         problems=problems,
     )
     return checkpoint, info
+
+
+def _run_tokens(meta: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, int]:
+    """The metadata's run token totals in bench_nb's names; a total that is not a whole number >= 0 is a
+    problem naming its field and left out."""
+    out: dict[str, int] = {}
+    for key, name in _RUN_TOKENS.items():
+        if key not in meta:
+            continue
+        value = meta[key]
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            out[name] = value
+        else:
+            problems.append(
+                Problem(str(path), f"{value!r} is not a token count; left out", field=f"metadata.{key}")
+            )
+    return out
 
 
 def _row(item: Any, where: str, path: Path, problems: list[Problem]) -> Row | None:
