@@ -257,3 +257,9 @@ def test_the_paired_table_leaves_out_pairs_with_no_shared_question_and_names_run
     assert "c1-full-context" not in re.sub(r'title="[^"]*"', "", text)
     none = tables.table_paired(_three_question_sets().filter(pl.col("run_id") != "c1-sqlite")).html
     assert "no two runs share a question both scored" in none and "<table" not in none
+
+
+def test_the_paired_table_of_one_run_is_an_empty_table() -> None:
+    # one run has no pair: the frame of pairs has no n_pairs column to filter (the compare report failed)
+    html = tables.table_paired(_three_question_sets().filter(pl.col("run_id") == "c1-sqlite")).html
+    assert "Paired comparisons" in html and "left out" not in html

@@ -46,7 +46,8 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
     labels = _pair_labels(pairs)
     rows = []
     warnings = []
-    shown = pairs.filter(pl.col("n_pairs") > 0)  # a pair with no question both scored has nothing to show
+    # a pair with no question both scored has nothing to show (one run: no pair, and no columns to filter)
+    shown = pairs.filter(pl.col("n_pairs") > 0) if "n_pairs" in pairs.columns else pairs
     for r in shown.iter_rows(named=True):
         pair = f"{labels[r['run_a']]} vs {labels[r['run_b']]}"
         if r.get("warning"):
