@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
-from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, missing, num, render
+from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, labels_of, missing, num, render, run_cell
 
 # An audit's false-positive rate (percent) above which a judge is not to be believed on that kind of answer.
 FPR_INVESTIGATE = 10.0
@@ -127,12 +127,13 @@ def table_prompt_sweep(sweep: Any) -> Table:
     """``prompt_sweep`` output: each run's accuracy under each judge prompt, the move against the standard
     prompt, and the run's rank under that prompt."""
     frame = _frame(sweep)
+    labels = labels_of(frame) if not frame.is_empty() else {}
     rows = []
     for r in frame.iter_rows(named=True):
         change = r["change"]
         rows.append(
             [
-                Cell(r["provider"] or r["run_id"], title=r["run_id"]),
+                run_cell(r["run_id"], labels),
                 Cell(r["model"]),
                 Cell(r["judge_prompt"]),
                 Cell(
@@ -215,13 +216,14 @@ def table_corrected(corrected: Any) -> Table:
     """``corrected_accuracy_table`` output: raw accuracy beside the Rogan-Gladen corrected accuracy, and
     where the error rates came from (human labels, or the leniency audit, labelled as such)."""
     frame = _frame(corrected)
+    labels = labels_of(frame) if not frame.is_empty() else {}
     rows = []
     for r in frame.iter_rows(named=True):
         fixed = r["corrected"]
         move = None if fixed is None or missing(fixed) else fixed - r["accuracy"]
         rows.append(
             [
-                Cell(r["provider"] or r["run_id"], title=r["run_id"]),
+                run_cell(r["run_id"], labels),
                 Cell(r["judge"]),
                 Cell(
                     f"{_pts(r['accuracy'])} {interval(r['ci_low'], r['ci_high'], scale=1)}",
@@ -257,6 +259,7 @@ def table_length_bias(bias: Any, lengths: Any) -> Table:
     """``length_bias`` (per judge: accuracy points per 10 words, with its interval) and ``answer_lengths``
     (per run: the distribution of answer lengths) as two tables."""
     b, n = _frame(bias), _frame(lengths)
+    labels = labels_of(n) if not n.is_empty() else {}
     brows = []
     for r in b.iter_rows(named=True):
         slope, lo, hi = r["slope"], r["ci_low"], r["ci_high"]
@@ -279,7 +282,7 @@ def table_length_bias(bias: Any, lengths: Any) -> Table:
         )
     lrows = [
         [
-            Cell(r["provider"] or r["run_id"], title=r["run_id"]),
+            run_cell(r["run_id"], labels),
             Cell(str(r["n"]), "num"),
             Cell(num(r["mean"], 1), "num"),
             Cell(num(r["median"], 0), "num"),
@@ -392,14 +395,16 @@ def judge_verdict(
             "bench-nb judge-audit RUN -j JUDGES, or label a sample with bench_nb.widgets.label_answers."
         )
     if corrected is not None:
-        c = _frame(corrected).filter(pl.col("corrected").is_not_null())
+        c = _frame(corrected)
+        labels = labels_of(c) if not c.is_empty() else {}
+        c = c.filter(pl.col("corrected").is_not_null())
         if trust is not None:
             c = c.filter(pl.col("judge") == trust)
         moves = []
         for row in c.iter_rows(named=True):
             move = row["corrected"] - row["accuracy"]
             moves.append(
-                f"{row['provider'] or row['run_id']} {row['accuracy']:.1f}% → {row['corrected']:.1f}% "
+                f"{labels.get(row['run_id'], row['run_id'])} {row['accuracy']:.1f}% → {row['corrected']:.1f}% "
                 f"{interval(row['corrected_low'], row['corrected_high'], scale=1)} ({move:+.1f} pts)"
             )
             data.append({"kind": "move", "run_id": row["run_id"], "judge": row["judge"], "move": move})
