@@ -124,3 +124,35 @@ def test_the_frontier_compares_total_cost_when_every_run_reports_its_memory_side
     assert out["metered"]["cost_usd"] == out["plain"]["cost_usd"] == 0.0
     assert compared_objectives(frame.to_dicts())[-1] == "total_cost_usd"
     assert "cost / question (with memory)" in table_pareto(q).html
+
+
+def test_the_cost_curve_is_drawn_only_when_two_runs_have_a_cost_and_one_is_above_zero(tmp_path: Path) -> None:
+    from bench_nb.metrics.budget import why_no_cost_curve
+
+    offline, other = _offline_run(tmp_path), _offline_run(tmp_path, run_id="offline-2")
+    llm = _llm_run(tmp_path)
+    imported = write_run(tmp_path / "imported", [question(f"q{i}") for i in range(4)], run_id="imported")
+    # every known cost is $0: a curve at $0 says nothing
+    why = why_no_cost_curve(questions_df([offline, other], backend="polars"))
+    assert why is not None and "every run with a known cost costs $0" in why
+    # one run with a cost beside one that records none
+    assert why_no_cost_curve(questions_df([llm, imported], backend="polars")) == (
+        "Cost: no curve: only llm records a cost, and a curve compares two or more runs."
+    )
+    why = why_no_cost_curve(questions_df([imported], backend="polars"))
+    assert why is not None and why.startswith("Cost: no curve: no run records a cost")
+    # an offline run at $0 beside an LLM run above it: drawn
+    assert why_no_cost_curve(questions_df([offline, llm], backend="polars")) is None
+
+
+def test_the_compare_report_draws_the_cost_curve_beside_latency_and_tokens(tmp_path: Path) -> None:
+    from bench_nb.reports import build_report
+
+    runs = [str(_offline_run(tmp_path)), str(_llm_run(tmp_path))]
+    out = tmp_path / "compare.html"
+    build_report("compare", {"runs": runs, "title": "cost"}, out, index=False)
+    section = (
+        out.read_text(encoding="utf-8").split("Accuracy under a budget", 1)[1].split("Why answers", 1)[0]
+    )
+    assert "Accuracy under a cost budget" in section and "cost budget per question (USD)" in section
+    assert "Cost: no curve" not in section

@@ -331,20 +331,45 @@ def cost_column(q: pl.DataFrame) -> str:
     is not known when another run's is."""
     if "total_cost_usd" not in q.columns or q.is_empty():
         return "cost_usd"
-    known = q.group_by("run_id", maintain_order=True).agg(
-        pl.col("cost_usd").is_not_null().any().alias("cost"),
-        pl.col("total_cost_usd").is_not_null().any().alias("total"),
-    )
-    column, silent = compared_cost(
-        {r["run_id"]: (r["cost"], r["total"]) for r in known.iter_rows(named=True)}
-    )
-    if silent and known["total"].any():
+    known = _known_costs(q)
+    column, silent = compared_cost(known)
+    if silent and any(total for _, total in known.values()):
         warnings.warn(
             f"budget_curve by cost: answer and judge cost only (cost_usd), since {silent} do not report their "
             "memory-side cost (total_cost_usd is null for them)",
             stacklevel=4,
         )
     return column
+
+
+def _known_costs(q: pl.DataFrame) -> dict[str, tuple[bool, bool]]:
+    """Run id -> (has a ``cost_usd``, has a ``total_cost_usd``): what ``compared_cost`` decides on."""
+    known = q.group_by("run_id", maintain_order=True).agg(
+        pl.col("cost_usd").is_not_null().any().alias("cost"),
+        pl.col("total_cost_usd").is_not_null().any().alias("total"),
+    )
+    return {r["run_id"]: (r["cost"], r["total"]) for r in known.iter_rows(named=True)}
+
+
+def why_no_cost_curve(questions: Any) -> str | None:
+    """None when a budget curve by cost says something: at least two runs have a known cost in the compared
+    cost column (``compared_cost``) and some run's cost is above $0; else one line saying why it is not drawn
+    (no run records a cost, only one does, or every known cost is $0, as offline runs are)."""
+    q = as_questions(questions)
+    if "cost_usd" not in q.columns or "total_cost_usd" not in q.columns or q.is_empty():
+        return "Cost: no curve: no run records a cost."
+    column, _ = compared_cost(_known_costs(q))
+    costs = q.group_by("run_id", maintain_order=True).agg(pl.col(column).max()).drop_nulls(column)
+    if costs.height == 0:
+        return "Cost: no curve: no run records a cost (imported runs and unpriced model calls record none)."
+    if costs.height == 1:
+        return f"Cost: no curve: only {costs['run_id'][0]} records a cost, and a curve compares two or more runs."
+    if float(costs[column].max()) <= 0:  # type: ignore[arg-type]
+        return (
+            "Cost: no curve: every run with a known cost costs $0 (no model calls: offline answerer and judges), "
+            "so a cost budget changes nothing."
+        )
+    return None
 
 
 def budget_curve_frame(
