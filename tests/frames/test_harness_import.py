@@ -423,7 +423,10 @@ def test_the_provider_is_the_harness_and_the_metadatas_token_totals_are_run_tota
     q = questions_df(runs, backend="polars")  # never spread over the questions
     assert q["answer_input_tokens"].null_count() == q["context_tokens"].null_count() == len(q) == 3080
     note = not_recorded_note(runs, "tokens")
-    assert note is not None and "run totals only (gpt-4o-mini-cot, gpt-4o-mini-memos)" in note
+    assert (
+        note is not None
+        and "run totals only (evermemos · gpt-4o-mini-cot, evermemos · gpt-4o-mini-memos)" in note
+    )
     assert "38,354,838 input, 845,277 output" in table_harnesses(runs).html
 
 

@@ -54,11 +54,16 @@ def test_runs_that_differ_get_a_warning_per_difference_and_a_table(tmp_path: Pat
     _edit_settings(b, k=30, promptHashes={"answer": "0123456789abcdef"})
     t = tables.table_settings([a, b])
     assert tables.settings_line(tables.run_settings([a, b])) is None
-    assert t.warnings == (
-        "Not like for like: retrieval limit k differs: synthetic-sqlite=10, cloud-mem0=30.",
-        f"Not like for like: answer prompt differs: synthetic-sqlite={answer_prompt_hash()[:12]}, "
-        "cloud-mem0=0123456789ab.",  # hashes cut to 12 hex digits, as the settings line shows them
+    assert (
+        t.warnings
+        == (
+            "Not like for like: retrieval limit k differs: sqlite=10, full-context=30.",  # runs by their labels
+            f"Not like for like: answer prompt differs: sqlite={answer_prompt_hash()[:12]}, "
+            "full-context=0123456789ab.",  # hashes cut to 12 hex digits, as the settings line shows them
+        )
     )
+    assert tables.like_for_like_warnings([a, b]) == list(t.warnings)
+    assert 'title="cloud-mem0"' in t.html  # the full run id as the run cell's tooltip
     body = t.html.split("</style>", 1)[1]
     assert body.count('class="bnb-warning"') == 2 and "bnb-settings" not in body
     assert "Run settings: NOT like for like" in body
@@ -71,11 +76,11 @@ def test_a_different_judge_prompt_is_a_difference_too(tmp_path: Path) -> None:
     b = write_synthetic_run(tmp_path, "full-context", custom_prompt=True)
     t = tables.table_settings([a, b])
     assert (
-        "Not like for like: judge prompt differs: synthetic-sqlite=(not recorded), "
-        f"synthetic-full-context={CUSTOM_JUDGE_PROMPT_HASH[:12]}."
+        "Not like for like: judge prompt differs: sqlite=(not recorded), "
+        f"full-context={CUSTOM_JUDGE_PROMPT_HASH[:12]}."
     ) in t.warnings
     assert [w for w in t.warnings if w.startswith("Not like for like: custom prompt")] == [
-        "Not like for like: custom prompt: synthetic-full-context used a provider's own prompt, "
+        "Not like for like: custom prompt: full-context used a provider's own prompt, "
         "not graded like the others."
     ]
     assert '<span class="bnb-flag">provider&#x27;s own prompt</span>' in t.html
@@ -100,10 +105,7 @@ def test_a_memorybench_run_records_no_k_and_no_prompts(tmp_path: Path) -> None:
     assert settings["mb-supermemory"].k is None and settings["mb-supermemory"].answer_prompt is None
     assert settings["mb-supermemory"].question_set == settings["synthetic-sqlite"].question_set
     t = tables.table_settings([a, shared])
-    assert any(
-        "retrieval limit k differs: synthetic-sqlite=10, mb-supermemory=(not recorded)" in w
-        for w in t.warnings
-    )
+    assert any("retrieval limit k differs: sqlite=10, supermemory=(not recorded)" in w for w in t.warnings)
     assert "not recorded" in t.html.split("</style>", 1)[1]
 
 
@@ -128,10 +130,7 @@ def test_the_compare_report_warns_loudly_when_runs_differ(tmp_path: Path) -> Non
     built = build_report("compare", {"runs": [str(a), str(b)]}, tmp_path / "compare.html", index=False)
     page = built.path.read_text()
     assert "Run settings: NOT like for like" in page
-    assert (
-        "Not like for like: retrieval limit k differs: synthetic-sqlite=10, synthetic-full-context=30."
-        in page
-    )
+    assert "Not like for like: retrieval limit k differs: sqlite=10, full-context=30." in page
     assert 'class="bnb-settings"' not in page
 
 

@@ -32,8 +32,13 @@ if TYPE_CHECKING:
 
 def like_for_like_warnings(runs: Any) -> list[str]:
     """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
-    benchmark file), from ``bench_nb.runner.check_like_for_like``; empty when they compare fairly."""
-    return [f"Not like for like: {short_hashes(d)}." for d in check_like_for_like(runs)]
+    benchmark file), from ``bench_nb.runner.check_like_for_like``, naming runs by their labels; empty when they
+    compare fairly."""
+    from bench_nb.tables.settings import names_of, run_settings
+
+    diffs = check_like_for_like(runs)
+    names = names_of(run_settings(runs)) if diffs else {}
+    return [f"Not like for like: {labelled(short_hashes(d), names)}." for d in diffs]
 
 
 def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = "clustered") -> Table:

@@ -118,18 +118,23 @@ def _run_totals(r: dict[str, Any]) -> str | None:
 
 
 def not_recorded_note(runs: Any, what: str) -> str | None:
-    """``"latency: not recorded by zep (zep_locomo_grades); by evermemos (a, b)"``, or None when every run
+    """``"latency: not recorded by zep; by evermemos (a, b)"`` (runs by their labels, none when the label is
+    the harness), or None when every run
     records ``what`` (``latency``, ``tokens``, ``retrieved context``). A run whose file states ``what`` only
     for the whole run (``tokens per question``: EverMemOS's answerer totals) is named with "per question"."""
+    from bench_nb.frames.questions import runs_frame
+
+    loaded: Any = _runs(runs)
+    labels = labels_of(runs_frame(loaded))
     by_harness: dict[str, list[str]] = {}
-    for run_id, harness, _, lacks in run_origins(_runs(runs)):
+    for run_id, harness, _, lacks in run_origins(loaded):
         lacked = next((x for x in lacks if x == what or x.startswith(f"{what} per ")), None)
         if lacked is not None:
             label = harness if lacked == what else f"{harness}, which states run totals only"
-            by_harness.setdefault(label, []).append(run_id)
+            by_harness.setdefault(label, []).append(labels.get(run_id, run_id))
     if not by_harness:
         return None
-    parts = [f"by {h} ({', '.join(ids)})" for h, ids in by_harness.items()]
+    parts = [f"by {h}" + ("" if ids == [h] else f" ({', '.join(ids)})") for h, ids in by_harness.items()]
     note = f"{what.capitalize()}: not recorded " + "; ".join(parts) + ": blank below, never zero."
     if any(h.endswith("only") for h in by_harness):
         note += " Those totals are in the harnesses table: a run total is not a per-question figure."

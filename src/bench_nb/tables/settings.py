@@ -8,7 +8,6 @@ bench_nb run, as a difference.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -18,7 +17,7 @@ from bench_nb.frames.store import StoredRuns
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences
-from bench_nb.tables.html import STYLE, Cell, Table, esc, render
+from bench_nb.tables.html import STYLE, Cell, Table, esc, labelled, labels_of, render
 from bench_nb.text import short_hashes
 
 NOT_RECORDED = "not recorded"
@@ -99,14 +98,15 @@ def _shown(value: object) -> str:
     return NOT_RECORDED if value is None else str(value)
 
 
-def _names(settings: list[SettingsRow]) -> dict[str, str]:
-    """run_id -> how the settings name a run: its provider when no other run has it, else ``provider ·
-    run_id`` (several runs of one provider, e.g. sqlite at k=5 and at k=10, told apart), as the charts do."""
-    count = Counter(s.provider for s in settings)
-    return {
-        s.run_id: s.provider if s.provider and count[s.provider] == 1 else f"{s.provider or '?'} · {s.run_id}"
-        for s in settings
-    }
+def names_of(settings: list[SettingsRow]) -> dict[str, str]:
+    """run_id -> how the settings name a run: its label in every table of the report (``labels_of``: the
+    provider when no other run has it, else what tells its runs apart, e.g. sqlite at k=5 and at k=10)."""
+    return labels_of(
+        pl.DataFrame(
+            {"run_id": [s.run_id for s in settings], "provider": [s.provider for s in settings]},
+            schema={"run_id": pl.String, "provider": pl.String},
+        )
+    )
 
 
 def settings_line(settings: list[SettingsRow]) -> str | None:
@@ -120,7 +120,7 @@ def settings_line(settings: list[SettingsRow]) -> str | None:
     if not settings or settings_differences([s.recorded for s in settings]):
         return None
     s = settings[0]
-    names = _names(settings)
+    names = names_of(settings)
     providers = ", ".join(names[x.run_id] for x in settings)
     who = f"All {len(settings)} runs ({providers})" if len(settings) > 1 else f"The run ({providers})"
     line = (
@@ -133,7 +133,7 @@ def settings_line(settings: list[SettingsRow]) -> str | None:
         line += f"; settings fingerprint {fingerprints[0]}"
     else:
         line += "; settings fingerprints " + ", ".join(
-            f"{x.run_id}={x.settings_fingerprint}" for x in settings
+            f"{names[x.run_id]}={x.settings_fingerprint}" for x in settings
         )
     return line + ("; graded with a provider's own prompt" if s.custom_prompt else "")
 
@@ -147,7 +147,7 @@ def _returned(runs: Any, settings: list[SettingsRow]) -> str:
     if "search_result_count" not in q.columns or q.is_empty():
         return ""
     ks = {s.run_id: s.k for s in settings}
-    names = _names(settings)
+    names = names_of(settings)
     counts = (
         q.filter(pl.col("search_result_count").is_not_null())
         .group_by("run_id", maintain_order=True)
@@ -174,7 +174,8 @@ def table_settings(runs: Any) -> Table:
     shown = [f.name for f in fields(SettingsRow) if f.name != "recorded"]
     data = pl.DataFrame([{k: getattr(s, k) for k in shown} for s in settings], infer_schema_length=None)
     diffs = settings_differences([s.recorded for s in settings])
-    warnings = tuple(f"Not like for like: {short_hashes(d)}." for d in diffs)
+    names = names_of(settings)
+    warnings = tuple(f"Not like for like: {labelled(short_hashes(d), names)}." for d in diffs)
     line = settings_line(settings)
     if not settings:
         return Table(data, f'{STYLE}<div class="bnb-note">No runs.</div>')
@@ -183,7 +184,6 @@ def table_settings(runs: Any) -> Table:
         if returned:
             line += f"; results returned per question (k is the limit asked for): {returned}"
         return Table(data, f'{STYLE}<div class="bnb-settings">{esc(line)}</div>')
-    names = _names(settings)
     rows = [
         [
             Cell(names[s.run_id], title=s.run_id),

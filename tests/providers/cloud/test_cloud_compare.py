@@ -184,7 +184,7 @@ def test_the_compare_report_shows_four_providers_under_one_k_prompt_and_judge(
         f"question set {settings['questionSetHash'][:12]} (50 questions); "
     )
     # each run's settings fingerprint: its provider settings (the local servers' URLs) are its own
-    fingerprints = {run.run_id: read_spec(run).fingerprint for run in runs}
+    fingerprints = {run.checkpoint.provider: read_spec(run).fingerprint for run in runs}  # type: ignore[union-attr]  # labels
     if len(set(fingerprints.values())) == 1:
         line += f"settings fingerprint {next(iter(fingerprints.values()))}"
     else:
