@@ -6,7 +6,9 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,3 +160,24 @@ class HtmlFields:
             rows.append([f.name, Cell(shown, "num" if isinstance(value, (int, float)) else "")])
         title = self._html_title or type(self).__name__
         return render(["field", "value"], rows, caption=title, notes=["Exact values: the attributes."])
+
+
+def labelled(text: str, labels: Mapping[str, str]) -> str:
+    """``text`` (a warning or note naming runs) with each run id of ``labels`` written as its label, as the
+    tables show it; an id only where it stands whole (not inside a longer id or word), each replaced once."""
+    ids = sorted((r for r, label in labels.items() if r != label), key=len, reverse=True)
+    if not ids:
+        return text
+    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, ids)) + r")(?![\w-]|\.\w)")
+    return pattern.sub(lambda m: labels[m.group(0)], text)
+
+
+@contextmanager
+def labelled_warnings(labels: Mapping[str, str]) -> Iterator[None]:
+    """The warnings raised inside, issued again as they leave with each run id written as its label
+    (``labelled``): a lower layer's warning names run ids, the report's notes name runs as its tables do."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        warnings.warn(labelled(str(w.message), labels), w.category, stacklevel=3)

@@ -263,3 +263,15 @@ def test_the_paired_table_of_one_run_is_an_empty_table() -> None:
     # one run has no pair: the frame of pairs has no n_pairs column to filter (the compare report failed)
     html = tables.table_paired(_three_question_sets().filter(pl.col("run_id") == "c1-sqlite")).html
     assert "Paired comparisons" in html and "left out" not in html
+
+
+def test_the_budget_warnings_name_runs_by_their_labels(frame: pl.DataFrame) -> None:
+    # a run that records no search latency is left out of the budget curves: the note names its label
+    from bench_nb import charts
+
+    q = _imported(frame, "synthetic-sqlite")
+    with pytest.warns(UserWarning, match=r"left out \['sqlite'\], which record no") as caught:
+        tables.table_budget(q)
+    with pytest.warns(UserWarning, match=r"left out \['sqlite'\]"):
+        charts.chart_budget_curve(q)
+    assert not any("synthetic-sqlite" in str(w.message) for w in caught)

@@ -12,6 +12,7 @@ from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import budget_curve_frame
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
+from bench_nb.text import labelled_warnings
 
 # by -> (what the budget limits, the axis title)
 AXES = {
@@ -43,7 +44,8 @@ def chart_budget_curve(
     warn_unused("chart_budget_curve", NO_RESAMPLING, seed=seed)
     q = as_questions(data)
     labels = run_labels(q)
-    curve = budget_curve_frame(q, by, budgets)
+    with labelled_warnings(labels):  # its warnings name runs by the chart's labels
+        curve = budget_curve_frame(q, by, budgets)
     frame = with_run_label(
         curve.filter(pl.col("budget") > 0).with_columns(pl.col(pl.Float64).fill_nan(None)), labels
     )

@@ -10,6 +10,7 @@ from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, other_benchmarks, run_points
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, labels_of, missing, pct, render, run_cell
+from bench_nb.text import labelled_warnings
 
 
 def _break_even(q: pl.DataFrame, by: str) -> dict[str, float | None]:
@@ -38,15 +39,16 @@ def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
     deprecated (the intervals resample nothing): passing it warns."""
     warn_unused("table_budget", NO_RESAMPLING, seed=seed)
     q = as_questions(data)
-    points = run_points(q)
-    scores = dict(lafs_frame(q).select("system", "lafs").iter_rows())
-    even_ms, even_tok = _break_even(q, "latency_ms"), _break_even(q, "context_tokens")
+    labels = labels_of(q)
+    with labelled_warnings(labels):  # "left out [...]": runs by their labels, as in the table
+        points = run_points(q)
+        scores = dict(lafs_frame(q).select("system", "lafs").iter_rows())
+        even_ms, even_tok = _break_even(q, "latency_ms"), _break_even(q, "context_tokens")
     frame = points.with_columns(
         lafs=pl.col("run_id").replace_strict(scores, default=None, return_dtype=pl.Float64),
         break_even_ms=pl.col("run_id").replace_strict(even_ms, default=None, return_dtype=pl.Float64),
         break_even_tokens=pl.col("run_id").replace_strict(even_tok, default=None, return_dtype=pl.Float64),
     )
-    labels = labels_of(q)
     others = other_benchmarks(q)
     rows = [
         [

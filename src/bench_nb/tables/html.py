@@ -9,7 +9,6 @@ to write directly; nothing from a run is ever inserted into the markup unescaped
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,6 +19,7 @@ from bench_nb.text import STYLE as STYLE
 from bench_nb.text import Cell as Cell
 from bench_nb.text import cell as cell
 from bench_nb.text import esc as esc
+from bench_nb.text import labelled as labelled
 from bench_nb.text import render as render
 
 if TYPE_CHECKING:
@@ -41,16 +41,6 @@ def labels_of(frame: Any) -> dict[str, str]:
     if "provider" not in frame.columns:
         return {r: r for r in frame["run_id"].unique(maintain_order=True).to_list()}
     return run_labels(frame)
-
-
-def labelled(text: str, labels: Mapping[str, str]) -> str:
-    """``text`` (a warning or note naming runs) with each run id of ``labels`` written as its label, as the
-    tables show it; an id only where it stands whole (not inside a longer id or word), each replaced once."""
-    ids = sorted((r for r, label in labels.items() if r != label), key=len, reverse=True)
-    if not ids:
-        return text
-    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, ids)) + r")(?![\w-]|\.\w)")
-    return pattern.sub(lambda m: labels[m.group(0)], text)
 
 
 def band_badge(band: str | None) -> tuple[tuple[str, str], ...]:
