@@ -70,6 +70,6 @@ def test_labels_of_imported_runs_load_as_the_human_judge(
         assert sorted(human["question_id"]) == sorted(first["question_id"])
         vs = judge_vs_human(bn.load_runs(source, dataset=locomo_path), backend="polars")
         scored = machine.filter(
-            pl.col("question_id").is_in(first["question_id"]) & pl.col("score").is_not_null()
+            pl.col("question_id").is_in(first["question_id"].implode()) & pl.col("score").is_not_null()
         )
         assert vs["n"].to_list() == [scored.height] and scored.height >= 6  # each replicate against the label
