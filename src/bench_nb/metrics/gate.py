@@ -27,9 +27,10 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
-from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
+from bench_nb.metrics.clustered_paired import EXACT, PairedTest, paired_difference_test
 from bench_nb.metrics.ordered import sums_by
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
+from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
 GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
@@ -187,7 +188,7 @@ def non_inferiority(
     margin: float = 0.02,
     alpha: float = 0.1,
     by: str | None = None,
-    seed: int = 0,
+    seed: int | None = UNSET,
 ) -> pl.DataFrame:
     """The gate's rows: overall (``question_type = "all"``) and, with ``by="question_type"``, per type.
 
@@ -200,6 +201,7 @@ def non_inferiority(
     margin; ``"pass"``; ``"undecided"``: too few haystacks for any test at the row's level),
     ``shown_not_worse`` (the interval rules out a regression beyond the margin), ``note``.
     """
+    warn_unused("non_inferiority", EXACT, seed=seed)
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     if not 0 < alpha < 0.5:

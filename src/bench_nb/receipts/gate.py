@@ -19,6 +19,7 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.metrics.clustered_paired import EXACT
 from bench_nb.metrics.gate import (
     ALL,
     FAIL,
@@ -31,6 +32,7 @@ from bench_nb.metrics.gate import (
     non_inferiority,
     smallest_deciding_alpha,
 )
+from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.receipts.receipt import Receipt, is_receipt_file, read_receipt, read_run_data
 from bench_nb.runformat.spec import RunSpec, differences
 
@@ -221,7 +223,7 @@ def gate(
     alpha: float = DEFAULT_ALPHA,
     by: str | None = None,
     store: Any = None,
-    seed: int = 0,
+    seed: int | None = UNSET,
     dataset: str | os.PathLike[str] | None = None,
 ) -> Gate:
     """Is NEW worse than BASE by more than ``margin``? A non-inferiority check with the clustered paired test.
@@ -238,7 +240,8 @@ def gate(
             margin allows (with ``by``, shared by the rows: Bonferroni).
         by: ``"type"`` to gate each normalised question type as well as all questions.
         store: the run store that run ids in ``base`` and ``new`` name.
-        seed: the seed of the clustered paired test's resampling: the same seed, the same verdict.
+        seed: deprecated, changes nothing: the gate's clustered paired tests are exact (every sign pattern
+            counted), so the same runs give the same verdict without one.
         dataset: the benchmark file the runs were made on, for other harnesses' result files (Zep's and
             Mem0's LoCoMo files need LoCoMo's locomo10.json: ``load_runs(dataset=)``).
 
@@ -246,6 +249,7 @@ def gate(
         A ``Gate``: ``verdict``, ``exit_code`` (0 pass, 1 fail, 2 undecided or incomparable), ``rows``,
         ``reasons``, ``markdown()``, ``to_dict()``. Definitions: docs/statistics.md ("The regression gate").
     """
+    warn_unused("gate", EXACT, seed=seed)
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     by = "question_type" if by in ("type", "question_type") else by
@@ -269,7 +273,7 @@ def gate(
             gate_values(n.questions.with_columns(run_id=pl.lit("new")), metric),
         ]
     )
-    rows = non_inferiority(values, "base", "new", metric=metric, margin=margin, alpha=alpha, by=by, seed=seed)
+    rows = non_inferiority(values, "base", "new", metric=metric, margin=margin, alpha=alpha, by=by)
     verdicts = rows["verdict"].to_list()
     overall = verdicts[0]
     if FAIL in verdicts:
