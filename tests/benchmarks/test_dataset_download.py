@@ -75,9 +75,11 @@ def test_a_failed_folder_download_leaves_no_folder(file_server, tmp_path: Path) 
     register_benchmark(
         "remote-folder",
         read_custom,
-        files=(("questions.jsonl", file_server.url("questions.jsonl"), None), ("more/x.json", "", None)),
+        files=(
+            ("questions.jsonl", file_server.url("questions.jsonl"), "0" * 64),
+            ("more/x.json", "", "1" * 64),
+        ),
         folder_files=lambda root: ["questions.jsonl"],
-        download_unpinned=True,
     )
     with pytest.raises(DatasetError, match="HTTP 404") as err:
         load_benchmark("remote-folder", cache_dir=tmp_path / "cache", progress=False)

@@ -101,21 +101,33 @@ def test_a_haystack_naming_an_unknown_trajectory_skips_the_question(tmp_path: Pa
     assert any("no haystack entry" in str(p) and p.question_id == "sn_abs_006" for p in problems)
 
 
-def test_registered_unpinned_with_a_warning_and_detected(tmp_path: Path) -> None:
+PINS = {  # the revision f152293 several independent public harnesses pin, and the sha256 they agree on
+    "questions.jsonl": "0a3ae5ebea938c24d7800e1e0b0828e08ae1646f939a53853b2b8cdc08e292b7",
+    "trajectories.jsonl": "363cec9a8e87aa8d9101ce4e600aadbf7031d674056ebe4f969e8424abc5f3c6",
+    "haystacks/lme_v2_small.json": "9b5301defb23a088a5f06e45ff8d5f35e569d78305a66d492046a9fff9b46593",
+    "haystacks/lme_v2_medium.json": "4756d5126347f0d18f045bb6c47b08cb3b23e9db24386cc48a9b2879e7969b59",
+}
+
+
+def test_registered_pinned_at_a_revision_and_detected(tmp_path: Path) -> None:
     root = write_dataset(tmp_path / "lme")
     spec = get_benchmark_spec("longmemeval-v2")
     assert spec.name == "longmemeval-v2-small" and get_benchmark_spec("lme-v2-medium").name.endswith("medium")
-    assert [rel for rel, _, _ in spec.files] == [
-        "questions.jsonl",
-        "trajectories.jsonl",
-        "haystacks/lme_v2_small.json",
-    ]
-    assert all(sha is None for _, _, sha in spec.files)
-    assert all(
-        url.startswith("https://huggingface.co/datasets/xiaowu0162/longmemeval-v2/")
-        for _, url, _ in spec.files
-    )
-    with pytest.warns(DatasetWarning, match="no pinned sha256"):
+    for tier in ("small", "medium"):
+        files = get_benchmark_spec(f"longmemeval-v2-{tier}").files
+        assert [rel for rel, _, _ in files] == [
+            "questions.jsonl",
+            "trajectories.jsonl",
+            f"haystacks/lme_v2_{tier}.json",
+        ]
+        assert {rel: sha for rel, _, sha in files} == {rel: PINS[rel] for rel, _, _ in files}
+        assert all(
+            url == f"https://huggingface.co/datasets/xiaowu0162/longmemeval-v2/resolve/"
+            f"f152293e235517d504809563c833d7190b8c713b/{rel}"
+            for rel, url, _ in files
+        )
+    # a hand-made copy is read, and said to differ from the published files
+    with pytest.warns(DatasetWarning, match="3 file\\(s\\) differ from their pins in longmemeval-v2-small"):
         bench = load_benchmark("longmemeval-v2", root)
     assert len(bench.sha256) == 64
     with warnings.catch_warnings():
@@ -125,12 +137,32 @@ def test_registered_unpinned_with_a_warning_and_detected(tmp_path: Path) -> None
     assert default_judges("longmemeval-v2-small") == ("lme-v2",)
 
 
+def test_datasets_verify_checks_each_file_against_its_pin(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from bench_nb.cli import cli
+
+    root = write_dataset(tmp_path / "lme")
+    result = CliRunner().invoke(cli, ["datasets", "verify", str(root), "-b", "longmemeval-v2"])
+    assert result.exit_code == 1, result.output
+    for rel in ("questions.jsonl", "trajectories.jsonl", "haystacks/lme_v2_small.json"):
+        assert f"MISMATCH: {rel}, expected {PINS[rel]}" in result.output
+    assert "f152293" in result.output  # the source names the pinned revision
+
+
+def test_a_cached_copy_that_differs_from_its_pin_is_refused(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    write_dataset(cache / "longmemeval-v2-small")
+    with pytest.raises(DatasetError, match="expected 0a3ae5eb"):
+        load_benchmark("longmemeval-v2", cache_dir=cache, download=False)
+
+
 def test_an_uncached_download_is_refused_offline_naming_the_command(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="download=False"):
         load_benchmark("longmemeval-v2", cache_dir=tmp_path, download=False)
 
 
-def test_an_unpinned_download_warns_with_each_files_hash_and_loads(
+def test_a_pinned_download_is_verified_and_cached(
     tmp_path: Path, file_server, scratch_registry: None
 ) -> None:
     from functools import partial
@@ -145,18 +177,11 @@ def test_an_unpinned_download_warns_with_each_files_hash_and_loads(
     register_benchmark(
         "lmev2-test",
         partial(read_longmemeval_v2, tier="small"),
-        files=tuple((rel, file_server.url(f"d/{rel}"), None) for rel in rels),
+        files=tuple((rel, file_server.url(f"d/{rel}"), sha256_file(src / rel)) for rel in rels),
         source="a local test server",
         folder_files=partial(folder_files, tier="small"),
-        download_unpinned=True,
     )
-    with pytest.warns(DatasetWarning) as caught:
-        bench = load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
-    messages = [str(w.message) for w in caught]
-    for rel in rels:  # each download names the hash it got
-        assert any(sha256_file(src / rel) in m for m in messages), rel
-    assert any("no pinned sha256" in m and "a local test server" in m for m in messages)
+    bench = load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
     assert len(bench.questions) == len(QUESTIONS) and len(file_server.requests) == 3
-    with pytest.warns(DatasetWarning, match="no pinned sha256"):  # a cached unpinned copy warns on every load
-        load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
+    load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
     assert len(file_server.requests) == 3  # cached: nothing downloaded again

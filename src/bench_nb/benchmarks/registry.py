@@ -58,8 +58,6 @@ class BenchmarkSpec:
         source: where a folder benchmark comes from (repository and commit), for messages and docs.
         folder_files: a folder benchmark's files in a local copy, ``folder_files(root)`` (default: BEAM's
             chat folders).
-        download_unpinned: download a folder benchmark's unpinned files anyway, each with a DatasetWarning
-            naming the hash it had (LongMemEval-V2, whose hashes the project could not obtain offline).
     """
 
     name: str
@@ -73,7 +71,6 @@ class BenchmarkSpec:
     files: tuple[tuple[str, str, str | None], ...] = ()
     source: str = ""
     folder_files: Callable[[Path], list[str]] | None = None
-    download_unpinned: bool = False
 
     @property
     def is_folder(self) -> bool:
@@ -114,7 +111,6 @@ def register_benchmark(
     files: tuple[tuple[str, str, str | None], ...] = (),
     source: str = "",
     folder_files: Callable[[Path], list[str]] | None = None,
-    download_unpinned: bool = False,
     replace: bool = False,
 ) -> BenchmarkSpec:
     """Register a benchmark under ``name`` (and ``aliases``).
@@ -131,7 +127,6 @@ def register_benchmark(
         files: a folder benchmark's ``(relative path, url, sha256 or None)`` (see ``BenchmarkSpec``).
         source: where a folder benchmark comes from.
         folder_files: a folder benchmark's files in a local copy (see ``BenchmarkSpec``).
-        download_unpinned: download unpinned folder files with a DatasetWarning (see ``BenchmarkSpec``).
         replace: allow replacing an existing registration of ``name``.
 
     Raises:
@@ -154,7 +149,6 @@ def register_benchmark(
         files=tuple(files),
         source=source,
         folder_files=folder_files,
-        download_unpinned=download_unpinned,
     )
     for alias in [a for a, owner in _ALIASES.items() if owner == key]:
         del _ALIASES[alias]
@@ -353,7 +347,7 @@ def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool
     missing, if allowed)."""
     root = Path(cache_dir) / spec.name
     unpinned = [(rel, url) for rel, url, sha in spec.files if sha is None]
-    if unpinned and not spec.download_unpinned:
+    if unpinned:
         rel, url = unpinned[0]
         raise DatasetError(
             f"benchmark {spec.name}: {len(unpinned)} of its {len(spec.files)} files have no pinned sha256 yet "
@@ -369,22 +363,12 @@ def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool
     for rel, url, sha in absent:
         download_file(url, root / rel, sha256=sha, progress=progress, instead=_local_copy(spec))
     for rel, _, sha in spec.files:
-        if sha is None:  # downloaded unpinned (download_unpinned): warned below
-            continue
         actual = sha256_file(root / rel)
         if actual != sha:
             raise DatasetError(
                 f"{root / rel}: the cached {spec.name} file has sha256 {actual}, expected {sha}; delete it or run "
                 f"`bench-nb datasets download {spec.name} --force`"
             )
-    if unpinned:
-        warnings.warn(
-            f"{root}: {len(unpinned)} file(s) of {spec.name} have no pinned sha256 (e.g. {unpinned[0][0]}; the "
-            f"project could not obtain the hashes of {spec.source or 'its source'} offline): nothing checks that "
-            "this copy is the published dataset; Benchmark.sha256 records what was read",
-            DatasetWarning,
-            stacklevel=3,
-        )
     return root
 
 
@@ -503,22 +487,28 @@ for _tier in TIERS:
         aliases=("beam",) if _tier == "100K" else (),
     )
 
-# LongMemEval-V2: a folder (questions, trajectories, one haystack file per tier) from its Hugging Face dataset.
-# The project could not obtain the files' hashes offline: they are unpinned (None), downloaded with a
-# DatasetWarning naming the hash read (docs/benchmarks.md). Screenshots are not downloaded.
-_LMEV2_HF = "https://huggingface.co/datasets/xiaowu0162/longmemeval-v2/resolve/main"
+# LongMemEval-V2: a folder (questions, trajectories, one haystack file per tier) from its Hugging Face dataset,
+# at the revision several independent public harnesses pin, with the sha256 they agree on (docs/benchmarks.md).
+# Screenshots are not downloaded.
+LMEV2_REVISION = "f152293e235517d504809563c833d7190b8c713b"
+_LMEV2_HF = f"https://huggingface.co/datasets/xiaowu0162/longmemeval-v2/resolve/{LMEV2_REVISION}"
+_LMEV2_PINS = {
+    QUESTIONS_FILE: "0a3ae5ebea938c24d7800e1e0b0828e08ae1646f939a53853b2b8cdc08e292b7",
+    TRAJECTORIES_FILE: "363cec9a8e87aa8d9101ce4e600aadbf7031d674056ebe4f969e8424abc5f3c6",
+    haystack_file("small"): "9b5301defb23a088a5f06e45ff8d5f35e569d78305a66d492046a9fff9b46593",
+    haystack_file("medium"): "4756d5126347f0d18f045bb6c47b08cb3b23e9db24386cc48a9b2879e7969b59",
+}
 for _tier in LMEV2_TIERS:
     register_benchmark(
         f"longmemeval-v2-{_tier}",
         partial(read_longmemeval_v2, tier=_tier),
         description=f"LongMemEval-V2 {_tier}: 451 questions over web-agent trajectories, scored per question "
-        "by its eval_function (Wu et al. 2026; Apache-2.0; unpinned)",
+        "by its eval_function (Wu et al. 2026; Apache-2.0)",
         files=tuple(
-            (rel, f"{_LMEV2_HF}/{rel}", None)
+            (rel, f"{_LMEV2_HF}/{rel}", _LMEV2_PINS[rel])
             for rel in (QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file(_tier))
         ),
-        source="huggingface.co/datasets/xiaowu0162/longmemeval-v2 (main)",
+        source=f"huggingface.co/datasets/xiaowu0162/longmemeval-v2 at {LMEV2_REVISION[:7]}",
         folder_files=partial(lmev2_folder_files, tier=_tier),
-        download_unpinned=True,
         aliases=("longmemeval-v2", "lme-v2") if _tier == "small" else ("lme-v2-medium",),
     )
