@@ -10,6 +10,7 @@ above it) meet only in the run-format package: no read-side package imports the 
 from __future__ import annotations
 
 import ast
+import graphlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,3 +219,65 @@ def test_the_check_catches_a_package_in_no_layer_and_imports_of_the_facade(tmp_p
         "pkg.low:1 imports pkg: imports the facade, not a module",
         "pkg.low:2 imports pkg.extras: imports a package that is in no layer",
     ]
+
+
+def import_cycle(root: Path, package: str = "bench_nb") -> list[str]:
+    """A cycle in the import graph between the package's files (every import that runs, at module top or
+    inside a function; not one under ``if TYPE_CHECKING``), or ``[]``. ``from pkg.sub import mod`` counts as
+    an import of the module ``pkg.sub.mod`` when there is one."""
+    files = {}
+    for path in sorted(root.rglob("*.py")):
+        module, is_package = _module_name(package, root, path)
+        files[module] = (path, is_package)
+    graph: dict[str, set[str]] = {module: set() for module in files}
+    for module, (path, is_package) in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in typing_only:
+                continue
+            names = _imported(node, module, is_package)
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [
+                    f"{names[0]}.{a.name}" if f"{names[0]}.{a.name}" in files else names[0]
+                    for a in node.names
+                ]
+            for name in names:
+                while name and name not in files:  # ``pkg.mod.attr`` is an import of ``pkg.mod``
+                    name = name.rpartition(".")[0]
+                if name and name != module:
+                    graph[module].add(name)
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as err:
+        return list(err.args[1])
+    return []
+
+
+def test_no_import_cycles_between_the_packages_files() -> None:
+    """A cycle broken by an import inside a function is still a cycle (docs/architecture.md: imports inside
+    functions are there for import time only)."""
+    assert import_cycle(Path(bench_nb.__file__).parent) == []
+
+
+def test_the_cycle_check_sees_an_import_inside_a_function_and_skips_type_checking(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "low/__init__.py": "",
+            "low/a.py": "from pkg.low.b import f\n",
+            "low/b.py": "def f():\n    from pkg.low import a\n",
+        },
+    )
+    assert sorted(set(import_cycle(root, "pkg"))) == ["pkg.low.a", "pkg.low.b"]
+    (root / "low" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n"
+    )
+    assert import_cycle(root, "pkg") == []

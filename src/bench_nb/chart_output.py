@@ -3,7 +3,7 @@ bundles (no network, no extension).
 
 altair 6 writes Vega-Lite 6 and asks for ``application/vnd.vegalite.v6+json``, which JupyterLab 4 does not
 know, so its default renderer falls back to HTML that loads Vega from a CDN and stays blank offline. bench_nb's
-charts are plain Vega-Lite 5 under a v6 label: ``lab_renderer`` labels them v5. ``charts.altair_import``
+charts are plain Vega-Lite 5 under a v6 label: ``lab_renderer`` labels them v5. ``charts.theme.altair``
 enables it when bench_nb first hands altair a chart and no renderer was chosen (so ``import bench_nb`` and a
 ``chart_*`` call draw offline with no setup call); ``reports.setup_notebook()`` enables it too. Only the
 standard library here: the report builder and its SVG worker import these names.

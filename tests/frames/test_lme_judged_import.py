@@ -12,11 +12,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from tests.stats_fixtures import write_run
 
 from bench_nb import load_runs, paired_comparison, questions_df
 from bench_nb.errors import RunFormatError
 from bench_nb.runformat.harnesses import detect_format
+from stats_fixtures import write_run
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "harnesses" / "lme_hyps.jsonl.eval-results-gpt-4o"
 LABELS = {"e47becba": True, "118b2229": False, "gpt4_2655b836": True, "0a995998_abs": True}

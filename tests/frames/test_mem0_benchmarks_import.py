@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.stats_fixtures import write_run
 
 from bench_nb import load_runs, paired_comparison, questions_df
 from bench_nb.errors import RunFormatError
 from bench_nb.runformat.harnesses import detect_format
+from stats_fixtures import write_run
 
 FIXTURE = (
     Path(__file__).parents[1]

@@ -12,9 +12,14 @@ from click.testing import CliRunner
 
 from bench_nb.cli import cli
 from bench_nb.roi import RoiStore, roi_results_df
-from bench_nb.roi.distractor import distractor_question, distractor_terms
 from bench_nb.roi.memory import pinned_scopes
-from bench_nb.roi.probers import RUN_LIMIT, content_words, longest_shared_run
+from bench_nb.roi.probers import (
+    RUN_LIMIT,
+    content_words,
+    distractor_question,
+    distractor_terms,
+    longest_shared_run,
+)
 from bench_nb.roi.sample import team_memories, write_sample_memories
 
 

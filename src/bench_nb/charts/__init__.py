@@ -10,7 +10,7 @@ data inline from the polars frame) and ``spec.chart()`` turns the dict into what
 altair chart of that spec, built from altair's own chart classes (so ``.properties()``, ``alt.layer()``,
 JupyterLab's display and altair's schema validation work as they always have), or, while
 ``bench_nb.reports.build_report`` executes a notebook (``BENCH_NB_REPORT=1``), the spec themed as altair
-would theme it, in a ``VegaLiteChart``. altair is imported only at that edge (``charts.altair_import``), so
+would theme it, in a ``VegaLiteChart``. altair is imported only at that edge (``charts.theme.altair``), so
 a report's kernel never imports altair or jsonschema (0.3 s of every report).
 
 ``save(chart, "x.png")`` writes PNG, SVG, PDF or self-contained HTML offline; ``to_svg`` gives the SVG

@@ -157,7 +157,7 @@ def chart(spec: dict[str, Any]) -> Chart:
 def to_altair(spec: dict[str, Any]) -> alt.TopLevelMixin:
     """The altair chart of ``spec``: the chart class for its kind of view (``alt.LayerChart`` for a layer, and
     so on), given the spec's own dicts; altair validates it when it writes it (``to_dict()``)."""
-    from bench_nb.charts.altair_import import altair
+    from bench_nb.charts.theme import altair
 
     alt = altair()
     view = dict(spec)

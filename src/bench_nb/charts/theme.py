@@ -4,13 +4,20 @@ A Vega-Lite config (``bench_nb_theme()``), which every chart's spec carries: in 
 merged into the spec as altair merges a theme (``charts.spec.spec_with_theme``); for altair it is registered
 as ``"bench_nb"`` when altair is first handed a chart, ``use_theme()`` turns it on for the session, and
 ``save``/``to_svg`` always render with it.
+
+altair, at the edge: ``altair()`` imports it (after jsonschema was loaded without its optional format
+checkers, 1.5-2 s saved in every process that draws a chart; see ``bench_nb.fast_imports``) and registers
+this theme with it. Only the functions that hand altair a chart call it (``spec.to_altair``, ``save``,
+``use_theme``, ``themed``); chart modules build plain dicts, so a report kernel never imports altair.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 THEME = "bench_nb"
 FONT = "Helvetica, Arial, sans-serif"
@@ -76,15 +83,31 @@ def bench_nb_theme() -> dict[str, Any]:
 
 def use_theme() -> None:
     """Make bench_nb's theme the active altair theme."""
-    from bench_nb.charts.altair_import import altair
-
     altair().theme.enable(THEME)
 
 
 @contextmanager
 def themed() -> Iterator[None]:
     """Render with bench_nb's theme inside the block (altair), restoring the previous theme after."""
-    from bench_nb.charts.altair_import import altair
-
     with altair().theme.enable(THEME):
         yield
+
+
+@functools.cache
+def altair() -> ModuleType:
+    """The altair module, with the ``bench_nb`` theme registered (not enabled), and bench_nb's renderer
+    (``chart_output.lab_renderer``: Vega-Lite 5, which JupyterLab draws with the Vega it bundles, no
+    network) enabled unless a renderer other than altair's default was chosen."""
+    from bench_nb.chart_output import LAB_RENDERER, lab_renderer
+    from bench_nb.fast_imports import load_jsonschema
+
+    load_jsonschema()
+    import altair as alt
+
+    alt.theme.register(THEME, enable=False)(cast(Any, bench_nb_theme))  # a plain dict, not altair's TypedDict
+    if (
+        alt.renderers.active == "default"
+    ):  # nobody chose one: charts draw in JupyterLab offline, no setup call
+        alt.renderers.register(LAB_RENDERER, lab_renderer)
+        alt.renderers.enable(LAB_RENDERER)
+    return alt

@@ -24,8 +24,12 @@ from bench_nb.errors import ComparisonError
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.clustered import cluster_variance, outcomes, per_cluster
-from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
-from bench_nb.metrics.paired import mcnemar_test
+from bench_nb.metrics.intervals import (
+    mcnemar_test,
+    student_t_quantile,
+    student_t_two_sided_p,
+    wilson_interval,
+)
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_mean_test, smallest_p
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 

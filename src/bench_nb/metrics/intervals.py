@@ -1,10 +1,14 @@
-"""Confidence intervals for proportions."""
+"""Confidence intervals for proportions, and McNemar's test of two paired proportions."""
 
 from __future__ import annotations
 
 import functools
 import math
 from statistics import NormalDist
+from typing import Literal
+
+McNemarMethod = Literal["exact", "chi2-cc", "none"]
+EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 
 # The standard library's inverse normal CDF (Wichura's AS241, ~1e-16): importing scipy.stats costs a second.
 Z95 = NormalDist().inv_cdf(0.975)
@@ -82,3 +86,20 @@ def mean_interval(values: list[float], confidence: float = 0.95) -> tuple[float,
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     half = z * sd / math.sqrt(n)
     return (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def mcnemar_test(a_only: int, b_only: int, exact: bool | None = None) -> tuple[float, float, McNemarMethod]:
+    """McNemar's test: ``(statistic, p_value, method)``; exact when ``a_only + b_only < 25`` by default."""
+    m = a_only + b_only
+    if exact is None:
+        exact = m < EXACT_BELOW
+    if exact:
+        k = min(a_only, b_only)
+        # Two-sided exact binomial: 2·P[X ≤ k], X ~ Binomial(m, 1/2), summed in integers (no scipy import).
+        tail = sum(math.comb(m, i) for i in range(k + 1)) / 2**m
+        return float(k), min(1.0, 2 * tail), "exact"
+    if m == 0:
+        return math.nan, math.nan, "none"
+    stat = (abs(a_only - b_only) - 1) ** 2 / m
+    # The chi-square survival function with one degree of freedom: P[χ²₁ > x] = erfc(sqrt(x / 2)).
+    return float(stat), math.erfc(math.sqrt(stat / 2)), "chi2-cc"

@@ -45,7 +45,7 @@ from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
-from bench_nb.metrics.intervals import wilson_interval
+from bench_nb.metrics.intervals import mcnemar_test, wilson_interval
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import load_runs
@@ -55,7 +55,6 @@ from bench_nb.runformat.spec import differences as settings_differences
 if TYPE_CHECKING:
     import pandas as pd
 
-McNemarMethod = Literal["exact", "chi2-cc", "none"]
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
 SIGNED_RANK = "clustered-signed-rank"  # the test of method="signed-rank"
@@ -73,7 +72,6 @@ METHOD_NOTES: dict[PairedMethod, str] = {
     "haystacks) with the clustered interval of the mean difference: near the 5% line one can exclude 0 while "
     "the other does not.",
 }
-EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 _NAN = math.nan
 
 
@@ -99,23 +97,6 @@ def newcombe_paired_interval(
     low = d - math.sqrt(max(0.0, (p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * psi * (p1 - l1) * (u2 - p2)))
     high = d + math.sqrt(max(0.0, (p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1)))
     return (max(-1.0, low), min(1.0, high))
-
-
-def mcnemar_test(a_only: int, b_only: int, exact: bool | None = None) -> tuple[float, float, McNemarMethod]:
-    """McNemar's test: ``(statistic, p_value, method)``; exact when ``a_only + b_only < 25`` by default."""
-    m = a_only + b_only
-    if exact is None:
-        exact = m < EXACT_BELOW
-    if exact:
-        k = min(a_only, b_only)
-        # Two-sided exact binomial: 2·P[X ≤ k], X ~ Binomial(m, 1/2), summed in integers (no scipy import).
-        tail = sum(math.comb(m, i) for i in range(k + 1)) / 2**m
-        return float(k), min(1.0, 2 * tail), "exact"
-    if m == 0:
-        return _NAN, _NAN, "none"
-    stat = (abs(a_only - b_only) - 1) ** 2 / m
-    # The chi-square survival function with one degree of freedom: P[χ²₁ > x] = erfc(sqrt(x / 2)).
-    return float(stat), math.erfc(math.sqrt(stat / 2)), "chi2-cc"
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:

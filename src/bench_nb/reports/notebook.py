@@ -107,7 +107,7 @@ def setup_notebook(*, static: bool | None = None) -> None:
             formatter.for_type_by_name(ALTAIR_CHART[0], ALTAIR_CHART[1], _display_spec)
         return
     from bench_nb.charts import use_theme
-    from bench_nb.charts.altair_import import altair
+    from bench_nb.charts.theme import altair
 
     use_theme()
     alt = altair()

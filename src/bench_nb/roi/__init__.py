@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench_nb.roi.distractor import DistractorProber
 from bench_nb.roi.errors import MemoryImportError, RoiError, RunInProgressError, StoreError
 from bench_nb.roi.frames import roi_results_df, roi_runs_df
 from bench_nb.roi.imports import ImportSummary, MemoryFile, import_memories, read_memories
@@ -31,7 +30,14 @@ from bench_nb.roi.memory import Memory, ScopeMember, can_read, pinned_scopes, sc
 from bench_nb.roi.metering import deployment_usage, usage_df
 from bench_nb.roi.options import RoiOptions
 from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
-from bench_nb.roi.probers import ParaphraseProber, Prober, ProberReply, TemplateProber, deterministic_prober
+from bench_nb.roi.probers import (
+    DistractorProber,
+    ParaphraseProber,
+    Prober,
+    ProberReply,
+    TemplateProber,
+    deterministic_prober,
+)
 from bench_nb.roi.records import Judgment, ModelUsage, Probe, ProbeDraft, Recall, RunSummary
 from bench_nb.roi.run import RoiRun, run_roi, start_run
 from bench_nb.roi.store import RoiStore, require_store

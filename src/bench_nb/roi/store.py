@@ -15,6 +15,7 @@ for another thread or process. SQL in this module is written once for both backe
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -49,6 +50,8 @@ STALE_AFTER_S = 15 * 60.0
 
 Row = Mapping[str, Any]
 
+#: The Postgres store (``roi.pg_store``, which builds on this module), named rather than imported.
+POSTGRES_STORE = "bench_nb.roi.pg_store:PostgresRoiStore"
 _MEMORY_COLS = "id, owner, scope, visibility, kind, content, created_at, invalidated_at, lang, source"
 _PROBE_COLS = "id, owner, memory_id, scope, question, mode, model, created_at, retired_at, retired_reason"
 
@@ -107,10 +110,9 @@ class RoiStore:
         if isinstance(db, Path) and str(db).startswith(("postgresql:", "postgres:")):
             raise StoreError(f"{db}: a postgresql:// URL was turned into a file path; pass it as a string")
         if cls is RoiStore:
-            if is_postgres(db):
-                from bench_nb.roi.pg_store import PostgresRoiStore
-
-                return object.__new__(PostgresRoiStore)
+            if is_postgres(db):  # the Postgres backend (psycopg) is imported only when a URL names it
+                module, name = POSTGRES_STORE.split(":")
+                return object.__new__(getattr(importlib.import_module(module), name))
             return object.__new__(SqliteRoiStore)
         return object.__new__(cls)
 

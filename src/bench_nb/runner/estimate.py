@@ -40,7 +40,7 @@ from bench_nb.runner.components import (
     make_provider,
     split_specs,
 )
-from bench_nb.runner.selection import NO_QUESTIONS, select_questions
+from bench_nb.runner.selection import NO_QUESTIONS, load_benchmark_spec, select_questions
 from bench_nb.runner.selection import exclude_types as without_types
 from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_K, default_judges, split_provider_settings
 
@@ -309,7 +309,6 @@ def estimate_run(
     """
     from bench_nb.models.aliases import ModelSpec
     from bench_nb.models.prices import cost_usd
-    from bench_nb.runner.run import load_benchmark_spec
 
     names = [p for p in split_specs(providers) if isinstance(p, str)]
     bench = load_benchmark_spec(benchmark, dataset, sha256)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import hashlib
 import logging
 import re
 import shutil
@@ -22,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from bench_nb.errors import BenchNbError, DatasetError, RunFormatError
+from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
@@ -48,7 +47,7 @@ from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
-from bench_nb.runner.selection import NO_QUESTIONS, select_questions
+from bench_nb.runner.selection import NO_QUESTIONS, benchmark_sha256, load_benchmark_spec, select_questions
 from bench_nb.runner.selection import exclude_types as without_types
 from bench_nb.runner.settings import (
     BENCH_NB_VERSION,
@@ -95,20 +94,6 @@ class RunResult(HtmlFields):
 
     def __fspath__(self) -> str:
         return str(self.run_dir)
-
-
-def load_benchmark_spec(
-    benchmark: str | Benchmark, dataset: str | Path | None, sha256: str | None = None
-) -> Benchmark:
-    """A loaded benchmark: passed through, or loaded by name (from ``dataset`` when given); with ``sha256``,
-    one whose file has another hash is refused (``DatasetError``)."""
-    if isinstance(benchmark, Benchmark):
-        if sha256 is not None:
-            _check_pin(benchmark, dataset, sha256)
-        return benchmark
-    from bench_nb.benchmarks import load_benchmark
-
-    return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
 
 
 # The benchmark a comparison loaded once for all its runs: (name, dataset, Benchmark); see ``shared_benchmark``.
@@ -608,22 +593,3 @@ def _close(provider: Provider) -> None:
     close = getattr(provider, "close", None)
     if callable(close):
         close()
-
-
-def _check_pin(bench: Benchmark, dataset: str | Path | None, expected: str) -> None:
-    """Refuse a benchmark whose file does not have the sha256 the user pinned (``--sha256``)."""
-    from bench_nb.benchmarks.download import check_sha256
-
-    actual = bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None)
-    if actual is None:
-        raise DatasetError(f"benchmark {bench.name!r} was not read from a file, so it has no sha256 to check")
-    check_sha256(actual, expected.strip(), source=str(dataset or bench.name))
-
-
-def benchmark_sha256(path: str | Path) -> str:
-    """sha256 of a file (for benchmarks loaded without one)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()

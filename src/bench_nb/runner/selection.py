@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, DatasetError
 from bench_nb.records import Benchmark, Question
 from bench_nb.runformat.format import Sampling
 
@@ -88,3 +90,36 @@ def exclude_types(benchmark: Benchmark, types: str | Sequence[str]) -> Benchmark
         q for q in benchmark.questions if not ({q.question_type.lower(), q.norm_type.lower()} & dropped)
     )
     return dataclasses.replace(benchmark, questions=kept)
+
+
+def load_benchmark_spec(
+    benchmark: str | Benchmark, dataset: str | Path | None, sha256: str | None = None
+) -> Benchmark:
+    """A loaded benchmark: passed through, or loaded by name (from ``dataset`` when given); with ``sha256``,
+    one whose file has another hash is refused (``DatasetError``)."""
+    if isinstance(benchmark, Benchmark):
+        if sha256 is not None:
+            _check_pin(benchmark, dataset, sha256)
+        return benchmark
+    from bench_nb.benchmarks import load_benchmark
+
+    return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
+
+
+def _check_pin(bench: Benchmark, dataset: str | Path | None, expected: str) -> None:
+    """Refuse a benchmark whose file does not have the sha256 the user pinned (``--sha256``)."""
+    from bench_nb.benchmarks.download import check_sha256
+
+    actual = bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None)
+    if actual is None:
+        raise DatasetError(f"benchmark {bench.name!r} was not read from a file, so it has no sha256 to check")
+    check_sha256(actual, expected.strip(), source=str(dataset or bench.name))
+
+
+def benchmark_sha256(path: str | Path) -> str:
+    """sha256 of a file (for benchmarks loaded without one)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
