@@ -139,3 +139,29 @@ def test_an_interval_below_zero_reads_as_two_numbers(fixture_glob: str) -> None:
     positive = paired.data[paired.data["ci_low"] > 0]
     for _, r in positive.iterrows():  # no sign to confuse: the dash stays
         assert f"[{r['ci_low'] * 100:.1f}–{r['ci_high'] * 100:.1f}]" in paired.html
+
+
+def test_what_to_fix_on_a_run_at_zero_percent_says_so(fixture_glob: str) -> None:
+    # issue 37: a run at 0% with no type of 5+ questions and no failure read "no question type stands out;
+    # nothing failed". The overall score is read first.
+    q = bench_nb.questions_df(fixture_glob, backend="polars").filter(
+        (pl.col("run_id") == "synthetic-sqlite") & (pl.col("status") == "evaluated") & ~pl.col("unscored")
+    )
+    zero = q.with_columns(
+        correct=pl.lit(False),
+        score=pl.lit(0.0),
+        question_type_norm=pl.col("question_id"),  # every type of 1
+    )
+    readings = tables.what_to_fix(zero)
+    assert readings[0].topic == "overall" and readings[0].finding == f"overall 0% of {zero.height} scored"
+    assert readings[0].advice == tables.readings.NOTHING_RIGHT_ADVICE
+    html = tables.table_what_to_fix(zero).html
+    assert "nothing failed" not in html and "no answer was right" in html
+    # a weak run (under 60%) is said to be weak overall, before its types; a good run is not
+    half = q.with_columns(correct=pl.col("correct") & (pl.col("question_id").str.len_chars() % 3 == 0))
+    half = half.with_columns(score=pl.col("correct").cast(pl.Float64))
+    assert tables.what_to_fix(half)[0].topic == "overall"
+    assert all(
+        r.topic != "overall"
+        for r in tables.what_to_fix(bench_nb.questions_df(fixture_glob, backend="polars"))
+    )

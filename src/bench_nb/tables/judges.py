@@ -17,6 +17,10 @@ from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, labels_of, m
 FPR_INVESTIGATE = 10.0
 FPR_ADEQUATE = 3.0
 FEW_LABELS = 30  # fewer human labels than this: the verdict says its error rates are rough
+# Fewer labels than this on either side (answers people call right, or wrong): the labels decide nothing. At 10
+# a 90% rate's 95% Wilson interval is about 60-98%, just narrow enough to tell a judge that accepts half of the
+# wrong answers from one that rejects most; below it the verdict and the corrected scores say "cannot tell".
+MIN_LABELS_EACH = 10
 
 
 def _frame(data: Any) -> pl.DataFrame:
@@ -337,8 +341,28 @@ def judge_verdict(
         ):
             if row["accept_rate"] > FPR_INVESTIGATE:
                 lenient[row["judge"]] = row["accept_rate"]
-    if v is not None and not v.filter((pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)).is_empty():
-        scored = v.filter((pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)).with_columns(
+    few: dict[str, str] = {}  # judge -> why its human labels decide nothing
+    if v is not None:
+        for row in v.filter(
+            (pl.col("n_correct") < MIN_LABELS_EACH) | (pl.col("n_incorrect") < MIN_LABELS_EACH)
+        ).iter_rows(named=True):
+            few[row["judge"]] = (
+                f"{row['n']} human labels ({row['n_correct']} right, {row['n_incorrect']} wrong; at least "
+                f"{MIN_LABELS_EACH} of each are needed)"
+            )
+        if few and v.filter(~pl.col("judge").is_in(list(few))).is_empty():
+            judge, why = next(iter(few.items()))
+            lines.append(
+                f"Cannot tell which judge to trust from the human labels: {judge} has {why}. "
+                + ("The leniency audit below is the better guide; label" if rates is not None else "Label")
+                + " more answers with bench_nb.widgets.label_answers."
+            )
+    enough = v.filter(~pl.col("judge").is_in(list(few))) if v is not None else None
+    if (
+        enough is not None
+        and not enough.filter((pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)).is_empty()
+    ):
+        scored = enough.filter((pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)).with_columns(
             youden=pl.col("sensitivity") + pl.col("specificity") - 1,
             flagged=pl.col("judge").is_in(list(lenient)),
         )
@@ -379,7 +403,8 @@ def judge_verdict(
                 trust = best["judge"]
                 se = "" if best["se"] is None else f" and accepts {best['se']:.1f}% of right answers reworded"
                 lines.append(
-                    f"Trust {trust} most (no human labels yet: from the leniency audit): it accepts "
+                    f"Trust {trust} most ({'too few' if few else 'no'} human labels yet: from the leniency "
+                    f"audit): it accepts "
                     f"{best['fpr']:.1f}% of specific-but-wrong answers{se}."
                 )
                 data.append({"kind": "trust", "judge": trust, "basis": "leniency audit", "youden": None})
@@ -400,6 +425,10 @@ def judge_verdict(
         c = c.filter(pl.col("corrected").is_not_null())
         if trust is not None:
             c = c.filter(pl.col("judge") == trust)
+        unsure = c.filter((pl.col("source") == "human labels") & pl.col("judge").is_in(list(few)))
+        for judge in unsure["judge"].unique(maintain_order=True).to_list():
+            lines.append(f"Corrected for {judge}'s errors: cannot tell from {few[judge]}.")
+        c = c.filter(~((pl.col("source") == "human labels") & pl.col("judge").is_in(list(few))))
         moves = []
         for row in c.iter_rows(named=True):
             move = row["corrected"] - row["accuracy"]

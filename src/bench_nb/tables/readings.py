@@ -29,6 +29,16 @@ ADVICE: dict[str, str] = {
     "context lacks the answer, or raise the relevance threshold",
     "other": "look at these questions one by one (explore.ipynb)",
 }
+# The run as a whole, read before its question types: a low score overall is the first thing to fix.
+OVERALL_ADVICE = (
+    "most answers are wrong whatever their type: open the explore report and read a few questions' context "
+    "and answer side by side: an empty or unrelated context points at ingest or search, a context that holds "
+    "the answer at the answer prompt or the judge"
+)
+NOTHING_RIGHT_ADVICE = (
+    "no answer was right: check that ingest stored the conversations and that search returns them (the "
+    "explore report shows each question's context), then that the judge reads the answers it is given"
+)
 
 # Types whose advice is about what the memory stores and retrieves: for a run whose search already returned
 # every piece of evidence (full recall: the full-context baseline) it does not apply, the reader's does.
@@ -78,7 +88,8 @@ def _advice(typ: str, reader: bool) -> str:
 
 
 def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -> list[Reading]:
-    """Findings per run: the question types read ``investigate`` (under 60%) or at least ``gap`` below the
+    """Findings per run: first the run's overall accuracy when it reads ``investigate`` (under 60%; at 0%: no
+    answer was right), then the question types read ``investigate`` or at least ``gap`` below the
     run's overall accuracy (types with fewer than ``min_n`` scored questions are skipped), weakest first,
     at most ``top``; then slow search and failed or unscored questions. A run that retrieves nothing by
     design (``baselines``: no-memory) gets no question-type or latency advice, only its failures; a run at
@@ -93,6 +104,10 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
     for r in scores.iter_rows(named=True):
         rid = r["run_id"]
         mean = base.get(rid)
+        if rid not in skip and accuracy_band(mean) == "investigate":
+            scored = overall.filter(pl.col("run_id") == rid)["scored"][0]
+            advice = NOTHING_RIGHT_ADVICE if mean == 0 else READER_ADVICE if rid in reader else OVERALL_ADVICE
+            out.append(Reading(rid, "overall", f"overall {pct(mean, 0)} of {scored} scored", advice))
         if rid in skip:
             weak = by_type.clear()
         else:
@@ -104,7 +119,7 @@ def what_to_fix(data: Any, *, min_n: int = 5, gap: float = 0.10, top: int = 3) -
             below = mean is not None and acc <= mean - gap
             if accuracy_band(acc) != "investigate" and not below:
                 continue
-            if sum(1 for x in out if x.run_id == rid and x.topic != "latency") >= top:
+            if sum(1 for x in out if x.run_id == rid and x.topic not in ("latency", "overall")) >= top:
                 break
             typ = t["question_type_norm"] or "other"
             finding = f"{typ}: {pct(acc, 0)} of {t['scored']}"
