@@ -22,7 +22,6 @@ are BEAM's own: contradiction-resolution, event-ordering, instruction-following,
 
 from __future__ import annotations
 
-import re
 from typing import Literal, get_args
 
 NormType = Literal[
@@ -102,19 +101,6 @@ _LONGMEMEVAL_TO_NORM: dict[str, NormType] = {
 }
 
 
-def is_beam(benchmark: str) -> bool:
-    """A BEAM benchmark name (``beam``, ``beam-100k``, ...): rubric-scored, fractional scores."""
-    name = benchmark.lower()
-    return name == "beam" or name.startswith("beam-")
-
-
-def is_lmev2(benchmark: str) -> bool:
-    """A LongMemEval-V2 benchmark name (``longmemeval-v2``, ``longmemeval-v2-small``, ``lme-v2``, ...): scored by
-    each question's own ``eval_function``."""
-    name = benchmark.lower()
-    return name.startswith("longmemeval-v2") or name.startswith("lme-v2")
-
-
 def locomo_norm_type(category: int) -> NormType:
     """Normalised type of a LoCoMo category id (1-5)."""
     return _LOCOMO_TO_NORM.get(LOCOMO_CATEGORIES.get(category, ""), "other")
@@ -124,7 +110,7 @@ def normalize_question_type(
     raw: str | None,
     *,
     question_id: str = "",
-    benchmark: str = "",
+    locomo_questions: bool = False,
     memorybench_labels: bool = False,
 ) -> NormType:
     """Map a raw question type to bench_nb's normalised set.
@@ -132,14 +118,15 @@ def normalize_question_type(
     Args:
         raw: the type as the run or dataset wrote it.
         question_id: LongMemEval marks abstention questions by an ``_abs`` suffix on the id.
-        benchmark: the benchmark name (``locomo``, ``longmemeval``, ...).
-        memorybench_labels: the raw type is one of MemoryBench's (wrong) LoCoMo labels, which are
-            translated back to the true category first.
+        locomo_questions: LoCoMo's questions (``BenchmarkTraits.locomo_questions``): a number is its category
+            id.
+        memorybench_labels: with ``locomo_questions``, the raw type is one of MemoryBench's (wrong) LoCoMo
+            labels, which are translated back to the true category first.
     """
     label = (raw or "").strip().lower()
     if question_id.endswith("_abs"):
         return "abstention"
-    if memorybench_labels and benchmark.lower() == "locomo" and label in MEMORYBENCH_LABEL_TO_CATEGORY:
+    if memorybench_labels and locomo_questions and label in MEMORYBENCH_LABEL_TO_CATEGORY:
         return locomo_norm_type(MEMORYBENCH_LABEL_TO_CATEGORY[label])
     if label in _LOCOMO_TO_NORM:
         return _LOCOMO_TO_NORM[label]
@@ -149,7 +136,7 @@ def normalize_question_type(
         return BEAM_TO_NORM[label]
     if label in NORM_TYPES:
         return label  # type: ignore[return-value,unused-ignore]
-    if label.isdigit() and benchmark.lower() == "locomo":
+    if label.isdigit() and locomo_questions:
         return locomo_norm_type(int(label))
     # Substring rules, as judges pick rubrics: keeps custom benchmarks' types useful.
     for needle, norm in (
@@ -168,44 +155,6 @@ def normalize_question_type(
         if needle in label:
             return norm  # type: ignore[return-value]
     return "other"
-
-
-_LOCOMO_QID = re.compile(r"^(?P<hay>.+)-q\d+$")  # MemoryBench's and bench_nb's "<sample_id>-q<index>"
-_LOCOMO_AUDIT_QID = re.compile(
-    r"^(?P<hay>locomo_\d+)_qa\d+$"
-)  # the EverMemOS pipeline's "locomo_<conv>_qa<i>"
-
-
-def haystack_id_of(
-    question_id: str,
-    *,
-    benchmark: str = "",
-    recorded: str | None = None,
-    container_tag: str | None = None,
-    run_id: str | None = None,
-) -> str:
-    """The haystack (the cluster of questions that share what a provider stored) a question belongs to.
-
-    In order: the haystack the run recorded (bench_nb writes ``benchNb.haystackId``); for LoCoMo the
-    conversation, from the question id (``conv-26-q3`` -> ``conv-26``, ``locomo_0_qa3`` -> ``locomo_0``); for
-    LongMemEval the question itself (one haystack per question); else the container tag without its
-    ``-<run id>`` suffix (bench_nb names containers ``<haystack>-<run id>``); else the question id, so a
-    question of unknown haystack is its own cluster.
-    """
-    if recorded:
-        return recorded
-    name = benchmark.lower()
-    if name.startswith("locomo"):
-        match = _LOCOMO_QID.match(question_id) or _LOCOMO_AUDIT_QID.match(question_id)
-        if match:
-            return match["hay"]
-    if name.startswith("longmemeval"):
-        return question_id
-    if container_tag:
-        suffix = f"-{run_id}" if run_id else ""
-        if suffix and container_tag.endswith(suffix) and len(container_tag) > len(suffix):
-            return container_tag[: -len(suffix)]
-    return question_id
 
 
 # LongMemEval's types as MemoryBench registers them. Aliases and descriptions are ours: the shared example

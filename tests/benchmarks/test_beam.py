@@ -51,7 +51,7 @@ def test_a_tier_folder_reads_into_one_haystack_per_chat(tmp_path: Path) -> None:
 
 
 def test_abilities_share_normalised_names_with_locomo_and_longmemeval() -> None:
-    norm = {a: normalize_question_type(a, benchmark="beam-100k") for a in BEAM_ABILITIES}
+    norm = {a: normalize_question_type(a) for a in BEAM_ABILITIES}
     assert norm == {
         "abstention": "abstention",
         "contradiction_resolution": "contradiction-resolution",

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from bench_nb.benchmarks.registry import haystack_id_of
 from bench_nb.frames.questions import questions_frame
 from bench_nb.runner.run import run_benchmark
-from bench_nb.taxonomy import haystack_id_of
 from run_writers import question, write_run
 
 

@@ -14,8 +14,20 @@ import pytest
 from scipy import stats
 
 import bench_nb
+from bench_nb.benchmarks.beam import read_beam
+from bench_nb.benchmarks.registry import BenchmarkTraits, register_benchmark, unregister_benchmark
 from bench_nb.metrics.beam import beam_scores_frame
 from bench_nb.taxonomy import BEAM_ABILITIES
+
+
+@pytest.fixture(autouse=True)
+def beam_test() -> Any:
+    """``beam-test``: a graded benchmark of no known size (a BEAM tier's own would make a 2-chat run partial)."""
+    register_benchmark(
+        "beam-test", read_beam, traits=BenchmarkTraits(default_judges=("rubric",), graded=True)
+    )
+    yield
+    unregister_benchmark("beam-test")
 
 
 def row(

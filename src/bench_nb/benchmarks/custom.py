@@ -207,7 +207,7 @@ def _questions(
                 Problem(where, f"{missing} name no message or session of {q.conversation}", "evidence", q.id),
             )
             continue
-        norm = q.norm_type or normalize_question_type(q.type, question_id=q.id, benchmark="custom")
+        norm = q.norm_type or normalize_question_type(q.type, question_id=q.id)
         answer = q.answer if isinstance(q.answer, str) else json.dumps(q.answer)
         if not answer.strip() and norm != "abstention":
             report(

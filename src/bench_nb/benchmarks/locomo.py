@@ -47,6 +47,14 @@ LOCOMO_SAMPLE_IDS: tuple[str, ...] = (
     "conv-50",
 )
 _AUDIT_ID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
+_HAYSTACK = re.compile(r"^(?P<hay>.+)-q\d+$|^(?P<numbered>locomo_\d+)_qa\d+$")
+
+
+def locomo_haystack(question_id: str) -> str | None:
+    """The conversation a LoCoMo question id names: ``conv-26-q3`` (bench_nb, MemoryBench) -> ``conv-26``,
+    ``locomo_0_qa3`` (the EverMemOS pipeline) -> ``locomo_0``; None for another id."""
+    m = _HAYSTACK.match(question_id)
+    return (m["numbered"] or m["hay"]) if m else None
 
 
 def locomo_id_from_numbered(question_id: str) -> str | None:

@@ -151,7 +151,7 @@ def _item(qid: str, item: dict[str, Any]) -> tuple[Question, Haystack]:
         question=item["question"],
         answer=answer if isinstance(answer, str) else str(answer),
         question_type=qtype,
-        norm_type=normalize_question_type(qtype, question_id=qid, benchmark="longmemeval"),
+        norm_type=normalize_question_type(qtype, question_id=qid),
         haystack_id=qid,
         question_date=question_date,
         evidence_ids=tuple(str(x) for x in item.get("answer_session_ids") or ()),

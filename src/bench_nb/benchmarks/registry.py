@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from importlib import resources
 from pathlib import Path
@@ -29,8 +29,36 @@ from .jsonfile import read_json
 from .lmev2 import QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file, read_longmemeval_v2
 from .lmev2 import TIERS as LMEV2_TIERS
 from .lmev2 import folder_files as lmev2_folder_files
-from .locomo import read_locomo
+from .locomo import locomo_haystack, read_locomo
 from .longmemeval import read_longmemeval
+
+
+@dataclass(frozen=True)
+class BenchmarkTraits:
+    """What code outside the benchmark package knows about a benchmark: read from its registration, never from
+    its name (an unregistered name, an imported run's own, has the defaults).
+
+    Attributes:
+        default_judges: the judges a run gets when none are given (the first is primary).
+        graded: scored by a graded rubric (fractional scores): the primary judge must be a graded one, and the
+            reports show scores per ability (``bench_nb.tables.beam``).
+        tiers: the tiers ``--tier`` picks, each the registered name it loads (``{"500k": "beam-500k"}``).
+        haystacks: how many haystacks the whole benchmark has (a run with fewer is partial).
+        locomo_questions: LoCoMo's questions: category ids 1-5 (MemoryBench relabels them), ids
+            ``<sample_id>-q<index>`` whose sample is the haystack.
+        haystack_per_question: each question is its own haystack (LongMemEval).
+        lafs_reference: the LAFS reference frontiers (``metrics.budget.REFERENCE_FRONTIERS``) are scores on its
+            questions.
+    """
+
+    default_judges: tuple[str, ...] = ("contains", "f1")
+    graded: bool = False
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    haystacks: int | None = None
+    locomo_questions: bool = False
+    haystack_per_question: bool = False
+    lafs_reference: bool = False
+
 
 BenchmarkReader = Callable[[Path, list[Problem] | None], Benchmark]
 """Reads a file into a Benchmark: ``reader(path, problems)``; ``problems`` is None (raise on the first problem)
@@ -58,6 +86,7 @@ class BenchmarkSpec:
         source: where a folder benchmark comes from (repository and commit), for messages and docs.
         folder_files: a folder benchmark's files in a local copy, ``folder_files(root)`` (default: BEAM's
             chat folders).
+        traits: what the rest of bench_nb knows about it (``BenchmarkTraits``).
     """
 
     name: str
@@ -71,6 +100,7 @@ class BenchmarkSpec:
     files: tuple[tuple[str, str, str | None], ...] = ()
     source: str = ""
     folder_files: Callable[[Path], list[str]] | None = None
+    traits: BenchmarkTraits = BenchmarkTraits()
 
     @property
     def is_folder(self) -> bool:
@@ -111,6 +141,7 @@ def register_benchmark(
     files: tuple[tuple[str, str, str | None], ...] = (),
     source: str = "",
     folder_files: Callable[[Path], list[str]] | None = None,
+    traits: BenchmarkTraits | None = None,
     replace: bool = False,
 ) -> BenchmarkSpec:
     """Register a benchmark under ``name`` (and ``aliases``).
@@ -127,6 +158,7 @@ def register_benchmark(
         files: a folder benchmark's ``(relative path, url, sha256 or None)`` (see ``BenchmarkSpec``).
         source: where a folder benchmark comes from.
         folder_files: a folder benchmark's files in a local copy (see ``BenchmarkSpec``).
+        traits: what the rest of bench_nb knows about it (``BenchmarkTraits``; default: the defaults).
         replace: allow replacing an existing registration of ``name``.
 
     Raises:
@@ -141,14 +173,19 @@ def register_benchmark(
             )
     if url and not filename:
         filename = url.rstrip("/").rsplit("/", 1)[-1]
-    spec = BenchmarkSpec(key, reader, description, url, sha256.lower() if sha256 else None, filename)
-    spec = dataclasses.replace(
-        spec,
-        aliases=tuple(a.lower() for a in aliases),
-        bundled=bundled,
-        files=tuple(files),
-        source=source,
-        folder_files=folder_files,
+    spec = BenchmarkSpec(
+        key,
+        reader,
+        description,
+        url,
+        sha256.lower() if sha256 else None,
+        filename,
+        tuple(a.lower() for a in aliases),
+        bundled,
+        tuple(files),
+        source,
+        folder_files,
+        traits or BenchmarkTraits(),
     )
     for alias in [a for a, owner in _ALIASES.items() if owner == key]:
         del _ALIASES[alias]
@@ -183,6 +220,45 @@ def get_benchmark_spec(name: str) -> BenchmarkSpec:
         known = ", ".join(list(_REGISTRY) + list(_ALIASES))
         raise DatasetError(f"unknown benchmark {name!r}; known: {known}")
     return spec
+
+
+def benchmark_traits(name: str) -> BenchmarkTraits:
+    """The traits of the benchmark registered as ``name`` (or an alias); the defaults for any other name (an
+    imported run's own benchmark name, a custom file's)."""
+    key = name.lower()
+    spec = _REGISTRY.get(_ALIASES.get(key, key))
+    return spec.traits if spec is not None else BenchmarkTraits()
+
+
+def haystack_id_of(
+    question_id: str,
+    *,
+    benchmark: str = "",
+    recorded: str | None = None,
+    container_tag: str | None = None,
+    run_id: str | None = None,
+) -> str:
+    """The haystack (the cluster of questions that share what a provider stored) a question belongs to.
+
+    In order: the haystack the run recorded (bench_nb writes ``benchNb.haystackId``); for LoCoMo's questions
+    (``BenchmarkTraits.locomo_questions``) the conversation, from the question id (``conv-26-q3`` ->
+    ``conv-26``, ``locomo_0_qa3`` -> ``locomo_0``); for a benchmark whose questions are their own haystacks
+    (LongMemEval) the question itself; else the container tag without its ``-<run id>`` suffix (bench_nb names
+    containers ``<haystack>-<run id>``); else the question id, so a question of unknown haystack is its own
+    cluster.
+    """
+    if recorded:
+        return recorded
+    traits = benchmark_traits(benchmark)
+    if traits.locomo_questions and (hay := locomo_haystack(question_id)):
+        return hay
+    if traits.haystack_per_question:
+        return question_id
+    if container_tag:
+        suffix = f"-{run_id}" if run_id else ""
+        if suffix and container_tag.endswith(suffix) and len(container_tag) > len(suffix):
+            return container_tag[: -len(suffix)]
+    return question_id
 
 
 def load_benchmark(
@@ -435,25 +511,30 @@ register_benchmark(
     description="LoCoMo: 10 long conversations, 1,986 questions (Maharana et al., ACL 2024; CC BY-NC 4.0)",
     url="https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
     sha256="79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
+    traits=BenchmarkTraits(locomo_questions=True),
 )
+_LONGMEMEVAL = BenchmarkTraits(haystack_per_question=True)
 register_benchmark(
     "longmemeval",
     read_longmemeval,
     description="LongMemEval oracle split: 500 questions, evidence sessions only (Wu et al., ICLR 2025; MIT)",
     url=f"{_HF}/longmemeval_oracle.json",
     aliases=("longmemeval-oracle",),
+    traits=_LONGMEMEVAL,
 )
 register_benchmark(
     "longmemeval-s",
     partial(read_longmemeval, name="longmemeval-s"),
     description="LongMemEval S: 500 questions, ~48 sessions each (~277 MB)",
     url=f"{_HF}/longmemeval_s_cleaned.json",
+    traits=_LONGMEMEVAL,
 )
 register_benchmark(
     "longmemeval-m",
     partial(read_longmemeval, name="longmemeval-m"),
     description="LongMemEval M: 500 questions, ~500 sessions each (several GB)",
     url=f"{_HF}/longmemeval_m_cleaned.json",
+    traits=_LONGMEMEVAL,
 )
 
 
@@ -475,6 +556,7 @@ register_benchmark(
     bundled=_sample_path(),
 )
 _BEAM_CHATS = {"100K": "20 chats of ~128K tokens", "500K": "35 chats", "1M": "35 chats", "10M": "10 chats"}
+_BEAM_TIERS = {t.lower(): f"beam-{t.lower()}" for t in TIERS}
 for _tier in TIERS:
     _pins = tier_pins(_tier)
     register_benchmark(
@@ -485,6 +567,12 @@ for _tier in TIERS:
         files=tuple((rel, _pins.url(rel), _pins.sha256.get(rel)) for rel in _pins.files()),
         source=f"github.com/{_pins.repository} at {_pins.commit[:7]}",
         aliases=("beam",) if _tier == "100K" else (),
+        traits=BenchmarkTraits(
+            default_judges=("rubric",),  # BEAM is scored by its rubric (bench_nb.judges.beam)
+            graded=True,
+            tiers=_BEAM_TIERS,
+            haystacks=_pins.chats,
+        ),
     )
 
 # LongMemEval-V2: a folder (questions, trajectories, one haystack file per tier) from its Hugging Face dataset,
@@ -498,6 +586,12 @@ _LMEV2_PINS = {
     haystack_file("small"): "9b5301defb23a088a5f06e45ff8d5f35e569d78305a66d492046a9fff9b46593",
     haystack_file("medium"): "4756d5126347f0d18f045bb6c47b08cb3b23e9db24386cc48a9b2879e7969b59",
 }
+_LMEV2 = BenchmarkTraits(
+    default_judges=("lme-v2",),  # each question's eval_function (bench_nb.judges.lmev2)
+    tiers={t: f"longmemeval-v2-{t}" for t in LMEV2_TIERS},
+    haystack_per_question=True,
+    lafs_reference=True,
+)
 for _tier in LMEV2_TIERS:
     register_benchmark(
         f"longmemeval-v2-{_tier}",
@@ -511,4 +605,5 @@ for _tier in LMEV2_TIERS:
         source=f"huggingface.co/datasets/xiaowu0162/longmemeval-v2 at {LMEV2_REVISION[:7]}",
         folder_files=partial(lmev2_folder_files, tier=_tier),
         aliases=("longmemeval-v2", "lme-v2") if _tier == "small" else ("lme-v2-medium",),
+        traits=_LMEV2,
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from bench_nb.benchmarks.registry import benchmark_traits, list_benchmarks
 from bench_nb.errors import BenchNbError
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.spec import RunSpec
@@ -30,7 +31,6 @@ from bench_nb.runner.settings import (
     DEFAULT_QUESTION_TIMEOUT_S,
     ExecutionOptions,
 )
-from bench_nb.taxonomy import is_beam, is_lmev2
 
 _DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
 
@@ -254,15 +254,17 @@ def _benchmark(opts: dict[str, Any]) -> str | None:
     name, tier = opts["benchmark"], opts.get("tier")
     if tier is None:
         return name
-    if name is not None and is_lmev2(name):
-        if tier.lower() not in ("small", "medium"):
-            raise click.UsageError(f"LongMemEval-V2's tiers are small and medium, not {tier}")
-        return f"longmemeval-v2-{tier.lower()}"
-    if tier.lower() in ("small", "medium"):
-        raise click.UsageError(f"--tier {tier} is LongMemEval-V2's (-b longmemeval-v2 --tier {tier.lower()})")
-    if name is None or name.lower() not in ("beam", *(f"beam-{t}" for t in ("100k", "500k", "1m", "10m"))):
-        raise click.UsageError(f"--tier is BEAM's (-b beam --tier {tier}), not {name or 'no benchmark'}'s")
-    return f"beam-{tier.lower()}"
+    tiers = benchmark_traits(name or "").tiers
+    if tier.lower() in tiers:
+        return tiers[tier.lower()]
+    owners = [
+        t.tiers[tier.lower()] for t in map(benchmark_traits, list_benchmarks()) if tier.lower() in t.tiers
+    ]
+    raise click.UsageError(
+        f"--tier {tier} is not a tier of {name or 'no benchmark'} ("
+        + (f"its tiers: {', '.join(tiers)}" if tiers else "it has none")
+        + (f"; {owners[0]} has it: -b {owners[0]})" if owners else ")")
+    )
 
 
 def _summary_line(result: Any) -> str:
@@ -340,7 +342,7 @@ def run(provider: str | None, run_id: str | None, repeat: int, **opts: Any) -> N
     # Only what was typed: the runner reads the rest of a resumed run's settings from its directory.
     result = run_spec(_spec(provider, opts), _options(opts), run_id=run_id, runs_dir=opts["runs_dir"])
     click.echo(_summary_line(result))
-    if is_beam(result.benchmark) and result.evaluated:
+    if benchmark_traits(result.benchmark).graded and result.evaluated:
         click.echo(_beam_line(result.run_dir))
     click.echo(f"Run directory: {result.run_dir}")
     if result.failed:

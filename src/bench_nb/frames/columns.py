@@ -128,7 +128,7 @@ QUESTIONS = Frame(
                 _STR,
                 "taxonomy",
                 "the cluster: the LoCoMo conversation, the BEAM chat, the LongMemEval question's own haystack "
-                "(as the run recorded it, else as `bench_nb.taxonomy.haystack_id_of` derives it)",
+                "(as the run recorded it, else as `bench_nb.benchmarks.registry.haystack_id_of` derives it)",
             ),
         ),
         _group(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_chec
 import polars as pl
 
 from bench_nb.benchmarks.errata import Errata
+from bench_nb.benchmarks.registry import haystack_id_of
 from bench_nb.errors import Problem
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
@@ -26,7 +27,6 @@ from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_view
 from bench_nb.runformat.question_types import question_type_columns, question_types
 from bench_nb.runformat.spec import read_spec
 from bench_nb.runformat.view import QuestionView
-from bench_nb.taxonomy import haystack_id_of
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 import polars as pl
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import student_t_quantile
 from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
-from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM, is_beam
+from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,7 +83,7 @@ def beam_scores_frame(
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
     rows: list[dict[str, Any]] = []
     beam = as_questions(data).filter(
-        pl.col("benchmark").map_elements(is_beam, return_dtype=pl.Boolean)
+        pl.col("benchmark").map_elements(lambda b: benchmark_traits(b).graded, return_dtype=pl.Boolean)
         & pl.col("question_type").is_in(list(BEAM_ABILITIES))
     )
     for (run_id,), run in beam.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
@@ -140,7 +141,7 @@ def _run_rows(
                 "comparable": not partial,
             }
         )
-    expected = _tier_chats(str(base["benchmark"]))
+    expected = benchmark_traits(str(base["benchmark"])).haystacks
     partial_any |= expected is not None and len(chats) < expected
     overall = _overall(point[None, :])[0]
     low, high = _t_interval(overall, _deviations(matrix, point), confidence)
@@ -204,14 +205,6 @@ def _t_interval(mean: float, u: np.ndarray, confidence: float) -> tuple[float, f
 
 def _num(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
-
-
-def _tier_chats(benchmark: str) -> int | None:
-    """How many chats the named tier has (None for a benchmark name without a known tier)."""
-    from bench_nb.benchmarks.beam import TIERS, tier_pins
-
-    tier = benchmark.lower().removeprefix("beam-").upper()
-    return tier_pins(tier).chats if tier in TIERS else None
 
 
 def _natural(hid: str) -> tuple[str, int]:

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
-from bench_nb.taxonomy import is_lmev2
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,7 +128,7 @@ def other_benchmarks(q: pl.DataFrame) -> list[str]:
     if "benchmark" not in q.columns:
         return []
     names = q["benchmark"].drop_nulls().cast(pl.Utf8).unique().to_list()
-    return sorted(b for b in names if not is_lmev2(b))
+    return sorted(b for b in names if not benchmark_traits(b).lafs_reference)
 
 
 def _check_reference(reference: Any, q: pl.DataFrame) -> None:

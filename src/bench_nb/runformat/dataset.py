@@ -133,5 +133,5 @@ def _longmemeval(data: list[Any]) -> Any:
             question=str(item.get("question", "")),
             ground_truth=js_string(item.get("answer", _MISSING)),
             true_type=qtype,
-            norm_type=normalize_question_type(qtype, question_id=qid, benchmark="longmemeval"),
+            norm_type=normalize_question_type(qtype, question_id=qid),
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.runformat.dataset import DatasetQuestion
 from bench_nb.taxonomy import (
     LOCOMO_CATEGORIES,
@@ -45,19 +46,20 @@ def question_types(
         dq = index[qid]
         return dq.norm_type, dq.category, "dataset"
     memorybench_labels = not true_labels
+    locomo = benchmark_traits(benchmark).locomo_questions
     if isinstance(recorded, str) and recorded in NORM_TYPES:
         norm = recorded
     else:
         norm = normalize_question_type(
-            raw, question_id=qid, benchmark=benchmark, memorybench_labels=memorybench_labels
+            raw, question_id=qid, locomo_questions=locomo, memorybench_labels=memorybench_labels
         )
     category = None
-    if benchmark.lower() == "locomo":
+    if locomo:
         if memorybench_labels:
             category = MEMORYBENCH_LABEL_TO_CATEGORY.get(raw)
         else:
             category = _LOCOMO_NAME_TO_CATEGORY.get(raw)
-    source = "memorybench-label" if memorybench_labels and benchmark.lower() == "locomo" else "run"
+    source = "memorybench-label" if memorybench_labels and locomo else "run"
     return norm, category, source
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
@@ -57,11 +58,9 @@ from bench_nb.runner.settings import (
     DEFAULT_K,
     DEFAULT_QUESTION_TIMEOUT_S,
     ExecutionOptions,
-    default_judges,
     recorded_settings,
     split_provider_settings,
 )
-from bench_nb.taxonomy import is_beam
 from bench_nb.text import HtmlFields
 
 log = logging.getLogger(__name__)
@@ -476,7 +475,8 @@ def _found(
     """The answerer and judges made, and the run's settings with what they tell (``RunSpec.found``)."""
     inv, objects = spec.asked_for, components.objects
     answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
-    judges = objects.get("judges") or inv.judges or list(default_judges(bench.name))
+    traits = benchmark_traits(bench.name)
+    judges = objects.get("judges") or inv.judges or list(traits.default_judges)
     answerer_options, judge_options = components.answerer_options, components.judge_options
     if inv.allow_provider_prompts:  # the provider's own prompts need the provider object
         answerer_options, judge_options = provider_prompt_options(
@@ -488,10 +488,11 @@ def _found(
     )
     judge_objs = make_judges(judges, judge_options)
     check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
-    if is_beam(bench.name) and getattr(judge_objs[0], "graded", False) is not True:
+    if traits.graded and getattr(judge_objs[0], "graded", False) is not True:
+        graded = traits.default_judges[0]
         raise BenchNbError(
-            f"{bench.name} is scored by its rubric: the first judge must be 'rubric' (offline) or "
-            f"'rubric:<model>', not {judge_objs[0].name!r} (-j rubric or -j rubric:gpt-4o)"
+            f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
+            f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
         )
     tokenizer = getattr(answerer_obj, "tokenizer", None)
     spec = spec.found(

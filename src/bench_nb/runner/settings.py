@@ -9,26 +9,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench_nb.benchmarks.registry import BenchmarkTraits, benchmark_traits
 from bench_nb.errors import BenchNbError, ProviderError
 from bench_nb.runformat.format import PHASES, Concurrency
 from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import RetryPolicy
-from bench_nb.taxonomy import is_beam, is_lmev2
 
 BENCH_NB_VERSION = 1
 DEFAULT_K = 10
 DEFAULT_CONCURRENCY = 8
 DEFAULT_ANSWERER = "extractive"
-DEFAULT_JUDGES = ("contains", "f1")  # contains first: extractive answers are whole sentences
-BEAM_DEFAULT_JUDGES = ("rubric",)  # BEAM is scored by its rubric (bench_nb.judges.beam)
-LMEV2_DEFAULT_JUDGES = ("lme-v2",)  # LongMemEval-V2: each question's eval_function (bench_nb.judges.lmev2)
+DEFAULT_JUDGES = BenchmarkTraits.default_judges  # contains first: extractive answers are whole sentences
 
 
 def default_judges(benchmark: str) -> tuple[str, ...]:
-    """The judges a run of ``benchmark`` gets when none are given."""
-    if is_lmev2(benchmark):
-        return LMEV2_DEFAULT_JUDGES
-    return BEAM_DEFAULT_JUDGES if is_beam(benchmark) else DEFAULT_JUDGES
+    """The judges a run of ``benchmark`` gets when none are given (``BenchmarkTraits.default_judges``)."""
+    return benchmark_traits(benchmark).default_judges
 
 
 DEFAULT_INDEXING_TIMEOUT_S = 600.0

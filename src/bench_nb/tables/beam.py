@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, render
-from bench_nb.taxonomy import is_beam
 
 if TYPE_CHECKING:
     from bench_nb.metrics.beam import PartialCredit
@@ -24,9 +24,13 @@ def _points(x: float | None) -> str:
     return "n/a" if x is None else f"{x * 100:.1f}"
 
 
+def _graded(benchmark: str) -> bool:
+    return benchmark_traits(benchmark).graded
+
+
 def _judge_note(q: pl.DataFrame) -> str:
     judges = sorted(
-        set(q.filter(pl.col("benchmark").map_elements(is_beam, return_dtype=pl.Boolean))["judge"])
+        set(q.filter(pl.col("benchmark").map_elements(_graded, return_dtype=pl.Boolean))["judge"])
     )
     parts = []
     for j in judges:
@@ -42,7 +46,7 @@ def _judge_note(q: pl.DataFrame) -> str:
 def has_beam(data: Any) -> bool:
     """Whether the runs hold BEAM questions (the compare report shows its BEAM section then)."""
     q = as_questions(data)
-    return bool(len(q)) and bool(q["benchmark"].map_elements(is_beam, return_dtype=pl.Boolean).any())
+    return bool(len(q)) and bool(q["benchmark"].map_elements(_graded, return_dtype=pl.Boolean).any())
 
 
 def table_beam(data: Any, *, resamples: int | None = UNSET, seed: int | None = UNSET) -> Table:

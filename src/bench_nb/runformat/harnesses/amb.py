@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
@@ -48,7 +49,7 @@ def looks_like(data: Any) -> bool:
 
 def question_id(dataset: str, query_id: str) -> str:
     """bench_nb's id of an AMB query: LoCoMo's ``conv-26_q3`` is ``conv-26-q3``; the rest as AMB wrote them."""
-    m = _LOCOMO_ID.match(query_id) if dataset == "locomo" else None
+    m = _LOCOMO_ID.match(query_id) if benchmark_traits(dataset).locomo_questions else None
     return f"{m.group(1)}-q{m.group(2)}" if m else query_id
 
 

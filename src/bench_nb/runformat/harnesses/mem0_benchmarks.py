@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
@@ -53,7 +54,7 @@ def _depth(label: str) -> int:
 def question_id(benchmark: str, raw: str) -> str:
     """bench_nb's id of a question: LoCoMo's ``conv<c>_q<i>`` as the canonical ``<sample_id>-q<i>``, others as
     written."""
-    m = _ID.match(raw) if benchmark == "locomo" else None
+    m = _ID.match(raw) if benchmark_traits(benchmark).locomo_questions else None
     if m and int(m.group(1)) < len(LOCOMO_SAMPLE_IDS):
         return canonical_id(int(m.group(1)), int(m.group(2)))
     return raw
