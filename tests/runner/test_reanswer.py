@@ -98,6 +98,28 @@ def test_reanswer_offline_through_the_command(tmp_path: Path) -> None:
     assert len((run / "reanswer.jsonl").read_text().splitlines()) == n
 
 
+def test_a_torn_tail_of_reanswer_jsonl_is_repaired_before_the_next_record(tmp_path: Path) -> None:
+    """A reanswer killed mid-write leaves a last line without its newline (issue 38): the next reanswer cuts
+    it off (as journal.jsonl's writer does) instead of gluing its first record onto it."""
+    run_benchmark("sqlite", "sample", k=1, run_id="s1", runs_dir=tmp_path, progress=False)
+    run = tmp_path / "s1"
+    assert _cli("reanswer", str(run), "--from", "gold-evidence").returncode == 0
+    file = run / "reanswer.jsonl"
+    full, _ = read_reanswers(run)
+    lines = file.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 2
+    torn = lines[-1][: len(lines[-1]) // 2]  # the last record, half written
+    file.write_bytes(b"".join(lines[:-1]) + torn)
+
+    again = _cli("reanswer", str(run), "--from", "gold-evidence")
+    assert again.returncode == 0, again.stderr
+    assert "1 wrong answer(s) answered again" in again.stdout  # the torn one only
+    records, problems = read_reanswers(run)
+    assert problems == []  # no line glued onto the torn one
+    assert sorted(records) == sorted(full) and len(records) == len(lines)
+    assert len(file.read_bytes().splitlines()) == len(lines)
+
+
 def test_an_unknown_source_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BenchNbError, match="unknown source 'retrieved'"):
         reanswer(tmp_path, source="retrieved")

@@ -24,7 +24,10 @@ where readers that opened the store before still find them for ``KEEP_SUPERSEDED
 them. A crash leaves the previous version current and the new files unreferenced (readers go through
 ``runs.parquet``; the next export moves them out). One writer at a time: an export of a local store holds
 its lock (``lock_store``, a ``flock`` on ``STORE/.lock``, removed when it is done); a second one waits.
-A refused first export (``ExportResult.refused``, or an error) leaves nothing it created.
+A refused first export (``ExportResult.refused``, or an error) leaves nothing it created. Each version's
+settings file also keeps the run's row of ``runs.parquet``: a lost or damaged ``runs.parquet`` is rebuilt from
+the partitions by the next export (each run at its newest version that reads back), or, when some run's files
+cannot be read back, the export refuses and changes nothing; an intact run is never retired.
 
 ``load_runs(STORE)`` returns a ``StoredRuns``: lazy polars scans of the current files, only the selected
 runs' files (``runs=[run ids]``), so a report over 3 runs of a 1,000-run store reads 3 partitions. The frame
@@ -327,8 +330,18 @@ def _open_root(fs: pafs.FileSystem, root: str) -> None:
     marker = f"{root}/{MARKER}"
     if _exists(fs, marker):
         with fs.open_input_stream(marker) as f:
-            info = json.loads(f.read())
-        if info.get("format") != STORE_FORMAT or info.get("version") != STORE_VERSION:
+            raw = f.read()
+        try:
+            info = json.loads(raw)
+        except (UnicodeDecodeError, ValueError) as err:
+            raise RunFormatError(
+                marker, f"the store's marker is not JSON ({err}): not a bench_nb run store, or a damaged one"
+            ) from None
+        if (
+            not isinstance(info, dict)
+            or info.get("format") != STORE_FORMAT
+            or info.get("version") != STORE_VERSION
+        ):
             raise RunFormatError(marker, f"not a bench_nb run store of version {STORE_VERSION}: {info}")
         return
     if _exists(fs, root):
@@ -576,20 +589,23 @@ def _export(
     result = ExportResult(store=os.fspath(to), problems=list(problems))
     schemas = _schemas()
     runs_columns = {**schemas["runs"], **STORE_COLUMNS}
+    damage = f"no {RUNS_FILE}"
     try:
         table = _read_runs_table(fs, root)
-    except RunFormatError as err:  # rebuilt from this export's runs; the others' files are retired
+    except RunFormatError as err:
         if strict:
             raise
-        result.problems.append(
-            Problem(
-                err.path,
-                f"{err.problem.message}: rebuilt from the runs of this export (export the others again)",
-            )
-        )
-        table = None
+        table, damage = None, err.problem.message
     if table is None:
-        table = pl.DataFrame(schema=runs_columns)
+        table = _rebuild_runs_table(fs, root, runs_columns)
+        if len(table):  # a runs table lost or damaged: every intact run's files are current again
+            _commit_runs_table(fs, root, table)
+            result.problems.append(
+                Problem(
+                    f"{root}/{RUNS_FILE}",
+                    f"{damage}: rebuilt from the {len(table)} run(s) whose files are intact",
+                )
+            )
     _clean(fs, root, table)
     recorded = dict(zip(table["source_path"].to_list(), table["fingerprint"].to_list(), strict=True))
     seen: dict[str, str] = {}
@@ -628,6 +644,56 @@ def _export(
     return result
 
 
+def _rebuild_runs_table(fs: pafs.FileSystem, root: str, columns: dict[str, Any]) -> pl.DataFrame:
+    """The runs table as the partitions give it (runs.parquet lost or damaged): each run's newest version
+    whose files are all readable, its row from its settings file (``_settings_json``).
+
+    Raises:
+        RunFormatError: a run's files are there but none of its versions can be read back (or they predate
+            the row kept in the settings file): rebuilding would drop it, so the export touches nothing.
+    """
+    import pyarrow.fs as pafs
+
+    rows: list[dict[str, Any]] = []
+    folder = f"{root}/settings"
+    if not _exists(fs, folder):
+        return pl.DataFrame(schema=columns)
+    for part in sorted(fs.get_file_info(pafs.FileSelector(folder)), key=lambda i: i.base_name):
+        if part.type != pafs.FileType.Directory or not part.base_name.startswith("run="):
+            continue
+        key = part.base_name.removeprefix("run=")
+        versions = sorted(
+            (
+                i.base_name.removesuffix(".json")
+                for i in fs.get_file_info(pafs.FileSelector(part.path))
+                if i.type == pafs.FileType.File
+                and i.base_name.endswith(".json")
+                and not i.base_name.startswith(".")
+            ),
+            reverse=True,
+        )
+        row = next((r for v in versions if (r := _recorded_row(fs, root, key, v)) is not None), None)
+        if row is None:
+            raise RunFormatError(
+                f"{root}/{RUNS_FILE}",
+                f"the store's runs table is missing or damaged, and the files of run partition {key!r} cannot "
+                "be read back into it (damaged, or written by an older bench_nb): nothing was changed; export "
+                "every run again into a new store",
+            )
+        rows.append(row)
+    return pl.DataFrame(rows, schema=columns) if rows else pl.DataFrame(schema=columns)
+
+
+def _recorded_row(fs: pafs.FileSystem, root: str, key: str, version: str) -> dict[str, Any] | None:
+    """The runs-table row a version's settings file keeps, when every file of that version is readable."""
+    if not _readable(fs, root, key, version):
+        return None
+    with fs.open_input_stream(f"{root}/settings/run={key}/{version}.json") as f:
+        row = json.loads(f.read()).get("run")
+    ok = isinstance(row, dict) and row.get("partition") == key and row.get("version") == version
+    return row if ok else None
+
+
 def _readable(fs: pafs.FileSystem, root: str, key: str, version: str) -> bool:
     """Whether a version's files are all there and readable (Parquet footers, settings JSON): a re-export
     writes a run again whose files were damaged or lost."""
@@ -645,8 +711,14 @@ def _readable(fs: pafs.FileSystem, root: str, key: str, version: str) -> bool:
     return True
 
 
-def _settings_json(run: Run) -> str:
-    record = {"spec": msgspec.to_builtins(read_spec(run)), "harness": harness_record(run)}
+def _settings_json(run: Run, row: pl.DataFrame) -> str:
+    """The run's settings file: its spec, harness record, and its row of the runs table (``row``: what
+    rebuilds runs.parquet if it is lost or damaged)."""
+    record = {
+        "spec": msgspec.to_builtins(read_spec(run)),
+        "harness": harness_record(run),
+        "run": row.row(0, named=True),
+    }
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
@@ -697,11 +769,6 @@ def _write_run(
     }
     key = partition_key(run.run_id)
     version = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
-    for name, frame in frames.items():
-        _write_parquet(fs, f"{root}/{name}/run={key}/{version}.parquet", frame.to_arrow())
-    fs.create_dir(f"{root}/settings/run={key}", recursive=True)
-    with fs.open_output_stream(f"{root}/settings/run={key}/{version}.json") as f:
-        f.write(_settings_json(run).encode())
     row = runs_frame(one).with_columns(
         partition=pl.lit(key),
         version=pl.lit(version),
@@ -710,6 +777,11 @@ def _write_run(
         dataset=pl.lit(dataset, pl.Utf8),
         source_path=pl.lit(str(run.path.resolve())),
     )
+    for name, frame in frames.items():
+        _write_parquet(fs, f"{root}/{name}/run={key}/{version}.parquet", frame.to_arrow())
+    fs.create_dir(f"{root}/settings/run={key}", recursive=True)
+    with fs.open_output_stream(f"{root}/settings/run={key}/{version}.json") as f:
+        f.write(_settings_json(run, row).encode())  # last: a version with its settings file is whole
     previous = table.filter(pl.col("run_id") == run.run_id).select("partition", "version").rows()
     table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)])
     _commit_runs_table(fs, root, table)
@@ -958,7 +1030,9 @@ def open_store(
             table = pl.read_parquet(io.BytesIO(runs_file.read_bytes())) if runs_file.is_file() else None
         except (pl.exceptions.PolarsError, OSError) as err:
             raise RunFormatError(
-                runs_file, f"cannot read the store's runs table ({err}); export the runs again to rebuild it"
+                runs_file,
+                f"cannot read the store's runs table ({err}); any export into the store rebuilds it from "
+                "the runs' files",
             ) from None
     else:
         fs, root = resolve_filesystem(store, filesystem)

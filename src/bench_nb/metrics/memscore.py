@@ -3,7 +3,10 @@
 - quality = ``Math.round(correct / evaluated * 100)``
 - latency_ms (MemoryBench's latencyMs) = MemoryBench's mean search duration (``round(sum / n)`` over non-zero durations)
 - context_tokens (MemoryBench's contextTokens) = ``round(sum(contextTokens) / number of questions that have it)``, shown only when every
-  evaluated question has ``promptTokens`` (otherwise ``None`` and ``n/a`` in the display string). A run that
+  evaluated question has ``promptTokens`` (otherwise ``None`` and ``n/a`` in the display string; a run imported
+  from another harness's file that records prompt tokens needs only some question to have them: its
+  ``contextTokens`` are the harness's own figure, and a row whose prompt tokens could not be read is a
+  problem naming it, not a reason to hide the others' tokens). A run that
   has only report.json has no per-question tokens: its context_tokens is the report's own
   (``memscoreComponents.contextTokens``, which MemoryBench wrote under the same rule), or ``None``.
 
@@ -58,6 +61,10 @@ def _per_run(questions: pl.DataFrame) -> pl.DataFrame:
         search_ms=scored("search_ms"),
         context_tokens=scored("context_tokens"),
         prompt_tokens_missing=scored("prompt_tokens").null_count(),
+        prompt_tokens_any=scored("prompt_tokens").is_not_null().any(),
+        imported=~pl.col("harness").first().is_in(["bench_nb", "memorybench"])
+        if "harness" in has
+        else pl.lit(False),
         all_from_report=(scored("source") == "report").all() if "source" in has else pl.lit(False),
         report_context_tokens=scored("report_context_tokens").unique()
         if "report_context_tokens" in has
@@ -76,7 +83,11 @@ def _components(run: dict[str, Any]) -> dict[str, Any]:
     search = memorybench_stats(run["search_ms"])
     latency = int(search["mean"]) if search["count"] else None
     ctx = [v for v in run["context_tokens"] if v is not None]
-    all_have_prompt = n > 0 and run["prompt_tokens_missing"] == 0
+    # An imported run's contextTokens are its harness's own per-question figure, not a difference of prompt
+    # counts: a row whose prompt tokens could not be read (a problem names it) does not hide the others'.
+    all_have_prompt = n > 0 and (
+        run["prompt_tokens_missing"] == 0 or bool(run["imported"] and run["prompt_tokens_any"])
+    )
     context_tokens = js_round(sum(ctx) / len(ctx)) if ctx and all_have_prompt else None
     if context_tokens is None and n and run["all_from_report"]:
         from_report = run["report_context_tokens"]

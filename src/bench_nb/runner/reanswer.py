@@ -23,6 +23,7 @@ from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.models.base import Answerer
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.jsonl import repair_tail
 from bench_nb.runformat.load import read_run
 from bench_nb.runformat.reanswer import REANSWER_FILE, Reanswer, read_reanswers
 from bench_nb.runformat.spec import primary_judge, read_spec
@@ -144,8 +145,9 @@ def reanswer(
     done, _ = read_reanswers(path)
     answered = skipped = no_evidence = still_wrong = 0
     with lock_run(path, "bench-nb reanswer"):
-        out = (path / REANSWER_FILE).open("ab")
+        out = (path / REANSWER_FILE).open("ab+")
         try:
+            repair_tail(out)  # a torn last line (a killed reanswer) is closed or cut, never appended after
             for qid, q in run.checkpoint.questions.items():
                 ev = q.phases.evaluate
                 if ev.status != "completed" or ev.score is None or ev.score >= 1:

@@ -22,7 +22,7 @@ from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
-    number,
+    measure,
     read_json,
     settings,
     text,
@@ -106,6 +106,7 @@ def read(
                 )
             )
             correct = None
+        at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
         gold = item.get("gold_answers")
         golds = (
             [text(g) for g in gold] if isinstance(gold, list) else [text(gold)] if gold is not None else []
@@ -125,8 +126,12 @@ def read(
                 correct,
                 hypothesis=text(item.get("answer")),
                 explanation=text(item.get("judge_reason")) or None,
-                search_ms=number(item.get("retrieve_time_ms")),
-                context_tokens=number(item.get("context_tokens")),
+                search_ms=measure(
+                    item.get("retrieve_time_ms"), "ms", field=f"{where}.retrieve_time_ms", **at
+                ),
+                context_tokens=measure(
+                    item.get("context_tokens"), "tokens", field=f"{where}.context_tokens", **at
+                ),
             ),
             benchNb=unscored_mark(correct),
         )

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import (
@@ -172,9 +173,57 @@ def text(value: Any) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
-def number(value: Any) -> float | None:
-    """A JSON number as a float (None: missing, true/false, or not a number)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+#: The largest value a measure of one question can have (``measure``'s units): a search that took more than a
+#: week, or a context of more than a billion tokens, is a broken file, not a measurement.
+MEASURE_LIMITS = {"ms": 7 * 24 * 3600 * 1000.0, "s": 7 * 24 * 3600.0, "tokens": 1e9}
+
+
+def measure(
+    value: Any,
+    unit: Literal["ms", "s", "tokens"],
+    *,
+    path: Path | str,
+    field: str,
+    problems: list[Problem],
+    question_id: str | None = None,
+) -> float | None:
+    """One question's measure (a duration in ``ms`` or ``s``, a count of ``tokens``) read from a harness's file.
+
+    Every importer reads its measures here, so a value that is not one is never coerced silently: absent
+    (None) is "not recorded"; anything else that is not a finite number from 0 up to ``MEASURE_LIMITS[unit]``
+    (a whole number, for tokens) is dropped to null with a ``Problem`` naming the file, the field and the
+    question (JSON's ``Infinity``, ``1e308``, ``"fast"``, ``-1``, ``true``, ``12.5`` tokens). The rest of the row
+    and the other rows still load.
+    """
+    if value is None:
+        return None
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if ok and not (math.isfinite(value) and 0 <= value <= MEASURE_LIMITS[unit]):
+        ok = False
+    if ok and unit == "tokens" and value != int(value):
+        ok = False
+    if not ok:
+        what = "a token count" if unit == "tokens" else f"a duration in {'seconds' if unit == 's' else 'ms'}"
+        limit = f"{MEASURE_LIMITS[unit]:,.0f}"
+        problems.append(
+            Problem(
+                str(path),
+                f"{field} {_shown(value)} is not {what} (a finite number from 0 to {limit}): read as not recorded",
+                field=field,
+                question_id=question_id,
+            )
+        )
+        return None
+    return float(value)
+
+
+def _shown(value: Any) -> str:
+    """A bad value as a message shows it: JSON, cut to 60 characters."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def majority(verdicts: list[bool | None]) -> bool | None:
@@ -282,8 +331,13 @@ def build_checkpoint(
     info: ImportInfo,
     index: LocomoIndex | None,
     problems: list[Problem],
+    every_scored: bool = False,
 ) -> Checkpoint:
-    """The run format's checkpoint of matched rows; verdicts go to ``info.verdicts`` (replicate order)."""
+    """The run format's checkpoint of matched rows; verdicts go to ``info.verdicts`` (replicate order).
+
+    ``every_scored``: the harness lists every scored LoCoMo question (categories 1-4; Zep's and Mem0's files):
+    those of the dataset with no row are a problem per conversation naming them (a row deleted or lost), so a
+    run with fewer questions than the dataset's never reads as a whole one."""
     questions: dict[str, Question] = {}
     info.checked_against = index.source if index is not None else None
     for row in rows:
@@ -311,6 +365,8 @@ def build_checkpoint(
             benchNb=unscored_mark(verdict),
         )
         info.verdicts[qid] = list(row.verdicts)
+    if every_scored and index is not None:
+        _missing_rows(path, index, set(questions), problems)
     return Checkpoint(
         runId=run_id,
         status="completed",
@@ -321,6 +377,28 @@ def build_checkpoint(
         targetQuestionIds=list(questions),
         questions=questions,
         benchNb=settings(info, answering_model),
+    )
+
+
+def _missing_rows(path: Path, index: LocomoIndex, found: set[str], problems: list[Problem]) -> None:
+    """One problem when some scored question of ``index`` is not in ``found``: how many, of which
+    conversations, the first ids."""
+    scored = [q for _, qs in sorted(index.scored.items()) for q in qs]
+    missing = [q for q in scored if q.question_id not in found]
+    if not missing:
+        return
+    per = {
+        c: sum(q.conversation == c for q in missing) for c in dict.fromkeys(q.conversation for q in missing)
+    }
+    where = ", ".join(f"{n} of conversation {c}" for c, n in per.items())
+    named = ", ".join(q.question_id for q in missing[:5]) + (" ..." if len(missing) > 5 else "")
+    problems.append(
+        Problem(
+            str(path),
+            f"no row for {len(missing)} of the {len(scored)} scored questions of {index.source} ({where}: "
+            f"{named}): the run has {len(scored) - len(missing)} of them",
+            question_id=missing[0].question_id,
+        )
     )
 
 

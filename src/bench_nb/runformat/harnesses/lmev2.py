@@ -23,7 +23,7 @@ from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint, Question
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, imported_phases, settings, text
+from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, imported_phases, measure, settings, text
 
 HARNESS = "longmemeval-v2"
 FILENAME = "per_question.jsonl"
@@ -56,14 +56,6 @@ def _json_file(path: Path, problems: list[Problem]) -> Any:
     except (OSError, UnicodeDecodeError, ValueError) as err:
         problems.append(Problem(str(path), f"not valid JSON: {err}; ignored"))
         return None
-
-
-def _number(value: Any, *, integer: bool = False) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if value < 0 or (integer and value != int(value)):
-        return None
-    return float(value)
 
 
 def _verdict(row: dict[str, Any]) -> tuple[bool | None, str | None]:
@@ -146,21 +138,45 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         for key in ("answer_gold", "response_raw"):
             if key in row and not isinstance(row[key], str):
                 bad(key, f"{key} is not a string: read as text", qid)
-        seconds = row.get("memory_query_duration_seconds")
-        query_ms = _number(seconds)
-        if seconds is not None and query_ms is None:
+        at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
+        seconds = measure(
+            row.get("memory_query_duration_seconds"),
+            "s",
+            field=f"{where}: memory_query_duration_seconds",
+            **at,
+        )
+        tokens = measure(
+            row.get("memory_context_token_count"),
+            "tokens",
+            field=f"{where}: memory_context_token_count",
+            **at,
+        )
+        usage = row.get("usage")
+        if usage is not None and not isinstance(usage, dict):
+            bad("usage", f"usage {json.dumps(usage)[:60]} is not an object: prompt tokens not recorded", qid)
+        prompt_tokens = (
+            measure(usage.get("prompt_tokens"), "tokens", field=f"{where}: usage.prompt_tokens", **at)
+            if isinstance(usage, dict)
+            else None
+        )
+        trajectories = row.get("haystack_ids")
+        if isinstance(trajectories, str):
             bad(
-                "memory_query_duration_seconds",
-                f"{seconds!r} is not a duration in seconds: latency null",
+                "haystack_ids",
+                f"haystack_ids {json.dumps(trajectories)[:60]} is a string, not a list: read as "
+                "a list of that one trajectory",
                 qid,
             )
-        tokens_raw = row.get("memory_context_token_count")
-        tokens = _number(tokens_raw, integer=True)
-        if tokens_raw is not None and tokens is None:
-            bad("memory_context_token_count", f"{tokens_raw!r} is not a token count: tokens null", qid)
-        usage = row.get("usage")
-        prompt_tokens = _number(usage.get("prompt_tokens"), integer=True) if isinstance(usage, dict) else None
-        trajectories = row.get("haystack_ids")
+            trajectories = [trajectories]
+        elif trajectories is not None and not (
+            isinstance(trajectories, list) and all(isinstance(t, str) for t in trajectories)
+        ):
+            bad(
+                "haystack_ids",
+                f"haystack_ids {json.dumps(trajectories)[:60]} is not a list of trajectory ids: "
+                "the question is a haystack of its own",
+                qid,
+            )
         extra: dict[str, Any] = {
             "normType": "abstention" if row.get("is_abstention_problem") is True else "other",
             "evalFunction": row.get("eval_function"),
@@ -180,7 +196,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
             phases=imported_phases(
                 verdict,
                 hypothesis=text(row.get("response_raw")),
-                search_ms=None if query_ms is None else query_ms * 1000,
+                search_ms=None if seconds is None else seconds * 1000,
                 context_tokens=tokens,
                 prompt_tokens=prompt_tokens,
             ),

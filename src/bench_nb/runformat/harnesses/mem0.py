@@ -86,5 +86,6 @@ def read(
         info=info,
         index=index,
         problems=problems,
+        every_scored=True,
     )
     return checkpoint, info

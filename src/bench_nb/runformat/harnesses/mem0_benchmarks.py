@@ -24,7 +24,7 @@ from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
-    number,
+    measure,
     read_json,
     settings,
     text,
@@ -138,7 +138,15 @@ def read_all(path: Path, problems: list[Problem], data: Any = None) -> list[tupl
                     verdict,
                     hypothesis=text(cut.get("generated_answer")),
                     explanation=text(cut.get("reason")) or None,
-                    search_ms=number(retrieval.get("search_latency_ms")),
+                    search_ms=measure(
+                        retrieval.get("search_latency_ms"),
+                        "ms",
+                        field=f"{where}.retrieval.search_latency_ms",
+                        # the evaluation is read once per depth: its problem is said once
+                        problems=problems if label == labels[0] else [],
+                        path=path,
+                        question_id=qid,
+                    ),
                 ),
                 benchNb=unscored_mark(verdict),
             )
