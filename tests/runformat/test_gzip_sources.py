@@ -6,6 +6,7 @@ naming it and saying why. Through ``load_runs`` and ``bench-nb export``."""
 from __future__ import annotations
 
 import gzip
+import shutil
 import warnings
 from pathlib import Path
 
@@ -74,3 +75,55 @@ def test_bench_nb_export_of_the_glob_stores_every_run_and_says_what_it_skipped(
     assert "3 run(s) written, 0 unchanged, 1 problem(s)" in result.output
     assert "checkpoint.json.gz" in result.output and "gzip-compressed checkpoint.json" in result.output
     assert sorted(load_runs(tmp_path / "store").run_ids) == RUN_IDS
+
+
+LMEV2 = FIXTURES / "lmev2_runs" / "no_retrieval_web_small"
+LME_JUDGED = FIXTURES / "harnesses" / "lme_hyps.jsonl.eval-results-gpt-4o"
+
+
+def _questions(runs: object) -> dict[str, list[str]]:
+    return {r.run_id: list(r.checkpoint.questions) for r in runs}  # type: ignore[attr-defined]
+
+
+def test_an_existing_per_question_jsonl_gz_is_read_not_no_such_file(tmp_path: Path) -> None:
+    """Issue 38: LongMemEval-V2's per_question.jsonl.gz was "no such file or directory", and a glob skipped it
+    silently; JSON-lines files are read gzip-compressed wherever they are read plain."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "lme_small"
+    shutil.copytree(LMEV2, folder)
+    plain = folder / "per_question.jsonl"
+    packed = _gzip(plain, folder / "per_question.jsonl.gz")
+    plain.unlink()
+    want = _questions(load_runs(LMEV2))
+    for source in (packed, folder, str(tmp_path / "*"), str(folder / "*.gz")):
+        runs = load_runs(source)
+        assert runs.all_problems == [] and _questions(runs) == {"lme_small": want["no_retrieval_web_small"]}
+    assert load_runs(packed)[0].path == packed
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).parents[2] / "src"), "BENCH_NB_QUIET": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "bench_nb", "summary", str(packed)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and "no such file" not in done.stderr, done.stderr
+    assert "lme_small" in done.stdout and "6/6" in done.stdout
+
+
+def test_longmemevals_judged_lines_gzipped_are_read_by_name_and_by_a_glob(tmp_path: Path) -> None:
+    want = _questions(load_runs(LME_JUDGED))
+    packed = _gzip(LME_JUDGED, tmp_path / f"{LME_JUDGED.name}.gz")
+    renamed = _gzip(LME_JUDGED, tmp_path / "copy.jsonl.gz")
+    runs = load_runs(str(tmp_path / "*"))
+    assert runs.all_problems == []
+    assert _questions(runs) == {"lme_hyps-gpt-4o": want["lme_hyps-gpt-4o"], "copy": want["lme_hyps-gpt-4o"]}
+    assert {r.path for r in runs} == {packed, renamed}
+
+
+def test_an_existing_file_of_no_format_is_named_as_such_not_missing(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("hello")
+    with pytest.warns(UserWarning):
+        runs = load_runs(other)
+    (problem,) = runs.problems
+    assert problem.path == str(other) and problem.message.startswith("not a file bench_nb reads")

@@ -44,6 +44,7 @@ from bench_nb.runformat.harnesses import (
     LocomoIndex,
     detect_format,
     is_json_file,
+    lmev2,
     load_locomo_index,
     needs_locomo,
     read_harness_file,
@@ -482,7 +483,7 @@ def _is_run_dir(p: Path) -> bool:
 def _is_harness_dir(p: Path) -> bool:
     """A folder holding an EverMemOS eval_results.json or LongMemEval-V2's per_question.jsonl (and no run of
     the run format)."""
-    return ((p / "eval_results.json").is_file() or (p / "per_question.jsonl").is_file()) and not (
+    return ((p / "eval_results.json").is_file() or lmev2.run_file(p) is not None) and not (
         p / "checkpoint.json"
     ).is_file()
 
@@ -513,10 +514,10 @@ def _is_harness_file(p: Path) -> bool:
     """A JSON file not of the run format, LongMemEval-V2's ``per_question.jsonl``, a ``.jsonl`` file in a known format, or LongMemEval's ``*.eval-results-*``."""
     return p.is_file() and (
         (p.suffix == ".json" and p.name not in _OWN_FILES and not p.name.endswith(RECEIPT_SUFFIX))
-        or p.name == "per_question.jsonl"  # LongMemEval-V2's harness
+        or p.name in lmev2.FILENAMES  # LongMemEval-V2's harness (gzip-compressed or not)
         or ".eval-results-" in p.name
         or (p.name.endswith(".json.gz") and _gzipped_own_file(p) is None)  # AMB's published outputs
-        or (p.suffix == ".jsonl" and detect_format(p) is not None)
+        or (p.name.endswith((".jsonl", ".jsonl.gz")) and detect_format(p) is not None)
     )
 
 
@@ -561,6 +562,15 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
         return [], [
             Problem(
                 text, "no run directory here (no checkpoint.json, report.json or eval_results.json below it)"
+            )
+        ]
+    if p.is_file():  # there, but in no format bench_nb reads: never "no such file"
+        return [], [
+            Problem(
+                text,
+                "not a file bench_nb reads: not a run directory's checkpoint.json or report.json, a compare "
+                "manifest, nor another harness's results file (JSON, or JSON lines, plain or .gz: "
+                "docs/loading.md)",
             )
         ]
     return [], [Problem(text, "no such file or directory")]
@@ -688,9 +698,7 @@ def read_imported(
     if strict and problems:
         raise RunFormatError.of(problems[0])
     if file.is_dir():
-        file = file / (
-            "per_question.jsonl" if (file / "per_question.jsonl").is_file() else "eval_results.json"
-        )
+        file = lmev2.run_file(file) or file / "eval_results.json"
     return Run(file, checkpoint, None, problems, imported=info)
 
 

@@ -66,7 +66,9 @@ def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
 
 def _is_judged_lines(path: Path) -> bool:
     """LongMemEval's judged answers: named ``*.eval-results-*``, or a ``.jsonl`` file whose first line is one."""
-    return longmemeval.has_name(path) or (path.suffix == ".jsonl" and longmemeval.first_line_looks_like(path))
+    return longmemeval.has_name(path) or (
+        path.name.endswith((".jsonl", ".jsonl.gz")) and longmemeval.first_line_looks_like(path)
+    )
 
 
 def needs_locomo(path: Path, fmt: str | None) -> bool:
@@ -74,7 +76,7 @@ def needs_locomo(path: Path, fmt: str | None) -> bool:
     if fmt is not None:
         return fmt not in _OWN_IDS
     if path.is_dir():
-        return not (path / lmev2.FILENAME).is_file()
+        return lmev2.run_file(path) is None
     return not (lmev2.is_run_file(path) or path.name == lmev2.AGGREGATED or _is_judged_lines(path))
 
 
@@ -87,10 +89,10 @@ def read_harness_file(
         RunFormatError: the file is not JSON, not in the format asked for, or (Zep, Mem0) no LoCoMo dataset.
     """
     problems: list[Problem] = []
-    if path.is_dir() and (path / lmev2.FILENAME).is_file():
-        path = path / lmev2.FILENAME
-    elif path.name == lmev2.AGGREGATED and (path.parent / lmev2.FILENAME).is_file():
-        path = path.parent / lmev2.FILENAME  # the summary names the run beside it
+    if path.is_dir() and (found := lmev2.run_file(path)) is not None:
+        path = found
+    elif path.name == lmev2.AGGREGATED and (found := lmev2.run_file(path.parent)) is not None:
+        path = found  # the summary names the run beside it
     if fmt == "longmemeval-v2" or (fmt is None and lmev2.is_run_file(path)):
         # JSON lines, ids of its own: no LoCoMo matching (LongMemEval-V2's question ids are the benchmark's).
         checkpoint, info = lmev2.read(path, problems)

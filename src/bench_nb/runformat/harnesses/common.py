@@ -102,6 +102,19 @@ def read_json(path: Path) -> Any:
         raise RunFormatError(path, f"not valid JSON: {err}") from None
 
 
+def read_text(path: Path) -> str:
+    """A text file decoded as UTF-8; ``.gz``: gzip-compressed (JSON-lines files are read either way).
+
+    Raises:
+        RunFormatError: the file cannot be read, decompressed or decoded.
+    """
+    try:
+        raw = path.read_bytes()
+        return (gzip.decompress(raw) if path.name.endswith(".gz") else raw).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
+        raise RunFormatError(path, f"cannot read it: {err}") from None
+
+
 def keyed_entry_lists(data: Any, key_ok: Callable[[str], object], field: str) -> bool:
     """Whether ``data`` is ``{key: [entry, ...]}`` as Zep and Mem0 write their files: every key passes
     ``key_ok``, and the first list's first entry is an object with ``field``."""

@@ -23,10 +23,19 @@ from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import Checkpoint, Question
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, imported_phases, measure, settings, text
+from bench_nb.runformat.harnesses.common import (
+    UNKNOWN,
+    ImportInfo,
+    imported_phases,
+    measure,
+    read_text,
+    settings,
+    text,
+)
 
 HARNESS = "longmemeval-v2"
 FILENAME = "per_question.jsonl"
+FILENAMES = (FILENAME, f"{FILENAME}.gz")  # read compressed or not
 AGGREGATED = "aggregated_metrics.json"
 _TIER = re.compile(r"(?:lme_v2_|[_-])(small|medium)(?:\.json)?$")
 
@@ -44,8 +53,13 @@ def looks_like(data: Any) -> bool:
 
 
 def is_run_file(path: Path) -> bool:
-    """Whether ``path`` is a LongMemEval-V2 harness's ``per_question.jsonl``."""
-    return path.is_file() and path.name == FILENAME
+    """Whether ``path`` is a LongMemEval-V2 harness's ``per_question.jsonl`` (or ``per_question.jsonl.gz``)."""
+    return path.is_file() and path.name in FILENAMES
+
+
+def run_file(folder: Path) -> Path | None:
+    """The ``per_question.jsonl`` (or ``.jsonl.gz``) in ``folder``; None: none there."""
+    return next((folder / name for name in FILENAMES if (folder / name).is_file()), None)
 
 
 def _json_file(path: Path, problems: list[Problem]) -> Any:
@@ -89,11 +103,8 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         RunFormatError: the file cannot be read or holds no readable row.
     """
     if path.is_dir():
-        path = path / FILENAME
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise RunFormatError(path, f"cannot read LongMemEval-V2's per-question results: {err}") from None
+        path = run_file(path) or path / FILENAME
+    lines = read_text(path).splitlines()
     folder = path.parent
     run_args = _json_file(folder / "run_args.json", problems)
     aggregated = _json_file(folder / AGGREGATED, problems)

@@ -10,13 +10,21 @@ holds no question text, gold answer or type (they are in the reference file): th
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint, Question
-from bench_nb.runformat.harnesses.common import UNKNOWN, ImportInfo, imported_phases, settings, unscored_mark
+from bench_nb.runformat.harnesses.common import (
+    UNKNOWN,
+    ImportInfo,
+    imported_phases,
+    read_text,
+    settings,
+    unscored_mark,
+)
 
 HARNESS = "longmemeval"
 MARK = ".eval-results-"
@@ -41,11 +49,15 @@ def looks_like(data: Any) -> bool:
 def first_line_looks_like(path: Path) -> bool:
     """The file's first non-empty line is a judged line (a renamed ``.jsonl`` copy of the file)."""
     try:
-        with path.open(encoding="utf-8") as fh:
+        with (
+            gzip.open(path, "rt", encoding="utf-8")
+            if path.name.endswith(".gz")
+            else path.open(encoding="utf-8")
+        ) as fh:
             for line in fh:
                 if line.strip():
                     return looks_like(json.loads(line))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, RecursionError):
         return False
     return False
 
@@ -53,10 +65,7 @@ def first_line_looks_like(path: Path) -> bool:
 def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
     """The run of one judged file. A line that is not JSON, lacks ``question_id``, or whose label is not
     true/false is a problem naming the file, line and field; the line is skipped (a bad label: kept unscored)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise RunFormatError(path, f"cannot read LongMemEval's judged answers: {err}") from None
+    lines = read_text(path).splitlines()
     judges: list[str] = []
     questions: dict[str, Question] = {}
     verdicts: dict[str, list[bool | None]] = {}
@@ -140,9 +149,9 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
 
 def run_name(path: Path) -> str:
     """The hypothesis file's stem with the judge: ``hyps.jsonl.eval-results-gpt-4o`` -> ``hyps-gpt-4o``."""
-    head, _, judge = path.name.partition(MARK)
+    head, _, judge = path.name.removesuffix(".gz").partition(MARK)
     if not judge:  # a renamed copy: its stem
-        return path.stem
+        return head.rsplit(".", 1)[0] if "." in head else head
     stem = head.rsplit(".", 1)[0] if head.endswith((".jsonl", ".json")) else head
     return f"{stem}-{judge}" if stem else judge
 
