@@ -71,7 +71,10 @@ def main() -> None:
             timed(lambda: bench_nb.accuracy_intervals(q, by="question_type", backend="polars")),
         ),
         ("rank_intervals", timed(lambda: bench_nb.rank_intervals(q, backend="polars"))),
-        ("tell_apart (overall and per type)", timed(lambda: bench_nb.tell_apart(q, backend="polars"))),
+        (
+            "tell_apart (overall and per type)",
+            timed(lambda: bench_nb.metrics.clustered_paired.tell_apart(q, backend="polars")),
+        ),
     ]
     print(f"{args.runs} runs x 1,540 questions in 10 haystacks; load average {os.getloadavg()[0]:.1f}")
     print(f"{'what':<50}{'median ms':>10}{'x baseline':>12}")

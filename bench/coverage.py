@@ -10,7 +10,7 @@ haystack's accuracy Beta-distributed with mean 0.5, 0.7, 0.9 or 0.95 and intracl
   rule before session 8 (cluster bootstrap-t from 10 haystacks, design-adjusted Wilson on K − 1 df below);
 - type-I error at 5% of the paired tests, two equally good runs on the same questions: the clustered paired
   test of ``tell_apart`` / ``clustered_paired_comparisons`` (``paired_difference_test``), McNemar's test
-  over questions, and ``bench_nb.paired_comparison`` itself on a questions frame (whatever test it uses:
+  over questions, and ``bench_nb.metrics.paired.paired_comparison`` itself on a questions frame (whatever test it uses:
   the hook for making it clustered; ``--paired-frames`` benchmarks per design, 0 to skip).
 
     .venv/bin/python bench/coverage.py                 # the summary table of docs/statistics.md
@@ -117,7 +117,7 @@ def type_one(
     rng: np.random.Generator, sizes: np.ndarray, p: float, icc: float, reps: int, frames: int
 ) -> tuple[float, float, float]:
     """Rejection rates at 5% with no true difference: the clustered paired test, McNemar's, and
-    ``bench_nb.paired_comparison`` on the first ``frames`` benchmarks as questions frames (nan with none).
+    ``bench_nb.metrics.paired.paired_comparison`` on the first ``frames`` benchmarks as questions frames (nan with none).
 
     The clustered test below 30 haystacks is the sign-flip test, whose p is ``sign_flip_p`` of the haystacks'
     summed differences (computed for every benchmark at once; checked against ``paired_difference_test``,
@@ -140,7 +140,9 @@ def type_one(
         for i in range(frames):
             a, b = _answers(a_only[i], b_only[i], both[i], sizes)
             q = frame({"a": a, "b": b}, sizes, status="evaluated", unscored=False, question_type_norm="t")
-            rejected += bench_nb.paired_comparison(q, "a", "b", backend="polars").p_value < 0.05
+            rejected += (
+                bench_nb.metrics.paired.paired_comparison(q, "a", "b", backend="polars").p_value < 0.05
+            )
         public = rejected / frames
     return float((p_clustered < 0.05).mean()), mcnemar / reps, public
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb import load_runs, paired_comparison, questions_df
+from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
+from bench_nb.metrics.paired import paired_comparison
 from bench_nb.runformat.harnesses import detect_format
 from stats_fixtures import write_run
 

@@ -27,7 +27,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Functions that return a result object whose tables follow ``backend`` (no polars twin: the object's
 # ``frames`` / ``by_type`` are the polars side).
-RESULT_OBJECTS = {"judge_agreement": bn.JudgeAgreement, "paired_comparison": bn.PairedComparison}
+RESULT_OBJECTS = {
+    "judge_agreement": bn.metrics.JudgeAgreement,
+    "paired_comparison": bn.metrics.paired.PairedComparison,
+    "compare_runs": bn.metrics.Comparison,
+}
 
 
 def _public_frame_functions() -> dict[str, Callable[..., Any]]:
@@ -104,7 +108,7 @@ def test_the_typing_snippet_covers_every_facade_frame_function_and_is_type_check
     facade = {fn.__name__ for key, fn in FUNCTIONS.items() if fn.__name__ in bn.__all__}
     for name in facade:
         assert re.search(
-            rf"assert_type\(bn\.{name}\([^\n]*\), (pd\.DataFrame|bn\.\w+\[pd\.DataFrame\])\)", snippet
+            rf"assert_type\(bn\.{name}\([^\n]*\), (pd\.DataFrame|(bn\.)?[\w.]+\[pd\.DataFrame\])\)", snippet
         )
         assert re.search(rf'assert_type\(bn\.{name}\([^\n]*backend="polars"\)', snippet), name
     pyproject = (REPO / "pyproject.toml").read_text()
@@ -115,7 +119,7 @@ def test_the_typing_snippet_covers_every_facade_frame_function_and_is_type_check
 
 
 @pytest.fixture(scope="module")
-def runs() -> bn.RunSet:
+def runs() -> bn.runformat.RunSet:
     return bn.load_runs(sorted(RUNS.iterdir()))
 
 
@@ -126,12 +130,10 @@ def _errata_args(locomo_audit: Path) -> tuple[Any, Any]:
 
 
 # How to call each facade function on real data (anything not listed is called with the runs alone).
-CALLS: dict[str, Callable[[bn.RunSet, Any], tuple[tuple[Any, ...], dict[str, Any]]]] = {
-    "paired_comparison": lambda r, _: ((r, r[0].run_id, r[1].run_id), {}),
+CALLS: dict[str, Callable[[bn.runformat.RunSet, Any], tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "answer_key_ceiling": lambda _, audit: (_errata_args(audit), {}),
     "regrade_with_errata": lambda _, audit: (_errata_args(audit), {}),
     "judge_agreement": lambda r, _: ((bn.judgments_df(r, backend="polars"),), {}),
-    "paired_comparisons": lambda r, _: ((r,), {"by_type": True}),
 }
 FACADE = sorted({fn.__name__ for fn in FUNCTIONS.values() if fn.__name__ in bn.__all__})
 NEEDS_AUDIT = {"answer_key_ceiling", "regrade_with_errata"}
@@ -143,7 +145,9 @@ def _no_camel_case(columns: list[str], name: str) -> None:
 
 
 @pytest.mark.parametrize("name", FACADE)
-def test_on_real_runs_pandas_by_default_polars_on_request(name: str, runs: bn.RunSet, request: Any) -> None:
+def test_on_real_runs_pandas_by_default_polars_on_request(
+    name: str, runs: bn.runformat.RunSet, request: Any
+) -> None:
     audit = request.getfixturevalue("locomo_audit") if name in NEEDS_AUDIT else None
     args, kwargs = CALLS.get(name, lambda r, _: ((r,), {}))(runs, audit)
     fn = getattr(bn, name)
@@ -159,11 +163,11 @@ def test_on_real_runs_pandas_by_default_polars_on_request(name: str, runs: bn.Ru
             _no_camel_case(frame.columns, f"{name}.{table}")
         assert len(polars.pairwise) == 1  # two judges
         return
-    if name == "paired_comparison":
-        assert isinstance(default.by_type, pd.DataFrame) and isinstance(polars.by_type, pl.DataFrame)
-        assert default.as_dict() == polars.as_dict()
-        assert len(polars.by_type) > 0
-        _no_camel_case(polars.by_type.columns, name)
+    if name == "compare_runs":
+        assert isinstance(default.frame, pd.DataFrame) and isinstance(polars.frame, pl.DataFrame)
+        pd.testing.assert_frame_equal(to_backend(polars.frame), default.frame)
+        assert len(polars.frame) == 3  # three runs, three pairs
+        _no_camel_case(polars.frame.columns, name)
         return
     assert isinstance(default, pd.DataFrame), type(default)
     assert isinstance(polars, pl.DataFrame), type(polars)

@@ -372,7 +372,7 @@ def test_disputed_questions_count_a_judges_replicates_as_raters(locomo_audit: Pa
 
 
 def test_token_totals_of_a_run_that_records_none_are_null(locomo_audit: Path) -> None:
-    from bench_nb import token_summary
+    from bench_nb.metrics import token_summary
 
     t = token_summary(locomo_audit / "fc-baseline" / "gpt-4o-mini-cot", backend="polars").row(0, named=True)
     assert t["with_tokens"] == 0 and t["total_prompt_tokens"] is None and t["total_context_tokens"] is None

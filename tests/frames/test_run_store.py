@@ -170,14 +170,18 @@ def test_settings_and_like_for_like_checks_read_the_runs_table(tmp_path: Path, l
     for picked in (RUN_IDS, RUN_IDS[:1], [*RUN_IDS[1:], "gpt-4o-mini-cot"]):
         stored = bn.load_runs(store, runs=picked)
         dirs = [FIXTURES / r if r in RUN_IDS else imported for r in picked]
-        assert bn.check_like_for_like(stored) == bn.check_like_for_like(dirs)
+        assert bn.runformat.check_like_for_like(stored) == bn.runformat.check_like_for_like(dirs)
         got, want = table_settings(stored), table_settings(dirs)
         assert got.warnings == want.warnings
         pd.testing.assert_frame_equal(got.data, want.data)
         assert got._repr_html_() == want._repr_html_()
-    assert bn.check_like_for_like(bn.load_runs(store, runs=RUN_IDS)) == []  # the fixtures: like for like
+    assert (
+        bn.runformat.check_like_for_like(bn.load_runs(store, runs=RUN_IDS)) == []
+    )  # the fixtures: like for like
     mixed = bn.load_runs(store, runs=[RUN_IDS[0], "gpt-4o-mini-cot"])
-    assert bn.check_like_for_like(mixed)  # a sample run beside a LoCoMo one: the differences are named
+    assert bn.runformat.check_like_for_like(
+        mixed
+    )  # a sample run beside a LoCoMo one: the differences are named
 
 
 def test_paired_comparisons_and_disputed_questions_of_a_store_equal_the_run_directories(
@@ -188,14 +192,18 @@ def test_paired_comparisons_and_disputed_questions_of_a_store_equal_the_run_dire
     picked = ["synthetic-sqlite", "synthetic-no-memory", "synthetic-full-context"]  # not in run-id order
     stored = bn.load_runs(store, runs=picked)
     dirs = bn.load_runs([FIXTURES / r for r in picked])
-    got = bn.paired_comparison(stored, "synthetic-sqlite", "synthetic-no-memory", backend="polars")
-    want = bn.paired_comparison(dirs, "synthetic-sqlite", "synthetic-no-memory", backend="polars")
+    got = bn.metrics.paired.paired_comparison(
+        stored, "synthetic-sqlite", "synthetic-no-memory", backend="polars"
+    )
+    want = bn.metrics.paired.paired_comparison(
+        dirs, "synthetic-sqlite", "synthetic-no-memory", backend="polars"
+    )
     assert got.as_dict() == want.as_dict() and got.n_pairs > 40
     assert_frame_equal(got.by_type, want.by_type)
     for judge in (None, "contains"):
         assert_frame_equal(
-            bn.paired_comparisons(stored, judge=judge, by_type=True, backend="polars"),
-            bn.paired_comparisons(dirs, judge=judge, by_type=True, backend="polars"),
+            bn.metrics.paired.paired_comparisons(stored, judge=judge, by_type=True, backend="polars"),
+            bn.metrics.paired.paired_comparisons(dirs, judge=judge, by_type=True, backend="polars"),
         )
     disputed = bn.disputed_questions(stored, n_hits=2, backend="polars")
     assert len(disputed) > 0 and (disputed["context"] != "").any()  # from the hits table
@@ -367,6 +375,6 @@ def test_a_store_written_before_judgments_carried_haystacks_still_compares_over_
         pl.read_parquet(path).drop("haystack_id").write_parquet(path)
     stored = bn.load_runs(store)
     assert bn.judgments_df(stored, backend="polars")["haystack_id"].is_null().all()
-    got = bn.paired_comparison(stored, "a", "b", judge="strict")
-    assert got.as_dict() == bn.paired_comparison(runs, "a", "b", judge="strict").as_dict()
+    got = bn.metrics.paired.paired_comparison(stored, "a", "b", judge="strict")
+    assert got.as_dict() == bn.metrics.paired.paired_comparison(runs, "a", "b", judge="strict").as_dict()
     assert (got.n_pairs, got.clusters, got.p_value) == (6, 3, 0.25)  # haystacks, not questions

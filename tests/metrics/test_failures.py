@@ -148,7 +148,7 @@ def test_pandas_by_default_and_a_questions_frame_as_input(runs: Path) -> None:
 
 
 def test_the_summary_counts_and_shares_per_run_in_reason_order(runs: Path, errata: Path) -> None:
-    summary = bn.failure_summary(runs, errata=errata, backend="polars")
+    summary = bn.metrics.failure_summary(runs, errata=errata, backend="polars")
     disputed = summary.filter(pl.col("run_id") == "disputed")
     assert disputed.select("failure_reason", "n", "wrong", "scored").rows() == [
         ("answer_key_erratum", 1, 9, 12),
@@ -159,7 +159,7 @@ def test_the_summary_counts_and_shares_per_run_in_reason_order(runs: Path, errat
     for _, part in summary.group_by("run_id"):
         assert part["share"].sum() == pytest.approx(1.0)
     # from the reasons frame itself: the same counts, no scored total
-    again = bn.failure_summary(bn.failure_reasons(runs, errata=errata), backend="polars")
+    again = bn.metrics.failure_summary(bn.failure_reasons(runs, errata=errata), backend="polars")
     assert again.drop("scored").equals(summary.drop("scored"))
     assert again["scored"].is_null().all()
 
@@ -169,7 +169,7 @@ def test_no_wrong_answer_is_an_empty_frame_with_every_column(tmp_path: Path) -> 
     run_benchmark("sqlite", b, k=2, run_id="right", runs_dir=tmp_path)
     frame = bn.failure_reasons(tmp_path, backend="polars")
     assert frame.is_empty() and frame.columns == list(bn.failure_reasons(tmp_path).columns)
-    assert bn.failure_summary(tmp_path, backend="polars").is_empty()
+    assert bn.metrics.failure_summary(tmp_path, backend="polars").is_empty()
 
 
 def test_a_run_store_gives_the_same_reasons(runs: Path, tmp_path: Path) -> None:

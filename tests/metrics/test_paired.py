@@ -10,8 +10,14 @@ import polars as pl
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from bench_nb import ComparisonError, judgments_df, paired_comparison, paired_comparisons, questions_df
-from bench_nb.metrics.paired import mcnemar_test, newcombe_paired_interval
+from bench_nb import judgments_df, questions_df
+from bench_nb.errors import ComparisonError
+from bench_nb.metrics.paired import (
+    mcnemar_test,
+    newcombe_paired_interval,
+    paired_comparison,
+    paired_comparisons,
+)
 
 
 @pytest.mark.parametrize("seed", range(40))

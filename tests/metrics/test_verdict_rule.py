@@ -79,7 +79,7 @@ def test_every_metric_counts_80_scored_and_20_unscored(q: pl.DataFrame, backend:
         return {r[key]: r for r in out.iter_rows(named=True)}
 
     ms = rows(bench_nb.memscore(data, backend="polars"))
-    acc = rows(bench_nb.accuracy(data, backend="polars"))
+    acc = rows(bench_nb.metrics.accuracy(data, backend="polars"))
     by_type = rows(bench_nb.accuracy_by_type(data, backend="polars"))
     success = rows(bench_nb.success_rate(data, backend="polars"))
     intervals = rows(bench_nb.accuracy_intervals(data, backend="polars"))
@@ -94,19 +94,21 @@ def test_every_metric_counts_80_scored_and_20_unscored(q: pl.DataFrame, backend:
         assert (intervals[run]["accuracy"], intervals[run]["n"]) == (right / 80, 80)
         assert ranks[run]["accuracy"] == right / 80
         assert pareto[run]["accuracy"] == right / 80
-    pair = bench_nb.paired_comparison(data, "a", "b")
+    pair = bench_nb.metrics.paired.paired_comparison(data, "a", "b")
     assert (pair.n_pairs, pair.n_dropped) == (80, 20)
     assert pair.difference == pytest.approx((40 - 50) / 80)
     assert (pair.accuracy_a, pair.accuracy_b) == (0.5, 0.625)
     tell = (
-        bench_nb.tell_apart(data, backend="polars")
+        bench_nb.metrics.clustered_paired.tell_apart(data, backend="polars")
         .filter(pl.col("question_type") == "all")
         .row(0, named=True)
     )
     assert tell["n"] == 80 and tell["difference"] == pytest.approx(-0.125)
-    clustered = bench_nb.clustered_paired_comparisons(data, backend="polars").row(0, named=True)
+    clustered = bench_nb.metrics.clustered_paired.clustered_paired_comparisons(data, backend="polars").row(
+        0, named=True
+    )
     assert clustered["n"] == 80 and clustered["difference"] == pytest.approx(-0.125)
-    plan = bench_nb.detectable_differences(data, backend="polars").row(0, named=True)
+    plan = bench_nb.metrics.detectable_differences(data, backend="polars").row(0, named=True)
     assert plan["n"] == 80 and plan["accuracy"] == pytest.approx((0.5 + 0.625) / 2)
 
 
@@ -128,7 +130,7 @@ def test_judgments_metrics_follow_the_same_rule(q: pl.DataFrame) -> None:
     assert by_run["a"]["accuracy"] == 0.5 and by_run["b"]["accuracy"] == 0.625
     summary = {r["run_id"]: r for r in bench_nb.replicate_summary(j, backend="polars").iter_rows(named=True)}
     assert (summary["a"]["accuracy_mean"], summary["a"]["n"]) == (50.0, 80)
-    pair = bench_nb.paired_comparison(j.with_columns(provider=pl.col("run_id")), "a", "b")
+    pair = bench_nb.metrics.paired.paired_comparison(j.with_columns(provider=pl.col("run_id")), "a", "b")
     assert (pair.n_pairs, pair.n_dropped, pair.difference) == (80, 20, pytest.approx(-0.125))
     prompts = j.with_columns(
         provider=pl.col("run_id"),

@@ -48,8 +48,8 @@ def test_builtins_are_listed_and_exported() -> None:
     names = list_providers()
     assert {"sqlite", "full-context", "no-memory", "mem0-local", "hybrid"} <= set(names)
     assert names == sorted(names)
-    assert bench_nb.get_provider is get_provider
-    assert bench_nb.list_providers is list_providers
+    assert bench_nb.providers.get_provider is get_provider
+    assert bench_nb.providers.list_providers is list_providers
 
 
 def test_builtins_are_providers(tmp_path: Path) -> None:

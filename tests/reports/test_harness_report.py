@@ -38,7 +38,7 @@ def _text(page: str) -> str:
 def test_every_pair_of_the_four_runs_pairs_1540_questions(four) -> None:  # type: ignore[no-untyped-def]
     ids = [r.run_id for r in four]
     for a, b in combinations(ids, 2):
-        cmp = bench_nb.paired_comparison(four, a, b)
+        cmp = bench_nb.metrics.paired.paired_comparison(four, a, b)
         assert (cmp.n_pairs, cmp.n_dropped) == (1540, 0), (a, b)
         assert not cmp.like_for_like and ("judge differs" in cmp.warning or "prompt" in cmp.warning)
 

@@ -38,7 +38,7 @@ def test_judge_agreement_and_paired_comparison_display_rounded_tables() -> None:
     )
     assert str(agreement.fleiss_kappa) not in html  # rounded; the exact value is the attribute
     assert "Per pair" in html and ("f1 × contains" in html or "contains × f1" in html)
-    pc = bench_nb.paired_comparison(runs, "synthetic-sqlite", "synthetic-no-memory")
+    pc = bench_nb.metrics.paired.paired_comparison(runs, "synthetic-sqlite", "synthetic-no-memory")
     html = pc._repr_html_()
     assert f"{pc.accuracy_a:.1%} / {pc.accuracy_b:.1%}" in html and f"{pc.difference * 100:+.1f} pts" in html
     assert html.count("<tr>") == 2 and "exact values: .as_dict()" in html

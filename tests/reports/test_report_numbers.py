@@ -122,7 +122,7 @@ def _two_benchmarks() -> pl.DataFrame:
 
 
 def test_detectable_differences_are_planned_per_question_set() -> None:
-    out = bench_nb.detectable_differences(_two_benchmarks(), backend="polars")
+    out = bench_nb.metrics.detectable_differences(_two_benchmarks(), backend="polars")
     overall = out.filter(pl.col("question_type") == "all")
     assert overall.select("question_set", "runs", "n", "clusters").rows() == [
         (1, "a1, a2", 40, 8),

@@ -131,4 +131,4 @@ def test_compare_is_a_deprecated_alias_of_run_comparison() -> None:
         pytest.warns(DeprecationWarning, match="renamed run_comparison"),
         pytest.raises(ComparisonError, match="run_comparison needs at least one provider"),
     ):
-        bench_nb.compare([], "sample")
+        bench_nb.runner.compare([], "sample")

@@ -132,7 +132,7 @@ def test_rejects_non_judges_and_duplicate_names(bench_run: Path) -> None:
 
 
 def test_real_memorybench_run_rejudged_and_still_reported(mb_example: Path, tmp_path: Path) -> None:
-    from bench_nb import memorybench_report
+    from bench_nb.runformat import memorybench_report
 
     src = mb_example / "data" / "runs" / "fx-compare-supermemory"
     run = tmp_path / "fx-compare-supermemory"

@@ -21,40 +21,47 @@ text that reports embed; ``chart_spec`` the themed spec; all three take either k
 
 from __future__ import annotations
 
-from bench_nb.charts.accuracy import chart_accuracy_by_type
-from bench_nb.charts.beam import chart_beam
-from bench_nb.charts.budget import chart_budget_curve
-from bench_nb.charts.judge_quality import chart_answer_lengths, chart_judge_audit, chart_prompt_sweep
-from bench_nb.charts.judges import chart_judge_kappa
-from bench_nb.charts.latency import chart_latency
-from bench_nb.charts.memscore import chart_memscore
-from bench_nb.charts.outcomes import chart_outcome_matrix
-from bench_nb.charts.save import chart_spec, save, to_svg
-from bench_nb.charts.theme import OUTCOME_COLORS, PALETTE, PROVIDER_COLORS, THEME, themed, use_theme
-from bench_nb.charts.tokens import chart_context_tokens
-from bench_nb.charts.uncertainty import chart_accuracy_intervals, chart_pareto
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "OUTCOME_COLORS",
-    "PALETTE",
-    "PROVIDER_COLORS",
-    "THEME",
-    "chart_accuracy_by_type",
-    "chart_accuracy_intervals",
-    "chart_answer_lengths",
-    "chart_beam",
-    "chart_budget_curve",
-    "chart_context_tokens",
-    "chart_judge_audit",
-    "chart_judge_kappa",
-    "chart_latency",
-    "chart_memscore",
-    "chart_outcome_matrix",
-    "chart_pareto",
-    "chart_prompt_sweep",
-    "chart_spec",
-    "save",
-    "themed",
-    "to_svg",
-    "use_theme",
-]
+from bench_nb.charts.save import chart_spec, save, to_svg
+from bench_nb.lazy import attach
+
+if TYPE_CHECKING:
+    from bench_nb.charts.accuracy import chart_accuracy_by_type
+    from bench_nb.charts.beam import chart_beam
+    from bench_nb.charts.budget import chart_budget_curve
+    from bench_nb.charts.judge_quality import chart_answer_lengths, chart_judge_audit, chart_prompt_sweep
+    from bench_nb.charts.judges import chart_judge_kappa
+    from bench_nb.charts.latency import chart_latency
+    from bench_nb.charts.memscore import chart_memscore
+    from bench_nb.charts.outcomes import chart_outcome_matrix
+    from bench_nb.charts.theme import OUTCOME_COLORS, PALETTE, PROVIDER_COLORS, THEME, themed, use_theme
+    from bench_nb.charts.tokens import chart_context_tokens
+    from bench_nb.charts.uncertainty import chart_accuracy_intervals, chart_pareto
+
+# The chart functions are imported on first use; ``save`` (also the name of its module) and its neighbours
+# are imported above.
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.charts.accuracy": ["chart_accuracy_by_type"],
+        "bench_nb.charts.beam": ["chart_beam"],
+        "bench_nb.charts.budget": ["chart_budget_curve"],
+        "bench_nb.charts.judge_quality": ["chart_answer_lengths", "chart_judge_audit", "chart_prompt_sweep"],
+        "bench_nb.charts.judges": ["chart_judge_kappa"],
+        "bench_nb.charts.latency": ["chart_latency"],
+        "bench_nb.charts.memscore": ["chart_memscore"],
+        "bench_nb.charts.outcomes": ["chart_outcome_matrix"],
+        "bench_nb.charts.save": ["chart_spec", "save", "to_svg"],
+        "bench_nb.charts.theme": [
+            "OUTCOME_COLORS",
+            "PALETTE",
+            "PROVIDER_COLORS",
+            "THEME",
+            "themed",
+            "use_theme",
+        ],
+        "bench_nb.charts.tokens": ["chart_context_tokens"],
+        "bench_nb.charts.uncertainty": ["chart_accuracy_intervals", "chart_pareto"],
+    },
+)

@@ -41,7 +41,7 @@ def _histogram(values: Sequence[float] | pl.Series, edges: Sequence[float]) -> l
 def chart_context_tokens(data: Any, *, bins: int = 30, title: str = "Context tokens per question") -> Chart:
     """How many retrieved-context tokens each evaluated question put in the answer prompt, per run.
 
-    Bins are shared by all runs; the dashed line is the run's mean (``bench_nb.token_summary``).
+    Bins are shared by all runs; the dashed line is the run's mean (``bench_nb.metrics.token_summary``).
     Questions without token counts are left out (a run without any shows no bars).
 
     Args:

@@ -23,13 +23,15 @@ from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.rounding import js_round
 
 if TYPE_CHECKING:
+    from bench_nb.metrics.agreement import JudgeAgreement, judge_agreement
     from bench_nb.metrics.beam import beam_scores
     from bench_nb.metrics.clustered import accuracy_intervals
-    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
+    from bench_nb.metrics.compare import Comparison, compare_runs
+    from bench_nb.metrics.failures import failure_reasons, failure_summary
     from bench_nb.metrics.pareto import pareto_frontier
     from bench_nb.metrics.power import detectable_differences, minimum_detectable_effect, questions_needed
     from bench_nb.metrics.ranks import rank_intervals
-    from bench_nb.metrics.repeats import pooled_paired_comparisons, repeat_variance
+    from bench_nb.metrics.repeats import repeat_variance
 
 # The uncertainty metrics resample with numpy: they are imported on first use, so that reading runs and the
 # tables that need no resampling never import numpy (a quarter of a second). The others are imported above.
@@ -40,17 +42,31 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.metrics.accuracy": ["accuracy", "accuracy_by_type", "success_rate"],
         "bench_nb.metrics.beam": ["beam_scores"],
         "bench_nb.metrics.clustered": ["accuracy_intervals"],
-        "bench_nb.metrics.clustered_paired": ["clustered_paired_comparisons", "tell_apart"],
+        "bench_nb.metrics.agreement": ["JudgeAgreement", "judge_agreement"],
+        "bench_nb.metrics.compare": ["Comparison", "compare_runs"],
+        "bench_nb.metrics.failures": ["failure_reasons", "failure_summary"],
         "bench_nb.metrics.intervals": ["wilson_interval"],
         "bench_nb.metrics.latency": ["latency_stats"],
         "bench_nb.metrics.memscore": ["format_memscore", "memscore"],
         "bench_nb.metrics.pareto": ["pareto_frontier"],
         "bench_nb.metrics.power": ["detectable_differences", "minimum_detectable_effect", "questions_needed"],
         "bench_nb.metrics.ranks": ["rank_intervals"],
-        "bench_nb.metrics.repeats": ["pooled_paired_comparisons", "repeat_variance"],
+        "bench_nb.metrics.repeats": ["repeat_variance"],
         "bench_nb.metrics.retrieval": ["retrieval_summary"],
         "bench_nb.metrics.tokens": ["token_summary"],
         "bench_nb.runformat.latency": ["memorybench_stats"],
         "bench_nb.runformat.rounding": ["js_round"],
+    },
+    # The comparison functions compare_runs replaces (their modules keep them, unwarned, for bench_nb's own use).
+    deprecated={
+        name: (
+            f"bench_nb.metrics.{module}.{name}",
+            f"bench_nb.metrics.{name} is deprecated: use bench_nb.{call}; the old spelling goes in 0.3",
+        )
+        for name, module, call in (
+            ("clustered_paired_comparisons", "clustered_paired", "compare_runs(questions, by=...)"),
+            ("pooled_paired_comparisons", "repeats", "compare_runs(questions, method='pooled')"),
+            ("tell_apart", "clustered_paired", "compare_runs(questions, method='tell-apart')"),
+        )
     },
 )

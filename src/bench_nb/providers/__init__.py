@@ -9,6 +9,9 @@ and with the optional ``mem0`` extra ``mem0-local`` (mem0's open-source Memory, 
 ``register_provider`` it (docs/providers.md).
 """
 
+from __future__ import annotations
+
+from bench_nb.lazy import attach
 from bench_nb.providers.base import Provider
 from bench_nb.providers.baselines import FullContextProvider, NoMemoryProvider
 from bench_nb.providers.latency import SearchLatency, search_latency
@@ -21,17 +24,19 @@ from bench_nb.providers.registry import (
 )
 from bench_nb.providers.sqlite import SqliteProvider
 
-__all__ = [
-    "FullContextProvider",
-    "NoMemoryProvider",
-    "Provider",
-    "SearchLatency",
-    "SqliteProvider",
-    "fts5_query",
-    "get_provider",
-    "list_providers",
-    "query_terms",
-    "register_provider",
-    "search_latency",
-    "unregister_provider",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.providers.base": ["Provider"],
+        "bench_nb.providers.baselines": ["FullContextProvider", "NoMemoryProvider"],
+        "bench_nb.providers.latency": ["SearchLatency", "search_latency"],
+        "bench_nb.providers.query": ["fts5_query", "query_terms"],
+        "bench_nb.providers.registry": [
+            "get_provider",
+            "list_providers",
+            "register_provider",
+            "unregister_provider",
+        ],
+        "bench_nb.providers.sqlite": ["SqliteProvider"],
+    },
+)

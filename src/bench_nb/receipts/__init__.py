@@ -8,3 +8,22 @@ a run worse.
 
 docs/gate.md shows both in a CI workflow.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bench_nb.lazy import attach
+
+if TYPE_CHECKING:
+    from bench_nb.receipts.gate import Gate
+    from bench_nb.receipts.receipt import Receipt, ReceiptCheck, make_receipt, verify_receipt
+
+# ``gate`` itself is ``bench_nb.gate`` (the name of its module here).
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.receipts.gate": ["Gate"],
+        "bench_nb.receipts.receipt": ["Receipt", "ReceiptCheck", "make_receipt", "verify_receipt"],
+    },
+)

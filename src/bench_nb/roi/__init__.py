@@ -20,8 +20,7 @@ See docs/roi.md for the memory model, the import formats, the store and the inte
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from bench_nb.lazy import attach
 from bench_nb.roi.errors import MemoryImportError, RoiError, RunInProgressError, StoreError
 from bench_nb.roi.frames import roi_results_df, roi_runs_df
 from bench_nb.roi.imports import ImportSummary, MemoryFile, import_memories, read_memories
@@ -29,7 +28,7 @@ from bench_nb.roi.judges import DeterministicRoiJudge, JudgeReply, JudgmentFaile
 from bench_nb.roi.memory import Memory, ScopeMember, can_read, pinned_scopes, scope_owner
 from bench_nb.roi.metering import deployment_usage, usage_df
 from bench_nb.roi.options import RoiOptions
-from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
+from bench_nb.roi.pool import POOL_SIZE, TopUp, ensure_probes, top_up
 from bench_nb.roi.probers import (
     DistractorProber,
     ParaphraseProber,
@@ -44,63 +43,29 @@ from bench_nb.roi.store import RoiStore, require_store
 from bench_nb.roi.summary import RoiStatus, roi_status
 from bench_nb.roi.tile import RoiTile, chart_roi_trend, roi_tile, roi_tile_html
 
-
-def ensure_probes(
-    owner: str, db: str | Path, prober: Prober | None = None, *, target: int = POOL_SIZE
-) -> TopUp:
-    """Top ``owner``'s pool up to ``target`` active probes (default prober: templated, no key)."""
-    with RoiStore(db) as store:
-        return top_up(store, owner, prober or TemplateProber(), target=target)
-
-
-__all__ = [
-    "POOL_SIZE",
-    "DeterministicRoiJudge",
-    "DistractorProber",
-    "ImportSummary",
-    "JudgeReply",
-    "Judgment",
-    "JudgmentFailed",
-    "Memory",
-    "MemoryFile",
-    "MemoryImportError",
-    "ModelUsage",
-    "ParaphraseProber",
-    "Probe",
-    "ProbeDraft",
-    "Prober",
-    "ProberReply",
-    "Recall",
-    "RoiError",
-    "RoiJudge",
-    "RoiOptions",
-    "RoiRun",
-    "RoiStatus",
-    "RoiStore",
-    "RoiTile",
-    "RunInProgressError",
-    "RunSummary",
-    "ScopeMember",
-    "StoreError",
-    "TemplateProber",
-    "TopUp",
-    "can_read",
-    "chart_roi_trend",
-    "deployment_usage",
-    "deterministic_prober",
-    "ensure_probes",
-    "import_memories",
-    "pinned_scopes",
-    "read_memories",
-    "require_store",
-    "roi_results_df",
-    "roi_runs_df",
-    "roi_status",
-    "roi_tile",
-    "roi_tile_html",
-    "run_roi",
-    "scope_owner",
-    "start_run",
-    "top_up",
-    "usage_df",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.roi.errors": ["MemoryImportError", "RoiError", "RunInProgressError", "StoreError"],
+        "bench_nb.roi.frames": ["roi_results_df", "roi_runs_df"],
+        "bench_nb.roi.imports": ["ImportSummary", "MemoryFile", "import_memories", "read_memories"],
+        "bench_nb.roi.judges": ["DeterministicRoiJudge", "JudgeReply", "JudgmentFailed", "RoiJudge"],
+        "bench_nb.roi.memory": ["Memory", "ScopeMember", "can_read", "pinned_scopes", "scope_owner"],
+        "bench_nb.roi.metering": ["deployment_usage", "usage_df"],
+        "bench_nb.roi.options": ["RoiOptions"],
+        "bench_nb.roi.pool": ["POOL_SIZE", "TopUp", "ensure_probes", "top_up"],
+        "bench_nb.roi.probers": [
+            "DistractorProber",
+            "ParaphraseProber",
+            "Prober",
+            "ProberReply",
+            "TemplateProber",
+            "deterministic_prober",
+        ],
+        "bench_nb.roi.records": ["Judgment", "ModelUsage", "Probe", "ProbeDraft", "Recall", "RunSummary"],
+        "bench_nb.roi.run": ["RoiRun", "run_roi", "start_run"],
+        "bench_nb.roi.store": ["RoiStore", "require_store"],
+        "bench_nb.roi.summary": ["RoiStatus", "roi_status"],
+        "bench_nb.roi.tile": ["RoiTile", "chart_roi_trend", "roi_tile", "roi_tile_html"],
+    },
+)

@@ -1,5 +1,26 @@
 """The run format: MemoryBench's run directories read and written, and the settings a run is run under.
 
-Its modules are imported by name (``bench_nb.runformat.load``, ``.spec``, ``.journal``, ...); the public names
-are re-exported by ``bench_nb``.
+Public here: ``Run`` and ``RunSet`` (what ``bench_nb.load_runs`` reads a run directory into), ``RunSpec`` and
+``read_spec`` (a run's recorded settings), ``check_like_for_like`` (do runs share them) and
+``memorybench_report`` (the report.json MemoryBench would write). The other modules are internal.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bench_nb.lazy import attach
+
+if TYPE_CHECKING:
+    from bench_nb.runformat.load import Run, RunSet
+    from bench_nb.runformat.report import memorybench_report
+    from bench_nb.runformat.spec import RunSpec, check_like_for_like, read_spec
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.runformat.load": ["Run", "RunSet"],
+        "bench_nb.runformat.report": ["memorybench_report"],
+        "bench_nb.runformat.spec": ["RunSpec", "check_like_for_like", "read_spec"],
+    },
+)

@@ -1,4 +1,4 @@
-"""Why answers were wrong: per run and reason, how many wrong answers and their share (``bn.failure_summary``)."""
+"""Why answers were wrong: per run and reason, how many wrong answers and their share (``bn.metrics.failure_summary``)."""
 
 from __future__ import annotations
 

@@ -9,17 +9,22 @@ from the ``base_url`` setting or ``SUPERMEMORY_BASE_URL`` / ``MEM0_BASE_URL`` / 
 come with the optional ``cloud`` extra. See docs/cloud-providers.md.
 """
 
+from __future__ import annotations
+
+from bench_nb.lazy import attach
 from bench_nb.providers.cloud.adapter import CloudProvider
 from bench_nb.providers.cloud.common import CloudCallError, container_name
 from bench_nb.providers.cloud.mem0_platform import Mem0PlatformProvider
 from bench_nb.providers.cloud.supermemory import SupermemoryProvider
 from bench_nb.providers.cloud.zep import ZepProvider
 
-__all__ = [
-    "CloudCallError",
-    "CloudProvider",
-    "Mem0PlatformProvider",
-    "SupermemoryProvider",
-    "ZepProvider",
-    "container_name",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "bench_nb.providers.cloud.adapter": ["CloudProvider"],
+        "bench_nb.providers.cloud.common": ["CloudCallError", "container_name"],
+        "bench_nb.providers.cloud.mem0_platform": ["Mem0PlatformProvider"],
+        "bench_nb.providers.cloud.supermemory": ["SupermemoryProvider"],
+        "bench_nb.providers.cloud.zep": ["ZepProvider"],
+    },
+)

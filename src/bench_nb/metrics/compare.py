@@ -1,0 +1,144 @@
+"""``compare_runs``: the one way to compare runs question by question (the regression gate, ``bench_nb.gate``,
+is the other: a verdict against a margin).
+
+It runs the paired tests of ``metrics.paired``, ``metrics.clustered_paired`` and ``metrics.repeats`` (their
+definitions: docs/statistics.md) and returns one result type, ``Comparison``: ``.frame`` (pandas, or polars
+with ``backend="polars"``) and an HTML view in notebooks. The functions it replaces as public spellings
+(``paired_comparison``, ``paired_comparisons``, ``clustered_paired_comparisons``, ``pooled_paired_comparisons``,
+``tell_apart``) still work from ``bench_nb`` and ``bench_nb.metrics`` with a ``DeprecationWarning`` naming the
+``compare_runs`` call that gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
+
+import polars as pl
+
+from bench_nb.frames.backend import Backend, FrameT, to_backend
+from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame, tell_apart_frame
+from bench_nb.metrics.paired import (
+    METHOD_NOTES,
+    PairedComparison,
+    PairedMethod,
+    paired_comparison,
+    paired_comparisons_frame,
+)
+from bench_nb.metrics.repeats import pooled_paired_comparisons_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+CompareMethod = Literal["clustered", "independent", "signed-rank", "pooled", "tell-apart"]
+METHODS: tuple[CompareMethod, ...] = ("clustered", "independent", "signed-rank", "pooled", "tell-apart")
+_NOTES: dict[str, str] = {k: v for k, v in METHOD_NOTES.items()} | {
+    "pooled": "Groups of repeated runs (bench-nb run --repeat), each question's score its mean over the "
+    "group's repeats, compared with the clustered paired test.",
+    "tell-apart": "The clustered paired verdict for every pair, overall and per question type, beside the "
+    "Wilson-overlap rule (unpaired, ignores the haystacks) and whether the two agree.",
+}
+
+
+@dataclass(frozen=True)
+class Comparison(Generic[FrameT]):
+    """What ``compare_runs`` found: ``frame`` has one row per pair of runs (and per ``by`` value); with one
+    pair asked for (``a``, ``b``), ``pair`` holds the paired comparison (its per-type frame: ``pair.by_type``)."""
+
+    method: CompareMethod
+    frame: FrameT  # pandas (a ``Comparison[pd.DataFrame]``) or polars, as asked
+    pair: PairedComparison[Any] | None = None
+
+    def _repr_html_(self) -> str:
+        if self.pair is not None:
+            return self.pair._repr_html_()
+        table = cast(Any, self.frame)._repr_html_()
+        return f"{table}<p><small>{html.escape(_NOTES[self.method])}</small></p>"
+
+
+@overload
+def compare_runs(
+    runs: Any,
+    a: str | None = ...,
+    b: str | None = ...,
+    *,
+    method: CompareMethod = ...,
+    by: str | None = ...,
+    judge: str | None = ...,
+    alpha: float = ...,
+    backend: Literal["pandas"] = ...,
+) -> Comparison[pd.DataFrame]: ...
+@overload
+def compare_runs(
+    runs: Any,
+    a: str | None = ...,
+    b: str | None = ...,
+    *,
+    method: CompareMethod = ...,
+    by: str | None = ...,
+    judge: str | None = ...,
+    alpha: float = ...,
+    backend: Literal["polars"],
+) -> Comparison[pl.DataFrame]: ...
+def compare_runs(
+    runs: Any,
+    a: str | None = None,
+    b: str | None = None,
+    *,
+    method: CompareMethod = "clustered",
+    by: str | None = None,
+    judge: str | None = None,
+    alpha: float = 0.05,
+    backend: Backend = "pandas",
+) -> Comparison[Any]:
+    """Compare runs question by question: every pair of runs, or the pair ``a`` vs ``b`` (difference A − B).
+
+    Args:
+        runs: run directories or anything ``load_runs`` takes, or a questions frame (``questions_df``);
+            with ``judge``, or one pair, a judgments frame too.
+        a, b: the run ids of one pair to compare (``Comparison.pair``); default every pair, in order of
+            appearance.
+        method: ``"clustered"`` (default): the clustered paired test over the haystacks and the interval
+            that inverts it; ``"independent"``: McNemar's test and Newcombe's interval (every question
+            independent); ``"signed-rank"``: the clustered signed-rank test (graded scores); ``"pooled"``:
+            groups of repeated runs, each pooled, with the clustered test; ``"tell-apart"``: the clustered
+            verdict beside the Wilson-overlap rule, overall and per question type.
+        by: a column of the questions frame to compare within as well (``"question_type"``); for
+            ``"independent"``/``"signed-rank"`` over every pair, any value adds the per-type rows
+            (``question_type_norm``).
+        judge: grade with this judge's verdicts (judgments.jsonl) instead of the primary one.
+        alpha: the test's level (``"clustered"`` and ``"tell-apart"``).
+        backend: ``"pandas"`` or ``"polars"`` for ``frame``.
+
+    Raises:
+        ValueError: an unknown ``method``, or an argument the method does not take.
+        ComparisonError: runs that cannot be compared (different questions, no shared question, ...).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: use one of {', '.join(map(repr, METHODS))}")
+    if (a is None) != (b is None):
+        raise ValueError("compare one pair with both a and b, or every pair with neither")
+    if a is not None and b is not None:
+        if method in ("pooled", "tell-apart"):
+            raise ValueError(f"method={method!r} compares every pair: leave out a and b")
+        # one call for either backend (the overloads type each literal; ``Comparison.frame`` is either)
+        compare_pair: Any = paired_comparison
+        pair = compare_pair(runs, a, b, judge=judge, method=cast(PairedMethod, method), backend=backend)
+        row = pl.DataFrame([pair.as_dict()])
+        return Comparison(method, to_backend(row, backend), pair)
+    if method == "tell-apart":
+        if by is not None or judge is not None:
+            raise ValueError("method='tell-apart' is overall and per question type: leave out by and judge")
+        frame = tell_apart_frame(runs, alpha=alpha)
+    elif method == "pooled":
+        if judge is not None:
+            raise ValueError("method='pooled' grades with the primary judge: leave out judge")
+        frame = pooled_paired_comparisons_frame(runs, by=by)
+    elif method == "clustered" and judge is None:
+        frame = clustered_paired_comparisons_frame(runs, by=by, alpha=alpha)
+    else:
+        frame = paired_comparisons_frame(
+            runs, judge=judge, by_type=by is not None, method=cast(PairedMethod, method)
+        )
+    return Comparison(method, to_backend(frame, backend))
