@@ -45,10 +45,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_gate_passes_a_run_against_itself_and_fails_the_no_memory_run(runs: Path) -> None:
     same = cli("gate", runs / "demo-sqlite", runs / "demo-sqlite")
     assert same.returncode == 0, same.stdout + same.stderr
-    assert "## bench-nb gate: ✅ pass" in same.stdout and "| all | 50 | 4 | 72.0% | 72.0% |" in same.stdout
+    assert "## bench-nb gate: ✅ not worse" in same.stdout and "| all | 50 | 4 | 72.0% | 72.0% |" in same.stdout
     worse = cli("gate", runs / "demo-sqlite", runs / "demo-no-memory")
     assert worse.returncode == 1, worse.stdout + worse.stderr
-    assert "❌ fail" in worse.stdout and "−58.0 pts" in worse.stdout and "**What to do:**" in worse.stdout
+    assert "❌ worse" in worse.stdout and "−58.0 pts" in worse.stdout and "**What to do:**" in worse.stdout
 
 
 def test_gate_exits_2_naming_why_runs_cannot_be_compared(runs: Path, tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_gate_json_summary_file_and_latency(runs: Path, tmp_path: Path) -> None:
     assert (
         out["metric"] == "latency_ms" and out["rows"][0]["change"] < -0.5
     )  # measured latencies: no memory is far faster
-    assert summary.read_text().startswith("## bench-nb gate: ✅ pass")
+    assert summary.read_text().startswith("## bench-nb gate: ✅ not worse")
 
 
 def test_gate_against_a_receipt_and_a_store_run(runs: Path, tmp_path: Path) -> None:

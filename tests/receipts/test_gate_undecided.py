@@ -47,7 +47,7 @@ def test_few_haystacks_name_the_smallest_alpha_that_could_decide(receipt: Receip
     assert g.verdict == "undecided"
     assert "3 haystacks allow no one-sided p below 0.125" in text and "none below the level 0.1" in text
     assert "with these 3 haystacks, only an `--alpha` above 0.125 could fail it" in text
-    assert bn.gate(path, path, alpha=0.13).verdict == "pass"  # above it: decided
+    assert bn.gate(path, path, alpha=0.13).verdict == "not worse"  # above it: decided
     two = _haystacks(receipt, 2, tmp_path)
     assert "only an `--alpha` above 0.25 could fail it" in bn.gate(two, two).markdown()
 

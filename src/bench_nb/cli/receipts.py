@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, ReceiptError
 
 dataset_option = click.option(
     "--dataset",
@@ -43,7 +43,22 @@ dataset_option = click.option(
     help="One-sided level: the largest chance of failing when NEW is no worse than the margin.",
 )
 @click.option("--by", type=click.Choice(["type"]), default=None, help="Also gate each question type.")
-@click.option("--store", default=None, help="A run store: BASE or NEW that is not a path is a run id in it.")
+@click.option(
+    "--on-inconclusive",
+    type=click.Choice(["fail", "pass"]),
+    default="fail",
+    show_default=True,
+    help="When the benchmark can show neither 'not worse' nor 'worse': fail (exit 3) or pass (exit 0).",
+)
+@click.option(
+    "--public-key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The Ed25519 public key (PEM) a signed receipt must be signed with (a signed receipt needs it).",
+)
+@click.option(
+    "--store", default=None, help="A run store: BASE or NEW that names one of its runs is that run."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the gate as JSON instead of Markdown.")
 @click.option(
     "--summary",
@@ -60,26 +75,31 @@ def gate(
     metric: str,
     alpha: float,
     by: str | None,
+    on_inconclusive: str,
+    public_key: str | None,
     store: str | None,
     as_json: bool,
     summary_file: Path | None,
     dataset: Path | None,
 ) -> None:
-    """Fail (exit 1) when NEW is worse than BASE by more than the margin; 0 when not; 2 when they cannot be
-    compared or the haystacks are too few to decide.
+    """Is NEW worse than BASE by more than the margin? Exit 0 when shown not worse, 1 when shown worse, 3 when
+    the benchmark cannot tell (0 with --on-inconclusive pass), 2 when the runs cannot be compared, the
+    haystacks are too few to decide, or an input is refused.
 
     BASE and NEW: run directories, receipts (bench-nb receipt), other harnesses' result files (with
     --dataset) or run ids in --store.
     """
     from bench_nb.receipts.gate import EXIT_CODES, INCOMPARABLE, Gate
     from bench_nb.receipts.gate import gate as run_gate
+    from bench_nb.redaction import redact
 
     try:
         result: Gate = run_gate(
-            base, new, margin=margin, metric=metric, alpha=alpha, by=by, store=store, dataset=dataset
-        )
+            base, new, margin=margin, metric=metric, alpha=alpha, by=by, store=store, dataset=dataset,
+            public_key=public_key, on_inconclusive=on_inconclusive,
+        )  # fmt: skip
     except (BenchNbError, OSError, ValueError) as err:
-        click.echo(f"error: cannot compare: {err}", err=True)
+        click.echo(f"error: {redact(str(err))}", err=True)
         raise SystemExit(EXIT_CODES[INCOMPARABLE]) from None
     text = result.markdown()
     click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if as_json else text)
@@ -121,7 +141,10 @@ def receipt(run: str, output: Path | None, store: str | None, key: str | None, d
         if store is not None:
             raise click.UsageError("give -o with --store")
         output = default_path(run.rstrip("/\\"))
-    made = make_receipt(run, store=store, sign_with=key, dataset=dataset)
+    try:
+        made = make_receipt(run, store=store, sign_with=key, dataset=dataset)
+    except ValueError as err:  # a bad value in the run (a score outside [0, 1]), named by run and question
+        raise ReceiptError(f"{run}: {err}") from None
     made.write(output)
     signed = " (signed)" if made.signature else ""
     click.echo(f"wrote {output}{signed}: sha256 {made.sha256}")

@@ -8,12 +8,19 @@ most ``alpha``. The one-sided test at ``alpha`` is the two-sided one at 2·``alp
 direction (both tests are symmetric), so every row's interval is the two-sided 1 − 2·``alpha`` one.
 
 - ``accuracy`` (share of scored questions scored 1) and ``quality`` (mean score): the change is
-  NEW − BASE over the questions both scored; the gate fails when the test of "change = −margin" rejects
-  with the change below it, i.e. when the interval's upper end is below −margin.
+  NEW − BASE over the questions BASE scored, a question NEW did not score (failed, unfinished, unscored or
+  absent) counted as wrong (0) for NEW; the gate shows NEW *worse* when the test of "change = −margin"
+  rejects with the change below it, i.e. when the interval's upper end is below −margin, and *not worse*
+  when the interval's lower end is above −margin; else the benchmark cannot tell (*inconclusive*).
 - ``latency_ms`` (the search duration, MemScore's latency) and ``context_tokens``: lower is better and the
   margin is relative; the change is the ratio of means NEW / BASE over the questions both have a value for;
-  the gate fails when the test of "ratio = 1 + margin" (the mean of xᴺᵢ − (1 + margin)·xᴮᵢ is 0) rejects
-  with the ratio above it. The interval of the ratio inverts the same test (bisection).
+  the gate shows NEW worse when the test of "ratio = 1 + margin" (the mean of xᴺᵢ − (1 + margin)·xᴮᵢ is 0)
+  rejects with the ratio above it, not worse when the interval's upper end is below 1 + margin. The interval
+  of the ratio inverts the same test (bisection).
+
+Every row also says what the benchmark can show (``metrics.power``, the same code as ``bench-nb plan`` and
+``detectable_differences``): ``detectable``, the drop (or relative increase) the gate shows *worse* with 80%
+power, and ``power_at_margin``, the chance that an equally good NEW is shown *not worse*.
 
 Definitions: docs/statistics.md ("The regression gate").
 """
@@ -27,8 +34,14 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
+from bench_nb.metrics.clustered import cluster_variance
 from bench_nb.metrics.clustered_paired import EXACT, PairedTest, paired_difference_test
 from bench_nb.metrics.ordered import sums_by
+from bench_nb.metrics.power import (
+    detectable_differences_frame,
+    minimum_detectable_effect,
+    paired_test_multiplier,
+)
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
@@ -37,7 +50,15 @@ GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
 METRICS: tuple[str, ...] = ("accuracy", "quality", "latency_ms", "context_tokens")
 LOWER_IS_BETTER = frozenset({"latency_ms", "context_tokens"})
 ALL = "all"
-PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+# The gate's outcomes: shown not worse than the margin allows, shown worse, neither (the benchmark cannot tell
+# at this margin), and too few haystacks for any test at the level.
+NOT_WORSE, WORSE, INCONCLUSIVE, UNDECIDED = "not worse", "worse", "inconclusive", "undecided"
+POWER = 0.8  # the power at which ``detectable`` is stated
+# The largest margins: a drop of a whole accuracy point scale (1) or more lets any change pass; for latency and
+# tokens, NEW may be at most 10 times BASE (a margin of 9).
+MAX_MARGIN = 1.0
+MAX_RELATIVE_MARGIN = 9.0
+_POWER_GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
 _NAN = math.nan
 _BISECTIONS = 60
 
@@ -45,6 +66,7 @@ ROW_SCHEMA: dict[str, Any] = {
     "question_type": pl.Utf8,
     "n": pl.Int64,
     "clusters": pl.Int64,
+    "counted_wrong": pl.Int64,
     "base": pl.Float64,
     "new": pl.Float64,
     "change": pl.Float64,
@@ -55,8 +77,33 @@ ROW_SCHEMA: dict[str, Any] = {
     "test": pl.Utf8,
     "verdict": pl.Utf8,
     "shown_not_worse": pl.Boolean,
+    "detectable": pl.Float64,
+    "power_at_margin": pl.Float64,
     "note": pl.Utf8,
 }
+
+
+def check_margin(metric: str, margin: float) -> float:
+    """``margin`` as a float, refused unless finite and in range: [0, 1) accuracy points as a proportion for
+    ``accuracy`` and ``quality`` (a margin of 1 lets any change pass), [0, 9] relative for ``latency_ms`` and
+    ``context_tokens`` (NEW at most 10 times BASE).
+
+    Raises:
+        ValueError: naming the margin and the range.
+    """
+    value = float(margin)
+    if metric in LOWER_IS_BETTER:
+        if not 0 <= value <= MAX_RELATIVE_MARGIN:
+            raise ValueError(
+                f"margin must be a relative increase from 0 to {MAX_RELATIVE_MARGIN:g} for {metric} (0.02 = 2% "
+                f"more; {MAX_RELATIVE_MARGIN:g} = ten times BASE), not {margin}"
+            )
+    elif not 0 <= value < MAX_MARGIN:
+        raise ValueError(
+            f"margin must be from 0 to below 1 for {metric} (accuracy points as a proportion: 0.02 = 2 "
+            f"points; 1 would pass any change), not {margin}"
+        )
+    return value
 
 
 def gate_values(questions: Any, metric: str) -> pl.DataFrame:
@@ -138,6 +185,58 @@ def _difference_row(
     }
 
 
+def _accuracy_power(part: pl.DataFrame, margin: float, alpha: float) -> tuple[float, float]:
+    """``(detectable, power_at_margin)`` of an accuracy or quality row, from ``detectable_differences``'s
+    estimates for the two runs (``metrics.power``: their questions, haystacks, accuracy, intraclass
+    correlation of the paired differences and correlation) at the gate's one-sided level (two-sided 2·alpha)."""
+    long = pl.concat(
+        [
+            part.select("question_id", "haystack_id", score="b").with_columns(run_id=pl.lit("base")),
+            part.select("question_id", "haystack_id", score="n").with_columns(run_id=pl.lit("new")),
+        ]
+    ).with_columns(question_type=pl.lit(ALL))
+    d = detectable_differences_frame(long, alpha=2 * alpha, power=POWER).row(0, named=True)
+    if not 0 < d["accuracy"] < 1 or math.isnan(d["mde_paired"]):
+        return _NAN, _NAN
+
+    def mde(power: float) -> float:
+        return minimum_detectable_effect(
+            d["n"], d["accuracy"], 2 * alpha, power, d["cluster_size"], d["icc_difference"],
+            paired=True, correlation=d["correlation"],
+        )  # fmt: skip
+
+    return margin + d["mde_paired"], _power_at(mde, margin)
+
+
+def _ratio_power(
+    b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float
+) -> tuple[float, float]:
+    """``(detectable, power_at_margin)`` of a latency or tokens row: the clustered paired test's multiplier
+    (``metrics.power.paired_test_multiplier``) times the cluster-robust standard error of the ratio."""
+    total_b = float(b.sum())
+    k = int((c > 0).sum())
+    if total_b <= 0 or k < 2:
+        return _NAN, _NAN
+    ratio = float(n.sum()) / total_b
+    se = math.sqrt(max(cluster_variance(n - ratio * b, c), 0.0)) / (total_b / float(c.sum()))
+
+    def mde(power: float) -> float:
+        return paired_test_multiplier(k, 2 * alpha, power) * se
+
+    detectable = mde(POWER)
+    return (margin + detectable if math.isfinite(detectable) else _NAN), _power_at(mde, margin)
+
+
+def _power_at(mde: Any, margin: float) -> float:
+    """The power at which ``mde(power)`` equals ``margin``, interpolated on a grid of powers 0.05 ... 0.95
+    (each multiplier computed once and kept: ``paired_test_multiplier`` is cached); 0 stands for "under 5%",
+    1 for "over 95%", ``nan`` when no test can reject."""
+    values = np.array([mde(float(p)) for p in _POWER_GRID])
+    if not np.isfinite(values).all():
+        return _NAN
+    return float(np.interp(margin, values, _POWER_GRID, left=0.0, right=1.0))
+
+
 def _ratio_row(b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float) -> dict[str, Any]:
     total_b, total_n = float(b.sum()), float(n.sum())
     ratio = total_n / total_b if total_b > 0 else (1.0 if total_n == 0 else math.inf)
@@ -189,38 +288,48 @@ def non_inferiority(
     alpha: float = 0.1,
     by: str | None = None,
     seed: int | None = UNSET,
+    detectable: bool = True,
 ) -> pl.DataFrame:
     """The gate's rows: overall (``question_type = "all"``) and, with ``by="question_type"``, per type.
 
-    ``values`` is a ``gate_values`` frame holding both runs; only the questions both have a value for are
-    paired. Each row is tested at ``alpha`` divided by the number of rows (Bonferroni: the chance that any
+    ``values`` is a ``gate_values`` frame holding both runs. For ``accuracy`` and ``quality`` every question
+    BASE has a value for is paired, a question NEW has none for counted as 0 (wrong) for NEW (``counted_wrong``
+    of them); for ``latency_ms`` and ``context_tokens`` the questions both have a value for. Each row is tested at ``alpha`` divided by the number of rows (Bonferroni: the chance that any
     row fails falsely stays at most ``alpha``). Columns ``ROW_SCHEMA``: ``base``, ``new`` (the means),
     ``change`` (NEW − BASE; for latency and tokens NEW / BASE − 1), ``ci_low, ci_high`` (the two-sided
     1 − 2·alpha interval of the change), ``p_value`` (one-sided, of "no regression beyond the margin"),
-    ``test`` (which clustered test), ``verdict`` (``"fail"``: the test rejects, NEW is worse by more than the
-    margin; ``"pass"``; ``"undecided"``: too few haystacks for any test at the row's level),
-    ``shown_not_worse`` (the interval rules out a regression beyond the margin), ``note``.
+    ``test`` (which clustered test), ``verdict`` (``"worse"``: the test rejects, NEW is worse by more than the
+    margin; ``"not worse"``: the interval rules a regression beyond the margin out; ``"inconclusive"``:
+    neither; ``"undecided"``: too few haystacks for any test at the row's level), ``shown_not_worse``,
+    ``detectable`` (the drop, or relative increase, the row shows worse with 80% power: margin + the paired
+    test's detectable difference at the row's one-sided level), ``power_at_margin`` (the chance an equally
+    good NEW is shown not worse; 0 stands for under 5%, 1 for over 95%), ``note``. ``detectable=False``
+    leaves those two ``nan`` (the decision alone, for simulations).
     """
     warn_unused("non_inferiority", EXACT, seed=seed)
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha must be in (0, 0.5), not {alpha}")
-    if margin < 0:
-        raise ValueError(f"margin must be 0 or more, not {margin}")
+    margin = check_margin(metric, margin)
     if by not in (None, "question_type", "type"):
         raise ValueError(f"by must be None or 'type', not {by!r}")
     base = values.filter(pl.col("run_id") == base_run).select(
         "question_id", "haystack_id", "question_type", b="value"
     )
     new = values.filter(pl.col("run_id") == new_run).select("question_id", n="value")
-    pairs = base.join(new, on="question_id", how="inner")
+    ratio = metric in LOWER_IS_BETTER
+    if ratio:
+        pairs = base.join(new, on="question_id", how="inner").with_columns(wrong=pl.lit(False))
+    else:  # every question BASE scored: one NEW did not score counts as wrong
+        pairs = base.join(new, on="question_id", how="left").with_columns(
+            wrong=pl.col("n").is_null(), n=pl.col("n").fill_null(0.0)
+        )
     groups: list[tuple[str, pl.DataFrame]] = [(ALL, pairs)]
     if by is not None:
         for (qtype,), part in sorted(pairs.group_by("question_type"), key=lambda g: str(g[0][0])):
             groups.append((str(qtype), part))
     row_alpha = alpha / len(groups)
-    ratio = metric in LOWER_IS_BETTER
     rows = []
     for qtype, part in groups:
         b, n, c = _cluster_sums(part) if len(part) else (np.zeros(0), np.zeros(0), np.zeros(0))
@@ -229,6 +338,7 @@ def non_inferiority(
             "question_type": qtype,
             "n": int(c.sum()),
             "clusters": k,
+            "counted_wrong": int(part["wrong"].sum()) if len(part) else 0,
             "base": float(b.sum() / c.sum()) if k else _NAN,
             "new": float(n.sum() / c.sum()) if k else _NAN,
             "alpha": row_alpha,
@@ -239,12 +349,23 @@ def non_inferiority(
         stats = (_ratio_row if ratio else _difference_row)(b, n, c, margin, row_alpha)
         fail = stats.pop("fail")
         if fail:
-            verdict, note = FAIL, None
+            verdict, note = WORSE, None
         elif _undecidable(k, row_alpha):
             verdict, note = UNDECIDED, undecided_note(k, row_alpha)
+        elif stats["shown_not_worse"]:
+            verdict, note = NOT_WORSE, None
         else:
-            verdict, note = PASS, None
-        rows.append(row | stats | {"verdict": verdict, "note": note})
+            verdict, note = INCONCLUSIVE, None
+        smallest, power = _NAN, _NAN
+        if detectable:
+            smallest, power = (
+                _ratio_power(b, n, c, margin, row_alpha)
+                if ratio
+                else _accuracy_power(part, margin, row_alpha)
+            )
+        rows.append(
+            row | stats | {"verdict": verdict, "note": note, "detectable": smallest, "power_at_margin": power}
+        )
     return pl.DataFrame(rows, schema=ROW_SCHEMA)
 
 
@@ -257,6 +378,8 @@ def _empty(note: str) -> dict[str, Any]:
         "test": "none",
         "verdict": UNDECIDED,
         "shown_not_worse": False,
+        "detectable": _NAN,
+        "power_at_margin": _NAN,
         "note": note,
     }
 

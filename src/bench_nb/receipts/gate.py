@@ -4,9 +4,11 @@ BASE and NEW are each a run directory, a run id in a run store (``store=``) or a
 per-question scores, latencies and tokens stand in for the run). The runs must be comparable: the same
 question set, the same primary judge and the same settings fingerprint (else the verdict is
 ``"incomparable"``, exit code 2, with every reason named). Then ``metrics.gate.non_inferiority`` tests,
-haystacks as clusters, whether NEW is worse by more than ``margin`` at the one-sided level ``alpha``:
-exit 1 when it is shown to be, 0 when not, 2 when the haystacks are too few for any test at that level.
-``Gate.markdown()`` is a short summary for a CI job summary, ``Gate.to_dict()`` its JSON.
+haystacks as clusters, whether NEW is worse by more than ``margin`` at the one-sided level ``alpha``, with
+three outcomes: *not worse* (exit 0: shown no worse than the margin allows), *worse* (exit 1: shown worse by
+more than the margin) and *inconclusive* (neither: exit 3, or 0 with ``on_inconclusive="pass"``); exit 2
+when the haystacks are too few for any test at that level. ``Gate.markdown()`` is a short summary for a CI
+job summary (with what this benchmark can detect), ``Gate.to_dict()`` its JSON.
 """
 
 from __future__ import annotations
@@ -19,27 +21,37 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.errors import ReceiptError
+from bench_nb.frames.store import StoredRuns, open_store
 from bench_nb.metrics.clustered_paired import EXACT
 from bench_nb.metrics.gate import (
     ALL,
-    FAIL,
+    INCONCLUSIVE,
     LOWER_IS_BETTER,
     METRICS,
-    PASS,
+    NOT_WORSE,
+    POWER,
     UNDECIDED,
+    WORSE,
+    check_margin,
     fewest_haystacks,
     gate_values,
     non_inferiority,
     smallest_deciding_alpha,
 )
 from bench_nb.metrics.unused_args import UNSET, warn_unused
-from bench_nb.receipts.receipt import Receipt, is_receipt_file, read_receipt, read_run_data
+from bench_nb.receipts.receipt import Receipt, check_signed_by, is_receipt_file, read_receipt, read_run_data
 from bench_nb.runformat.spec import RunSpec, differences
 
 INCOMPARABLE = "incomparable"
-EXIT_CODES = {PASS: 0, FAIL: 1, UNDECIDED: 2, INCOMPARABLE: 2}
+# The exit codes: not worse 0, worse 1, cannot decide (too few haystacks) or cannot compare 2, inconclusive 3
+# (``on_inconclusive="fail"``, the default: a non-zero code that fails a CI job, distinct from worse) or 0
+# (``on_inconclusive="pass"``).
+EXIT_CODES = {NOT_WORSE: 0, WORSE: 1, UNDECIDED: 2, INCOMPARABLE: 2, INCONCLUSIVE: 3}
+ON_INCONCLUSIVE = ("fail", "pass")
 DEFAULT_ALPHA = 0.1
 DEFAULT_MARGIN = 0.02
+_SHOWN = 5  # questions named in a message
 
 
 @dataclass(frozen=True)
@@ -103,17 +115,29 @@ def _receipt_side(receipt: Receipt, label: str) -> Side:
     return Side(label, "receipt", run["id"], questions, settings, s["fingerprint"], receipt.sha256)
 
 
-def read_side(source: Any, *, store: Any = None, dataset: str | os.PathLike[str] | None = None) -> Side:
+def read_side(
+    source: Any,
+    *,
+    store: Any = None,
+    dataset: str | os.PathLike[str] | None = None,
+    public_key: str | os.PathLike[str] | None = None,
+) -> Side:
     """A gate's side: a receipt file, a run directory (or ``Run``), another harness's result file (with
     ``dataset``, the benchmark file it needs: ``read_run_data``), or a run id in ``store``.
 
-    With ``store``, a source that is not an existing file or directory is a run id in it.
+    A receipt's signature is checked (``receipt.check_signed_by``): a signed receipt needs ``public_key``,
+    the key it must be signed with. With ``store``, a source that names one of the store's runs is that run
+    (even when a file or folder of that name exists here); another existing path is read from disk.
     """
     if isinstance(source, Receipt):
-        return _receipt_side(source, f"receipt of {source.run_id}")
+        where = f"receipt of {source.run_id}"
+        check_signed_by(source, public_key, where)
+        return _receipt_side(source, where)
     if is_receipt_file(source):
-        return _receipt_side(read_receipt(source), os.fspath(source))
-    from_store = store is not None and not (isinstance(source, (str, os.PathLike)) and Path(source).exists())
+        receipt = read_receipt(source)
+        check_signed_by(receipt, public_key, os.fspath(source))
+        return _receipt_side(receipt, os.fspath(source))
+    from_store = store is not None and (_in_store(store, source) or not _exists(source))
     data = read_run_data(source, store=store if from_store else None, dataset=dataset)
     return Side(
         data.label,
@@ -123,6 +147,18 @@ def read_side(source: Any, *, store: Any = None, dataset: str | os.PathLike[str]
         data.settings,
         data.settings.fingerprint,
     )
+
+
+def _exists(source: Any) -> bool:
+    return isinstance(source, (str, os.PathLike)) and Path(source).exists()
+
+
+def _in_store(store: Any, source: Any) -> bool:
+    """Whether ``source`` is the id of one of ``store``'s runs."""
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    opened = store if isinstance(store, StoredRuns) else open_store(store)
+    return os.fspath(source) in opened.run_ids
 
 
 def comparability(base: Side, new: Side) -> list[str]:
@@ -161,9 +197,10 @@ def comparability(base: Side, new: Side) -> list[str]:
 
 @dataclass(frozen=True)
 class Gate:
-    """A gate's outcome: ``verdict`` (``"pass"``, ``"fail"``, ``"undecided"``, ``"incomparable"``),
-    ``exit_code`` (0, 1, 2, 2), the rows of ``metrics.gate.non_inferiority`` and the reasons it could not
-    decide."""
+    """A gate's outcome: ``verdict`` (``"not worse"``, ``"worse"``, ``"inconclusive"``, ``"undecided"``,
+    ``"incomparable"``), ``exit_code`` (0, 1, 3 or 0 with ``on_inconclusive="pass"``, 2, 2), ``passed``, the
+    rows of ``metrics.gate.non_inferiority``, the reasons it could not decide, and ``counted_wrong``: the
+    questions BASE scored that NEW did not, each counted as wrong for NEW (with why: failed, unscored, ...)."""
 
     base: Side
     new: Side
@@ -174,21 +211,33 @@ class Gate:
     verdict: str
     rows: pl.DataFrame
     reasons: list[str] = field(default_factory=list)
+    on_inconclusive: str = "fail"
+    counted_wrong: dict[str, str] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
-        """The process exit code of the verdict: 0 pass, 1 fail, 2 undecided or incomparable."""
+        """The process exit code: 0 not worse, 1 worse, 2 undecided or incomparable, 3 inconclusive (0 with
+        ``on_inconclusive="pass"``)."""
+        if self.verdict == INCONCLUSIVE and self.on_inconclusive == "pass":
+            return 0
         return EXIT_CODES[self.verdict]
+
+    @property
+    def passed(self) -> bool:
+        """Whether the gate lets NEW through (exit code 0)."""
+        return self.exit_code == 0
 
     def to_dict(self) -> dict[str, Any]:
         """The gate as JSON-ready values (NaN and infinities as ``None``)."""
         return {
             "verdict": self.verdict,
             "exitCode": self.exit_code,
+            "onInconclusive": self.on_inconclusive,
             "metric": self.metric,
             "margin": self.margin,
             "alpha": self.alpha,
             "by": self.by,
+            "countedWrong": dict(self.counted_wrong),
             "base": _side_dict(self.base),
             "new": _side_dict(self.new),
             "reasons": list(self.reasons),
@@ -225,6 +274,8 @@ def gate(
     store: Any = None,
     seed: int | None = UNSET,
     dataset: str | os.PathLike[str] | None = None,
+    public_key: str | os.PathLike[str] | None = None,
+    on_inconclusive: str = "fail",
 ) -> Gate:
     """Is NEW worse than BASE by more than ``margin``? A non-inferiority check with the clustered paired test.
 
@@ -244,46 +295,104 @@ def gate(
             counted), so the same runs give the same verdict without one.
         dataset: the benchmark file the runs were made on, for other harnesses' result files (Zep's and
             Mem0's LoCoMo files need LoCoMo's locomo10.json: ``load_runs(dataset=)``).
+        public_key: the Ed25519 public key (PEM) a signed receipt must be signed with; a signed receipt
+            without it is refused (``receipt.check_signed_by``).
+        on_inconclusive: ``"fail"`` (exit code 3, the default: a gate passes only what it showed not worse)
+            or ``"pass"`` (exit code 0) when the benchmark cannot tell.
 
     Returns:
-        A ``Gate``: ``verdict``, ``exit_code`` (0 pass, 1 fail, 2 undecided or incomparable), ``rows``,
-        ``reasons``, ``markdown()``, ``to_dict()``. Definitions: docs/statistics.md ("The regression gate").
+        A ``Gate``: ``verdict``, ``exit_code`` (0 not worse, 1 worse, 3 inconclusive, 2 undecided or
+        incomparable), ``rows``, ``reasons``, ``counted_wrong``, ``markdown()``, ``to_dict()``. Definitions:
+        docs/statistics.md ("The regression gate").
+
+    Raises:
+        ValueError: a metric, margin, alpha or ``on_inconclusive`` out of range.
+        ReceiptError, RunFormatError: a side that cannot be read (a receipt refused, naming why).
     """
     warn_unused("gate", EXACT, seed=seed)
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    margin = check_margin(metric, margin)
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5), not {alpha}")
+    if on_inconclusive not in ON_INCONCLUSIVE:
+        raise ValueError(f"on_inconclusive must be 'fail' or 'pass', not {on_inconclusive!r}")
     by = "question_type" if by in ("type", "question_type") else by
-    b, n = read_side(base, store=store, dataset=dataset), read_side(new, store=store, dataset=dataset)
+    b = read_side(base, store=store, dataset=dataset, public_key=public_key)
+    n = read_side(new, store=store, dataset=dataset, public_key=public_key)
+    if public_key is not None and "receipt" not in (b.kind, n.kind):
+        raise ReceiptError("a public key was given, but neither BASE nor NEW is a receipt")
     reasons = comparability(b, n)
+
+    def made(verdict: str, rows: pl.DataFrame, why: list[str], wrong: dict[str, str] | None = None) -> Gate:
+        return Gate(b, n, metric, margin, alpha, by, verdict, rows, why, on_inconclusive, wrong or {})
+
     if reasons:
-        return Gate(
-            b,
-            n,
-            metric,
-            margin,
-            alpha,
-            by,
+        return made(INCOMPARABLE, non_inferiority(_empty(), "", "", metric=metric), reasons)
+    base_values = gate_values(b.questions.with_columns(run_id=pl.lit("base")), metric)
+    new_values = gate_values(n.questions.with_columns(run_id=pl.lit("new")), metric)
+    lacking = _lacking(base_values, new_values, n.questions, metric)
+    if lacking and metric in LOWER_IS_BETTER:
+        what = "search latency" if metric == "latency_ms" else "context tokens"
+        return made(
             INCOMPARABLE,
             non_inferiority(_empty(), "", "", metric=metric),
-            reasons,
+            [
+                f"NEW has no {what} for {_some(lacking)} that BASE has: the gate cannot tell how slow they were"
+            ],
         )
-    values = pl.concat(
-        [
-            gate_values(b.questions.with_columns(run_id=pl.lit("base")), metric),
-            gate_values(n.questions.with_columns(run_id=pl.lit("new")), metric),
-        ]
-    )
+    values = pl.concat([base_values, new_values])
     rows = non_inferiority(values, "base", "new", metric=metric, margin=margin, alpha=alpha, by=by)
     verdicts = rows["verdict"].to_list()
-    overall = verdicts[0]
-    if FAIL in verdicts:
-        verdict = FAIL
-    elif overall == UNDECIDED:
+    if WORSE in verdicts:
+        verdict = WORSE
+    elif verdicts[0] == UNDECIDED:
         verdict = UNDECIDED
         reasons = [str(rows["note"][0])]
+    elif all(v == NOT_WORSE for v in verdicts):
+        verdict = NOT_WORSE
     else:
-        verdict = PASS
-    return Gate(b, n, metric, margin, alpha, by, verdict, rows, reasons)
+        verdict = INCONCLUSIVE
+    return made(verdict, rows, reasons, lacking)
+
+
+def _lacking(base: pl.DataFrame, new: pl.DataFrame, questions: pl.DataFrame, metric: str) -> dict[str, str]:
+    """The questions BASE has a value for and NEW has none for, each with why (NEW's status: ``failed``,
+    ``unscored``, a phase it stopped at, or ``not in NEW``), sorted by id."""
+    ids = sorted(set(base["question_id"].to_list()) - set(new["question_id"].to_list()))
+    if not ids:
+        return {}
+    status = (
+        dict(
+            questions.select(pl.col("question_id").cast(pl.Utf8), pl.col("status").cast(pl.Utf8)).iter_rows()
+        )
+        if "status" in questions.columns
+        else {}
+    )
+    unscored = set()
+    if metric in ("accuracy", "quality") and "unscored" in questions.columns:
+        flagged = questions.filter(pl.col("unscored").fill_null(False) | (pl.col("status") == "evaluated"))
+        unscored = set(flagged["question_id"].cast(pl.Utf8).to_list())
+    out = {}
+    for qid in ids:
+        if qid not in status:
+            out[qid] = "not in NEW"
+        elif qid in unscored:
+            out[qid] = "unscored"
+        else:
+            out[qid] = str(status[qid] or "unfinished")
+    return out
+
+
+def _some(lacking: dict[str, str]) -> str:
+    """``12 questions (8 failed, 4 unscored; first: q1, q2, ...)``."""
+    counts: dict[str, int] = {}
+    for why in lacking.values():
+        counts[why] = counts.get(why, 0) + 1
+    ids = list(lacking)
+    first = ", ".join(ids[:_SHOWN]) + (", ..." if len(ids) > _SHOWN else "")
+    kinds = ", ".join(f"{k} {why}" for why, k in sorted(counts.items()))
+    return f"{len(ids)} question{'s' if len(ids) != 1 else ''} ({kinds}; {'first: ' if len(ids) > _SHOWN else ''}{first})"
 
 
 def _empty() -> pl.DataFrame:
@@ -319,7 +428,13 @@ def _undecided_advice(g: Gate, overall: dict[str, Any]) -> str:
 
 # --- the Markdown summary ----------------------------------------------------------------------------------
 
-_ICONS = {PASS: "✅ pass", FAIL: "❌ fail", UNDECIDED: "⚠️ undecided", INCOMPARABLE: "⛔ cannot compare"}
+_ICONS = {
+    NOT_WORSE: "✅ not worse",
+    WORSE: "❌ worse",
+    INCONCLUSIVE: "❔ inconclusive",
+    UNDECIDED: "⚠️ undecided",
+    INCOMPARABLE: "⛔ cannot compare",
+}
 
 
 def _value(metric: str, x: float | None) -> str:
@@ -346,6 +461,46 @@ def _margin(metric: str, margin: float) -> str:
         if metric in LOWER_IS_BETTER
         else (f"{100 * margin:g} points")
     )
+
+
+def _percent(x: float) -> str:
+    if x <= 0:
+        return "under 5%"
+    if x >= 1:
+        return "over 95%"
+    return f"{100 * x:.0f}%"
+
+
+def detectable_sentence(g: Gate) -> str:
+    """What the benchmark can show at the gate's level, in words: the drop (or increase) it shows worse with
+    80% power, and the chance an equally good NEW is shown not worse at the margin."""
+    r = g.rows.row(0, named=True)
+    k = int(r["clusters"])
+    size = f"{k} haystack{'s' if k != 1 else ''} (conversations), {r['n']:,} questions"
+    detectable, power = r["detectable"], r["power_at_margin"]
+    if detectable is None or not math.isfinite(detectable) or power is None or math.isnan(power):
+        return f"{size}: too few, or too uniform, to say what this gate can detect."
+    ratio = g.metric in LOWER_IS_BETTER
+    what = ("an increase" if ratio else "a drop") + f" of {_amount(g.metric, detectable)} or more"
+    text = (
+        f"{size}: at one-sided level {r['alpha']:g} this gate shows {what} *worse* {round(POWER * 10)} times in "
+        f"10 ({100 * POWER:g}% power); an equally good NEW is shown *not worse* than the margin of "
+        f"{_amount(g.metric, g.margin)} with probability {_percent(power)}."
+    )
+    if power < POWER:
+        needed = detectable - g.margin
+        text += (
+            f" It cannot tell {'an increase' if ratio else 'a drop'} of {_amount(g.metric, g.margin)} from noise: "
+            f"a margin of about {_amount(g.metric, needed)} (or more haystacks: `bench-nb plan`) would show an "
+            f"equally good NEW not worse {round(POWER * 10)} times in 10."
+        )
+    return text
+
+
+def _amount(metric: str, x: float) -> str:
+    if metric in LOWER_IS_BETTER:
+        return f"{100 * x:.0f}%"
+    return f"{100 * x:.1f} points"
 
 
 def _md_cell(text: str) -> str:
@@ -398,12 +553,13 @@ def _markdown(g: Gate) -> str:
     overall = g.rows.row(0, named=True)
     bound = "upper" if g.metric not in LOWER_IS_BETTER else "lower"
     limit = -g.margin if g.metric not in LOWER_IS_BETTER else g.margin
-    failed = [r["question_type"] for r in g.rows.iter_rows(named=True) if r["verdict"] == FAIL]
-    if g.verdict == FAIL:
-        where = "on all questions" if ALL in failed else f"on {', '.join(failed)}"
+    interval = f"({_change(g.metric, overall['ci_low'])} to {_change(g.metric, overall['ci_high'])})"
+    worse = [r["question_type"] for r in g.rows.iter_rows(named=True) if r["verdict"] == WORSE]
+    if g.verdict == WORSE:
+        where = "on all questions" if ALL in worse else f"on {', '.join(worse)}"
         direction = "below" if bound == "upper" else "above"
         lines.append(
-            f"**Verdict:** NEW is worse than BASE by more than {_margin(g.metric, g.margin)} {where}: the "
+            f"**Verdict:** worse: NEW is worse than BASE by more than {_margin(g.metric, g.margin)} {where}: the "
             f"interval's {bound} end is {direction} {_change(g.metric, limit)} (one-sided p < {g.rows['alpha'][0]:g})."
         )
         lines.append("")
@@ -415,23 +571,35 @@ def _markdown(g: Gate) -> str:
         lines.append(f"**Verdict:** undecided: {g.reasons[0] if g.reasons else 'too few haystacks'}.")
         lines.append("")
         lines.append(f"**What to do:** {_undecided_advice(g, overall)}")
-    elif overall["shown_not_worse"]:
+    elif g.verdict == NOT_WORSE:
         lines.append(
-            f"**Verdict:** NEW is not worse than BASE by more than {_margin(g.metric, g.margin)}: the interval "
-            f"({_change(g.metric, overall['ci_low'])} to {_change(g.metric, overall['ci_high'])}) rules it out."
+            f"**Verdict:** not worse: NEW is shown no worse than BASE by more than {_margin(g.metric, g.margin)}: "
+            f"the interval {interval} rules a larger regression out."
         )
         lines.append("")
         lines.append("**What to do:** nothing.")
     else:
+        outcome = (
+            "passes (`--on-inconclusive pass`)"
+            if g.passed
+            else "fails (exit 3; `--on-inconclusive pass` lets it through)"
+        )
         lines.append(
-            f"**Verdict:** no regression beyond {_margin(g.metric, g.margin)} is shown, but none is ruled out: "
-            f"the interval ({_change(g.metric, overall['ci_low'])} to {_change(g.metric, overall['ci_high'])}) "
-            f"reaches past {_change(g.metric, limit)}."
+            f"**Verdict:** inconclusive: no regression beyond {_margin(g.metric, g.margin)} is shown, and none is "
+            f"ruled out: the interval {interval} reaches past {_change(g.metric, limit)}. The gate {outcome}."
         )
         lines.append("")
         lines.append(
-            "**What to do:** nothing is required; to rule a regression out, gate on more haystacks "
-            "(`bench-nb plan` says how many)."
+            "**What to do:** to decide, gate on more haystacks (`bench-nb plan` says how many) or with a margin "
+            "this benchmark can show (below)."
+        )
+    lines.append("")
+    lines.append(f"**What this benchmark can show:** {detectable_sentence(g)}")
+    if g.counted_wrong:
+        lines.append("")
+        lines.append(
+            f"**Counted as wrong for NEW:** {_some(g.counted_wrong)}: BASE scored them, NEW did not (a question "
+            "NEW failed, left unfinished or could not score is a wrong answer to its user)."
         )
     for side, name in ((g.base, "BASE"), (g.new, "NEW")):
         if side.receipt_sha256:

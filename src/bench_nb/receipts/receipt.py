@@ -33,7 +33,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.errors import ReceiptError
+from bench_nb.errors import BenchNbError, ReceiptError
 from bench_nb.frames.harnesses import harness_record
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import questions_frame
@@ -210,7 +210,7 @@ def receipt_body(data: RunData) -> dict[str, Any]:
             "id": s.run_id,
             "provider": s.provider,
             "benchmark": s.benchmark,
-            "judge": s.judge,
+            "judge": _reported_judge(data.questions, s.judge),
             "answerer": s.answerer,
             "writtenBy": data.harness.get("harness"),
         },
@@ -238,6 +238,16 @@ def receipt_body(data: RunData) -> dict[str, Any]:
         },
     }
     return canonical_value(body)
+
+
+def _reported_judge(questions: pl.DataFrame, primary: str | None) -> str | None:
+    """The judge the frames report for the run's questions: the primary judge of its settings, unless the
+    questions name another (a MemoryBench checkpoint's top-level ``judge`` edited away from
+    ``benchNb.primaryJudge``: the frames then show that judge for every question, so the receipt must too)."""
+    named = sorted(
+        {j for j in questions.get_column("judge").to_list() if j} if "judge" in questions.columns else set()
+    )
+    return primary if named in ([], [primary]) else ", ".join(named)
 
 
 @dataclass(frozen=True)
@@ -297,6 +307,8 @@ def make_receipt(
 def default_path(run: str | os.PathLike[str]) -> Path:
     """Where ``bench-nb receipt RUN`` writes by default: ``RUN.receipt.json`` beside the run directory."""
     p = Path(run)
+    if p.name in ("", ".", ".."):  # "." or "..": the directory's own name
+        p = p.resolve()
     return p.with_name(p.name + SUFFIX)
 
 
@@ -306,6 +318,13 @@ def parse_receipt(data: bytes, where: str) -> Receipt:
     Raises:
         ReceiptError: naming ``where`` and what is wrong.
     """
+    try:
+        return _parse(data, where)
+    except RecursionError:
+        raise ReceiptError(f"{where}: not a receipt (nested too deeply to read)") from None
+
+
+def _parse(data: bytes, where: str) -> Receipt:
     try:
         envelope = json.loads(data)
     except (ValueError, UnicodeDecodeError) as err:
@@ -320,6 +339,7 @@ def parse_receipt(data: bytes, where: str) -> Receipt:
         raise ReceiptError(f"{where}: format is {body.get('format')!r}, not {FORMAT!r}")
     if body.get("version") != VERSION:
         raise ReceiptError(f"{where}: receipt version {body.get('version')!r}; this bench_nb reads {VERSION}")
+    _check_layout(body, where)
     if canonical_json(envelope) != data:
         raise ReceiptError(
             f"{where}: not in canonical form (RFC 8785): the file was changed after it was written"
@@ -330,6 +350,85 @@ def parse_receipt(data: bytes, where: str) -> Receipt:
             f"{where}: sha256 {envelope.get('sha256')!r} does not match the receipt's content ({digest})"
         )
     return Receipt(body, digest, envelope.get("signature"))
+
+
+# What a receipt's body must hold for the gate and ``verify`` to read it: each member's type, and the members of
+# the objects they read (a hash-valid receipt missing one is refused naming it, never a traceback).
+_LAYOUT: dict[str, tuple[type, tuple[str, ...]]] = {
+    "run": (dict, ("id", "provider")),
+    "dataset": (dict, ("questionSet",)),
+    "settings": (dict, ("fingerprint",)),
+    "code": (dict, ()),
+    "questions": (list, ()),
+    "numbers": (dict, ()),
+}
+_QUESTION_FIELDS = ("id", "haystack", "type", "status", "score", "unscored", "searchMs", "contextTokens")
+
+
+def _check_layout(body: dict[str, Any], where: str) -> None:
+    """Refuse a body the readers cannot read: a missing or mistyped member, a question that is not an object,
+    lacks a field or an id, or repeats another's id (a reader keyed by id would keep the last one, a reader
+    of the list would count both).
+
+    Raises:
+        ReceiptError: naming the member, or the question by its position and id.
+    """
+    for name, (kind, members) in _LAYOUT.items():
+        value = body.get(name)
+        if not isinstance(value, kind):
+            what = (
+                "missing"
+                if value is None
+                else f"{type(value).__name__}, not {'an object' if kind is dict else 'a list'}"
+            )
+            raise ReceiptError(f"{where}: not a receipt: '{name}' is {what}")
+        for member in members:
+            if member not in value:  # type: ignore[operator]  # a dict: checked above
+                raise ReceiptError(f"{where}: not a receipt: '{name}' has no '{member}'")
+    seen: set[str] = set()
+    for i, q in enumerate(body["questions"]):
+        if not isinstance(q, dict):
+            raise ReceiptError(f"{where}: question {i + 1} is {type(q).__name__}, not an object")
+        qid = q.get("id")
+        if not isinstance(qid, str) or not qid:
+            raise ReceiptError(f"{where}: question {i + 1} has no id")
+        if qid in seen:
+            raise ReceiptError(f"{where}: question {qid} appears twice: a receipt holds each question once")
+        seen.add(qid)
+        lacking = [f for f in _QUESTION_FIELDS if f not in q]
+        if lacking:
+            raise ReceiptError(f"{where}: question {qid} has no '{lacking[0]}'")
+        score = q["score"]
+        if score is not None and (
+            isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1
+        ):
+            raise ReceiptError(f"{where}: question {qid}: score {score!r} is not a number in [0, 1] or null")
+
+
+def check_signed_by(receipt: Receipt, public_key: str | os.PathLike[str] | None, where: str) -> str | None:
+    """The signature check of a reader that acts on a receipt (the gate): a signed receipt must be signed by
+    ``public_key`` (a PEM Ed25519 public key file); without one it is refused, since a signature checked only
+    against the key the receipt carries shows it intact, not who made it (anyone can re-sign an edited
+    receipt with their own key). ``public_key`` with an unsigned receipt is refused too. Returns the signing
+    key's id (``None``: unsigned, no key given).
+
+    Raises:
+        ReceiptError: naming ``where`` and what failed.
+    """
+    body = canonical_json(receipt.body)
+    if receipt.signature is None:
+        if public_key is not None:
+            raise ReceiptError(f"{where}: not signed, and a public key was given")
+        return None
+    signed_by = check_signature(
+        body, receipt.signature, None, where
+    )  # a forged or stale signature fails here
+    if public_key is None:
+        raise ReceiptError(
+            f"{where}: signed by key {signed_by}; give the public key it must be signed with (--public-key, "
+            "public_key=) so that the signature is checked against a key you trust"
+        )
+    return check_signature(body, receipt.signature, load_public_key(os.fspath(public_key)), where)
 
 
 def read_receipt(path: str | os.PathLike[str]) -> Receipt:
@@ -430,7 +529,7 @@ def verify_receipt(
     try:
         data = read_run_data(run, store=store, dataset=dataset)
         recomputed = receipt_body(data)
-    except ReceiptError as err:
+    except (BenchNbError, ValueError, OSError) as err:  # a run that cannot be read, or a bad value in it
         return ReceiptCheck(where, False, parsed.sha256, False, signed_by, trusted, difference=str(err))
     difference = first_difference(parsed.body, recomputed)
     label = data.label
