@@ -45,7 +45,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_gate_passes_a_run_against_itself_and_fails_the_no_memory_run(runs: Path) -> None:
     same = cli("gate", runs / "demo-sqlite", runs / "demo-sqlite")
     assert same.returncode == 0, same.stdout + same.stderr
-    assert "## bench-nb gate: ✅ not worse" in same.stdout and "| all | 50 | 4 | 72.0% | 72.0% |" in same.stdout
+    assert (
+        "## bench-nb gate: ✅ not worse" in same.stdout and "| all | 50 | 4 | 72.0% | 72.0% |" in same.stdout
+    )
     worse = cli("gate", runs / "demo-sqlite", runs / "demo-no-memory")
     assert worse.returncode == 1, worse.stdout + worse.stderr
     assert "❌ worse" in worse.stdout and "−58.0 pts" in worse.stdout and "**What to do:**" in worse.stdout
