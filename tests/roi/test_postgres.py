@@ -326,3 +326,40 @@ def test_two_processes_meeting_a_new_owner_at_once_get_one_role(tmp_path: Path, 
     assert outs == ["bench_nb_roi_owner_carol"] * 3
     with RoiStore(pg_db) as store:
         assert store.execute("SELECT count(*) FROM owners WHERE owner = 'carol'").fetchone()[0] == 1
+
+
+def test_a_table_owner_that_is_not_superuser_is_refused_as_the_server_role(
+    postgres: Cluster, jsonl_file: Path
+) -> None:
+    """Issue 38: the database owner with CREATEROLE (not a superuser) set the schema up, so it owns the ROI tables,
+    and row-level security does not hold for a table's owner unless forced. Given as the server role's URL it was
+    accepted, and `roi run` died with a raw InsufficientPrivilege traceback leaving a run with 0 judged. It is
+    refused up front, with one error line, before anything is written."""
+    import os
+    import subprocess
+    import sys
+
+    with psycopg.connect(postgres.url(), autocommit=True) as conn:
+        conn.execute("CREATE ROLE roi_dbowner LOGIN CREATEROLE")
+        conn.execute("CREATE DATABASE roi_owned OWNER roi_dbowner")
+    owner_url = postgres.url("roi_dbowner", "roi_owned")
+    from bench_nb.roi.pg_store import setup_postgres
+
+    assert setup_postgres(owner_url, server_role="bench_nb_roi_owned")
+    import_memories(jsonl_file, postgres.url("bench_nb_roi_owned", "roi_owned"), admin=True)
+
+    from bench_nb.roi import StoreError
+
+    with pytest.raises(StoreError, match="owns the ROI tables") as err:
+        RoiStore(owner_url)
+    assert "row-level security" in str(err.value) and "--server-role" in str(err.value)
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"), "BENCH_NB_QUIET": "1"}
+    args = ["roi", "run", "--owner", "alice", "--db", owner_url, "--deterministic", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench_nb", *args], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "owns the ROI tables" in line
+    with psycopg.connect(postgres.url(database="roi_owned"), autocommit=True) as conn:
+        assert conn.execute(f"SELECT count(*) FROM {SCHEMA}.runs").fetchone() == (0,)

@@ -149,6 +149,20 @@ class PostgresRoiStore(RoiStore):
                 f"{self.location}: role {me['rolname']!r} bypasses row-level security (a superuser?): connect "
                 "as the ROI server role (`bench-nb roi setup --server-role`), so that the database's rules hold"
             )
+        owned = self._conn.execute(
+            "SELECT string_agg(c.relname, ', ' ORDER BY c.relname) AS tables FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relrowsecurity "
+            "AND NOT c.relforcerowsecurity AND pg_has_role(current_user, c.relowner, 'USAGE')",
+            (SCHEMA,),
+        ).fetchone()
+        if owned["tables"]:
+            self.close()
+            raise StoreError(
+                f"{self.location}: role {me['rolname']!r} owns the ROI tables ({owned['tables']}) or has their "
+                "owner's privileges (the admin who set them up?), and row-level security does not hold for a "
+                "table's owner: connect as the ROI server role (`bench-nb roi setup --server-role`), so that "
+                "the database's rules hold"
+            )
         version = self.schema_version
         if version > PG_SCHEMA_VERSION:
             self.close()
