@@ -16,6 +16,15 @@ haystack's accuracy Beta-distributed with mean 0.5, 0.7, 0.9 or 0.95 and intracl
     .venv/bin/python bench/coverage.py                 # the summary table of docs/statistics.md
     .venv/bin/python bench/coverage.py --full          # every cell
     .venv/bin/python bench/coverage.py --reps 400 --clusters 10
+    .venv/bin/python bench/coverage.py --audit         # issue 39's designs: the table of "When the interval warns"
+
+``--audit`` runs issue 39's designs instead (``tests/clustered_sim.py``: ``audit_designs``; 4-8 LoCoMo-sized
+haystacks, accuracy 0.9-0.98, Beta haystack accuracies with ICC 0.3-0.6, one haystack holding 60%, logit-normal
+haystack effects with sd 2-3): per design the coverage of every public accuracy interval (``clustered`` with the
+share of results that warn and the share of its misses that warn; ``wilson``; ``corrected_accuracy`` with the
+clustered effective n and with n, a judge of sensitivity 0.95 and specificity 0.9 known from 200 labels), then
+the lowest ``clustered`` coverage by effective haystacks (``metrics.clustered.WORST_COVERAGE``, with 10 and 20
+haystacks added). About a minute at 1,000 benchmarks per design.
 
 A few minutes on one CPU at the defaults (1,000 benchmarks per cell for the intervals and the clustered
 test). Monte Carlo standard error of a coverage near 95% with 1,000 benchmarks: 0.007.
@@ -37,19 +46,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import bench_nb
 from bench_nb.metrics.clustered import (
+    WORST_COVERAGE,
     ClusterSums,
     bell_mccaffrey_df,
     bootstrap_t_interval,
     bootstrap_weights,
     clustered_interval,
+    clustered_n,
     design_effect,
     design_wilson_interval,
     independent_interval,
 )
 from bench_nb.metrics.clustered_paired import paired_difference_test
+from bench_nb.metrics.judge_quality import corrected_accuracy
 from bench_nb.metrics.paired import mcnemar_test
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_p
-from clustered_sim import SHAPES, cluster_rates, design_sizes, frame, paired_null_counts
+from clustered_sim import (
+    SHAPES,
+    Design,
+    audit_designs,
+    cluster_rates,
+    design_sizes,
+    frame,
+    paired_null_counts,
+)
 
 CLUSTERS = (5, 10, 20)
 ICCS = (0.0, 0.1, 0.3)
@@ -260,6 +280,113 @@ def silent_undercover(cells: list[Cell], reps: int, warned_share: float = 0.85) 
     return [c for c in cells if c.p <= 0.9 and c.clustered < TARGET - margin and c.warned < warned_share]
 
 
+AUDIT_KINDS = ("beta", "one holds 60%", "logit-normal")  # the seeds of tests/metrics/test_coverage_sweep.py
+JUDGE = (0.95, 0.9, 100, 100)  # corrected_accuracy's judge: sensitivity, specificity, labels right / wrong
+
+
+@dataclass
+class AuditRow:
+    design: Design
+    effective_clusters: float
+    clustered: float
+    warned: float
+    misses_warned: float
+    wilson: float
+    corrected: float
+    corrected_unclustered: float
+
+
+def audit(design: Design, reps: int) -> AuditRow:
+    """Coverage of the true accuracy by every public accuracy interval over ``reps`` benchmarks of
+    ``design`` (the seeds of the test, so its numbers are the test's)."""
+    seed = [
+        39,
+        AUDIT_KINDS.index(design.kind),
+        design.clusters,
+        round(design.p * 100),
+        round(design.effect * 100),
+    ]
+    rng = np.random.default_rng(seed)
+    counts = design.sizes.astype(float)
+    se, sp, n1, n0 = JUDGE
+    hit = np.zeros(reps, dtype=bool)
+    warned = np.zeros(reps, dtype=bool)
+    hit_wilson = hit_corrected = hit_plain = 0
+    for i, s in enumerate(design.sums(rng, reps)):
+        cs = _sums(s, counts)
+        got = clustered_interval(cs)
+        hit[i] = got.low <= design.p <= got.high
+        warned[i] = got.warning is not None
+        wilson = independent_interval(cs, design_effect(cs))
+        hit_wilson += wilson.low <= design.p <= wilson.high
+        # the judge's verdicts: each right answer accepted with probability se, each wrong one with 1 - sp
+        judged = rng.binomial(s.astype(int), se) + rng.binomial((counts - s).astype(int), 1 - sp)
+        jcs = _sums(judged.astype(float), counts)
+        se_hat, sp_hat = rng.binomial(n1, se) / n1, rng.binomial(n0, sp) / n0
+        for n, tally in ((clustered_n(jcs), "c"), (jcs.n, "p")):
+            fix = corrected_accuracy(jcs.mean, se_hat, sp_hat, (n1, n0), n=n)
+            ok = fix.ci_low <= design.p <= fix.ci_high
+            if tally == "c":
+                hit_corrected += ok
+            else:
+                hit_plain += ok
+    missed = ~hit
+    return AuditRow(
+        design,
+        bell_mccaffrey_df(counts) + 1,
+        float(hit.mean()),
+        float(warned.mean()),
+        float(warned[missed].mean()) if missed.any() else math.nan,
+        hit_wilson / reps,
+        hit_corrected / reps,
+        hit_plain / reps,
+    )
+
+
+def audit_table(rows: list[AuditRow]) -> str:
+    lines = [
+        "| design | K | p | effect | effective K | clustered | warned | misses warned | Wilson "
+        "| corrected_accuracy | (with n) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        d = r.design
+        effect = f"sd {d.effect}" if d.kind == "logit-normal" else f"ICC {d.effect}"
+        lines.append(
+            f"| {d.kind} | {d.clusters} | {d.p} | {effect} | {r.effective_clusters:.1f} | {_pct(r.clustered)} "
+            f"| {_pct(r.warned)} | {_pct(r.misses_warned)} | {_pct(r.wilson)} | {_pct(r.corrected)} "
+            f"| {_pct(r.corrected_unclustered)} |"
+        )
+    return "\n".join(lines)
+
+
+def worst_by_effective_clusters(rows: list[AuditRow], reps: int) -> str:
+    """The lowest ``clustered`` coverage per ``WORST_COVERAGE`` bin, with 10 and 20 equal LoCoMo-sized
+    haystacks added at the audit's accuracies and ICCs for the bins above 8.5."""
+    extra = []
+    for k in (10, 20):
+        for p in (0.9, 0.93, 0.95, 0.98):
+            for icc in (0.3, 0.45, 0.6):
+                design = Design("beta", k, p, icc)
+                rng = np.random.default_rng([39, 9, k, round(p * 100), round(icc * 100)])
+                counts = design.sizes.astype(float)
+                hit = sum(
+                    (lambda g: g.low <= p <= g.high)(clustered_interval(_sums(s, counts)))
+                    for s in design.sums(rng, reps)
+                )
+                extra.append((bell_mccaffrey_df(counts) + 1, hit / reps))
+    pairs = [(r.effective_clusters, r.clustered) for r in rows] + extra
+    out, low = [], 0.0
+    for limit, stated in WORST_COVERAGE:
+        got = [c for k, c in pairs if low < k <= limit]
+        out.append(
+            f"effective haystacks {low:g}-{limit:g}: lowest {_pct(min(got)) if got else '–'}% "
+            f"(WORST_COVERAGE says {stated}%)"
+        )
+        low = limit
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -275,8 +402,16 @@ def main() -> None:
     parser.add_argument("--previous", action="store_true", help="also the interval rule before session 8")
     parser.add_argument("--full", action="store_true", help="print every cell")
     parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--audit", action="store_true", help="issue 39's designs (every public interval)")
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.audit:
+        rows = [audit(d, args.reps) for d in audit_designs()]
+        print(audit_table(rows))
+        print()
+        print(worst_by_effective_clusters(rows, args.reps))
+        print(f"\n{len(rows)} designs, {args.reps} benchmarks each; {time.perf_counter() - start:.0f} s.")
+        return
     cells = sweep(
         tuple(args.clusters),
         args.reps,

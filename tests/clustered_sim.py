@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
@@ -110,3 +112,74 @@ def paired_null_counts(
     probs = np.stack([pa * (1 - pb), (1 - pa) * pb, pa * pb, (1 - pa) * (1 - pb)], axis=-1)
     counts = rng.multinomial(np.broadcast_to(sizes, pa.shape), probs)
     return counts[..., 0].astype(float), counts[..., 1].astype(float), counts[..., 2].astype(float)
+
+
+# Issue 39's audit designs for accuracy intervals: few LoCoMo-sized haystacks (LOCOMO_SIZES' first K) at high
+# accuracy with a strong haystack effect: Beta haystack accuracies (ICC 0.3-0.6), one haystack holding 60% of
+# the questions, and normal haystack effects on the logit scale (sd 2-3: an ICC of about 0.23-0.45).
+AUDIT_CLUSTERS = (4, 6, 8)
+AUDIT_ACCURACIES = (0.9, 0.93, 0.95, 0.98)
+AUDIT_ICCS = (0.3, 0.45, 0.6)
+AUDIT_SDS = (2.0, 2.5, 3.0)
+
+
+@dataclass(frozen=True)
+class Design:
+    """One audit design: ``kind`` ``"beta"`` (equal-ish LoCoMo sizes), ``"one holds 60%"`` (Beta accuracies)
+    or ``"logit-normal"``; ``effect`` is the ICC (Beta) or the logit-scale sd (logit-normal); ``p`` the
+    true accuracy (the expected accuracy of a haystack)."""
+
+    kind: str
+    clusters: int
+    p: float
+    effect: float
+
+    @property
+    def sizes(self) -> np.ndarray:
+        base = np.resize(LOCOMO_SIZES, self.clusters)
+        if self.kind != "one holds 60%":
+            return base
+        total = int(base.sum())
+        rest = round(total * 0.4 / (self.clusters - 1))
+        return np.r_[round(total * 0.6), np.full(self.clusters - 1, rest)].astype(int)
+
+    def rates(self, rng: np.random.Generator, replicates: int) -> np.ndarray:
+        """Each haystack's accuracy in ``replicates`` benchmarks (replicates × K)."""
+        shape = (replicates, self.clusters)
+        if self.kind != "logit-normal":
+            return cluster_rates(rng, self.p, self.effect, shape)
+        return 1 / (
+            1
+            + np.exp(-(logit_normal_location(self.p, self.effect) + self.effect * rng.standard_normal(shape)))
+        )
+
+    def sums(self, rng: np.random.Generator, replicates: int) -> np.ndarray:
+        """Correct answers per haystack in ``replicates`` benchmarks (replicates × K)."""
+        return rng.binomial(self.sizes, self.rates(rng, replicates)).astype(float)
+
+    def label(self) -> str:
+        effect = f"sd {self.effect}" if self.kind == "logit-normal" else f"ICC {self.effect}"
+        return f"{self.kind}, K {self.clusters}, p {self.p}, {effect}"
+
+
+def logit_normal_location(p: float, sd: float) -> float:
+    """μ such that E[expit(μ + sd·Z)] = ``p`` (Gauss-Hermite quadrature, bisection)."""
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    w = w / w.sum()
+    lo, hi = -20.0, 20.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if float((w / (1 + np.exp(-(mid + sd * x)))).sum()) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def audit_designs() -> list[Design]:
+    """The 36 Beta designs (K 4/6/8 × p 0.9/0.93/0.95/0.98 × ICC 0.3/0.45/0.6), 12 with one haystack holding
+    60% (K 6/8 × p 0.9/0.95 × ICC) and 18 logit-normal ones (K × p 0.9/0.95 × sd 2/2.5/3)."""
+    out = [Design("beta", k, p, icc) for k in AUDIT_CLUSTERS for p in AUDIT_ACCURACIES for icc in AUDIT_ICCS]
+    out += [Design("one holds 60%", k, p, icc) for k in (6, 8) for p in (0.9, 0.95) for icc in AUDIT_ICCS]
+    out += [Design("logit-normal", k, p, sd) for k in AUDIT_CLUSTERS for p in (0.9, 0.95) for sd in AUDIT_SDS]
+    return out

@@ -383,6 +383,27 @@ def design_wilson_interval(
     return (low, high)
 
 
+def cr2_design_effect(cs: ClusterSums) -> float:
+    """V_CR2 / V₀: the CR2 variance of the mean over the independent-questions one, V₀ = Σ(y − ȳ)²/n²
+    (``nan`` with fewer than 2 clusters or no spread)."""
+    if cs.clusters < 2 or cs.n == 0 or cs.squares <= 0:
+        return _NAN
+    return cr2_variance(cs.sums, cs.counts) / (cs.squares / cs.n**2)
+
+
+def clustered_n(cs: ClusterSums, confidence: float = 0.95) -> float:
+    """The number of independent questions a clustered run's mean is worth to a normal-theory interval:
+    n* = n / max(1, deff_CR2) · (z_{1−α/2} / t_{ν,1−α/2})², ν = ``bell_mccaffrey_df`` (the ``n*`` of the
+    ``clustered`` interval; Korn & Graubard 1998). ``n`` itself with fewer than 2 clusters or no spread.
+    ``corrected_accuracy_table`` passes it as the ``n`` of ``corrected_accuracy``."""
+    deff = cr2_design_effect(cs)
+    if math.isnan(deff):
+        return float(cs.n)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    t = student_t_quantile(0.5 + confidence / 2, bell_mccaffrey_df(cs.counts))
+    return cs.n / max(1.0, deff) * (z / t) ** 2
+
+
 @dataclass(frozen=True)
 class ClusteredInterval:
     """One run's (or group's) interval: its bounds, which interval it is (``None``: fewer than 2 clusters,
@@ -396,18 +417,59 @@ class ClusteredInterval:
     warning: str | None
 
 
-def _few_events_warning(cs: ClusterSums, deff: float, effective_clusters: float) -> str | None:
-    """The warning of a clustered interval resting on fewer than ``MIN_EFFECTIVE_EVENTS`` effective wrong
-    (or right) answers, n / max(1, deff) · min(p, 1 − p): there the mean's skew makes any symmetric-variance
-    interval too short on one side (docs/statistics.md, the coverage table)."""
+# The lowest coverage of a 95% ``clustered`` interval that bench/coverage.py's --audit sweep found (LoCoMo-sized
+# haystacks; 90-98% accuracy; ICC 0.3-0.6, logit-normal haystack effects, one haystack holding 60%; 10 and 20
+# haystacks added), by the effective haystacks (ν + 1) of the design, up to each limit, rounded down: what a
+# warning says coverage may fall to. Rerun with ``bench/coverage.py --audit``, which prints both.
+WORST_COVERAGE = ((4.5, 27), (6.5, 33), (8.5, 36), (12.5, 40), (math.inf, 59))
+UNSEEN_RATE = 0.5  # the accuracy of the one unseen haystack a warned interval could not absorb
+
+
+def worst_coverage(effective_clusters: float) -> int:
+    """The lowest coverage (percent) the audit sweep found at ``effective_clusters`` (``WORST_COVERAGE``)."""
+    return next(pct for limit, pct in WORST_COVERAGE if effective_clusters <= limit)
+
+
+def interval_warning(
+    cs: ClusterSums,
+    deff: float,
+    effective_clusters: float,
+    low: float,
+    high: float,
+    confidence: float = 0.95,
+) -> str | None:
+    """Why a clustered interval ``[low, high]`` may cover far less than it says (``None`` when neither holds).
+
+    It warns when
+
+    - it rests on fewer than ``MIN_EFFECTIVE_EVENTS`` effective wrong (or right) answers,
+      n / max(1, deff) · min(p, 1 − p): the mean's skew makes any symmetric-variance interval too short on one
+      side;
+    - one more haystack of the average size at ``UNSEEN_RATE`` accuracy would move the accuracy outside the
+      interval, (S + ½·n/K) / (n + n/K) ∉ [low, high]: a benchmark whose rare bad haystack was not drawn (the
+      accuracy near 100% in every haystack seen) gets an interval that does not allow for it.
+
+    The text names the reasons, how low coverage fell in simulations of designs with as many effective
+    haystacks (``worst_coverage``) and the effective haystacks (docs/statistics.md, "When the interval
+    warns")."""
     p = cs.mean
+    reasons = []
     events = cs.n / (1.0 if math.isnan(deff) else max(1.0, deff)) * min(p, 1 - p)
-    if events >= MIN_EFFECTIVE_EVENTS:
+    if events < MIN_EFFECTIVE_EVENTS:
+        side = "wrong" if p >= 0.5 else "right"
+        reasons.append(f"{events:.1f} effective {side} answers (fewer than {MIN_EFFECTIVE_EVENTS})")
+    size = cs.n / cs.clusters
+    unseen = (float(cs.sums.sum()) + UNSEEN_RATE * size) / (cs.n + size)
+    if not low <= unseen <= high:
+        reasons.append(
+            f"one more haystack of {size:.0f} questions at {UNSEEN_RATE:.0%} would move accuracy to "
+            f"{unseen:.3f}, {'below' if unseen < low else 'above'} the interval"
+        )
+    if not reasons:
         return None
-    side = "wrong" if p >= 0.5 else "right"
     return (
-        f"may cover less than 95%: {events:.1f} effective {side} answers (fewer than {MIN_EFFECTIVE_EVENTS}) "
-        f"in {effective_clusters:.1f} effective haystacks of {cs.clusters}"
+        f"may cover less than {confidence:.0%} (down to {worst_coverage(effective_clusters)}% in simulations): "
+        f"{'; '.join(reasons)}; in {effective_clusters:.1f} effective haystacks of {cs.clusters}"
     )
 
 
@@ -415,14 +477,14 @@ def clustered_interval(cs: ClusterSums, confidence: float = 0.95) -> ClusteredIn
     """The ``clustered`` interval of one run: the design-adjusted Wilson interval with the CR2 variance and
     Bell-McCaffrey degrees of freedom, n* = n / max(1, V_CR2/V₀) · (z / t_ν)², V₀ = Σ(y − ȳ)²/n² the
     independent-questions variance and ν = ``bell_mccaffrey_df`` of the cluster sizes. Deterministic (no
-    resampling). Carries a warning below ``MIN_EFFECTIVE_EVENTS`` effective wrong (or right) answers."""
+    resampling). Carries ``interval_warning``'s warning where it may cover far less than it says."""
     if cs.clusters < 2 or cs.n == 0:
         return ClusteredInterval(_NAN, _NAN, None, float(cs.clusters), None)
     df = bell_mccaffrey_df(cs.counts)
-    independent = cs.squares / cs.n**2
-    deff = cr2_variance(cs.sums, cs.counts) / independent if independent > 0 else _NAN
+    deff = cr2_design_effect(cs)
     low, high = design_wilson_interval(float(cs.sums.sum()), cs.n, deff, cs.clusters, confidence, df=df)
-    return ClusteredInterval(low, high, DESIGN_WILSON, df + 1, _few_events_warning(cs, deff, df + 1))
+    warning = interval_warning(cs, deff, df + 1, low, high, confidence)
+    return ClusteredInterval(low, high, DESIGN_WILSON, df + 1, warning)
 
 
 def independent_interval(cs: ClusterSums, deff: float, confidence: float = 0.95) -> ClusteredInterval:

@@ -23,6 +23,7 @@ from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
+from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums
 from bench_nb.metrics.intervals import Z95, student_t_quantile, wilson_proportion_interval
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import Run, RunSet, load_runs
@@ -61,7 +62,7 @@ class CorrectedAccuracy(HtmlFields):
     observed: float
     sensitivity: float
     specificity: float
-    n: int | None
+    n: float | None
     n_labels: tuple[float, float] | None
     clipped: bool
     source: str = "given"
@@ -86,7 +87,7 @@ def corrected_accuracy(
     specificity: float,
     n_labels: int | tuple[float, float] | None = None,
     *,
-    n: int | None = None,
+    n: float | None = None,
     confidence: float = 0.95,
     source: str = "given",
 ) -> CorrectedAccuracy:
@@ -108,7 +109,10 @@ def corrected_accuracy(
         n_labels: the labelled answers behind sensitivity and specificity: ``(n₁, n₀)`` = (truly correct,
             truly incorrect), or their total, split as n·π̂ and n·(1 − π̂) (a random labelled sample). None:
             the error rates are taken as known.
-        n: the answers behind ``observed``. None: ``observed`` is taken as known.
+        n: the answers behind ``observed``; when they are clustered (questions of one haystack succeed and
+            fail together), the independent answers they are worth: ``metrics.clustered.clustered_n``, n /
+            the design effect with Korn & Graubard's degrees-of-freedom factor, which
+            ``corrected_accuracy_table`` passes. None: ``observed`` is taken as known.
         confidence: the interval's level.
         source: where the error rates came from, carried into the result.
 
@@ -152,7 +156,7 @@ def _adjusted_interval(
     observed: float,
     sensitivity: float,
     specificity: float,
-    n: int | None,
+    n: float | None,
     n_labels: tuple[float, float] | None,
     z: float,
 ) -> tuple[float, float]:
@@ -388,7 +392,7 @@ def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | No
 
 def audit_correction(
     observed: float,
-    n: int | None,
+    n: float | None,
     rates: Any,
     judge: str,
     *,
@@ -589,19 +593,40 @@ def corrected_accuracy_table_frame(
         rates = as_polars(audit)
         if rates is None:
             rates = judge_error_rates_frame(audit)
-    acc = (
-        frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
-        .group_by("run_id", "judge", maintain_order=True)
-        .agg(pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum())
+    judged = frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
+    acc = judged.group_by("run_id", "judge", maintain_order=True).agg(
+        pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum()
     )
     if judges is not None:
         acc = acc.filter(pl.col("judge").is_in(list(judges)))
+    # each run and judge's verdicts per haystack: the clustering its intervals respect (a question with no
+    # haystack is its own)
+    clusters = dict(
+        grouped_cluster_sums(
+            judged.select(
+                pl.col("run_id").cast(pl.Utf8),
+                pl.col("judge").cast(pl.Utf8),
+                pl.col("question_id").cast(pl.Utf8),
+                pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).alias(
+                    "haystack_id"
+                ),
+                pl.col("score").cast(pl.Float64).alias("value"),
+            ),
+            ["run_id", "judge"],
+        )
+    )
     by_judge = {r["judge"]: r for r in versus.iter_rows(named=True)}
     rows = []
     for r in acc.iter_rows(named=True):
-        n, k = int(r["scored"]), int(r["correct"])
+        n, k = int(r["scored"]), float(r["correct"])
         p = k / n
+        cs = clusters[(r["run_id"], r["judge"])]
+        # the raw accuracy's clustered interval, and the questions it is worth to the correction's (n*)
         lo, hi = wilson_proportion_interval(p, n)
+        if cs.clusters >= 2:
+            got = clustered_interval(cs)
+            lo, hi = (lo, hi) if math.isnan(got.low) else (got.low, got.high)
+        effective = clustered_n(cs)
         fix: CorrectedAccuracy | None = None
         h = by_judge.get(r["judge"])
         if h is not None and h["n_correct"] and h["n_incorrect"]:
@@ -611,14 +636,14 @@ def corrected_accuracy_table_frame(
                     h["sensitivity"],
                     h["specificity"],
                     (h["sensitivity_n_eff"], h["specificity_n_eff"]),
-                    n=n,
+                    n=effective,
                     source="human labels",
                 )
             except ValueError:
                 fix = None
         source = None
         if fix is None and rates is not None:
-            fix = audit_correction(p, n, rates, r["judge"])
+            fix = audit_correction(p, effective, rates, r["judge"])
             if fix is None and r["judge"] in set(rates["judge"]):
                 source = "leniency audit: no correction (sensitivity + specificity <= 1, or a side missing)"
         rows.append(

@@ -153,8 +153,10 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     if warned:
         notes.append(
             f'{warned} interval{"s" if warned > 1 else ""} marked "may under-cover" rest on fewer than 10 '
-            "effective wrong (or right) answers: with so few the interval can cover less than 95% (in the "
-            "simulations of docs/statistics.md, down to 88% at 90% accuracy and a strong haystack effect). "
+            "effective wrong (or right) answers, or could not absorb one more haystack at 50% accuracy: with a "
+            "few haystacks near 100%, a rare bad haystack the benchmark did not draw leaves the interval too "
+            "high (in the simulations of docs/statistics.md such intervals covered as little as 27-59% at "
+            "90-98% accuracy and a strong haystack effect, depending on the effective haystacks). "
             "Hover for the effective answers and haystacks; more haystacks, not more questions, would help."
         )
     html = render(
