@@ -169,14 +169,44 @@ def test_long_axis_labels_end_in_an_ellipsis_at_the_themes_length() -> None:
 
 
 def test_memscore_labels_go_left_of_points_in_the_axis_right_quarter(questions: pl.DataFrame) -> None:
-    from bench_nb.charts.memscore import _in_right_quarter
+    from bench_nb.charts.memscore import _decades, _in_right_quarter
 
-    # The log axis runs between powers of ten: 1-100 ms here, so 52 ms is at 86% of it.
-    assert _in_right_quarter([1, 22, 52]) == [False, False, True]
-    assert _in_right_quarter([450]) == [False]  # 100-1000 ms: 65%
-    assert _in_right_quarter([]) == []
+    # The symlog axis runs from 0 to the decade above the slowest run: 0-100 ms here, so 52 ms is at 86% of it.
+    assert _decades(52) == [0, 1, 10, 100] and _decades(0) == [0, 1]
+    assert _in_right_quarter([0, 1, 22, 52], 100) == [False, False, False, True]
+    assert _in_right_quarter([150, 450], 1000) == [False, True]  # log10(151) / log10(1001) = 0.73; 451: 0.88
     rows = [r for r in _values(chart_spec(charts.chart_memscore(questions))) if "label_left" in r]
     assert rows and all(isinstance(r["label_left"], bool) for r in rows)
+
+
+def test_a_0_ms_run_sits_at_0_and_a_0_percent_label_clears_the_axis(questions: pl.DataFrame) -> None:
+    # issue 37: a 0 ms run was drawn at 1 ms on a log axis; a label at 0% lay over the x axis's tick labels
+    sqlite = pl.col("run_id") == "synthetic-sqlite"
+    q = questions.with_columns(
+        search_ms=pl.when(sqlite).then(0.2).otherwise(pl.col("search_ms")),
+        score=pl.when(sqlite).then(0.0).otherwise(pl.col("score")),
+        correct=pl.when(sqlite).then(False).otherwise(pl.col("correct")),
+    )
+    spec = chart_spec(charts.chart_memscore(q))
+    row = next(r for r in _values(spec) if r["run_id"] == "synthetic-sqlite")
+    assert row["latency_ms"] == 0 and row["low"]
+    x = spec["layer"][1]["encoding"]["x"]
+    assert x["scale"] == {"type": "symlog", "domain": [0, 10]} and x["axis"]["values"] == [0, 1, 10]
+    above = [v for v in spec["layer"][2:] if v["transform"][0]["filter"].endswith("&& datum.low")]
+    assert above and all(v["mark"]["baseline"] == "bottom" and v["mark"]["dy"] < 0 for v in above)
+
+
+def test_charts_with_nothing_to_draw_say_so_instead_of_an_empty_box(questions: pl.DataFrame) -> None:
+    # issue 37: a MemScore chart for runs with no recorded latency was an empty box; a Pareto cost panel had
+    # every run at $0
+    spec = chart_spec(charts.chart_memscore(questions.with_columns(search_ms=pl.lit(None, pl.Float64))))
+    assert "layer" not in spec and spec["mark"]["type"] == "text"
+    assert "no run records both an accuracy and a search latency" in _values(spec)[0]["note"]
+    free = questions.with_columns(cost_usd=pl.lit(0.0), total_cost_usd=pl.lit(0.0))
+    spec = chart_spec(charts.chart_pareto(free))
+    titles = [p["layer"][0]["encoding"]["x"]["title"] for p in spec["concat"]]
+    assert not any("cost" in t for t in titles) and len(titles) == 2
+    assert "left out, the same for every run: cost per question" in " ".join(spec["title"]["subtitle"])
 
 
 @pytest.mark.slow  # twelve renders: 3-9 s

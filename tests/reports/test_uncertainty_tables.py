@@ -106,7 +106,7 @@ def test_pareto_table_and_chart(fixtures: pl.DataFrame) -> None:
     assert data["on_frontier"].any()
     spec = charts.chart_spec(charts.chart_pareto(fixtures))
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
-    assert len(spec["hconcat"]) >= 2  # search latency and context tokens panels
+    assert len(spec["concat"]) >= 2 and spec["columns"] == 2  # latency and tokens panels, two a row
 
 
 def test_interval_chart_has_both_intervals(fixtures: pl.DataFrame) -> None:

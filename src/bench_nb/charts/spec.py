@@ -74,6 +74,20 @@ def concat(key: str, views: list[dict[str, Any]], **props: Any) -> dict[str, Any
     return {key: views, **props}
 
 
+def note_chart(text: str, title: str) -> dict[str, Any]:
+    """A chart that has nothing to draw: its title and one line saying why, with no axes or empty frame (a
+    panel whose data is all missing is left out, never drawn as an empty box)."""
+    return {
+        "data": {"values": [{"note": text}]},
+        "mark": mark("text", align="left", baseline="top", fontSize=12, color="#57606a"),
+        "encoding": {"text": field("note:N"), "x": {"value": 0}, "y": {"value": 0}},
+        "title": {"text": title},
+        "width": 460,
+        "height": 20,
+        "view": {"stroke": None},
+    }
+
+
 def spec_with_theme(spec: dict[str, Any]) -> dict[str, Any]:
     """``spec`` as altair writes it under bench_nb's theme: inline data moved to named ``datasets`` (named by
     a hash of the rows, as altair names them), the theme's config under the spec's own, and ``$schema``."""

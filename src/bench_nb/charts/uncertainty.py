@@ -144,11 +144,16 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
     order = list(labels.values())
     colors = color_scale(run_colors(q, labels))  # one scale object for every panel's colour and stroke
     panels = []
+    flat: list[str] = []  # costs every run has at the same value: a panel would say nothing
     for column, axis in _AXES:
         if column == "cost_usd" and with_memory:
             axis = "cost per question, memory side included (USD)"
         shown = frame.filter(pl.col(column).is_not_null() & pl.col("accuracy").is_not_null())
         if shown.is_empty():
+            continue
+        if shown.height > 1 and shown[column].n_unique() == 1:
+            value = shown[column][0]
+            flat.append(f"{axis.split(' (')[0]} (every run {'$' if column == 'cost_usd' else ''}{value:g})")
             continue
         base = {
             "x": field(f"{column}:Q", title=axis, scale={"nice": True, "zero": False}),
@@ -202,5 +207,9 @@ def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") ->
                 "height": 220,
             }
         )
-        subtitle = "no run reports search latency, context tokens or cost: accuracy only"
-    return chart(concat("hconcat", panels, title={"text": title, "subtitle": subtitle}))
+        subtitle = "no run reports search latency, context tokens or cost that differs: accuracy only"
+    subtitles = [subtitle]
+    if flat:
+        subtitles.append("left out, the same for every run: " + "; ".join(flat))
+    # two panels a row: three side by side overflow JupyterLab's main area with the file browser open
+    return chart(concat("concat", panels, columns=2, title={"text": title, "subtitle": subtitles}))
