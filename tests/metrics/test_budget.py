@@ -236,3 +236,25 @@ def test_the_budget_table_marks_lafs_of_another_benchmark_as_no_leaderboard_scor
     assert "LAFS formula †" in locomo and "† Not a leaderboard score: these runs are on locomo" in locomo
     lme = table_budget(_on("longmemeval-v2-small", *runs)).html
     assert "LAFS formula" not in lme and "Not a leaderboard score" not in lme and "<th>LAFS</th>" in lme
+
+
+def test_lafs_full_set_counts_every_record_as_longmemeval_v2s_overall_full_set() -> None:
+    # Issue 39, item 8: 60 right, 30 wrong, 10 failed (and the same with 10 unscored), 2 s a query.
+    # LongMemEval-V2's overall_full_set counts every record: 60.0%, LAFS 60 · (1 − ln 2 / ln 200) = 52.15;
+    # the default counts the questions with a verdict: 66.7%, LAFS 57.95.
+    rows = run_rows("r", 60, 100, 2000.0)
+    for i, r in enumerate(rows[90:]):
+        r.update({"status": "failed", "correct": None} if i % 2 else {"unscored": True, "correct": None})
+    q = frame(rows)
+    default, full = lafs(q, backend="polars"), lafs(q, full_set=True, backend="polars")
+    assert default["points"][0] == "66.7% @ 2s" and full["points"][0] == "60.0% @ 2s"
+    assert default["lafs"][0] == pytest.approx(200 / 3 * (1 - math.log(2) / LN200))
+    assert round(default["lafs"][0], 2) == 57.95
+    assert full["lafs"][0] == pytest.approx(60 * (1 - math.log(2) / LN200))
+    assert round(full["lafs"][0], 2) == 52.15
+    # a NaN score is no verdict under the one rule (metrics.verdicts): left out, or wrong in the full set
+    nan = frame(run_rows("r", 2, 4, 1000.0)).with_columns(
+        score=pl.Series([1.0, 1.0, float("nan"), 0.0]), correct=pl.Series([True, True, None, False])
+    )
+    assert lafs(nan, backend="polars")["points"][0] == "66.7% @ 1s"
+    assert lafs(nan, full_set=True, backend="polars")["points"][0] == "50.0% @ 1s"

@@ -29,6 +29,7 @@ from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
+from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -158,20 +159,18 @@ def _reference_points(reference: str | Sequence[tuple[float, float]] | None) -> 
     return [OperatingPoint(f"reference {i + 1}", float(a), float(t)) for i, (a, t) in enumerate(reference)]
 
 
-def run_points(data: Any) -> pl.DataFrame:
-    """Each run's operating point: ``run_id, provider, accuracy_pct, latency_s, n`` over its evaluated,
-    scored questions (accuracy: the mean of ``score`` when the frame has one, else of ``correct``; latency:
-    the mean search duration of those with one, in seconds)."""
-    q = as_questions(data)
-    counted = pl.lit(True)
-    if "status" in q.columns:
-        counted = pl.col("status") == "evaluated"
-    if "unscored" in q.columns:
-        counted = counted & ~pl.col("unscored").fill_null(False)
-    value = pl.col("score") if "score" in q.columns else pl.col("correct").cast(pl.Float64)
+def run_points(data: Any, full_set: bool = False) -> pl.DataFrame:
+    """Each run's operating point: ``run_id, provider, accuracy_pct, latency_s, n``.
+
+    By default over its questions with a verdict (``metrics.verdicts``: evaluated, scored; accuracy is the
+    mean score, failed and unscored questions left out). With ``full_set``, over every record of the run
+    (LongMemEval-V2's ``overall_full_set``): a failed, pending or unscored question counts as 0, so
+    ``n`` is every question. Latency: the mean search duration of the counted questions that have one, in
+    seconds."""
+    q = with_verdicts(as_questions(data))
     provider = pl.col("provider").first() if "provider" in q.columns else pl.lit(None, pl.Utf8)
-    kept = q.filter(counted & value.is_not_null()).with_columns(
-        _value=value.cast(pl.Float64),
+    kept = (q if full_set else q.filter(pl.col("score").is_not_null())).with_columns(
+        _value=pl.col("score").fill_null(0.0) if full_set else pl.col("score"),
         _ms=pl.col("search_ms").cast(pl.Float64) if "search_ms" in q.columns else pl.lit(None, pl.Float64),
     )
     from bench_nb.metrics.ordered import means_by  # numpy: imported when the points are computed
@@ -200,6 +199,7 @@ def lafs(
     by: str | None = ...,
     reference: str | Sequence[tuple[float, float]] | None = ...,
     floor: float = ...,
+    full_set: bool = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -210,6 +210,7 @@ def lafs(
     by: str | None = ...,
     reference: str | Sequence[tuple[float, float]] | None = ...,
     floor: float = ...,
+    full_set: bool = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def lafs(
@@ -219,6 +220,7 @@ def lafs(
     by: str | None = None,
     reference: str | Sequence[tuple[float, float]] | None = None,
     floor: float = 0.0,
+    full_set: bool = False,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """LAFS per run (or per system of several runs), as LongMemEval-V2's leaderboard computes it.
@@ -238,9 +240,14 @@ def lafs(
             ``ValueError`` naming them, for runs whose ``benchmark`` is not LongMemEval-V2) or a list of
             ``(accuracy_pct, latency_s)`` points.
         floor: the accuracy under a budget no point is within.
+        full_set: count every record of a run, a failed or unscored question as wrong (LongMemEval-V2's
+            ``overall_full_set``: 60 right, 30 wrong and 10 failed give 60.0%). The default counts the
+            questions with a verdict (66.7% there), as every other accuracy in bench_nb does.
         backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    return to_backend(lafs_frame(questions, budgets, by=by, reference=reference, floor=floor), backend)
+    return to_backend(
+        lafs_frame(questions, budgets, by=by, reference=reference, floor=floor, full_set=full_set), backend
+    )
 
 
 def lafs_frame(
@@ -250,12 +257,13 @@ def lafs_frame(
     by: str | None = None,
     reference: str | Sequence[tuple[float, float]] | None = None,
     floor: float = 0.0,
+    full_set: bool = False,
 ) -> pl.DataFrame:
     """``lafs`` in polars."""
     ref = _reference_points(reference)
     q = as_questions(questions)
     _check_reference(reference, q)
-    pts = run_points(q)
+    pts = run_points(q, full_set)
     if by is not None:
         if by not in q.columns:
             raise ValueError(f"by={by!r}: the frame has no such column")
