@@ -156,3 +156,20 @@ def test_the_headline_line_says_what_the_judge_measured() -> None:
         "memory surfaced for 4 of 4 probes; a bare agent was not asked (deterministic judge)"
     )
     assert measured(3, 4, "gpt-4o-mini") == "3 of 4 project questions a bare agent could not answer"
+
+
+def test_the_roi_headline_says_what_its_judge_cannot_judge_before_the_number(
+    jsonl_file: Path, db: Path
+) -> None:
+    # issue 37: the ROI page led with a large "100%" from a deterministic judge that cannot judge the
+    # no-memory side
+    from html import escape
+
+    from bench_nb.roi.tile import DETERMINISTIC_NOTE
+
+    import_memories(jsonl_file, db, admin=True)
+    run_roi("alice", db)
+    run_roi("alice", db)  # the first run generates the probe pool
+    html = roi_tile_html("alice", db)
+    assert html.index(escape(DETERMINISTIC_NOTE)) < html.index("font-size:40px")
+    assert "upper bound of the exclusive rate" in html

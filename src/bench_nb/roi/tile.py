@@ -91,6 +91,13 @@ def chart_svg(trend: Chart) -> str:
     return to_svg(trend)
 
 
+DETERMINISTIC_NOTE = (
+    "Judged by the deterministic judge: it can tell whether memory surfaced a probe's fact, not whether a bare "
+    "agent could have answered without it, so the rate below is an upper bound of the exclusive rate. Run "
+    "with an LLM judge (--judge MODEL) to measure the exclusive rate itself."
+)
+
+
 def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
     """The tile for ``owner`` as an HTML fragment (only ``owner``'s runs are read)."""
     status = roi_status(owner, db)
@@ -109,6 +116,10 @@ def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
             "run the benchmark again.</p>"
         )
     else:
+        if latest.judge == "deterministic":  # what the judge can and cannot judge comes before its number
+            parts.append(
+                f'<p class="bench-nb-roi-judge" style="margin:0 0 6px">{esc(DETERMINISTIC_NOTE)}</p>'
+            )
         parts.append(
             f'<div style="font-size:40px;font-weight:600;line-height:1.1">{latest.exclusive_rate:.0%}</div>'
             f'<p style="margin:4px 0 8px">{esc(measured(latest.exclusive, latest.judged, latest.judge))}</p>'
