@@ -174,3 +174,48 @@ def test_a_deleted_zep_or_mem0_row_is_named(tmp_path: Path, harness_results: Pat
             "no row for 1 of the 1540 scored questions" in p.message
             and "the run has 1539 of them" in p.message
         )
+
+
+def test_fields_read_another_way_than_written_are_named_and_the_rows_still_load(
+    tmp_path: Path,
+) -> None:
+    """Text that is not text, a category that is not a number, a flag that is not true/false, an object that is
+    not one: each read as the problem says, never silently, and never a crash (mem0's cutoff_results as a list
+    raised AttributeError)."""
+    amb = _amb(tmp_path, query={"text": "When?"}, gold_answers=[7, "May"])
+    lme = _lmev2(tmp_path, {2: {"response_raw": ["a", "b"], "is_unknown": "no"}})
+    data = json.loads(MEM0_BENCHMARKS.read_text())
+    data["evaluations"][0]["cutoff_results"] = ["not", "an", "object"]
+    data["evaluations"][1]["retrieval"] = "fast"
+    mem0b = tmp_path / "mem0b.json"
+    mem0b.write_text(json.dumps(data))
+    runs = _quiet([amb, lme, mem0b])
+    problems = runs.all_problems
+    p = _named(problems, amb, "results[1].query")
+    assert p.question_id == "conv-26-q1" and 'is not text: read as {"text": "When?"}' in p.message
+    assert not [p for p in problems if p.field == "results[1].gold_answers"]  # a number is a fine gold answer
+    file = lme / "per_question.jsonl"
+    assert _named(problems, file, "line 2: response_raw").question_id == "web_dynamic_002"
+    assert "is not true/false" in _named(problems, file, "line 2: is_unknown").message
+    assert _named(problems, mem0b, "evaluations[1].retrieval").question_id == "conv-26-q1"
+    for depth in ("top_10", "top_50"):  # no result at either depth: said for each run it is left out of
+        assert _named(problems, mem0b, f"evaluations[0].cutoff_results.{depth}").question_id == "conv-26-q0"
+    by_run = {r.run_id: r.checkpoint.questions for r in runs}
+    assert by_run["hybrid-search-locomo10"]["conv-26-q1"].groundTruth == "7 | May"
+    assert by_run["lme_small"]["web_dynamic_002"].phases.answer.hypothesis == '["a", "b"]'
+    assert len(by_run["lme_small"]) == 6 and sorted(by_run["oss-top_10"]) == ["conv-26-q1", "conv-30-q2"]
+
+
+def test_a_zep_category_that_is_not_a_number_is_named(tmp_path: Path, locomo_path: Path) -> None:
+    data = json.loads(locomo_path.read_text())
+    first = next(item for item in data[0]["qa"] if item["category"] != 5)
+    grades = [
+        {"question": first["question"], "answer": "x", "golden_answer": 3, "grade": True, "category": "two"}
+    ]
+    path = tmp_path / "grades.json"
+    path.write_text(json.dumps({"locomo_experiment_user_0": grades}))
+    runs = _quiet(path, dataset=locomo_path, format="zep")
+    p = _named(runs.all_problems, path, "locomo_experiment_user_0[0].category")
+    assert '"two" is not a LoCoMo category number' in p.message
+    q = runs[0].checkpoint.questions["conv-26-q0"]
+    assert q.groundTruth == "3" and q.questionType  # the dataset's category still types it

@@ -26,6 +26,7 @@ from bench_nb.runformat.harnesses.common import (
     read_json,
     settings,
     text,
+    text_field,
     unscored_mark,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
@@ -108,9 +109,10 @@ def read(
             correct = None
         at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
         gold = item.get("gold_answers")
-        golds = (
-            [text(g) for g in gold] if isinstance(gold, list) else [text(gold)] if gold is not None else []
-        )
+        golds = [
+            text_field(g, field=f"{where}.gold_answers", numbers=True, **at)
+            for g in (gold if isinstance(gold, list) else [] if gold is None else [gold])
+        ]
         axes = item.get("category_axes")
         qtype = ""
         if isinstance(axes, dict):
@@ -119,13 +121,13 @@ def read(
         questions[qid] = Question(
             questionId=qid,
             containerTag=qid.rsplit("-q", 1)[0] if qid != raw_id else "",
-            question=text(item.get("query")),
+            question=text_field(item.get("query"), field=f"{where}.query", **at),
             groundTruth=" | ".join(golds),
             questionType=qtype,
             phases=imported_phases(
                 correct,
-                hypothesis=text(item.get("answer")),
-                explanation=text(item.get("judge_reason")) or None,
+                hypothesis=text_field(item.get("answer"), field=f"{where}.answer", **at),
+                explanation=text_field(item.get("judge_reason"), field=f"{where}.judge_reason", **at) or None,
                 search_ms=measure(
                     item.get("retrieve_time_ms"), "ms", field=f"{where}.retrieve_time_ms", **at
                 ),

@@ -186,6 +186,53 @@ def text(value: Any) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
+def text_field(
+    value: Any,
+    *,
+    path: Path | str,
+    field: str,
+    problems: list[Problem],
+    question_id: str | None = None,
+    numbers: bool = False,
+) -> str:
+    """One question's text field read from a harness's file: a string as is, absent (None) as ``""``; a number
+    as its digits when ``numbers`` (gold answers, which Zep writes as numbers); anything else read as its JSON,
+    with a ``Problem`` naming the file, the field and the question (``measure``'s rule for text)."""
+    if isinstance(value, str) or value is None:
+        return text(value)
+    if numbers and isinstance(value, int | float) and not isinstance(value, bool):
+        return text(value)
+    shown = _shown(value)
+    problems.append(
+        Problem(
+            str(path), f"{field} {shown} is not text: read as {shown}", field=field, question_id=question_id
+        )
+    )
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def category_field(
+    value: Any, *, path: Path | str, field: str, problems: list[Problem], question_id: str | None = None
+) -> int | None:
+    """A LoCoMo category number (an int, or its digits as text); anything else is None with a ``Problem``
+    naming the file, field and question (the dataset's category is used for a question matched to it)."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    problems.append(
+        Problem(
+            str(path),
+            f"{field} {_shown(value)} is not a LoCoMo category number: read as not recorded",
+            field=field,
+            question_id=question_id,
+        )
+    )
+    return None
+
+
 #: The largest value a measure of one question can have (``measure``'s units): a search that took more than a
 #: week, or a context of more than a billion tokens, is a broken file, not a measurement.
 MEASURE_LIMITS = {"ms": 7 * 24 * 3600 * 1000.0, "s": 7 * 24 * 3600.0, "tokens": 1e9}

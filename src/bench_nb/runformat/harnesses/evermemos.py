@@ -27,9 +27,11 @@ from bench_nb.runformat.harnesses.common import (
     ImportInfo,
     Row,
     build_checkpoint,
+    category_field,
     read_json,
     run_name,
     text,
+    text_field,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
@@ -162,15 +164,17 @@ def _row(item: Any, where: str, path: Path, problems: list[Problem]) -> Row | No
                 question_id=raw_id,
             )
         )
-    category = text(item.get("category"))
+    at: dict[str, Any] = {"path": path, "problems": problems, "question_id": raw_id}
     return Row(
         where=where,
         conversation=int(m.group(1)) if m else None,
         index=int(m.group(2)) if m else None,
         question=item["question"],
-        gold=text(item.get("golden_answer")),
-        answer=text(item.get("generated_answer")) if "generated_answer" in item else None,
-        category=int(category) if category.isdigit() else None,
+        gold=text_field(item.get("golden_answer"), field=f"{where}.golden_answer", numbers=True, **at),
+        answer=text_field(item["generated_answer"], field=f"{where}.generated_answer", **at)
+        if "generated_answer" in item
+        else None,
+        category=category_field(item.get("category"), field=f"{where}.category", **at),
         verdicts=verdicts,
         raw_id=raw_id or where,
     )

@@ -30,7 +30,7 @@ from bench_nb.runformat.harnesses.common import (
     measure,
     read_text,
     settings,
-    text,
+    text_field,
 )
 
 HARNESS = "longmemeval-v2"
@@ -146,9 +146,6 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         verdict, wrong = _verdict(row)
         if wrong is not None:
             bad(wrong, f"{wrong} {row.get(wrong)!r} is not a verdict (true/false, 1/0): unscored", qid)
-        for key in ("answer_gold", "response_raw"):
-            if key in row and not isinstance(row[key], str):
-                bad(key, f"{key} is not a string: read as text", qid)
         at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
         seconds = measure(
             row.get("memory_query_duration_seconds"),
@@ -196,17 +193,20 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
             extra["haystackId"] = haystacks.setdefault(tuple(trajectories), qid)
         if verdict is None:
             extra["unscored"] = True
+        for key in ("is_abstention_problem", "is_unknown"):
+            if row.get(key) is not None and not isinstance(row[key], bool):
+                bad(key, f"{key} {json.dumps(row[key])[:60]} is not true/false: read as not recorded", qid)
         if isinstance(row.get("is_unknown"), bool):
             extra["isUnknown"] = row["is_unknown"]
         questions[qid] = Question(
             questionId=qid,
             containerTag=extra.get("haystackId", ""),
-            question=text(row.get("question_text")),
-            groundTruth=text(row.get("answer_gold")),
-            questionType=text(row.get("question_type")),
+            question=text_field(row.get("question_text"), field=f"{where}: question_text", **at),
+            groundTruth=text_field(row.get("answer_gold"), field=f"{where}: answer_gold", **at),
+            questionType=text_field(row.get("question_type"), field=f"{where}: question_type", **at),
             phases=imported_phases(
                 verdict,
-                hypothesis=text(row.get("response_raw")),
+                hypothesis=text_field(row.get("response_raw"), field=f"{where}: response_raw", **at),
                 search_ms=None if seconds is None else seconds * 1000,
                 context_tokens=tokens,
                 prompt_tokens=prompt_tokens,

@@ -18,11 +18,12 @@ from bench_nb.runformat.harnesses.common import (
     ImportInfo,
     Row,
     build_checkpoint,
+    category_field,
     keyed_entry_lists,
     position_entries,
     positional_file,
     run_name,
-    text,
+    text_field,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
@@ -63,16 +64,18 @@ def read(
             problems.append(
                 Problem(str(path), f"llm_score {score!r} is not 0 or 1: unscored", field=f"{where}.llm_score")
             )
-        category = text(item.get("category"))
+        at: dict[str, Any] = {"path": path, "problems": problems}
         rows.append(
             Row(
                 where=where,
                 conversation=conversation,
                 position=pos,
                 question=item["question"],
-                gold=text(item.get("answer")),
-                answer=text(item.get("response")) if "response" in item else None,
-                category=int(category) if category.isdigit() else None,
+                gold=text_field(item.get("answer"), field=f"{where}.answer", numbers=True, **at),
+                answer=text_field(item["response"], field=f"{where}.response", **at)
+                if "response" in item
+                else None,
+                category=category_field(item.get("category"), field=f"{where}.category", **at),
                 verdicts=[bool(score) if ok else None],
                 raw_id=f"mem0:{conversation}:{pos}",
             )

@@ -28,6 +28,7 @@ from bench_nb.runformat.harnesses.common import (
     read_json,
     settings,
     text,
+    text_field,
     unscored_mark,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LOCOMO_SAMPLE_IDS, canonical_id
@@ -104,7 +105,8 @@ def read_all(path: Path, problems: list[Problem], data: Any = None) -> list[tupl
                         )
                     )
                 continue
-            cut = (item.get("cutoff_results") or {}).get(label)
+            cuts = item.get("cutoff_results")
+            cut = cuts.get(label) if isinstance(cuts, dict) else None
             if not isinstance(cut, dict):
                 problems.append(
                     Problem(
@@ -127,25 +129,50 @@ def read_all(path: Path, problems: list[Problem], data: Any = None) -> list[tupl
                     )
                 )
             verdict = bool(score) if ok else None
-            retrieval = item.get("retrieval") if isinstance(item.get("retrieval"), dict) else {}
+            # said once per evaluation, not once per depth
+            at: dict[str, Any] = {
+                "path": path,
+                "problems": problems if label == labels[0] else [],
+                "question_id": qid,
+            }
+            retrieval = item.get("retrieval")
+            if not isinstance(retrieval, dict):
+                if retrieval is not None:
+                    at["problems"].append(
+                        Problem(
+                            str(path),
+                            "retrieval is not an object: search latency not recorded",
+                            field=f"{where}.retrieval",
+                            question_id=qid,
+                        )
+                    )
+                retrieval = {}
             questions[qid] = Question(
                 questionId=qid,
                 containerTag=qid.rsplit("-q", 1)[0] if qid != raw else "",
-                question=text(item.get("question")),
-                groundTruth=text(item.get("ground_truth_answer")),
-                questionType=text(item.get("category_name")),
+                question=text_field(item.get("question"), field=f"{where}.question", **at),
+                groundTruth=text_field(
+                    item.get("ground_truth_answer"), field=f"{where}.ground_truth_answer", numbers=True, **at
+                ),
+                questionType=text_field(item.get("category_name"), field=f"{where}.category_name", **at),
                 phases=imported_phases(
                     verdict,
-                    hypothesis=text(cut.get("generated_answer")),
-                    explanation=text(cut.get("reason")) or None,
+                    hypothesis=text_field(
+                        cut.get("generated_answer"),
+                        field=f"{where}.cutoff_results.{label}.generated_answer",
+                        **{**at, "problems": problems},  # this depth's own
+                    ),
+                    explanation=text_field(
+                        cut.get("reason"),
+                        field=f"{where}.cutoff_results.{label}.reason",
+                        **{**at, "problems": problems},
+                    )
+                    or None,
                     search_ms=measure(
                         retrieval.get("search_latency_ms"),
                         "ms",
                         field=f"{where}.retrieval.search_latency_ms",
-                        # the evaluation is read once per depth: its problem is said once
-                        problems=problems if label == labels[0] else [],
-                        path=path,
-                        question_id=qid,
+                        **at,
                     ),
                 ),
                 benchNb=unscored_mark(verdict),

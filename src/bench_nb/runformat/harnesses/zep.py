@@ -18,11 +18,12 @@ from bench_nb.runformat.harnesses.common import (
     ImportInfo,
     Row,
     build_checkpoint,
+    category_field,
     keyed_entry_lists,
     position_entries,
     positional_file,
     run_name,
-    text,
+    text_field,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
@@ -61,16 +62,20 @@ def read(
             problems.append(
                 Problem(str(path), f"grade {grade!r} is not true/false: unscored", field=f"{where}.grade")
             )
-        category = item.get("category")
+        at: dict[str, Any] = {"path": path, "problems": problems}
         rows.append(
             Row(
                 where=where,
                 conversation=conversation,
                 position=pos,
                 question=item["question"],
-                gold=text(item.get("golden_answer")),
-                answer=text(item.get("answer")) if "answer" in item else None,
-                category=category if isinstance(category, int) and not isinstance(category, bool) else None,
+                gold=text_field(
+                    item.get("golden_answer"), field=f"{where}.golden_answer", numbers=True, **at
+                ),
+                answer=text_field(item["answer"], field=f"{where}.answer", **at)
+                if "answer" in item
+                else None,
+                category=category_field(item.get("category"), field=f"{where}.category", **at),
                 verdicts=[grade if isinstance(grade, bool) else None],
                 raw_id=f"zep:{conversation}:{pos}",
             )
