@@ -219,3 +219,12 @@ def test_a_zep_category_that_is_not_a_number_is_named(tmp_path: Path, locomo_pat
     assert '"two" is not a LoCoMo category number' in p.message
     q = runs[0].checkpoint.questions["conv-26-q0"]
     assert q.groundTruth == "3" and q.questionType  # the dataset's category still types it
+
+
+def test_report_compare_of_a_run_with_an_absurd_latency_builds(tmp_path: Path) -> None:
+    """The compare report died with OverflowError on an LME-V2 run holding a 1e308 s memory query."""
+    lme = _lmev2(tmp_path, {1: {"memory_query_duration_seconds": 1e308}})
+    out = tmp_path / "compare.html"
+    done = _cli("report", "compare", "-p", "runs", str(lme), "-o", str(out))
+    assert done.returncode == 0 and "OverflowError" not in done.stderr, done.stderr
+    assert out.is_file() and "lme_small" in out.read_text()
