@@ -60,7 +60,6 @@ from bench_nb.metrics.clustered import (
 from bench_nb.metrics.clustered_paired import paired_difference_test
 from bench_nb.metrics.judge_quality import corrected_accuracy
 from bench_nb.metrics.paired import mcnemar_test
-from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_p
 from clustered_sim import (
     SHAPES,
     Design,
@@ -139,18 +138,11 @@ def type_one(
     """Rejection rates at 5% with no true difference: the clustered paired test, McNemar's, and
     ``bench_nb.metrics.paired.paired_comparison`` on the first ``frames`` benchmarks as questions frames (nan with none).
 
-    The clustered test below 30 haystacks is the sign-flip test, whose p is ``sign_flip_p`` of the haystacks'
-    summed differences (computed for every benchmark at once; checked against ``paired_difference_test``,
-    what ``tell_apart`` runs, on the first 20)."""
+    The clustered test is ``paired_difference_test`` (what ``tell_apart`` runs: the CR2 t on
+    Bell-McCaffrey df) on the haystacks' summed differences of every benchmark."""
     a_only, b_only, both = paired_null_counts(rng, p, icc, sizes, reps)
     counts = sizes.astype(float)
-    diffs = a_only - b_only
-    if len(sizes) < FEW_CLUSTERS:
-        p_clustered = sign_flip_p(diffs)
-        for i in range(min(20, reps)):
-            assert p_clustered[i] == paired_difference_test(diffs[i], counts).p
-    else:
-        p_clustered = np.array([paired_difference_test(d, counts).p for d in diffs])
+    p_clustered = np.array([paired_difference_test(d, counts).p for d in a_only - b_only])
     mcnemar = sum(
         mcnemar_test(int(a), int(b))[1] < 0.05 for a, b in zip(a_only.sum(1), b_only.sum(1), strict=True)
     )

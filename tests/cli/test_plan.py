@@ -62,11 +62,16 @@ def test_plan_needs_a_size() -> None:
     assert result.exit_code != 0 and "give -b BENCHMARK or --questions N" in result.output
 
 
-def test_plan_says_a_paired_difference_needs_six_haystacks() -> None:
+def test_plan_tests_a_paired_difference_from_two_haystacks() -> None:
+    # Until issue 39 the sign-flip test needed 6 haystacks (2^K patterns, p ≥ 2/2^K); the CR2 t needs 2.
     out = _plan(
         "--questions", "200", "--haystacks", "4", "--accuracy", "0.6", "--icc", "0.05", "--delta", "0.5"
     )
-    assert _row(out, "all")[5] == "n/a"  # 4 haystacks: 16 sign patterns, no paired p below 0.125
-    assert "fewer than 6 haystacks no paired test can reach 5%" in out
-    # Half a point of accuracy needs few questions, but never fewer than 6 haystacks of 50.
-    assert "300 questions (6 haystacks) on the same questions" in out
+    mde = bench_nb.minimum_detectable_effect(
+        200, 0.6, cluster_size=50, icc=0.05, paired=True, correlation=0.5
+    )
+    assert _row(out, "all")[5] == f"{mde * 100:.1f}"
+    assert "paired n/a" not in out
+    one = _plan("--questions", "50", "--haystacks", "1", "--accuracy", "0.6", "--icc", "0.05")
+    assert _row(one, "all")[5] == "n/a"
+    assert "paired n/a: the clustered paired test compares 2 haystacks at least" in one

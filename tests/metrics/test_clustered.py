@@ -26,6 +26,7 @@ from bench_nb.metrics.clustered import (
     bell_mccaffrey_df,
     bootstrap_t_interval,
     bootstrap_weights,
+    cluster_variance,
     clustered_interval,
     cr2_variance,
     design_effect,
@@ -249,19 +250,32 @@ def test_clustered_paired_test_is_the_t_test_of_cluster_means_when_sizes_are_equ
     assert math.isclose(t, ref.statistic, rel_tol=1e-9) and math.isclose(p, ref.pvalue, rel_tol=1e-9)
 
 
-def test_clustered_paired_test_and_design_effect_equal_statsmodels_cluster_robust_ols() -> None:
+def test_clustered_paired_test_and_design_effect_equal_statsmodels_and_the_cr2_matrix_definition() -> None:
+    """The CR1 part against statsmodels' cluster-robust OLS (its sandwich, K/(K − 1)·Σₖ eₖ²/n², is what the
+    design effect uses); the paired test itself is CR2 with Bell-McCaffrey df (issue 39): the same residual
+    sums each scaled by the matrix definition's A_k, on ν from the matrices, computed here by hand."""
     rng = np.random.default_rng(2)
     sizes = np.array([12, 30, 7, 45, 22, 18])
     groups = np.repeat(np.arange(len(sizes)), sizes)
     y = (rng.random(len(groups)) < 0.3 + 0.08 * groups).astype(float)
     fit = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    raw = sm.OLS(y, np.ones(len(y))).fit(
+        cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False}
+    )
     hc0 = sm.OLS(y, np.ones(len(y))).fit(cov_type="HC0")
-    t, df, p = clustered_paired_test(np.bincount(groups, weights=y), sizes.astype(float))
-    assert math.isclose(t, fit.tvalues[0], rel_tol=1e-9) and math.isclose(p, fit.pvalues[0], rel_tol=1e-9)
-    assert df == len(sizes) - 1
+    sums = np.bincount(groups, weights=y)
+    assert math.isclose(cluster_variance(sums, sizes.astype(float)), fit.bse[0] ** 2, rel_tol=1e-9)
+    scale, nu = _bell_mccaffrey_by_matrices(sizes)
+    e = np.bincount(groups, weights=y - y.mean())
+    assert math.isclose(((e / len(y)) ** 2).sum(), raw.bse[0] ** 2, rel_tol=1e-9)  # the unscaled sandwich
+    se = math.sqrt(((scale * e) ** 2).sum() / len(y) ** 2)
+    t, df, p = clustered_paired_test(sums, sizes.astype(float))
+    assert math.isclose(df, nu, rel_tol=1e-9) and df < len(sizes) - 1  # unequal sizes: fewer than K − 1
+    assert math.isclose(t, y.mean() / se, rel_tol=1e-9)
+    assert math.isclose(p, 2 * stats.t.sf(abs(y.mean() / se), nu), rel_tol=1e-9)
     cs = ClusterSums(
         np.arange(6).astype(object),
-        np.bincount(groups, weights=y),
+        sums,
         sizes.astype(float),
         float(((y - y.mean()) ** 2).sum()),
     )

@@ -12,7 +12,7 @@ import pytest
 
 from bench_nb import accuracy_intervals
 from bench_nb.metrics.clustered import ClusterSums, clustered_interval
-from bench_nb.metrics.sign_flip import sign_flip_p
+from bench_nb.metrics.clustered_paired import paired_difference_test
 from clustered_sim import (
     LOCOMO_SIZES,
     SHAPES,
@@ -61,11 +61,16 @@ def test_accuracy_intervals_cover_92_percent_or_warn(clusters: int, shape: str) 
 @pytest.mark.parametrize("clusters", [10, 20])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_clustered_paired_test_holds_its_level(clusters: int, shape: str) -> None:
+    """The CR2 t on Bell-McCaffrey df is not exact (the sign-flip test it replaced in issue 39 was, below 30
+    haystacks, and 46-58% wrong above): over 4,000 benchmarks a cell it rejects 3.7-5.9% at 10 haystacks, the
+    most with very unequal sizes. Asserted: issue 39's 7% on 1,000 seeded benchmarks a cell."""
     sizes = design_sizes(clusters, shape)
     for icc in (0.1, 0.3):
         rng = np.random.default_rng([clusters, SHAPES.index(shape), int(icc * 10)])
-        a_only, b_only, _ = paired_null_counts(rng, 0.7, icc, sizes, REPS)
-        assert (sign_flip_p(a_only - b_only) < 0.05).mean() <= 0.05 + _mc(0.05)
+        a_only, b_only, _ = paired_null_counts(rng, 0.7, icc, sizes, 1000)
+        counts = sizes.astype(float)
+        p = np.array([paired_difference_test(d, counts).p for d in a_only - b_only])
+        assert (p < 0.05).mean() <= 0.07
 
 
 def _audit(design: Design, reps: int) -> tuple[float, float, float]:

@@ -58,16 +58,17 @@ def test_graded_runs_get_the_mean_difference_a_cluster_interval_and_the_clustere
     z, p = clustered_signed_rank(diffs, chats)
     assert (result.statistic, result.p_value) == pytest.approx((float(z), float(p)))
     assert result.statistic > 0  # A is better by construction
-    # The interval is the clustered paired test's on the mean difference (below 30 chats its inverted
-    # sign-flip test): the tell-apart section's, from the chats' summed differences.
+    # The interval is the clustered paired test's on the mean difference (the inverted CR2 t): the
+    # tell-apart section's, from the chats' summed differences.
     sums = np.bincount(chats, weights=diffs)  # per chat, in sorted order
     test = paired_difference_test(sums, np.full(20, 4.0))
     assert (result.ci_low, result.ci_high) == (test.low, test.high)
     assert (test.low > 0) == (test.p < 0.05)  # it excludes 0 exactly when its own test rejects
 
 
-def test_from_thirty_chats_the_graded_interval_is_the_cluster_robust_t_interval() -> None:
-    """Closed form: D̄ ± t(K − 1, 0.975) · √(K/(K − 1) · Σₖ (Dₖ − D̄·nₖ)² / n²) over K = 40 chats."""
+def test_on_equal_chats_the_graded_interval_is_the_cluster_robust_t_interval() -> None:
+    """Closed form: D̄ ± t(K − 1, 0.975) · √(K/(K − 1) · Σₖ (Dₖ − D̄·nₖ)² / n²) over K = 40 equal chats (CR2
+    with Bell-McCaffrey df is CR1 on K − 1 df there)."""
     q, diffs = frame(seed=11, chats=40, per_chat=3)
     result = paired_comparison(q, "a", "b", backend="polars")
     per_chat = diffs.reshape(40, 3)
@@ -89,7 +90,7 @@ def test_identical_graded_runs_do_not_differ() -> None:
     result = paired_comparison(same, "a", "b", method="signed-rank")
     assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "clustered-signed-rank")
     result = paired_comparison(same, "a", "b")
-    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "sign-flip exact")
+    assert (result.difference, result.p_value, result.test) == (0.0, 1.0, "CR2 t (Bell-McCaffrey df)")
 
 
 def test_one_question_per_chat_gives_wilcoxons_signed_rank_test() -> None:
@@ -117,15 +118,24 @@ def test_a_question_of_unknown_haystack_is_its_own_cluster() -> None:
 def test_the_paired_table_names_the_clustered_test_for_graded_runs() -> None:
     q, _ = frame()
     html = tables.table_paired(q).html
-    assert "sign-flip exact" in html and "haystack sign-flip test" in html and "McNemar" not in html
+    assert "CR2 t (Bell-McCaffrey df)" in html and "Bell-McCaffrey degrees of freedom" in html
+    assert "McNemar" not in html
     html = tables.table_paired(q, method="signed-rank").html
     assert "clustered-signed-rank" in html and "Datta &amp; Satten" in html and "McNemar" not in html
     assert "test of the ranks of the differences" in html  # why interval and test may disagree
 
 
-def test_four_chats_give_no_interval_and_no_verdict_the_design_cannot_support() -> None:
+def test_four_chats_give_the_cr2_t_on_three_df_and_an_interval_that_agrees_with_it() -> None:
+    """Until issue 39 four chats gave no interval (16 sign patterns: p ≥ 0.125 whatever the data); the CR2 t
+    tests them on Bell-McCaffrey's K − 1 = 3 degrees of freedom, by hand here (equal chats: CR2 = CR1)."""
     q, diffs = frame(chats=4, per_chat=6, lift=0.6)  # A better in every chat
     result = paired_comparison(q, "a", "b", backend="polars")
-    assert result.difference == pytest.approx(diffs.mean()) and result.difference > 0.1
-    assert result.p_value >= 0.125  # 16 sign patterns of 4 chats: the normal approximation said 0.046
-    assert np.isnan(result.ci_low) and np.isnan(result.ci_high)
+    per_chat = diffs.reshape(4, 6).sum(axis=1)
+    mean = diffs.mean()
+    se = np.sqrt(((per_chat - mean * 6) ** 2).sum() / (1 - 6 / 24) / 24**2)
+    assert result.difference == pytest.approx(mean) and result.difference > 0.1
+    assert result.statistic == pytest.approx(mean / se, rel=1e-12)
+    assert result.p_value == pytest.approx(2 * student_t.sf(mean / se, 3), rel=1e-9)
+    half = student_t.ppf(0.975, 3) * se
+    assert (result.ci_low, result.ci_high) == pytest.approx((mean - half, mean + half), rel=1e-9)
+    assert (result.ci_low > 0) == (result.p_value < 0.05)

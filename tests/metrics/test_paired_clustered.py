@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+from scipy.special import stdtr, stdtrit
 
 from bench_nb import (
     ComparisonError,
@@ -77,10 +78,15 @@ def test_one_better_haystack_cannot_tell_the_runs_apart() -> None:
     q = one_haystack_example()
     for data in (q, judgments(q)):
         result = paired_comparison(data, "a", "b")
-        assert result.method == "clustered" and result.test == "sign-flip exact"
+        assert result.method == "clustered" and result.test == "CR2 t (Bell-McCaffrey df)"
         assert result.difference == pytest.approx(-0.1) and (result.n_pairs, result.clusters) == (100, 10)
-        assert result.p_value == 1.0  # every sign pattern of the one haystack that differs is as extreme
-        assert result.ci_low <= 0 <= result.ci_high
+        # By hand: haystack residuals Dₖ − D̄·nₖ are +1 (nine times) and −9, each over 1 − 10/100, so
+        # SE² = (9 + 81) / 0.9 / 100² = 0.01, t = −0.1 / 0.1 = −1 on ν = 9 (equal haystacks: K − 1)
+        assert result.statistic == pytest.approx(-1.0, rel=1e-12)
+        assert result.p_value == pytest.approx(2 * stdtr(9, -1.0), rel=1e-12)  # 0.343
+        assert (result.ci_low, result.ci_high) == pytest.approx(
+            (-0.1 - stdtrit(9, 0.975) * 0.1, -0.1 + stdtrit(9, 0.975) * 0.1), rel=1e-12
+        )
     row = tell_apart(q, backend="polars").row(0, named=True)
     assert row["verdict"] == "cannot tell" and row["p_value"] == result.p_value
     assert (row["ci_low"], row["ci_high"]) == (result.ci_low, result.ci_high)
@@ -92,15 +98,13 @@ def test_one_better_haystack_cannot_tell_the_runs_apart() -> None:
 
 def test_the_clustered_comparison_is_tell_aparts_for_every_pair_and_type() -> None:
     rng = np.random.default_rng(3)
-    sizes = np.array(
-        [12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21, 6, 10, 13, 18, 4, 22]
-    )  # 18 haystacks (drawn patterns until session 9)
+    sizes = np.array([12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21, 6, 10, 13, 18, 4, 22])  # 18 haystacks
     a, b = paired_null(rng, sizes)
     q = questions({"a": a, "b": b, "c": np.ones_like(a)}, sizes)
     apart = tell_apart(q, backend="polars").filter(pl.col("question_type") == "all")
     for r in apart.iter_rows(named=True):
         result = paired_comparison(q, r["run_a"], r["run_b"])
-        assert result.test == r["test"] == "sign-flip exact"
+        assert result.test == r["test"] == "CR2 t (Bell-McCaffrey df)"
         assert (result.p_value, result.ci_low, result.ci_high) == (r["p_value"], r["ci_low"], r["ci_high"])
         assert result.statistic == r["statistic"] and result.clusters == r["clusters"]
     table = paired_comparisons(q, backend="polars")
@@ -109,8 +113,8 @@ def test_the_clustered_comparison_is_tell_aparts_for_every_pair_and_type() -> No
 
 @pytest.mark.parametrize("graded", [False, True])
 def test_the_result_does_not_depend_on_row_order(graded: bool) -> None:
-    """With 15-29 haystacks the sign patterns are drawn: each must go to the same haystack whatever the
-    rows' order (haystacks sorted), or a shuffled frame gives another p and interval."""
+    """The haystacks' sums are taken in one order (haystacks sorted, questions sorted within each), so a
+    shuffled frame gives the same p and interval to the bit."""
     rng = np.random.default_rng(11)
     sizes = np.full(20, 6)
     if graded:
@@ -119,7 +123,7 @@ def test_the_result_does_not_depend_on_row_order(graded: bool) -> None:
         a, b = paired_null(rng, sizes)
     q = questions({"a": a, "b": b}, sizes, graded=graded)
     want = paired_comparison(q, "a", "b")
-    assert want.test == "sign-flip exact"
+    assert want.test == "CR2 t (Bell-McCaffrey df)"
     for seed in range(4):
         shuffled = q.sample(fraction=1.0, shuffle=True, seed=seed)
         for data in (shuffled, judgments(shuffled)):
@@ -208,8 +212,9 @@ def test_judge_verdicts_from_run_directories_keep_their_haystacks(make_run) -> N
     )
     for data in (runs, j):
         result = paired_comparison(data, "a", "b", judge="strict")
-        assert (result.n_pairs, result.clusters, result.test) == (6, 3, "sign-flip exact")
-        assert result.p_value == 0.25  # haystack sums (1, 1, 1): 2 of 8 sign patterns as extreme
+        assert (result.n_pairs, result.clusters, result.test) == (6, 3, "CR2 t (Bell-McCaffrey df)")
+        # haystack sums (1, 1, 1) over 2 questions each: no spread, so the sign test of 3 agreeing haystacks
+        assert result.p_value == 0.25
 
 
 def test_runs_sharing_no_scored_question_are_refused() -> None:

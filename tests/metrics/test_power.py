@@ -16,9 +16,7 @@ from bench_nb.metrics.power import (
     cluster_design_effect,
     detectable_differences,
     paired_test_multiplier,
-    sign_flip_lower_ends,
 )
-from bench_nb.metrics.sign_flip import sign_flip_mean_test
 from clustered_sim import LOCOMO_SIZES, frame
 
 
@@ -121,46 +119,41 @@ def test_detectable_differences_from_runs() -> None:
     )
 
 
-def test_no_paired_difference_is_detectable_over_five_haystacks_or_fewer() -> None:
-    # The paired test's 2^K sign patterns allow no p below 2/2^K: 0.0625 with 5 haystacks, 0.03 with 6.
+def test_a_paired_difference_is_detectable_from_two_haystacks() -> None:
+    # The clustered paired test (a CR2 t) compares 2 haystacks at least; until issue 39 the sign-flip test's
+    # 2^K patterns allowed no p below 2/2^K, so nothing was detectable over 5 haystacks or fewer.
     rng = np.random.default_rng(1)
-    for k, detectable in ((4, False), (5, False), (6, True)):
+    for k in (1, 2, 4, 6):
         sizes = np.full(k, 40)
         hay = np.repeat(np.arange(k), sizes)
         a = (rng.random(len(hay)) < 0.6 + rng.normal(0, 0.1, k)[hay]).astype(float)
         b = np.where(rng.random(len(hay)) < 0.8, a, 1 - a)
         q = frame({"a": a, "b": b}, sizes, question_type="x")
         row = detectable_differences(q, backend="polars").row(0, named=True)
-        assert row["clusters"] == k and not math.isnan(row["mde"])
-        assert math.isnan(row["mde_paired"]) != detectable
+        assert row["clusters"] == k
+        assert math.isnan(row["mde_paired"]) == (k == 1)
 
 
-def test_planning_never_goes_below_the_fewest_haystacks_the_paired_test_can_reject_with() -> None:
-    # Issue 27, item 6: a large difference needed 2-5 haystacks, where the sign-flip test's p ≥ 2/2^K ≥ 0.0625.
+def test_planning_never_goes_below_two_haystacks_and_the_planned_size_rejects() -> None:
     for delta, m in ((0.5, 20), (0.3, 40), (0.2, 154)):
         n = questions_needed(delta, 0.7, cluster_size=m, icc=0.05, paired=True)
-        assert n >= 6 * m
-        assert paired_difference_test(np.full(n // m, float(m)), np.full(n // m, float(m))).p < 0.05
-    assert questions_needed(0.9, 0.5, paired=True, correlation=0.9) == 6  # one question per haystack: 6
-    assert questions_needed(0.9, 0.5, alpha=0.01, paired=True, correlation=0.9) == 8  # 2/2^8 < 0.01
-    assert math.isnan(minimum_detectable_effect(100, 0.7, cluster_size=20, icc=0.05, paired=True))  # 5
-    assert not math.isnan(minimum_detectable_effect(120, 0.7, cluster_size=20, icc=0.05, paired=True))
+        assert n >= 2 * m
+        assert minimum_detectable_effect(n, 0.7, cluster_size=m, icc=0.05, paired=True) <= delta
+        assert minimum_detectable_effect(n - 1, 0.7, cluster_size=m, icc=0.05, paired=True) > delta
+    # one question per haystack, sd of a difference √(2·0.25·0.1) = 0.224: c_3 · 0.224/√3 = 0.73 ≤ 0.9 < c_2 · 0.158
+    assert questions_needed(0.9, 0.5, paired=True, correlation=0.9) == 3
+    assert math.isnan(minimum_detectable_effect(20, 0.7, cluster_size=20, icc=0.05, paired=True))  # 1
+    assert not math.isnan(minimum_detectable_effect(40, 0.7, cluster_size=20, icc=0.05, paired=True))
     assert math.isnan(minimum_detectable_effect(20, 0.7, cluster_size=20, icc=0.05))  # one haystack each
 
 
-def test_sign_flip_lower_ends_equal_the_test_interval() -> None:
-    rng = np.random.default_rng(4)
-    for k in (6, 10, 14, 15, 22):
-        x = rng.normal(size=(4, k))
-        expected = [sign_flip_mean_test(row, np.ones(k))[1] for row in x]
-        # exact up to 14 haystacks; from 15 the power multiplier's 2,000 fixed patterns (seed 0) against the
-        # test's exact count: within 0.05 standard deviations of a haystack (docs/statistics.md, "Power")
-        assert sign_flip_lower_ends(x) == pytest.approx(expected, abs=1e-12 if k <= 14 else 0.05)
-    assert paired_test_multiplier(5) == math.inf
-    assert paired_test_multiplier(30) == pytest.approx(
-        abs(_t_effect(30)) * math.sqrt(30),
-        rel=0.01,
-    )
+@pytest.mark.parametrize("k", [2, 3, 4, 8, 12, 30, 100])
+def test_the_paired_multiplier_is_statsmodels_one_sample_t_power(k: int) -> None:
+    """On K equal haystacks the CR2 t is the one-sample t of the haystack means (Bell-McCaffrey df K − 1),
+    so its multiplier is the effect statsmodels' TTestPower solves for, times √K (noncentral t; the old
+    t-quantile sum was 14% short at K = 2)."""
+    assert paired_test_multiplier(k) == pytest.approx(abs(_t_effect(k)) * math.sqrt(k), rel=1e-5)
+    assert paired_test_multiplier(1) == math.inf
 
 
 def _beta(rng: np.random.Generator, mean: float, icc: float, k: int) -> np.ndarray:
@@ -173,8 +166,8 @@ def test_paired_power_holds_when_the_clustered_test_is_simulated(
     k: int, m: int, p: float, icc: float
 ) -> None:
     """Two runs on the same k haystacks of m questions, each with beta-binomial haystack effects (ICC icc, the
-    ICC of the differences too), A better by the MDE: the clustered paired test tell_apart runs (sign flips
-    below 30 haystacks) finds it in about 80% of 800 seeded benchmarks (81%, 78%, 84%; binomial noise ±1.4
+    ICC of the differences too), A better by the MDE: the clustered paired test tell_apart runs (the CR2
+    t) finds it in about 80% of 800 seeded benchmarks (81%, 78%, 84%; binomial noise ±1.4
     points). The normal formula's MDE gave 41%, 64% and 70% here: optimistic by 10-39 points."""
     mde = minimum_detectable_effect(k * m, p, cluster_size=m, icc=icc, paired=True)
     rng = np.random.default_rng(27)

@@ -52,8 +52,8 @@ def _runs(haystacks: int, accuracy: dict[str, float], per_haystack: int = 4) -> 
 
 
 def test_below_ten_haystacks_a_rank_interval_spans_the_runs_no_paired_test_separates() -> None:
-    """Four haystacks, one run right everywhere, one wrong everywhere: the exact sign-flip test's p is
-    2/2^4 = 0.125, so the two cannot be told apart and either could rank first (a bootstrap of 4 haystacks
+    """Four haystacks, one run right everywhere, one wrong everywhere: no spread, so the paired test's p is the
+    sign test of four agreeing haystacks, 2/2^4 = 0.125, and the two cannot be told apart and either could rank first (a bootstrap of 4 haystacks
     ranks the first run first in every resample: "1 [1–1]")."""
     ranks = bn.rank_intervals(_runs(4, {"a": 1.0, "b": 0.0}), backend="polars")
     assert ranks.select("run_id", "rank", "rank_low", "rank_high", "group").rows() == [
@@ -63,8 +63,8 @@ def test_below_ten_haystacks_a_rank_interval_spans_the_runs_no_paired_test_separ
 
 
 def test_below_ten_haystacks_runs_each_paired_test_separates_keep_their_rank() -> None:
-    """Six haystacks, each run half a haystack apart from the next: every pair's sign-flip p is 2/2^6 =
-    0.031 < 0.05, so each rank is shown as certain; the group of each is its own."""
+    """Six haystacks, each run half a haystack apart from the next: every pair's p is the sign test of six
+    agreeing haystacks, 2/2^6 = 0.031 < 0.05, so each rank is shown as certain; the group of each is its own."""
     ranks = bn.rank_intervals(_runs(6, {"a": 1.0, "b": 0.5, "c": 0.0}), backend="polars")
     assert ranks.select("run_id", "rank_low", "rank_high", "group").rows() == [
         ("a", 1, 1, 1),

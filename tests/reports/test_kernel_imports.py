@@ -156,7 +156,7 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_pydantic_altair_jsonsch
     out = json.loads(line.removeprefix("RESULT "))
 
     # numpy arrives with the first clustered statistic, the paired table's clustered paired test (its
-    # sign-flip test draws with numpy), not before: everything above it stays numpy-free.
+    # haystack sums are numpy's), not before: everything above it stays numpy-free.
     assert out["imported"] == {"numpy": "table paired"}, (
         f"the compare report's kernel imported (library: during): {out['imported']}"
     )

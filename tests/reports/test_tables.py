@@ -120,7 +120,7 @@ def test_other_tables_render(fixture_glob: str) -> None:
     assert f"{sr['p50_linear'][0]:,.0f} / {sr['p95_linear'][0]:,.0f}" in lat.html
     assert "synthetic" in tables.table_tokens(q).html
     paired = tables.table_paired(fixture_glob)
-    assert len(paired.data) == 3 and "haystack sign-flip test" in paired.html  # clustered, as tell-apart's
+    assert len(paired.data) == 3 and "CR2 cluster-robust t" in paired.html  # clustered, as tell-apart's
     assert "McNemar" not in paired.html
     independent = tables.table_paired(fixture_glob, method="independent")
     assert "McNemar" in independent.html and "overstate certainty" in independent.html

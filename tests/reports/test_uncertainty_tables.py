@@ -143,18 +143,20 @@ def test_chart_specs_are_strict_json(fixtures: pl.DataFrame) -> None:
         json.dumps(charts.chart_spec(chart), allow_nan=False)  # no NaN: JupyterLab refuses it
 
 
-def test_tell_apart_table_says_when_the_haystacks_are_too_few() -> None:
-    # Four haystacks where A beats B on every question: the old test said p = 0; 16 sign patterns allow 0.125.
+def test_tell_apart_table_gives_an_interval_from_two_haystacks_and_says_when_there_is_one() -> None:
+    # Four haystacks where A beats B on every question: every haystack agrees (no spread), so p is the sign
+    # test of their agreement, 2/2^4 = 0.125, and the interval from 0 to the difference holds 0. Until issue
+    # 39 such rows had no interval (the sign-flip test); the CR2 t gives one from 2 haystacks.
     sizes = np.array([5, 8, 6, 7])
     n = int(sizes.sum())
     q = frame({"a": np.ones(n), "b": np.zeros(n)}, sizes, question_type_norm="single-hop")
     q = q.with_columns(provider=pl.col("run_id"))
     table = tables.table_tell_apart(q)
     row = table.frame.row(0, named=True)
-    assert row["p_value"] == 0.125 and row["verdict"] == "cannot tell" and math.isnan(row["ci_low"])
-    assert "no interval: too few haystacks" in table.html
-    assert "Every row rests on 4 haystacks" in table.html and "2/2^4 = 0.125" in table.html
-    assert "+100.0 pts [" not in table.html
+    assert row["p_value"] == 0.125 and row["verdict"] == "cannot tell"
+    assert (row["ci_low"], row["ci_high"]) == (0.0, 1.0)
+    assert "+100.0 pts [+0.0, +100.0]" in table.html and "no interval" not in table.html
+    assert "CR2 cluster-robust t on Bell-McCaffrey degrees of freedom" in table.html
     # One haystack: no test at all, said so; ten haystacks: an interval and no warning.
     one = frame({"a": np.ones(9), "b": np.zeros(9)}, np.array([9]), question_type_norm="x")
     one = tables.table_tell_apart(one.with_columns(provider=pl.col("run_id")))

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from bench_nb.metrics.power import minimum_detectable_effect, questions_needed
-from bench_nb.metrics.sign_flip import fewest_clusters
+from bench_nb.metrics.power import PAIRED_FEWEST, minimum_detectable_effect, questions_needed
 
 
 def _sizes(benchmark: str, dataset: Path | None) -> list[tuple[str, int, int]]:
@@ -104,7 +103,7 @@ def plan(
             click.echo(f"{name:<18}{n:>10}{k:>10}  accuracy {p:.0%}: nothing to detect")
             continue
         paired = minimum_detectable_effect(n, p, alpha, power, m, icc_d, paired=True, correlation=rho)
-        if k < fewest_clusters(alpha):
+        if k < PAIRED_FEWEST:
             paired, too_few = math.nan, True
         two = minimum_detectable_effect(n, p, alpha, power, m, rho_icc)
         naive = minimum_detectable_effect(n, p, alpha, power)
@@ -113,11 +112,11 @@ def plan(
         )
     if unmeasured:
         click.echo(f"* not in the runs: {assumed}")
-    fewest = fewest_clusters(alpha)
+    fewest = PAIRED_FEWEST
     if too_few:
         click.echo(
-            f"paired n/a: with fewer than {fewest} haystacks no paired test can reach {alpha:.0%} (swapping the runs "
-            f"on whole haystacks gives 2^K patterns, so p ≥ 2/2^K)"
+            f"paired n/a: the clustered paired test compares {fewest} haystacks at least (the haystacks are "
+            "its units)"
         )
     if delta is not None:
         name, n, k = sizes[0]

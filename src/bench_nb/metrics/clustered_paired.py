@@ -2,11 +2,10 @@
 
 For every pair of runs, on the questions both scored: the difference of accuracies (mean scores) with a
 clustered paired test and the interval that inverts it, so that the interval excludes 0 exactly when the
-test rejects: with fewer than ``FEW_CLUSTERS`` (30) haystacks the cluster sign-flip test
-(``bench_nb.metrics.sign_flip``: exact, it never claims more than 2^K sign patterns allow), from there the
-cluster-robust t-test on K − 1 degrees of freedom; beside McNemar's test, which assumes independent
-questions. ``tell_apart`` sets the clustered verdict next to what the Wilson-interval-overlap rule would say.
-Definitions: docs/statistics.md ("Clustered questions"). Scores may be fractional (see
+test rejects: the CR2 cluster-robust t on Bell-McCaffrey degrees of freedom at every number of haystacks
+(``paired_difference_test``); beside McNemar's test, which assumes independent questions. ``tell_apart``
+sets the clustered verdict next to what the Wilson-interval-overlap rule would say. Definitions:
+docs/statistics.md ("Paired differences between runs"). Scores may be fractional (see
 ``bench_nb.metrics.clustered``): the test and interval then work on score differences and McNemar is n/a.
 """
 
@@ -23,14 +22,20 @@ import polars as pl
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
-from bench_nb.metrics.clustered import cluster_variance, outcomes, per_cluster
+from bench_nb.metrics.clustered import (
+    bell_mccaffrey_df,
+    cluster_variance,
+    cr2_variance,
+    outcomes,
+    per_cluster,
+)
 from bench_nb.metrics.intervals import (
     mcnemar_test,
     student_t_quantile,
     student_t_two_sided_p,
     wilson_interval,
 )
-from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_mean_test, smallest_p
+from bench_nb.metrics.sign_flip import smallest_p
 from bench_nb.metrics.unused_args import UNSET, warn_unused
 
 if TYPE_CHECKING:
@@ -39,7 +44,7 @@ if TYPE_CHECKING:
 _NAN = math.nan
 Verdict = str  # "A higher", "B higher" or "cannot tell"
 CANNOT_TELL = "cannot tell"
-EXACT = "the clustered paired test is exact (every sign pattern counted) or Student's t: nothing is drawn"
+EXACT = "the clustered paired test (CR2 t, Bell-McCaffrey df) draws nothing"
 ALL = "all"  # the question type of a comparison over every question
 
 
@@ -98,47 +103,26 @@ def largest_question_set(questions: Any) -> tuple[list[str], list[str]]:
     return best, [r for r in runs if r not in best]
 
 
-def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, int, float]:
-    """``(t, df, p)`` for H0: mean paired difference = 0, from the per-cluster sums of differences.
-
-    t = D̄ / SE with SE² the CR1 cluster-robust variance K/(K−1)·Σ_k (d_k − D̄·n_k)² / n², referred to
-    Student's t on K − 1 degrees of freedom (two-sided). With equal cluster sizes it is the one-sample
-    t-test of the cluster means of the differences. ``nan`` with fewer than 2 clusters; p = 1 when every
-    difference is 0. When every cluster has the same non-zero mean difference the standard error is 0 and t
-    infinite: p is then the sign-flip test's, 2 / 2^K (every haystack agrees, which K haystacks can show
-    no more strongly than that), never 0.
-    """
-    present = counts > 0
-    k = int(present.sum())
-    if k < 2:
-        return (_NAN, max(k - 1, 0), _NAN)
-    d, c = diff_sums[present], counts[present]
-    mean = d.sum() / c.sum()
-    var = cluster_variance(d, c)
-    if not var > 1e-300:
-        return (
-            _NAN if mean == 0 else math.copysign(math.inf, mean),
-            k - 1,
-            1.0 if mean == 0 else smallest_p(k),
-        )
-    t = mean / math.sqrt(var)
-    return (t, k - 1, student_t_two_sided_p(t, k - 1))
+def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, float, float]:
+    """``(t, df, p)`` of ``paired_difference_test``: the CR2 t of H0: mean paired difference = 0, its
+    Bell-McCaffrey degrees of freedom and the two-sided p (``nan`` with fewer than 2 clusters)."""
+    test = paired_difference_test(diff_sums, counts)
+    return (test.statistic, test.df, test.p)
 
 
-SIGN_FLIP_EXACT = "sign-flip exact"
-CLUSTER_T = "cluster-robust t"
+CR2_T = "CR2 t (Bell-McCaffrey df)"
 NO_TEST = "none"  # fewer than 2 haystacks
 
 
 @dataclass(frozen=True)
 class PairedTest:
-    """One pair's clustered test: which (``test``), the cluster-robust ``statistic`` t on ``df`` = K − 1,
-    the test's ``p`` and the 1 − alpha interval (``low``, ``high``) that excludes 0 exactly when p < alpha
-    (``nan`` where the haystacks are too few for any)."""
+    """One pair's clustered test: which (``test``), the CR2 ``statistic`` t on ``df`` Bell-McCaffrey degrees
+    of freedom, the test's ``p`` and the 1 − alpha interval (``low``, ``high``) that excludes 0 exactly when
+    p < alpha (``nan`` with fewer than 2 haystacks)."""
 
     test: str
     statistic: float
-    df: int
+    df: float
     p: float
     low: float
     high: float
@@ -152,26 +136,40 @@ def paired_difference_test(
     resamples: int | None = UNSET,
 ) -> PairedTest:
     """The clustered paired test of H0: mean difference = 0 and its inverted interval, from the per-cluster
-    sums of differences (clusters with no question are left out).
+    sums of differences (clusters with no question are left out): one test at every number of haystacks,
+    for 0/1 and graded scores alike.
 
-    Below ``FEW_CLUSTERS`` haystacks the cluster sign-flip test and its inversion (``sign_flip_mean_test``:
-    exact, all 2^K patterns counted; ``seed`` and ``resamples`` are deprecated: passing either warns); from
-    there the cluster-robust t-test (``clustered_paired_test``) and D̄ ± t_{K−1, 1−alpha/2}·SE, clipped to
-    [−1, 1]. ``statistic`` is the cluster-robust t in both cases. No test (p ``nan``) with one haystack.
+    With D̄ = Σ Dₖ / n the mean difference and SE² = ``cr2_variance`` (CR2: Σ (Dₖ − D̄·nₖ)² / (1 − nₖ/n) / n²),
+    t = D̄ / SE is referred to Student's t on ν = ``bell_mccaffrey_df`` degrees of freedom (K − 1 with equal
+    haystacks, near 2 when one holds most questions): p = 2·P(T_ν > |t|), and the interval D̄ ± t_{ν,1−α/2}·SE
+    (clipped to [−1, 1]) holds exactly the δ that the same test of "mean = δ" accepts, so it excludes 0
+    exactly when p < ``alpha``. When every haystack has the same mean difference SE is 0 and t has no
+    distribution: p = 1 and the interval [0, 0] when that difference is 0, else t = ±inf and p = 2 / 2^K (the
+    sign test of K haystacks that all agree: no more than that is shown), with the interval [D̄, D̄] when p is
+    below ``alpha`` and the segment from 0 to D̄ when not (so it still holds 0 exactly when p ≥ ``alpha``). No test (p ``nan``) with one
+    haystack. ``seed`` and ``resamples`` are deprecated: passing either warns.
     """
     warn_unused("paired_difference_test", EXACT, seed=seed, resamples=resamples)
-    t, df, p_t = clustered_paired_test(diff_sums, counts)
-    present = counts > 0
-    k = int(present.sum())
+    present = np.asarray(counts) > 0
+    d = np.asarray(diff_sums, dtype=float)[present]
+    c = np.asarray(counts, dtype=float)[present]
+    k = len(d)
     if k < 2:
-        return PairedTest(NO_TEST, t, df, _NAN, _NAN, _NAN)
-    if k < FEW_CLUSTERS:
-        p, low, high = sign_flip_mean_test(diff_sums, counts, alpha)
-        return PairedTest(SIGN_FLIP_EXACT, t, df, p, low, high)
-    d, c = diff_sums[present], counts[present]
+        return PairedTest(NO_TEST, _NAN, _NAN, _NAN, _NAN, _NAN)
     mean = float(d.sum() / c.sum())
-    half = student_t_quantile(1 - alpha / 2, k - 1) * math.sqrt(max(cluster_variance(d, c), 0.0))
-    return PairedTest(CLUSTER_T, t, df, p_t, max(-1.0, mean - half), min(1.0, mean + half))
+    var = cr2_variance(d, c)
+    df = bell_mccaffrey_df(c)
+    if not var > 1e-300:
+        if mean == 0:
+            return PairedTest(CR2_T, _NAN, df, 1.0, 0.0, 0.0)
+        p = smallest_p(k)
+        low, high = (mean, mean) if p < alpha else (min(0.0, mean), max(0.0, mean))
+        return PairedTest(CR2_T, math.copysign(math.inf, mean), df, p, low, high)
+    se = math.sqrt(var)
+    t = mean / se
+    half = student_t_quantile(1 - alpha / 2, df) * se
+    low, high = max(-1.0, mean - half), min(1.0, mean + half)
+    return PairedTest(CR2_T, t, df, student_t_two_sided_p(t, df), low, high)
 
 
 def _pairs(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> pl.DataFrame:
@@ -287,7 +285,7 @@ _SCHEMA: dict[str, Any] = {
     "ci_high": pl.Float64,
     "design_effect": pl.Float64,
     "statistic": pl.Float64,
-    "df": pl.Int64,
+    "df": pl.Float64,
     "p_value": pl.Float64,
     "mcnemar_p": pl.Float64,
     "verdict": pl.Utf8,
@@ -328,14 +326,13 @@ def clustered_paired_comparisons(
 
     Columns: ``run_a, run_b``, ``question_type`` (``"all"`` without ``by``), ``n`` (paired questions),
     ``clusters``, ``accuracy_a, accuracy_b, difference`` (A − B), ``ci_low, ci_high`` (the 1 − ``alpha``
-    interval that inverts the clustered test: it excludes 0 exactly when p < ``alpha``; ``nan`` when the
-    haystacks are too few for any, 5 or fewer at 5%), ``design_effect`` (of the paired differences),
-    ``statistic, df`` (the cluster-robust t on K − 1 df), ``p_value`` (the clustered paired test),
-    ``mcnemar_p`` (McNemar's test, which ignores the clusters; n/a for fractional scores), ``verdict``
-    (``"A higher"``, ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test) and ``test``
-    (which clustered test: ``"sign-flip exact"`` below 30 haystacks, every 2^K sign pattern counted;
-    ``"cluster-robust t"`` from 30, ``"none"`` with one haystack). ``paired_difference_test`` has the
-    definitions. Runs that hold different questions are refused (``ComparisonError``, from
+    interval that inverts the clustered test: it excludes 0 exactly when p < ``alpha``; ``nan`` with one
+    haystack), ``design_effect`` (of the paired differences), ``statistic, df`` (the CR2 t and its
+    Bell-McCaffrey degrees of freedom, fractional), ``p_value`` (the clustered paired test), ``mcnemar_p``
+    (McNemar's test, which ignores the clusters; n/a for fractional scores), ``verdict`` (``"A higher"``,
+    ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test), and ``test`` (``"CR2 t
+    (Bell-McCaffrey df)"`` at every number of haystacks, ``"none"`` with one).
+    ``paired_difference_test`` has the definitions. Runs that hold different questions are refused (``ComparisonError``, from
     ``same_questions``), never compared on the questions they share. ``seed`` and ``resamples`` are
     deprecated (no test draws anything): passing either warns.
     """

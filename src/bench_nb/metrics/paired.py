@@ -6,9 +6,8 @@ accuracy A − accuracy B (the mean score for graded runs: BEAM's rubric scores)
 
 - ``"clustered"`` (the default): the clustered paired test and the interval that inverts it, the same as
   ``tell_apart``'s (``clustered_paired.paired_difference_test``, over the haystacks: the conversations,
-  chats): below 30 haystacks the haystack sign-flip test (exact: every 2^K sign pattern counted), from
-  30 the cluster-robust t on K − 1 df; no interval with 5 haystacks or fewer, where no test can reject at
-  5%. 0/1 and graded scores alike. Haystacks are taken in sorted order, so the rows' order never matters.
+  chats): the CR2 cluster-robust t on Bell-McCaffrey degrees of freedom at every number of haystacks.
+  0/1 and graded scores alike. Haystacks are taken in sorted order, so the rows' order never matters.
 - ``"independent"``: McNemar's test and Newcombe's interval, which count every question as independent
   evidence (0/1 scores only). Questions of one conversation are not independent: with few conversations
   they reject a true null far too often (34-52% at 5% over 10 conversations). With a = both correct,
@@ -58,13 +57,12 @@ if TYPE_CHECKING:
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
 SIGNED_RANK = "clustered-signed-rank"  # the test of method="signed-rank"
-EXACT = "the sign-flip and signed-rank tests are exact (every sign pattern counted): nothing is drawn"
+EXACT = "the clustered t and the signed-rank test draw nothing"
 # What each method's test and interval are, for the tables that show them (the paired table, the result's HTML).
 METHOD_NOTES: dict[PairedMethod, str] = {
-    "clustered": "Clustered (haystacks as the independent units, the tell-apart section's test): below 30 "
-    "haystacks the haystack sign-flip test (A and B swapped on whole haystacks), from 30 the cluster-robust t "
-    "on haystacks − 1 df; the interval inverts the test, so it excludes 0 exactly when p < 0.05, and there is "
-    "none with 5 haystacks or fewer.",
+    "clustered": "Clustered (haystacks as the independent units, the tell-apart section's test): the CR2 "
+    "cluster-robust t on Bell-McCaffrey degrees of freedom (haystacks − 1 when they are of equal size, fewer "
+    "when one holds most questions); the interval inverts the test, so it excludes 0 exactly when p < 0.05.",
     "independent": "Independent (McNemar's test, exact for small counts, and Newcombe's interval for paired "
     "proportions): every question counts as independent evidence, and questions about one conversation are "
     "not, so with few conversations they overstate certainty; the clustered method does not.",
@@ -119,8 +117,8 @@ class PairedComparison(Generic[FrameT]):
     """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B).
 
     ``method`` is how they were compared (``"clustered"``, ``"independent"`` or ``"signed-rank"``: see
-    ``paired_comparison``) and ``test`` the test that gave ``p_value``: ``"sign-flip exact"``
-    or ``"cluster-robust t"`` (clustered; ``"none"`` with one haystack),
+    ``paired_comparison``) and ``test`` the test that gave ``p_value``: ``"CR2 t (Bell-McCaffrey df)"``
+    (clustered; ``"none"`` with one haystack),
     ``"McNemar exact"`` or ``"McNemar chi2-cc"`` (independent), ``"clustered-signed-rank"``. ``clusters``:
     the haystacks the paired questions come from.
 

@@ -5,10 +5,9 @@ correlation ICC, K = ⌊n/m⌋ haystacks per run, and SE = √(variance · deff 
 estimated difference (variance 2·p(1−p) for independent samples, 2·p(1−p)·(1 − ρ) for ``paired=True``,
 outcomes correlated ``correlation`` ρ, ICC then that of the paired differences):
 
-- paired: MDE = c_K · SE, with c_K the multiplier of the **clustered paired test** ``tell_apart`` runs on K
-  haystacks: below 30 haystacks the sign-flip test (``paired_test_multiplier``: seeded simulation of the test
-  itself), from 30 the cluster-robust t on K − 1 df (t_{K−1,1−α/2} + t_{K−1,power}). With fewer haystacks than
-  ``sign_flip.fewest_clusters(alpha)`` (6 at 5%) no test can reject: ``nan``.
+- paired: MDE = c_K · SE, with c_K = t_{K−1,1−α/2} + t_{K−1,power} the multiplier of the **clustered paired
+  test** ``tell_apart`` runs (``paired_test_multiplier``: the CR2 t, whose Bell-McCaffrey degrees of freedom
+  are K − 1 on K equal haystacks). ``nan`` with one haystack.
 - independent samples: MDE = (t_{2K−2,1−α/2} + t_{2K−2,power}) · SE (a two-sample t on the haystacks' means;
   ``nan`` with one haystack each).
 
@@ -31,10 +30,12 @@ import polars as pl
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.metrics.clustered import intraclass_correlation, outcomes
 from bench_nb.metrics.intervals import student_t_quantile
-from bench_nb.metrics.sign_flip import FEW_CLUSTERS, fewest_clusters, sign_patterns, smallest_p
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+PAIRED_FEWEST = 2  # the fewest haystacks the clustered paired test can reject with (at any alpha)
 
 
 def _check(p: float, alpha: float, power: float, cluster_size: float, icc: float, correlation: float) -> None:
@@ -71,50 +72,30 @@ def _t_sum(alpha: float, power: float, df: int) -> float:
     return student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df)
 
 
-POWER_DRAWS = 2000  # seeded normal benchmarks behind each sign-flip multiplier
-
-
-def sign_flip_lower_ends(x: np.ndarray, alpha: float = 0.05) -> np.ndarray:
-    """The lower end of ``sign_flip.sign_flip_mean_test``'s interval (one question per haystack, patterns
-    ``sign_patterns(K)``) for each row of ``x`` (R datasets × K haystacks), vectorised over the rows; ``-inf``
-    where the test can reject nothing."""
-    k = x.shape[1]
-    keep = sign_patterns(k)
-    n_plus = keep.sum(axis=1)[:, None]
-    n_minus = k - n_plus
-    everywhere = (n_plus == 0) | (n_minus == 0)
-    c = max(1, math.ceil(alpha * len(keep) - 1e-9))
-    out = np.empty(len(x))
-    step = max(1, 2**21 // len(keep))
-    for start in range(0, len(x), step):
-        rows = x[start : start + step].T
-        kept = keep @ rows
-        with np.errstate(invalid="ignore", divide="ignore"):
-            low = np.minimum(kept / n_plus, (rows.sum(axis=0) - kept) / n_minus)
-        low = np.where(everywhere, -np.inf, low)
-        out[start : start + step] = np.partition(low, c - 1, axis=0)[c - 1]
-    return out
-
-
 @functools.lru_cache(maxsize=128)
 def paired_test_multiplier(clusters: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """c_K: the clustered paired test over K haystacks (``clustered_paired.paired_difference_test``, what
-    ``tell_apart`` runs) rejects with probability ``power`` when the mean difference is c_K · σ/√K, σ the
-    standard deviation of one haystack's mean difference. ``inf`` below ``fewest_clusters(alpha)``.
-
-    From ``FEW_CLUSTERS`` (30) haystacks the test is the cluster-robust t: c_K = t_{K−1,1−α/2} + t_{K−1,power}.
-    Below, the sign-flip test: its inverted interval moves with the data (adding θ to every haystack's mean
-    difference adds θ to both ends), so it rejects at θ exactly when θ > −(lower end for the noise alone),
-    and c_K is the ``power`` quantile of −√K · lower end over ``POWER_DRAWS`` seeded normal benchmarks
-    (``numpy.random.default_rng(0)``): deterministic, and the test's own power, not a normal approximation.
-    """
-    if clusters < fewest_clusters(alpha):
+    """c_K: the clustered paired test over K equal haystacks (``clustered_paired.paired_difference_test``,
+    what ``tell_apart`` runs: there the CR2 t on K − 1 Bell-McCaffrey degrees of freedom, the one-sample t of
+    the haystacks' mean differences) rejects with probability ``power`` when the mean difference is
+    c_K · σ/√K, σ the standard deviation of one haystack's mean difference (normal): the noncentrality at
+    which P(|T′_{K−1}(c_K)| > t_{K−1,1−α/2}) = ``power`` (scipy's noncentral t; about t_{K−1,1−α/2} +
+    t_{K−1,power}, which is 14% short at 2 haystacks). ``inf`` with fewer than 2 haystacks."""
+    if clusters < PAIRED_FEWEST:
         return math.inf
-    if clusters >= FEW_CLUSTERS:
-        return _t_sum(alpha, power, clusters - 1)
-    noise = np.random.default_rng(0).standard_normal((POWER_DRAWS, clusters))
-    needed = -sign_flip_lower_ends(noise, alpha) * math.sqrt(clusters)
-    return float(np.quantile(needed, power, method="inverted_cdf"))
+    from scipy.optimize import brentq
+    from scipy.special import nctdtr
+
+    df = clusters - 1
+    crit = student_t_quantile(1 - alpha / 2, df)
+
+    def short(c: float) -> float:
+        far = float(nctdtr(df, c, -crit))  # the wrong tail: negligible, and nan where it underflows
+        return 1 - float(nctdtr(df, c, crit)) + (far if far == far else 0.0) - power
+
+    high = 1.25 * _t_sum(alpha, power, df)  # the sum falls short by at most 14% (K = 2, 80% power)
+    while short(high) < 0:
+        high *= 1.25
+    return float(brentq(short, 0.0, high, xtol=1e-12, rtol=1e-12))
 
 
 def minimum_detectable_effect(
@@ -170,7 +151,7 @@ def questions_needed(
 ) -> int:
     """Questions per run needed to detect a difference ``delta`` (a proportion) with probability ``power``
     in a two-sided test at ``alpha``: the smallest n with ``minimum_detectable_effect(n) ≤ |delta|``, never
-    fewer than ``fewest_clusters(alpha)`` haystacks (paired) or 2 (independent samples); divide by
+    fewer than ``PAIRED_FEWEST`` (2) haystacks (paired) or 2 (independent samples); divide by
     ``cluster_size`` for the haystacks (conversations) needed. Arguments as ``minimum_detectable_effect``."""
     if delta == 0 or not -1 < delta < 1:
         raise ValueError(f"delta (a difference of proportions) must be non-zero and in (-1, 1), got {delta}")
@@ -188,7 +169,7 @@ def questions_needed(
     z_sum = z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)
     deff = cluster_design_effect(cluster_size, icc)
     low = max(1, math.ceil(z_sum**2 * _spread(p, paired, correlation) * deff / delta**2 - 1e-9))
-    low = max(low, math.ceil((fewest_clusters(alpha) if paired else 2) * cluster_size - 1e-9))
+    low = max(low, math.ceil((PAIRED_FEWEST if paired else 2) * cluster_size - 1e-9))
     if enough(low):
         return low
     high = low * 2
@@ -362,10 +343,9 @@ def _detectable(name: str, part: np.ndarray, coded: _Coded, alpha: float, power:
         "icc_difference": icc_d,
         "mde_naive": minimum_detectable_effect(n, accuracy, alpha, power) if ok else nan,
         "mde": minimum_detectable_effect(n, accuracy, alpha, power, m, icc) if ok else nan,
-        # 5 haystacks or fewer (at 5%): the paired test's 2^K sign patterns allow no p below alpha
         "mde_paired": minimum_detectable_effect(
             n, accuracy, alpha, power, m, icc_d, paired=True, correlation=corr
         )
-        if ok and smallest_p(k) < alpha
+        if ok and k >= PAIRED_FEWEST
         else nan,
     }

@@ -19,7 +19,7 @@ fields each) and held in memory while the checkpoint and report are written (``M
 measured on LoCoMo's full-context run). ``full-context`` returns the whole conversation for every question,
 so on all of LoCoMo that is several GB of memory: ``run_warnings`` warns above ``MEMORY_WARNING_BYTES`` (the dry
 run and, at its start, the run itself), and when fewer than ``MIN_HAYSTACKS`` haystacks are selected (too few
-for clustered intervals and the gate to decide anything).
+for clustered intervals and the gate to tell runs apart but by very large differences).
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ MEMORY_PER_HIT_BYTES = (
 )
 MEMORY_WARNING_BYTES = 4 * 1024**3
 FULL_CONTEXT_TOKENS = 100_000  # full-context's default max_context_tokens
-# Fewer haystacks than this and no paired test can reject at 5% (the sign-flip test over 5 has 2^5 patterns:
-# its smallest two-sided p is 1/16), so neither clustered comparisons nor the gate can decide.
+# Fewer haystacks than this and the clustered paired test has at most 4 degrees of freedom (t_{4, 0.975} = 2.78):
+# clustered intervals are wide, and comparisons and the gate can tell apart only very large differences.
 MIN_HAYSTACKS = 6
 
 
@@ -237,8 +237,8 @@ def few_haystacks_warning(
         return None
     head = (
         f"{n_questions} question(s) of {benchmark} from {n_haystacks} haystack(s): questions of one haystack "
-        f"succeed and fail together, so with fewer than {MIN_HAYSTACKS} haystacks no clustered interval, paired "
-        "test or gate can tell runs apart; "
+        f"succeed and fail together, so with fewer than {MIN_HAYSTACKS} haystacks clustered intervals are wide "
+        "and the paired test and the gate can tell runs apart only by very large differences; "
     )
     if available is not None and available < MIN_HAYSTACKS:
         return head + (

@@ -254,7 +254,7 @@ def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> T
             "Design effect 1 + (m − 1)·ICC with m questions per haystack and the runs' own ICC (one-way ANOVA "
             "estimate). 'If independent' ignores the haystacks, as most leaderboards do; 'same questions' is "
             "the paired design every run here uses (the runs' correlation on a question helps); n/a there "
-            "with 5 haystacks or fewer, where no paired test can reach 5% (2^K sign patterns: p ≥ 2/2^K). "
+            "with one haystack (the clustered paired test compares 2 at least). "
             "Plan a benchmark's size before a run with `bench-nb plan`.",
             *(
                 [
@@ -285,34 +285,13 @@ def _verdict_text(verdict: str, a: str, b: str) -> str:
 
 
 def _difference_cell(r: dict[str, Any], alpha: float) -> Cell:
-    """A difference with its interval, or a badge saying why there is none (one haystack; too few)."""
+    """A difference with its interval, or a badge saying why there is none (one haystack)."""
     diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts".replace("-", "−")
-    k = r["clusters"]
-    if k >= 2 and not (missing(r["ci_low"]) or missing(r["ci_high"])):
+    if r["clusters"] >= 2 and not (missing(r["ci_low"]) or missing(r["ci_high"])):
         return Cell(f"{diff} {_signed_interval(r['ci_low'], r['ci_high'])}", "num")
     if not r["n"]:
         return Cell(diff, "num")
-    if k < 2:
-        return Cell(diff, "num", badges=(("one haystack: no test", "bnb-flag"),))
-    why = f"{k} haystacks: no p below 2/2^{k} = {2 / 2**k:.3g}, so nothing can be shown at {alpha:.0%}"
-    return Cell(diff, "num", title=why, badges=(("no interval: too few haystacks", "bnb-flag"),))
-
-
-def _too_few(frame: pl.DataFrame, alpha: float) -> list[str]:
-    """A warning when some rows have too few haystacks for any test to reject at ``alpha``."""
-    few = frame.filter((pl.col("clusters") >= 2) & pl.col("ci_low").is_nan() & (pl.col("n") > 0))
-    if few.is_empty():
-        return []
-    sizes = few["clusters"].to_list()
-    k = max(sizes)
-    which = "Every row rests" if len(few) == len(frame) else f"{len(few)} of {len(frame)} rows rest"
-    fewer = "" if min(sizes) == k else " or fewer"
-    return [
-        f"{which} on {k} haystacks{fewer}: swapping the two runs on whole "
-        f"haystacks gives only 2^{k} = {2**k} patterns, so no p can fall below 2/2^{k} = {2 / 2**k:.3g} and no "
-        f"difference can be shown at {alpha:.0%}, however many questions each haystack holds (those rows say "
-        "'cannot tell' and have no interval). More haystacks, not more questions, would tell them apart."
-    ]
+    return Cell(diff, "num", badges=(("one haystack: no test", "bnb-flag"),))
 
 
 def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
@@ -360,15 +339,14 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
         caption="Can we tell them apart?",
         notes=[
             f"Paired verdict: the clustered paired test at {alpha:.0%}, and the interval that inverts it (it "
-            f"excludes 0 exactly when p < {alpha:g}): with fewer than 30 haystacks the haystack sign-flip test "
-            "(A and B swapped on whole haystacks, every one of the 2^K patterns counted: exact, "
-            "no seed), from 30 the cluster-robust t on haystacks − 1 df. McNemar's test ignores the "
+            f"excludes 0 exactly when p < {alpha:g}): the CR2 cluster-robust t on Bell-McCaffrey degrees of "
+            "freedom (haystacks − 1 when they are of equal size, fewer when one holds most questions), the same "
+            "test at every number of haystacks. McNemar's test ignores the "
             "haystacks and is too eager under clustering. The overlap rule calls two runs different only when "
             "their Wilson intervals do not overlap: unpaired and conservative. No correction for the number of "
             "pairs or types.",
             *left_out,
         ],
-        warnings=_too_few(frame, alpha),
     )
     return Table(frame, html)
 
