@@ -79,7 +79,8 @@ def paired_test_multiplier(clusters: int, alpha: float = 0.05, power: float = 0.
     the haystacks' mean differences) rejects with probability ``power`` when the mean difference is
     c_K · σ/√K, σ the standard deviation of one haystack's mean difference (normal): the noncentrality at
     which P(|T′_{K−1}(c_K)| > t_{K−1,1−α/2}) = ``power`` (scipy's noncentral t; about t_{K−1,1−α/2} +
-    t_{K−1,power}, which is 14% short at 2 haystacks). ``inf`` with fewer than 2 haystacks."""
+    t_{K−1,power}, which is 14% short at 2 haystacks); 0 when ``power`` ≤ ``alpha``, which no difference is
+    needed for. ``inf`` with fewer than 2 haystacks."""
     if clusters < PAIRED_FEWEST:
         return math.inf
     from scipy.optimize import brentq
@@ -92,7 +93,9 @@ def paired_test_multiplier(clusters: int, alpha: float = 0.05, power: float = 0.
         far = float(nctdtr(df, c, -crit))  # the wrong tail: negligible, and nan where it underflows
         return 1 - float(nctdtr(df, c, crit)) + (far if far == far else 0.0) - power
 
-    high = 1.25 * _t_sum(alpha, power, df)  # the sum falls short by at most 14% (K = 2, 80% power)
+    if short(0.0) >= 0:
+        return 0.0  # the test rejects with probability alpha ≥ power with no difference at all
+    high = max(1.25 * _t_sum(alpha, power, df), 1.0)  # the sum falls short by at most 14% (K = 2, 80% power)
     while short(high) < 0:
         high *= 1.25
     return float(brentq(short, 0.0, high, xtol=1e-12, rtol=1e-12))
