@@ -181,3 +181,30 @@ def test_uncertainty_table_flags_an_interval_that_may_under_cover_and_names_the_
     assert table.html.count("may under-cover</span>") == flagged.height == 2  # overall and its one type
     assert "2 intervals marked" in table.html
     assert table.frame["effective_clusters"].to_list() == pytest.approx([10.0] * 4)
+
+
+def test_uncertainty_table_shows_the_unscored_bounds_when_the_runs_unscored_rates_differ() -> None:
+    # Issue 39, item 5: run "b" leaves 10% of its questions unscored, all of them wrong answers (a judge that
+    # fails on long wrong answers): complete-case it looks better than "a" (88.9% against 80%); its bounds
+    # say 80-90%. The compare report renders this table (notebooks/compare.ipynb, "Uncertainty").
+    sizes = np.full(10, 40)
+    right = np.tile(np.arange(40) % 10 < 8, 10)  # 80% right in every haystack
+    q = frame({"a": right, "b": right}, sizes).with_columns(
+        provider=pl.col("run_id"), question_type_norm=pl.lit("t"), status=pl.lit("evaluated")
+    )
+    # in run "b", the wrong answers of question 9 of every 10 have no verdict: 40 of 400
+    q = q.with_columns(unscored=(pl.col("run_id") == "b") & (pl.int_range(pl.len()).over("run_id") % 10 == 9))
+    table = tables.table_uncertainty(q)
+    overall = {
+        r["run_id"]: r for r in table.frame.filter(pl.col("question_type") == "all").iter_rows(named=True)
+    }
+    assert overall["b"]["accuracy"] == pytest.approx(320 / 360)
+    assert (overall["b"]["all_wrong"], overall["b"]["all_right"]) == pytest.approx((320 / 400, 360 / 400))
+    assert (overall["a"]["all_wrong"], overall["a"]["all_right"]) == (0.8, 0.8)
+    assert "<th>if unscored wrong–right</th>" in table.html
+    assert "[80.0–90.0] (40 unscored)" in table.html and "[80.0–80.0] (0 unscored)" in table.html
+    assert "Questions without a verdict (unscored, failed or not run): a 0.0%, b 10.0%" in table.html
+    # the same rates in both runs, under 5%: no bounds column, no note
+    same = q.with_columns(unscored=pl.int_range(pl.len()).over("run_id") == 9)
+    plain = tables.table_uncertainty(same)
+    assert "if unscored" not in plain.html and "without a verdict" not in plain.html

@@ -142,3 +142,51 @@ def success_rate(
 ) -> pd.DataFrame | pl.DataFrame:
     """Evaluated / target per run, with failed, in-progress, pending and unscored counts."""
     return to_backend(success_rate_frame(data, by=by), backend)
+
+
+UNSCORED_SHARE = 0.05  # above this share of questions without a verdict a run's accuracy is shown with bounds
+
+
+def unscored_bounds(data: Any, by: str | None = None) -> pl.DataFrame:
+    """Per run (and ``question_type`` with ``by="question_type"``, the normalised type when the frame has it):
+    the complete-case accuracy beside its bounds over the questions without a verdict.
+
+    Columns: ``run_id``, [``question_type``], ``accuracy`` (the mean score of the questions with a verdict,
+    the figure every table shows), ``scored``, ``unscored`` (questions of the run without a verdict, by the one
+    rule of ``metrics.verdicts``: evaluated and unscored, failed, pending), ``unscored_share`` (of all its
+    questions), ``all_wrong`` (the accuracy were every one of them wrong: Σ scores / all) and ``all_right``
+    (were every one right: (Σ scores + unscored) / all), and ``show_bounds``: true for every row when some run
+    has more than ``UNSCORED_SHARE`` of its questions without a verdict, or the runs' shares differ; then a
+    complete-case comparison may rest on which answers went unscored (a judge that fails on long wrong answers,
+    a provider that times out on hard questions), and the bounds say how far. docs/statistics.md ("Unscored
+    answers: bounds")."""
+    q = with_verdicts(as_questions(data))
+    keys = ["run_id"]
+    if by is not None:
+        if by != "question_type":
+            raise ValueError(f"by must be None or 'question_type', not {by!r}")
+        column = "question_type_norm" if "question_type_norm" in q.columns else "question_type"
+        q = q.with_columns(pl.col(column).cast(pl.Utf8).fill_null("other").alias("question_type"))
+        keys.append("question_type")
+    from bench_nb.metrics.ordered import sums_by  # numpy: the float sums in one fixed order
+
+    sums = sums_by(q.with_columns(_value=pl.col("score").fill_null(0.0)), keys, ["_value"]).drop("c")
+    counts = q.group_by(keys, maintain_order=True).agg(
+        all=pl.len(), scored=pl.col("score").is_not_null().sum().cast(pl.Int64)
+    )
+    out = (
+        counts.join(sums, on=keys, how="left", maintain_order="left")
+        .with_columns(unscored=pl.col("all") - pl.col("scored"), total=pl.col("_value"))
+        .select(
+            *keys,
+            accuracy=pl.when(pl.col("scored") > 0).then(pl.col("total") / pl.col("scored")),
+            scored="scored",
+            unscored="unscored",
+            unscored_share=pl.col("unscored") / pl.col("all"),
+            all_wrong=pl.col("total") / pl.col("all"),
+            all_right=(pl.col("total") + pl.col("unscored")) / pl.col("all"),
+        )
+    )
+    shares = q.group_by("run_id").agg(share=pl.col("score").is_null().mean())["share"].to_list()
+    show = bool(shares) and (max(shares) > UNSCORED_SHARE or max(shares) != min(shares))
+    return out.with_columns(show_bounds=pl.lit(show))

@@ -78,9 +78,15 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
         ranks = both(paired.rank_intervals).select(*keys, *rank_columns)
     except ComparisonError:  # no two runs on one question set: no ranks (the table says why)
         ranks = clustered.select(keys).with_columns(pl.lit(None, t).alias(c) for c, t in rank_columns.items())
+    from bench_nb.metrics.accuracy import unscored_bounds
+
+    bounds = both(lambda by: unscored_bounds(boot.questions, by)).select(
+        *keys, "unscored", "unscored_share", "all_wrong", "all_right", "show_bounds"
+    )
     return (
         clustered.join(ranks, on=keys, how="left", maintain_order="left")
         .join(wilson, on=keys, how="left", maintain_order="left")
+        .join(bounds, on=keys, how="left", maintain_order="left")
         .select(
             *keys,
             "accuracy",
@@ -98,6 +104,11 @@ def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
             "rank_low",
             "rank_high",
             "group",
+            "unscored",
+            "unscored_share",
+            "all_wrong",
+            "all_right",
+            "show_bounds",
         )
     )
 
@@ -106,7 +117,9 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     """The leaderboard with its uncertainty: for each run, overall then per question type, the accuracy with
     its clustered 95% interval beside Wilson's (flagged, with a note, where it may cover less), the design
     effect, the effective number of questions and of haystacks, the rank with its 95% interval and the group
-    of runs that cannot be told apart. ``data``: a questions
+    of runs that cannot be told apart. When some run has more than 5% of its questions without a verdict, or
+    the runs' shares differ (``metrics.accuracy.unscored_bounds``), a column beside the accuracy gives its
+    bounds: every unscored question wrong, every one right. ``data``: a questions
     frame, run sources, or a ``ClusterBootstrap`` (shared with the other uncertainty tables; its own seed)."""
     boot = _bootstrap(data, seed)
     labels = _labels(boot.questions)
@@ -114,6 +127,7 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     refused = _refused(boot)
     rows = []
     warned = 0
+    show_bounds = bool(frame["show_bounds"].any())
     for r in frame.iter_rows(named=True):
         overall = r["question_type"] == _ALL
         flag: tuple[tuple[str, str], ...] = ()
@@ -129,6 +143,17 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
                     "num",
                     title=r["warning"] or "",
                     badges=flag,
+                ),
+                *(
+                    [
+                        Cell(
+                            f"{interval(r['all_wrong'], r['all_right'])} ({r['unscored']} unscored)",
+                            "num",
+                            title=f"{pct(r['unscored_share'])} of the questions have no verdict",
+                        )
+                    ]
+                    if show_bounds
+                    else []
                 ),
                 Cell(interval(r["wilson_low"], r["wilson_high"]) or "n/a", "num"),
                 Cell(f"{r['n']} / {r['clusters']}", "num"),
@@ -159,11 +184,25 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
             "90-98% accuracy and a strong haystack effect, depending on the effective haystacks). "
             "Hover for the effective answers and haystacks; more haystacks, not more questions, would help."
         )
+    if show_bounds:
+        overall = frame.filter(pl.col("question_type") == _ALL)
+        shares = ", ".join(
+            f"{labels.get(r['run_id'], r['run_id'])} {pct(r['unscored_share'])}"
+            for r in overall.iter_rows(named=True)
+        )
+        notes.append(
+            f"Questions without a verdict (unscored, failed or not run): {shares}. Every accuracy here leaves "
+            "them out; where more than 5% of a run's questions have none, or the runs differ in how many, that "
+            "can decide a comparison (a judge that fails on long wrong answers, a provider that times out on "
+            'hard questions). "if unscored wrong–right" gives the accuracy were every one of them wrong, and '
+            "were every one right: a difference between runs that holds at the bounds does not rest on them."
+        )
     html = render(
         [
             "type",
             "run",
             "accuracy [clustered 95% CI]",
+            *(["if unscored wrong–right"] if show_bounds else []),
             "Wilson 95% CI",
             "questions / haystacks",
             "design effect",
