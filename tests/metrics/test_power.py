@@ -178,3 +178,39 @@ def test_paired_power_holds_when_the_clustered_test_is_simulated(
         b = rng.binomial(m, _beta(rng, p - mde / 2, icc, k))
         found += paired_difference_test((a - b).astype(float), counts).p < 0.05
     assert found / 800 >= 0.73
+
+
+def _keyed_bits(table: pl.DataFrame) -> dict[tuple[frozenset[str], str], tuple[object, ...]]:
+    """Each row's numbers, to the bit (floats as their 8 bytes), keyed by its runs (as a set: their order is
+    the frame's order of appearance) and question type."""
+    out = {}
+    for r in table.iter_rows(named=True):
+        key = (frozenset(r["runs"].split(", ")), r["question_type"])
+        out[key] = tuple(
+            float(v).hex() if isinstance(v, float) else v
+            for c, v in r.items()
+            if c not in ("question_set", "runs", "question_type")
+        )
+    return out
+
+
+def test_detectable_differences_is_bit_identical_under_any_row_order() -> None:
+    """Issue 39, item 8: the per-run means, ICCs and correlations were summed in the rows' order (polars'
+    mean, numpy's bincount and corrcoef, the runs in order of appearance), so a shuffle moved the last bits."""
+    rng = np.random.default_rng(39)
+    sizes = np.array([60, 12, 7, 30, 25, 9, 44, 18])
+    n = int(sizes.sum())
+    hay = np.repeat(np.arange(len(sizes)), sizes)
+    level = rng.normal(0, 0.6, len(sizes))[hay]
+    runs = {
+        name: (rng.random(n) < 1 / (1 + np.exp(-(0.8 + lift + level + rng.normal(0, 0.3, n))))).astype(float)
+        for name, lift in (("a", 0.0), ("b", 0.3), ("c", -0.2), ("d", 0.1))
+    }
+    types = np.array(["single-hop", "multi-hop", "temporal"])[rng.integers(0, 3, n)]
+    q = frame(runs, sizes).with_columns(
+        question_type=pl.Series(np.tile(types, len(runs))), score=pl.Series(rng.integers(0, 5, n * 4) / 4)
+    )
+    want = _keyed_bits(detectable_differences(q, backend="polars"))
+    for seed in range(6):
+        shuffled = q.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert _keyed_bits(detectable_differences(shuffled, backend="polars")) == want

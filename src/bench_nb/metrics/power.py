@@ -304,20 +304,25 @@ class _Coded:
 
 def _mean(values: list[float]) -> float:
     known = [v for v in values if not math.isnan(v)]
-    return sum(known) / len(known) if known else math.nan
+    return math.fsum(known) / len(known) if known else math.nan
 
 
 def _detectable(name: str, part: np.ndarray, coded: _Coded, alpha: float, power: float) -> dict[str, Any]:
     """One row of ``detectable_differences``: ``part`` holds the positions of its outcomes in ``coded``."""
-    runs = list(dict.fromkeys(coded.run[part].tolist()))  # in order of first appearance
-    by_run = {r: part[coded.run[part] == r] for r in runs}  # each run's positions, in the frame's order
+    # One order for every sum, whatever the rows' order (issue 39): the runs sorted by id, each run's rows by
+    # question; means and averages over runs are math.fsum's correctly rounded sums (metrics.ordered).
+    runs = sorted(set(coded.run[part].tolist()))
+    by_run = {}
+    for r in runs:
+        rows = part[coded.run[part] == r]
+        by_run[r] = rows[np.argsort(coded.question[rows], kind="stable")]
     n = len(np.unique(coded.question[part]))
     k = len(np.unique(coded.haystack[part]))
-    accuracy = _mean([float(pl.Series(coded.value[rows]).mean()) for rows in by_run.values()])  # type: ignore[arg-type]
+    accuracy = _mean([math.fsum(coded.value[rows]) / len(rows) for rows in by_run.values()])
     icc = _mean([intraclass_correlation(coded.value[rows], coded.haystack[rows]) for rows in by_run.values()])
     correlations, icc_diffs = [], []
     for a, b in combinations(runs, 2):
-        # run a's questions that run b has too, in a's order, beside b's score on each
+        # run a's questions that run b has too, in question order, beside b's score on each
         b_score = np.full(coded.questions, math.nan)
         b_score[coded.question[by_run[b]]] = coded.value[by_run[b]]
         b_has = np.zeros(coded.questions, dtype=bool)
