@@ -78,6 +78,15 @@ def test_one_corrupt_byte_in_runs_parquet_loses_no_intact_run(tmp_path: Path) ->
     third = _export(str(RUNS), "--to", str(store))
     assert third.returncode == 0 and "0 run(s) written, 3 unchanged" in third.stdout, third.stderr
 
+    # lost whole, with an imported run among the runs and an empty partition folder a crash left: all four back
+    frames = bn.questions_df(bn.load_runs(store), backend="polars")
+    (store / "runs.parquet").unlink()
+    (store / "settings" / "run=crashed").mkdir()
+    fourth = _export(str(LMEV2), "--to", str(store))
+    assert fourth.returncode == 0 and "0 run(s) written, 1 unchanged" in fourth.stdout, fourth.stderr
+    assert "no runs.parquet: rebuilt from the 4 run(s) whose files are intact" in fourth.stderr
+    assert_frame_equal(bn.questions_df(bn.load_runs(store), backend="polars"), frames)
+
 
 def test_a_damaged_runs_table_whose_runs_cannot_be_read_back_is_refused_and_nothing_moves(
     tmp_path: Path,
@@ -122,3 +131,12 @@ def test_a_partition_damaged_beside_a_damaged_runs_table_is_refused_not_dropped(
     (line,) = done.stderr.strip().splitlines()
     assert "run partition 'synthetic-sqlite' cannot be read back" in line
     assert _files(store) == files
+
+
+def test_a_harness_folder_exported_again_is_unchanged(tmp_path: Path) -> None:
+    """The incremental check looked the run up by the file inside a harness's folder (per_question.jsonl) while
+    the export was given the folder: a LongMemEval-V2 or EverMemOS folder was read and written again every time."""
+    store = tmp_path / "store"
+    assert _export(str(LMEV2), "--to", str(store)).returncode == 0
+    again = _export(str(LMEV2), "--to", str(store))
+    assert again.returncode == 0 and "0 run(s) written, 1 unchanged" in again.stdout, again.stdout

@@ -608,7 +608,13 @@ STORE_RUNS = Frame(
             ),
             ("exported_at", _STR, "store", "when the run was exported"),
             ("dataset", _STR, "store", "the dataset given at export (null: none)"),
-            ("source_path", _STR, "store", "the run's resolved path: what the incremental check looks up"),
+            (
+                "source_path",
+                _STR,
+                "store",
+                "the resolved path the export was given for the run (its directory, or a harness's file or "
+                "folder): what the incremental check looks up",
+            ),
         ),
     ),
     "frames.store.STORE_COLUMNS",

@@ -639,7 +639,7 @@ def _export(
                     f"run id {run.run_id!r} is also the id of {other}: a store keys runs by id",
                     "runId",
                 )
-            table = _write_run(fs, root, run, runset, table, fingerprint, ds, schemas)
+            table = _write_run(fs, root, run, runset, table, fingerprint, ds, schemas, source)
             result.written.append(run.run_id)
     return result
 
@@ -672,6 +672,8 @@ def _rebuild_runs_table(fs: pafs.FileSystem, root: str, columns: dict[str, Any])
             ),
             reverse=True,
         )
+        if not versions:  # an empty folder (a crash before any settings file): no run there
+            continue
         row = next((r for v in versions if (r := _recorded_row(fs, root, key, v)) is not None), None)
         if row is None:
             raise RunFormatError(
@@ -758,8 +760,11 @@ def _write_run(
     fingerprint: str,
     dataset: str | None,
     schemas: dict[str, dict[str, Any]],
+    source: str,
 ) -> pl.DataFrame:
-    """Write one run's files under a new version, then make it current in runs.parquet."""
+    """Write one run's files under a new version, then make it current in runs.parquet. ``source``: the path
+    the export was given (a harness's folder, where the run's path is the file in it), which the incremental
+    check looks up."""
     one = RunSet([run])
     questions = questions_frame(one, dataset=dataset)
     frames = {
@@ -775,7 +780,7 @@ def _write_run(
         fingerprint=pl.lit(fingerprint),
         exported_at=pl.lit(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
         dataset=pl.lit(dataset, pl.Utf8),
-        source_path=pl.lit(str(run.path.resolve())),
+        source_path=pl.lit(source),
     )
     for name, frame in frames.items():
         _write_parquet(fs, f"{root}/{name}/run={key}/{version}.parquet", frame.to_arrow())
