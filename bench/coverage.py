@@ -22,7 +22,8 @@ haystack's accuracy Beta-distributed with mean 0.5, 0.7, 0.9 or 0.95 and intracl
 haystacks, accuracy 0.9-0.98, Beta haystack accuracies with ICC 0.3-0.6, one haystack holding 60%, logit-normal
 haystack effects with sd 2-3): per design the coverage of every public accuracy interval (``clustered`` with the
 share of results that warn and the share of its misses that warn; ``wilson``; ``corrected_accuracy`` with the
-clustered effective n and with n, a judge of sensitivity 0.95 and specificity 0.9 known from 200 labels), then
+clustered effective n and with n, a judge of sensitivity 0.95 and specificity 0.9 known from 200 labels;
+``beam_scores``' Student's t over the haystacks' means, for one ability), then
 the lowest ``clustered`` coverage by effective haystacks (``metrics.clustered.WORST_COVERAGE``, with 10 and 20
 haystacks added). About a minute at 1,000 benchmarks per design.
 
@@ -45,6 +46,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import bench_nb
+from bench_nb.metrics.beam import _t_interval
 from bench_nb.metrics.clustered import (
     WORST_COVERAGE,
     ClusterSums,
@@ -286,6 +288,7 @@ class AuditRow:
     wilson: float
     corrected: float
     corrected_unclustered: float
+    beam: float
 
 
 def audit(design: Design, reps: int) -> AuditRow:
@@ -303,7 +306,7 @@ def audit(design: Design, reps: int) -> AuditRow:
     se, sp, n1, n0 = JUDGE
     hit = np.zeros(reps, dtype=bool)
     warned = np.zeros(reps, dtype=bool)
-    hit_wilson = hit_corrected = hit_plain = 0
+    hit_wilson = hit_corrected = hit_plain = hit_beam = 0
     for i, s in enumerate(design.sums(rng, reps)):
         cs = _sums(s, counts)
         got = clustered_interval(cs)
@@ -311,6 +314,10 @@ def audit(design: Design, reps: int) -> AuditRow:
         warned[i] = got.warning is not None
         wilson = independent_interval(cs, design_effect(cs))
         hit_wilson += wilson.low <= design.p <= wilson.high
+        # beam_scores' interval of one ability: Student's t over the haystacks' own means (equal weights)
+        rates = s / counts
+        low, high = _t_interval(float(rates.mean()), (rates - rates.mean()) / len(rates), 0.95)
+        hit_beam += low <= design.p <= high
         # the judge's verdicts: each right answer accepted with probability se, each wrong one with 1 - sp
         judged = rng.binomial(s.astype(int), se) + rng.binomial((counts - s).astype(int), 1 - sp)
         jcs = _sums(judged.astype(float), counts)
@@ -332,14 +339,15 @@ def audit(design: Design, reps: int) -> AuditRow:
         hit_wilson / reps,
         hit_corrected / reps,
         hit_plain / reps,
+        hit_beam / reps,
     )
 
 
 def audit_table(rows: list[AuditRow]) -> str:
     lines = [
         "| design | K | p | effect | effective K | clustered | warned | misses warned | Wilson "
-        "| corrected_accuracy | (with n) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| corrected_accuracy | (with n) | beam_scores (t over haystacks) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         d = r.design
@@ -347,7 +355,7 @@ def audit_table(rows: list[AuditRow]) -> str:
         lines.append(
             f"| {d.kind} | {d.clusters} | {d.p} | {effect} | {r.effective_clusters:.1f} | {_pct(r.clustered)} "
             f"| {_pct(r.warned)} | {_pct(r.misses_warned)} | {_pct(r.wilson)} | {_pct(r.corrected)} "
-            f"| {_pct(r.corrected_unclustered)} |"
+            f"| {_pct(r.corrected_unclustered)} | {_pct(r.beam)} |"
         )
     return "\n".join(lines)
 
