@@ -153,15 +153,6 @@ def test_every_packages_all_is_sorted_unique_and_resolves(package_name: str) -> 
             assert getattr(package, name) is not None, (package_name, name)
 
 
-def test_the_settings_tables_old_name_warns_and_is_the_new_class() -> None:
-    from bench_nb import tables
-
-    with pytest.warns(DeprecationWarning, match="RunSettings is renamed SettingsRow"):
-        old = tables.RunSettings
-    assert old is tables.SettingsRow
-    assert "RunSettings" not in dir(tables)
-
-
 PROBE = """
 import sys
 import bench_nb, bench_nb.metrics, bench_nb.models, bench_nb.benchmarks, bench_nb.reports, bench_nb.runner

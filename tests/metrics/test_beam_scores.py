@@ -5,7 +5,6 @@ abilities weighted equally, both readings of partial credit, partial runs, and t
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -173,17 +172,6 @@ def test_the_overall_interval_linearises_over_chats_with_missing_abilities() -> 
     half = (got["ci_high"] - got["ci_low"]) / 2
     se = half / stats.t.ppf(0.975, 11)
     assert se == pytest.approx(boot.standard_error * math.sqrt(12 / 11), rel=0.05)
-
-
-def test_resamples_and_seed_are_deprecated_and_change_nothing() -> None:
-    rows = [row(c + 1, a, float((c * 7 + j) % 5) / 4) for c in range(6) for j, a in enumerate(BEAM_ABILITIES)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        plain = beam_scores_frame(frame(rows))
-    for kwargs in ({"seed": 3}, {"resamples": 100}):
-        with pytest.warns(DeprecationWarning, match=r"beam_scores\(.*changes nothing") as caught:
-            got = bench_nb.beam_scores(frame(rows), backend="polars", **kwargs)
-        assert got.equals(plain) and caught[0].filename == __file__
 
 
 def test_scores_are_the_same_bits_in_any_row_order() -> None:

@@ -4,7 +4,6 @@ curves against their definition (accuracy with over-budget questions counted as 
 from __future__ import annotations
 
 import math
-import warnings
 
 import polars as pl
 import pytest
@@ -187,28 +186,6 @@ def test_budget_curve_by_cost_charges_memory_side_cost_only_when_every_run_repor
         curve = budget_curve(frame(a, b, silent), by="cost", budgets=[0.005], backend="polars")
     acc = dict(zip(curve["run_id"], curve["accuracy"], strict=True))
     assert acc == pytest.approx({"a": 1.0, "b": 1.0, "z": 1.0})
-
-
-def test_a_seed_passed_to_the_budget_curve_its_table_or_chart_warns_and_changes_nothing() -> None:
-    # The curve's intervals are accuracy_intervals', deterministic: the seed these took changed nothing.
-    from bench_nb.charts.budget import chart_budget_curve
-    from bench_nb.tables.budget import table_budget
-
-    q = frame(run_rows("a", 30, 50, 100.0), run_rows("b", 20, 50, 300.0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        plain = budget_curve(q, budgets=[50, 200, 400], backend="polars")
-        table_budget(q)
-        chart_budget_curve(q)
-    with pytest.warns(DeprecationWarning, match=r"budget_curve\(seed=...\) is deprecated") as caught:
-        seeded = budget_curve(q, budgets=[50, 200, 400], seed=5, backend="polars")
-    assert seeded.equals(plain) and caught[0].filename == __file__
-    for call, name in (
-        (lambda: table_budget(q, seed=1), "table_budget"),
-        (lambda: chart_budget_curve(q, seed=1), "chart_budget_curve"),
-    ):
-        with pytest.warns(DeprecationWarning, match=rf"{name}\(seed=...\)"):
-            call()
 
 
 def _on(benchmark: str, *runs: list[dict]) -> pl.DataFrame:

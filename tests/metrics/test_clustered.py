@@ -4,10 +4,8 @@ of coverage and type-I error, and the numbers against scipy / statsmodels."""
 from __future__ import annotations
 
 import math
-import re
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -22,7 +20,6 @@ from bench_nb.metrics.clustered import (
     DESIGN_WILSON,
     ClusterSums,
     accuracy_intervals,
-    accuracy_intervals_frame,
     bell_mccaffrey_df,
     bootstrap_t_interval,
     bootstrap_weights,
@@ -185,42 +182,6 @@ def test_wilson_warns_when_the_design_effect_makes_it_too_narrow() -> None:
     wilson = accuracy_intervals(frame({"r": y}, sizes), method="wilson", backend="polars").row(0, named=True)
     assert wilson["design_effect"] > 1.25 and "too narrow" in wilson["warning"]
     assert f"design effect is {wilson['design_effect']:.2f}" in wilson["warning"]
-
-
-def test_seed_and_resamples_are_deprecated_and_change_nothing() -> None:
-    # Issue 27 made the interval deterministic; its seed and resamples stayed as silent no-ops. Passing
-    # either (by keyword or position, to the function or its polars twin) now warns, naming it; leaving
-    # them out warns about nothing; the numbers are the same either way.
-    rng = np.random.default_rng(27)
-    sizes = np.resize(LOCOMO_SIZES, 12)
-    y = np.concatenate([rng.random(m) < rng.beta(7, 3) for m in sizes])
-    q = frame({"r": y}, sizes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        plain = accuracy_intervals(q, backend="polars")
-        assert_frame_equal(accuracy_intervals_frame(q, "clustered", None, confidence=0.95), plain)
-    calls = {
-        "seed=": lambda: accuracy_intervals(q, seed=3, backend="polars"),
-        "resamples=": lambda: accuracy_intervals(q, resamples=50, backend="polars"),
-        "seed= and resamples=": lambda: accuracy_intervals(
-            q, "clustered", None, 0, resamples=2000, backend="polars"
-        ),
-        "accuracy_intervals_frame(seed=": lambda: accuracy_intervals_frame(q, "clustered", None, 4),
-    }
-    for named, call in calls.items():
-        with pytest.warns(DeprecationWarning, match=re.escape(named) + ".*changes nothing") as caught:
-            got = call()
-        assert_frame_equal(got, plain)
-        assert caught[0].filename == __file__  # points at the caller's line
-
-
-def test_cluster_bootstrap_is_a_deprecated_name_of_clustered() -> None:
-    q = frame({"r": (np.random.default_rng(1).random(LOCOMO_SIZES.sum()) < 0.7)})
-    with pytest.warns(DeprecationWarning, match="method='clustered'"):
-        old = accuracy_intervals(q, method="cluster-bootstrap", backend="polars")
-    assert_frame_equal(old, accuracy_intervals(q, backend="polars"))
-    with pytest.raises(ValueError, match="method must be 'clustered' or 'wilson'"):
-        accuracy_intervals(q, method="bootstrap")  # type: ignore[arg-type]
 
 
 def test_clustered_paired_test_keeps_its_level_where_mcnemar_does_not() -> None:

@@ -176,12 +176,3 @@ def test_latency_ratio_fails_only_beyond_the_relative_margin() -> None:
     assert p_at(high) >= 0.2 > p_at(high + 1e-6)
     with pytest.raises(ValueError, match="metric must be one of"):
         gate_values(pl.DataFrame(), "speed")
-
-
-def test_the_seed_of_the_gate_is_deprecated_and_changes_nothing() -> None:
-    """The gate's tests are exact: a seed passed explicitly warns, and the rows are the same without it."""
-    values = _values(*paired_null(np.random.default_rng(3)))
-    plain = non_inferiority(values, "base", "new", by="question_type")
-    with pytest.warns(DeprecationWarning, match=r"non_inferiority\(seed=\.\.\.\) is deprecated"):
-        seeded = non_inferiority(values, "base", "new", by="question_type", seed=11)
-    assert seeded.equals(plain)

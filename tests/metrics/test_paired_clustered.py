@@ -5,7 +5,6 @@ only when asked for (method="independent"); runs on different question sets refu
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import polars as pl
@@ -278,76 +277,3 @@ def test_methods_are_named_and_independent_needs_zero_one_scores() -> None:
     assert "Clustered" in paired_comparison(q, "a", "b")._repr_html_()
     html = tables.table_paired(q, method="independent").html
     assert "McNemar exact" in html and "Independent" in html and "overstate certainty" in html
-
-
-def test_the_seed_of_the_paired_comparisons_is_deprecated_and_changes_nothing() -> None:
-    # Every sign pattern is counted since session 9: the seed and resamples these took change nothing.
-    from bench_nb.metrics.repeats import pooled_paired_comparisons
-
-    rng = np.random.default_rng(9)
-    sizes = np.array([12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21, 6, 10, 13, 18, 4, 22])
-    a, b = paired_null(rng, sizes)
-    q = questions({"a": a, "b": b}, sizes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        plain = clustered_paired_comparisons(q, backend="polars")
-        apart = tell_apart(q, backend="polars")
-    calls = {
-        r"clustered_paired_comparisons\(seed=": lambda: clustered_paired_comparisons(
-            q, seed=3, backend="polars"
-        ),
-        r"clustered_paired_comparisons\(resamples=": lambda: clustered_paired_comparisons(
-            q, resamples=9, backend="polars"
-        ),
-        r"tell_apart\(seed=": lambda: tell_apart(q, seed=1, backend="polars"),
-        r"pooled_paired_comparisons\(seed=": lambda: pooled_paired_comparisons(q, seed=1, backend="polars"),
-    }
-    for pattern, call in calls.items():
-        with pytest.warns(DeprecationWarning, match=pattern) as caught:
-            got = call()
-        assert caught[0].filename == __file__
-        if pattern.startswith("clustered"):
-            assert got.equals(plain)
-        elif pattern.startswith("tell"):
-            assert got.equals(apart)
-
-
-def test_the_seed_of_paired_comparison_and_its_tests_is_deprecated_and_changes_nothing() -> None:
-    # The sign-flip and clustered signed-rank tests count every sign pattern: their seed changes nothing.
-    from bench_nb.metrics.clustered_paired import paired_difference_test
-    from bench_nb.metrics.paired import paired_comparisons_frame
-    from bench_nb.metrics.signed_rank import clustered_signed_rank
-
-    rng = np.random.default_rng(11)
-    sizes = np.array([12, 5, 30, 8, 19, 11, 7, 25, 14, 9, 16, 21])
-    a, b = paired_null(rng, sizes)
-    q = questions({"a": a, "b": b}, sizes)
-    d = np.bincount(np.repeat(np.arange(len(sizes)), sizes), weights=a - b)
-    cluster = np.repeat(np.arange(len(sizes)), sizes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        one = paired_comparison(q, "a", "b", method="signed-rank")
-        table = paired_comparisons(q, backend="polars")
-        test = paired_difference_test(d, sizes.astype(float))
-        z, p = clustered_signed_rank(a - b, cluster)
-    calls = {
-        r"paired_comparison\(seed=": lambda: paired_comparison(q, "a", "b", method="signed-rank", seed=3),
-        r"paired_comparisons\(seed=": lambda: paired_comparisons(q, seed=3, backend="polars"),
-        r"paired_comparisons_frame\(seed=": lambda: paired_comparisons_frame(q, seed=3),
-        r"paired_difference_test\(seed= and resamples=": lambda: paired_difference_test(
-            d, sizes.astype(float), seed=3, resamples=50
-        ),
-        r"clustered_signed_rank\(seed=": lambda: clustered_signed_rank(a - b, cluster, seed=3),
-    }
-    for pattern, call in calls.items():
-        with pytest.warns(DeprecationWarning, match=pattern) as caught:
-            got = call()
-        assert caught[0].filename == __file__
-        if pattern.startswith("paired_comparison\\("):
-            assert (got.p_value, got.ci_low, got.ci_high) == (one.p_value, one.ci_low, one.ci_high)
-        elif pattern.startswith("paired_comparisons"):
-            assert got.equals(table)
-        elif pattern.startswith("paired_difference"):
-            assert got == test
-        else:
-            assert (float(got[0]), float(got[1])) == (float(z), float(p))

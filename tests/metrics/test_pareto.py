@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import itertools
 import random
-import warnings
 
 import polars as pl
-import pytest
 from metric_frames import frame, row
 
 from bench_nb.metrics.pareto import OBJECTIVES, compared_objectives, dominates, pareto_frontier
@@ -124,13 +122,3 @@ def test_the_memory_sides_cost_counts_when_every_run_reports_it() -> None:
     out = {r["run_id"]: r for r in pareto_frontier(frame(*a, *b, *z), backend="polars").iter_rows(named=True)}
     assert out["b"]["dominated_by"] == "a" and out["z"]["dominated_by"] == "a, b"
     assert compared_objectives([out["a"], out["z"]])[-1] == "cost_usd"
-
-
-def test_a_seed_passed_to_pareto_frontier_warns_and_changes_nothing() -> None:
-    q = frame(*_run("a", SEVEN, search_ms=1.0, context_tokens=2), *_run("b", SEVEN[::-1], search_ms=2.0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        plain = pareto_frontier(q, backend="polars")
-    with pytest.warns(DeprecationWarning, match=r"pareto_frontier\(seed=...\) is deprecated") as caught:
-        seeded = pareto_frontier(q, seed=3, backend="polars")
-    assert seeded.equals(plain) and caught[0].filename == __file__

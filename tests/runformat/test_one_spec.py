@@ -141,10 +141,8 @@ def test_the_other_shapes_of_a_runs_settings_are_gone() -> None:
     for name in ("RunRequest", "RecordedSettings", "BenchNbRun", "runformat.settings", "_bench_nb_record"):
         assert name not in text, name
     assert not (SRC / "runformat" / "settings.py").exists()
-    with pytest.deprecated_call():
-        from bench_nb.runner import RunSettings
-
-        RunSettings(concurrency=2)
+    with pytest.raises(AttributeError, match="no attribute 'RunSettings'"):  # renamed ExecutionOptions in 0.1
+        bench_nb.runner.RunSettings  # noqa: B018
 
 
 def _environment_writes(tree: ast.AST) -> list[int]:

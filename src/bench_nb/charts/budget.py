@@ -11,7 +11,6 @@ from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run
 from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import budget_curve_frame
-from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.text import labelled_warnings
 
 # by -> (what the budget limits, the axis title)
@@ -27,7 +26,6 @@ def chart_budget_curve(
     *,
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
-    seed: int | None = UNSET,
     title: str | None = None,
 ) -> Chart:
     """Per run, accuracy when every question over the budget counts as not answered, at each budget (log
@@ -38,10 +36,7 @@ def chart_budget_curve(
         by: ``"latency_ms"``, ``"context_tokens"``, ``"cost"`` or a numeric column.
         budgets: the budgets (default: 24 steps even in log scale up to the largest value).
         title: the chart title (default: "Accuracy under a ... budget").
-
-    ``seed`` is deprecated (the intervals resample nothing): passing it warns.
     """
-    warn_unused("chart_budget_curve", NO_RESAMPLING, seed=seed)
     q = as_questions(data)
     labels = run_labels(q)
     with labelled_warnings(labels):  # its warnings name runs by the chart's labels

@@ -35,7 +35,6 @@ from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.metrics.intervals import student_t_quantile
 from bench_nb.metrics.ordered import means_by
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 
@@ -49,7 +48,6 @@ READINGS: dict[str, str] = {
 }
 PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
 OVERALL = "overall"
-NO_BOOTSTRAP = "BEAM's intervals are Student's t over the chats, deterministic (docs/statistics.md)"
 SCHEMA: dict[str, Any] = {
     "run_id": pl.Utf8,
     "provider": pl.Utf8,
@@ -73,12 +71,9 @@ def beam_scores_frame(
     data: Any,
     partial_credit: PartialCredit = "float",
     *,
-    resamples: int | None = UNSET,
     confidence: float = 0.95,
-    seed: int | None = UNSET,
 ) -> pl.DataFrame:
     """``beam_scores`` in polars (the BEAM runs in ``data``; other runs are left out)."""
-    warn_unused("beam_scores_frame", NO_BOOTSTRAP, resamples=resamples, seed=seed)
     if partial_credit not in READINGS:
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
     rows: list[dict[str, Any]] = []
@@ -217,9 +212,7 @@ def beam_scores(
     data: Any,
     partial_credit: PartialCredit = ...,
     *,
-    resamples: int | None = ...,
     confidence: float = ...,
-    seed: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -227,18 +220,14 @@ def beam_scores(
     data: Any,
     partial_credit: PartialCredit = ...,
     *,
-    resamples: int | None = ...,
     confidence: float = ...,
-    seed: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def beam_scores(
     data: Any,
     partial_credit: PartialCredit = "float",
     *,
-    resamples: int | None = UNSET,
     confidence: float = 0.95,
-    seed: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
@@ -252,9 +241,6 @@ def beam_scores(
             each item's 0.5 counts 0). Every row says which in ``reading``.
         confidence: the intervals' coverage.
         backend: ``"pandas"`` (default) or ``"polars"``.
-
-    ``resamples`` and ``seed`` are deprecated (the interval no longer resamples): passing either warns.
     """
-    warn_unused("beam_scores", NO_BOOTSTRAP, resamples=resamples, seed=seed)
     frame = beam_scores_frame(data, partial_credit, confidence=confidence)
     return to_backend(frame, backend)

@@ -28,7 +28,6 @@ import polars as pl
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import Backend, to_backend
 from bench_nb.frames.questions import as_questions
-from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
@@ -385,13 +384,10 @@ def budget_curve_frame(
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
     *,
-    seed: int | None = UNSET,
     confidence: float = 0.95,
 ) -> pl.DataFrame:
     """``budget_curve`` in polars."""
     from bench_nb.metrics.clustered import accuracy_intervals_frame  # numpy: imported when a curve is drawn
-
-    warn_unused("budget_curve_frame", NO_RESAMPLING, seed=seed)
 
     q = as_questions(questions)
     column = cost_column(q) if by == "cost" else BUDGET_COLUMNS.get(by, by)
@@ -462,7 +458,6 @@ def budget_curve(
     by: str = ...,
     budgets: Sequence[float] | None = ...,
     *,
-    seed: int | None = ...,
     confidence: float = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
@@ -472,7 +467,6 @@ def budget_curve(
     by: str = ...,
     budgets: Sequence[float] | None = ...,
     *,
-    seed: int | None = ...,
     confidence: float = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
@@ -481,7 +475,6 @@ def budget_curve(
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
     *,
-    seed: int | None = UNSET,
     confidence: float = 0.95,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
@@ -504,8 +497,5 @@ def budget_curve(
         budgets: the budgets, in ``by``'s unit; default: 24 steps even in log scale up to the largest value.
         confidence: the intervals' coverage.
         backend: ``"pandas"`` (default) or ``"polars"``.
-
-    ``seed`` is deprecated (the intervals resample nothing): passing it warns.
     """
-    warn_unused("budget_curve", NO_RESAMPLING, seed=seed)
     return to_backend(budget_curve_frame(questions, by, budgets, confidence=confidence), backend)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass
 from itertools import pairwise
 from statistics import NormalDist
@@ -29,13 +28,12 @@ from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
-from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
 
-IntervalMethod = Literal["clustered", "wilson", "cluster-bootstrap"]  # "cluster-bootstrap": deprecated alias
+IntervalMethod = Literal["clustered", "wilson"]
 RESAMPLES = 2000  # bootstrap resamples (over clusters)
 _NAN = math.nan
 
@@ -353,7 +351,6 @@ MIN_EFFECTIVE_EVENTS = 10  # below this many effective wrong (or right) answers 
 MIN_BOOTSTRAP_CLUSTERS = 10
 WILSON_DEFF_WARNING = 1.25  # Wilson's interval with a design effect above this covers under about 92%
 DESIGN_WILSON = "design-adjusted Wilson (CR2, Bell-McCaffrey df)"
-BOOTSTRAP_T = "cluster bootstrap-t"  # the interval of ``cluster-bootstrap`` until session 8 (no longer used)
 
 
 def design_wilson_interval(
@@ -570,10 +567,8 @@ def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = ...,
     by: str | None = ...,
-    seed: int | None = ...,
     *,
     confidence: float = ...,
-    resamples: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -581,20 +576,16 @@ def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = ...,
     by: str | None = ...,
-    seed: int | None = ...,
     *,
     confidence: float = ...,
-    resamples: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def accuracy_intervals(
     questions: Any,
     method: IntervalMethod = "clustered",
     by: str | None = None,
-    seed: int | None = UNSET,
     *,
     confidence: float = 0.95,
-    resamples: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Accuracy per run (and question type) with an interval that respects the haystack clusters.
@@ -615,17 +606,11 @@ def accuracy_intervals(
             cluster-robust variance and Bell-McCaffrey degrees of freedom (``clustered_interval``):
             deterministic, and it holds its level when one haystack dominates; ``"wilson"``: the Wilson
             score interval, which treats every question as independent (too narrow when the design effect is
-            above 1: warned above 1.25). ``"cluster-bootstrap"`` is a deprecated name of ``"clustered"``
-            (until session 8 a cluster bootstrap-t, which moved with the seed and under-covered on
-            lopsided designs). The design effect and effective n are the same for both.
+            above 1: warned above 1.25). The design effect and effective n are the same for both.
         by: ``None`` or ``"question_type"`` (the normalised type).
         confidence: the interval's coverage.
         backend: ``"pandas"`` (default) or ``"polars"``.
-
-    ``seed`` and ``resamples`` are deprecated: no interval resamples, so they change nothing, and passing
-    either warns (``DeprecationWarning``).
     """
-    warn_unused("accuracy_intervals", NO_RESAMPLING, seed=seed, resamples=resamples)
     return to_backend(accuracy_intervals_frame(questions, method, by, confidence=confidence), backend)
 
 
@@ -633,23 +618,12 @@ def accuracy_intervals_frame(
     questions: Any,
     method: IntervalMethod = "clustered",
     by: str | None = None,
-    seed: int | None = UNSET,
     *,
     confidence: float = 0.95,
-    resamples: int | None = UNSET,
 ) -> pl.DataFrame:
     """``accuracy_intervals`` in polars."""
-    warn_unused("accuracy_intervals_frame", NO_RESAMPLING, seed=seed, resamples=resamples)
-    if method not in ("clustered", "wilson", "cluster-bootstrap"):
+    if method not in ("clustered", "wilson"):
         raise ValueError(f"method must be 'clustered' or 'wilson', not {method!r}")
-    if method == "cluster-bootstrap":
-        warnings.warn(
-            "accuracy_intervals(method='cluster-bootstrap') is now method='clustered' (a deterministic "
-            "CR2 interval: docs/statistics.md)",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        method = "clustered"
     data = outcomes(questions, by)
     keys = ["run_id"] + ([] if by is None else ["question_type"])
     return intervals_of(data, keys, method, confidence)

@@ -36,7 +36,6 @@ from bench_nb.metrics.intervals import (
     wilson_interval,
 )
 from bench_nb.metrics.sign_flip import smallest_p
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
 _NAN = math.nan
 Verdict = str  # "A higher", "B higher" or "cannot tell"
 CANNOT_TELL = "cannot tell"
-EXACT = "the clustered paired test (CR2 t, Bell-McCaffrey df) draws nothing"
 ALL = "all"  # the question type of a comparison over every question
 
 
@@ -132,8 +130,6 @@ def paired_difference_test(
     diff_sums: np.ndarray,
     counts: np.ndarray,
     alpha: float = 0.05,
-    seed: int | None = UNSET,
-    resamples: int | None = UNSET,
 ) -> PairedTest:
     """The clustered paired test of H0: mean difference = 0 and its inverted interval, from the per-cluster
     sums of differences (clusters with no question are left out): one test at every number of haystacks,
@@ -147,9 +143,8 @@ def paired_difference_test(
     distribution: p = 1 and the interval [0, 0] when that difference is 0, else t = ±inf and p = 2 / 2^K (the
     sign test of K haystacks that all agree: no more than that is shown), with the interval [D̄, D̄] when p is
     below ``alpha`` and the segment from 0 to D̄ when not (so it still holds 0 exactly when p ≥ ``alpha``). No test (p ``nan``) with one
-    haystack. ``seed`` and ``resamples`` are deprecated: passing either warns.
+    haystack.
     """
-    warn_unused("paired_difference_test", EXACT, seed=seed, resamples=resamples)
     present = np.asarray(counts) > 0
     d = np.asarray(diff_sums, dtype=float)[present]
     c = np.asarray(counts, dtype=float)[present]
@@ -298,9 +293,7 @@ def clustered_paired_comparisons(
     questions: Any,
     *,
     by: str | None = ...,
-    seed: int | None = ...,
     alpha: float = ...,
-    resamples: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -308,18 +301,14 @@ def clustered_paired_comparisons(
     questions: Any,
     *,
     by: str | None = ...,
-    seed: int | None = ...,
     alpha: float = ...,
-    resamples: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def clustered_paired_comparisons(
     questions: Any,
     *,
     by: str | None = None,
-    seed: int | None = UNSET,
     alpha: float = 0.05,
-    resamples: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.
@@ -333,10 +322,8 @@ def clustered_paired_comparisons(
     ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test), and ``test`` (``"CR2 t
     (Bell-McCaffrey df)"`` at every number of haystacks, ``"none"`` with one).
     ``paired_difference_test`` has the definitions. Runs that hold different questions are refused (``ComparisonError``, from
-    ``same_questions``), never compared on the questions they share. ``seed`` and ``resamples`` are
-    deprecated (no test draws anything): passing either warns.
+    ``same_questions``), never compared on the questions they share.
     """
-    warn_unused("clustered_paired_comparisons", EXACT, seed=seed, resamples=resamples)
     return to_backend(clustered_paired_comparisons_frame(questions, by=by, alpha=alpha), backend)
 
 
@@ -344,12 +331,9 @@ def clustered_paired_comparisons_frame(
     questions: Any,
     *,
     by: str | None = None,
-    seed: int | None = UNSET,
     alpha: float = 0.05,
-    resamples: int | None = UNSET,
 ) -> pl.DataFrame:
     """``clustered_paired_comparisons`` in polars."""
-    warn_unused("clustered_paired_comparisons_frame", EXACT, seed=seed, resamples=resamples)
     data = outcomes(same_questions(questions), by)
     return paired_of(paired_cluster_sums(data, by), alpha=alpha)
 
@@ -370,15 +354,11 @@ def paired_of(sums: dict[PairKey, PairSums], alpha: float = 0.05) -> pl.DataFram
 
 
 @overload
-def tell_apart(
-    questions: Any, *, seed: int | None = ..., alpha: float = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
+def tell_apart(questions: Any, *, alpha: float = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
 @overload
+def tell_apart(questions: Any, *, alpha: float = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
 def tell_apart(
-    questions: Any, *, seed: int | None = ..., alpha: float = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def tell_apart(
-    questions: Any, *, seed: int | None = UNSET, alpha: float = 0.05, backend: Backend = "pandas"
+    questions: Any, *, alpha: float = 0.05, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """Answer "Can we tell them apart?" for every pair of runs, overall (``question_type = "all"``) and per type,
     the clustered paired verdict with its interval next to the Wilson-overlap rule.
@@ -388,15 +368,13 @@ def tell_apart(
     Adds ``wilson_a_low, wilson_a_high, wilson_b_low, wilson_b_high``, ``overlap_verdict`` and ``agree``
     (both rules give the same verdict) to ``clustered_paired_comparisons``' columns. Runs that hold
     different questions are refused (``ComparisonError``, naming them and counting the questions only each
-    holds). ``seed`` is deprecated (no test draws anything): passing it warns.
+    holds).
     """
-    warn_unused("tell_apart", EXACT, seed=seed)
     return to_backend(tell_apart_frame(questions, alpha=alpha), backend)
 
 
-def tell_apart_frame(questions: Any, *, seed: int | None = UNSET, alpha: float = 0.05) -> pl.DataFrame:
+def tell_apart_frame(questions: Any, *, alpha: float = 0.05) -> pl.DataFrame:
     """``tell_apart`` in polars."""
-    warn_unused("tell_apart_frame", EXACT, seed=seed)
     questions = same_questions(questions)
     overall = paired_of(paired_cluster_sums(outcomes(questions)), alpha=alpha)
     by_type = outcomes(questions, "question_type")

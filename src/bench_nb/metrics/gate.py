@@ -35,7 +35,7 @@ import polars as pl
 
 from bench_nb.frames.backend import as_polars
 from bench_nb.metrics.clustered import cluster_variance
-from bench_nb.metrics.clustered_paired import EXACT, PairedTest, paired_difference_test
+from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
 from bench_nb.metrics.ordered import sums_by
 from bench_nb.metrics.power import (
     detectable_differences_frame,
@@ -43,7 +43,6 @@ from bench_nb.metrics.power import (
     paired_test_multiplier,
 )
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
 GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
@@ -287,7 +286,6 @@ def non_inferiority(
     margin: float = 0.02,
     alpha: float = 0.1,
     by: str | None = None,
-    seed: int | None = UNSET,
     detectable: bool = True,
 ) -> pl.DataFrame:
     """The gate's rows: overall (``question_type = "all"``) and, with ``by="question_type"``, per type.
@@ -306,7 +304,6 @@ def non_inferiority(
     good NEW is shown not worse; 0 stands for under 5%, 1 for over 95%), ``note``. ``detectable=False``
     leaves those two ``nan`` (the decision alone, for simulations).
     """
-    warn_unused("non_inferiority", EXACT, seed=seed)
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     if not 0 < alpha < 0.5:

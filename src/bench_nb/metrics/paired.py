@@ -45,7 +45,6 @@ from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.metrics.intervals import mcnemar_test, wilson_interval
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
@@ -57,7 +56,6 @@ if TYPE_CHECKING:
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
 SIGNED_RANK = "clustered-signed-rank"  # the test of method="signed-rank"
-EXACT = "the clustered t and the signed-rank test draw nothing"
 # What each method's test and interval are, for the tables that show them (the paired table, the result's HTML).
 METHOD_NOTES: dict[PairedMethod, str] = {
     "clustered": "Clustered (haystacks as the independent units, the tell-apart section's test): the CR2 "
@@ -282,7 +280,6 @@ def paired_comparison(
     judge: str | None = ...,
     method: PairedMethod = ...,
     require_like_for_like: bool = ...,
-    seed: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> PairedComparison[pd.DataFrame]: ...
 @overload
@@ -294,7 +291,6 @@ def paired_comparison(
     judge: str | None = ...,
     method: PairedMethod = ...,
     require_like_for_like: bool = ...,
-    seed: int | None = ...,
     backend: Literal["polars"],
 ) -> PairedComparison[pl.DataFrame]: ...
 def paired_comparison(
@@ -305,7 +301,6 @@ def paired_comparison(
     judge: str | None = None,
     method: PairedMethod = "clustered",
     require_like_for_like: bool = False,
-    seed: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> PairedComparison[Any]:
     """Compare two runs question by question.
@@ -322,8 +317,6 @@ def paired_comparison(
             treat every question as independent (0/1 scores only; too eager when questions share a
             conversation); ``"signed-rank"``: the clustered interval with the clustered signed-rank test.
         require_like_for_like: raise ``ComparisonError`` instead of flagging runs that are not comparable.
-        seed: deprecated, passing it warns (the sign-flip and signed-rank tests are exact: every sign
-            pattern is counted).
         backend: ``"pandas"`` (default) or ``"polars"`` for ``by_type``.
 
     Raises:
@@ -331,7 +324,6 @@ def paired_comparison(
             (``require_like_for_like``) they are not like for like.
         ValueError: an unknown ``method``, or ``"independent"`` for graded scores.
     """
-    warn_unused("paired_comparison", EXACT, seed=seed)
     _check_method(method)
     outcomes, settings = _outcomes(data, judge)
     result: PairedComparison[Any] = _compare(
@@ -347,7 +339,6 @@ def paired_comparisons(
     judge: str | None = ...,
     by_type: bool = ...,
     method: PairedMethod = ...,
-    seed: int | None = ...,
     backend: Literal["pandas"] = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -357,7 +348,6 @@ def paired_comparisons(
     judge: str | None = ...,
     by_type: bool = ...,
     method: PairedMethod = ...,
-    seed: int | None = ...,
     backend: Literal["polars"],
 ) -> pl.DataFrame: ...
 def paired_comparisons(
@@ -366,7 +356,6 @@ def paired_comparisons(
     judge: str | None = None,
     by_type: bool = False,
     method: PairedMethod = "clustered",
-    seed: int | None = UNSET,
     backend: Backend = "pandas",
 ) -> pd.DataFrame | pl.DataFrame:
     """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
@@ -374,10 +363,8 @@ def paired_comparisons(
     With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
     overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
     ``method`` as for ``paired_comparison``. A pair that shares no question both scored gets a row with
-    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it). ``seed`` is deprecated
-    (the tests are exact): passing it warns.
+    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it).
     """
-    warn_unused("paired_comparisons", EXACT, seed=seed)
     return to_backend(paired_comparisons_frame(data, judge=judge, by_type=by_type, method=method), backend)
 
 
@@ -387,10 +374,8 @@ def paired_comparisons_frame(
     judge: str | None = None,
     by_type: bool = False,
     method: PairedMethod = "clustered",
-    seed: int | None = UNSET,
 ) -> pl.DataFrame:
     """``paired_comparisons`` in polars."""
-    warn_unused("paired_comparisons_frame", EXACT, seed=seed)
     _check_method(method)
     outcomes, settings = _outcomes(data, judge)
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()

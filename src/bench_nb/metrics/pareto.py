@@ -30,7 +30,6 @@ from bench_nb.metrics.budget import compared_cost
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.metrics.ordered import means_by
-from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,29 +77,20 @@ def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 
 @overload
-def pareto_frontier(
-    questions: Any, *, seed: int | None = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
+def pareto_frontier(questions: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
 @overload
-def pareto_frontier(
-    questions: Any, *, seed: int | None = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def pareto_frontier(
-    questions: Any, *, seed: int | None = UNSET, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def pareto_frontier(questions: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
+def pareto_frontier(questions: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
     ``search_ms, context_tokens, cost_usd, total_cost_usd``, ``on_frontier`` (null for a run that is not comparable),
     ``dominated_by`` (the runs that dominate it, comma-separated) and ``missing`` (the objectives a run that
     is not comparable lacks, comma-separated; null for the others); frontier runs first, then by accuracy.
-    The objectives: accuracy, and each cost at least one run has (module docstring). ``seed`` is deprecated
-    (the intervals resample nothing): passing it warns."""
-    warn_unused("pareto_frontier", NO_RESAMPLING, seed=seed)
+    The objectives: accuracy, and each cost at least one run has (module docstring)."""
     return to_backend(pareto_frontier_frame(questions), backend)
 
 
-def pareto_frontier_frame(questions: Any, *, seed: int | None = UNSET) -> pl.DataFrame:
+def pareto_frontier_frame(questions: Any) -> pl.DataFrame:
     """``pareto_frontier`` in polars."""
-    warn_unused("pareto_frontier_frame", NO_RESAMPLING, seed=seed)
     frame = as_polars(questions)
     if frame is None:
         frame = questions_frame(questions)

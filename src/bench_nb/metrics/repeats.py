@@ -18,7 +18,6 @@ import polars as pl
 from bench_nb.frames.backend import Backend, as_polars, to_backend
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.ordered import means_by
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
@@ -188,30 +187,22 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
 
 @overload
 def pooled_paired_comparisons(
-    questions: Any, *, by: str | None = ..., seed: int | None = ..., backend: Literal["pandas"] = ...
+    questions: Any, *, by: str | None = ..., backend: Literal["pandas"] = ...
 ) -> pd.DataFrame: ...
 @overload
 def pooled_paired_comparisons(
-    questions: Any, *, by: str | None = ..., seed: int | None = ..., backend: Literal["polars"]
+    questions: Any, *, by: str | None = ..., backend: Literal["polars"]
 ) -> pl.DataFrame: ...
 def pooled_paired_comparisons(
-    questions: Any, *, by: str | None = None, seed: int | None = UNSET, backend: Backend = "pandas"
+    questions: Any, *, by: str | None = None, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """The clustered paired comparisons between groups of repeated runs, each group pooled: a question's
-    score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``).
-    ``seed`` is deprecated (the test draws nothing): passing it warns."""
-    from bench_nb.metrics.clustered_paired import EXACT
-
-    warn_unused("pooled_paired_comparisons", EXACT, seed=seed)
+    score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``)."""
     return to_backend(pooled_paired_comparisons_frame(questions, by=by), backend)
 
 
-def pooled_paired_comparisons_frame(
-    questions: Any, *, by: str | None = None, seed: int | None = UNSET
-) -> pl.DataFrame:
+def pooled_paired_comparisons_frame(questions: Any, *, by: str | None = None) -> pl.DataFrame:
     """``pooled_paired_comparisons`` in polars."""
-    from bench_nb.metrics.clustered_paired import EXACT, clustered_paired_comparisons_frame
-
-    warn_unused("pooled_paired_comparisons_frame", EXACT, seed=seed)
+    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame
 
     return clustered_paired_comparisons_frame(pool_repeats(questions), by=by)

@@ -14,14 +14,9 @@ import math
 import numpy as np
 
 from bench_nb.metrics.sign_flip import FEW_CLUSTERS, sign_flip_p
-from bench_nb.metrics.unused_args import UNSET, warn_unused
-
-EXACT = "the clustered signed-rank test counts every sign pattern or uses the normal limit: nothing is drawn"
 
 
-def clustered_signed_rank(
-    diff: np.ndarray, cluster: np.ndarray, *, seed: int | None = UNSET, draws: int | None = UNSET
-) -> tuple[np.ndarray, np.ndarray]:
+def clustered_signed_rank(diff: np.ndarray, cluster: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(z, p)`` of the clustered signed-rank test of H0: the differences are symmetric about 0.
 
     ``diff`` has shape (..., n): paired differences (leading axes are independent data sets sharing one
@@ -30,13 +25,11 @@ def clustered_signed_rank(
     R̃ᵢⱼ = 1 + Σ_{k≠i} Fₖ(aᵢⱼ), Tᵢ = (1/nᵢ) Σⱼ sign(dᵢⱼ)·R̃ᵢⱼ, T = Σᵢ Tᵢ, V = Σᵢ Tᵢ²,
     z = T / √V. Swapping A and B on a haystack flips the sign of its Tᵢ, so V is T's variance over those
     sign flips: from ``FEW_CLUSTERS`` (30) haystacks p = 2·Φ(−|z|) (two-sided), below it p is the sign-flip
-    p of T itself (``sign_flip_p`` over the Tᵢ: exact, every 2^K pattern counted; ``seed`` and ``draws``
-    are deprecated: passing either warns), which the normal approximation overstates with few haystacks (4 haystacks that all agree
+    p of T itself (``sign_flip_p`` over the Tᵢ: exact, every 2^K pattern counted), which the normal approximation overstates with few haystacks (4 haystacks that all agree
     give z = 2, p = 0.046, where the 16 sign patterns allow no p below 0.125). p = 1 (z = nan) when every
     difference is 0; both are nan with fewer than 2 clusters. With one question per cluster T is
     Wilcoxon's signed-rank sum with Pratt's treatment of zeros and V its tie-corrected variance.
     """
-    warn_unused("clustered_signed_rank", EXACT, seed=seed, draws=draws)
     d = np.asarray(diff, dtype=float)
     codes = np.asarray(cluster, dtype=np.int64)
     k = int(codes.max()) + 1 if codes.size else 0

@@ -23,7 +23,6 @@ import polars as pl
 
 from bench_nb.errors import ReceiptError
 from bench_nb.frames.store import StoredRuns, open_store
-from bench_nb.metrics.clustered_paired import EXACT
 from bench_nb.metrics.gate import (
     ALL,
     INCONCLUSIVE,
@@ -39,7 +38,6 @@ from bench_nb.metrics.gate import (
     non_inferiority,
     smallest_deciding_alpha,
 )
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.receipts.receipt import Receipt, check_signed_by, is_receipt_file, read_receipt, read_run_data
 from bench_nb.runformat.spec import RunSpec, differences
 
@@ -272,7 +270,6 @@ def gate(
     alpha: float = DEFAULT_ALPHA,
     by: str | None = None,
     store: Any = None,
-    seed: int | None = UNSET,
     dataset: str | os.PathLike[str] | None = None,
     public_key: str | os.PathLike[str] | None = None,
     on_inconclusive: str = "fail",
@@ -291,8 +288,6 @@ def gate(
             margin allows (with ``by``, shared by the rows: Bonferroni).
         by: ``"type"`` to gate each normalised question type as well as all questions.
         store: the run store that run ids in ``base`` and ``new`` name.
-        seed: deprecated, changes nothing: the gate's clustered paired tests are exact (every sign pattern
-            counted), so the same runs give the same verdict without one.
         dataset: the benchmark file the runs were made on, for other harnesses' result files (Zep's and
             Mem0's LoCoMo files need LoCoMo's locomo10.json: ``load_runs(dataset=)``).
         public_key: the Ed25519 public key (PEM) a signed receipt must be signed with; a signed receipt
@@ -309,7 +304,6 @@ def gate(
         ValueError: a metric, margin, alpha or ``on_inconclusive`` out of range.
         ReceiptError, RunFormatError: a side that cannot be read (a receipt refused, naming why).
     """
-    warn_unused("gate", EXACT, seed=seed)
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     margin = check_margin(metric, margin)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
     from bench_nb.runner.run import RunResult, run_benchmark, run_spec
-    from bench_nb.runner.settings import ExecutionOptions, RunSettings
+    from bench_nb.runner.settings import ExecutionOptions
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -37,6 +37,6 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.runner.maintenance": ["clean_run"],
         "bench_nb.runner.retry": ["RetryPolicy"],
         "bench_nb.runner.run": ["RunResult", "run_benchmark", "run_spec"],
-        "bench_nb.runner.settings": ["ExecutionOptions", "RunSettings"],
+        "bench_nb.runner.settings": ["ExecutionOptions"],
     },
 )

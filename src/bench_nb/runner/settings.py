@@ -204,19 +204,3 @@ def recorded_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The settings a run records (``benchNb.invocation.providerSettings``): those with JSON values."""
     plain = (str, int, float, bool, type(None))
     return {k: v for k, v in settings.items() if isinstance(v, plain)}
-
-
-class RunSettings(ExecutionOptions):
-    """Deprecated name of ``ExecutionOptions`` (what a run is run under is its ``runformat.spec.RunSpec``; k,
-    isolation and judge replicates are set there, or as ``run_benchmark``'s arguments). Kept for one release."""
-
-    def __post_init__(self) -> None:
-        import warnings
-
-        warnings.warn(
-            "bench_nb.runner.RunSettings is renamed ExecutionOptions (concurrency, retries, timeouts, progress); "
-            "the old name goes in the next release",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        super().__post_init__()

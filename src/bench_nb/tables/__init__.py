@@ -64,9 +64,6 @@ from bench_nb.tables.uncertainty import (
     table_uncertainty,
 )
 
-if TYPE_CHECKING:
-    from bench_nb.tables.settings import SettingsRow as RunSettings  # deprecated alias
-
 # Every name above is imported eagerly; declared here once, so that ``__all__`` and ``dir`` follow from it.
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -124,14 +121,5 @@ __getattr__, __dir__, __all__ = attach(
             "table_tell_apart",
             "table_uncertainty",
         ],
-    },
-    # The settings table's row was RunSettings, the name of the runner's execution options (now
-    # ExecutionOptions): kept one release.
-    deprecated={
-        "RunSettings": (
-            "SettingsRow",
-            "bench_nb.tables.RunSettings is renamed SettingsRow (one run's row of the settings table; a run's "
-            "settings are its runformat.spec.RunSpec); the old name goes in the next release",
-        )
     },
 )

@@ -8,7 +8,6 @@ import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.metrics import as_questions
-from bench_nb.metrics.unused_args import UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, render
 
 if TYPE_CHECKING:
@@ -49,17 +48,10 @@ def has_beam(data: Any) -> bool:
     return bool(len(q)) and bool(q["benchmark"].map_elements(_graded, return_dtype=pl.Boolean).any())
 
 
-def table_beam(data: Any, *, resamples: int | None = UNSET, seed: int | None = UNSET) -> Table:
+def table_beam(data: Any) -> Table:
     """One row per ability (and overall), per run its mean score in points (0-100) with the 95% interval over
     chats (Student's t, deterministic), in both readings: "0.5 as 0.5" and "as published" (BEAM's code counts
-    an item's 0.5 as 0). A partial run's overall is marked not comparable. ``resamples`` and ``seed`` are
-    deprecated (nothing is resampled): passing either warns."""
-    warn_unused(
-        "table_beam",
-        "BEAM's intervals are deterministic (docs/statistics.md)",
-        resamples=resamples,
-        seed=seed,
-    )
+    an item's 0.5 as 0). A partial run's overall is marked not comparable."""
     q = as_questions(data)
     if not has_beam(q):
         html = render(

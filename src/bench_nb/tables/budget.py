@@ -8,7 +8,6 @@ import polars as pl
 
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame, other_benchmarks, run_points
-from bench_nb.metrics.unused_args import NO_RESAMPLING, UNSET, warn_unused
 from bench_nb.tables.html import Cell, Table, labels_of, missing, pct, render, run_cell
 from bench_nb.text import labelled_warnings
 
@@ -31,13 +30,11 @@ def _budget(x: float | None, provider: str | None) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
-def table_budget(data: Any, *, seed: int | None = UNSET) -> Table:
+def table_budget(data: Any) -> Table:
     """Per run: accuracy, mean search latency, LAFS over LongMemEval-V2's 1-200 s budgets (headed "LAFS formula †"
     with a note saying it is no leaderboard score when the runs are on another benchmark), and the search
     latency and context-token budgets at which the full-context baseline catches up with it (``—``: never on
-    the runs' own range, or no full-context run). ``data``: run sources or a questions frame. ``seed`` is
-    deprecated (the intervals resample nothing): passing it warns."""
-    warn_unused("table_budget", NO_RESAMPLING, seed=seed)
+    the runs' own range, or no full-context run). ``data``: run sources or a questions frame."""
     q = as_questions(data)
     labels = labels_of(q)
     with labelled_warnings(labels):  # "left out [...]": runs by their labels, as in the table
