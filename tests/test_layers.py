@@ -32,6 +32,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
             "gc_pause",
             "redaction",
             "lazy",
+            "registry",
         },
         {"benchmarks", "providers", "models"},
         {"runformat"},

@@ -80,11 +80,12 @@ def file_server() -> Iterator[FileServer]:
 @pytest.fixture
 def scratch_registry() -> Iterator[None]:
     """Restore the benchmark registry after a test that registers its own entries."""
-    saved, saved_aliases = dict(registry._REGISTRY), dict(registry._ALIASES)
+    benchmarks = registry._BENCHMARKS
+    saved, saved_aliases = dict(benchmarks._items), dict(benchmarks._aliases)
     try:
         yield
     finally:
-        registry._REGISTRY.clear()
-        registry._REGISTRY.update(saved)
-        registry._ALIASES.clear()
-        registry._ALIASES.update(saved_aliases)
+        benchmarks._items.clear()
+        benchmarks._items.update(saved)
+        benchmarks._aliases.clear()
+        benchmarks._aliases.update(saved_aliases)

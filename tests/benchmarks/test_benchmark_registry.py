@@ -47,7 +47,10 @@ def test_builtin_names_and_aliases() -> None:
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(DatasetError, match=r"unknown benchmark 'locomo2'; known: locomo, longmemeval"):
+    with pytest.raises(
+        DatasetError,
+        match=r"unknown benchmark 'locomo2' \(did you mean 'locomo'\?\); known: .*locomo, longmemeval",
+    ):
         load_benchmark("locomo2")
 
 

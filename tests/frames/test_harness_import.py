@@ -155,7 +155,7 @@ def test_format_can_be_forced_and_a_wrong_one_is_a_clear_error(locomo_audit: Pat
         load_runs(path, format="mem0", strict=True)
     with pytest.raises(
         ValueError,
-        match=r"format must be one of evermemos, zep, mem0, .*longmemeval-v2.*memorybench, bench_nb",
+        match=r"format must be one of longmemeval-v2, longmemeval, .*evermemos, zep, mem0, amb, memorybench, bench_nb",
     ):
         load_runs(path, format="other")  # type: ignore[arg-type]
     with pytest.raises(RunFormatError, match="not a run directory of the memorybench format"):

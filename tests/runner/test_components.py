@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bench_nb.cli import cli
 from bench_nb.models.client import set_default_client
-from bench_nb.runner.components import is_plugin
+from bench_nb.runner.components import is_plugin, make_judges
 from llm_server import LLMServer, llm_server
 
 __all__ = ["llm_server"]
@@ -22,6 +22,14 @@ __all__ = ["llm_server"]
 )
 def test_a_model_prefix_is_not_a_plugin(spec: str) -> None:
     assert not is_plugin(spec)
+
+
+@pytest.mark.parametrize("spec", ["lme-v2:gpt-4o-mini", "rubric:gpt-4o-mini"])
+def test_lme_v2_with_a_model_is_a_judge_not_a_plugin(spec: str) -> None:
+    """A registered judge given a model (``lme-v2:<alias>``) was read as a plugin ``module:attribute`` (only
+    ``rubric`` was spelled out), so ``-j lme-v2:gpt-4o-mini`` failed with "cannot import 'lme-v2'"."""
+    assert not is_plugin(spec)
+    assert [j.name for j in make_judges(spec)] == [spec]
 
 
 @pytest.mark.parametrize("spec", ["runner_fakes:LoggedJudge", "mypkg.memory:Mine", "local_pkg:Thing"])

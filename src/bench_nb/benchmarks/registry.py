@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
+from bench_nb.registry import Registry
 
 from .beam import TIERS, read_beam, tier_pins
 from .download import DatasetWarning, check_sha256, download_file, sha256_file
@@ -124,8 +125,7 @@ class BenchmarkSpec:
         return path.is_file()
 
 
-_REGISTRY: dict[str, BenchmarkSpec] = {}
-_ALIASES: dict[str, str] = {}
+_BENCHMARKS: Registry[BenchmarkSpec] = Registry("benchmark", DatasetError)
 
 
 def register_benchmark(
@@ -164,17 +164,10 @@ def register_benchmark(
     Raises:
         DatasetError: the name or an alias is taken and ``replace`` is False.
     """
-    key = name.lower()
-    for n in (key, *(a.lower() for a in aliases)):
-        owner = _ALIASES.get(n, n if n in _REGISTRY else None)
-        if owner is not None and not (replace and owner == key):
-            raise DatasetError(
-                f"benchmark name {n!r} is already registered (pass replace=True to replace it)"
-            )
     if url and not filename:
         filename = url.rstrip("/").rsplit("/", 1)[-1]
     spec = BenchmarkSpec(
-        key,
+        name.strip().lower(),
         reader,
         description,
         url,
@@ -187,25 +180,17 @@ def register_benchmark(
         folder_files,
         traits or BenchmarkTraits(),
     )
-    for alias in [a for a, owner in _ALIASES.items() if owner == key]:
-        del _ALIASES[alias]
-    _REGISTRY[key] = spec
-    for alias in spec.aliases:
-        _ALIASES[alias] = key
-    return spec
+    return _BENCHMARKS.register(spec.name, spec, aliases=spec.aliases, replace=replace)
 
 
 def unregister_benchmark(name: str) -> None:
     """Remove a registered benchmark and its aliases (mainly for tests and notebooks)."""
-    key = get_benchmark_spec(name).name
-    del _REGISTRY[key]
-    for alias in [a for a, owner in _ALIASES.items() if owner == key]:
-        del _ALIASES[alias]
+    _BENCHMARKS.unregister(name)
 
 
 def list_benchmarks() -> list[str]:
     """The registered benchmark names, in registration order (aliases not included)."""
-    return list(_REGISTRY)
+    return _BENCHMARKS.names()
 
 
 def get_benchmark_spec(name: str) -> BenchmarkSpec:
@@ -214,19 +199,13 @@ def get_benchmark_spec(name: str) -> BenchmarkSpec:
     Raises:
         DatasetError: no such benchmark; the message lists the known names.
     """
-    key = name.lower()
-    spec = _REGISTRY.get(_ALIASES.get(key, key))
-    if spec is None:
-        known = ", ".join(list(_REGISTRY) + list(_ALIASES))
-        raise DatasetError(f"unknown benchmark {name!r}; known: {known}")
-    return spec
+    return _BENCHMARKS.get(name)
 
 
 def benchmark_traits(name: str) -> BenchmarkTraits:
     """The traits of the benchmark registered as ``name`` (or an alias); the defaults for any other name (an
     imported run's own benchmark name, a custom file's)."""
-    key = name.lower()
-    spec = _REGISTRY.get(_ALIASES.get(key, key))
+    spec = _BENCHMARKS.find(name)
     return spec.traits if spec is not None else BenchmarkTraits()
 
 
@@ -485,7 +464,7 @@ def detect_benchmark(path: str | Path) -> str:
             return f"beam-{tier.lower()}" if tier in TIERS else "beam-100k"
         raise DatasetError(f"{p}: a folder, but not a BEAM tier (chat folders holding chat.json)")
     actual = sha256_file(p)
-    for spec in _REGISTRY.values():
+    for spec in map(_BENCHMARKS.get, _BENCHMARKS.names()):
         if spec.sha256 == actual:
             return spec.name
     if p.suffix.lower() == ".jsonl":

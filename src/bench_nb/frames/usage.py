@@ -62,11 +62,11 @@ class _Components:
     @classmethod
     def of(cls, run_extra: dict[str, Any]) -> _Components:
         from bench_nb.judges.registry import calls_no_model
-        from bench_nb.models.answerers import OFFLINE_ANSWERERS
+        from bench_nb.models.answerers import calls_no_model as answerer_calls_no_model
 
         names = run_extra.get("judges")
         judges = [j for j in names if isinstance(j, str)] if isinstance(names, list) else []
-        return cls(run_extra.get("answerer") in OFFLINE_ANSWERERS, {j: calls_no_model(j) for j in judges})
+        return cls(answerer_calls_no_model(run_extra.get("answerer")), {j: calls_no_model(j) for j in judges})
 
 
 def _row(usage: Any, components: _Components) -> dict[str, Any]:

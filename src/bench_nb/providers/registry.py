@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import Provider
+from bench_nb.registry import Registry
 
 ProviderFactory = Callable[..., Provider]
 
@@ -42,8 +42,7 @@ _BUILTIN: dict[str, str] = {
 }
 _NEEDS_EXTRA = frozenset({"mem0-local", "hybrid"})
 
-_registry: dict[str, ProviderFactory | str] = dict(_BUILTIN)
-_lock = threading.Lock()
+_PROVIDERS: Registry[ProviderFactory | str] = Registry("provider", ProviderError)
 
 
 def register_provider(name: str, factory: ProviderFactory | str, *, replace: bool = False) -> None:
@@ -58,27 +57,20 @@ def register_provider(name: str, factory: ProviderFactory | str, *, replace: boo
     Raises:
         ProviderError: ``name`` is taken (and ``replace`` is False) or empty.
     """
-    if not name or not name.strip():
-        raise ProviderError("a provider name must not be empty")
-    with _lock:
-        if name in _registry and not replace:
-            raise ProviderError(f"provider {name!r} is already registered (pass replace=True to replace it)")
-        _registry[name] = factory
+    _PROVIDERS.register(name, factory, replace=replace)
 
 
 def unregister_provider(name: str) -> None:
     """Remove a registration (built-ins come back as they were)."""
-    with _lock:
-        if name in _BUILTIN:
-            _registry[name] = _BUILTIN[name]
-        else:
-            _registry.pop(name, None)
+    if name in _BUILTIN:
+        _PROVIDERS.register(name, _BUILTIN[name], replace=True)
+    elif name in _PROVIDERS:
+        _PROVIDERS.unregister(name)
 
 
 def list_providers() -> list[str]:
     """The registered provider names, sorted."""
-    with _lock:
-        return sorted(_registry)
+    return sorted(_PROVIDERS.names())
 
 
 def get_provider(name: str, *, run_dir: str | Path, **settings: Any) -> Provider:
@@ -88,10 +80,7 @@ def get_provider(name: str, *, run_dir: str | Path, **settings: Any) -> Provider
         ProviderError: unknown name (the message lists the known ones), a setting the provider does not
             take (the message lists those it takes), or an optional dependency that is not installed.
     """
-    with _lock:
-        factory = _registry.get(name)
-    if factory is None:
-        raise ProviderError(f"unknown provider {name!r}; known providers: {', '.join(list_providers())}")
+    factory = _PROVIDERS.get(name)
     if isinstance(factory, str):
         factory = _resolve(name, factory)
     _check_settings(name, factory, settings)
@@ -140,3 +129,7 @@ def _check_settings(name: str, factory: ProviderFactory, settings: dict[str, Any
         raise ProviderError(
             f"provider {name!r} does not take setting(s) {', '.join(unknown)}; it takes: {takes}"
         )
+
+
+for _name, _spec in _BUILTIN.items():
+    register_provider(_name, _spec)

@@ -39,34 +39,24 @@ from bench_nb.runformat.format import (
     Question,
 )
 from bench_nb.runformat.harnesses import (
-    HARNESS_FORMATS,
+    HarnessFormat,
     ImportInfo,
     LocomoIndex,
-    detect_format,
-    is_json_file,
-    lmev2,
+    import_runs,
+    list_importers,
     load_locomo_index,
+    locate_importer,
     needs_locomo,
-    read_harness_file,
-    read_harness_runs,
 )
 from bench_nb.runformat.journal import apply_journal
 from bench_nb.runformat.view import CheckpointView, QuestionView
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
-RunFormatName = Literal[
-    "evermemos",
-    "zep",
-    "mem0",
-    "longmemeval-v2",
-    "longmemeval",
-    "amb",
-    "mem0-benchmarks",
-    "memorybench",
-    "bench_nb",
-]
-FORMATS: tuple[str, ...] = (*HARNESS_FORMATS, "memorybench", "bench_nb")
+RunFormatName = Literal[HarnessFormat, "memorybench", "bench_nb"]
+"""The formats ``load_runs`` reads: the built-in importers' (``harnesses.HarnessFormat``; ``register_importer`` adds
+more), MemoryBench's and bench_nb's own."""
+OWN_FORMATS = ("memorybench", "bench_nb")
 
 
 class _RunInfo:
@@ -481,11 +471,9 @@ def _is_run_dir(p: Path) -> bool:
 
 
 def _is_harness_dir(p: Path) -> bool:
-    """A folder holding an EverMemOS eval_results.json or LongMemEval-V2's per_question.jsonl (and no run of
-    the run format)."""
-    return ((p / "eval_results.json").is_file() or lmev2.run_file(p) is not None) and not (
-        p / "checkpoint.json"
-    ).is_file()
+    """A folder holding a harness's file (EverMemOS's eval_results.json, LongMemEval-V2's per_question.jsonl) and
+    no run of the run format."""
+    return locate_importer(p) is not None and not (p / "checkpoint.json").is_file()
 
 
 _OWN_FILES = ("checkpoint.json", "report.json", "manifest.json")
@@ -511,13 +499,12 @@ def _gzipped_own_file(p: Path) -> Problem | None:
 
 
 def _is_harness_file(p: Path) -> bool:
-    """A JSON file not of the run format, LongMemEval-V2's ``per_question.jsonl``, a ``.jsonl`` file in a known format, or LongMemEval's ``*.eval-results-*``."""
+    """A JSON file not of the run format (gzip-compressed too: AMB's published outputs), or a file an importer
+    tells by its name or first line (LongMemEval-V2's ``per_question.jsonl``, LongMemEval's ``*.eval-results-*``)."""
     return p.is_file() and (
         (p.suffix == ".json" and p.name not in _OWN_FILES and not p.name.endswith(RECEIPT_SUFFIX))
-        or p.name in lmev2.FILENAMES  # LongMemEval-V2's harness (gzip-compressed or not)
-        or ".eval-results-" in p.name
-        or (p.name.endswith(".json.gz") and _gzipped_own_file(p) is None)  # AMB's published outputs
-        or (p.name.endswith((".jsonl", ".jsonl.gz")) and detect_format(p) is not None)
+        or (p.name.endswith(".json.gz") and _gzipped_own_file(p) is None)
+        or (p.suffix != ".json" and locate_importer(p) is not None)
     )
 
 
@@ -680,43 +667,25 @@ class _Locomo:
         return self.index
 
 
-def read_imported(
+def read_imported_runs(
     path: RunSource,
     *,
     fmt: str | None = None,
     dataset: RunSource | None = None,
     strict: bool = False,
     locomo: _Locomo | None = None,
-) -> Run:
-    """Read another harness's result file (or a folder with an eval_results.json) as a ``Run``."""
+) -> list[Run]:
+    """Every run of another harness's result file (or a folder holding one; mem0's memory-benchmarks file holds
+    one per retrieval depth), each a ``Run``."""
     file = Path(path)
     try:
         index = (locomo or _Locomo(dataset)).get() if needs_locomo(file, fmt) else None
     except DatasetError as err:  # dataset= is not LoCoMo's file
         raise RunFormatError(file, f"cannot match its questions to LoCoMo's: {err}") from None
-    checkpoint, info, problems = read_harness_file(file, fmt, index)  # type: ignore[arg-type]
-    if strict and problems:
-        raise RunFormatError.of(problems[0])
-    if file.is_dir():
-        file = lmev2.run_file(file) or file / "eval_results.json"
-    return Run(file, checkpoint, None, problems, imported=info)
-
-
-def read_imported_runs(
-    path: RunSource, *, fmt: str | None = None, strict: bool = False, locomo: _Locomo | None = None
-) -> list[Run]:
-    """Every run of another harness's file: mem0's memory-benchmarks file holds one per retrieval depth; any
-    other file, one (``read_imported``)."""
-    file = Path(path)
-    mem0_depths = fmt == "mem0-benchmarks" or (
-        fmt is None and file.is_file() and is_json_file(file) and detect_format(file) == "mem0-benchmarks"
-    )
-    if not mem0_depths:
-        return [read_imported(file, fmt=fmt, strict=strict, locomo=locomo)]
-    read = read_harness_runs(file, "mem0-benchmarks", None)
-    if strict and read[0][2]:
-        raise RunFormatError.of(read[0][2][0])
-    return [Run(file, ck, None, problems, imported=info) for ck, info, problems in read]
+    file, runs = import_runs(file, fmt, index)
+    if strict and runs[0][2]:
+        raise RunFormatError.of(runs[0][2][0])
+    return [Run(file, ck, None, problems, imported=info) for ck, info, problems in runs]
 
 
 def _load(
@@ -727,8 +696,9 @@ def _load(
     fmt: str | None = None,
     dataset: RunSource | None = None,
 ) -> tuple[list[_R], list[Problem]]:
-    if fmt is not None and fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    formats = (*list_importers(), *OWN_FORMATS)
+    if fmt is not None and fmt not in formats:
+        raise ValueError(f"format must be one of {', '.join(formats)}, not {fmt!r}")
     items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     runs: list[_R] = []
     all_problems: list[Problem] = []
@@ -749,7 +719,9 @@ def _load(
             if key in seen:
                 continue
             seen.add(key)
-            imported = fmt in HARNESS_FORMATS or (fmt is None and (d.is_file() or _is_harness_dir(d)))
+            imported = (fmt is not None and fmt not in OWN_FORMATS) or (
+                fmt is None and (d.is_file() or _is_harness_dir(d))
+            )
             try:
                 if imported:
                     runs.extend(read_imported_runs(d, fmt=fmt, strict=strict, locomo=locomo))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import copy
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import BenchNbError, ModelError
 from bench_nb.judges.base import Judge
+from bench_nb.judges.registry import get_judge, is_registered_judge
 from bench_nb.models.aliases import MODEL_PREFIXES
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
@@ -25,12 +26,12 @@ from bench_nb.providers.base import Provider
 
 def is_plugin(spec: str) -> bool:
     """True for ``module:attribute``; a model name with a prefix (``local:llama3``, ``openai:gpt-4o``) is not,
-    nor is ``rubric:<model>`` (BEAM's rubric judge)."""
+    nor is a registered judge given a model (``rubric:<model>``, ``lme-v2:<model>``)."""
     prefix, colon, _ = spec.strip().partition(":")
     return (
         bool(colon)
-        and prefix.lower() not in MODEL_PREFIXES
-        and prefix.lower() not in ("http", "https", "rubric")
+        and prefix.lower() not in (*MODEL_PREFIXES, "http", "https")
+        and not is_registered_judge(prefix)
     )
 
 
@@ -99,12 +100,9 @@ def in_context_format(answerer: Answerer, version: int | None, where: str = "") 
     return changed
 
 
-def is_model_alias(spec: str | Answerer | Judge, builtin: Sequence[str]) -> bool:
-    """True for a name that is an LLM model alias (not built in, not a plugin, not an object)."""
-    if not isinstance(spec, str):
-        return False
-    name = spec.strip()
-    return not is_plugin(name) and name not in builtin and not name.startswith(("f1@", "rubric:"))
+def is_model_alias(spec: str | Answerer | Judge, registered: Callable[[str], bool]) -> bool:
+    """True for a name that is an LLM model alias (not ``registered``, not a plugin, not an object)."""
+    return isinstance(spec, str) and not is_plugin(spec) and not registered(spec)
 
 
 def provider_prompt_options(
@@ -120,18 +118,17 @@ def provider_prompt_options(
     the extractive answerer and the deterministic judges use no prompt; an answerer or judge passed as an
     object or a plugin is used as given.
     """
-    from bench_nb.judges.registry import BUILTIN_JUDGES
-    from bench_nb.models.answerers import BUILTIN_ANSWERERS
+    from bench_nb.models.answerers import is_registered_answerer
     from bench_nb.models.llm import provider_prompts
 
     prompts = provider_prompts(provider)
     a_opts = dict(answerer_options or {})
     j_opts = {name: dict(o) for name, o in (judge_options or {}).items()}
-    if "answer" in prompts and is_model_alias(answerer, BUILTIN_ANSWERERS):
+    if "answer" in prompts and is_model_alias(answerer, is_registered_answerer):
         a_opts.update(prompt=prompts["answer"], allow_custom_prompt=True)
     if "judge" in prompts:
         for spec in judges:
-            if is_model_alias(spec, BUILTIN_JUDGES):
+            if is_model_alias(spec, is_registered_judge):
                 name = str(spec).strip()
                 j_opts[name] = {
                     **j_opts.get(name, {}),
@@ -191,8 +188,6 @@ def make_judges(
         if is_plugin(spec):
             judges.append(load_plugin(spec)(**opts))
         else:
-            from bench_nb.judges.registry import get_judge
-
             judges.append(get_judge(spec, **opts))
     if not judges:
         raise BenchNbError("a run needs at least one judge (e.g. -j f1)")

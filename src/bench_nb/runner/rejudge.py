@@ -72,12 +72,12 @@ def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[st
         JudgeError: a spec is a built-in (deterministic) judge or a Judge object, which have no prompt; or
             an unknown prompt.
     """
-    from bench_nb.judges.registry import BUILTIN_JUDGES, get_judge
+    from bench_nb.judges.registry import calls_no_model, get_judge
 
     out: list[Judge] = []
     for spec in specs:
         name = spec.strip() if isinstance(spec, str) else getattr(spec, "name", repr(spec))
-        if not isinstance(spec, str) or name in BUILTIN_JUDGES or name.startswith("f1@"):
+        if not isinstance(spec, str) or calls_no_model(name):
             raise JudgeError(
                 f"judge {name!r} has no prompt to vary: --judge-prompts needs LLM judges (model aliases)"
             )

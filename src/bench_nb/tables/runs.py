@@ -61,12 +61,12 @@ def answerer_bound(q: pl.DataFrame, ms: pl.DataFrame) -> tuple[str | None, str |
     an "I don't know" takes full credit on those, and no-memory always says it. The warning, when no-memory
     has the best accuracy: it is not the best memory system, and why. (None, None) for LLM-answered runs.
     """
-    from bench_nb.models.answerers import OFFLINE_ANSWERERS
+    from bench_nb.models.answerers import calls_no_model
 
     if "answering_model" not in q.columns or "provider" not in q.columns:
         return None, None
     models = set(q["answering_model"].drop_nulls().unique().to_list())
-    if not models or not models <= OFFLINE_ANSWERERS:
+    if not models or not all(map(calls_no_model, models)):
         return None, None
     labels = _labels(q)
     acc = {r["run_id"]: r["accuracy"] for r in ms.iter_rows(named=True)}

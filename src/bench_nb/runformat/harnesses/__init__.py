@@ -1,20 +1,24 @@
 """Importers for other harnesses' result files: EverMemOS's eval_results.json, Zep's grades, Mem0's results,
 LongMemEval's judged answers (``*.eval-results-*``, JSON lines).
 
-Each importer turns one file into a checkpoint of the run format held in memory, plus an ``ImportInfo`` (the
-harness, its judge as named or ``unknown``, the judge's verdicts by replicate, what the file does not record).
-``runformat.load.load_runs`` calls ``detect_format`` on every JSON file it is given and ``read_harness_file`` to
-read it; LoCoMo questions get LoCoMo's canonical ids (``locomo_ids``), LongMemEval's keep their own, so runs
+Each importer (an ``Importer``, registered with ``register_importer``) turns one file into checkpoints of the run
+format held in memory (one per run it holds), each with an ``ImportInfo`` (the harness, its judge as named or
+``unknown``, the judge's verdicts by replicate, what the file does not record). ``runformat.load.load_runs``
+reads every file it is given with ``import_runs``, which finds the importer (``find_importer``) unless a format
+is named; LoCoMo questions get LoCoMo's canonical ids (``locomo_ids``), LongMemEval's keep their own, so runs
 of different harnesses pair up.
 docs/loading.md documents each format's mapping.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from bench_nb.errors import Problem, RunFormatError
+from bench_nb.registry import Registry
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses import amb, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
 from bench_nb.runformat.harnesses.common import ImportInfo, is_json_file, read_json
@@ -23,120 +27,200 @@ from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_ind
 __all__ = [
     "HARNESS_FORMATS",
     "ImportInfo",
+    "Importer",
     "LocomoIndex",
     "detect_format",
+    "find_importer",
+    "import_runs",
     "is_json_file",
+    "list_importers",
     "load_locomo_index",
+    "locate_importer",
     "needs_locomo",
-    "read_harness_file",
-    "read_harness_runs",
+    "register_importer",
+    "unregister_importer",
 ]
 
-HarnessFormat = Literal["evermemos", "zep", "mem0", "longmemeval-v2", "longmemeval", "amb", "mem0-benchmarks"]
-HARNESS_FORMATS: tuple[HarnessFormat, ...] = (
-    "evermemos",
-    "zep",
-    "mem0",
-    "longmemeval-v2",
-    "longmemeval",
-    "amb",
-    "mem0-benchmarks",
-)
-_LINES = ("longmemeval",)  # JSON-lines formats: read line by line, detected by name or first line
-_OWN_IDS = ("longmemeval-v2", "longmemeval")  # formats on their benchmark's own ids: no LoCoMo dataset
-_READERS = {"evermemos": evermemos, "zep": zep, "mem0": mem0, "amb": amb}
+HarnessFormat = Literal["longmemeval-v2", "longmemeval", "mem0-benchmarks", "evermemos", "zep", "mem0", "amb"]
+"""The built-in importers' names, in the order they are tried (``tests/runformat/test_importers.py`` checks the
+registry holds exactly these)."""
+HARNESS_FORMATS: tuple[HarnessFormat, ...] = get_args(HarnessFormat)
+
+Runs = list[tuple[Checkpoint, ImportInfo]]
 
 
-def detect_format(path: Path, data: Any = None) -> HarnessFormat | None:
-    """Which harness wrote this file (None: none of them). ``data``: the file already decoded (JSON files)."""
-    if data is None and _is_judged_lines(path):
-        return "longmemeval"
+@dataclass(frozen=True)
+class Importer:
+    """One harness's result files.
+
+    Attributes:
+        name: the format's name (``load_runs(format=...)``).
+        read: every run of a file, ``read(path, index, problems, data)``: ``index`` LoCoMo's questions (None when
+            ``locomo_ids`` is False or no dataset is at hand), ``data`` the decoded JSON (None for an importer
+            with no ``looks_like``). Rows that cannot be read are added to ``problems``; a file that cannot be
+            read at all raises ``RunFormatError``.
+        looks_like: whether decoded JSON is this harness's (tried in registration order).
+        locate: the file of this harness at a path (a folder, a file beside it, the file itself) when it can be
+            told without decoding JSON (a JSON-lines file by its name); None when it is not one. Tried first.
+        locomo_ids: its question ids are matched to LoCoMo's, which may need LoCoMo's dataset.
+    """
+
+    name: str
+    read: Callable[[Path, LocomoIndex | None, list[Problem], Any], Runs]
+    looks_like: Callable[[Any], bool] | None = None
+    locate: Callable[[Path], Path | None] | None = None
+    locomo_ids: bool = True
+
+
+_IMPORTERS: Registry[Importer] = Registry("run format", ValueError)
+
+
+def register_importer(importer: Importer, *, replace: bool = False) -> Importer:
+    """Register ``importer`` under its name (tried after those registered before it).
+
+    Raises:
+        ValueError: the name is taken and ``replace`` is False.
+    """
+    return _IMPORTERS.register(importer.name, importer, replace=replace)
+
+
+def unregister_importer(name: str) -> None:
+    """Remove a registered importer."""
+    _IMPORTERS.unregister(name)
+
+
+def list_importers() -> list[str]:
+    """The registered importers' names, in the order they are tried."""
+    return _IMPORTERS.names()
+
+
+def locate_importer(path: Path) -> tuple[Importer, Path] | None:
+    """The importer that tells ``path`` by its name or place (``Importer.locate``), and the file it reads there;
+    None when none does (a JSON file is told by its content: ``find_importer``)."""
+    for imp in map(_IMPORTERS.get, _IMPORTERS.names()):
+        file = imp.locate(path) if imp.locate is not None else None
+        if file is not None:
+            return imp, file
+    return None
+
+
+def find_importer(path: Path, data: Any = None) -> tuple[Importer, Path] | None:
+    """The importer that reads ``path`` and the file it reads there (None: none of them). ``data``: the file
+    already decoded (JSON files)."""
+    found = locate_importer(path) if data is None else None
+    if found is not None or path.is_dir():
+        return found
     if data is None:
         try:
             data = read_json(path)
         except RunFormatError:
             return None
-    if mem0_benchmarks.looks_like(data):
-        return "mem0-benchmarks"
-    for name, reader in _READERS.items():
-        if reader.looks_like(data):
-            return name  # type: ignore[return-value]
+    for imp in map(_IMPORTERS.get, _IMPORTERS.names()):
+        if imp.looks_like is not None and imp.looks_like(data):
+            return imp, path
     return None
 
 
-def _is_judged_lines(path: Path) -> bool:
-    """LongMemEval's judged answers: named ``*.eval-results-*``, or a ``.jsonl`` file whose first line is one."""
-    return longmemeval.has_name(path) or (
-        path.name.endswith((".jsonl", ".jsonl.gz")) and longmemeval.first_line_looks_like(path)
-    )
+def detect_format(path: Path, data: Any = None) -> str | None:
+    """Which harness wrote this file (None: none of them). ``data``: the file already decoded (JSON files)."""
+    found = find_importer(path, data)
+    return found[0].name if found else None
 
 
 def needs_locomo(path: Path, fmt: str | None) -> bool:
-    """Whether reading this file may need LoCoMo's dataset (the LongMemEval formats never do)."""
+    """Whether reading this file may need LoCoMo's dataset (an importer whose ids are its benchmark's never
+    does)."""
     if fmt is not None:
-        return fmt not in _OWN_IDS
-    if path.is_dir():
-        return lmev2.run_file(path) is None
-    return not (lmev2.is_run_file(path) or path.name == lmev2.AGGREGATED or _is_judged_lines(path))
+        return _IMPORTERS.get(fmt).locomo_ids
+    found = locate_importer(path)
+    return found is None or found[0].locomo_ids
 
 
-def read_harness_file(
-    path: Path, fmt: HarnessFormat | None, index: LocomoIndex | None
-) -> tuple[Checkpoint, ImportInfo, list[Problem]]:
-    """Read one harness file (``fmt`` None: detect it). Rows that cannot be read or matched become problems.
+def import_runs(
+    path: Path, fmt: str | None, index: LocomoIndex | None
+) -> tuple[Path, list[tuple[Checkpoint, ImportInfo, list[Problem]]]]:
+    """The file read at ``path`` and every run it holds (``fmt`` None: find the importer), each with its
+    problems (the file's go with the first run). Rows that cannot be read or matched become problems.
 
     Raises:
-        RunFormatError: the file is not JSON, not in the format asked for, or (Zep, Mem0) no LoCoMo dataset.
+        RunFormatError: the file is not JSON, not in the format asked for, holds no run, or (Zep, Mem0) no LoCoMo
+            dataset.
+        ValueError: ``fmt`` is not a registered importer.
     """
-    problems: list[Problem] = []
-    if path.is_dir() and (found := lmev2.run_file(path)) is not None:
-        path = found
-    elif path.name == lmev2.AGGREGATED and (found := lmev2.run_file(path.parent)) is not None:
-        path = found  # the summary names the run beside it
-    if fmt == "longmemeval-v2" or (fmt is None and lmev2.is_run_file(path)):
-        # JSON lines, ids of its own: no LoCoMo matching (LongMemEval-V2's question ids are the benchmark's).
-        checkpoint, info = lmev2.read(path, problems)
-        return checkpoint, info, problems
-    if path.is_dir():
-        path = path / evermemos.FILENAME
-    if fmt in _LINES or (fmt is None and _is_judged_lines(path)):
-        checkpoint, info = longmemeval.read(path, problems)
-        return checkpoint, info, problems
-    data = read_json(path)
-    fmt = fmt or detect_format(path, data)
-    if fmt == "mem0-benchmarks":  # one run per retrieval depth: the first here (read_harness_runs: all)
-        runs = mem0_benchmarks.read_all(path, problems, data)
-        if not runs:
-            raise RunFormatError(path, "no retrieval depth in metadata.top_k_cutoffs or metrics_by_cutoff")
-        return runs[0][0], runs[0][1], problems
-    if fmt is None:
-        raise RunFormatError(
-            path,
-            "not a run format bench_nb reads: not a checkpoint/report.json, nor an EverMemOS eval_results.json, "
-            "Zep grades, Mem0 results, LongMemEval judged file, AMB output or mem0 memory-benchmarks results "
-            "(pass format= to force one)",
-        )
-    if fmt not in _READERS:
-        raise RunFormatError(path, f"format must be one of {', '.join(HARNESS_FORMATS)} here, not {fmt!r}")
-    if not _READERS[fmt].looks_like(data):
-        raise RunFormatError(path, f"not a {fmt} file: {(_READERS[fmt].__doc__ or fmt).splitlines()[0]}")
-    checkpoint, info = _READERS[fmt].read(path, index, problems, data)
-    return checkpoint, info, problems
-
-
-def read_harness_runs(
-    path: Path, fmt: HarnessFormat | None, index: LocomoIndex | None
-) -> list[tuple[Checkpoint, ImportInfo, list[Problem]]]:
-    """Every run of one harness file: mem0's memory-benchmarks file holds one per retrieval depth (its
-    problems go with the first); any other file, one (``read_harness_file``)."""
-    if not path.is_dir() and fmt in (None, "mem0-benchmarks") and is_json_file(path):
-        data = read_json(path)
-        if fmt == "mem0-benchmarks" or mem0_benchmarks.looks_like(data):
-            problems: list[Problem] = []
-            runs = mem0_benchmarks.read_all(path, problems, data)
-            if not runs:
+    if fmt is not None:
+        imp = _IMPORTERS.get(fmt)
+        file = (imp.locate(path) if imp.locate is not None else None) or path
+    else:
+        found = locate_importer(path)
+        imp, file = found if found is not None else (None, path)  # type: ignore[assignment]
+    if file.is_dir():
+        raise RunFormatError(file, "a folder holding no harness file bench_nb reads")
+    data = None
+    if imp is None or imp.looks_like is not None:
+        data = read_json(file)
+        if imp is None:
+            found = find_importer(file, data)
+            if found is None:
                 raise RunFormatError(
-                    path, "no retrieval depth in metadata.top_k_cutoffs or metrics_by_cutoff"
+                    file,
+                    "not a run format bench_nb reads: not a checkpoint/report.json, nor a file of "
+                    f"{', '.join(list_importers())} (pass format= to force one)",
                 )
-            return [(ck, info, problems if i == 0 else []) for i, (ck, info) in enumerate(runs)]
-    return [read_harness_file(path, fmt, index)]
+            imp = found[0]
+        elif imp.looks_like is not None and not imp.looks_like(data):
+            raise RunFormatError(
+                file, f"not a {imp.name} file: {(imp.looks_like.__doc__ or imp.name).splitlines()[0]}"
+            )
+    problems: list[Problem] = []
+    runs = imp.read(file, index, problems, data)
+    if not runs:
+        raise RunFormatError(file, f"no run in this {imp.name} file")
+    return file, [(ck, info, problems if i == 0 else []) for i, (ck, info) in enumerate(runs)]
+
+
+def _lmev2_file(path: Path) -> Path | None:
+    """LongMemEval-V2's ``per_question.jsonl`` (plain or .gz): the file, its folder, or the summary beside it."""
+    if path.is_dir() or path.name == lmev2.AGGREGATED:
+        return lmev2.run_file(path if path.is_dir() else path.parent)
+    return path if lmev2.is_run_file(path) else None
+
+
+def _judged_lines(path: Path) -> Path | None:
+    """LongMemEval's judged answers: named ``*.eval-results-*``, or a ``.jsonl`` file whose first line is one."""
+    ok = path.is_file() and (
+        longmemeval.has_name(path)
+        or (path.name.endswith((".jsonl", ".jsonl.gz")) and longmemeval.first_line_looks_like(path))
+    )
+    return path if ok else None
+
+
+def _evermemos_folder(path: Path) -> Path | None:
+    file = path / evermemos.FILENAME
+    return file if path.is_dir() and file.is_file() else None
+
+
+for _importer in (
+    Importer(lmev2.HARNESS, lambda p, i, pr, d: [lmev2.read(p, pr)], locate=_lmev2_file, locomo_ids=False),
+    Importer(
+        longmemeval.HARNESS,
+        lambda p, i, pr, d: [longmemeval.read(p, pr)],
+        locate=_judged_lines,
+        locomo_ids=False,
+    ),
+    Importer(
+        mem0_benchmarks.HARNESS,
+        lambda p, i, pr, d: mem0_benchmarks.read_all(p, pr, d),
+        mem0_benchmarks.looks_like,
+        locomo_ids=False,  # its own LoCoMo ids, mapped without the dataset
+    ),
+    Importer(
+        evermemos.HARNESS,
+        lambda p, i, pr, d: [evermemos.read(p, i, pr, d)],
+        evermemos.looks_like,
+        _evermemos_folder,
+    ),
+    Importer(zep.HARNESS, lambda p, i, pr, d: [zep.read(p, i, pr, d)], zep.looks_like),
+    Importer(mem0.HARNESS, lambda p, i, pr, d: [mem0.read(p, i, pr, d)], mem0.looks_like),
+    Importer(amb.HARNESS, lambda p, i, pr, d: [amb.read(p, i, pr, d)], amb.looks_like),
+):
+    register_importer(_importer)
