@@ -127,3 +127,21 @@ def test_an_existing_file_of_no_format_is_named_as_such_not_missing(tmp_path: Pa
         runs = load_runs(other)
     (problem,) = runs.problems
     assert problem.path == str(other) and problem.message.startswith("not a file bench_nb reads")
+
+
+def test_a_gzipped_judgments_jsonl_in_a_run_directory_is_named_not_silently_left_out(tmp_path: Path) -> None:
+    run = tmp_path / "synthetic-sqlite"
+    shutil.copytree(CHECKPOINT.parent, run)
+    judgments = run / "judgments.jsonl"
+    assert judgments.is_file()
+    _gzip(judgments, run / "judgments.jsonl.gz")
+    judgments.unlink()
+    with pytest.warns(UserWarning, match=r"judgments\.jsonl\.gz"):
+        runs = load_runs(run)
+    (problem,) = runs.all_problems
+    assert problem.path == str(run / "judgments.jsonl.gz")
+    assert problem.message.startswith("a gzip-compressed judgments.jsonl: a run directory's files are read")
+    with pytest.raises(RunFormatError, match=r"judgments\.jsonl\.gz"):
+        load_runs(run, strict=True)
+    with pytest.warns(UserWarning):  # named alone, or matched by a glob: the same line
+        assert [p.message for p in load_runs(run / "judgments.jsonl.gz").problems] == [problem.message]

@@ -451,6 +451,10 @@ def _read(
                         field="questions",
                     )
                 )
+        for name in _OWN_LINES:  # compressed, it would be left out without a word
+            packed = _gzipped_own_file(run_dir / f"{name}.gz")
+            if packed is not None and not (run_dir / name).is_file():
+                problems.append(packed)
         if strict and problems:
             raise RunFormatError.of(problems[0])
         problems.extend(_result_file_problems(run_dir, checkpoint, strict=strict))
@@ -477,6 +481,7 @@ def _is_harness_dir(p: Path) -> bool:
 
 
 _OWN_FILES = ("checkpoint.json", "report.json", "manifest.json")
+_OWN_LINES = ("journal.jsonl", "judgments.jsonl", "labels.jsonl", "reanswer.jsonl")  # beside a checkpoint
 
 
 RECEIPT_SUFFIX = ".receipt.json"  # a run's receipt beside it (``bench-nb receipt``): never a run itself
@@ -489,7 +494,7 @@ def _gzipped_own_file(p: Path) -> Problem | None:
     inner = p.name.removesuffix(".gz")
     if p.name == inner or not p.is_file():
         return None
-    if inner not in _OWN_FILES and not inner.endswith(RECEIPT_SUFFIX):
+    if inner not in (*_OWN_FILES, *_OWN_LINES) and not inner.endswith(RECEIPT_SUFFIX):
         return None
     return Problem(
         str(p),
