@@ -208,3 +208,45 @@ def test_uncertainty_table_shows_the_unscored_bounds_when_the_runs_unscored_rate
     same = q.with_columns(unscored=pl.int_range(pl.len()).over("run_id") == 9)
     plain = tables.table_uncertainty(same)
     assert "if unscored" not in plain.html and "without a verdict" not in plain.html
+
+
+def test_the_compare_report_shows_the_unscored_bounds_of_runs_whose_unscored_rates_differ(
+    tmp_path: Path,
+) -> None:
+    # Issue 39, item 5: the fixture runs, with 8 of sqlite's wrong answers left unscored (a judge that fails on
+    # them): complete case sqlite (80.5%) passes full-context (77.6%); the report says how far that rests on them.
+    import html
+    import json
+    import re
+    import shutil
+
+    from bench_nb.reports import build_report
+
+    runs = tmp_path / "runs"
+    shutil.copytree(Path(FIXTURE_GLOB).parent, runs)
+    path = runs / "synthetic-sqlite" / "checkpoint.json"
+    checkpoint = json.loads(path.read_text(encoding="utf-8"))
+    lost = [
+        qid
+        for qid, q in checkpoint["questions"].items()
+        if q["phases"]["evaluate"].get("status") == "completed" and q["phases"]["evaluate"].get("score") == 0
+    ][:8]
+    for qid in lost:
+        checkpoint["questions"][qid]["phases"]["evaluate"].update(score=None, label="unscored")
+    path.write_text(json.dumps(checkpoint), encoding="utf-8")
+    verdicts = runs / "synthetic-sqlite" / "judgments.jsonl"
+    lines = [json.loads(line) for line in verdicts.read_text(encoding="utf-8").splitlines()]
+    for v in lines:
+        if v["questionId"] in lost and v["judge"] == checkpoint["judge"]:
+            v.update(score=None, label="unscored", unscored=True)
+    verdicts.write_text("".join(json.dumps(v) + "\n" for v in lines), encoding="utf-8")
+    out = tmp_path / "compare.html"
+    build_report("compare", {"runs": str(runs / "*"), "title": "unscored"}, out, index=False)
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", out.read_text(encoding="utf-8"))).split())
+    assert "if unscored wrong–right" in text
+    assert "80.5% [65.3–90.1]" in text and "[66.0–84.0] (9 unscored)" in text  # 33 right of 50; + 9
+    assert "77.6% [63.6–87.2]" in text and "[76.0–78.0] (1 unscored)" in text
+    assert (
+        "Questions without a verdict (unscored, failed or not run): full-context 2.0%, no-memory 2.0%, "
+        "sqlite 18.0%" in text
+    )
