@@ -182,7 +182,9 @@ def test_fields_read_another_way_than_written_are_named_and_the_rows_still_load(
     """Text that is not text, a category that is not a number, a flag that is not true/false, an object that is
     not one: each read as the problem says, never silently, and never a crash (mem0's cutoff_results as a list
     raised AttributeError)."""
-    amb = _amb(tmp_path, query={"text": "When?"}, gold_answers=[7, "May"])
+    amb = _amb(
+        tmp_path, query={"text": "When?"}, gold_answers=[7, "May"], category_axes={"question_type": [5]}
+    )
     lme = _lmev2(tmp_path, {2: {"response_raw": ["a", "b"], "is_unknown": "no"}})
     data = json.loads(MEM0_BENCHMARKS.read_text())
     data["evaluations"][0]["cutoff_results"] = ["not", "an", "object"]
@@ -194,6 +196,7 @@ def test_fields_read_another_way_than_written_are_named_and_the_rows_still_load(
     p = _named(problems, amb, "results[1].query")
     assert p.question_id == "conv-26-q1" and 'is not text: read as {"text": "When?"}' in p.message
     assert not [p for p in problems if p.field == "results[1].gold_answers"]  # a number is a fine gold answer
+    assert "5 is not text" in _named(problems, amb, "results[1].category_axes.question_type[0]").message
     file = lme / "per_question.jsonl"
     assert _named(problems, file, "line 2: response_raw").question_id == "web_dynamic_002"
     assert "is not true/false" in _named(problems, file, "line 2: is_unknown").message

@@ -117,7 +117,8 @@ def read(
         qtype = ""
         if isinstance(axes, dict):
             values = axes.get("question_type") or axes.get("Question Type") or []
-            qtype = text(values[0]) if isinstance(values, list) and values else ""
+            first = values[0] if isinstance(values, list) and values else None
+            qtype = text_field(first, field=f"{where}.category_axes.question_type[0]", **at)
         questions[qid] = Question(
             questionId=qid,
             containerTag=qid.rsplit("-q", 1)[0] if qid != raw_id else "",
