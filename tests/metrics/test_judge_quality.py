@@ -376,3 +376,46 @@ def test_the_locomo_audit_stress_test_reproduces_its_published_leniency(locomo_a
         "open-domain": 96,
         "single-hop": 841,
     }
+
+
+def test_corrected_accuracy_table_uses_the_runs_clustering(make_run) -> None:
+    # Issue 39, item 4: 40 answers in 4 haystacks of 10, the judge accepting 10, 9, 2 and 1 of them (clustered);
+    # people labelled 8 (4 right, 4 wrong). The table's raw interval is the clustered one and the correction
+    # takes the raw accuracy as worth clustered_n answers, not 40.
+    from bench_nb.metrics.clustered import clustered_interval
+    from bench_nb.metrics.judge_quality import corrected_accuracy_table
+
+    questions = [{"id": f"q{i}", "q": f"question {i}?", "gt": "x", "type": "single-hop"} for i in range(40)]
+    scores = {f"q{i}": int(i % 10 < (10, 9, 2, 1)[i // 10]) for i in range(40)}
+    path = make_run(
+        "run-c",
+        answers={q["id"]: "x" for q in questions},
+        primary="j",
+        primary_scores=scores,
+        bench_nb={},
+        questions=questions,
+        haystacks={f"q{i}": f"h{i // 10}" for i in range(40)},
+    )
+    for qid, label in (("q0", "correct"), ("q1", "correct"), ("q10", "correct"), ("q20", "correct")):
+        append_label(path, qid, label)
+    for qid, label in (
+        ("q25", "incorrect"),
+        ("q26", "incorrect"),
+        ("q35", "incorrect"),
+        ("q19", "incorrect"),
+    ):
+        append_label(path, qid, label)
+    row = corrected_accuracy_table([path], judges=["j"], backend="polars").row(0, named=True)
+    counts = np.full(4, 10.0)
+    sums = np.array([10.0, 9.0, 2.0, 1.0])
+    cs = ClusterSums(np.arange(4).astype(object), sums, counts, 40 * 0.55 * 0.45)
+    raw = clustered_interval(cs)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((100 * raw.low, 100 * raw.high))
+    # q19 is judged wrong and labelled wrong; the judge accepts every labelled right answer: Se 1, Sp 1
+    fix = corrected_accuracy(0.55, 1.0, 1.0, (4, 4), n=clustered_n(cs))
+    assert clustered_n(cs) < 10  # four haystacks far apart: worth a handful of answers
+    assert (row["corrected_low"], row["corrected_high"]) == pytest.approx(
+        (100 * fix.ci_low, 100 * fix.ci_high)
+    )
+    plain = corrected_accuracy(0.55, 1.0, 1.0, (4, 4), n=40)
+    assert row["corrected_high"] - row["corrected_low"] > 100 * (plain.ci_high - plain.ci_low) + 10

@@ -576,7 +576,10 @@ def corrected_accuracy_table(
     (``audit``: audit runs or ``judge_error_rates`` output; ``source = "leniency audit"``), else none.
 
     Columns (percent): ``run_id, provider, judge, scored, accuracy, ci_low, ci_high, corrected,
-    corrected_low, corrected_high, source``.
+    corrected_low, corrected_high, source``. ``ci_low``/``ci_high`` are the raw accuracy's ``clustered``
+    interval over the haystacks (Wilson's with fewer than 2); the correction's interval takes the raw
+    accuracy as worth ``clustered_n`` independent answers (n / the CR2 design effect, Korn-Graubard's df
+    factor): the answers of one haystack succeed and fail together.
     """
     return to_backend(corrected_accuracy_table_frame(data, human=human, audit=audit, judges=judges), backend)
 

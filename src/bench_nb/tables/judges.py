@@ -251,7 +251,9 @@ def table_corrected(corrected: Any) -> Table:
         notes=[
             "corrected = (raw + specificity − 1) / (sensitivity + specificity − 1), clipped to [0, 100%]; the "
             "interval carries the uncertainty of the raw accuracy and of the error rates (Lang & Reiczigel's "
-            "adjusted delta method, which holds when an error rate is estimated as 0). From "
+            "adjusted delta method, which holds when an error rate is estimated as 0). Both intervals count "
+            "the answers of one haystack (conversation) as one cluster: the raw one is the clustered interval, "
+            "and the correction takes the raw accuracy as worth n / design effect independent answers. From "
             "the leniency audit it assumes the run's wrong answers are as hard to catch as the audit's "
             "specific-but-wrong ones."
         ],
