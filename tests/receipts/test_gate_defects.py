@@ -196,13 +196,21 @@ def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProce
     )
 
 
-def test_gate_cli_margin_nan_is_one_error_line_exit_2(template: dict[str, Any], tmp_path: Path) -> None:
+def test_gate_cli_margin_nan_or_a_receipt_without_settings_is_one_error_line_exit_2(
+    template: dict[str, Any], tmp_path: Path
+) -> None:
     base = sealed(body_of(template, base_scores(100)), tmp_path / "base.receipt.json")
     worse = sealed(body_of(template, [0.0] * 100), tmp_path / "worse.receipt.json")
     done = cli("gate", base, worse, "--margin", "nan")
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.startswith("error: margin must be") and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr and done.stdout == ""
+    body = body_of(template, base_scores(100))
+    del body["settings"]  # hash-valid, but not a receipt: exit 2 with one error line, not 1 ("worse")
+    done = cli("gate", sealed(body, tmp_path / "nosettings.receipt.json"), worse)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.endswith("nosettings.receipt.json: not a receipt: 'settings' is missing\n")
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
 
 
 def test_gate_reads_a_store_run_not_a_local_folder_of_the_same_name(

@@ -15,7 +15,14 @@ import polars as pl
 import pytest
 
 import bench_nb as bn
-from bench_nb.metrics.gate import INCONCLUSIVE, NOT_WORSE, WORSE, gate_values, non_inferiority
+from bench_nb.metrics.gate import (
+    INCONCLUSIVE,
+    NOT_WORSE,
+    WORSE,
+    gate_values,
+    non_inferiority,
+    repeats_non_inferiority,
+)
 from bench_nb.metrics.power import detectable_differences_frame
 from bench_nb.receipts.canonical import canonical_json, sha256_hex
 from bench_nb.receipts.gate import DEFAULT_ALPHA, DEFAULT_MARGIN
@@ -140,3 +147,81 @@ def test_three_outcomes_and_their_exit_codes(template: dict[str, Any], tmp_path:
     assert (lenient.verdict, lenient.exit_code, lenient.passed) == (INCONCLUSIVE, 0, True)
     with pytest.raises(ValueError, match="on_inconclusive must be"):
         bn.gate(b, n, on_inconclusive="maybe")
+
+
+def test_repeats_non_inferiority_is_welchs_t_test() -> None:
+    """The benchmark estimand's row against scipy: its interval is Welch's two-sided 1 − 2·alpha interval of
+    mean(NEW) − mean(BASE), its p the one-sided Welch p of "NEW is the margin worse" (alternative "less")."""
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        base = list(rng.normal(0.70, 0.01, int(rng.integers(2, 6))))
+        new = list(rng.normal(0.68, 0.02, int(rng.integers(2, 6))))
+        row = repeats_non_inferiority(base, new, questions=100, haystacks=10, margin=0.02, alpha=0.1).row(
+            0, named=True
+        )
+        ref = stats.ttest_ind(np.array(new) + 0.02, base, equal_var=False, alternative="less")
+        ci = stats.ttest_ind(new, base, equal_var=False).confidence_interval(0.8)
+        assert row["ci_low"] == pytest.approx(ci.low) and row["ci_high"] == pytest.approx(ci.high)
+        assert row["p_value"] == pytest.approx(ref.pvalue)
+        assert row["verdict"] == (WORSE if ci.high < -0.02 else NOT_WORSE if ci.low > -0.02 else INCONCLUSIVE)
+    with pytest.raises(ValueError, match="at least 2 runs of BASE and 2 of NEW"):
+        repeats_non_inferiority([0.7], [0.7, 0.71], questions=1, haystacks=1)
+
+
+def test_repeats_non_inferiority_holds_its_level_and_power() -> None:
+    """Seeded: 3 repeats each, run-to-run sd 1 point. NEW exactly the margin worse is reported worse at most
+    alpha of the time (plus two standard errors); an equally good NEW is shown not worse about as often as
+    ``power_at_margin`` says (within 5 points)."""
+    rng = np.random.default_rng(17)
+    worse = not_worse = 0
+    stated = []
+    for _ in range(REPS):
+        base = list(rng.normal(0.70, 0.01, 3))
+        at_margin = list(rng.normal(0.68, 0.01, 3))
+        worse += repeats_non_inferiority(base, at_margin, questions=100, haystacks=10)["verdict"][0] == WORSE
+        equal = repeats_non_inferiority(base, list(rng.normal(0.70, 0.01, 3)), questions=100, haystacks=10)
+        not_worse += equal["verdict"][0] == NOT_WORSE
+        stated.append(equal["power_at_margin"][0])
+    assert worse / REPS <= DEFAULT_ALPHA + 2 * math.sqrt(DEFAULT_ALPHA * (1 - DEFAULT_ALPHA) / REPS)
+    assert abs(not_worse / REPS - float(np.mean(stated))) < 0.05
+
+
+def test_the_two_estimands_answer_different_questions(template: dict[str, Any], tmp_path: Path) -> None:
+    """NEW loses 5 points on LoCoMo's questions in every repeat, with little run-to-run noise: on this fixed
+    benchmark it is shown worse (Welch over 3 + 3 repeats); whether it would be worse on new conversations
+    like these, 10 conversations cannot tell. Each summary names the question it answers."""
+    rng = np.random.default_rng(33)
+    truth, other = paired_null(rng)  # two providers as good on these questions (NEW 0.3 points lower)...
+    lost = _regressed(
+        rng, other, 0.05
+    )  # ... then NEW loses 5 points: 5.3 points lower, differently per conversation
+
+    def repeat(scores: np.ndarray, name: str) -> Path:
+        flip = rng.random(len(scores)) < 0.01  # the run's own noise: 1% of answers change
+        return _receipt(template, np.where(flip, 1 - scores, scores), tmp_path / f"{name}.receipt.json")
+
+    bases = [repeat(truth, f"b{i}") for i in range(3)]
+    news = [repeat(lost, f"n{i}") for i in range(3)]
+    fixed = bn.gate(bases, news, estimand="benchmark")
+    assert fixed.verdict == WORSE and fixed.exit_code == 1 and fixed.estimand == "benchmark"
+    assert (
+        fixed.rows["test"][0] == "Welch t over repeats"
+        and fixed.rows["note"][0] == "3 BASE and 3 NEW repeats"
+    )
+    text = fixed.markdown()
+    assert "The question (benchmark): is NEW worse on this benchmark beyond its run-to-run noise?" in text
+    assert (
+        "3 BASE and 3 NEW repeats of 1,540 questions: at one-sided level 0.1 this gate shows a drop of"
+        in text
+    )
+    general = bn.gate(bases[0], news[0])
+    assert general.verdict == INCONCLUSIVE and general.estimand == "conversations"
+    assert (
+        "The question (conversations): would NEW be worse on new conversations like these?"
+        in general.markdown()
+    )
+    assert bn.gate(",".join(map(str, bases)), ",".join(map(str, news)), estimand="benchmark").verdict == WORSE
+    with pytest.raises(ValueError, match="estimand='benchmark'"):
+        bn.gate(bases, news)

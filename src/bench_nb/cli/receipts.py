@@ -57,6 +57,15 @@ dataset_option = click.option(
     help="The Ed25519 public key (PEM) a signed receipt must be signed with (a signed receipt needs it).",
 )
 @click.option(
+    "--estimand",
+    type=click.Choice(["conversations", "benchmark"]),
+    default="conversations",
+    show_default=True,
+    help="conversations: would NEW be worse on new conversations like these (haystacks as clusters)? "
+    "benchmark: is NEW worse on this benchmark beyond run-to-run noise? (BASE and NEW: comma-separated "
+    "repeats, bench-nb run --repeat).",
+)
+@click.option(
     "--store", default=None, help="A run store: BASE or NEW that names one of its runs is that run."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the gate as JSON instead of Markdown.")
@@ -77,6 +86,7 @@ def gate(
     by: str | None,
     on_inconclusive: str,
     public_key: str | None,
+    estimand: str,
     store: str | None,
     as_json: bool,
     summary_file: Path | None,
@@ -96,7 +106,7 @@ def gate(
     try:
         result: Gate = run_gate(
             base, new, margin=margin, metric=metric, alpha=alpha, by=by, store=store, dataset=dataset,
-            public_key=public_key, on_inconclusive=on_inconclusive,
+            public_key=public_key, on_inconclusive=on_inconclusive, estimand=estimand,
         )  # fmt: skip
     except (BenchNbError, OSError, ValueError) as err:
         click.echo(f"error: {redact(str(err))}", err=True)

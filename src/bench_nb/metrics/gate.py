@@ -36,6 +36,7 @@ import polars as pl
 from bench_nb.frames.backend import as_polars
 from bench_nb.metrics.clustered import cluster_variance
 from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
+from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p
 from bench_nb.metrics.ordered import sums_by
 from bench_nb.metrics.power import (
     detectable_differences_frame,
@@ -364,6 +365,82 @@ def non_inferiority(
             row | stats | {"verdict": verdict, "note": note, "detectable": smallest, "power_at_margin": power}
         )
     return pl.DataFrame(rows, schema=ROW_SCHEMA)
+
+
+WELCH = "Welch t over repeats"
+
+
+def repeats_non_inferiority(
+    base: list[float],
+    new: list[float],
+    *,
+    questions: int,
+    haystacks: int,
+    margin: float = 0.02,
+    alpha: float = 0.1,
+    counted_wrong: int = 0,
+) -> pl.DataFrame:
+    """The gate's row for the estimand "is NEW worse on this benchmark beyond its run-to-run noise?": the
+    accuracies (or mean scores) of R_B ≥ 2 repeated runs of BASE and R_N ≥ 2 of NEW on the same questions,
+    compared with Welch's t (the benchmark's questions fixed, the runs' own randomness the only noise):
+    change d = mean(NEW) − mean(BASE), SE² = s²_B/R_B + s²_N/R_N, Welch–Satterthwaite df, the interval
+    d ± t_{df, 1−alpha}·SE (two-sided 1 − 2·alpha), and the outcome from it as in ``non_inferiority``.
+    ``detectable`` = margin + (t_{df, 1−alpha} + t_{df, 0.8})·SE; ``power_at_margin`` the chance that an
+    equally good NEW is shown not worse, P(T_df > t_{df, 1−alpha} − margin/SE). With SE = 0 (every repeat the
+    same) the change itself decides. Columns ``ROW_SCHEMA``; ``clusters`` is the haystacks, ``note`` the
+    repeats.
+    """
+    margin = check_margin("accuracy", margin)
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5), not {alpha}")
+    if len(base) < 2 or len(new) < 2:
+        raise ValueError(
+            f"the benchmark estimand needs at least 2 runs of BASE and 2 of NEW (bench-nb run --repeat), "
+            f"not {len(base)} and {len(new)}"
+        )
+    b, n = np.asarray(base, dtype=float), np.asarray(new, dtype=float)
+    d = float(n.mean() - b.mean())
+    vb, vn = float(b.var(ddof=1)) / len(b), float(n.var(ddof=1)) / len(n)
+    se = math.sqrt(vb + vn)
+    if se > 0:
+        df = se**4 / (vb**2 / (len(b) - 1) + vn**2 / (len(n) - 1))
+        t = student_t_quantile(1 - alpha, df)
+        low, high = d - t * se, d + t * se
+        p2 = student_t_two_sided_p((d + margin) / se, df)
+        p = p2 / 2 if d + margin < 0 else 1 - p2 / 2
+        detectable = margin + (t + student_t_quantile(POWER, df)) * se
+        x = t - margin / se  # the power is P(T > x)
+        power = 1 - student_t_two_sided_p(x, df) / 2 if x < 0 else student_t_two_sided_p(x, df) / 2
+    else:
+        low = high = d
+        p = 0.0 if d + margin < 0 else 1.0
+        detectable, power = margin, 1.0
+    if high < -margin:
+        verdict = WORSE
+    elif low > -margin:
+        verdict = NOT_WORSE
+    else:
+        verdict = INCONCLUSIVE
+    row = {
+        "question_type": ALL,
+        "n": questions,
+        "clusters": haystacks,
+        "counted_wrong": counted_wrong,
+        "base": float(b.mean()),
+        "new": float(n.mean()),
+        "change": d,
+        "ci_low": low,
+        "ci_high": high,
+        "alpha": alpha,
+        "p_value": p,
+        "test": WELCH,
+        "verdict": verdict,
+        "shown_not_worse": verdict == NOT_WORSE,
+        "detectable": detectable,
+        "power_at_margin": power,
+        "note": f"{len(b)} BASE and {len(n)} NEW repeats",
+    }
+    return pl.DataFrame([row], schema=ROW_SCHEMA)
 
 
 def _empty(note: str) -> dict[str, Any]:

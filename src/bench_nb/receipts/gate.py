@@ -36,6 +36,7 @@ from bench_nb.metrics.gate import (
     fewest_haystacks,
     gate_values,
     non_inferiority,
+    repeats_non_inferiority,
     smallest_deciding_alpha,
 )
 from bench_nb.receipts.receipt import Receipt, check_signed_by, is_receipt_file, read_receipt, read_run_data
@@ -47,6 +48,16 @@ INCOMPARABLE = "incomparable"
 # (``on_inconclusive="pass"``).
 EXIT_CODES = {NOT_WORSE: 0, WORSE: 1, UNDECIDED: 2, INCOMPARABLE: 2, INCONCLUSIVE: 3}
 ON_INCONCLUSIVE = ("fail", "pass")
+# What the gate asks (docs/statistics.md, "The regression gate"): would NEW be worse on new conversations like
+# these (the clustered paired test over haystacks), or is NEW worse on this fixed benchmark beyond its
+# run-to-run noise (Welch's t over repeated runs of each)?
+CONVERSATIONS, BENCHMARK = "conversations", "benchmark"
+ESTIMANDS = (CONVERSATIONS, BENCHMARK)
+QUESTIONS_ASKED = {
+    CONVERSATIONS: "would NEW be worse on new conversations like these? (the clustered paired test over haystacks)",
+    BENCHMARK: "is NEW worse on this benchmark beyond its run-to-run noise? (Welch's t over repeated runs; it "
+    "says nothing of other conversations)",
+}
 DEFAULT_ALPHA = 0.1
 DEFAULT_MARGIN = 0.02
 _SHOWN = 5  # questions named in a message
@@ -211,6 +222,7 @@ class Gate:
     reasons: list[str] = field(default_factory=list)
     on_inconclusive: str = "fail"
     counted_wrong: dict[str, str] = field(default_factory=dict)
+    estimand: str = CONVERSATIONS
 
     @property
     def exit_code(self) -> int:
@@ -231,6 +243,7 @@ class Gate:
             "verdict": self.verdict,
             "exitCode": self.exit_code,
             "onInconclusive": self.on_inconclusive,
+            "estimand": self.estimand,
             "metric": self.metric,
             "margin": self.margin,
             "alpha": self.alpha,
@@ -273,6 +286,7 @@ def gate(
     dataset: str | os.PathLike[str] | None = None,
     public_key: str | os.PathLike[str] | None = None,
     on_inconclusive: str = "fail",
+    estimand: str = CONVERSATIONS,
 ) -> Gate:
     """Is NEW worse than BASE by more than ``margin``? A non-inferiority check with the clustered paired test.
 
@@ -294,6 +308,10 @@ def gate(
             without it is refused (``receipt.check_signed_by``).
         on_inconclusive: ``"fail"`` (exit code 3, the default: a gate passes only what it showed not worse)
             or ``"pass"`` (exit code 0) when the benchmark cannot tell.
+        estimand: ``"conversations"`` (the default: would NEW be worse on new conversations like these? the
+            clustered paired test over haystacks) or ``"benchmark"`` (is NEW worse on this fixed benchmark
+            beyond its run-to-run noise? ``base`` and ``new`` are then lists of 2 or more repeated runs each,
+            ``bench-nb run --repeat``, compared with Welch's t on their accuracies; accuracy or quality only).
 
     Returns:
         A ``Gate``: ``verdict``, ``exit_code`` (0 not worse, 1 worse, 3 inconclusive, 2 undecided or
@@ -311,7 +329,16 @@ def gate(
         raise ValueError(f"alpha must be in (0, 0.5), not {alpha}")
     if on_inconclusive not in ON_INCONCLUSIVE:
         raise ValueError(f"on_inconclusive must be 'fail' or 'pass', not {on_inconclusive!r}")
+    if estimand not in ESTIMANDS:
+        raise ValueError(f"estimand must be 'conversations' or 'benchmark', not {estimand!r}")
     by = "question_type" if by in ("type", "question_type") else by
+    if estimand == BENCHMARK:
+        return _benchmark_gate(
+            base, new, metric=metric, margin=margin, alpha=alpha, by=by, store=store, dataset=dataset,
+            public_key=public_key, on_inconclusive=on_inconclusive,
+        )  # fmt: skip
+    if isinstance(base, (list, tuple)) or isinstance(new, (list, tuple)):
+        raise ValueError("lists of repeated runs are gated with estimand='benchmark' (--estimand benchmark)")
     b = read_side(base, store=store, dataset=dataset, public_key=public_key)
     n = read_side(new, store=store, dataset=dataset, public_key=public_key)
     if public_key is not None and "receipt" not in (b.kind, n.kind):
@@ -348,6 +375,83 @@ def gate(
     else:
         verdict = INCONCLUSIVE
     return made(verdict, rows, reasons, lacking)
+
+
+def _benchmark_gate(
+    base: Any,
+    new: Any,
+    *,
+    metric: str,
+    margin: float,
+    alpha: float,
+    by: str | None,
+    store: Any,
+    dataset: str | os.PathLike[str] | None,
+    public_key: str | os.PathLike[str] | None,
+    on_inconclusive: str,
+) -> Gate:
+    """``gate(estimand="benchmark")``: BASE's and NEW's repeats, each run's accuracy over the questions some
+    BASE repeat scored (a question a NEW repeat did not score counted as wrong), compared with
+    ``metrics.gate.repeats_non_inferiority``."""
+    if metric not in ("accuracy", "quality"):
+        raise ValueError(f"the benchmark estimand gates accuracy or quality, not {metric}")
+    if by is not None:
+        raise ValueError("by type is not available with the benchmark estimand (gate all questions)")
+    read = [
+        [read_side(x, store=store, dataset=dataset, public_key=public_key) for x in _repeats(side)]
+        for side in (base, new)
+    ]
+    bs, ns = read
+    if not bs or not ns:
+        raise ValueError("the benchmark estimand needs at least 2 runs of BASE and 2 of NEW")
+    reasons = [f"{o.label}: {r}" for o in [*bs[1:], *ns] for r in comparability(bs[0], o)]
+    if reasons:
+        empty = non_inferiority(_empty(), "", "", metric=metric)
+        return Gate(
+            bs[0],
+            ns[0],
+            metric,
+            margin,
+            alpha,
+            by,
+            INCOMPARABLE,
+            empty,
+            reasons,
+            on_inconclusive,
+            {},
+            BENCHMARK,
+        )
+    base_values = [gate_values(s.questions.with_columns(run_id=pl.lit("base")), metric) for s in bs]
+    scored = sorted(set().union(*(set(v["question_id"].to_list()) for v in base_values)))
+    wanted = pl.DataFrame({"question_id": scored}, schema={"question_id": pl.Utf8})
+    wrong: dict[str, str] = {}
+    new_means = []
+    for side in ns:
+        values = gate_values(side.questions.with_columns(run_id=pl.lit("new")), metric)
+        for qid, why in _lacking(wanted, values, side.questions, metric).items():
+            wrong.setdefault(qid, f"{why} in {side.label}")
+        have = dict(zip(values["question_id"].to_list(), values["value"].to_list(), strict=True))
+        new_means.append(sum(have.get(q, 0.0) for q in scored) / max(len(scored), 1))
+    rows = repeats_non_inferiority(
+        [float(v["value"].mean()) for v in base_values],  # type: ignore[arg-type]
+        new_means,
+        questions=len(scored),
+        haystacks=int(bs[0].questions["haystack_id"].n_unique()),
+        margin=margin,
+        alpha=alpha,
+        counted_wrong=len(wrong),
+    )
+    verdict = str(rows["verdict"][0])
+    return Gate(bs[0], ns[0], metric, margin, alpha, by, verdict, rows, [], on_inconclusive, wrong, BENCHMARK)
+
+
+def _repeats(side: Any) -> list[Any]:
+    """A side of the benchmark estimand as a list of runs: a list or tuple, or a comma-separated string."""
+    if isinstance(side, (list, tuple)):
+        return list(side)
+    if isinstance(side, str):
+        return [part for part in side.split(",") if part]
+    return [side]
 
 
 def _lacking(base: pl.DataFrame, new: pl.DataFrame, questions: pl.DataFrame, metric: str) -> dict[str, str]:
@@ -471,6 +575,8 @@ def detectable_sentence(g: Gate) -> str:
     r = g.rows.row(0, named=True)
     k = int(r["clusters"])
     size = f"{k} haystack{'s' if k != 1 else ''} (conversations), {r['n']:,} questions"
+    if g.estimand == BENCHMARK:
+        size = f"{r['note']} of {r['n']:,} questions"
     detectable, power = r["detectable"], r["power_at_margin"]
     if detectable is None or not math.isfinite(detectable) or power is None or math.isnan(power):
         return f"{size}: too few, or too uniform, to say what this gate can detect."
@@ -483,9 +589,14 @@ def detectable_sentence(g: Gate) -> str:
     )
     if power < POWER:
         needed = detectable - g.margin
+        more = (
+            "more repeats: `bench-nb run --repeat`"
+            if g.estimand == BENCHMARK
+            else "more haystacks: `bench-nb plan`"
+        )
         text += (
             f" It cannot tell {'an increase' if ratio else 'a drop'} of {_amount(g.metric, g.margin)} from noise: "
-            f"a margin of about {_amount(g.metric, needed)} (or more haystacks: `bench-nb plan`) would show an "
+            f"a margin of about {_amount(g.metric, needed)} (or {more}) would show an "
             f"equally good NEW not worse {round(POWER * 10)} times in 10."
         )
     return text
@@ -511,8 +622,8 @@ def _markdown(g: Gate) -> str:
     lines = [f"## bench-nb gate: {_ICONS[g.verdict]}", ""]
     lines.append(
         f"NEW `{_md_cell(g.new.label)}` against BASE `{_md_cell(g.base.label)}` on {what}: may NEW be worse by "
-        f"at most {_margin(g.metric, g.margin)}? One-sided level {g.alpha:g}, the clustered paired test over "
-        "haystacks."
+        f"at most {_margin(g.metric, g.margin)}? One-sided level {g.alpha:g}. The question ({g.estimand}): "
+        f"{QUESTIONS_ASKED[g.estimand]}."
     )
     lines.append("")
     if g.verdict == INCOMPARABLE:
@@ -583,9 +694,13 @@ def _markdown(g: Gate) -> str:
             f"ruled out: the interval {interval} reaches past {_change(g.metric, limit)}. The gate {outcome}."
         )
         lines.append("")
+        more = (
+            "more repeats of each run (`bench-nb run --repeat`)"
+            if g.estimand == BENCHMARK
+            else "more haystacks (`bench-nb plan` says how many)"
+        )
         lines.append(
-            "**What to do:** to decide, gate on more haystacks (`bench-nb plan` says how many) or with a margin "
-            "this benchmark can show (below)."
+            f"**What to do:** to decide, gate on {more} or with a margin this benchmark can show (below)."
         )
     lines.append("")
     lines.append(f"**What this benchmark can show:** {detectable_sentence(g)}")
