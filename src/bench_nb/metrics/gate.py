@@ -58,7 +58,11 @@ POWER = 0.8  # the power at which ``detectable`` is stated
 # tokens, NEW may be at most 10 times BASE (a margin of 9).
 MAX_MARGIN = 1.0
 MAX_RELATIVE_MARGIN = 9.0
-_POWER_GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
+# The powers ``power_at_margin`` is interpolated on. The power functions of ``metrics.power`` are two-sided (at
+# the two-sided level 2·alpha); the gate's claims are one-sided. The two differ by the far tail, which is
+# 2·alpha − alpha with no difference at all and under 2.5 points from a two-sided power of 30% up: below
+# that, the power is stated as "under 30%".
+_POWER_GRID = np.round(np.arange(0.30, 0.951, 0.05), 2)
 _NAN = math.nan
 _BISECTIONS = 60
 
@@ -229,7 +233,7 @@ def _ratio_power(
 
 def _power_at(mde: Any, margin: float) -> float:
     """The power at which ``mde(power)`` equals ``margin``, interpolated on a grid of powers 0.05 ... 0.95
-    (each multiplier computed once and kept: ``paired_test_multiplier`` is cached); 0 stands for "under 5%",
+    (each multiplier computed once and kept: ``paired_test_multiplier`` is cached); 0 stands for "under 30%",
     1 for "over 95%", ``nan`` when no test can reject."""
     values = np.array([mde(float(p)) for p in _POWER_GRID])
     if not np.isfinite(values).all():
@@ -302,7 +306,7 @@ def non_inferiority(
     neither; ``"undecided"``: too few haystacks for any test at the row's level), ``shown_not_worse``,
     ``detectable`` (the drop, or relative increase, the row shows worse with 80% power: margin + the paired
     test's detectable difference at the row's one-sided level), ``power_at_margin`` (the chance an equally
-    good NEW is shown not worse; 0 stands for under 5%, 1 for over 95%), ``note``. ``detectable=False``
+    good NEW is shown not worse; 0 stands for under 30%, 1 for over 95%), ``note``. ``detectable=False``
     leaves those two ``nan`` (the decision alone, for simulations).
     """
     if metric not in METRICS:

@@ -563,7 +563,7 @@ def _margin(metric: str, margin: float) -> str:
 
 def _percent(x: float) -> str:
     if x <= 0:
-        return "under 5%"
+        return "under 30%"
     if x >= 1:
         return "over 95%"
     return f"{100 * x:.0f}%"
