@@ -220,12 +220,13 @@ def test_a_corrupt_store_file_is_named_and_a_re_export_repairs_it(tmp_path: Path
     result = export_runs(run_dir, store)
     assert result.written == ["r-00"]
     assert bn.questions_df(bn.load_runs(store), backend="polars").height == 50
-    # A corrupt runs table: named; a re-export rebuilds it from the runs given.
+    # A corrupt runs table: named; a re-export rebuilds it from the runs' intact files (issue 38: the run is
+    # current again, unchanged, not written again).
     (store / "runs.parquet").write_bytes(b"PAR1 not parquet")
     with pytest.raises(RunFormatError, match=r"runs\.parquet"):
         bn.load_runs(store)
     result = export_runs(run_dir, store)
-    assert result.written == ["r-00"] and any("runs.parquet" in str(p) for p in result.problems)
+    assert result.unchanged == ["r-00"] and any("runs.parquet" in str(p) for p in result.problems)
     assert bn.questions_df(bn.load_runs(store), backend="polars").height == 50
     assert _live_files(store) == _referenced(store)
 
