@@ -256,3 +256,51 @@ def test_the_seed_is_deprecated_and_changes_nothing() -> None:
     with pytest.warns(DeprecationWarning, match=r"paired_difference_test\(seed="):
         seeded = paired_difference_test(d, sizes.astype(float), seed=7)
     assert seeded == plain and not math.isnan(plain.p)
+
+
+def _unscored_example() -> pl.DataFrame:
+    """Two equally good runs over 20 haystacks of 30 questions, where a quarter of run a's wrong answers went
+    unscored (a judge that fails to parse long wrong answers): the questions both scored favour a."""
+    rng = np.random.default_rng(55)
+    sizes = np.full(20, 30)
+    ya, yb = paired_null(rng, sizes)
+    q = frame({"a": ya, "b": yb}, sizes)
+    lost = (pl.col("run_id") == "a") & ~pl.col("correct") & (pl.Series(rng.random(2 * len(ya))) < 0.25)
+    return q.with_columns(unscored=lost)
+
+
+def test_runs_unscored_at_different_rates_carry_a_warning_everywhere_the_test_is_shown() -> None:
+    """Issue 39, item 5: 25% of one run's wrong answers unscored raised 9-25% false alarms with no word."""
+    from bench_nb import tables
+    from bench_nb.metrics.paired import paired_comparison
+
+    q = _unscored_example()
+    row = clustered_paired_comparisons(q, backend="polars").row(0, named=True)
+    assert row["warning"].startswith("unscored at different rates: ") and "only b scored" in row["warning"]
+    q = q.with_columns(provider=pl.col("run_id"), question_type_norm=pl.lit("t"), status=pl.lit("evaluated"))
+    result = paired_comparison(q, "a", "b")
+    assert "unscored at different rates" in result.warning and result.like_for_like
+    html = tables.table_tell_apart(q).html
+    assert "unscored at different rates" in html
+    # the same runs scored alike: no warning
+    same = clustered_paired_comparisons(q.drop("unscored"), backend="polars").row(0, named=True)
+    assert same["warning"] is None
+
+
+def test_an_erratic_run_carries_a_warning_and_steady_ones_do_not() -> None:
+    """Issue 39, item 6: one run's haystack-level accuracy far more spread than the other's (not exchangeable
+    within haystacks: no paired test holds its level) is said, naming the erratic run."""
+    rng = np.random.default_rng(66)
+    sizes = np.full(30, 40)
+    hay = np.repeat(np.arange(30), sizes)
+    steady = (rng.random(len(hay)) < 0.7).astype(float)
+    level = np.where(rng.random(30) < 0.2, 0.15, 0.84)[hay]  # six haystacks 15% right, the rest 84%
+    erratic = (rng.random(len(hay)) < level).astype(float)
+    row = clustered_paired_comparisons(frame({"e": erratic, "s": steady}, sizes), backend="polars").row(
+        0, named=True
+    )
+    assert row["warning"].startswith("not exchangeable within haystacks: e's accuracy varies")
+    calm = clustered_paired_comparisons(
+        frame({"s": steady, "t": (rng.random(len(hay)) < 0.7).astype(float)}, sizes), backend="polars"
+    ).row(0, named=True)
+    assert calm["warning"] is None

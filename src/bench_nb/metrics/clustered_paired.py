@@ -192,6 +192,8 @@ class PairSums:
     binary: bool  # every score of both runs is 0 or 1
     a_only: int  # questions only A got right (0/1 scores)
     b_only: int
+    unscored_a: int = 0  # questions B scored and A did not (failed, unscored)
+    unscored_b: int = 0  # questions A scored and B did not
 
     @property
     def n(self) -> int:
@@ -201,6 +203,55 @@ class PairSums:
 
 _NONE = np.zeros(0)
 _EMPTY = PairSums(_NONE, _NONE, _NONE, _NONE, _NONE, 0.0, False, 0, 0)  # no paired question
+SPREAD_LEVEL = 0.99  # the F(ν, ν) quantile one run's haystack-level variance over the other's must exceed
+UNSCORED_P = 0.05  # McNemar's p on the questions only one run scored below which the warning fires
+
+
+def _f_quantile(df: float) -> float:
+    """The ``SPREAD_LEVEL`` quantile of F(df, df) (scipy, imported on first use)."""
+    from scipy.special import fdtri
+
+    return float(fdtri(df, df, SPREAD_LEVEL))
+
+
+def paired_warning(ps: PairSums, run_a: str = "A", run_b: str = "B") -> str | None:
+    """Why the clustered paired test may not hold its level for this pair (``None`` when there is no reason
+    to think so): the conditions under which no paired test does (issue 39; calibrated by
+    ``bench/paired_calibration.py``, rates in docs/statistics.md).
+
+    - **Not exchangeable within haystacks**: the CR2 variance of one run's mean over the haystacks is above
+      the other's times the ``SPREAD_LEVEL`` (0.99) quantile of F(ν, ν), ν the Bell-McCaffrey df (one run
+      erratic: rare very bad haystacks). Runs exchangeable within haystacks have equal variances (the F
+      quantile treats the two as independent, so it fires less often than 1% for them); an erratic run with
+      an equal mean makes the paired differences skewed, and the test's false alarms then mostly call the
+      erratic run better.
+    - **Unscored at different rates**: the questions only one run scored (failed, unscored) differ between
+      the runs by McNemar's test at p < ``UNSCORED_P`` (the questions as independent: conservative for a
+      warning). The comparison uses the questions both scored; when a judge fails to parse long wrong
+      answers, or a provider times out on hard questions, in one run only, that comparison is biased."""
+    notes = []
+    if len(ps.ids) >= 2 and ps.n:
+        va, vb = cr2_variance(ps.a, ps.counts), cr2_variance(ps.b, ps.counts)
+        low, high = sorted((va, vb))
+        if high > 0 and high > _f_quantile(bell_mccaffrey_df(ps.counts)) * low:
+            erratic = run_a if va > vb else run_b
+            ratio = "all" if low == 0 else f"{high / low:.1f}x"
+            notes.append(
+                f"not exchangeable within haystacks: {erratic}'s accuracy varies across haystacks {ratio} as "
+                "much (variance) as the other's, so no paired test holds its level (false alarms tend to call "
+                f"the steadier-looking run better); compare per haystack before trusting a verdict"
+            )
+    if ps.unscored_a + ps.unscored_b:
+        p = mcnemar_test(ps.unscored_a, ps.unscored_b)[1]
+        if p < UNSCORED_P:
+            notes.append(
+                f"unscored at different rates: {ps.unscored_a} question(s) only {run_b} scored, "
+                f"{ps.unscored_b} only {run_a} scored (McNemar p = {p:.2g}); the test uses the questions both "
+                "scored, which is biased if unscored answers are more often wrong (or right) in one run: see "
+                "the bounds with every unscored answer wrong / right"
+            )
+    return "; ".join(notes) or None
+
 
 PairKey = tuple[str, str, str]  # run A, run B, question type ("all" without by)
 
@@ -212,6 +263,7 @@ def paired_cluster_sums(data: pl.DataFrame, by: str | None = None) -> dict[PairK
     out: dict[PairKey, PairSums] = {}
     for run_a, run_b in combinations(run_ids, 2):
         pairs = _pairs(data, run_a, run_b, by)
+        missing = _only_one(data, run_a, run_b, by)
         if by is None:
             pairs = pairs.with_columns(question_type=pl.lit(ALL))
             out[(run_a, run_b, ALL)] = _EMPTY  # no paired question: still a row
@@ -235,8 +287,27 @@ def paired_cluster_sums(data: pl.DataFrame, by: str | None = None) -> dict[PairK
                 bool(binary[g]),
                 int(a_only[g]),
                 int(b_only[g]),
+                missing.get((str(qtype), run_b), 0),
+                missing.get((str(qtype), run_a), 0),
             )
     return out
+
+
+def _only_one(data: pl.DataFrame, run_a: str, run_b: str, by: str | None) -> dict[tuple[str, str], int]:
+    """``(question type, run) → questions only that run scored`` of two runs in an ``outcomes`` frame (whose
+    rows are the scored questions), per type (``"all"`` without ``by``)."""
+    keys = ["question_id"] + ([] if by is None else ["question_type"])
+    a = data.lazy().filter(pl.col("run_id") == run_a).select(keys)
+    b = data.lazy().filter(pl.col("run_id") == run_b).select(keys)
+    parts = [
+        a.join(b, on="question_id", how="anti").with_columns(run_id=pl.lit(run_a)),
+        b.join(a, on="question_id", how="anti").with_columns(run_id=pl.lit(run_b)),
+    ]
+    only = pl.concat(parts).collect()
+    if by is None:
+        only = only.with_columns(question_type=pl.lit(ALL))
+    counts = only.group_by("question_type", "run_id").len()
+    return {(str(t), str(r)): int(c) for t, r, c in counts.iter_rows()}
 
 
 def _verdict(p: float, difference: float, alpha: float) -> Verdict:
@@ -285,6 +356,7 @@ _SCHEMA: dict[str, Any] = {
     "mcnemar_p": pl.Float64,
     "verdict": pl.Utf8,
     "test": pl.Utf8,
+    "warning": pl.Utf8,
 }
 
 
@@ -319,8 +391,10 @@ def clustered_paired_comparisons(
     haystack), ``design_effect`` (of the paired differences), ``statistic, df`` (the CR2 t and its
     Bell-McCaffrey degrees of freedom, fractional), ``p_value`` (the clustered paired test), ``mcnemar_p``
     (McNemar's test, which ignores the clusters; n/a for fractional scores), ``verdict`` (``"A higher"``,
-    ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test), and ``test`` (``"CR2 t
-    (Bell-McCaffrey df)"`` at every number of haystacks, ``"none"`` with one).
+    ``"B higher"`` or ``"cannot tell"`` at ``alpha``, from the clustered test), ``test`` (``"CR2 t
+    (Bell-McCaffrey df)"`` at every number of haystacks, ``"none"`` with one) and ``warning`` (why no
+    paired test may hold its level for this pair: ``paired_warning``; null when there is no reason to
+    think so).
     ``paired_difference_test`` has the definitions. Runs that hold different questions are refused (``ComparisonError``, from
     ``same_questions``), never compared on the questions they share.
     """
@@ -348,7 +422,7 @@ def paired_of(sums: dict[PairKey, PairSums], alpha: float = 0.05) -> pl.DataFram
         rows.append(
             {"run_a": run_a, "run_b": run_b, "question_type": qtype}
             | stats
-            | {"verdict": verdict, "test": test.test}
+            | {"verdict": verdict, "test": test.test, "warning": paired_warning(ps, run_a, run_b)}
         )
     return pl.DataFrame(rows, schema=_SCHEMA)
 

@@ -216,6 +216,25 @@ def _counts(pairs: pl.DataFrame) -> dict[str, Any]:
     }
 
 
+def _test_warning(
+    pairs: pl.DataFrame, unscored_a: int, unscored_b: int, run_a: str, run_b: str
+) -> str | None:
+    """``clustered_paired.paired_warning`` of the paired questions (per haystack, sorted) and the questions
+    only one run scored: why no clustered paired test may hold its level for these runs."""
+    from bench_nb.metrics.clustered_paired import PairSums, paired_warning
+    from bench_nb.metrics.ordered import sums_by
+
+    per = sums_by(
+        pairs.select("haystack_id", "question_id", _value("a"), _value("b")), ["haystack_id"], ["a", "b"]
+    )
+    a, b = per["a"].to_numpy(), per["b"].to_numpy()
+    counts = per["c"].to_numpy().astype(float)
+    ps = PairSums(
+        per["haystack_id"].to_numpy(), a - b, a, b, counts, 0.0, False, 0, 0, unscored_a, unscored_b
+    )
+    return paired_warning(ps, run_a, run_b)
+
+
 def _value(run: str) -> pl.Expr:
     """A paired question's score in run ``run`` (``"a"`` or ``"b"``): its score, else 1/0 for correct."""
     return pl.coalesce(pl.col(f"score_{run}"), pl.col(f"correct_{run}").cast(pl.Float64)).alias(run)
@@ -451,6 +470,8 @@ def _compare(
         how="inner",
         maintain_order="left",
     )
+    unscored_a = pairs.filter(pl.col("correct_a").is_null() & pl.col("correct_b").is_not_null()).height
+    unscored_b = pairs.filter(pl.col("correct_b").is_null() & pl.col("correct_a").is_not_null()).height
     pairs = pairs.drop_nulls(["correct_a", "correct_b"])
     union = pl.concat([a["question_id"], b["question_id"]]).n_unique()
     if pairs.is_empty():
@@ -475,6 +496,10 @@ def _compare(
             for (t,), part in pairs.group_by("question_type_norm", maintain_order=True)
         ]
         by_type_df = pl.DataFrame(by_type, infer_schema_length=None)
+    like_for_like = not warning
+    if method != "independent":
+        caution = _test_warning(pairs, unscored_a, unscored_b, run_a, run_b)
+        warning = "; ".join(filter(None, [warning, caution]))
     return PairedComparison(
         run_a=run_a,
         run_b=run_b,
@@ -483,7 +508,7 @@ def _compare(
         judge=judge,
         n_dropped=union - len(pairs),
         method=method,
-        like_for_like=not warning,
+        like_for_like=like_for_like,
         warning=warning,
         by_type=by_type_df,
         **_stats(pairs, method),

@@ -15,7 +15,19 @@ import polars as pl
 
 from bench_nb.errors import ComparisonError
 from bench_nb.metrics import as_questions
-from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, missing, num, pct, render, run_cell
+from bench_nb.tables.html import (
+    STYLE,
+    Cell,
+    Table,
+    esc,
+    interval,
+    labelled,
+    missing,
+    num,
+    pct,
+    render,
+    run_cell,
+)
 
 if TYPE_CHECKING:
     from bench_nb.metrics.uncertainty import ClusterBootstrap
@@ -385,6 +397,13 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
             "their Wilson intervals do not overlap: unpaired and conservative. No correction for the number of "
             "pairs or types.",
             *left_out,
+        ],
+        warnings=[
+            f"{labels.get(r['run_a'], r['run_a'])} vs {labels.get(r['run_b'], r['run_b'])}"
+            f"{'' if r['question_type'] == _ALL else ' (' + r['question_type'] + ')'}: "
+            f"{labelled(r['warning'], labels)}"
+            for r in frame.iter_rows(named=True)
+            if r["warning"]
         ],
     )
     return Table(frame, html)
