@@ -246,18 +246,6 @@ def test_one_haystack_and_identical_runs_cannot_tell() -> None:
     assert r["p_value"] == 1.0 and r["verdict"] == "cannot tell" and (r["ci_low"], r["ci_high"]) == (0, 0)
 
 
-def test_the_seed_is_deprecated_and_changes_nothing() -> None:
-    rng = np.random.default_rng(320)
-    sizes = rng.integers(5, 60, 20)
-    ya, yb = paired_null(rng, sizes)
-    hay = np.repeat(np.arange(20), sizes)
-    d = np.bincount(hay, weights=ya - yb, minlength=20) + np.round(0.12 * sizes)  # a real difference
-    plain = paired_difference_test(d, sizes.astype(float))
-    with pytest.warns(DeprecationWarning, match=r"paired_difference_test\(seed="):
-        seeded = paired_difference_test(d, sizes.astype(float), seed=7)
-    assert seeded == plain and not math.isnan(plain.p)
-
-
 def _unscored_example() -> pl.DataFrame:
     """Two equally good runs over 20 haystacks of 30 questions, where a quarter of run a's wrong answers went
     unscored (a judge that fails to parse long wrong answers): the questions both scored favour a."""
