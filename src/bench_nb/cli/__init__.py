@@ -53,7 +53,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("bench_nb.cli.plan:plan", "Plan a benchmark's size from the difference to detect."),
     "export": ("bench_nb.cli.store:export", "Write runs into a Parquet run store."),
     "sweep": ("bench_nb.cli.sweep:sweep", "Run a grid of configurations (locally or on Ray)."),
-    "gate": ("bench_nb.cli.receipts:gate", "Fail when NEW is worse than BASE by more than a margin (CI)."),
+    "gate": (
+        "bench_nb.cli.receipts:gate",
+        "Is NEW worse than BASE by more than a margin? Not worse, worse or inconclusive (CI).",
+    ),
     "receipt": ("bench_nb.cli.receipts:receipt", "Write a run's receipt: a summary anyone can verify."),
     "verify": ("bench_nb.cli.receipts:verify", "Check a receipt and recompute its numbers from the run."),
 }

@@ -40,7 +40,8 @@ dataset_option = click.option(
     type=float,
     default=0.1,
     show_default=True,
-    help="One-sided level: the largest chance of failing when NEW is no worse than the margin.",
+    help="One-sided level: the largest chance of reporting 'worse' a NEW no worse than the margin allows, "
+    "and 'not worse' a NEW worse than it.",
 )
 @click.option("--by", type=click.Choice(["type"]), default=None, help="Also gate each question type.")
 @click.option(
