@@ -25,6 +25,9 @@ NOT_IMPORTED = {
 }
 # Imported modules that come with a runtime dependency rather than their own.
 COMES_WITH = {"IPython": "ipykernel", "tiktoken_ext": "tiktoken", "transformers": "sentence-transformers"}
+# Imported modules whose distribution has another name, for a machine without their extra (`make test` installs
+# only dev): packages_distributions() knows only what is installed.
+DISTRIBUTION = {"mem0": "mem0ai"}
 
 
 def _name(requirement: str) -> str:
@@ -55,7 +58,7 @@ def test_runtime_dependencies_are_what_src_imports() -> None:
     dists = packages_distributions()
     used = set()
     for module in _imported():
-        known = {d.lower().replace("_", "-") for d in dists.get(module, [module])}
+        known = {d.lower().replace("_", "-") for d in dists.get(module, [DISTRIBUTION.get(module, module)])}
         names = {COMES_WITH[module]} if module in COMES_WITH else known
         assert names & (runtime | extras), (
             f"src imports {module} ({names}), which no runtime dependency or extra gives"
@@ -66,6 +69,15 @@ def test_runtime_dependencies_are_what_src_imports() -> None:
         f"runtime dependencies src never imports: {sorted(unused)} (move them to dev, or say why)"
     )
     assert set(NOT_IMPORTED) <= runtime
+
+
+def test_the_distribution_names_agree_with_the_installed_ones() -> None:
+    """``DISTRIBUTION`` says what packages_distributions() says where the extra is installed (CI's extras pass)."""
+    dists = packages_distributions()
+    for module, dist in DISTRIBUTION.items():
+        assert module in _imported()
+        if module in dists:
+            assert dist in {d.lower() for d in dists[module]}
 
 
 def test_what_only_the_tests_use_is_a_dev_dependency() -> None:

@@ -10,6 +10,7 @@ Loading it prints nothing: ``quiet_loading`` silences the libraries' progress ba
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import threading
 import warnings
@@ -56,7 +57,8 @@ def quiet_loading(*loggers: str) -> Iterator[None]:
     a failure still raises."""
     hf_logging: Any = None
     with contextlib.suppress(ImportError):  # without transformers there is no bar to silence
-        from transformers.utils import logging as hf_logging
+        # By name: a plain import would type-check only where transformers is installed (mypy no-redef).
+        hf_logging = importlib.import_module("transformers.utils.logging")
     bars = hf_logging is not None and hf_logging.is_progress_bar_enabled()
     levels = {name: logging.getLogger(name).level for name in loggers}
     with warnings.catch_warnings():
