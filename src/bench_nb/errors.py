@@ -60,6 +60,11 @@ class ProviderError(BenchNbError):
     """A memory provider failed (ingest, indexing, search or clear)."""
 
 
+class MissingProviderKey(ProviderError):
+    """A provider's API key the environment does not hold (``providers.cloud.common.api_key``): a dry run lists
+    every one at once with its estimate, where a run stops at the first."""
+
+
 class ModelError(BenchNbError):
     """An LLM call failed after its retries."""
 

@@ -174,3 +174,33 @@ def test_the_cli_runs_the_llm_prober_and_judge(
     assert deployment_usage(db) == {
         p: {"calls": 0, "input_tokens": 0, "output_tokens": 0} for p in ("prober", "judge")
     }
+
+
+def test_roi_run_exits_1_when_no_probe_was_judged(
+    jsonl_file: Path, db: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38: ``roi run`` exited 0 when every judgment failed (nothing measured)."""
+    from click.testing import CliRunner
+
+    from bench_nb.cli import cli
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.openai_base_url)
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
+    set_default_client(None)  # rebuilt from this environment
+    llm_server.responder = prober_responder
+    try:
+        args = ["roi", "run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json"]
+        CliRunner().invoke(
+            cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
+        )
+        generated = CliRunner().invoke(cli, args, catch_exceptions=False)
+        assert generated.exit_code == 0 and json.loads(generated.output)["probes"] == 4
+        llm_server.script(*[Reply("no verdict here")] * 4)  # every judgment unreadable
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    finally:
+        set_default_client(None)
+    assert result.exit_code == 1
+    run = json.loads(result.stdout)
+    assert (run["probes"], run["judged"], run["failed"]) == (4, 0, 4)
+    assert f"error: run {run['run_id']}: no probe was judged (4 of 4 failed" in result.stderr

@@ -54,6 +54,33 @@ def test_a_dry_run_checks_keys(
     assert "judge 'gpt-4o': OPENAI_API_KEY is not set" in capsys.readouterr().err
 
 
+def test_a_compare_dry_run_lists_every_missing_key_and_still_estimates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: the dry run stopped at the first missing key, so a user set keys one at a time before seeing
+    any estimate. Now it prints the estimate, then one error naming every key it lacks."""
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ZEP_API_KEY", "SUPERMEMORY_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    args = ["compare", "--dry-run", "-p", "sqlite,zep,supermemory", "-b", "sample", "--limit", "5"]
+    assert exit_code([*args, "-m", "gpt-4o", "-j", "sonnet-4.5,contains"]) == 1
+    captured = capsys.readouterr()
+    assert "sample: 5 of 50 questions" in captured.out
+    assert "zep: 1 container(s) to ingest, 5 searches" in captured.out and "supermemory: " in captured.out
+    assert "model calls: 15 to gpt-4o" in captured.out and "model calls: 15 to sonnet-4.5" in captured.out
+    [error] = captured.err.splitlines()
+    assert error.startswith("error: API key(s) missing: answerer 'gpt-4o': OPENAI_API_KEY is not set")
+    for missing in ("judge 'sonnet-4.5': ANTHROPIC_API_KEY", "ZEP_API_KEY", "SUPERMEMORY_API_KEY"):
+        assert missing in error
+    assert not (tmp_path / "data").exists()
+    estimate = estimate_run(
+        "zep", "sample", limit=2, judges="contains"
+    )  # the API: the keys beside the estimate
+    assert estimate.selected == 2 and [p.provider for p in estimate.providers] == ["zep"]
+    [missing] = estimate.missing_keys
+    assert "ZEP_API_KEY" in missing
+
+
 def test_full_context_on_all_of_locomo_warns_of_its_memory(locomo_path: Path) -> None:
     estimate = estimate_run("full-context,sqlite", "locomo", dataset=locomo_path)
     full, sqlite = estimate.providers

@@ -165,3 +165,20 @@ def test_reanswer_with_an_llm_answerer_is_cached(llm_env: LLMServer, tmp_path: P
     assert forced.answered == 4 and server.count() - calls_before == 4
     frame = bn.failure_reasons(run, backend="polars")
     assert frame["reanswer_score"].to_list() == [1.0] * 4
+
+
+def test_reanswer_checks_its_keys_before_the_first_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: a missing key failed the first question's answer call, in the answerer's words for that
+    question; now it is named with the answerer before any call, and nothing is written."""
+    from bench_nb.cli import main
+
+    run_benchmark("sqlite", "sample", k=1, run_id="s1", runs_dir=tmp_path, progress=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(SystemExit) as exc:
+        main(["reanswer", str(tmp_path / "s1"), "--answerer", "gpt-4o-mini"])
+    assert exc.value.code == 1
+    [error] = capsys.readouterr().err.splitlines()
+    assert error.startswith("error: answerer 'gpt-4o-mini': OPENAI_API_KEY is not set")
+    assert read_reanswers(tmp_path / "s1") == ({}, [])

@@ -193,3 +193,24 @@ def test_registry_judges_on_the_real_memorybench_run(mb_example: Path, tmp_path:
     # gpt-4o's 429 left one answer without its verdict: dropped from the complete-case statistics.
     assert ag.n_items + ag.n_dropped == 20 and ag.n_dropped >= 1
     assert len(ag.pairwise) == 3 and (ag.pairwise["n"] >= 19).all()
+
+
+def test_rejudge_checks_every_key_before_the_first_question(
+    bench_run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: ``rejudge -j gpt-4o`` without a key failed on the first question, with a doubled prefix
+    ("judge 'gpt-4o' failed on question q1: judge gpt-4o, question q1: OPENAI_API_KEY ..."). Now every missing
+    key is named before anything is graded, and nothing is written."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    judgments = (bench_run / "judgments.jsonl").read_bytes()
+    with pytest.raises(SystemExit) as exc:
+        main(["rejudge", str(bench_run), "-j", "f1,gpt-4o,sonnet-4.5"])
+    assert exc.value.code == 1
+    [error] = capsys.readouterr().err.splitlines()
+    assert error == (
+        "error: judge 'gpt-4o': OPENAI_API_KEY is not set: export it to call 'gpt-4o' (keys come from the "
+        "environment only); judge 'sonnet-4.5': ANTHROPIC_API_KEY is not set: export it to call 'sonnet-4.5' "
+        "(keys come from the environment only)"
+    )
+    assert (bench_run / "judgments.jsonl").read_bytes() == judgments  # not even f1 graded

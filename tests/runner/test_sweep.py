@@ -426,3 +426,38 @@ def test_a_retry_after_in_one_pool_worker_holds_back_the_others_with_its_key(llm
     for text in (str(holds), *logs_a, *logs_b, *logs_c):
         for secret in (same, other):
             assert secret not in text and "pool-shared" not in text and "pool-other" not in text
+
+
+class SearchFailsProvider:
+    """The sqlite provider whose every search fails (not retryable): each of its runs ends with nothing
+    evaluated."""
+
+    def __init__(self, run_dir: Path, **settings: Any) -> None:
+        from bench_nb.providers import get_provider
+
+        self.inner = get_provider("sqlite", run_dir=run_dir, **settings)
+        self.name = "search-fails"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def search(self, container: str, query: str, k: int) -> Any:
+        from bench_nb.errors import ProviderError
+
+        raise ProviderError("search refused (a test provider)")
+
+
+@pytest.mark.slow
+def test_a_sweep_whose_every_run_evaluated_nothing_exits_1(tmp_path: Path) -> None:
+    """Issue 38: a sweep whose runs all finished with every question failed exited 0."""
+    path = tmp_path / "fails.toml"
+    path.write_text(
+        'id = "fails"\nproviders = ["test_sweep:SearchFailsProvider"]\nbenchmarks = ["sample"]\nworkers = 1\n'
+        "[settings]\nlimit = 2\n"
+    )
+    runs = tmp_path / "runs"
+    result = CliRunner().invoke(cli, ["sweep", str(path), "--runs-dir", str(runs)], catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    [run_id] = [d.name for d in runs.iterdir()]
+    assert f"{run_id}: completed, 0 evaluated, 2 failed" in result.stdout
+    assert f"error: {run_id}: no question was evaluated (2 of 2 failed): nothing to report" in result.stderr

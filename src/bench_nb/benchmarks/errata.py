@@ -28,6 +28,7 @@ from bench_nb.benchmarks.download import DatasetWarning, check_sha256, download_
 from bench_nb.benchmarks.locomo import locomo_id_from_numbered
 from bench_nb.benchmarks.registry import DEFAULT_CACHE_DIR
 from bench_nb.errors import DatasetError, Problem
+from bench_nb.registry import did_you_mean
 
 ERRATA_FORMAT = "bench_nb-errata/1"
 # The audit's error types whose gold answer is right (only its evidence ids are wrong).
@@ -133,7 +134,9 @@ def get_errata_spec(name: str) -> ErrataSpec:
     """The published errata file registered as ``name`` (``locomo-errata``, or its benchmark's name)."""
     key = _ALIASES.get(name.lower(), name.lower())
     if key not in ERRATA:
-        raise DatasetError(f"unknown errata {name!r}; known: {', '.join(ERRATA)}")
+        raise DatasetError(
+            f"unknown errata {name!r}{did_you_mean(name, ERRATA)}; known: {', '.join(sorted(ERRATA))}"
+        )
     return ERRATA[key]
 
 

@@ -21,6 +21,7 @@ from bench_nb.benchmarks.download import sha256_file
 from bench_nb.benchmarks.errata import ERRATA, fetch_errata, get_errata_spec, load_errata
 from bench_nb.benchmarks.registry import folder_sha256
 from bench_nb.errors import DatasetError, Problem
+from bench_nb.registry import did_you_mean
 
 _CACHE = click.option(
     "--cache-dir",
@@ -75,7 +76,7 @@ def download(name: str, cache_dir: Path, force: bool) -> None:
         click.echo(f"{name.lower()}: {path}")
         click.echo(f"sha256 {sha256_file(path)} (verified)")
         return
-    spec = get_benchmark_spec(name)
+    spec = _dataset_spec(name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DatasetWarning)
         path = fetch_benchmark(spec.name, cache_dir=cache_dir, force=force)
@@ -108,7 +109,7 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
     if path.exists():
         name = benchmark or detect_benchmark(path)
     else:
-        spec = get_benchmark_spec(target)
+        spec = _dataset_spec(target)
         name = spec.name
         cached = spec.cache_path(cache_dir)
         if spec.bundled is not None:
@@ -153,6 +154,19 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
         click.echo(f"problem: {p}", err=True)
     if problems or not ok:
         raise SystemExit(1)
+
+
+def _dataset_spec(name: str) -> Any:
+    """The benchmark registered as ``name``; for an unknown name, an error offering the nearest of every
+    dataset ``download`` and ``verify`` take (benchmarks, their aliases and the errata files), sorted."""
+    try:
+        return get_benchmark_spec(name)
+    except DatasetError:
+        benchmarks = {a for b in list_benchmarks() for a in (b, *get_benchmark_spec(b).aliases)}
+        known = sorted({*benchmarks, *ERRATA})
+        raise DatasetError(
+            f"unknown dataset {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"
+        ) from None
 
 
 def _verify_errata(path: Path | None, name: str, expected: str | None, cache_dir: Path) -> None:

@@ -12,6 +12,7 @@ from bench_nb.frames.judgments import judgments_frame
 from bench_nb.judges.audit import GENERATORS
 from bench_nb.judges.prompts import check_strictness
 from bench_nb.metrics.agreement import judge_agreement
+from bench_nb.registry import did_you_mean
 from bench_nb.runner.rejudge import rejudge as rejudge_run
 
 
@@ -167,7 +168,10 @@ def judge_audit_cmd(
     chosen = [g.strip() for g in generators.split(",") if g.strip()]
     unknown = [g for g in chosen if g not in GENERATORS]
     if unknown:
-        raise click.BadParameter(f"unknown generator(s) {', '.join(unknown)}; known: {', '.join(GENERATORS)}")
+        raise click.BadParameter(
+            f"unknown generator(s) {', '.join(unknown)}{did_you_mean(unknown[0], GENERATORS)}; known: "
+            f"{', '.join(GENERATORS)}"
+        )
     made = write_audit_runs(
         run_dir,
         specs,

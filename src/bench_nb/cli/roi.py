@@ -250,6 +250,13 @@ def run_cmd(owner: str, db: str, as_json: bool, **opts: Any) -> None:
     if run.notes:
         summary["notes"] = list(run.notes)
     _echo(summary, as_json, _summary_text(summary))
+    if summary["probes"] and not summary["judged"]:  # nothing it was asked to do succeeded
+        click.echo(
+            f"error: run {summary['run_id']}: no probe was judged ({summary['failed']} of {summary['probes']} "
+            "failed; each error is kept with its result, bench_nb.roi.roi_results_df): nothing measured",
+            err=True,
+        )
+        raise SystemExit(1)
 
 
 @roi.command("status")

@@ -372,6 +372,8 @@ def _dry_run(providers: str | None, opts: dict[str, Any]) -> None:
     estimate = estimate_run(providers, opts["benchmark"], **_settings(opts))
     for line in estimate.lines():
         click.echo(line)
+    if estimate.missing_keys:  # the run would stop at the first: every one is listed, then the dry run fails
+        raise BenchNbError(f"API key(s) missing: {'; '.join(estimate.missing_keys)}")
 
 
 def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[str, Any]) -> None:

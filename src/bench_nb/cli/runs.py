@@ -12,6 +12,7 @@ from bench_nb.errors import RunFormatWarning
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.accuracy import success_rate_frame
 from bench_nb.metrics.memscore import memscore_frame
+from bench_nb.registry import did_you_mean
 from bench_nb.runformat.format import PHASES, decode_results
 from bench_nb.runformat.load import load_runs, read_run
 from bench_nb.text import hit_text, one_line
@@ -110,7 +111,8 @@ def show_failures(
         unknown = [t for t in types if t.lower() not in {k.lower() for k in known}]
         if unknown:
             raise click.BadParameter(
-                f"no question type {unknown[0]!r} in {run_dir}; its types: {', '.join(known)}",
+                f"no question type {unknown[0]!r}{did_you_mean(unknown[0], known, cutoff=0.5)} in {run_dir}; "
+                f"its types: {', '.join(known)}",
                 param_hint="--type",
             )
         bad = bad.filter(

@@ -34,7 +34,7 @@ def sweep(
     """Run every configuration of SWEEP_FILE as a resumable run; rerunning it resumes."""
     from dataclasses import replace
 
-    from bench_nb.cli.run import _summary_line
+    from bench_nb.cli.run import _nothing_evaluated, _summary_line
     from bench_nb.runner.sweep import SweepRun, load_sweep, run_sweep
 
     spec = load_sweep(sweep_file)
@@ -63,4 +63,8 @@ def sweep(
     bad = [r for r in result.runs if r.status != "completed"]
     if bad:
         click.echo(f"{len(bad)} run(s) not completed; rerun to resume: bench-nb sweep {sweep_file}")
+    empty = [r.result for r in result.runs if r.status == "completed" and not r.result.evaluated]
+    for r in empty:  # finished, but every question failed: nothing to report, as `bench-nb run` says
+        click.echo(f"error: {_nothing_evaluated(r)}", err=True)
+    if bad or empty:
         raise SystemExit(1)

@@ -36,6 +36,7 @@ from typing import Literal
 
 from bench_nb.providers.query import STOP_WORDS
 from bench_nb.records import Question
+from bench_nb.registry import did_you_mean
 
 Kind = Literal["wrong", "correct"]
 WRONG_GENERATORS: tuple[str, ...] = ("specific", "vague", "dont-know")
@@ -62,7 +63,9 @@ def kind_of(generator: str) -> Kind:
         return "wrong"
     if generator in CORRECT_GENERATORS:
         return "correct"
-    raise ValueError(f"unknown audit generator {generator!r}; known: {', '.join(GENERATORS)}")
+    raise ValueError(
+        f"unknown audit generator {generator!r}{did_you_mean(generator, GENERATORS)}; known: {', '.join(GENERATORS)}"
+    )
 
 
 # --- words, names, dates, numbers ------------------------------------------------------------------------

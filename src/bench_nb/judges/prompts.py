@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 
 from bench_nb.records import Question
+from bench_nb.registry import did_you_mean
 
 RubricName = str  # one of RUBRICS' keys
 
@@ -160,7 +161,10 @@ _RUBRICS_BY_STRICTNESS: dict[str, dict[RubricName, str]] = {
 def check_strictness(strictness: str) -> str:
     """``strictness`` when it is one of ``JUDGE_PROMPTS``; ValueError naming the levels otherwise."""
     if strictness not in _RUBRICS_BY_STRICTNESS:
-        raise ValueError(f"unknown judge prompt {strictness!r}; known: {', '.join(JUDGE_PROMPTS)}")
+        raise ValueError(
+            f"unknown judge prompt {strictness!r}{did_you_mean(strictness, JUDGE_PROMPTS)}; known: "
+            f"{', '.join(JUDGE_PROMPTS)}"
+        )
     return strictness
 
 

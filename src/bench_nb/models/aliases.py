@@ -137,9 +137,11 @@ def resolve_model(alias: str, *, base_url: str | None = None) -> ModelSpec:
         elif base_url:
             spec = ModelSpec(name, name, "openai", "local", key_env=None)
     if spec is None:
+        from bench_nb.registry import did_you_mean
+
         known = ", ".join(sorted(MODELS))
         raise ModelError(
-            f"unknown model {alias!r}: use an alias ({known}), a prefixed name such as "
+            f"unknown model {alias!r}{did_you_mean(name, MODELS)}: use an alias ({known}), a prefixed name such as "
             "'openai:<id>', 'anthropic:<id>', 'local:<id>' or 'ollama:<id>', or pass base_url"
         )
     if base_url:
@@ -172,12 +174,11 @@ def _prefixed(prefix: str, model_id: str, alias: str) -> ModelSpec | None:
 def unknown_name(kind: str, name: str, offline: tuple[str, ...]) -> str:
     """The message for an answerer or judge name that is neither built in nor a model: the nearest of both
     (difflib), the offline ones, then the model aliases, so ``-j contans`` says ``contains``."""
-    import difflib
+    from bench_nb.registry import did_you_mean
 
-    near = difflib.get_close_matches(name.strip().lower(), [*offline, *MODELS], n=1, cutoff=0.6)
-    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    hint = did_you_mean(name, [*offline, *MODELS])
     return (
-        f"unknown {kind} {name!r}{hint}: offline, no key needed: {', '.join(offline)}; or a model: "
+        f"unknown {kind} {name!r}{hint}: offline, no key needed: {', '.join(sorted(offline))}; or a model: "
         f"{', '.join(sorted(MODELS))}, or a prefixed name such as 'openai:<id>', 'anthropic:<id>', "
         "'local:<id>' or 'ollama:<id>'"
     )

@@ -13,7 +13,6 @@ every output is in.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import shutil
@@ -27,6 +26,7 @@ from typing import Any
 
 from bench_nb.errors import ReportError
 from bench_nb.fast_imports import load_jsonschema
+from bench_nb.registry import did_you_mean
 from bench_nb.reports.index import ReportEntry, RunEntry, record_report
 from bench_nb.reports.locate import find_notebook, resolve_runs
 from bench_nb.reports.notebook import SUMMARY_MIME
@@ -233,8 +233,7 @@ def check_parameters(notebook: Path, params: Mapping[str, Any] | None) -> None:
         return
     parts = []
     for name in unknown:
-        near = difflib.get_close_matches(name, declared, n=1, cutoff=0.5)
-        parts.append(f"{name!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        parts.append(f"{name!r}" + did_you_mean(name, declared, cutoff=0.5))
     raise ReportError(
         f"notebook {notebook.name} has no parameter {', '.join(parts)}; its parameters: {', '.join(declared)}"
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench_nb.errors import ReportError
+from bench_nb.registry import did_you_mean
 
 if TYPE_CHECKING:
     from bench_nb.frames.store import StoredRuns
@@ -48,7 +49,9 @@ def find_notebook(name: str | os.PathLike[str]) -> Path:
         if candidate.is_file():
             return candidate.resolve()
     known = sorted({c.stem for d in notebook_dirs() if d.is_dir() for c in d.glob("*.ipynb")})
-    raise ReportError(f"no notebook named {str(name)!r}; available: {', '.join(known) or 'none'}")
+    raise ReportError(
+        f"no notebook named {str(name)!r}{did_you_mean(stem, known)}; available: {', '.join(known) or 'none'}"
+    )
 
 
 DEMO_RUNS = "data/demo/runs/*"  # where `make demo` (bench-nb demo) writes its three runs

@@ -138,16 +138,14 @@ def provider_prompt_options(
     return a_opts, j_opts
 
 
-def check_credentials(answerer: Answerer, judges: Sequence[Judge]) -> None:
-    """Check the API key of every model the answerer and the judges call (their ``spec``), before a run
-    ingests anything: a missing key fails the run at once, not every question at its answer phase.
-
-    Raises:
-        ModelError: a key the environment does not hold, naming the variable and the answerer or judge.
-    """
+def missing_credentials(answerer: Answerer | None, judges: Sequence[Judge]) -> list[str]:
+    """Every API key the answerer and the judges would call a model with (their ``spec``) that the
+    environment does not hold, one line each naming the answerer or judge and the variable."""
     from bench_nb.models.aliases import ModelSpec
 
-    for role, obj in (("answerer", answerer), *(("judge", j) for j in judges)):
+    missing = []
+    roles = [("answerer", answerer)] if answerer is not None else []
+    for role, obj in (*roles, *(("judge", j) for j in judges)):
         spec = getattr(obj, "spec", None)
         if isinstance(spec, ModelSpec):
             from bench_nb.models.client import check_key  # the SDKs: only for a run that calls a model
@@ -155,7 +153,21 @@ def check_credentials(answerer: Answerer, judges: Sequence[Judge]) -> None:
             try:
                 check_key(spec)
             except ModelError as err:
-                raise ModelError(f"{role} {getattr(obj, 'name', spec.alias)!r}: {err}") from None
+                missing.append(f"{role} {getattr(obj, 'name', spec.alias)!r}: {err}")
+    return missing
+
+
+def check_credentials(answerer: Answerer | None, judges: Sequence[Judge]) -> None:
+    """Check the API key of every model the answerer and the judges call (their ``spec``), before a run
+    ingests anything (or a rejudge grades anything): a missing key fails at once, not every question at its
+    answer or evaluate phase.
+
+    Raises:
+        ModelError: keys the environment does not hold, every one named with its answerer or judge.
+    """
+    missing = missing_credentials(answerer, judges)
+    if missing:
+        raise ModelError("; ".join(missing))
 
 
 def split_specs(specs: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:

@@ -2,7 +2,8 @@
 
 ``estimate_run`` loads the benchmark, selects the questions exactly as a run would, makes each provider in a
 temporary directory (a cloud provider checks its key there) and the answerer and judges (their models' keys
-checked by ``components.check_credentials``), then counts: containers to ingest, searches, model calls, the
+checked by ``components.missing_credentials``), then counts (every missing key is listed in ``missing_keys``, all
+at once, beside the estimate; the command line prints the estimate, then fails naming them): containers to ingest, searches, model calls, the
 answer prompts' context tokens, their list price, and the run directory's disk and peak memory.
 
 Context tokens are counted on the context as the answer prompt shows it (``models.prompt.format_context``:
@@ -30,14 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import BenchNbWarning, RunFormatError
+from bench_nb.errors import BenchNbWarning, MissingProviderKey, RunFormatError
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runner.components import (
-    check_credentials,
     make_answerer,
     make_judges,
     make_provider,
+    missing_credentials,
     split_specs,
 )
 from bench_nb.runner.selection import NO_QUESTIONS, load_benchmark_spec, select_questions
@@ -96,9 +97,10 @@ class RunEstimate:
     cost_usd: dict[str, float | None] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # of the whole run (too few haystacks); a provider's are its own
     unmetered: tuple[str, ...] = ()  # providers that do not report their own model calls
+    missing_keys: tuple[str, ...] = ()  # every API key the run needs and the environment lacks, one line each
 
     def lines(self) -> list[str]:
-        """The estimate as the command line prints it."""
+        """The estimate as the command line prints it (the missing keys are its error line)."""
         gb = 1024**3
         out = [
             "Dry run: nothing ingested, no model called; keys and providers checked.",
@@ -303,9 +305,12 @@ def estimate_run(
 ) -> RunEstimate:
     """The cost of running ``providers`` on ``benchmark`` with these settings, before anything runs.
 
+    Every API key the providers, the answerer and the judges need and the environment lacks is in
+    ``missing_keys`` (the run would stop at the first): the estimate is made without them.
+
     Raises:
-        BenchNbError: as the run would before its first ingest: a missing key (provider, answerer or judge),
-            an unknown provider, benchmark, question type or selection.
+        BenchNbError: as the run would before its first ingest: an unknown provider, benchmark, question type
+            or selection.
     """
     from bench_nb.models.aliases import ModelSpec
     from bench_nb.models.prices import cost_usd
@@ -320,7 +325,7 @@ def estimate_run(
     judge_spec = judges if judges is not None else ",".join(default_judges(bench.name))
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)
     judge_objs = make_judges(judge_spec)
-    check_credentials(answerer_obj, judge_objs)
+    missing = missing_credentials(answerer_obj, judge_objs)
     own = split_provider_settings(provider_settings, names)
     haystacks = list(dict.fromkeys(q.haystack_id for q in targets))
     token_model = _token_model(answerer_obj)
@@ -328,7 +333,11 @@ def estimate_run(
     reporting: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-nb-dry-run-") as tmp:
         for name in names:
-            made = make_provider(name, run_dir=Path(tmp) / name.replace(":", "_"), settings=own[name])
+            try:
+                made = make_provider(name, run_dir=Path(tmp) / name.replace(":", "_"), settings=own[name])
+            except MissingProviderKey as err:  # estimated all the same (a cloud provider reports no usage)
+                missing.append(str(err))
+                made = None
             if reports_usage(made):
                 reporting.append(name)
             close = getattr(made, "close", None)
@@ -393,6 +402,7 @@ def estimate_run(
             if w
         ),
         unmetered=tuple(n for n in names if n not in reporting),
+        missing_keys=tuple(missing),
         answerer=answerer_obj.name,
         judges=tuple(j.name for j in judge_objs),
         providers=tuple(per_provider),

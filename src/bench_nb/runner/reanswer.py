@@ -108,6 +108,8 @@ def reanswer(
     Raises:
         BenchNbError: an unknown source, a run without a checkpoint, or an answerer or benchmark the run does
             not name (made with an object): give it.
+        ModelError: the answerer's or the judge's API key is not in the environment (every missing one named),
+            before the first question is answered.
     """
     if source not in SOURCES:
         raise BenchNbError(f"reanswer: unknown source {source!r}; known: {', '.join(SOURCES)}")
@@ -125,7 +127,7 @@ def reanswer(
     if answerer_name is None:
         raise BenchNbError(f"{path}: the run does not record its answerer by name; give one (answerer=...)")
     from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT
-    from bench_nb.runner.components import in_context_format, make_answerer
+    from bench_nb.runner.components import check_credentials, in_context_format, make_answerer
 
     # The run's own context format, so the re-answer sees its hits as the run's answers did.
     context_format = spec.context_format or UNVERSIONED_CONTEXT_FORMAT
@@ -160,6 +162,8 @@ def reanswer(
                 if question is None or not hits:
                     no_evidence += 1
                     continue
+                if not answered:  # before the first call: every missing key named, nothing half done
+                    check_credentials(reader, [judge])
                 answer = reader.answer(question, hits)
                 verdict = judge.judge(question, answer.hypothesis)
                 record = Reanswer(

@@ -28,6 +28,7 @@ from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
 from bench_nb.runformat.spec import RunSpec, primary_judge
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
+from bench_nb.runner.components import check_credentials
 from bench_nb.runner.lock import lock_run
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
@@ -182,6 +183,8 @@ def rejudge(
             Deterministic judges grade once.
 
     Raises:
+        ModelError: a model judge's API key is not in the environment (every missing one named), before
+            anything is graded.
         JudgeError: a judge failed; every verdict obtained before is already saved.
         RunFormatError: not a run directory, or a primary switch the run cannot take.
         RunLockedError: another process is writing the run (``bench-nb run``, another rejudge).
@@ -209,6 +212,7 @@ def _rejudge(
         raise JudgeError(f"judge names must be distinct, got {names}")
     if replicates < 1:
         raise JudgeError(f"replicates must be at least 1, not {replicates}")
+    check_credentials(None, resolved)  # every missing key named before the first answer is graded
     todo = answered_questions(run)
     existing, _ = read_replicates(path)
     graded: dict[str, int] = {}

@@ -7,13 +7,13 @@ questions and every provider of a comparison gets the same set.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
 from bench_nb.errors import BenchNbError, DatasetError
 from bench_nb.records import Benchmark, Question
+from bench_nb.registry import did_you_mean
 from bench_nb.runformat.format import Sampling
 
 NO_QUESTIONS = "the benchmark has no questions to run"  # what a run (and its dry run) selecting none says
@@ -80,8 +80,7 @@ def exclude_types(benchmark: Benchmark, types: str | Sequence[str]) -> Benchmark
     lowered = {t.lower() for t in known}
     for name in wanted:
         if name.lower() not in lowered:
-            near = difflib.get_close_matches(name.lower(), sorted(lowered), n=1, cutoff=0.5)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            hint = did_you_mean(name, known, cutoff=0.5)
             raise BenchNbError(
                 f"benchmark {benchmark.name!r} has no question type {name!r}{hint}; its types: {', '.join(known)}"
             )

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from bench_nb.errors import DeadlineExceeded, HoldBoardLost, ProviderError
+from bench_nb.errors import DeadlineExceeded, HoldBoardLost, MissingProviderKey, ProviderError
 from bench_nb.models.deadline import remaining as question_time_left
 from bench_nb.records import Session
 from bench_nb.retry_after import Holds, status_of
@@ -48,7 +48,7 @@ def api_key(env_var: str, provider: str) -> str:
     """The API key in ``env_var`` (keys are read from the environment only, never from settings)."""
     key = os.environ.get(env_var, "").strip()
     if not key:
-        raise ProviderError(
+        raise MissingProviderKey(
             f"provider {provider!r} needs an API key in the environment variable {env_var} "
             "(keys are read from the environment only: never pass them as settings)"
         )
