@@ -150,7 +150,6 @@ def _false_alarms(clusters: int, dominant: bool, graded: bool, accuracy: float, 
     return float(np.mean([paired_difference_test(s, counts).p < 0.05 for s in sums]))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("clusters", [30, 60])
 @pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("accuracy", [0.75, 0.95])
@@ -163,7 +162,6 @@ def test_false_alarms_at_most_seven_percent_with_one_haystack_holding_sixty_perc
     assert rate <= 0.07
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("clusters", [4, 8, 12])
 @pytest.mark.parametrize("dominant", [False, True])
 @pytest.mark.parametrize("graded", [False, True])
