@@ -9,14 +9,18 @@ comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Live tests call paid third-party APIs when keys are set: opt in with `make test PYTEST_ARGS=-m live`.
 PYTEST_ARGS ?= -m "not live"
+# The dev tools' releases (ruff, mypy, pytest, ...), pinned so that a new release cannot fail a fresh clone.
+# Update them on purpose: `make upgrade-dev`, then `make test`, and commit the file.
+CONSTRAINTS = constraints-dev.txt
+DEV_TOOLS = $(shell sed -e 's/[#=].*//' -e '/^ *$$/d' $(CONSTRAINTS))
 
-.PHONY: demo test lint typecheck check bench clean
+.PHONY: demo test lint typecheck check bench clean upgrade-dev
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	case ",$(EXTRAS)," in *,mem0,*) $(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0 ;; esac
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e '.[$(EXTRAS)]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bench_nb)" >/dev/null
 	touch $(STAMP)
 
@@ -39,6 +43,12 @@ check: lint typecheck
 
 bench: $(STAMP)
 	$(BIN)/python bench/load.py
+
+# The newest release of each pinned dev tool into $(VENV), written back to $(CONSTRAINTS) (then: make test).
+upgrade-dev: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade $(DEV_TOOLS)
+	{ sed -n '/^#/p' $(CONSTRAINTS); $(BIN)/python -m pip freeze --disable-pip-version-check | grep -iE '^($(subst $(eval) ,|,$(DEV_TOOLS)))==' | LC_ALL=C sort -f; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 
 clean:
 	rm -rf $(VENV) reports/*.html
