@@ -175,3 +175,21 @@ def test_a_run_directory_that_cannot_hold_a_lock_file_is_a_clear_error(tmp_path:
     missing = tmp_path / "not-made"
     with pytest.raises(RunFormatError, match=r"cannot open the run's lock file \.lock"):
         lock_run(missing)
+
+
+def test_a_run_and_a_store_are_locked_by_the_one_implementation(tmp_path: Path) -> None:
+    """runner.lock and frames.store both hold runformat.lock's FileLock: the same holder record, the run's file
+    kept and emptied on release, the store's removed."""
+    from bench_nb.frames.store import lock_store
+    from bench_nb.runformat.lock import FileLock
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    with lock_run(run_dir) as run_lock, lock_store(tmp_path / "store") as store_lock:
+        assert isinstance(run_lock, FileLock) and isinstance(store_lock, FileLock)
+        run_holder = json.loads((run_dir / LOCK).read_text())
+        store_holder = json.loads((tmp_path / "store" / ".lock").read_text())
+        assert set(run_holder) == set(store_holder) == {"pid", "host", "startedAt", "command"}
+        assert run_holder["pid"] == store_holder["pid"] == os.getpid()
+        assert (run_holder["command"], store_holder["command"]) == ("bench-nb run", "bench-nb export")
+    assert (run_dir / LOCK).read_text() == "" and not (tmp_path / "store" / ".lock").exists()

@@ -43,14 +43,12 @@ Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``g
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import hashlib
 import io
 import json
 import logging
 import os
-import socket
 import time
 import uuid
 import warnings
@@ -70,6 +68,7 @@ from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import Run, RunSet, Sources, find_run_paths
 from bench_nb.runformat.load import load_runs as load_run_dirs
+from bench_nb.runformat.lock import FileLock, same_file, take_lock
 from bench_nb.runformat.spec import Invocation, RunSpec, read_spec
 from bench_nb.text import hit_text
 
@@ -358,113 +357,41 @@ def _open_root(fs: pafs.FileSystem, root: str) -> None:
 # --- one writer per store ---------------------------------------------------------------------------------
 
 
-@dataclass
-class StoreLock:
-    """The store's write lock (an exclusive ``flock`` on ``STORE/.lock``); ``release`` or ``with`` frees it."""
-
-    path: Path
-    fd: int
-
-    def release(self) -> None:
-        """Remove the lock file, then unlock: a store keeps no ``.lock`` between writers. A process waiting on
-        the removed file finds it gone once it gets the lock and takes a new one (``lock_store``). A second call
-        does nothing."""
-        if self.fd < 0:
-            return
-        with contextlib.suppress(OSError):
-            os.ftruncate(self.fd, 0)
-        with contextlib.suppress(OSError):
-            if _same_file(self.path, self.fd):
-                self.path.unlink()
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
-        self.fd = -1
-
-    def __enter__(self) -> StoreLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
 def lock_store(
     store: str | os.PathLike[str], *, wait: bool = True, on_wait: Callable[[str], None] | None = None
-) -> StoreLock:
-    """Take a local store's write lock; one process writes a store at a time.
+) -> FileLock:
+    """Take a local store's write lock (``runformat.lock``, removed on release); one process writes a store
+    at a time.
 
     With ``wait`` (the default) a process that finds the lock held says whom it waits for (``on_wait``, else
     a warning on the ``bench_nb.store`` logger) and blocks until the holder ends (the kernel frees a
     ``flock`` when its process dies, so a killed export leaves no lock); without, it raises
-    ``RunFormatError`` naming the holder. Like a run directory's lock (``runner/lock.py``): one machine only.
+    ``RunFormatError`` naming the holder. Like a run directory's lock: one machine only.
     """
     root = Path(store).absolute()
     path = root / LOCK
+
+    def held(holder: dict[str, Any]) -> None:
+        who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')}, started {holder.get('startedAt', '?')}"
+        if not wait:
+            raise RunFormatError(root, f"the store is being written by {who}: one export at a time")
+        message = f"{root} is being written by {who}: waiting for it to finish (one export at a time)"
+        (on_wait or logging.getLogger("bench_nb.store").warning)(message)
+
     while True:
         root.mkdir(parents=True, exist_ok=True)  # again: a refused first export removes the folder it made
-        fd = _take_lock(root, path, wait, on_wait)
-        if fd is None:
-            continue
-        if _same_file(path, fd):
-            break
-        os.close(fd)  # the holder removed the file as it let go: lock the one that is there now
-    me = {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, json.dumps(me).encode(), 0)
-    return StoreLock(path, fd)
-
-
-def _same_file(path: Path, fd: int) -> bool:
-    """``path`` is still the file open as ``fd`` (not removed, nor replaced by a new one)."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return False
-    own = os.fstat(fd)
-    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
-
-
-def _take_lock(root: Path, path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int | None:
-    """An ``flock`` on ``path`` (created if absent); its descriptor, or None when its folder was removed
-    meanwhile. A refusal creates no file it leaves."""
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as err:
-        if isinstance(err, FileNotFoundError) and not root.is_dir():
-            # its folder was removed meanwhile (a refused first export): the caller makes it again
-            return None
-        raise RunFormatError(path, f"cannot open the store's lock file: {err.strerror}") from None
-    try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _lock_holder(fd)
-            who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')}, started {holder.get('startedAt', '?')}"
-            if not wait:
-                raise RunFormatError(
-                    root, f"the store is being written by {who}: one export at a time"
-                ) from None
-            message = f"{root} is being written by {who}: waiting for it to finish (one export at a time)"
-            (on_wait or logging.getLogger("bench_nb.store").warning)(message)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _lock_holder(fd: int) -> dict[str, Any]:
-    for _ in range(50):  # the holder writes its name right after taking the lock
-        with contextlib.suppress(OSError, ValueError):
-            data = os.pread(fd, 4096, 0)
-            holder = json.loads(data) if data.strip() else None
-            if isinstance(holder, dict):
-                return holder
-        time.sleep(0.02)
-    return {}
+            lock = take_lock(path, "bench-nb export", held, remove=True)
+        except FileNotFoundError:
+            if root.is_dir():
+                raise RunFormatError(path, "cannot open the store's lock file: no such file") from None
+            continue  # its folder was removed meanwhile (a refused first export): make it again
+        except OSError as err:
+            raise RunFormatError(path, f"cannot open the store's lock file: {err.strerror}") from None
+        if same_file(path, lock.fd):
+            return lock
+        lock.remove = False
+        lock.release()  # the holder removed the file as it let go: lock the one that is there now
 
 
 def export_runs(
@@ -533,7 +460,7 @@ def _is_new(fs: pafs.FileSystem, root: str) -> bool:
 
 def _empty_folder(fs: pafs.FileSystem, root: str) -> None:
     """Delete what a refused first export wrote in the store's folder (its marker, any run's files), all but
-    the lock, which its holder removes as it lets go (``StoreLock.release``)."""
+    the lock, which its holder removes as it lets go (``FileLock.release``)."""
     import pyarrow.fs as pafs
 
     for entry in fs.get_file_info(pafs.FileSelector(root, allow_not_found=True)):
@@ -565,7 +492,7 @@ def _remove_if_empty(fs: pafs.FileSystem, folders: list[str]) -> None:
 
 def _lock_if_local(
     to: str | os.PathLike[str], filesystem: Any, on_wait: Callable[[str], None] | None
-) -> StoreLock | None:
+) -> FileLock | None:
     """The store's lock when it is a local folder (a ``flock`` needs one); other filesystems have none."""
     import pyarrow.fs as pafs
 

@@ -1,0 +1,122 @@
+"""One writer at a time: an exclusive ``flock`` on a lock file, held for as long as a process writes. The one
+lock implementation of bench_nb: a run directory's (``<run_dir>/.lock``, ``runner.lock.lock_run``) and a run
+store's (``STORE/.lock``, ``frames.store.lock_store``).
+
+The holder writes its pid, host, start time and command into the file right after taking the lock, so a
+process that finds the lock held can name it. The kernel releases a ``flock`` when its process dies, so a
+writer killed with SIGKILL leaves no lock behind: the next process takes it over, and ``FileLock.stale`` says
+who held it (a clean release empties the file). A run directory's file is never deleted (a process that
+opened it just before a deletion would lock a file nobody else sees); a store's is, on release, and a process
+that waited on the removed file takes the lock again on the new one.
+
+A ``flock`` is shared between processes of one machine (and over NFS only where the server supports it);
+two machines writing one directory on a network disk are not guarded. ``filelock`` is not used: its lock
+file holds its own record of the holder, and the guarantees above (the holder named at once, the stale
+holder reported, a run's file never removed) are this module's, tested in tests/runner/test_run_lock.py and
+tests/frames/test_store_lock_file.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class FileLock:
+    """A held lock; ``release`` (or leaving the ``with`` block) gives it up.
+
+    Attributes:
+        path: the lock file.
+        stale: what the file said when the lock was taken over from a process that died holding it, else None.
+        remove: delete the file on release (a store keeps no ``.lock`` between writers).
+    """
+
+    path: Path
+    fd: int
+    stale: dict[str, Any] | None = None
+    remove: bool = False
+
+    def release(self) -> None:
+        """Give the lock up, leaving its file empty (or removed); a second call does nothing."""
+        if self.fd < 0:
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(self.fd, 0)  # a clean release: the next holder finds nothing stale
+        if self.remove:
+            with contextlib.suppress(OSError):
+                if same_file(self.path, self.fd):
+                    self.path.unlink()
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+        self.fd = -1
+
+    def __enter__(self) -> FileLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def read_holder(fd: int, *, wait: bool = True) -> dict[str, Any]:
+    """Who the lock file names (``pid``, ``host``, ``startedAt``, ``command``), ``{}`` if nobody; with ``wait``,
+    up to a second for a holder that has just taken the lock to write its name."""
+    for _ in range(50 if wait else 1):
+        with contextlib.suppress(OSError, ValueError):
+            data = os.pread(fd, 4096, 0)
+            holder = json.loads(data) if data.strip() else None
+            if isinstance(holder, dict):
+                return holder
+        if wait:
+            time.sleep(0.02)
+    return {}
+
+
+def take_lock(
+    path: Path, command: str, on_held: Callable[[dict[str, Any]], None], *, remove: bool = False
+) -> FileLock:
+    """Lock ``path`` (created if absent) and write this process into it. When another process holds it,
+    ``on_held(holder)`` is called: it raises to refuse, or returns to wait until the holder lets go.
+
+    Raises:
+        OSError: the file cannot be opened (the caller names it).
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            on_held(read_holder(fd))
+            fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    stale = read_holder(fd, wait=False) or None
+    me = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "startedAt": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "command": command,
+    }
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+    return FileLock(path, fd, stale, remove)
+
+
+def same_file(path: Path, fd: int) -> bool:
+    """``path`` is still the file open as ``fd`` (not removed, nor replaced by a new one)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
