@@ -227,8 +227,12 @@ def _ratio_power(
     def mde(power: float) -> float:
         return paired_test_multiplier(k, 2 * alpha, power) * se
 
-    detectable = mde(POWER)
-    return (margin + detectable if math.isfinite(detectable) else _NAN), _power_at(mde, margin)
+    # The noise of a ratio grows with it: at a true ratio R its standard error is about R·se (se the relative
+    # one, at R = 1), so the test at the margin shows R worse with the power when R − (1 + margin) reaches
+    # mde·R, i.e. R = (1 + margin) / (1 − mde).
+    shift = mde(POWER) / ratio if ratio > 0 else _NAN
+    detectable = (1 + margin) / (1 - shift) - 1 if 0 <= shift < 1 else _NAN
+    return detectable, _power_at(lambda power: mde(power) / ratio, margin)
 
 
 def _power_at(mde: Any, margin: float) -> float:
