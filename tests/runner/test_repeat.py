@@ -63,3 +63,29 @@ def test_repeat_makes_fresh_calls_per_repeat_and_resumes(llm_env: LLMServer, tmp
     assert server.count() == 6  # both repeats were complete: nothing asked again
     table = repeat_variance(runs, backend="polars")
     assert table["runs"].to_list() == [2] and table["replicates"].to_list() == [1]
+
+
+def test_a_repeat_run_has_its_own_client_and_leaves_the_process_one_alone(
+    llm_env: LLMServer, tmp_path: Path
+) -> None:
+    """The repeat's response cache belongs to its run (``ExecutionOptions.repeat``): the process-wide client,
+    which ``--repeat`` used to swap for the length of a repeat, is the same object before and after."""
+    from bench_nb.models.client import default_client
+    from bench_nb.runner.run import run_benchmark
+
+    before = default_client()
+    for repeat in (1, 2):
+        result = run_benchmark(
+            "no-memory",
+            "sample",
+            limit=2,
+            answerer="gpt-4o-mini",
+            judges="f1",
+            repeat=repeat,
+            run_id=f"own-r{repeat}",
+            runs_dir=tmp_path / "runs",
+            progress=False,
+        )
+        assert result.status == "completed" and default_client() is before
+    assert llm_env.count() == 4  # repeat 2 replayed nothing of repeat 1
+    assert (tmp_path / "cache" / "llm.repeat-2.sqlite").is_file()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
@@ -129,57 +130,30 @@ _BENCHMARKS: Registry[BenchmarkSpec] = Registry("benchmark", DatasetError)
 
 
 def register_benchmark(
-    name: str,
-    reader: BenchmarkReader,
-    *,
-    description: str = "",
-    url: str | None = None,
-    sha256: str | None = None,
-    filename: str | None = None,
-    aliases: tuple[str, ...] = (),
-    bundled: Path | None = None,
-    files: tuple[tuple[str, str, str | None], ...] = (),
-    source: str = "",
-    folder_files: Callable[[Path], list[str]] | None = None,
-    traits: BenchmarkTraits | None = None,
-    replace: bool = False,
+    name: str, reader: BenchmarkReader, *, replace: bool = False, **fields: Any
 ) -> BenchmarkSpec:
-    """Register a benchmark under ``name`` (and ``aliases``).
+    """Register a benchmark under ``name`` (and its ``aliases``).
 
     Args:
         name: the name ``load_benchmark`` takes.
         reader: ``reader(path, problems) -> Benchmark`` (see ``BenchmarkReader``).
-        description: one line shown by ``bench-nb datasets list``.
-        url: official download URL; ``filename`` defaults to its last path segment.
-        sha256: the pinned hex digest a download (or cached copy) must have.
-        filename: the file's name in the cache directory.
-        aliases: other names for it.
-        bundled: a file shipped with the package, read when no path is given.
-        files: a folder benchmark's ``(relative path, url, sha256 or None)`` (see ``BenchmarkSpec``).
-        source: where a folder benchmark comes from.
-        folder_files: a folder benchmark's files in a local copy (see ``BenchmarkSpec``).
-        traits: what the rest of bench_nb knows about it (``BenchmarkTraits``; default: the defaults).
         replace: allow replacing an existing registration of ``name``.
+        fields: the rest of its ``BenchmarkSpec``: ``description``, ``url``, ``sha256`` (the pinned hex digest a
+            download or cached copy must have), ``filename`` (default: the url's last segment), ``aliases``,
+            ``bundled``, ``files``, ``source``, ``folder_files``, ``traits``.
 
     Raises:
-        DatasetError: the name or an alias is taken and ``replace`` is False.
+        DatasetError: the name or an alias is taken and ``replace`` is False, or a field is not a spec's.
     """
-    if url and not filename:
-        filename = url.rstrip("/").rsplit("/", 1)[-1]
-    spec = BenchmarkSpec(
-        name.strip().lower(),
-        reader,
-        description,
-        url,
-        sha256.lower() if sha256 else None,
-        filename,
-        tuple(a.lower() for a in aliases),
-        bundled,
-        tuple(files),
-        source,
-        folder_files,
-        traits or BenchmarkTraits(),
-    )
+    if fields.get("url") and not fields.get("filename"):
+        fields["filename"] = fields["url"].rstrip("/").rsplit("/", 1)[-1]
+    fields["sha256"] = (fields.get("sha256") or "").lower() or None
+    fields["aliases"] = tuple(a.lower() for a in fields.get("aliases", ()))
+    fields["files"] = tuple(fields.get("files", ()))
+    try:
+        spec = BenchmarkSpec(name.strip().lower(), reader, **fields)
+    except TypeError as err:
+        raise DatasetError(f"benchmark {name!r}: {err}") from None
     return _BENCHMARKS.register(spec.name, spec, aliases=spec.aliases, replace=replace)
 
 

@@ -383,7 +383,6 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
     import time
 
     from bench_nb.metrics.repeats import repeat_variance_frame
-    from bench_nb.runner.repeats import repeat_cache
     from bench_nb.runner.run import run_spec
 
     opts["benchmark"] = _benchmark(opts)
@@ -396,10 +395,8 @@ def _repeat(provider: str | None, run_id: str | None, repeat: int, opts: dict[st
     dirs = []
     unfinished = False
     for i in range(1, repeat + 1):
-        with repeat_cache(i):
-            result = run_spec(
-                _spec(provider, opts), _options(opts), run_id=f"{base}-r{i}", runs_dir=opts["runs_dir"]
-            )
+        options = dataclasses.replace(_options(opts), repeat=i)
+        result = run_spec(_spec(provider, opts), options, run_id=f"{base}-r{i}", runs_dir=opts["runs_dir"])
         click.echo(_summary_line(result))
         dirs.append(result.run_dir)
         unfinished = unfinished or result.status != "completed" or not result.evaluated

@@ -18,7 +18,7 @@ from typing import Any
 
 from bench_nb.errors import BenchNbError, ModelError
 from bench_nb.judges.base import Judge
-from bench_nb.judges.registry import get_judge, is_registered_judge
+from bench_nb.judges.registry import calls_no_model, get_judge, is_registered_judge
 from bench_nb.models.aliases import MODEL_PREFIXES
 from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
@@ -135,6 +135,27 @@ def provider_prompt_options(
                     "prompt": prompts["judge"],
                     "allow_custom_prompt": True,
                 }
+    return a_opts, j_opts
+
+
+def with_client(
+    client: Any,
+    answerer: str | Answerer,
+    judges: Sequence[str | Judge],
+    answerer_options: Mapping[str, Any] | None,
+    judge_options: Mapping[str, Mapping[str, Any]] | None,
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The answerer's and judges' options with ``client`` (a run's own LLM client) for each made by name that
+    calls a model; offline ones, plugins and objects are made as given."""
+    from bench_nb.models.answerers import calls_no_model as answerer_calls_no_model
+
+    a_opts = dict(answerer_options or {})
+    if isinstance(answerer, str) and not is_plugin(answerer) and not answerer_calls_no_model(answerer):
+        a_opts.setdefault("client", client)
+    j_opts = {name: dict(o) for name, o in (judge_options or {}).items()}
+    for spec in judges:
+        if isinstance(spec, str) and not is_plugin(spec) and not calls_no_model(spec):
+            j_opts.setdefault(spec.strip(), {}).setdefault("client", client)
     return a_opts, j_opts
 
 

@@ -3,18 +3,17 @@
 Repeat 1 reads and writes the usual response cache; repeat i > 1 its own file beside it,
 ``<stem>.repeat-<i><suffix>`` (``llm.repeat-2.sqlite``), so its model calls are made afresh instead of replayed
 from repeat 1, and rerunning resumes each repeat with its own cache. The cache is an option of the LLM client
-(``ClientSettings.cache_path``): the process-wide client is replaced for the repeat, the environment is not
-touched (a run's threads and any other code in the process see one consistent environment).
+(``ClientSettings.cache_path``): a repeat's run gets its own client (``ExecutionOptions.repeat``), which it hands
+to the answerer and judges it makes by name; the process-wide client and the environment are not touched, so
+runs in one process (threads, a sweep) never see another's cache.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
-from bench_nb.models.client import LLMClient, set_default_client
+from bench_nb.models.client import LLMClient
 from bench_nb.models.settings import ClientSettings
 
 
@@ -25,18 +24,9 @@ def repeat_cache_path(cache: Path | None, repeat: int) -> Path | None:
     return cache.with_name(f"{cache.stem}.repeat-{repeat}{cache.suffix}")
 
 
-@contextlib.contextmanager
-def repeat_cache(repeat: int) -> Iterator[Path | None]:
-    """Within the block, the process-wide LLM client reads and writes repeat ``repeat``'s response cache
-    (which it yields); repeat 1 changes nothing. After it, the client is rebuilt from the environment on next
-    use. One run at a time per process: a repeat's client is the process's."""
+def repeat_client(repeat: int) -> LLMClient | None:
+    """The LLM client of repeat ``repeat``: reading and writing its own response cache (``repeat_cache_path``);
+    None for repeat 1 or when caching is off (the process-wide client serves it)."""
     settings = ClientSettings.from_env()
     path = repeat_cache_path(settings.cache_path, repeat)
-    if path == settings.cache_path:
-        yield path
-        return
-    set_default_client(LLMClient(dataclasses.replace(settings, cache_path=path)))
-    try:
-        yield path
-    finally:
-        set_default_client(None)
+    return None if path == settings.cache_path else LLMClient(dataclasses.replace(settings, cache_path=path))

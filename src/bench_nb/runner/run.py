@@ -39,11 +39,13 @@ from bench_nb.runner.components import (
     make_provider,
     provider_prompt_options,
     split_specs,
+    with_client,
 )
 from bench_nb.runner.engine import Container, Engine, restore_results_files
 from bench_nb.runner.estimate import RunSizeWarning, start_warnings
 from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.progress import PhaseBars, progress_enabled
+from bench_nb.runner.repeats import repeat_client
 from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
@@ -237,6 +239,7 @@ def run_benchmark(
     question_timeout_s: float | None = DEFAULT_QUESTION_TIMEOUT_S,
     checkpoint_every_s: float = 5.0,
     progress: bool | None = None,
+    repeat: int = 1,
     provider_settings: Mapping[str, Any] | None = None,
     answerer_options: Mapping[str, Any] | None = None,
     judge_options: Mapping[str, Mapping[str, Any]] | None = None,
@@ -275,6 +278,8 @@ def run_benchmark(
         fail_fast: stop at the first question that fails after its retries.
         retry: the retry policy for retryable errors (default ``RetryPolicy()``).
         progress: progress bars; None decides from the environment (``BENCH_NB_QUIET=1`` hides them).
+        repeat: which repeat of the same settings this run is: repeat i > 1 reads and writes its own LLM response
+            cache (``llm.repeat-<i>.sqlite``), through an LLM client of its own (``runner.repeats``).
         indexing_timeout_s: how long a container's indexing may take before its questions fail.
         question_timeout_s: the longest a question's search, answer or evaluation may take, every retry
             included (model calls get at most what is left); then the phase fails. None: no deadline.
@@ -335,6 +340,7 @@ def run_benchmark(
         question_timeout_s=question_timeout_s,
         checkpoint_every_s=checkpoint_every_s,
         progress=progress,
+        repeat=repeat,
     )
     components = Components(objects, answerer_options, judge_options)
     return run_spec(spec, options, run_id=run_id, runs_dir=runs_dir, components=components)
@@ -407,7 +413,7 @@ def run_spec(
         try:
             provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
             answerer_obj, judge_objs, spec = _found(
-                run_dir, spec, components, provider_obj, bench, targets, own
+                run_dir, spec, components, provider_obj, bench, targets, own, options.repeat
             )
             resumed = (run_dir / CHECKPOINT).is_file()
             if resumed:  # refused if made with other settings
@@ -471,8 +477,10 @@ def _found(
     bench: Benchmark,
     targets: list[Question],
     own_settings: dict[str, Any],
+    repeat: int = 1,
 ) -> tuple[Answerer, list[Judge], RunSpec]:
-    """The answerer and judges made, and the run's settings with what they tell (``RunSpec.found``)."""
+    """The answerer and judges made (those that call a model, made by name, with repeat ``repeat``'s LLM client:
+    ``runner.repeats``), and the run's settings with what they tell (``RunSpec.found``)."""
     inv, objects = spec.asked_for, components.objects
     answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
     traits = benchmark_traits(bench.name)
@@ -481,6 +489,10 @@ def _found(
     if inv.allow_provider_prompts:  # the provider's own prompts need the provider object
         answerer_options, judge_options = provider_prompt_options(
             provider, answerer, split_specs(judges), answerer_options, judge_options
+        )
+    if (client := repeat_client(repeat)) is not None:
+        answerer_options, judge_options = with_client(
+            client, answerer, split_specs(judges), answerer_options, judge_options
         )
     # A resumed run's answerer shows the hits as the run's first answers saw them (RunSpec.context_format).
     answerer_obj = in_context_format(

@@ -46,6 +46,8 @@ class ExecutionOptions:
             (``models.deadline``); then it fails with ``DeadlineExceeded``. None: no deadline.
         checkpoint_every_s: the least time between two compactions of the journal into checkpoint.json.
         progress: progress bars on/off; None decides from the environment (see ``runner.progress``).
+        repeat: which repeat of the same settings this run is (``runner.repeats``): repeat i > 1 reads and writes
+            its own LLM response cache, through a client of its own.
     """
 
     concurrency: int = DEFAULT_CONCURRENCY
@@ -56,6 +58,7 @@ class ExecutionOptions:
     question_timeout_s: float | None = DEFAULT_QUESTION_TIMEOUT_S
     checkpoint_every_s: float = 5.0
     progress: bool | None = None
+    repeat: int = 1
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:

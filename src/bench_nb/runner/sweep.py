@@ -267,12 +267,10 @@ def _run_kwargs(sweep: Sweep, point: SweepPoint) -> dict[str, Any]:
 def run_point(point: SweepPoint, kwargs: dict[str, Any]) -> SweepRun:
     """Run one grid point through ``run_benchmark``. Repeat i > 1 reads and writes its own LLM response cache
     (``llm.repeat-<i>.sqlite`` beside the usual one), as ``bench-nb run --repeat`` does."""
-    from bench_nb.runner.repeats import repeat_cache
     from bench_nb.runner.run import run_benchmark
 
     try:
-        with repeat_cache(point.repeat):
-            result = run_benchmark(point.provider, point.benchmark, **kwargs)
+        result = run_benchmark(point.provider, point.benchmark, repeat=point.repeat, **kwargs)
         return SweepRun(point, result)
     except HoldBoardLost:  # not this run's failure: the sweep's (``_on_pool``, ``_outcome``)
         raise
