@@ -9,13 +9,17 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from runner_llm import llm_env, llm_server
 
 from bench_nb import judgments_df, questions_df, rejudge
 from bench_nb.cli import main
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.runformat.load import read_checkpoint
 from bench_nb.runformat.verdicts import read_verdicts
+from llm_server import LLMServer
 from stats_fixtures import ContainsJudge, FailingJudge, StrictJudge
+
+__all__ = ["llm_env", "llm_server"]
 
 ANSWERS = {"q1": "Biscuit", "q2": "London", "q3": "in March 2024", "q4": "cello", "q5": None, "q6": ""}
 
@@ -214,3 +218,17 @@ def test_rejudge_checks_every_key_before_the_first_question(
         "(keys come from the environment only)"
     )
     assert (bench_run / "judgments.jsonl").read_bytes() == judgments  # not even f1 graded
+
+
+def test_rejudge_exits_1_when_no_answer_was_scored(
+    bench_run: Path, llm_env: LLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: every command exits non-zero when nothing it was asked to do succeeded; a judge whose every
+    reply is unreadable grades each answer unscored."""
+    llm_env.responder = lambda path, body: "no verdict in here"
+    with pytest.raises(SystemExit) as exc:
+        main(["rejudge", str(bench_run), "-j", "gpt-4o-mini"])
+    assert exc.value.code == 1
+    captured = capsys.readouterr()
+    assert "gpt-4o-mini: graded 5, 5 unscored" in captured.out
+    assert captured.err == "error: no answer was scored (5 graded, every one unscored)\n"

@@ -68,6 +68,7 @@ def rejudge(
             check_strictness(p)
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--judge-prompts") from None
+    graded = scored = 0
     for run_dir in run_dirs:
         if len(run_dirs) > 1:
             click.echo(f"== {run_dir}")
@@ -80,6 +81,8 @@ def rejudge(
             judge_prompts=prompts,
             replicates=judge_replicates,
         )
+        graded += sum(result.graded.values())
+        scored += sum(result.graded.values()) - sum(result.unscored.values())
         for name in result.judges:
             extra = f", {result.unscored[name]} unscored" if result.unscored[name] else ""
             click.echo(
@@ -97,6 +100,9 @@ def rejudge(
             _print_agreement(run_dir)
     if prompts:
         _print_sweep(list(run_dirs))
+    if graded and not scored:  # every answer graded, none scored: nothing it was asked to do succeeded
+        click.echo(f"error: no answer was scored ({graded} graded, every one unscored)", err=True)
+        raise SystemExit(1)
 
 
 def _print_sweep(run_dirs: list[Path]) -> None:
