@@ -215,8 +215,9 @@ def _accuracy_power(part: pl.DataFrame, margin: float, alpha: float) -> tuple[fl
 def _ratio_power(
     b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha: float
 ) -> tuple[float, float]:
-    """``(detectable, power_at_margin)`` of a latency or tokens row: the clustered paired test's multiplier
-    (``metrics.power.paired_test_multiplier``) times the cluster-robust standard error of the ratio."""
+    """``(detectable, power_at_margin)`` of a latency or tokens row, from the clustered paired test's
+    multiplier (``metrics.power.paired_test_multiplier``) and the ratio's relative cluster-robust standard
+    error (docs/statistics.md, "The regression gate")."""
     total_b = float(b.sum())
     k = int((c > 0).sum())
     if total_b <= 0 or k < 2:
@@ -236,7 +237,7 @@ def _ratio_power(
 
 
 def _power_at(mde: Any, margin: float) -> float:
-    """The power at which ``mde(power)`` equals ``margin``, interpolated on a grid of powers 0.05 ... 0.95
+    """The power at which ``mde(power)`` equals ``margin``, interpolated on a grid of powers 0.30 ... 0.95
     (each multiplier computed once and kept: ``paired_test_multiplier`` is cached); 0 stands for "under 30%",
     1 for "over 95%", ``nan`` when no test can reject."""
     values = np.array([mde(float(p)) for p in _POWER_GRID])
