@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
     measure,
-    read_json,
     settings,
     text,
     text_field,
@@ -55,18 +54,9 @@ def question_id(dataset: str, query_id: str) -> str:
 
 
 def read(
-    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
+    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any
 ) -> tuple[Checkpoint, ImportInfo]:
-    """Read an AMB output file as a checkpoint and what the import could and could not recover.
-
-    Raises:
-        RunFormatError: the file is not AMB's output.
-    """
-    data = read_json(path) if data is None else data
-    if not looks_like(data):
-        raise RunFormatError(
-            path, "not AMB's output: expected dataset, memory_provider, mode and a results list"
-        )
+    """Read an AMB output file as a checkpoint and what the import could and could not recover. ``data``: the decoded file, which ``looks_like``."""
     dataset = text(data.get("dataset"))
     judge = text(data.get("judge_llm")) or UNKNOWN
     answerer = text(data.get("answer_llm"))

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses.common import (
     NOT_RECORDED,
@@ -28,7 +28,6 @@ from bench_nb.runformat.harnesses.common import (
     Row,
     build_checkpoint,
     category_field,
-    read_json,
     run_name,
     text,
     text_field,
@@ -53,19 +52,11 @@ def looks_like(data: Any) -> bool:
 
 
 def read(
-    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
+    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any
 ) -> tuple[Checkpoint, ImportInfo]:
     """Read an EverMemOS ``eval_results.json`` as a checkpoint (each judgment a replicate) and its import
-    record.
-
-    Raises:
-        RunFormatError: the file has no ``detailed_results`` object.
+    record. ``data``: the decoded file, which ``looks_like``.
     """
-    data = read_json(path) if data is None else data
-    if not looks_like(data):
-        raise RunFormatError(
-            path, "not an EverMemOS eval_results.json: no 'detailed_results' object", "detailed_results"
-        )
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     published = {k: data[k] for k in _PUBLISHED if k in data}
     published.update({k: v for k, v in meta.items() if k not in ("base_url",)})

@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
     measure,
-    read_json,
     settings,
     text,
     text_field,
@@ -61,13 +60,8 @@ def question_id(benchmark: str, raw: str) -> str:
     return raw
 
 
-def read_all(path: Path, problems: list[Problem], data: Any = None) -> list[tuple[Checkpoint, ImportInfo]]:
+def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Checkpoint, ImportInfo]]:
     """One run per retrieval depth. A bad evaluation is a problem naming file, field and question."""
-    data = read_json(path) if data is None else data
-    if not looks_like(data):
-        raise RunFormatError(
-            path, "not mem0 memory-benchmarks results: expected metadata, metrics_by_cutoff, evaluations"
-        )
     meta = data["metadata"]
     benchmark = text(meta.get("benchmark")).lower() or UNKNOWN
     judge = text(meta.get("judge_model")) or UNKNOWN
