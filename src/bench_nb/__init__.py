@@ -44,34 +44,17 @@ if TYPE_CHECKING:
     from bench_nb.runner.run import run_benchmark
 
 # Names that left the top level in 0.2 -> the package that now holds them (the old spelling warns; it goes
-# in 0.3). ``run_comparison`` (and ``compare``, its older name) runs providers, making runs: the runner keeps it.
-_MOVED: dict[str, list[str]] = {
-    "bench_nb.errors": [
-        "ComparisonError",
-        "DatasetError",
-        "JudgeError",
-        "ModelError",
-        "Problem",
-        "ProviderError",
-        "ReceiptError",
-        "ReportError",
-        "RunFormatError",
-        "RunFormatWarning",
-    ],
-    "bench_nb.frames": ["StoredRuns"],
-    "bench_nb.metrics": [
-        "JudgeAgreement",
-        "accuracy",
-        "detectable_differences",
-        "failure_summary",
-        "token_summary",
-        "wilson_interval",
-    ],
-    "bench_nb.models": ["TokenCount", "count_tokens"],
-    "bench_nb.providers": ["get_provider", "list_providers", "register_provider"],
-    "bench_nb.receipts": ["Gate", "Receipt", "ReceiptCheck"],
-    "bench_nb.runformat": ["Run", "RunSet", "check_like_for_like", "memorybench_report"],
-    "bench_nb.runner": ["RunResult", "run_comparison"],
+# in 0.3). ``run_comparison`` (``compare`` until 0.2) runs providers, making runs: the runner keeps it.
+_MOVED: dict[str, str] = {
+    "bench_nb.errors": "ComparisonError DatasetError JudgeError ModelError Problem ProviderError ReceiptError "
+    "ReportError RunFormatError RunFormatWarning",
+    "bench_nb.frames": "StoredRuns",
+    "bench_nb.metrics": "JudgeAgreement accuracy detectable_differences failure_summary token_summary wilson_interval",
+    "bench_nb.models": "TokenCount count_tokens",
+    "bench_nb.providers": "get_provider list_providers register_provider",
+    "bench_nb.receipts": "Gate Receipt ReceiptCheck",
+    "bench_nb.runformat": "Run RunSet check_like_for_like memorybench_report",
+    "bench_nb.runner": "RunResult run_comparison",
 }
 # The comparison functions compare_runs replaces: old name -> (its module, the compare_runs call).
 _COMPARISONS: dict[str, tuple[str, str]] = {
@@ -140,7 +123,7 @@ __getattr__, __dir__, __all__ = attach(
                 "the old spelling goes in 0.3",
             )
             for home, names in _MOVED.items()
-            for name in names
+            for name in names.split()
         },
         **{
             name: (

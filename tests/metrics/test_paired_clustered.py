@@ -11,17 +11,10 @@ import polars as pl
 import pytest
 from scipy.special import stdtr, stdtrit
 
-from bench_nb import (
-    ComparisonError,
-    clustered_paired_comparisons,
-    judgments_df,
-    paired_comparison,
-    paired_comparisons,
-    questions_df,
-    rank_intervals,
-    tables,
-    tell_apart,
-)
+from bench_nb import judgments_df, questions_df, rank_intervals, tables
+from bench_nb.errors import ComparisonError
+from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, tell_apart
+from bench_nb.metrics.paired import paired_comparison, paired_comparisons
 from bench_nb.metrics.uncertainty import ClusterBootstrap
 from clustered_sim import beta_binomial_sums, graded_pairs, paired_null
 

@@ -128,7 +128,9 @@ def test_compare_is_a_deprecated_alias_of_run_comparison() -> None:
     import bench_nb
 
     with (
-        pytest.warns(DeprecationWarning, match="renamed run_comparison"),
+        pytest.warns(
+            DeprecationWarning, match=r"bench_nb\.compare is renamed bench_nb\.runner\.run_comparison"
+        ),
         pytest.raises(ComparisonError, match="run_comparison needs at least one provider"),
     ):
-        bench_nb.runner.compare([], "sample")
+        bench_nb.compare([], "sample")

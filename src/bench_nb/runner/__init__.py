@@ -17,7 +17,7 @@ from bench_nb.lazy import attach
 if TYPE_CHECKING:
     from bench_nb.runformat.journal import apply_journal
     from bench_nb.runformat.spec import check_like_for_like
-    from bench_nb.runner.comparison import CompareResult, compare, run_comparison, write_compare_manifest
+    from bench_nb.runner.comparison import CompareResult, run_comparison, write_compare_manifest
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
     from bench_nb.runner.run import RunResult, run_benchmark, run_spec
@@ -30,7 +30,6 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.runformat.spec": ["check_like_for_like"],
         "bench_nb.runner.comparison": [
             "CompareResult",
-            "compare",
             "run_comparison",
             "write_compare_manifest",
         ],

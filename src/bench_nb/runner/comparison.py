@@ -177,16 +177,3 @@ def run_comparison(
         allow_mismatch=allow_mismatch or bool(allow_provider_prompts and prompts_only),
     )
     return CompareResult(compare_id, manifest, results, diffs)
-
-
-def compare(*args: Any, **kwargs: Any) -> CompareResult:
-    """Deprecated alias of ``run_comparison`` (it runs the providers; ``paired_comparison`` is the statistic).
-
-    Kept for one release.
-    """
-    warnings.warn(
-        "bench_nb.compare is renamed run_comparison (it runs providers); the old name goes in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return run_comparison(*args, **kwargs)
