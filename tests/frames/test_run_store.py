@@ -17,6 +17,7 @@ from bench_nb.cli import cli
 from bench_nb.errors import RunFormatError
 from bench_nb.frames import store as store_mod
 from bench_nb.frames.store import StoredRuns, export_runs, open_store
+from needs import need
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 RUN_IDS = ["synthetic-full-context", "synthetic-no-memory", "synthetic-sqlite"]
@@ -261,7 +262,15 @@ def test_what_needs_checkpoints_says_so(tmp_path: Path) -> None:
 
 
 def test_store_on_an_fsspec_memory_filesystem() -> None:
-    fsspec = pytest.importorskip("fsspec")
+    import importlib.util
+
+    need(
+        importlib.util.find_spec("fsspec") is not None,
+        "fsspec is not installed (it comes with the mem0 extra: pip install -e '.[mem0]')",
+        env="BENCH_NB_REQUIRE_EXTRAS",
+    )
+    import fsspec
+
     fs = fsspec.filesystem("memory")
     root = "/bench-nb-test-store"
     if fs.exists(root):

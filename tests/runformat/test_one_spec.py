@@ -24,6 +24,7 @@ from bench_nb.runformat.load import read_run
 from bench_nb.runformat.spec import Invocation, RunSpec, check_like_for_like, differences, read_spec
 from bench_nb.runner import run as runner_run
 from bench_nb.tables.settings import run_settings
+from needs import need
 
 SRC = Path(bench_nb.__file__).parent
 
@@ -196,10 +197,15 @@ def test_a_repeat_gets_its_own_response_cache_as_an_option_not_through_the_envir
 
 
 def test_mem0_telemetry_is_switched_off_by_one_helper_before_and_after_mem0_is_imported() -> None:
+    import importlib.util
     import subprocess
     import sys
 
-    pytest.importorskip("mem0")
+    need(
+        importlib.util.find_spec("mem0") is not None,
+        "the mem0 extra is not installed (pip install torch==2.13.0 && pip install -e '.[mem0]')",
+        env="BENCH_NB_REQUIRE_EXTRAS",
+    )
     script = (
         "import os\n"
         "os.environ.pop('MEM0_TELEMETRY', None)\n"
