@@ -59,7 +59,7 @@ class Registry(Generic[T]):
 
     def unregister(self, name: str) -> None:
         """Remove a registration and its aliases (unknown names raise)."""
-        key = self.canonical(name)
+        key = self._key(name)
         with self._lock:
             del self._items[key]
             self._drop_aliases(key)
@@ -73,31 +73,25 @@ class Registry(Generic[T]):
         key = name.strip().lower()
         return self._items.get(self._aliases.get(key, key))
 
-    def canonical(self, name: str) -> str:
-        """The registered name ``name`` (a name or an alias) stands for; unknown names raise."""
+    def _key(self, name: str) -> str:
+        """The registered name ``name`` (a name or an alias) stands for; an unknown name raises, naming the
+        nearest known one, then all of them."""
         key = name.strip().lower()
         key = self._aliases.get(key, key)
         if key not in self._items:
-            raise self._error(self.unknown(name))
+            known = sorted({*self._items, *self._aliases})
+            raise self._error(
+                f"unknown {self.kind} {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"
+            )
         return key
 
     def get(self, name: str) -> T:
         """The item registered as ``name`` or one of its aliases; an unknown name raises."""
-        return self._items[self.canonical(name)]
-
-    def unknown(self, name: str) -> str:
-        """The message for an unknown name: the nearest known one, then all of them."""
-        known = sorted({*self._items, *self._aliases})
-        return f"unknown {self.kind} {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"
+        return self._items[self._key(name)]
 
     def names(self) -> list[str]:
         """The registered names in registration order (aliases not included)."""
         return list(self._items)
-
-    def aliases(self, name: str) -> tuple[str, ...]:
-        """The aliases of the registered name ``name``."""
-        key = self.canonical(name)
-        return tuple(a for a, owner in self._aliases.items() if owner == key)
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.find(name) is not None
