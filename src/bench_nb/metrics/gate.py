@@ -1,8 +1,8 @@
 """The regression gate's statistics: is NEW worse than BASE by more than a margin, haystacks as clusters?
 
 A one-sided test of the null "NEW is not worse than BASE by more than ``margin``" with the clustered paired
-test of ``clustered_paired.paired_difference_test`` (the sign-flip test below 30 haystacks, the
-cluster-robust t from 30; the test ``tell_apart`` uses). The gate fails only when the test rejects that
+test of ``clustered_paired.paired_difference_test`` (the CR2 t on Bell-McCaffrey degrees of freedom at every
+number of haystacks; the test ``tell_apart`` uses). The gate fails only when the test rejects that
 null at ``alpha``: its false-alarm rate (failing when NEW is in truth no worse than the margin allows) is at
 most ``alpha``. The one-sided test at ``alpha`` is the two-sided one at 2·``alpha`` read in the bad
 direction (both tests are symmetric), so every row's interval is the two-sided 1 − 2·``alpha`` one.
@@ -43,7 +43,6 @@ from bench_nb.metrics.power import (
     minimum_detectable_effect,
     paired_test_multiplier,
 )
-from bench_nb.metrics.sign_flip import FEW_CLUSTERS, smallest_p
 from bench_nb.metrics.verdicts import with_verdicts
 
 GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
@@ -156,10 +155,10 @@ def _cluster_sums(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarr
     )
 
 
-def _undecidable(clusters: int, alpha: float) -> bool:
-    """Whether ``clusters`` haystacks allow no one-sided p below ``alpha``: fewer than 2, or a sign-flip test
-    whose smallest two-sided p (2 / 2^K) is at least 2·``alpha``."""
-    return clusters < 2 or (clusters < FEW_CLUSTERS and smallest_p(clusters) >= 2 * alpha)
+def _undecidable(clusters: int) -> bool:
+    """Whether ``clusters`` haystacks allow no test at all: fewer than 2 (from 2 the CR2 t can decide at any
+    level; haystacks that all agree exactly get the sign test's p, 2 / 2^K, which the outcome then reflects)."""
+    return clusters < 2
 
 
 def _one_sided(test: PairedTest, worse: bool) -> float:
@@ -357,8 +356,8 @@ def non_inferiority(
         fail = stats.pop("fail")
         if fail:
             verdict, note = WORSE, None
-        elif _undecidable(k, row_alpha):
-            verdict, note = UNDECIDED, undecided_note(k, row_alpha)
+        elif _undecidable(k):
+            verdict, note = UNDECIDED, undecided_note(k)
         elif stats["shown_not_worse"]:
             verdict, note = NOT_WORSE, None
         else:
@@ -467,27 +466,9 @@ def _empty(note: str) -> dict[str, Any]:
     }
 
 
-def smallest_deciding_alpha(clusters: int, rows: int = 1) -> float:
-    """The ``alpha`` that ``clusters`` haystacks need before a gate of ``rows`` rows (each at alpha / rows) could
-    fail: a one-sided p of 1/2^K must fall below each row's level, so alpha must be above rows/2^K; ``inf``
-    with fewer than 2 haystacks (no test at all)."""
-    return rows * math.ldexp(1.0, -clusters) if clusters >= 2 else math.inf
-
-
-def undecided_note(clusters: int, alpha: float) -> str:
-    """Why a row of ``clusters`` haystacks tested at ``alpha`` is undecided, in words."""
-    if clusters < 2:
-        return f"{clusters} haystack allows no test at any level (the clustered test compares 2 haystacks at least)"
+def undecided_note(clusters: int) -> str:
+    """Why a row of ``clusters`` haystacks (fewer than 2) is undecided, in words."""
     return (
-        f"{clusters} haystacks allow no one-sided p below {smallest_deciding_alpha(clusters):.3g} "
-        f"(the sign-flip test's smallest is 1/2^K), so none below the level {alpha:.3g}"
+        f"{clusters} haystack{'s' if clusters != 1 else ''} allow{'s' if clusters == 1 else ''} no test at any "
+        "level (the clustered test compares 2 haystacks at least)"
     )
-
-
-def fewest_haystacks(alpha: float) -> int:
-    """The fewest haystacks with which the gate can fail at ``alpha`` (one-sided): the smallest K with
-    1/2^K < alpha (4 at 0.1, 5 at 0.05, 6 at 0.025)."""
-    k = 2
-    while _undecidable(k, alpha):
-        k += 1
-    return k

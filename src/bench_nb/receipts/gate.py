@@ -33,11 +33,9 @@ from bench_nb.metrics.gate import (
     UNDECIDED,
     WORSE,
     check_margin,
-    fewest_haystacks,
     gate_values,
     non_inferiority,
     repeats_non_inferiority,
-    smallest_deciding_alpha,
 )
 from bench_nb.receipts.receipt import Receipt, check_signed_by, is_receipt_file, read_receipt, read_run_data
 from bench_nb.runformat.spec import RunSpec, differences
@@ -506,22 +504,12 @@ def _empty() -> pl.DataFrame:
 
 
 def _undecided_advice(g: Gate, overall: dict[str, Any]) -> str:
-    """What to do about an undecided gate: how many haystacks the level needs, and the smallest ``--alpha``
-    that could decide with these haystacks (none when it would have to be 0.5 or more)."""
-    rows = g.rows.height
-    fewest = fewest_haystacks(overall["alpha"])
-    text = f"gate on a benchmark with at least {fewest} haystacks (conversations, chats)"
-    needed = smallest_deciding_alpha(int(overall["clusters"]), rows)
+    """What to do about an undecided gate (fewer than 2 haystacks: no test at any level)."""
     k = int(overall["clusters"])
-    haystacks = f"{k} haystack{'s' if k != 1 else ''}"
-    if needed < 0.5:
-        text += f"; with these {haystacks}, only an `--alpha` above {needed:.3g} could fail it"
-    else:
-        text += f"; no `--alpha` can decide with {haystacks} (it would have to be 0.5 or more)"
-    text += "."
-    if g.by and rows > 1:
-        text += f" Each of the {rows} rows is tested at `--alpha` / {rows}: gate without `--by type` to test at `--alpha`."
-    return text
+    return (
+        f"gate on a benchmark with at least 2 haystacks (conversations, chats); no `--alpha` can decide with "
+        f"{k} haystack{'s' if k != 1 else ''}."
+    )
 
 
 # --- the Markdown summary ----------------------------------------------------------------------------------
