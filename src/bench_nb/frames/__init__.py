@@ -13,14 +13,14 @@ from bench_nb.lazy import attach
 
 if TYPE_CHECKING:
     from bench_nb.frames.judgments import disputed_questions, judgments_df
-    from bench_nb.frames.questions import questions_df, runs_df
+    from bench_nb.frames.questions import QuestionsLike, RunsLike, questions_df, runs_df
     from bench_nb.frames.store import StoredRuns, export_runs, load_runs
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "bench_nb.frames.judgments": ["disputed_questions", "judgments_df"],
-        "bench_nb.frames.questions": ["questions_df", "runs_df"],
+        "bench_nb.frames.questions": ["QuestionsLike", "RunsLike", "questions_df", "runs_df"],
         "bench_nb.frames.store": ["StoredRuns", "export_runs", "load_runs"],
     },
 )

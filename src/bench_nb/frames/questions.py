@@ -8,7 +8,7 @@ lists: a new column goes there first, then into the builder here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Union, cast, overload, runtime_checkable
 
 import polars as pl
 
@@ -73,8 +73,15 @@ def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | N
     return None if dataset is None else read_memorybench_dataset(dataset).by_id()
 
 
+#: What a function that reads runs takes: run directories, files or glob patterns (one or several), a loaded
+#: ``RunSet`` or ``Run``, or a run store's runs (``load_runs(STORE, runs=[...])``).
+RunsLike: TypeAlias = Sources | RunSet | Run | RunView | StoredFrames
+#: What a metric takes: runs as ``RunsLike``, or a questions frame (``questions_df``, pandas or polars).
+QuestionsLike: TypeAlias = Union[RunsLike, pl.DataFrame, "pd.DataFrame"]
+
+
 def questions_frame(
-    runs: Sources | RunSet | Run | RunView,
+    runs: RunsLike,
     *,
     dataset: str | Path | None = None,
     strict: bool = False,
@@ -127,15 +134,15 @@ def questions_frame(
     return frame
 
 
-def as_questions(data: Any) -> pl.DataFrame:
+def as_questions(data: QuestionsLike) -> pl.DataFrame:
     """A polars questions frame from a frame (pandas or polars) or from run sources: what the metrics take."""
     frame = as_polars(data)
-    return frame if frame is not None else questions_frame(data)
+    return frame if frame is not None else questions_frame(cast(RunsLike, data))  # not a frame: runs
 
 
 @overload
 def questions_df(
-    runs: Sources | RunSet | Run | RunView,
+    runs: RunsLike,
     *,
     dataset: str | Path | None = ...,
     strict: bool = ...,
@@ -145,7 +152,7 @@ def questions_df(
 ) -> pd.DataFrame: ...
 @overload
 def questions_df(
-    runs: Sources | RunSet | Run | RunView,
+    runs: RunsLike,
     *,
     dataset: str | Path | None = ...,
     strict: bool = ...,
@@ -154,7 +161,7 @@ def questions_df(
     problems: list[Problem] | None = ...,
 ) -> pl.DataFrame: ...
 def questions_df(
-    runs: Sources | RunSet | Run | RunView,
+    runs: RunsLike,
     *,
     dataset: str | Path | None = None,
     strict: bool = False,
@@ -415,7 +422,7 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
     return pl.DataFrame(cols, schema=QUESTION_SCHEMA)
 
 
-def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) -> pl.DataFrame:
+def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
     """``runs_df`` as a polars frame."""
     if isinstance(runs, StoredFrames):
         return _stored(runs, "runs")
@@ -476,15 +483,11 @@ def runs_frame(runs: Sources | RunSet | Run | RunView, *, strict: bool = False) 
 
 
 @overload
-def runs_df(
-    runs: Sources | RunSet | Run | RunView, *, strict: bool = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
+def runs_df(runs: RunsLike, *, strict: bool = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
 @overload
+def runs_df(runs: RunsLike, *, strict: bool = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
 def runs_df(
-    runs: Sources | RunSet | Run | RunView, *, strict: bool = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def runs_df(
-    runs: Sources | RunSet | Run | RunView, *, strict: bool = False, backend: Backend = "pandas"
+    runs: RunsLike, *, strict: bool = False, backend: Backend = "pandas"
 ) -> pd.DataFrame | pl.DataFrame:
     """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
     return to_backend(runs_frame(runs, strict=strict), backend)

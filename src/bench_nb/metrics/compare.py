@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 import polars as pl
 
 from bench_nb.frames.backend import Backend, FrameT, to_backend
+from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame, tell_apart_frame
 from bench_nb.metrics.paired import (
     METHOD_NOTES,
@@ -59,7 +60,7 @@ class Comparison(Generic[FrameT]):
 
 @overload
 def compare_runs(
-    runs: Any,
+    runs: QuestionsLike,
     a: str | None = ...,
     b: str | None = ...,
     *,
@@ -71,7 +72,7 @@ def compare_runs(
 ) -> Comparison[pd.DataFrame]: ...
 @overload
 def compare_runs(
-    runs: Any,
+    runs: QuestionsLike,
     a: str | None = ...,
     b: str | None = ...,
     *,
@@ -82,7 +83,7 @@ def compare_runs(
     backend: Literal["polars"],
 ) -> Comparison[pl.DataFrame]: ...
 def compare_runs(
-    runs: Any,
+    runs: QuestionsLike,
     a: str | None = None,
     b: str | None = None,
     *,
