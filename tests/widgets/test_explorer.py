@@ -56,7 +56,7 @@ def test_detail_shows_every_run_side_by_side_escaped() -> None:
     e.question.value = "conv-1-q2"  # the fixtures' hostile answer
     html = e.detail.value
     for provider in ("sqlite", "full-context", "no-memory"):
-        assert f"<b>{provider}</b>" in html
+        assert f">{provider}</b>" in html
     assert "<script>" not in html and "&lt;script&gt;alert(&quot;bench_nb&quot;)" in html
     assert "verdicts:" in html and "f1" in html and "contains" in html
     assert "retrieved context" in html
@@ -80,36 +80,43 @@ def test_the_static_export_holds_every_question_of_the_selection() -> None:
     e = Explorer(RUNS)
     page = e.static_html()
     n_questions = e.rows()["question_id"].n_unique()
-    assert page.count("<tr data-text=") == n_questions == 50
-    assert page.count("<details>") == 50 and "<input type='search'" in page
+    grid = e.grid_frame()
+    assert grid.height == n_questions == 50 and page.count("class='bnb-detail'") == 50
+    assert {"A: verdict", "A: answer", "B: verdict", "C: verdict", "judges", "A vs B"} <= set(grid.columns)
     e.providers.value = ("sqlite",)
     e.outcomes.value = ("failed",)
-    page = e.static_html()
     failed = e.rows()["question_id"].to_list()
-    assert page.count("<tr data-text=") == len(failed) == 1 and failed[0] in page
-    assert "<th>sqlite</th>" in page and "<th>no-memory</th>" not in page
+    grid = e.grid_frame()
+    assert grid.height == len(failed) == 1 and failed[0] in grid["question"][0]
+    assert "B: verdict" not in grid.columns and "A vs B" not in grid.columns
     assert HOSTILE_TEXT not in Explorer(RUNS).static_html(max_questions=5)
     assert "The first 5 of 50 questions" in Explorer(RUNS).static_html(max_questions=5)
 
 
+def test_a_wrong_b_right_is_where_the_first_run_is_wrong_and_the_second_right() -> None:
+    e = Explorer(RUNS)
+    grid = e.grid_frame()
+    a_wrong = grid.filter(pl.col("A vs B") == "A wrong, B right")
+    assert a_wrong.height > 0
+    assert set(a_wrong["A: verdict"]) == {"incorrect"} and set(a_wrong["B: verdict"]) == {"correct"}
+    both = grid.filter(pl.col("A vs B") == "both right")
+    assert set(both["A: verdict"]) == set(both["B: verdict"]) == {"correct"}
+
+
 @pytest.mark.browser
-def test_the_static_export_filters_in_a_browser_with_no_network(chromium_browser: Any) -> None:
+def test_the_static_export_sorts_and_filters_in_a_browser_with_no_network(chromium_browser: Any) -> None:
     page = chromium_browser.new_page()
     outside: list[str] = []
     page.route("**/*", lambda r: (outside.append(r.request.url), r.abort()))
     try:
         page.set_content(f"<html><body>{Explorer(RUNS).static_html()}</body></html>")
-        visible = "() => [...document.querySelectorAll('tbody > tr[data-text]')].filter(r => r.style.display !== 'none').length"
-        assert page.evaluate(visible) == 50
-        page.fill("input[type=search]", "ines's cat")
-        assert page.evaluate(visible) == 1 and page.inner_text(".bnb-count") == "1 questions"
-        page.fill("input[type=search]", "")
-        page.select_option(".bnb-filter select", "failed")
-        assert 0 < page.evaluate(visible) < 50
-        page.click("tbody > tr[data-text]:not([style*='none']) summary")
-        assert page.locator("details[open]").count() == 1 and "retrieved context" in page.inner_text(
-            "details[open]"
-        )
+        info = ".bnb-grid [id^=itables_][id$=_wrapper] .dt-info"
+        page.locator(info).wait_for(timeout=30_000)
+        assert "50 entries" in page.inner_text(info)
+        page.fill(".bnb-grid [id^=itables_][id$=_wrapper] input[type=search]", "ines's cat")
+        assert "1 entries" in page.inner_text(info) or "1 entry" in page.inner_text(info)
+        page.click(".bnb-grid table[id^=itables_] tbody tr a")
+        assert "retrieved context" in page.inner_text(".bnb-detail:target")
         assert outside == []
     finally:
         page.close()
@@ -119,8 +126,8 @@ def test_the_static_page_describes_only_the_filters_it_has() -> None:
     import json
 
     page = Explorer(RUNS).static_html()
-    assert "placeholder='filter by id, question, ground truth or type'" in page
+    assert "sort by a column, search, filter with the panes" in page
     notebook = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "explore.ipynb").read_text())
     text = " ".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
     assert "In a built report the widgets cannot run" in text
-    assert "filter it by text (question id, question, ground truth or type) and by outcome" in text
+    assert '"A vs B" has "A wrong, B right"' in text

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.gold import gold_hits
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.models.base import Answerer
-from bench_nb.records import Benchmark, Haystack, Question, SearchHit
+from bench_nb.records import Benchmark
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.jsonl import repair_tail
 from bench_nb.runformat.load import read_run
@@ -51,30 +52,6 @@ class ReanswerResult:
             f"{self.answerer} (graded by {self.judge}): {self.still_wrong} still wrong; {self.skipped} already "
             f"done, {self.no_evidence} without gold evidence. Written to {REANSWER_FILE}."
         )
-
-
-def gold_hits(question: Question, haystack: Haystack | None) -> list[SearchHit]:
-    """The question's gold evidence as hits, in haystack order: each message its evidence ids name, and every
-    message of a session they name."""
-    if haystack is None or not question.evidence_ids:
-        return []
-    wanted = set(question.evidence_ids)
-    hits: list[SearchHit] = []
-    for session in haystack.sessions:
-        whole = session.session_id in wanted
-        for m in session.messages:
-            if whole or (m.message_id is not None and m.message_id in wanted):
-                date = m.timestamp or session.date
-                prefix = f"[{date}] " if date else ""
-                hits.append(
-                    SearchHit(
-                        text=f"{prefix}{m.role}: {m.content}",
-                        session_id=session.session_id,
-                        date=date,
-                        hit_id=m.message_id,
-                    )
-                )
-    return hits
 
 
 def _benchmark(run_dir: Path, name: str | None, dataset: str | None) -> Benchmark:

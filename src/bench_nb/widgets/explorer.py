@@ -33,6 +33,27 @@ def _esc(x: object) -> str:
     return html.escape("" if x is None else str(x), quote=True)
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _expandable(text: object, width: int) -> str:
+    """``text`` escaped; past ``width`` characters, its first line shown and the whole one click away."""
+    full = "" if text is None else str(text)
+    if len(full) <= width:
+        return _esc(full)
+    return (
+        f"<details class='bnb-long'><summary>{_esc(one_line(full, width))} "
+        f"<span class='bnb-count'>({len(full):,} characters: open)</span></summary>"
+        f"<div style='white-space:pre-wrap'>{_esc(full)}</div></details>"
+    )
+
+
+def _letters(n: int) -> list[str]:
+    """The grid's short names for n runs: A, B, ... Z, then R27, R28..."""
+    return [chr(65 + i) if i < 26 else f"R{i + 1}" for i in range(n)]
+
+
 _LABEL = {"description_width": "80px"}
 
 
@@ -57,16 +78,10 @@ _STATIC_STYLE = """<style>
 .bnb-explore summary{cursor:pointer} .bnb-explore details[open] summary{font-weight:600;margin-bottom:6px}
 .bnb-o{white-space:nowrap;font-size:12px} .bnb-o-correct{color:#116329} .bnb-o-incorrect{color:#a40e26}
 .bnb-o-failed{color:#3a3a3a;font-weight:600} .bnb-o-unscored{color:#7d4e00}
+.bnb-detail{display:none;border-top:2px solid #0969da;margin-top:12px;padding-top:8px}
+.bnb-detail:target{display:block} .bnb-gold{background:#fff3b0} .bnb-missed{color:#a40e26}
+.bnb-grid td{max-width:320px;overflow-wrap:anywhere}
 </style>"""
-# Filters the static table's rows by text and outcome (no library, no network); without it every row shows.
-_FILTER_JS = """(function(){var root=document.getElementById('UID');if(!root)return;
-var input=root.querySelector('input'),sel=root.querySelector('select'),count=root.querySelector('.bnb-count');
-function apply(){var q=input.value.toLowerCase(),o=sel.value,n=0;
-root.querySelectorAll('tbody > tr[data-text]').forEach(function(tr){
-var ok=(!q||tr.dataset.text.indexOf(q)>=0||tr.textContent.toLowerCase().indexOf(q)>=0)&&
-(!o||(' '+tr.dataset.outcomes+' ').indexOf(' '+o+' ')>=0);tr.style.display=ok?'':'none';if(ok)n++;});
-count.textContent=n+' questions';}
-input.addEventListener('input',apply);sel.addEventListener('change',apply);})();"""
 
 
 class Explorer:
@@ -75,6 +90,8 @@ class Explorer:
     def __init__(self, runs: Any, *, dataset: str | None = None, n_hits: int = 5) -> None:
         self.runset: RunSet = load_runs(runs)
         self.n_hits = n_hits
+        self.dataset = dataset
+        self._gold: dict[str, list[str]] | None = None
         q = questions_frame(self.runset, dataset=dataset)
         self.labels = run_labels(q)
         self.questions = q
@@ -181,7 +198,9 @@ class Explorer:
                 continue
             a = by_run.get(rid)
             acc_text = "n/a"
-            if a and a["accuracy"] is not None:
+            if set(self.outcomes.value) != set(OUTCOMES):
+                acc_text = "— (filtered by outcome)"
+            elif a and a["accuracy"] is not None:
                 acc_text = f"{a['accuracy']:.1%} [{a['ci_low']:.1%}–{a['ci_high']:.1%}]"
             per = {o: 0 for o in OUTCOMES}
             for r in counts.filter(pl.col("run_id") == rid).iter_rows(named=True):
@@ -195,23 +214,93 @@ class Explorer:
         return "".join(parts)
 
     def _hits(self, run_path: str, qid: str) -> list[str]:
+        """Every item the run retrieved for the question, in rank order."""
         for run in self.runset:
             if str(run.path) == run_path and run.checkpoint is not None:
                 qrec = run.checkpoint.questions.get(qid)
                 if qrec is not None:
-                    return [hit_text(h) for h in decode_results(qrec.phases.search.results)][: self.n_hits]
+                    return [hit_text(h) for h in decode_results(qrec.phases.search.results)]
         return []
 
+    def gold_evidence(self, question_id: str) -> list[str]:
+        """The question's gold evidence as text (``[date] speaker: message``, in haystack order), read from the
+        benchmark file given as ``dataset``; empty without one or when the question names no evidence."""
+        if self._gold is None:
+            self._gold = {}
+            if self.dataset is not None:
+                from bench_nb.benchmarks.gold import gold_hits
+                from bench_nb.benchmarks.registry import load_benchmark
+
+                names = [b for b in self.questions["benchmark"].unique().to_list() if b]
+                if names:
+                    bench = load_benchmark(names[0], self.dataset, progress=False)
+                    for q in bench.questions:
+                        hits = gold_hits(q, bench.haystacks.get(q.haystack_id))
+                        if hits:
+                            self._gold[q.question_id] = [h.text for h in hits]
+        return self._gold.get(question_id, [])
+
+    def _context_html(self, hits: list[str], gold: list[str]) -> str:
+        """The retrieved context: the first ``n_hits`` and every item holding gold evidence (marked), with their
+        ranks; then the gold evidence the run did not retrieve."""
+        if not hits:
+            return "<div class='bnb-ctx'>no context retrieved</div>"
+        keys = [(g, _norm(g.split(": ", 1)[-1])[:80]) for g in gold]
+        found: set[str] = set()
+        items = []
+        for rank, h in enumerate(hits, 1):
+            flat = _norm(h)
+            matched = [g for g, k in keys if k and k in flat]
+            found.update(matched)
+            if rank > self.n_hits and not matched:
+                continue
+            body = _expandable(h, 300)
+            if matched:
+                body = f"<mark class='bnb-gold' title='holds gold evidence'>gold evidence</mark> {body}"
+            items.append(f"<li value='{rank}'>{body}</li>")
+        shown = f"<ol class='bnb-ctx'>{''.join(items)}</ol>"
+        if len(hits) > self.n_hits:
+            shown += (
+                f"<div class='bnb-note'>{len(hits)} items retrieved: the first {self.n_hits} and those holding "
+                "gold evidence shown.</div>"
+            )
+        missed = [g for g in gold if g not in found]
+        if missed:
+            shown += (
+                "<div>gold evidence not retrieved:<ul>"
+                + "".join(f"<li class='bnb-missed'>{_expandable(g, 300)}</li>" for g in missed)
+                + "</ul></div>"
+            )
+        return shown
+
     def detail_html(self, question_id: str, *, rows: pl.DataFrame | None = None) -> str:
-        """One question across the filtered runs, side by side (escaped)."""
+        """One question across the filtered runs, side by side (escaped): the question, what it should be
+        answered (or "should abstain"), its gold evidence (marked), then per run the full answer (long ones fold),
+        every judge's verdict and reasoning, the retrieved context with the gold evidence marked, and the evidence
+        the run missed."""
         rows = (self.rows() if rows is None else rows).filter(pl.col("question_id") == question_id)
         if rows.is_empty():
             return "<i>This question is not in the selection.</i>"
         first = rows.row(0, named=True)
+        if first["question_type_norm"] == "abstention":
+            truth = "<b>should abstain</b>" + (
+                f" ({_esc(first['ground_truth'])})" if first["ground_truth"] else ""
+            )
+        else:
+            truth = f"ground truth: <b>{_expandable(first['ground_truth'], 300)}</b>"
+        gold = self.gold_evidence(question_id)
+        gold_html = (
+            "<div>gold evidence:<ul>"
+            + "".join(f"<li class='bnb-gold'>{_expandable(g, 300)}</li>" for g in gold)
+            + "</ul></div>"
+            if gold
+            else ""
+        )
         head = (
-            f"<div><b>{_esc(first['question_id'])}</b> · {_esc(first['question_type_norm'])}</div>"
-            f"<div style='font-size:15px;margin:4px 0'>{_esc(first['question'])}</div>"
-            f"<div>ground truth: <b>{_esc(first['ground_truth'])}</b></div>"
+            f"<div><b>{_esc(first['question_id'])}</b> · {_esc(first['question_type_norm'])}"
+            f" · haystack {_esc(first['haystack_id'])}</div>"
+            f"<div style='font-size:15px;margin:4px 0'>{_expandable(first['question'], 300)}</div>"
+            f"<div>{truth}</div>{gold_html}"
         )
         cols = []
         for r in rows.iter_rows(named=True):
@@ -221,78 +310,158 @@ class Explorer:
             vtext = (
                 "".join(
                     f"<li><b>{_esc(v['judge'])}</b>: {_esc(v['label'])} <span style='color:#57606a'>"
-                    f"{_esc(v['explanation'])}</span></li>"
+                    f"{_expandable(v['explanation'], 200)}</span></li>"
                     for v in verdicts.iter_rows(named=True)
                 )
                 or "<li>no verdict</li>"
             )
-            hits = (
-                "".join(f"<li>{_esc(h)}</li>" for h in self._hits(r["run_path"], question_id))
-                or "<li>none</li>"
+            context = self._context_html(self._hits(r["run_path"], question_id), gold)
+            error = (
+                f"<div style='color:#a40e26'>error: {_expandable(r['error'], 200)}</div>"
+                if r["error"]
+                else ""
             )
-            error = f"<div style='color:#a40e26'>error: {_esc(r['error'])}</div>" if r["error"] else ""
+            label = self.labels.get(r["run_id"], r["run_id"])
             cols.append(
-                "<div style='flex:1;min-width:240px;border:1px solid #d0d7de;border-radius:6px;padding:8px'>"
-                f"<div><b>{_esc(self.labels.get(r['run_id'], r['run_id']))}</b> — {_esc(r['outcome'])}</div>{error}"
-                f"<div style='margin:6px 0'>answer: {_esc(r['hypothesis'])}</div>"
+                "<div style='flex:1;min-width:240px;overflow-wrap:anywhere;border:1px solid #d0d7de;"
+                "border-radius:6px;padding:8px'>"
+                f"<div><b title='{_esc(r['run_id'])}'>{_esc(one_line(label, 40))}</b> — {_esc(r['outcome'])}</div>"
+                f"{error}<div style='margin:6px 0'>answer: {_expandable(r['hypothesis'], 300)}</div>"
                 f"<div>verdicts:<ul>{vtext}</ul></div>"
-                f"<div>retrieved context:<ol style='white-space:pre-wrap'>{hits}</ol></div></div>"
+                f"<div>retrieved context:{context}</div></div>"
             )
         return f"{head}<div style='display:flex;gap:10px;margin-top:8px'>{''.join(cols)}</div>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
-    def static_html(self, *, max_questions: int = 500) -> str:
+    def grid_frame(self, rows: pl.DataFrame | None = None, *, anchor: str = "bnb-q") -> pl.DataFrame:
+        """One row per question of the selection: the question (a link to its detail, ``#<anchor>-<n>``), its
+        type and haystack, per run (named A, B, ... in order) its verdict and shortened answer, whether its judges (or a judge's replicates) disagree, and with
+        two runs or more how the first two compare (``A wrong, B right``...) and whether a run retrieved the
+        evidence yet answered wrong. Cells are HTML (escaped text)."""
+        rows = self.rows() if rows is None else rows
+        run_ids = [r for r in self.labels if r in set(rows["run_id"].to_list())]
+        short = dict(zip(run_ids, _letters(len(run_ids)), strict=True))
+        split = (
+            self.judgments.filter(pl.col("label").is_not_null())
+            .group_by("question_id", "run_id")
+            .agg(pl.col("label").n_unique().alias("n"))
+            .filter(pl.col("n") > 1)["question_id"]
+            .to_list()
+        )
+        disputed = set(split)
+        several = (
+            not self.judgments.is_empty()
+            and self.judgments.group_by("run_id", "question_id").len()["len"].max() > 1  # type: ignore[operator]
+        )
+        by_q: dict[str, dict[str, dict[str, Any]]] = {}
+        info: dict[str, dict[str, Any]] = {}
+        for r in rows.iter_rows(named=True):
+            by_q.setdefault(r["question_id"], {})[r["run_id"]] = r
+            info.setdefault(r["question_id"], r)
+        cols: dict[str, list[str]] = {"question": [], "type": [], "haystack": []}
+        for rid in run_ids:
+            cols[f"{short[rid]}: verdict"] = []
+            cols[f"{short[rid]}: answer"] = []
+        cols["judges"] = []
+        if len(run_ids) >= 2:
+            cols["A vs B"] = []
+        cols["retrieval"] = []
+        for i, (qid, per_run) in enumerate(by_q.items()):
+            first = info[qid]
+            cols["question"].append(
+                f"<a href='#{anchor}-{i}' title='{_esc(first['question'])}'>{_esc(qid)}</a> "
+                f"{_esc(one_line(first['question'], 70))}"
+            )
+            cols["type"].append(_esc(first["question_type_norm"]))
+            cols["haystack"].append(_esc(first["haystack_id"]))
+            for rid in run_ids:
+                cell = per_run.get(rid)
+                cols[f"{short[rid]}: verdict"].append(_esc(cell["outcome"]) if cell else "—")
+                cols[f"{short[rid]}: answer"].append(_esc(one_line(cell["hypothesis"], 60)) if cell else "")
+            cols["judges"].append("disagree" if qid in disputed else ("agree" if several else "one verdict"))
+            if len(run_ids) >= 2:
+                oa, ob = (str(per_run[rid]["outcome"]) if rid in per_run else "" for rid in run_ids[:2])
+                pair = {
+                    ("incorrect", "correct"): "A wrong, B right",
+                    ("correct", "incorrect"): "A right, B wrong",
+                    ("correct", "correct"): "both right",
+                    ("incorrect", "incorrect"): "both wrong",
+                }
+                cols["A vs B"].append(pair.get((oa, ob), "not both scored"))
+            hits = [x.get("hit_at_k") for x in per_run.values()]
+            if all(h is None for h in hits):
+                cols["retrieval"].append("not recorded")
+            elif any(x.get("hit_at_k") and x["outcome"] == "incorrect" for x in per_run.values()):
+                cols["retrieval"].append("retrieval hit but answer wrong")
+            else:
+                cols["retrieval"].append("other")
+        return pl.DataFrame(cols)
+
+    def grid_html(self, rows: pl.DataFrame | None = None, *, anchor: str = "bnb-q") -> str:
+        """The per-question grid as an itables (DataTables) table that works offline (the library is embedded):
+        sort by any column, search, and filter with the panes above it (type, each run's verdict, judges,
+        A vs B, retrieval)."""
+        from itables import options, to_html_datatable
+        from itables.javascript import generate_init_offline_itables_html
+
+        grid = self.grid_frame(rows, anchor=anchor)
+        pane_cols = [i for i, c in enumerate(grid.columns) if c not in ("question", "haystack")]
+        pane_cols = [i for i in pane_cols if not grid.columns[i].endswith(": answer")]
+        run_ids = [
+            r for r in self.labels if r in set((self.rows() if rows is None else rows)["run_id"].to_list())
+        ]
+        ab = (
+            "<div class='bnb-note'>Runs: "
+            + "; ".join(
+                f"{letter} is <b title='{_esc(rid)}'>{_esc(one_line(self.labels[rid], 60))}</b>"
+                for letter, rid in zip(_letters(len(run_ids)), run_ids, strict=True)
+            )
+            + ".</div>"
+        )
+        table = to_html_datatable(
+            grid.to_pandas(),
+            connected=False,
+            allow_html=True,
+            showIndex=False,
+            maxBytes=0,
+            pageLength=25,
+            classes="display compact",
+            layout={"top1": "searchPanes"},
+            searchPanes={"columns": pane_cols, "cascadePanes": True, "initCollapsed": False},
+            warn_on_undocumented_option=False,
+        )
+        # The library itself, embedded (offline): loaded once per page whatever the number of grids.
+        library = generate_init_offline_itables_html(options.dt_bundle)
+        return f"{library}{ab}<div class='bnb-grid'>{table}</div>"
+
+    def static_html(self, *, max_questions: int | None = None) -> str:
         """The current selection as one self-contained page fragment (for reports, where widgets cannot run):
-        the summary, then every question of the selection (at most ``max_questions``) in a table a reader
-        can filter by text and outcome and open one by one to read each run's answer, verdicts and retrieved
-        context. Its few lines of script filter rows; everything shows without them."""
+        the summary, the per-question grid (``grid_html``: sort, search, filter panes, works offline), and each
+        question's detail (``detail_html``), shown when its link in the grid is followed (CSS ``:target``)."""
         rows = self.rows()
         ids = rows["question_id"].unique(maintain_order=True).to_list()
-        shown = ids[:max_questions]
-        labels = [self.labels[r] for r in self.labels if r in set(rows["run_id"].to_list())]
-        uid = "bnb-x" + hashlib.sha256(repr((shown, labels)).encode()).hexdigest()[:10]
-        body = []
-        for qid in shown:
-            q_rows = rows.filter(pl.col("question_id") == qid)
-            first = q_rows.row(0, named=True)
-            by_label = {
-                self.labels.get(r["run_id"], r["run_id"]): r["outcome"] for r in q_rows.iter_rows(named=True)
-            }
-            outcomes = " ".join(sorted(set(by_label.values())))
-            split = "split" if len(set(by_label.values())) > 1 else ""
-            text = " ".join(
-                str(x or "")
-                for x in (qid, first["question"], first["ground_truth"], first["question_type_norm"])
-            )
-            cells = "".join(
-                f"<td class='bnb-o bnb-o-{_esc(by_label.get(lab, ''))}'>{_esc(by_label.get(lab, '—'))}</td>"
-                for lab in labels
-            )
-            body.append(
-                f"<tr data-text='{_esc(text.lower())}' data-outcomes='{_esc(outcomes)} {split}'>"
-                f"<td>{_esc(qid)}</td><td>{_esc(first['question_type_norm'])}</td>"
-                f"<td class='text'><details><summary>{_esc(first['question'])}</summary>"
-                f"{self.detail_html(qid, rows=rows)}</details></td>"
-                f"<td class='text'>{_esc(first['ground_truth'])}</td>{cells}</tr>"
-            )
+        if max_questions is not None and len(ids) > max_questions:
+            rows = rows.filter(pl.col("question_id").is_in(ids[:max_questions]))
+        shown = ids[:max_questions] if max_questions is not None else ids
+        uid = "bnb-x" + hashlib.sha256(repr((shown, sorted(self.labels.values()))).encode()).hexdigest()[:10]
+        details = "".join(
+            f"<section class='bnb-detail' id='{uid}-{i}'><a href='#{uid}-grid'>back to the grid</a>"
+            f"{self.detail_html(qid, rows=rows)}</section>"
+            for i, qid in enumerate(shown)
+        )
         more = (
-            f"<div class='bnb-note'>The first {max_questions} of {len(ids)} questions; narrow the filters in the "
-            "notebook for the rest.</div>"
-            if len(ids) > max_questions
+            f"<div class='bnb-note'>The first {max_questions} of {len(ids)} questions.</div>"
+            if len(shown) < len(ids)
             else ""
         )
-        head = "".join(f"<th>{_esc(lab)}</th>" for lab in labels)
-        options = "".join(f"<option value='{o}'>{o.replace('_', ' ')}</option>" for o in (*OUTCOMES, "split"))
         return (
-            f"{self.summary.value}{_STATIC_STYLE}<div id='{uid}' class='bnb-explore'>"
-            f"<div class='bnb-filter'><input type='search' placeholder='filter by id, question, ground truth or type' "
-            f"aria-label='filter by id, question, ground truth or type'> <select aria-label='outcome'><option value=''>any outcome</option>{options}"
-            f"</select> <span class='bnb-count'>{len(shown)} questions</span></div>"
-            f"<table class='bnb-table'><thead><tr><th>id</th><th>type</th><th>question (open for the answers)</th>"
-            f"<th>ground truth</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}</div>"
-            f"<script>{_FILTER_JS.replace('UID', uid)}</script>"
+            f"{self.summary.value}{_STATIC_STYLE}<div id='{uid}-grid' class='bnb-explore'>"
+            f"<div class='bnb-note'>One row per question: sort by a column, search, filter with the panes; "
+            f"follow a question's link for every run's answer, the judges' verdicts and the context with the gold "
+            f"evidence marked.</div>{self.grid_html(rows, anchor=uid)}{more}"
+            f"<div class='bnb-details'>{details}</div></div>"
         )
 
 
