@@ -31,7 +31,7 @@ from bench_nb.models.base import Answerer
 from bench_nb.models.deadline import deadline
 from bench_nb.providers.base import Provider
 from bench_nb.providers.usage import metered
-from bench_nb.records import Haystack, IngestResult, Question, SearchHit, Verdict
+from bench_nb.records import Haystack, IngestResult, Message, Question, SearchHit, Session, Verdict
 from bench_nb.runformat.format import (
     PHASES,
     AnswerPhase,
@@ -116,6 +116,41 @@ def restore_results_files(run_dir: Path, checkpoint: Checkpoint) -> list[str]:
     return restored
 
 
+def blinded(haystack: Haystack) -> tuple[tuple[Session, ...], dict[str, str]]:
+    """What a provider is given of ``haystack``, and the way back to the dataset's ids.
+
+    Nothing that tells the question, its answer, its type or its evidence: sessions are renamed ``s1``,
+    ``s2``... in the haystack's order and their messages ``s1:1``, ``s1:2``... (LongMemEval names evidence
+    sessions ``answer_...``, BEAM's carry the haystack id), evidence marks (``has_answer``) are cleared and the
+    datasets' extra fields left out; roles, texts, dates and timestamps are kept. The map takes each opaque
+    session and message id back to the dataset's, so hits are recorded (and scored) in the dataset's ids.
+    """
+    sessions, back = [], {}
+    for i, s in enumerate(haystack.sessions, start=1):
+        sid = f"s{i}"
+        back[sid] = s.session_id
+        messages = []
+        for j, m in enumerate(s.messages, start=1):
+            mid = f"{sid}:{j}"
+            if m.message_id:
+                back[mid] = m.message_id
+            messages.append(Message(role=m.role, content=m.content, timestamp=m.timestamp, message_id=mid))
+        sessions.append(Session(session_id=sid, date=s.date, messages=tuple(messages)))
+    return tuple(sessions), back
+
+
+def unblinded(hits: Sequence[SearchHit], back: dict[str, str]) -> list[SearchHit]:
+    """``hits`` with the opaque session and message ids of ``blinded`` turned back into the dataset's."""
+    return [
+        replace(
+            h,
+            session_id=back.get(h.session_id, h.session_id) if h.session_id else h.session_id,
+            hit_id=back.get(h.hit_id, h.hit_id) if h.hit_id else h.hit_id,
+        )
+        for h in hits
+    ]
+
+
 @dataclass(frozen=True)
 class Container:
     """A haystack's container at the provider, and the target questions asked about it."""
@@ -159,6 +194,7 @@ class Engine:
         self.provider = provider
         self.evidence_level = declared_evidence_level(provider)
         self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in containers}
+        self._blind = {c.haystack.haystack_id: blinded(c.haystack) for c in containers}
         self.answerer = answerer
         self.judges = list(judges)
         self.settings = options
@@ -294,7 +330,7 @@ class Engine:
         self._submit(phase, qid, work)
 
     def _submit_ingest(self, c: Container, *, clear_first: bool) -> None:
-        provider, sessions = self.provider, c.haystack.sessions
+        provider, sessions = self.provider, self._blind[c.haystack.haystack_id][0]
 
         def work(attempts: Attempts) -> tuple[IngestResult, dict[str, Any] | None]:
             if clear_first:  # an ingest not recorded complete may have stored part of the haystack
@@ -319,6 +355,7 @@ class Engine:
     def _submit_search(self, qid: str) -> None:
         q = self.questions[qid]
         tag = self.ck.questions[qid].containerTag
+        back = self._blind[q.haystack_id][1]
 
         def work(attempts: Attempts) -> tuple[list[Any], list[SearchHit], float, dict[str, Any] | None]:
             start = time.perf_counter()
@@ -327,6 +364,7 @@ class Engine:
                 lambda: metered(self.provider, lambda: self.provider.search(tag, q.question, self.k)),
             )
             duration = round((time.perf_counter() - start) * 1000, 3)
+            hits = unblinded(hits, back)
             return encode_results(hits), hits, duration, used
 
         self._submit_question("search", qid, work)

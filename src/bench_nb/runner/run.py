@@ -12,6 +12,7 @@ import contextvars
 import dataclasses
 import logging
 import re
+import secrets
 import shutil
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -199,22 +200,36 @@ def _new_checkpoint(
 
 
 def _containers(run_id: str, benchmark: Benchmark, targets: list[Question], isolate: bool) -> list[Container]:
+    """The run's containers, each named ``<run id>-<16 random hex digits>``: nothing of the benchmark (question
+    id, haystack id, order) reaches the provider in a name. A resumed run keeps its recorded names
+    (``_recorded_names``)."""
     for q in targets:
         if q.haystack_id not in benchmark.haystacks:
             raise RunFormatError(
                 benchmark.name, f"question {q.question_id} asks about missing haystack {q.haystack_id!r}"
             )
-    if isolate:
-        return [
-            Container(f"{q.question_id}-{run_id}", benchmark.haystacks[q.haystack_id], (q.question_id,))
-            for q in targets
-        ]
     groups: dict[str, list[str]] = {}
     for q in targets:
-        groups.setdefault(q.haystack_id, []).append(q.question_id)
+        groups.setdefault(q.question_id if isolate else q.haystack_id, []).append(q.question_id)
+    haystack_of = {q.question_id: q.haystack_id for q in targets}
     return [
-        Container(f"{hid}-{run_id}", benchmark.haystacks[hid], tuple(qids)) for hid, qids in groups.items()
+        Container(f"{run_id}-{secrets.token_hex(8)}", benchmark.haystacks[haystack_of[qids[0]]], tuple(qids))
+        for qids in groups.values()
     ]
+
+
+def _recorded_names(containers: list[Container], checkpoint: Checkpoint) -> list[Container]:
+    """``containers`` under the names ``checkpoint`` recorded for their questions (a run written before the
+    names became opaque used ``<haystack or question id>-<run id>``)."""
+    out = []
+    for c in containers:
+        recorded = (
+            checkpoint.questions[c.question_ids[0]].containerTag
+            if c.question_ids[0] in checkpoint.questions
+            else ""
+        )
+        out.append(dataclasses.replace(c, tag=recorded) if recorded else c)
+    return out
 
 
 def run_benchmark(
@@ -418,6 +433,7 @@ def run_spec(
             resumed = (run_dir / CHECKPOINT).is_file()
             if resumed:  # refused if made with other settings
                 checkpoint = resume_checkpoint(run_dir, spec)
+                containers = _recorded_names(containers, checkpoint)
             else:
                 checkpoint = _new_checkpoint(
                     run_id,
