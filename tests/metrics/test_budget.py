@@ -235,3 +235,56 @@ def test_lafs_full_set_counts_every_record_as_longmemeval_v2s_overall_full_set()
     )
     assert lafs(nan, backend="polars")["points"][0] == "66.7% @ 1s"
     assert lafs(nan, full_set=True, backend="polars")["points"][0] == "50.0% @ 1s"
+
+
+def test_budget_curve_at_every_budget_is_accuracy_intervals_of_the_capped_outcomes() -> None:
+    # the budgets are computed together (issue 41): each must still be the intervals of its own capped frame,
+    # on lopsided haystacks, with a question of no latency (over every budget) and two runs
+    rows = run_rows("a", 40, 60, None, haystacks=3) + run_rows("b", 25, 60, None, haystacks=7)
+    for i, r in enumerate(rows):
+        r["haystack_id"] = "h0" if i % 60 < 40 else r["haystack_id"]
+        r["search_ms"] = None if i % 17 == 0 else float(10 * ((i * 7) % 50 + 1))
+    df = frame(rows)
+    budgets = [5, 60, 200, 480, 1000]
+    curve = budget_curve(df, budgets=budgets, backend="polars")
+    assert curve["budget"].to_list() == [float(b) for b in budgets for _ in ("a", "b")]
+    for b in budgets:
+        capped = df.with_columns(correct=pl.col("correct") & (pl.col("search_ms") <= b).fill_null(False))
+        ref = accuracy_intervals(capped, backend="polars").sort("run_id")
+        got = curve.filter(pl.col("budget") == b).sort("run_id")
+        for column in ("accuracy", "ci_low", "ci_high"):
+            assert got[column].to_list() == pytest.approx(ref[column].to_list(), rel=1e-12), (b, column)
+        assert (
+            got["n"].to_list() == ref["n"].to_list()
+            and got["clusters"].to_list() == ref["clusters"].to_list()
+        )
+
+
+def test_budget_curves_computed_once_per_report_shared_by_table_and_charts(monkeypatch) -> None:
+    # issue 41: the compare report computed each curve four times (the table's break-even columns, then each
+    # chart again); given a ClusterBootstrap, the table and the charts share one curve per budget kind
+    import bench_nb.metrics.uncertainty as uncertainty
+    from bench_nb.charts import chart_budget_curve
+    from bench_nb.metrics.uncertainty import ClusterBootstrap
+    from bench_nb.tables import table_budget
+
+    mem = run_rows("mem", 6, 10, 100.0, "sqlite")
+    fc = run_rows("fc", 9, 10, 900.0, "full-context")
+    for r in mem + fc:
+        r["context_tokens"] = 50 if r["provider"] == "sqlite" else 4000
+    df = frame(mem, fc)
+    real, calls = uncertainty.budget_curve_frame, []
+
+    def counted(*args, **kwargs):
+        calls.append(args[1:])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(uncertainty, "budget_curve_frame", counted)
+    boot = ClusterBootstrap(df)
+    table = table_budget(boot)
+    charts = [chart_budget_curve(boot, by=by) for by in ("latency_ms", "context_tokens")]
+    assert sorted(calls) == [("context_tokens",), ("latency_ms",)]
+    # the same table and charts as from the frame itself
+    assert table.html == table_budget(df).html
+    again = [chart_budget_curve(df, by=by) for by in ("latency_ms", "context_tokens")]
+    assert [c.to_dict() for c in charts] == [c.to_dict() for c in again]

@@ -32,15 +32,22 @@ def chart_budget_curve(
     scale), with its clustered 95% band; the numbers are ``bench_nb.budget_curve``'s.
 
     Args:
-        data: run sources or a questions frame.
+        data: run sources, a questions frame, or a ``ClusterBootstrap`` (its curve on the default budgets
+            shared with ``table_budget`` and the other charts).
         by: ``"latency_ms"``, ``"context_tokens"``, ``"cost"`` or a numeric column.
         budgets: the budgets (default: 24 steps even in log scale up to the largest value).
         title: the chart title (default: "Accuracy under a ... budget").
     """
-    q = as_questions(data)
+    from bench_nb.metrics.uncertainty import ClusterBootstrap  # numpy: imported when a chart is drawn
+
+    boot = data if isinstance(data, ClusterBootstrap) else None
+    q = as_questions(data if boot is None else boot.questions)
     labels = run_labels(q)
     with labelled_warnings(labels):  # its warnings name runs by the chart's labels
-        curve = budget_curve_frame(q, by, budgets)
+        if boot is not None and budgets is None:
+            curve = boot.budget_curve(by)
+        else:
+            curve = budget_curve_frame(q, by, budgets)
     frame = with_run_label(
         curve.filter(pl.col("budget") > 0).with_columns(pl.col(pl.Float64).fill_nan(None)), labels
     )

@@ -387,7 +387,7 @@ def budget_curve_frame(
     confidence: float = 0.95,
 ) -> pl.DataFrame:
     """``budget_curve`` in polars."""
-    from bench_nb.metrics.clustered import accuracy_intervals_frame  # numpy: imported when a curve is drawn
+    from bench_nb.metrics.clustered import intervals_of, outcomes  # numpy: imported when a curve is drawn
 
     q = as_questions(questions)
     column = cost_column(q) if by == "cost" else BUDGET_COLUMNS.get(by, by)
@@ -400,26 +400,23 @@ def budget_curve_frame(
         warnings.warn(f"budget_curve by {by}: left out {blind}, which record no {column}", stacklevel=3)
         q = q.filter(~pl.col("run_id").is_in(blind))
     grid = sorted(set(budgets)) if budgets is not None else default_budgets(q[column].cast(pl.Float64))
-    frames = []
-    for b in grid:
-        within = (value <= b).fill_null(False)
-        capped = q.with_columns(
-            correct=pl.col("correct") & within,
-            **(
-                {"score": pl.when(within).then(pl.col("score")).otherwise(0.0)}
-                if "score" in q.columns
-                else {}
-            ),
-        )
-        ci = accuracy_intervals_frame(capped, confidence=confidence)
-        frames.append(
-            ci.select("run_id", "accuracy", "ci_low", "ci_high", "n", "clusters", "interval").with_columns(
-                budget=pl.lit(b)
-            )
-        )
-    if not frames:
+    if not grid:
         return pl.DataFrame(schema=_CURVE_SCHEMA)
-    curve = _with_break_even(q, pl.concat(frames))
+    # every budget at once: the questions that count (checked once), each budget's values stacked under a
+    # ``_level`` key, and one pass of the intervals over the (budget, run) groups
+    ids = [pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)]
+    spent = q.select(*ids, _spent=value)
+    data = outcomes(q).join(spent, on=["run_id", "question_id"], how="left")
+    levels = pl.DataFrame({"_level": [str(i) for i in range(len(grid))], "budget": [float(b) for b in grid]})
+    stacked = levels.join(data, how="cross").with_columns(
+        value=pl.when(pl.col("_spent") <= pl.col("budget")).then(pl.col("value")).otherwise(0.0)
+    )
+    ci = intervals_of(stacked, ["_level", "run_id"], "clustered", confidence)
+    frames = ci.with_columns(
+        budget=pl.col("_level").replace_strict(levels["_level"], levels["budget"], return_dtype=pl.Float64),
+        _order=pl.col("_level").cast(pl.Int64),
+    ).sort("_order", maintain_order=True)
+    curve = _with_break_even(q, frames)
     return curve.select(list(_CURVE_SCHEMA)).cast(_CURVE_SCHEMA)  # type: ignore[arg-type]
 
 

@@ -7,7 +7,8 @@ charts of those sections (``bench_nb.tables.uncertainty``, ``bench_nb.charts.unc
 frame is checked and summed per haystack once per ``by``, every statistic is computed once, and the weights
 matrix of a set of haystacks is drawn once (``bootstrap_weights``). The numbers are those of the functions
 of the same names (``accuracy_intervals``, ``rank_intervals``, ``clustered_paired_comparisons``,
-``tell_apart``, ``pareto_frontier``) for the same seed.
+``tell_apart``, ``pareto_frontier``) for the same seed. The budget section's table and charts
+(``table_budget``, ``chart_budget_curve``) share its ``budget_curve`` the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from bench_nb.metrics import as_questions
+from bench_nb.metrics.budget import budget_curve_frame
 from bench_nb.metrics.clustered import (
     ClusterSums,
     IntervalMethod,
@@ -137,6 +139,11 @@ class ClusterBootstrap:
                 alpha,
             ),
         )
+
+    def budget_curve(self, by: str = "latency_ms") -> pl.DataFrame:
+        """``budget_curve`` of the frame by ``by`` on its default budgets: computed once, shared by the budget
+        table's break-even columns and the budget charts."""
+        return self._once(("budget", by), lambda: budget_curve_frame(self.questions, by))
 
     def pareto_frontier(self) -> pl.DataFrame:
         """``pareto_frontier`` of the frame, over the clustered accuracy intervals."""

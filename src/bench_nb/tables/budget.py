@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -11,12 +11,15 @@ from bench_nb.metrics.budget import T_MAX, T_MIN, budget_curve_frame, lafs_frame
 from bench_nb.tables.html import Cell, Table, labels_of, missing, pct, render, run_cell
 from bench_nb.text import labelled_warnings
 
+if TYPE_CHECKING:
+    from bench_nb.metrics.uncertainty import ClusterBootstrap
 
-def _break_even(q: pl.DataFrame, by: str) -> dict[str, float | None]:
+
+def _break_even(q: pl.DataFrame, by: str, boot: ClusterBootstrap | None) -> dict[str, float | None]:
     column = {"latency_ms": "search_ms", "context_tokens": "context_tokens"}[by]
     if column not in q.columns or q[column].drop_nulls().is_empty():
         return {}
-    curve = budget_curve_frame(q, by)
+    curve = budget_curve_frame(q, by) if boot is None else boot.budget_curve(by)
     return dict(curve.group_by("run_id").agg(pl.col("break_even").first()).iter_rows())
 
 
@@ -34,13 +37,17 @@ def table_budget(data: Any) -> Table:
     """Per run: accuracy, mean search latency, LAFS over LongMemEval-V2's 1-200 s budgets (headed "LAFS formula †"
     with a note saying it is no leaderboard score when the runs are on another benchmark), and the search
     latency and context-token budgets at which the full-context baseline catches up with it (``—``: never on
-    the runs' own range, or no full-context run). ``data``: run sources or a questions frame."""
-    q = as_questions(data)
+    the runs' own range, or no full-context run). ``data``: run sources, a questions frame, or a
+    ``ClusterBootstrap`` (its budget curves shared with ``chart_budget_curve``)."""
+    from bench_nb.metrics.uncertainty import ClusterBootstrap  # numpy: imported when the table is built
+
+    boot = data if isinstance(data, ClusterBootstrap) else None
+    q = as_questions(data if boot is None else boot.questions)
     labels = labels_of(q)
     with labelled_warnings(labels):  # "left out [...]": runs by their labels, as in the table
         points = run_points(q)
         scores = dict(lafs_frame(q).select("system", "lafs").iter_rows())
-        even_ms, even_tok = _break_even(q, "latency_ms"), _break_even(q, "context_tokens")
+        even_ms, even_tok = _break_even(q, "latency_ms", boot), _break_even(q, "context_tokens", boot)
     frame = points.with_columns(
         lafs=pl.col("run_id").replace_strict(scores, default=None, return_dtype=pl.Float64),
         break_even_ms=pl.col("run_id").replace_strict(even_ms, default=None, return_dtype=pl.Float64),
