@@ -198,7 +198,10 @@ class ExportResult:
 
 def hits_frame(runset: RunSet, questions: pl.DataFrame) -> pl.DataFrame:
     """One row per search result of each question of ``questions`` (a questions frame of ``runset``)."""
-    cols: dict[str, list[Any]] = {name: [] for name in HITS_SCHEMA}
+    import msgspec
+
+    cols: dict[str, list[Any]] = {name: [] for name in HITS_SCHEMA if name != "raw"}
+    hits: list[Any] = []
     by_path = {str(run.path): run for run in runset}
     for run_id, qid, run_path in questions.select("run_id", "question_id", "run_path").iter_rows():
         for rank, hit in enumerate(search_hits(by_path[run_path], qid), start=1):
@@ -210,8 +213,10 @@ def hits_frame(runset: RunSet, questions: pl.DataFrame) -> pl.DataFrame:
             cols["score"].append(
                 float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None
             )
-            cols["raw"].append(json.dumps(hit, ensure_ascii=False, default=str))
-    return pl.DataFrame(cols, schema=HITS_SCHEMA)
+            hits.append(hit)
+    # every hit encoded in one call, one JSON document a line (a newline inside a string is escaped)
+    cols["raw"] = msgspec.json.Encoder(enc_hook=str).encode_lines(hits).decode().split("\n")[:-1]
+    return pl.DataFrame({name: cols[name] for name in HITS_SCHEMA}, schema=HITS_SCHEMA)
 
 
 def _write_parquet(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
@@ -715,7 +720,8 @@ def _write_run(
     with fs.open_output_stream(f"{root}/settings/run={key}/{version}.json") as f:
         f.write(_settings_json(run, row).encode())  # last: a version with its settings file is whole
     previous = table.filter(pl.col("run_id") == run.run_id).select("partition", "version").rows()
-    table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)])
+    # one chunk, not one a run: the table is rewritten after every run (0.76 s for 1,000 chunks, 0.005 s for one)
+    table = pl.concat([table.filter(pl.col("run_id") != run.run_id), row.cast(table.schema)], rechunk=True)
     _commit_runs_table(fs, root, table)
     _retire(fs, root, [name for k, v in previous for name in _file_names(k, v)])
     return table
