@@ -1,5 +1,5 @@
 """Importers for other harnesses' result files: EverMemOS's eval_results.json, Zep's grades, Mem0's results,
-LongMemEval's judged answers (``*.eval-results-*``, JSON lines).
+LongMemEval's judged answers (``*.eval-results-*``, JSON lines), AML's judgments and answers (JSON lines).
 
 Each importer (an ``Importer``, registered with ``register_importer``) turns one file into checkpoints of the run
 format held in memory (one per run it holds), each with an ``ImportInfo`` (the harness, its judge as named or
@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.registry import Registry
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses import amb, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
+from bench_nb.runformat.harnesses import amb, aml, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
 from bench_nb.runformat.harnesses.common import ImportInfo, is_json_file, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
@@ -41,7 +41,9 @@ __all__ = [
     "unregister_importer",
 ]
 
-HarnessFormat = Literal["longmemeval-v2", "longmemeval", "mem0-benchmarks", "evermemos", "zep", "mem0", "amb"]
+HarnessFormat = Literal[
+    "longmemeval-v2", "longmemeval", "aml", "mem0-benchmarks", "evermemos", "zep", "mem0", "amb"
+]
 """The built-in importers' names, in the order they are tried (``tests/runformat/test_importers.py`` checks the
 registry holds exactly these)."""
 HARNESS_FORMATS: tuple[HarnessFormat, ...] = get_args(HarnessFormat)
@@ -207,6 +209,7 @@ for _importer in (
         locate=_judged_lines,
         locomo_ids=False,
     ),
+    Importer(aml.HARNESS, lambda p, i, pr, d: [aml.read(p, pr)], locate=aml.locate, locomo_ids=False),
     Importer(
         mem0_benchmarks.HARNESS,
         lambda p, i, pr, d: mem0_benchmarks.read_all(p, pr, d),
