@@ -387,7 +387,11 @@ def budget_curve_frame(
     confidence: float = 0.95,
 ) -> pl.DataFrame:
     """``budget_curve`` in polars."""
-    from bench_nb.metrics.clustered import intervals_of, outcomes  # numpy: imported when a curve is drawn
+    # numpy: imported when a curve is drawn
+    import numpy as np
+
+    from bench_nb.metrics.clustered import ClusterSums, intervals_of, outcomes, per_cluster
+    from bench_nb.metrics.ordered import segment_spread, segment_sums
 
     q = as_questions(questions)
     column = cost_column(q) if by == "cost" else BUDGET_COLUMNS.get(by, by)
@@ -402,20 +406,25 @@ def budget_curve_frame(
     grid = sorted(set(budgets)) if budgets is not None else default_budgets(q[column].cast(pl.Float64))
     if not grid:
         return pl.DataFrame(schema=_CURVE_SCHEMA)
-    # every budget at once: the questions that count (checked once), each budget's values stacked under a
-    # ``_level`` key, and one pass of the intervals over the (budget, run) groups
+    # every budget at once: the questions that count checked and sorted per run and haystack once, then each
+    # budget's per-haystack sums taken from that order (a question over the budget counts 0)
     ids = [pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)]
-    spent = q.select(*ids, _spent=value)
-    data = outcomes(q).join(spent, on=["run_id", "question_id"], how="left")
-    levels = pl.DataFrame({"_level": [str(i) for i in range(len(grid))], "budget": [float(b) for b in grid]})
-    stacked = levels.join(data, how="cross").with_columns(
-        value=pl.when(pl.col("_spent") <= pl.col("budget")).then(pl.col("value")).otherwise(0.0)
-    )
-    ci = intervals_of(stacked, ["_level", "run_id"], "clustered", confidence)
+    data = outcomes(q).join(q.select(*ids, _spent=value), on=["run_id", "question_id"], how="left")
+    per = per_cluster(data, ["run_id"])
+    spent, scored = per.rows["_spent"].to_numpy(), per.rows["value"].to_numpy()
+    groups = []
+    for level, b in enumerate(grid):
+        capped = np.where(spent <= b, scored, 0.0)  # no value (NaN): over every budget
+        sums, spread = segment_sums(capped, per.cluster_rows), segment_spread(capped, per.group_rows)
+        groups += [
+            ((str(level), *name), ClusterSums(per.ids[r], sums[r], per.counts[r], float(spread[g])))
+            for g, (name, r) in enumerate(zip(per.names, per.groups, strict=True))
+        ]
+    ci = intervals_of(data, ["_level", "run_id"], "clustered", confidence, groups)
+    budget = dict(enumerate(float(b) for b in grid))
     frames = ci.with_columns(
-        budget=pl.col("_level").replace_strict(levels["_level"], levels["budget"], return_dtype=pl.Float64),
-        _order=pl.col("_level").cast(pl.Int64),
-    ).sort("_order", maintain_order=True)
+        budget=pl.col("_level").cast(pl.Int64).replace_strict(budget, return_dtype=pl.Float64)
+    )
     curve = _with_break_even(q, frames)
     return curve.select(list(_CURVE_SCHEMA)).cast(_CURVE_SCHEMA)  # type: ignore[arg-type]
 
