@@ -11,7 +11,8 @@ Question ids are kept as written, except LoCoMo's, which become bench_nb's ``<sa
 ``conv-26-q0``, ``conv-26_q0`` or ``locomo_<c>_qa<i>``, ``c`` the conversation 0-9 in locomo10.json order), so
 a run pairs with bench_nb's LoCoMo runs; LongMemEval's and BEAM's ids pair when AML writes the datasets' own
 ids. AML's LoCoMo set is LoCoMo-Refined (questions keyed by ``qa_id``), whose id form has not been checked
-against these: ids of another form are kept and pair with no bench_nb LoCoMo run. The files hold no question text, gold answer, type, judge or answer model: those are not recorded.
+against these: ids of another form are kept and pair with no bench_nb LoCoMo run. The files hold no question
+text, gold answer, type, judge or answer model: those are not recorded.
 """
 
 from __future__ import annotations
