@@ -123,3 +123,35 @@ def test_a_file_with_no_readable_row_is_refused_naming_it(tmp_path: Path) -> Non
     runs = _quiet_load(folder)
     assert not list(runs)
     assert any("per_question.jsonl" in p.path and "no readable row" in p.message for p in runs.problems)
+
+
+def test_truncation_and_post_query_fields_are_read(tmp_path: Path) -> None:
+    """issue 40: memory_context_was_truncated, memory_post_query_duration_seconds and memory_post_query_metadata
+    were ignored; truncation now feeds failure attribution, the post-query time and metadata are kept."""
+    from bench_nb.metrics.failures import failure_reasons
+
+    folder = tmp_path / "truncating_small"
+    shutil.copytree(FIXTURE, folder)
+    rows = [json.loads(line) for line in (folder / "per_question.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["memory_context_was_truncated"] = row["question_id"] == "sn_procedure_005"
+        row["memory_post_query_duration_seconds"] = 0.25
+        row["memory_post_query_metadata"] = {"stored_items": 3}
+    rows[0]["memory_context_was_truncated"] = "yes"
+    (folder / "per_question.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runs = _quiet_load(folder)
+    (problem,) = runs.all_problems
+    assert (
+        "memory_context_was_truncated" in (problem.field or "")
+        and problem.question_id == rows[0]["question_id"]
+    )
+    qs = runs[0].checkpoint.questions
+    cut = qs["sn_procedure_005"].benchNb or {}
+    assert cut["contextCut"] is True and cut["postQueryMs"] == pytest.approx(250.0)
+    assert cut["postQueryMetadata"] == {"stored_items": 3}
+    assert all("contextCut" not in (q.benchNb or {}) for qid, q in qs.items() if qid != "sn_procedure_005")
+    assert qs["web_static_001"].phases.search.durationMs == pytest.approx(12.0)  # the query time alone
+    frame = failure_reasons(runs)
+    reasons = dict(zip(frame["question_id"], frame["failure_reason"], strict=True))
+    assert reasons["sn_procedure_005"] == "truncation"
+    assert {r for q, r in reasons.items() if q != "sn_procedure_005"} <= {"unknown"}

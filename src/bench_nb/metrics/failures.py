@@ -9,6 +9,8 @@ holds, in this order (``REASONS``; docs/statistics.md, "Why answers were wrong")
    ``disputed_questions``, each replicate a rater of its own).
 3. ``truncation``: the gold evidence was not surfaced (``hit_at_k == 0``) and the context was cut to a budget
    (the provider recorded it: full-context's ``contextCut`` on its hits): the evidence existed but was dropped.
+   An imported run that records no retrieval evidence but says the context was cut (LongMemEval-V2's
+   ``memory_context_was_truncated``, read into the question's ``benchNb.contextCut``) counts here too.
 4. ``retrieval_miss``: the gold evidence was not surfaced (``hit_at_k == 0`` at the recorded
    ``retrieval_level``).
 5. ``reader_error_confirmed``: the evidence was surfaced (``hit_at_k > 0``) and the answer is still wrong, and
@@ -93,7 +95,9 @@ def _cut_contexts(runset: Any, wrong: pl.DataFrame) -> list[bool]:
             run = by_path.get(run_path)
             first = search_hits(run, qid)[:1] if run is not None else []
             raw = first[0].get("raw") if first and isinstance(first[0], dict) else None
-            out.append(isinstance(raw, dict) and CONTEXT_CUT in raw)
+            q = run.checkpoint.questions.get(qid) if run is not None and run.checkpoint is not None else None
+            said = bool(q is not None and (q.benchNb or {}).get(CONTEXT_CUT) is True)  # an importer read it
+            out.append(said or (isinstance(raw, dict) and CONTEXT_CUT in raw))
         return out
     stored = getattr(runset, "hits", None)  # a run store: its hits table keeps each result's raw JSON
     if not isinstance(stored, pl.LazyFrame):
@@ -152,7 +156,7 @@ def failure_reasons_frame(
         .then(pl.lit("answer_key_erratum"))
         .when(pl.col("judge_disputed"))
         .then(pl.lit("judge_dispute"))
-        .when((hit == 0) & pl.col("context_cut"))
+        .when(((hit == 0) | hit.is_null()) & pl.col("context_cut"))
         .then(pl.lit("truncation"))
         .when(hit == 0)
         .then(pl.lit("retrieval_miss"))

@@ -6,10 +6,13 @@ One JSON object a line: ``question_id`` (the benchmark's own id, so the run pair
 ``question_text``, ``answer_gold``, ``response_raw`` (the reader's reply), ``response_parsed_boxed``,
 ``is_unknown``, ``score`` (1.0/0.0) and ``score_bool`` (the verdict), ``haystack_ids`` (trajectory ids),
 ``memory_query_duration_seconds`` (the memory query's wall time), ``memory_context_token_count`` (the context's
-tokens after truncation), ``memory_context_original_token_count``, ``usage`` (the reader's prompt and
-completion tokens). Mapping (docs/loading.md): the verdict is ``score_bool`` (``score`` when it is missing);
+tokens after truncation), ``memory_context_original_token_count``, ``memory_context_was_truncated``,
+``memory_post_query_duration_seconds`` and ``memory_post_query_metadata`` (the memory module's work after the
+question was answered, e.g. storing the exchange), ``usage`` (the reader's prompt and completion tokens). Mapping (docs/loading.md): the verdict is ``score_bool`` (``score`` when it is missing);
 the search phase's ``durationMs`` is the memory query time; ``contextTokens`` the context tokens; the answer is
-``response_raw``. ``aggregated_metrics.json`` is kept as the run's published figures; its ``overall_full_set``
+``response_raw``; ``memory_context_was_truncated`` true sets ``benchNb.contextCut`` (failure attribution's
+``truncation``); the post-query time is ``benchNb.postQueryMs`` and its metadata ``benchNb.postQueryMetadata``
+(after the answer, so not in the search latency). ``aggregated_metrics.json`` is kept as the run's published figures; its ``overall_full_set``
 is checked against the rows. The judge is ``run_args.json``'s ``evaluator_model`` when that file is there,
 else ``unknown``; the tier comes from ``run_args.json``'s haystack path or the folder's name (``..._small``).
 """
@@ -198,6 +201,32 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
                 bad(key, f"{key} {json.dumps(row[key])[:60]} is not true/false: read as not recorded", qid)
         if isinstance(row.get("is_unknown"), bool):
             extra["isUnknown"] = row["is_unknown"]
+        truncated = row.get("memory_context_was_truncated")
+        if truncated is not None and not isinstance(truncated, bool):
+            bad(
+                "memory_context_was_truncated",
+                f"memory_context_was_truncated {json.dumps(truncated)[:60]} is not true/false: read as not recorded",
+                qid,
+            )
+        elif truncated is True:
+            extra["contextCut"] = True  # failure attribution's truncation reason (metrics.failures)
+        post = measure(
+            row.get("memory_post_query_duration_seconds"),
+            "s",
+            field=f"{where}: memory_post_query_duration_seconds",
+            **at,
+        )
+        if post is not None:
+            extra["postQueryMs"] = post * 1000
+        meta = row.get("memory_post_query_metadata")
+        if meta is not None and not isinstance(meta, dict):
+            bad(
+                "memory_post_query_metadata",
+                f"memory_post_query_metadata {json.dumps(meta)[:60]} is not an object: not recorded",
+                qid,
+            )
+        elif meta:
+            extra["postQueryMetadata"] = meta
         questions[qid] = Question(
             questionId=qid,
             containerTag=extra.get("haystackId", ""),
