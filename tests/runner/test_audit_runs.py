@@ -169,3 +169,19 @@ def test_the_locomo_audits_wrong_answers_audit_our_offline_judges(locomo_audit: 
     rates = {r["judge"]: r for r in judge_audit([made[0].path], backend="polars").iter_rows(named=True)}
     assert rates["contains"]["n"] == 1540 and rates["contains"]["accept_rate"] < 1
     assert rates["overlap"]["accept_rate"] > 30 > 10.61 > rates["contains"]["ci_high"]
+
+
+def test_the_judge_audit_command_exits_1_when_no_answer_was_scored(
+    make_run, llm_env: LLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: every command exits non-zero when nothing it was asked to do succeeded; a judge whose every
+    reply is unreadable grades each audit answer unscored."""
+    from bench_nb.cli import main
+
+    llm_env.responder = lambda path, body: "no verdict in here"
+    source = make_run("unsure-src", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
+    with pytest.raises(SystemExit) as exc:
+        main(["judge-audit", str(source), "-j", "gpt-4o-mini", "--generators", "vague,paraphrase"])
+    assert exc.value.code == 1
+    [error] = capsys.readouterr().err.splitlines()
+    assert error.startswith("error: no audit answer was scored (") and error.endswith("every one unscored)")

@@ -188,8 +188,12 @@ def judge_audit_cmd(
         concurrency=concurrency,
     )
     paths = [m.path for m in made]
-    rates = judge_error_rates_frame(paths)
     click.echo(f"audit sets in {paths[0].parent}")
+    graded = sum(sum(m.graded.graded.values()) for m in made)
+    if graded and graded == sum(sum(m.graded.unscored.values()) for m in made):  # nothing succeeded
+        click.echo(f"error: no audit answer was scored ({graded} graded, every one unscored)", err=True)
+        raise SystemExit(1)
+    rates = judge_error_rates_frame(paths)
     click.echo("")
     click.echo(f"{'judge':<24} {'set':<12} {'answers':<8} {'n':>5} {'accepts':>8} {'95% CI':>14}  reading")
     for r in rates.iter_rows(named=True):

@@ -15,6 +15,7 @@ for a set of deliberately wrong answers made elsewhere, such as the LoCoMo audit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from collections.abc import Iterable, Sequence
@@ -129,8 +130,14 @@ def write_audit_runs(
             _write_run(path, run_id, source, by_id, answers, generator=generator, kind=kind, seed=seed)
         graded = rejudge(path, judges, concurrency=concurrency)
         primary = graded.judges[0]
-        if graded.primary != primary:
-            graded = rejudge(path, [], primary=primary)
+        if graded.primary != primary:  # the switch, keeping what the grading did (graded, unscored)
+            switched = rejudge(path, [], primary=primary)
+            graded = dataclasses.replace(
+                graded,
+                primary=switched.primary,
+                primary_changed=switched.primary_changed,
+                report_stale=switched.report_stale,
+            )
         out.append(AuditRun(path, run_id, generator, kind, len(answers), graded))
     return out
 
