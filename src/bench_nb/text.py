@@ -86,7 +86,22 @@ class Cell:
         if self.title:
             attrs += f' title="{esc(self.title)}"'
         extra = "".join(f' <span class="{esc(c)}">{esc(t)}</span>' for t, c in self.badges)
-        return f"<{tag}{attrs}>{esc(self.text)}{extra}</{tag}>"
+        return f"<{tag}{attrs}>{folded(self.text)}{extra}</{tag}>"
+
+
+LONG_TEXT = 400  # characters a table cell shows before it folds the rest
+
+
+def folded(text: str, width: int = LONG_TEXT) -> str:
+    """``text`` escaped; longer than ``width`` characters, its start on one line and the whole one click away
+    (``<details>``), so a runaway answer never stretches a page."""
+    if len(text) <= width:
+        return esc(text)
+    return (
+        f'<details class="bnb-fold"><summary>{esc(one_line(text, width // 2))} '
+        f'<span style="color:#57606a">({len(text):,} characters: open)</span></summary>'
+        f'<div style="white-space:pre-wrap;max-height:40em;overflow:auto">{esc(text)}</div></details>'
+    )
 
 
 def cell(value: object, cls: str = "", **kw: object) -> Cell:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,3 +88,28 @@ def test_report_renders_offline_in_chromium(report: Path, tmp_path: Path, chromi
     assert "<script>alert" not in dom and "&lt;script&gt;alert(" in dom and '<img src="x"' not in dom
     assert shot.is_file() and shot.stat().st_size > 50_000
     assert "compare.html" in index and "Browser check" in index
+
+
+def test_compare_report_with_runaway_answers_stays_short_with_contents(
+    tmp_path: Path, locomo_audit: Path, chromium_browser: Any
+) -> None:
+    """The two LoCoMo-audit runs hold 106k- and 71k-character chain-of-thought answers: once 116,819 px tall,
+    the report folds them and is under 25,000 px, with a table of contents whose links all land."""
+    out = tmp_path / "compare.html"
+    build_report("compare", {"runs": str(locomo_audit / "fc-baseline" / "*")}, out, index=False)
+    page = chromium_browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(out.as_uri())
+        page.wait_for_timeout(3000)
+        height = page.evaluate("document.documentElement.scrollHeight")
+        links = page.evaluate(
+            "Array.from(document.querySelectorAll('a[href^=\"#\"]')).map(a => a.getAttribute('href'))"
+        )
+        missing = page.evaluate(
+            "(hrefs) => hrefs.filter(h => !document.getElementById(decodeURIComponent(h.slice(1))))", links
+        )
+        page.screenshot(path=str(tmp_path / "compare-top.png"))
+    finally:
+        page.close()
+    assert height < 25_000, height
+    assert "Contents:" in out.read_text() and len(links) >= 10 and missing == []

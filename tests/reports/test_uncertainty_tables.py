@@ -250,3 +250,23 @@ def test_the_compare_report_shows_the_unscored_bounds_of_runs_whose_unscored_rat
         "Questions without a verdict (unscored, failed or not run): full-context 2.0%, no-memory 2.0%, "
         "sqlite 18.0%" in text
     )
+
+
+def test_tell_apart_collapses_the_types_it_cannot_tell_into_one_line() -> None:
+    # Two runs right on the same questions: no type tells them apart; the four types are one line, not four.
+    sizes = np.array([10] * 8)
+    correct = np.resize(np.array([1.0, 0.0, 1.0, 1.0, 0.0]), int(sizes.sum()))
+    q = frame({"a": correct, "b": correct}, sizes, question_type_norm="x")
+    q = q.with_columns(provider=pl.col("run_id"))
+    q = q.with_columns(
+        question_type_norm=pl.int_range(pl.len())
+        .over("run_id")
+        .mod(4)
+        .replace_strict(
+            {0: "temporal", 1: "multi-hop", 2: "single-hop", 3: "open-domain"}, return_dtype=pl.String
+        )
+    )
+    table = tables.table_tell_apart(q)
+    assert table.frame.height == 5  # overall and four types: the numbers stay
+    assert table.html.count("cannot tell on these 4 types") == 1
+    assert table.html.count("<tr>") <= 3  # header, overall, the one line

@@ -327,6 +327,9 @@ def _signed_interval(low: float | None, high: float | None) -> str:
     return f"[{low * 100:+.1f}, {high * 100:+.1f}]".replace("-", "−")
 
 
+_DECIDED = ("A higher", "B higher")
+
+
 def _verdict_text(verdict: str, a: str, b: str) -> str:
     if verdict == "A higher":
         return f"{a} higher"
@@ -356,10 +359,34 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     paired, _ = boot.comparable()
     left_out = _left_out(boot, labels)
     frame = paired.tell_apart(alpha)
-    rows = []
+    rows: list[list[Cell]] = []
+    # Per pair, the types on which both rules cannot tell are one line (their numbers stay in ``data``).
+    undecided: dict[tuple[str, str], list[str]] = {}
+    for r in frame.iter_rows(named=True):
+        if (
+            r["question_type"] != _ALL
+            and r["verdict"] not in _DECIDED
+            and r["overlap_verdict"] not in _DECIDED
+            and r["agree"]
+        ):
+            undecided.setdefault((r["run_a"], r["run_b"]), []).append(r["question_type"])
     for r in frame.iter_rows(named=True):
         a, b = labels.get(r["run_a"], r["run_a"]), labels.get(r["run_b"], r["run_b"])
         overall = r["question_type"] == _ALL
+        pair_types = undecided.get((r["run_a"], r["run_b"]), [])
+        if len(pair_types) > 1 and r["question_type"] in pair_types:
+            if r["question_type"] == pair_types[0]:
+                rows.append(
+                    [
+                        Cell(f"{a} vs {b}", title=f"{r['run_a']} vs {r['run_b']}"),
+                        Cell(", ".join(pair_types), "bnb-sub"),
+                        *(Cell("") for _ in range(3)),
+                        Cell(f"cannot tell on these {len(pair_types)} types"),
+                        Cell(""),
+                        Cell("cannot tell"),
+                    ]
+                )
+            continue
         rows.append(
             [
                 Cell(f"{a} vs {b}", title=f"{r['run_a']} vs {r['run_b']}"),
@@ -395,7 +422,7 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
             "test at every number of haystacks. McNemar's test ignores the "
             "haystacks and is too eager under clustering. The overlap rule calls two runs different only when "
             "their Wilson intervals do not overlap: unpaired and conservative. No correction for the number of "
-            "pairs or types.",
+            "pairs or types. The types on which both rules cannot tell are one line per pair.",
             *left_out,
         ],
         warnings=[
