@@ -131,3 +131,19 @@ def test_the_static_page_describes_only_the_filters_it_has() -> None:
     text = " ".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
     assert "In a built report the widgets cannot run" in text
     assert '"A vs B" has "A wrong, B right"' in text
+
+
+def test_abstention_no_context_and_an_outcome_filter_say_what_they_mean() -> None:
+    """Abstention questions once showed a blank "ground truth:", no-memory "1. none", and filtering to incorrect
+    answers "accuracy 0.0% [0.0–21.5%]"."""
+    e = Explorer(RUNS)
+    q = e.questions
+    abstain = q.filter(pl.col("question_type_norm") == "abstention")["question_id"][0]
+    page = e.detail_html(abstain)
+    assert "should abstain" in page and "ground truth:" not in page
+    bare = q.filter((pl.col("provider") == "no-memory") & (pl.col("search_result_count") == 0))
+    page = e.detail_html(bare["question_id"][0])
+    assert "no context retrieved" in page and "<li>none</li>" not in page
+    assert "%" in e.summary.value  # all outcomes: accuracy with its interval
+    e.outcomes.value = ("incorrect",)
+    assert "— (filtered by outcome)" in e.summary.value and "0.0% [" not in e.summary.value
