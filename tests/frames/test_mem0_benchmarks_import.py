@@ -99,3 +99,76 @@ def test_every_depth_exports_to_the_run_store(tmp_path: Path) -> None:
     again = export_runs(FIXTURE, tmp_path / "store")
     assert sorted(again.unchanged) == ["oss-top_10", "oss-top_50"] and again.written == []
     assert str(again).endswith("0 run(s) written, 2 unchanged")
+
+
+def test_upstream_shape_with_depth_and_token_budget_cutoffs(tmp_path: Path) -> None:
+    """issue 40: a ``max_tokens_<N>`` cutoff was recorded as a retrieval depth of 2^30. The file is written in the
+    shape issue 40's survey gives for mem0ai/memory-benchmarks' ``<bench>_results_<ts>.json`` (metadata with
+    ``run_id``, ``mode``, ``provider``, ``top_k``, ``cutoffs``, ``seed``; ``cutoff_results`` with ``judgment``
+    PASS/FAIL): the upstream repository could not be read here, so no upstream commit is cited."""
+
+    def cut(judgment: str, answer: str) -> dict[str, object]:
+        return {
+            "judgment": judgment,
+            "score": 1 if judgment == "PASS" else 0,
+            "generated_answer": answer,
+            "reason": "r",
+        }
+
+    evaluations = [
+        {
+            "question_id": qid,
+            "question": f"Question {qid}?",
+            "ground_truth_answer": "yes",
+            "category_name": "single-session-user",
+            "retrieval": {"search_latency_ms": 40.0},
+            "cutoff_results": {"top_20": cut(a, "yes"), "max_tokens_4000": cut(b, "no")},
+        }
+        for qid, a, b in (("q1", "PASS", "FAIL"), ("q2", "FAIL", "PASS"), ("q3", "PASS", "PASS"))
+    ]
+    evaluations[2]["cutoff_results"]["max_tokens_4000"].pop("score")  # type: ignore[index,union-attr]
+    doc = {
+        "metadata": {
+            "benchmark": "longmemeval",
+            "run_id": "lme-run",
+            "mode": "answerer",
+            "answerer_model": "gpt-4o-mini",
+            "judge_model": "gpt-4o-mini",
+            "provider": "mem0",
+            "top_k": 200,
+            "cutoffs": ["max_tokens_4000", "top_20"],
+            "seed": 42,
+        },
+        "metrics_by_cutoff": {"top_20": {"overall": {"accuracy": 2 / 3}}, "max_tokens_4000": {"overall": {}}},
+        "evaluations": evaluations,
+    }
+    path = tmp_path / "longmemeval_results_20261201_000000.json"
+    path.write_text(json.dumps(doc))
+    runs = load_runs(path)
+    assert runs.all_problems == []
+    assert [r.run_id for r in runs] == ["lme-run-top_20", "lme-run-max_tokens_4000"]
+    depth, budget = (r.checkpoint.benchNb or {} for r in runs)
+    assert depth["retrievalDepth"] == 20 and "contextTokenBudget" not in depth
+    assert budget["contextTokenBudget"] == 4000 and budget["retrievalDepth"] == 200  # the top_k it cut from
+    labels = {
+        (r.run_id, qid): q.phases.evaluate.label for r in runs for qid, q in r.checkpoint.questions.items()
+    }
+    assert (
+        labels[("lme-run-top_20", "q1")] == "correct"
+        and labels[("lme-run-max_tokens_4000", "q1")] == "incorrect"
+    )
+    assert labels[("lme-run-max_tokens_4000", "q3")] == "correct"  # from judgment PASS, no score
+
+
+def test_an_unknown_cutoff_label_is_a_problem_not_a_huge_depth(tmp_path: Path) -> None:
+    data = json.loads(FIXTURE.read_text())
+    data["metadata"]["top_k_cutoffs"] = ["top_10", "budget_big"]
+    for item in data["evaluations"]:
+        item["cutoff_results"]["budget_big"] = item["cutoff_results"]["top_10"]
+    path = tmp_path / "locomo_results_x.json"
+    path.write_text(json.dumps(data))
+    with pytest.warns(Warning):
+        runs = load_runs(path)
+    assert any("budget_big" in p.message for p in runs.all_problems)
+    odd = next(r for r in runs if r.run_id.endswith("budget_big"))
+    assert "retrievalDepth" not in (odd.checkpoint.benchNb or {})

@@ -6,7 +6,9 @@ schema module (``benchmarks/common/schema.py``) was not readable. ``locomo_resul
 metrics_by_cutoff: {"top_<k>": {overall, by_category}}, evaluations: [{question_id "conv<c>_q<i>", conversation_idx,
 category, category_name, question, ground_truth_answer, evidence, retrieval: {search_latency_ms, total_results,
 ...}, cutoff_results: {"top_<k>": {judgment, score, generated_answer, memories_evaluated, reason}}}]}``: each
-question answered and judged at every retrieval depth ``k``. One run per depth (``<project>-top_<k>``). ``i``
+question answered and judged at every cutoff. One run per cutoff (``<project>-<label>``): ``top_<N>`` is a
+retrieval depth (``benchNb.retrievalDepth``), ``max_tokens_<N>`` a context token budget (``benchNb.contextTokenBudget``,
+with the metadata's ``top_k`` as the depth), as a derived harness writes it; never a depth of 2^30. ``i``
 enumerates the conversation's full ``qa`` list (categories are filtered after numbering), so ``conv<c>_q<i>`` is
 bench_nb's ``<sample_id>-q<i>``.
 """
@@ -46,9 +48,25 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def _depth(label: str) -> int:
-    m = re.match(r"^top_(\d+)$", label)
-    return int(m.group(1)) if m else 1 << 30
+_CUTOFF = re.compile(r"^(top|max_tokens)_(\d+)$")
+
+
+def cutoff_settings(label: str, top_k: Any = None) -> dict[str, int]:
+    """The run-level settings of a cutoff label: ``top_<N>`` a retrieval depth of N (``retrievalDepth``),
+    ``max_tokens_<N>`` a context budget of N tokens (``contextTokenBudget``, over the ``top_k`` memories the
+    runner retrieved: ``retrievalDepth`` when the metadata gives it); an unknown label: none."""
+    m = _CUTOFF.match(label)
+    if m is None:
+        return {}
+    if m.group(1) == "top":
+        return {"retrievalDepth": int(m.group(2))}
+    depth = {"retrievalDepth": top_k} if isinstance(top_k, int) and not isinstance(top_k, bool) else {}
+    return {"contextTokenBudget": int(m.group(2)), **depth}
+
+
+def _order(label: str) -> tuple[int, int, str]:
+    m = _CUTOFF.match(label)
+    return (0 if m.group(1) == "top" else 1, int(m.group(2)), label) if m else (2, 0, label)
 
 
 def question_id(benchmark: str, raw: str) -> str:
@@ -66,9 +84,20 @@ def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Check
     benchmark = text(meta.get("benchmark")).lower() or UNKNOWN
     judge = text(meta.get("judge_model")) or UNKNOWN
     answerer = text(meta.get("answerer_model"))
-    labels = [text(x) for x in meta.get("top_k_cutoffs") or []] or list(data["metrics_by_cutoff"])
-    labels = sorted(dict.fromkeys(labels), key=_depth)
-    project = text(meta.get("project_name")) or path.stem
+    listed = meta.get("top_k_cutoffs") or meta.get("cutoffs")  # the fork's key, upstream's
+    labels = [text(x) for x in listed or [] if text(x)] or list(data["metrics_by_cutoff"])
+    labels = sorted(dict.fromkeys(labels), key=_order)
+    for label in labels:
+        if not _CUTOFF.match(label):
+            problems.append(
+                Problem(
+                    str(path),
+                    f"cutoff {label!r} is neither top_<N> (a depth) nor max_tokens_<N> (a token budget): its run "
+                    "records neither",
+                    field="metadata.top_k_cutoffs",
+                )
+            )
+    project = text(meta.get("project_name")) or text(meta.get("run_id")) or path.stem
     out: list[tuple[Checkpoint, ImportInfo]] = []
     for label in labels:
         info = ImportInfo(
@@ -112,6 +141,8 @@ def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Check
                 )
                 continue
             score = cut.get("score")
+            if score is None and cut.get("judgment") in ("PASS", "FAIL"):  # the verdict as upstream words it
+                score = 1 if cut["judgment"] == "PASS" else 0
             ok = isinstance(score, (int, float)) and not isinstance(score, bool) and score in (0, 1)
             if not ok:
                 problems.append(
@@ -181,7 +212,7 @@ def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Check
             answeringModel=answerer,
             targetQuestionIds=list(questions),
             questions=questions,
-            benchNb={**settings(info, answerer), "retrievalDepth": _depth(label)},
+            benchNb={**settings(info, answerer), **cutoff_settings(label, meta.get("top_k"))},
         )
         out.append((checkpoint, info))
     return out
