@@ -82,8 +82,9 @@ def test_executes_on_fixture_runs(make_run, tmp_path: Path) -> None:
     assert "Judges &lt;on&gt; fixtures</h1>" in html
     assert "2 runs · judges: f1, m, m[strict], contains · 4 human labels · 4 audit sets" in html
     verdict = html.split("<b>Verdict.</b>", 1)[1].split("</div>", 1)[0]
-    assert "Trust " in verdict and "against 4 human labels" in verdict
-    assert "Corrected for" in verdict and "pts)" in verdict
+    # 4 human labels (3 right, 1 wrong) decide nothing: the verdict says so and takes the audit's side
+    assert "Cannot tell which judge to trust from the human labels: f1 has 4 human labels" in verdict
+    assert "Trust " in verdict and "from the leniency audit" in verdict
     assert "The judge prompt alone moves a run&#x27;s accuracy by up to 80.0 points" in verdict
     assert "Leniency audit: how often each judge accepts answers known to be wrong" in html
     assert "False-positive rate per question type" in html
