@@ -80,7 +80,7 @@ _STATIC_STYLE = """<style>
 .bnb-o-failed{color:#3a3a3a;font-weight:600} .bnb-o-unscored{color:#7d4e00}
 .bnb-detail{display:none;border-top:2px solid #0969da;margin-top:12px;padding-top:8px}
 .bnb-detail:target{display:block} .bnb-gold{background:#fff3b0} .bnb-missed{color:#a40e26}
-.bnb-grid td{max-width:320px;overflow-wrap:anywhere}
+.bnb-grid td{max-width:320px;overflow-wrap:anywhere} .bnb-grid td,.bnb-grid th{text-align:left !important}
 </style>"""
 
 
