@@ -190,3 +190,60 @@ def unscored_bounds(data: Any, by: str | None = None) -> pl.DataFrame:
     shares = q.group_by("run_id").agg(share=pl.col("score").is_null().mean())["share"].to_list()
     show = bool(shares) and (max(shares) > UNSCORED_SHARE or max(shares) != min(shares))
     return out.with_columns(show_bounds=pl.lit(show))
+
+
+def accuracy_across_benchmarks(
+    data: Any, *, by: Sequence[str] = ("provider",), confidence: float = 0.95
+) -> pl.DataFrame:
+    """Accuracy over several benchmarks, two ways, per ``by`` group (docs/statistics.md, "Across benchmarks").
+
+    - ``task_averaged``: the mean of the benchmarks' accuracies (each benchmark counts once);
+    - ``question_averaged``: the mean over all their scored questions (a large benchmark counts more).
+
+    Each with a normal interval from the benchmarks' own variances (CR2, clustered by haystack; binomial s²/n
+    when a benchmark has one haystack), the benchmarks independent: Var(task) = Σ V_t / T², Var(question) =
+    Σ n_t² V_t / N². Columns: ``by``, ``benchmarks``, ``questions``, the two estimates and their ``*_ci_low``
+    and ``*_ci_high``.
+    """
+    import numpy as np
+    from scipy.stats import norm
+
+    from bench_nb.metrics.clustered import cr2_variance
+
+    keys = list(by)
+    q = with_verdicts(as_questions(data)).filter(_SCORED & pl.col("score").is_not_null())
+    z = float(norm.ppf(0.5 + confidence / 2))
+    rows = []
+    for group, frame in q.group_by(keys, maintain_order=True):
+        means, variances, sizes = [], [], []
+        for _, bench in frame.group_by("benchmark", maintain_order=True):
+            per_hay = bench.group_by("haystack_id").agg(s=pl.col("score").sum(), n=pl.len())
+            sums, counts = per_hay["s"].to_numpy().astype(float), per_hay["n"].to_numpy().astype(float)
+            scores = bench["score"].to_numpy().astype(float)
+            n = len(scores)
+            var = (
+                cr2_variance(sums, counts)
+                if len(counts) >= 2
+                else (scores.var(ddof=1) / n if n > 1 else np.nan)
+            )
+            means.append(scores.mean())
+            variances.append(var)
+            sizes.append(n)
+        m, v, n_t = np.array(means), np.array(variances), np.array(sizes, dtype=float)
+        t, total = len(m), n_t.sum()
+        task, task_se = m.mean(), np.sqrt(v.sum()) / t
+        pooled, pooled_se = (n_t * m).sum() / total, np.sqrt((n_t**2 * v).sum()) / total
+        rows.append(
+            {
+                **dict(zip(keys, group, strict=True)),
+                "benchmarks": t,
+                "questions": int(total),
+                "task_averaged": float(task),
+                "task_ci_low": float(max(0.0, task - z * task_se)),
+                "task_ci_high": float(min(1.0, task + z * task_se)),
+                "question_averaged": float(pooled),
+                "question_ci_low": float(max(0.0, pooled - z * pooled_se)),
+                "question_ci_high": float(min(1.0, pooled + z * pooled_se)),
+            }
+        )
+    return pl.DataFrame(rows)

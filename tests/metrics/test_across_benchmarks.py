@@ -1,0 +1,58 @@
+"""Task-averaged and question-averaged accuracy over benchmarks (issue 40), against a hand computation."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from bench_nb.metrics.accuracy import accuracy_across_benchmarks
+
+
+def _frame(benchmarks: dict[str, list[int]], provider: str = "p") -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for bench, scores in benchmarks.items():
+        for i, s in enumerate(scores):  # every question its own haystack: CR2 reduces to s²/n
+            rows.append(
+                {
+                    "run_id": f"{provider}-{bench}",
+                    "question_id": f"{bench}-{i}",
+                    "provider": provider,
+                    "benchmark": bench,
+                    "haystack_id": f"{bench}-h{i}",
+                    "status": "evaluated",
+                    "unscored": False,
+                    "score": float(s),
+                    "correct": s == 1,
+                }
+            )
+    return rows
+
+
+def test_both_averages_and_their_intervals_match_a_hand_computation() -> None:
+    rows = _frame({"a": [1, 1, 1, 0], "b": [1, 0, 0, 0, 0, 0, 1, 0, 1, 0]})
+    rows.append({**rows[0], "question_id": "a-x", "unscored": True, "score": None})  # left out
+    (r,) = accuracy_across_benchmarks(pl.DataFrame(rows)).to_dicts()
+    # a: 3/4, s² = 0.75/3 = 0.25, V = 0.25/4; b: 3/10, s² = 2.1/9, V = (2.1/9)/10
+    va, vb = 0.25 / 4, 2.1 / 9 / 10
+    z = 1.959963984540054
+    task, task_se = (0.75 + 0.3) / 2, math.sqrt(va + vb) / 2
+    pooled, pooled_se = 6 / 14, math.sqrt(16 * va + 100 * vb) / 14
+    assert (r["benchmarks"], r["questions"]) == (2, 14)
+    assert r["task_averaged"] == pytest.approx(0.525)
+    assert (r["task_ci_low"], r["task_ci_high"]) == pytest.approx((task - z * task_se, task + z * task_se))
+    assert r["question_averaged"] == pytest.approx(pooled)
+    assert (r["question_ci_low"], r["question_ci_high"]) == pytest.approx(
+        (pooled - z * pooled_se, pooled + z * pooled_se)
+    )
+
+
+def test_a_large_benchmark_moves_only_the_question_average() -> None:
+    small = {"a": [1] * 9 + [0], "b": [0] * 90 + [1] * 10}
+    rows = _frame(small, "x") + _frame({"a": [1] * 9 + [0], "b": [0] * 80 + [1] * 20}, "y")
+    out = {r["provider"]: r for r in accuracy_across_benchmarks(pl.DataFrame(rows)).to_dicts()}
+    assert out["x"]["task_averaged"] == pytest.approx((0.9 + 0.1) / 2)
+    assert out["x"]["question_averaged"] == pytest.approx(19 / 110)
+    assert out["y"]["task_averaged"] - out["x"]["task_averaged"] == pytest.approx(0.05)
+    assert out["y"]["question_averaged"] - out["x"]["question_averaged"] == pytest.approx(10 / 110)
