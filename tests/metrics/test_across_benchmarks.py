@@ -56,3 +56,49 @@ def test_a_large_benchmark_moves_only_the_question_average() -> None:
     assert out["x"]["question_averaged"] == pytest.approx(19 / 110)
     assert out["y"]["task_averaged"] - out["x"]["task_averaged"] == pytest.approx(0.05)
     assert out["y"]["question_averaged"] - out["x"]["question_averaged"] == pytest.approx(10 / 110)
+
+
+def test_the_compare_report_table_shows_both_named_averages() -> None:
+    from bench_nb.tables import table_across_benchmarks
+
+    table = table_across_benchmarks(
+        pl.DataFrame(_frame({"a": [1, 1, 1, 0], "b": [1, 0, 0, 0, 0, 0, 1, 0, 1, 0]}))
+    )
+    html = table._repr_html_()
+    assert "task-averaged" in html and "question-averaged" in html and "52.5%" in html and "42.9%" in html
+
+
+def test_the_compare_report_has_the_section_only_when_runs_span_benchmarks(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from bench_nb.reports.build import build_report
+    from bench_nb.runner import run_benchmark
+
+    doc = {
+        "name": "team-bench",
+        "conversations": [
+            {
+                "id": "c1",
+                "sessions": [
+                    {
+                        "id": "s1",
+                        "date": "2024-03-04",
+                        "messages": [{"role": "user", "content": "Rex is my dog."}],
+                    }
+                ],
+            }
+        ],
+        "questions": [
+            {"id": "q1", "conversation": "c1", "question": "My dog?", "answer": "Rex", "type": "fact"}
+        ],
+    }
+    (tmp_path / "bench.json").write_text(json.dumps(doc))
+    runs = tmp_path / "runs"
+    one = run_benchmark("sqlite", "sample", limit=3, run_id="loc", runs_dir=runs, progress=False).run_dir
+    two = run_benchmark(
+        "sqlite", "custom", dataset=tmp_path / "bench.json", run_id="cus", runs_dir=runs, progress=False
+    ).run_dir
+    for paths, shown in (([one, two], 1), ([one], 0)):
+        out = tmp_path / f"compare{len(paths)}.html"
+        build_report("compare", {"runs": [str(p) for p in paths]}, out, index=False)
+        assert out.read_text().count("<h2>Accuracy across benchmarks</h2>") == shown

@@ -43,6 +43,7 @@ from bench_nb.tables.readings import ADVICE, Reading, table_what_to_fix, what_to
 from bench_nb.tables.receipts import table_receipts
 from bench_nb.tables.runs import (
     table_accuracy_by_type,
+    table_across_benchmarks,
     table_latency,
     table_memscore,
     table_retrieval,
@@ -101,6 +102,7 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.tables.receipts": ["table_receipts"],
         "bench_nb.tables.runs": [
             "table_accuracy_by_type",
+            "table_across_benchmarks",
             "table_latency",
             "table_memscore",
             "table_retrieval",

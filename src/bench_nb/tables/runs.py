@@ -10,7 +10,7 @@ import polars as pl
 from bench_nb.metrics import (
     as_questions,
 )
-from bench_nb.metrics.accuracy import accuracy_by_type_frame, success_rate_frame
+from bench_nb.metrics.accuracy import accuracy_across_benchmarks, accuracy_by_type_frame, success_rate_frame
 from bench_nb.metrics.latency import latency_stats_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.metrics.retrieval import retrieval_summary_frame
@@ -253,6 +253,36 @@ def table_success(data: Any) -> Table:
         ],
     )
     return Table(sr, html)
+
+
+def table_across_benchmarks(data: Any) -> Table:
+    """Per provider, task-averaged and question-averaged accuracy over the benchmarks its runs span, with 95%
+    intervals (``metrics.accuracy.accuracy_across_benchmarks``; docs/statistics.md, "Across benchmarks")."""
+    frame = accuracy_across_benchmarks(as_questions(data))
+    rows = [
+        [
+            Cell(str(r["provider"])),
+            Cell(str(r["benchmarks"]), "num"),
+            Cell(str(r["questions"]), "num"),
+            Cell(f"{pct(r['task_averaged'])} {interval(r['task_ci_low'], r['task_ci_high'])}", "num"),
+            Cell(
+                f"{pct(r['question_averaged'])} {interval(r['question_ci_low'], r['question_ci_high'])}",
+                "num",
+            ),
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
+    html = render(
+        ["provider", "benchmarks", "questions", "task-averaged [95% CI]", "question-averaged [95% CI]"],
+        rows,
+        caption="Accuracy across benchmarks",
+        notes=[
+            "Task-averaged: the mean of the benchmarks' accuracies (each benchmark once). Question-averaged: all "
+            "scored questions pooled (a larger benchmark counts more). Intervals from each benchmark's "
+            "haystack-clustered variance (docs/statistics.md)."
+        ],
+    )
+    return Table(frame, html)
 
 
 def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
