@@ -1,4 +1,6 @@
-"""EverMemOS's evaluation pipeline's ``eval_results.json`` (also used by MemOS, MemU and the public LoCoMo audit).
+"""EverMemOS's evaluation pipeline's ``eval_results.json`` (also used by MemOS, MemU and the public LoCoMo audit): the
+legacy format (``methods/EverCore/evaluation``, retired in June 2026 when EverMemOS became EverOS 1.0; EverOS 1.0's
+LoCoMo reproduction is not read: docs/loading.md says why).
 
 ``{total_questions, correct, accuracy, detailed_results: {<conversation key>: [{question_id
 "locomo_<conv>_qa<i>", question, golden_answer, generated_answer, llm_judgments: {judgment_1..N: bool},
