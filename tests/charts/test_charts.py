@@ -202,6 +202,14 @@ def test_charts_with_nothing_to_draw_say_so_instead_of_an_empty_box(questions: p
     spec = chart_spec(charts.chart_memscore(questions.with_columns(search_ms=pl.lit(None, pl.Float64))))
     assert "layer" not in spec and spec["mark"]["type"] == "text"
     assert "no run records both an accuracy and a search latency" in _values(spec)[0]["note"]
+    timeless = questions.with_columns(
+        **{
+            f"{p}_ms": pl.lit(None, pl.Float64)
+            for p in ("ingest", "indexing", "search", "answer", "evaluate", "total")
+        }
+    )
+    spec = chart_spec(charts.chart_latency(timeless))
+    assert "layer" not in spec and "no run records a duration" in _values(spec)[0]["note"]
     free = questions.with_columns(cost_usd=pl.lit(0.0), total_cost_usd=pl.lit(0.0))
     spec = chart_spec(charts.chart_pareto(free))
     titles = [p["layer"][0]["encoding"]["x"]["title"] for p in spec["concat"]]

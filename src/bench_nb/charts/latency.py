@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.labels import color_scale, provider_colors, provider_order, run_labels, with_run_label
-from bench_nb.charts.spec import Chart, chart, field, mark, values
+from bench_nb.charts.spec import Chart, chart, field, mark, note_chart, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.latency import latency_stats_frame
 
@@ -31,6 +31,14 @@ def chart_latency(
     stats = latency_stats_frame(questions, by=("run_id", "provider"))
     labels = run_labels(questions)
     stats = with_run_label(stats.filter(pl.col("phase").is_in(list(phases)) & (pl.col("count") > 0)), labels)
+    if stats.is_empty():
+        return chart(
+            note_chart(
+                "nothing to draw: no run records a duration for " + ", ".join(phases) + " (imported results "
+                "often keep none); the latency table above says what each run records",
+                title,
+            )
+        )
     order = list(labels.values())
     colors = color_scale(provider_colors(provider_order(questions)))
     base = {
