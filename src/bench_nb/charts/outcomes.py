@@ -49,7 +49,14 @@ def chart_outcome_matrix(
             "data": values(shown),
             "mark": mark("rect", stroke="white", strokeWidth=0.5),
             "encoding": {
-                "x": field("run:N", title=None, sort=run_order, axis={"labelAngle": 0, "orient": "top"}),
+                # Labels slanted up and to the right of their column: level, two long labels of one
+                # harness ("evermemos · gpt-4.1-mini-cot" and "... -memos") overprinted each other.
+                "x": field(
+                    "run:N",
+                    title=None,
+                    sort=run_order,
+                    axis={"labelAngle": -35, "labelAlign": "left", "labelBaseline": "middle", "orient": "top"},
+                ),
                 "y": field(
                     "question_id:N",
                     title=None,
