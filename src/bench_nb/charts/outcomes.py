@@ -55,7 +55,12 @@ def chart_outcome_matrix(
                     "run:N",
                     title=None,
                     sort=run_order,
-                    axis={"labelAngle": -35, "labelAlign": "left", "labelBaseline": "middle", "orient": "top"},
+                    axis={
+                        "labelAngle": -35,
+                        "labelAlign": "left",
+                        "labelBaseline": "middle",
+                        "orient": "top",
+                    },
                 ),
                 "y": field(
                     "question_id:N",

@@ -420,6 +420,10 @@ class ClusteredInterval:
 # warning says coverage may fall to. Rerun with ``bench/coverage.py --audit``, which prints both.
 WORST_COVERAGE = ((4.5, 27), (6.5, 33), (8.5, 36), (12.5, 40), (math.inf, 59))
 UNSEEN_RATE = 0.5  # the accuracy of the one unseen haystack a warned interval could not absorb
+# Fewer effective haystacks than this (Bell-McCaffrey ν + 1; 3.2-3.3 when one of 6-20 haystacks holds 60-65% of
+# the questions, 3.7 for LoCoMo's first four): the interval rests on about three haystacks' worth of evidence,
+# and a bad dominant haystack looks like a design at that accuracy (issue 39's undetected misses).
+FEW_EFFECTIVE_CLUSTERS = 3.5
 
 
 def worst_coverage(effective_clusters: float) -> int:
@@ -444,7 +448,9 @@ def interval_warning(
       side;
     - one more haystack of the average size at ``UNSEEN_RATE`` accuracy would move the accuracy outside the
       interval, (S + ½·n/K) / (n + n/K) ∉ [low, high]: a benchmark whose rare bad haystack was not drawn (the
-      accuracy near 100% in every haystack seen) gets an interval that does not allow for it.
+      accuracy near 100% in every haystack seen) gets an interval that does not allow for it;
+    - it rests on fewer than ``FEW_EFFECTIVE_CLUSTERS`` effective haystacks (one haystack holding most of the
+      questions): how far that haystack's accuracy strays cannot be seen from the data.
 
     The text names the reasons, how low coverage fell in simulations of designs with as many effective
     haystacks (``worst_coverage``) and the effective haystacks (docs/statistics.md, "When the interval
@@ -461,6 +467,13 @@ def interval_warning(
         reasons.append(
             f"one more haystack of {size:.0f} questions at {UNSEEN_RATE:.0%} would move accuracy to "
             f"{unseen:.3f}, {'below' if unseen < low else 'above'} the interval"
+        )
+    if effective_clusters < FEW_EFFECTIVE_CLUSTERS:
+        share = float(cs.counts.max()) / cs.n
+        reasons.append(
+            f"one haystack holds {share:.0%} of the questions"
+            if share >= 0.5
+            else f"fewer than {FEW_EFFECTIVE_CLUSTERS} effective haystacks"
         )
     if not reasons:
         return None
