@@ -71,6 +71,8 @@ memscore = table("memscore", tables.table_memscore(questions))
 chart("memscore", charts.chart_memscore(questions))
 table("what_to_fix", tables.table_what_to_fix(questions))
 table("success", tables.table_success(questions))
+if questions["benchmark"].n_unique() > 1:  # as the notebook: the section only over several benchmarks
+    table("across_benchmarks", tables.table_across_benchmarks(questions))
 table("accuracy_by_type", tables.table_accuracy_by_type(questions))
 chart("accuracy_by_type", charts.chart_accuracy_by_type(questions))
 chart("outcome_matrix", charts.chart_outcome_matrix(questions, max_questions=120))
