@@ -176,23 +176,24 @@ def test_a_repeat_gets_its_own_response_cache_as_an_option_not_through_the_envir
 ) -> None:
     import os
 
-    from bench_nb.models.client import default_client
-    from bench_nb.runner.repeats import repeat_cache
+    from bench_nb.models.client import default_client, set_default_client
+    from bench_nb.runner.repeats import repeat_client
 
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
-    before = dict(os.environ)
-    with repeat_cache(1) as first:
-        assert first == tmp_path / "llm.sqlite" == default_client().settings.cache_path
-    with repeat_cache(3) as third:
-        assert third == tmp_path / "llm.repeat-3.sqlite" == default_client().settings.cache_path
-        assert dict(os.environ) == before
-    assert default_client().settings.cache_path == tmp_path / "llm.sqlite"  # rebuilt from the environment
-    monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
-    from bench_nb.models.client import set_default_client
-
     set_default_client(None)
-    with repeat_cache(2) as off:
-        assert off is None and default_client().settings.cache_path is None
+    before = dict(os.environ)
+    assert repeat_client(1) is None  # repeat 1: the process-wide client and its cache
+    third = repeat_client(3)
+    assert third is not None and third.settings.cache_path == tmp_path / "llm.repeat-3.sqlite"
+    assert dict(os.environ) == before  # an option of the repeat's own client, never the environment
+    assert (
+        default_client().settings.cache_path == tmp_path / "llm.sqlite"
+    )  # the process-wide client untouched
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
+    set_default_client(None)
+    assert (
+        repeat_client(2) is None and default_client().settings.cache_path is None
+    )  # caching off: off for all
     set_default_client(None)
 
 
