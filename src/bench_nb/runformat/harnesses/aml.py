@@ -29,6 +29,7 @@ from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
+    json_lines,
     read_text,
     settings,
     unscored_mark,
@@ -91,14 +92,7 @@ def _rows(path: Path, problems: list[Problem]) -> list[tuple[int, dict[str, Any]
     """The file's objects with their line numbers; a line that is not a JSON object or has no ``id`` string is a
     problem and skipped."""
     out: list[tuple[int, dict[str, Any]]] = []
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError) as err:
-            problems.append(Problem(str(path), f"line {n}: not valid JSON ({err}); skipped"))
-            continue
+    for n, entry in json_lines(path, problems):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
             problems.append(Problem(str(path), f"line {n}: no id string; skipped", field="id"))
             continue

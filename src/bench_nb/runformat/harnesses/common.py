@@ -115,6 +115,24 @@ def read_text(path: Path) -> str:
         raise RunFormatError(path, f"cannot read it: {err}") from None
 
 
+def json_lines(path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
+    """A JSON-lines file's values with their line numbers (blank lines passed over); a line that is not valid
+    JSON is a problem naming the file and line, and skipped.
+
+    Raises:
+        RunFormatError: the file cannot be read (``read_text``).
+    """
+    out: list[tuple[int, Any]] = []
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, json.loads(line)))
+        except (ValueError, RecursionError) as err:
+            problems.append(Problem(str(path), f"line {n}: not valid JSON ({err}); skipped"))
+    return out
+
+
 def keyed_entry_lists(data: Any, key_ok: Callable[[str], object], field: str) -> bool:
     """Whether ``data`` is ``{key: [entry, ...]}`` as Zep and Mem0 write their files: every key passes
     ``key_ok``, and the first list's first entry is an object with ``field``."""

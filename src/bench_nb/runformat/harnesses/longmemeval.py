@@ -21,7 +21,7 @@ from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
-    read_text,
+    json_lines,
     settings,
     unscored_mark,
 )
@@ -65,18 +65,10 @@ def first_line_looks_like(path: Path) -> bool:
 def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
     """The run of one judged file. A line that is not JSON, lacks ``question_id``, or whose label is not
     true/false is a problem naming the file, line and field; the line is skipped (a bad label: kept unscored)."""
-    lines = read_text(path).splitlines()
     judges: list[str] = []
     questions: dict[str, Question] = {}
     verdicts: dict[str, list[bool | None]] = {}
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError) as err:
-            problems.append(Problem(str(path), f"line {n}: not valid JSON ({err}); skipped"))
-            continue
+    for n, entry in json_lines(path, problems):
         qid = entry.get("question_id") if isinstance(entry, dict) else None
         if not isinstance(qid, str) or not qid:
             problems.append(
