@@ -197,12 +197,15 @@ def judge_audit_cmd(
     click.echo("")
     click.echo(f"{'judge':<24} {'set':<12} {'answers':<8} {'n':>5} {'accepts':>8} {'95% CI':>14}  reading")
     for r in rates.iter_rows(named=True):
+        row = f"{r['judge'][:24]:<24} {r['generator']:<12} {r['kind']:<8} {r['n']:>5}"
+        if not r["n"]:
+            click.echo(
+                f"{row} {'—':>8} {'':>14}  do not use: none of its {r['unreadable']} verdicts could be read"
+            )
+            continue
         ci = f"[{r['ci_low']:.1f}–{r['ci_high']:.1f}]"
         reading = "false-positive rate" if r["kind"] == "wrong" else "sensitivity (1 − false-negative rate)"
-        click.echo(
-            f"{r['judge'][:24]:<24} {r['generator']:<12} {r['kind']:<8} {r['n']:>5} {r['accept_rate']:>7.1f}% "
-            f"{ci:>14}  {reading}"
-        )
+        click.echo(f"{row} {r['accept_rate']:>7.1f}% {ci:>14}  {reading}")
     if by_type:
         table = judge_audit_frame(paths, by="question_type")
         click.echo("")

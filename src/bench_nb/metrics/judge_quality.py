@@ -354,7 +354,9 @@ def judge_error_rates(
 
     Columns: ``judge, generator, kind`` (``wrong`` / ``correct``), ``runs`` (audit runs pooled), ``n``
     (questions), ``accept_rate, ci_low, ci_high, error_rate`` (false-positive rate for a wrong set,
-    false-negative rate for a correct one); ``question_type`` after ``kind`` with ``by="question_type"``.
+    false-negative rate for a correct one; null when n is 0), ``unreadable`` (verdicts without a score: a
+    judge none of whose verdicts could be read has n = 0 and keeps its row); ``question_type`` after
+    ``kind`` with ``by="question_type"``.
     """
     return to_backend(judge_error_rates_frame(runs, judge=judge, by=by), backend)
 
@@ -378,16 +380,25 @@ def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | No
         question_type=pl.col("question_type_norm").fill_null("other")
     )
     keys = ["judge", "generator", "kind"] + (["question_type"] if by else [])
-    table = _rate_table(_item_rates(frame, keys), keys)
-    runs = frame.group_by(keys).agg(runs=pl.col("run_id").n_unique().cast(pl.Int64))
-    table = table.join(runs, on=keys, how="left", maintain_order="left").select(
-        *keys, "runs", "n", "accept_rate", "ci_low", "ci_high"
+    counts = (
+        _verdicts(frame)
+        .group_by(keys)
+        .agg(runs=pl.col("run_id").n_unique(), unreadable=pl.col("unscored").sum())
     )
-    return table.with_columns(
+    # a judge none of whose verdicts could be read keeps its row: n = 0, no rate
+    table = counts.join(_rate_table(_item_rates(frame, keys), keys), on=keys, how="left")
+    return table.select(
+        *keys,
+        runs=pl.col("runs").cast(pl.Int64),
+        n=pl.col("n").fill_null(0),
+        accept_rate="accept_rate",
+        ci_low="ci_low",
+        ci_high="ci_high",
         error_rate=pl.when(pl.col("kind") == "wrong")
         .then(pl.col("accept_rate"))
-        .otherwise(100 - pl.col("accept_rate"))
-    ).sort("judge", "kind", "generator")
+        .otherwise(100 - pl.col("accept_rate")),
+        unreadable=pl.col("unreadable").cast(pl.Int64),
+    ).sort("judge", "kind", "generator", *keys[3:])
 
 
 def audit_correction(
@@ -407,7 +418,7 @@ def audit_correction(
     table = as_polars(rates)
     if table is None:
         raise ValueError("rates must be judge_error_rates output (a frame)")
-    mine = table.filter(pl.col("judge") == judge)
+    mine = table.filter((pl.col("judge") == judge) & (pl.col("n") > 0))
     w = mine.filter((pl.col("kind") == "wrong") & pl.col("generator").is_in(list(wrong)))
     c = mine.filter((pl.col("kind") == "correct") & pl.col("generator").is_in(list(correct)))
     if w.is_empty() or c.is_empty():
