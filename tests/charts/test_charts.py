@@ -210,6 +210,11 @@ def test_charts_with_nothing_to_draw_say_so_instead_of_an_empty_box(questions: p
     )
     spec = chart_spec(charts.chart_latency(timeless))
     assert "layer" not in spec and "no run records a duration" in _values(spec)[0]["note"]
+    tokenless = questions.with_columns(
+        context_tokens=pl.lit(None, pl.Int64)
+    )  # the LoCoMo-audit runs: an empty box
+    spec = chart_spec(charts.chart_context_tokens(tokenless))
+    assert "facet" not in spec and "no run records context tokens" in _values(spec)[0]["note"]
     free = questions.with_columns(cost_usd=pl.lit(0.0), total_cost_usd=pl.lit(0.0))
     spec = chart_spec(charts.chart_pareto(free))
     titles = [p["layer"][0]["encoding"]["x"]["title"] for p in spec["concat"]]
