@@ -222,8 +222,8 @@ def _print_agreement(run_dir: Path) -> None:
     frame = judgments_frame(run_dir)
     if frame["judge"].n_unique() < 2:
         return
-    agreement = judge_agreement(frame, backend="polars")
-    acc = agreement.accuracy
+    agreement = judge_agreement(frame)
+    acc = agreement.frames["accuracy"]
     click.echo("")
     click.echo(f"{'judge':<24} {'accuracy':>9} {'scored':>7} {'unscored':>9}")
     for r in acc.iter_rows(named=True):
@@ -234,7 +234,7 @@ def _print_agreement(run_dir: Path) -> None:
         f"percent {_fmt(agreement.percent_agreement)}, Fleiss' kappa {_fmt(agreement.fleiss_kappa)}, "
         f"Gwet's AC1 {_fmt(agreement.gwet_ac1)}, Krippendorff's alpha {_fmt(agreement.krippendorff_alpha)}"
     )
-    pairs = agreement.pairwise
+    pairs = agreement.frames["pairwise"]
     for r in pairs.iter_rows(named=True):
         click.echo(
             f"  {r['judge_a']} vs {r['judge_b']}: n={r['n']} agreement {_fmt(r['percent_agreement'])} "

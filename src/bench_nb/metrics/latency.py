@@ -12,23 +12,21 @@ Two definitions, named apart so nobody mixes them:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import as_questions
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.latency import memorybench_stats
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 LATENCY_PHASES = (*PHASES, "total")
 
 
 def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``latency_stats`` in polars: latency per phase over evaluated questions, one row per (group, phase).
+    """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named; over evaluated
+    questions, one row per (group, phase).
 
     Columns: ``phase, count, min, max, mean (JS-rounded, as MemoryBench reports it), median_memorybench,
     p95_memorybench, p99_memorybench, std_dev, p50_linear, p95_linear, mean_exact`` (the mean unrounded:
@@ -83,14 +81,4 @@ def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
     return pl.DataFrame(rows, schema=schema)
 
 
-@overload
-def latency_stats(
-    data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def latency_stats(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def latency_stats(
-    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named."""
-    return to_backend(latency_stats_frame(data, by=by), backend)
+latency_stats = with_backend(latency_stats_frame, "latency_stats")

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import as_questions
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def token_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``token_summary`` in polars, per group over evaluated questions: totals, means, p50/p95 of context tokens, and coverage.
+    """Prompt, base-prompt and context token totals and means per run (per group over evaluated questions:
+    totals, means, p50/p95 of context tokens, and coverage).
 
     ``with_tokens`` counts the questions that carry ``prompt_tokens`` (runs made before MemoryBench recorded
     tokens carry none, nor do other harnesses' files); means are over those questions only, and a total is
@@ -40,14 +38,4 @@ def token_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
     )
 
 
-@overload
-def token_summary(
-    data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def token_summary(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def token_summary(
-    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Prompt, base-prompt and context token totals and means per run."""
-    return to_backend(token_summary_frame(data, by=by), backend)
+token_summary = with_backend(token_summary_frame, "token_summary")
