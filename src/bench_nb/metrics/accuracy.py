@@ -108,11 +108,6 @@ def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Data
 success_rate = with_backend(success_rate_frame, "success_rate")
 
 
-def scored_mask() -> Any:
-    """The polars expression selecting questions that count toward accuracy."""
-    return _SCORED
-
-
 UNSCORED_SHARE = 0.05  # above this share of questions without a verdict a run's accuracy is shown with bounds
 
 

@@ -276,14 +276,6 @@ def percentile_interval(draws: np.ndarray, clusters: int, confidence: float = 0.
     return (float(low), float(high))
 
 
-def bootstrap_means(weights: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The mean of every resample: (W·S) / (W·N), NaN where a resample drew no question."""
-    num = weights @ sums
-    den = weights @ counts
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
 def bootstrap_t_interval(
     weights: np.ndarray,
     sums: np.ndarray,

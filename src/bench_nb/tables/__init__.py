@@ -18,7 +18,6 @@ from bench_nb.tables.comparisons import (
     table_agreement,
     table_disputed,
     table_paired,
-    warnings_html,
 )
 from bench_nb.tables.failures import table_failures
 from bench_nb.tables.frame import table_frame
@@ -77,7 +76,6 @@ __getattr__, __dir__, __all__ = attach(
             "table_agreement",
             "table_disputed",
             "table_paired",
-            "warnings_html",
         ],
         "bench_nb.tables.failures": ["table_failures"],
         "bench_nb.tables.frame": ["table_frame"],

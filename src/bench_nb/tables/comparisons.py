@@ -281,8 +281,3 @@ def _own_context(row: dict[str, Any], texts: list[str] | None, n_hits: int) -> s
     )
     scored = sorted(range(len(texts)), key=lambda i: (-len(wanted & _content_words(texts[i])), i))[:n_hits]
     return "\n".join(f"{i + 1}. {one_line(texts[i], 500)}" for i in sorted(scored))
-
-
-def warnings_html(warnings: list[str]) -> str:
-    """Warnings as HTML blocks (escaped)."""
-    return "".join(f'<div class="bnb-warning">⚠ {esc(w)}</div>' for w in warnings)
