@@ -163,6 +163,35 @@ def test_the_public_signature_is_the_cores_plus_backend(key: str) -> None:
     assert BACKEND_DOC in shown
 
 
+# Cores that read runs through load_runs or the judgments (a frame or loadable runs, not every ``RunsLike``):
+# their input stays ``Any`` until load_runs takes a run store's runs and run views.
+UNTYPED_INPUT = {
+    "disputed_questions_frame",
+    "replicate_summary_frame",
+    "judge_audit_frame",
+    "judge_error_rates_frame",
+    "judge_vs_human_frame",
+    "corrected_accuracy_table_frame",
+    "prompt_sweep_frame",
+    "length_bias_frame",
+    "failure_reasons_frame",
+    "failure_summary_frame",
+    "paired_comparisons_frame",
+}
+
+
+@pytest.mark.parametrize("key", sorted(k for k in FUNCTIONS if k.rsplit(".", 1)[1] not in RESULT_OBJECTS))
+def test_the_cores_input_is_typed(key: str) -> None:
+    """A core takes ``QuestionsLike`` (runs, or a questions frame in pandas or polars), ``RunsLike`` or
+    another named type, not ``Any`` (but the cores listed, which read runs another way)."""
+    core = FUNCTIONS[key].__wrapped__  # type: ignore[attr-defined]
+    first = next(iter(inspect.signature(core).parameters.values()))
+    if core.__name__ in UNTYPED_INPUT:
+        assert first.annotation == "Any", f"{core.__name__} is typed now: take it off UNTYPED_INPUT"
+    else:
+        assert first.annotation != "Any", f"{core.__name__}({first.name}: Any): type it (QuestionsLike?)"
+
+
 def test_a_wrong_backend_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="backend must be 'pandas' or 'polars', not 'arrow'"):
         bn.memscore(RUNS, backend="arrow")

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
 
@@ -40,7 +40,7 @@ def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+def accuracy_frame(data: QuestionsLike, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
     questions = with_verdicts(as_questions(data))
     keys = list(by)
@@ -75,7 +75,9 @@ def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFram
 accuracy = with_backend(accuracy_frame, "accuracy")
 
 
-def accuracy_by_type_frame(data: Any, *, raw: bool = False, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+def accuracy_by_type_frame(
+    data: QuestionsLike, *, raw: bool = False, by: Sequence[str] = ("run_id",)
+) -> pl.DataFrame:
     """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
     return accuracy_frame(data, by=[*by, "question_type" if raw else "question_type_norm"])
 
@@ -83,7 +85,7 @@ def accuracy_by_type_frame(data: Any, *, raw: bool = False, by: Sequence[str] = 
 accuracy_by_type = with_backend(accuracy_by_type_frame, "accuracy_by_type")
 
 
-def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+def success_rate_frame(data: QuestionsLike, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Evaluated / target per run, with failed, in-progress, pending and unscored counts: per group
     ``target, evaluated, failed, in_progress, pending, unscored, success_rate`` (+ interval)."""
     questions = with_verdicts(as_questions(data))

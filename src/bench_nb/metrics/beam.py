@@ -32,7 +32,7 @@ import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.intervals import student_t_quantile
 from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.verdicts import with_verdicts
@@ -65,7 +65,7 @@ SCHEMA: dict[str, Any] = {
 
 
 def beam_scores_frame(
-    data: Any,
+    data: QuestionsLike,
     partial_credit: PartialCredit = "float",
     *,
     confidence: float = 0.95,

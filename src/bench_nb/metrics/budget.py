@@ -27,7 +27,7 @@ import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.verdicts import with_verdicts
 
 T_MIN = 1.0  # seconds: LongMemEval-V2's leaderboard budgets, compute_lafs.py's T_MIN and T_MAX
@@ -188,7 +188,7 @@ def run_points(data: Any, full_set: bool = False) -> pl.DataFrame:
 
 
 def lafs_frame(
-    questions: Any,
+    questions: QuestionsLike,
     budgets: Sequence[float] = (T_MIN, T_MAX),
     *,
     by: str | None = None,
@@ -341,7 +341,7 @@ def why_no_cost_curve(questions: Any) -> str | None:
 
 
 def budget_curve_frame(
-    questions: Any,
+    questions: QuestionsLike,
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
     *,

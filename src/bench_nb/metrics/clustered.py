@@ -25,7 +25,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.questions import QuestionsLike, questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
 from bench_nb.metrics.verdicts import with_verdicts
@@ -565,7 +565,7 @@ def grouped_cluster_sums(data: pl.DataFrame, keys: list[str]) -> list[tuple[tupl
 
 
 def accuracy_intervals_frame(
-    questions: Any,
+    questions: QuestionsLike,
     method: IntervalMethod = "clustered",
     by: str | None = None,
     *,

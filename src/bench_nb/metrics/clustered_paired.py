@@ -21,7 +21,7 @@ import polars as pl
 
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.questions import QuestionsLike, questions_frame
 from bench_nb.metrics.clustered import (
     bell_mccaffrey_df,
     cluster_variance,
@@ -358,7 +358,7 @@ _SCHEMA: dict[str, Any] = {
 
 
 def clustered_paired_comparisons_frame(
-    questions: Any,
+    questions: QuestionsLike,
     *,
     by: str | None = None,
     alpha: float = 0.05,
@@ -402,7 +402,7 @@ def paired_of(sums: dict[PairKey, PairSums], alpha: float = 0.05) -> pl.DataFram
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 
-def tell_apart_frame(questions: Any, *, alpha: float = 0.05) -> pl.DataFrame:
+def tell_apart_frame(questions: QuestionsLike, *, alpha: float = 0.05) -> pl.DataFrame:
     """Answer "Can we tell them apart?" for every pair of runs, overall (``question_type = "all"``) and per type,
     the clustered paired verdict with its interval next to the Wilson-overlap rule.
 

@@ -20,7 +20,7 @@ import polars as pl
 
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.questions import StoredFrames, questions_frame
+from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums
@@ -720,12 +720,10 @@ def _words(text: str | None) -> int:
     return len((text or "").split())
 
 
-def answer_lengths_frame(data: Any) -> pl.DataFrame:
+def answer_lengths_frame(data: QuestionsLike) -> pl.DataFrame:
     """The answer-length distribution per run, in words: ``run_id, provider, n, mean, p25, median, p75,
     p90, max`` (answered questions only; quantiles by linear interpolation)."""
-    q = as_polars(data)
-    if q is None:
-        q = questions_frame(data)
+    q = as_questions(data)
     q = q.filter(pl.col("hypothesis").is_not_null()).with_columns(
         words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
     )

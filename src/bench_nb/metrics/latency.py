@@ -17,14 +17,14 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.latency import memorybench_stats
 
 LATENCY_PHASES = (*PHASES, "total")
 
 
-def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+def latency_stats_frame(data: QuestionsLike, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named; over evaluated
     questions, one row per (group, phase).
 

@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.latency import memorybench_stats
@@ -105,7 +105,7 @@ def _components(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def memscore_frame(data: Any) -> pl.DataFrame:
+def memscore_frame(data: QuestionsLike) -> pl.DataFrame:
     """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
     Wilson 95% interval and the counts behind it: one row per run, ``run_id, provider, benchmark, quality,
     latency_ms, context_tokens, memscore, ...``."""

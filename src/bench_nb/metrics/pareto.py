@@ -24,8 +24,8 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.budget import compared_cost
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
@@ -73,15 +73,13 @@ def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
     return ["accuracy"] + [k for k in costs if k != drop]
 
 
-def pareto_frontier_frame(questions: Any) -> pl.DataFrame:
+def pareto_frontier_frame(questions: QuestionsLike) -> pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
     ``search_ms, context_tokens, cost_usd, total_cost_usd``, ``on_frontier`` (null for a run that is not comparable),
     ``dominated_by`` (the runs that dominate it, comma-separated) and ``missing`` (the objectives a run that
     is not comparable lacks, comma-separated; null for the others); frontier runs first, then by accuracy.
     The objectives: accuracy, and each cost at least one run has (module docstring)."""
-    frame = as_polars(questions)
-    if frame is None:
-        frame = questions_frame(questions)
+    frame = as_questions(questions)
     intervals = accuracy_intervals_frame(frame)
     return frontier_of(frame, intervals)
 

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered import intraclass_correlation, outcomes
 from bench_nb.metrics.intervals import student_t_quantile
 
@@ -180,7 +181,9 @@ def questions_needed(
     return high
 
 
-def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: float = 0.8) -> pl.DataFrame:
+def detectable_differences_frame(
+    questions: QuestionsLike, *, alpha: float = 0.05, power: float = 0.8
+) -> pl.DataFrame:
     """The smallest difference this benchmark can detect, overall (``question_type = "all"``) and per type,
     from its own size, clusters and the runs' own intraclass correlation.
 

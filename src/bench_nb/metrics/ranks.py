@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered import (
     MIN_BOOTSTRAP_CLUSTERS,
     RESAMPLES,
@@ -95,7 +96,7 @@ def _tested_rank_range(
 
 
 def rank_intervals_frame(
-    questions: Any,
+    questions: QuestionsLike,
     seed: int = 0,
     *,
     by: str | None = None,

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.questions import QuestionsLike, questions_frame
 from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.verdicts import with_verdicts
 
@@ -91,7 +91,7 @@ def variance_components(accuracies: list[list[float]]) -> tuple[float, float, fl
     return (answer, ms_within, answer + ms_within)
 
 
-def repeat_variance_frame(questions: Any, judgments: Any = None) -> pl.DataFrame:
+def repeat_variance_frame(questions: QuestionsLike, judgments: Any = None) -> pl.DataFrame:
     """Between-run variance of accuracy per group of repeated runs, split into answer/provider and judge.
 
     Args:
@@ -171,7 +171,7 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
     )
 
 
-def pooled_paired_comparisons_frame(questions: Any, *, by: str | None = None) -> pl.DataFrame:
+def pooled_paired_comparisons_frame(questions: QuestionsLike, *, by: str | None = None) -> pl.DataFrame:
     """The clustered paired comparisons between groups of repeated runs, each group pooled: a question's
     score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``)."""
     from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.questions import QuestionsLike, as_questions
 
 
-def token_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+def token_summary_frame(data: QuestionsLike, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Prompt, base-prompt and context token totals and means per run (per group over evaluated questions:
     totals, means, p50/p95 of context tokens, and coverage).
 
