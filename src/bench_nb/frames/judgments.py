@@ -269,8 +269,8 @@ def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | 
 
 
 def _provider(run: Run) -> str:
-    if run.checkpoint is not None:
-        return run.checkpoint.provider
+    if run.view is not None:  # the run-level fields: no complete decode of a lenient load_runs's run
+        return run.view.provider
     return str((run.report or {}).get("provider", ""))
 
 

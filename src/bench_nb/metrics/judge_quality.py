@@ -238,7 +238,7 @@ def _verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
 
 def audit_info(run: Run) -> dict[str, Any]:
     """A run's ``benchNb.audit`` record (``kind``, ``generator``, ``sourceRunId``...), or ``{}``."""
-    extra = (run.checkpoint.benchNb or {}) if run.checkpoint is not None else {}
+    extra = (run.view.benchNb or {}) if run.view is not None else {}
     info = extra.get("audit")
     return dict(info) if isinstance(info, dict) else {}
 
