@@ -7,6 +7,7 @@ lists: a new column goes there first, then into the builder here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Union, cast, runtime_checkable
 
@@ -78,6 +79,11 @@ def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | N
 RunsLike: TypeAlias = Sources | RunSet | Run | RunView | StoredFrames
 #: What a metric takes: runs as ``RunsLike``, or a questions frame (``questions_df``, pandas or polars).
 QuestionsLike: TypeAlias = Union[RunsLike, pl.DataFrame, "pd.DataFrame"]
+
+
+def as_columns(by: str | Sequence[str]) -> list[str]:
+    """``by`` as a list of column names: a string is one column (``by="provider"``), never its letters."""
+    return [by] if isinstance(by, str) else list(by)
 
 
 def questions_frame(

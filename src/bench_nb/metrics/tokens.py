@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
-from bench_nb.frames.questions import QuestionsLike, as_questions
+from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 
 
-def token_summary_frame(data: QuestionsLike, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
+def token_summary_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Prompt, base-prompt and context token totals and means per run (per group over evaluated questions:
     totals, means, p50/p95 of context tokens, and coverage).
 
@@ -23,7 +23,7 @@ def token_summary_frame(data: QuestionsLike, *, by: Sequence[str] = ("run_id",))
     def total(col: str) -> pl.Expr:  # null, not 0, when no question records it
         return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum())
 
-    return ev.group_by(list(by), maintain_order=True).agg(
+    return ev.group_by(as_columns(by), maintain_order=True).agg(
         evaluated=pl.len().cast(pl.Int64),
         with_tokens=pl.col("prompt_tokens").is_not_null().sum().cast(pl.Int64),
         total_prompt_tokens=total("prompt_tokens"),
