@@ -20,7 +20,7 @@ from bench_nb.tables.comparisons import (
     table_paired,
 )
 from bench_nb.tables.failures import table_failures
-from bench_nb.tables.frame import table_frame
+from bench_nb.tables.frame import show, table_frame
 from bench_nb.tables.harnesses import (
     not_recorded_note,
     shows_harnesses,
@@ -78,7 +78,7 @@ __getattr__, __dir__, __all__ = attach(
             "table_paired",
         ],
         "bench_nb.tables.failures": ["table_failures"],
-        "bench_nb.tables.frame": ["table_frame"],
+        "bench_nb.tables.frame": ["show", "table_frame"],
         "bench_nb.tables.harnesses": [
             "not_recorded_note",
             "shows_harnesses",
