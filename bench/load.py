@@ -15,8 +15,6 @@
      garbage collector dominates the plain parse; bench_nb's loader pauses it too);
    - ``questions_df + memscore (polars)``: ``questions_df(run, backend="polars")`` then ``memscore``;
    - ``questions_df + memscore (pandas)``: the same with the default pandas frames.
-   - ``load_runs + questions_df + memscore (polars)`` and ``(pandas)``: the run loaded first with
-     ``load_runs`` (a ``RunSet``, kept alive to the end, as a notebook keeps it), then the same.
    - ``questions_df + memscore (polars), baseline``: the polars measurement again, importing bench_nb from
      ``git archive <--baseline>`` (default 6a046f2, the code BENCHMARKS.md's figure was measured on) instead
      of this checkout: an A/B in the same run, so the machine's load falls on both sides alike.
@@ -63,15 +61,18 @@ VOCABULARY = (
     "counselling centre where she helps transgender teens find their voice"
 )
 WORDS = VOCABULARY.split()
+# The same words in plain ASCII (``--ascii``): JavaScript engines keep such strings one byte a character, and
+# MemoryBench's report costs about half as much on them, so both kinds of text are measured.
+ASCII_WORDS = [w.replace("“", "'").replace("”", "'").replace("é", "e") for w in WORDS]
 SESSIONS_PER_CONVERSATION = 6
 QUESTIONS_PER_CONVERSATION = 200
 
 
-def _text(rng: random.Random, chars: int) -> str:
+def _text(rng: random.Random, chars: int, words: list[str] = WORDS) -> str:
     out: list[str] = []
     n = 0
     while n < chars:
-        w = rng.choice(WORDS)
+        w = rng.choice(words)
         out.append(w)
         n += len(w) + 1
     return " ".join(out)
@@ -192,13 +193,14 @@ def _pretty(obj: Any, depth: int = 0) -> bytes:
     return text.replace(b"\n", b"\n" + b"  " * depth) if depth else text
 
 
-def generate(run_dir: Path, n: int) -> None:
-    """Write a complete n-question run into run_dir (atomically marked complete at the end)."""
+def generate(run_dir: Path, n: int, ascii: bool = False) -> None:
+    """Write a complete n-question run into run_dir (atomically marked complete at the end); with ``ascii``,
+    its text is plain ASCII (the same words without curly quotes and accents)."""
     if run_dir.exists():
         shutil.rmtree(run_dir)
     (run_dir / "results").mkdir(parents=True)
     rng = random.Random(20260323)
-    texts = [_text(rng, 250) for _ in range(4000)]
+    texts = [_text(rng, 250, ASCII_WORDS if ascii else WORDS) for _ in range(4000)]
     ids = [f"conv-{i // QUESTIONS_PER_CONVERSATION}-q{i % QUESTIONS_PER_CONVERSATION}" for i in range(n)]
     header = {
         "runId": RUN_ID,
@@ -238,7 +240,7 @@ def measure(kind: str, run_dir: Path) -> dict[str, Any]:
     import gc
 
     if not kind.startswith("bare"):
-        from bench_nb import load_runs, memscore, questions_df
+        from bench_nb import memscore, questions_df
     gc.collect()
     if kind == "bare-paused":
         gc.disable()
@@ -254,10 +256,8 @@ def measure(kind: str, run_dir: Path) -> dict[str, Any]:
                 results.append(json.load(f))
         info = f"{len(checkpoint['questions'])} questions, {len(results)} results files"
     else:
-        backend = "polars" if kind.endswith("polars") else "pandas"
-        # load-*: through a RunSet, kept alive to the end as a notebook keeps it (its frame is remembered on it)
-        runs = load_runs(run_dir) if kind.startswith("load") else run_dir
-        df = questions_df(runs, backend=backend)
+        backend = "polars" if kind == "polars" else "pandas"
+        df = questions_df(run_dir, backend=backend)
         ms = memscore(df, backend="polars")
         info = f"{len(df)} rows, MemScore {ms['memscore'][0]}"
     seconds = time.perf_counter() - t0
@@ -306,6 +306,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--questions", type=int, default=100_000, help="run size (default 100,000)")
     ap.add_argument("--dir", type=Path, help="where the run is generated (default: a folder in the temp dir)")
+    ap.add_argument(
+        "--ascii",
+        action="store_true",
+        help="plain ASCII text (no curly quotes or accents; its own default --dir)",
+    )
     ap.add_argument("--repeat", type=int, default=1, help="measure each this many times, keep the best")
     ap.add_argument(
         "--baseline",
@@ -314,22 +319,21 @@ def main() -> None:
     )
     ap.add_argument("--ab", action="store_true", help="only the polars measurement and its baseline")
     ap.add_argument("--clean", action="store_true", help="delete the generated run afterwards")
-    ap.add_argument(
-        "--measure",
-        choices=("bare", "bare-paused", "polars", "pandas", "load-polars", "load-pandas"),
-        help=argparse.SUPPRESS,
-    )
+    ap.add_argument("--measure", choices=("bare", "bare-paused", "polars", "pandas"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure, args.dir)))
         return
-    run_dir = args.dir or Path(tempfile.gettempdir()) / f"bench_nb-load-{args.questions}"
+    run_dir = (
+        args.dir
+        or Path(tempfile.gettempdir()) / f"bench_nb-load-{args.questions}{'-ascii' if args.ascii else ''}"
+    )
     marker = run_dir / ".complete"
     if marker.is_file() and marker.read_text() == str(args.questions):
         print(f"reusing {run_dir}")
     else:
         t0 = time.perf_counter()
-        generate(run_dir, args.questions)
+        generate(run_dir, args.questions, ascii=args.ascii)
         print(f"generated {run_dir} in {time.perf_counter() - t0:.0f} s")
     ck_bytes = (run_dir / "checkpoint.json").stat().st_size
     res_bytes = sum(e.stat().st_size for e in os.scandir(run_dir / "results"))
@@ -343,8 +347,6 @@ def main() -> None:
         "polars": "questions_df + memscore (polars)",
         "baseline": f"the same, bench_nb of {args.baseline}",
         "pandas": "questions_df + memscore (pandas)",
-        "load-polars": "load_runs + questions_df + memscore (polars)",
-        "load-pandas": "load_runs + questions_df + memscore (pandas)",
     }
     sources: Path | None = None
     if args.baseline != "none":

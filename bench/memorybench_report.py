@@ -306,6 +306,11 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=100_000, help="run size (default 100,000)")
     ap.add_argument("--dir", type=Path, help="the generated run (default: bench/load.py's, in the temp dir)")
     ap.add_argument(
+        "--ascii",
+        action="store_true",
+        help="a run whose text is plain ASCII (bench/load.py --ascii; its own default --dir)",
+    )
+    ap.add_argument(
         "--work", type=Path, help="MemoryBench's set-up and outputs (default: a folder in the temp dir)"
     )
     ap.add_argument(
@@ -347,14 +352,14 @@ def main() -> None:
 
     n = args.questions
     tmp = Path(tempfile.gettempdir())
-    run_dir = args.dir or tmp / f"bench_nb-load-{n}"
+    run_dir = args.dir or tmp / f"bench_nb-load-{n}{'-ascii' if args.ascii else ''}"
     work = args.work or tmp / "bench_nb-memorybench"
     marker = run_dir / ".complete"
     if marker.is_file() and marker.read_text() == str(n):
         print(f"reusing {run_dir}")
     else:
         t0 = time.perf_counter()
-        load_bench.generate(run_dir, n)
+        load_bench.generate(run_dir, n, ascii=args.ascii)
         print(f"generated {run_dir} in {time.perf_counter() - t0:.0f} s")
     mb, bun = setup_memorybench(work, args.memorybench, args.rev, args.bun_version)
 

@@ -23,6 +23,7 @@ from runner_fakes import call_log, completed_phases, touched
 
 from bench_nb.providers.sqlite import SqliteProvider
 from bench_nb.runformat.load import read_run
+from bench_nb.runformat.verdicts import read_verdicts
 
 HERE = Path(__file__).resolve().parent
 RUN_ID = "killed"
@@ -66,10 +67,12 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
         "BENCH_NB_QUIET": "1",
     }
     snapshots: list[set[tuple[str, str]]] = []
+    judged_at: list[set[tuple[str, str]]] = []  # (question, judge) in judgments.jsonl at each snapshot
     pids: list[int] = []
     kills = 0
     for attempt in range(6):
         snapshots.append(completed_phases(run_dir))
+        judged_at.append(set(read_verdicts(run_dir)[0]))
         before = len(call_log(log))
         wanted = rng.randint(3, 40)  # kill after this many new calls, plus a random sliver of time
         # Should this process be too slow to kill it in time (a busy machine), the run kills itself a few
@@ -125,6 +128,13 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
         json.loads(line)["questionId"] for line in (run_dir / "judgments.jsonl").read_text().splitlines()
     }
     assert judged == set(ck.targetQuestionIds)
+    # A killed run lost no verdict of an evaluation it had recorded done: the evaluate workers' appends to
+    # judgments.jsonl (one fsync for those waiting together) return before the evaluation is recorded.
+    judges = {j for _, j in read_verdicts(run_dir)[0]}
+    assert len(judges) == 2
+    for done, verdicts in zip(snapshots, judged_at, strict=True):
+        for qid in (q for q, phase in done if phase == "evaluate"):
+            assert {(qid, j) for j in judges} <= verdicts, f"seed {seed}: {qid}'s verdicts lost by a kill"
     # Every search has its results file (a kill can lose one; the resume rewrites it), and no temporary file.
     assert sorted(p.stem for p in (run_dir / "results").glob("*.json")) == sorted(ck.targetQuestionIds)
     assert not list(run_dir.rglob("*.tmp"))

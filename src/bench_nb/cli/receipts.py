@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,15 +17,6 @@ dataset_option = click.option(
     help="The benchmark file the runs were made on: other harnesses' LoCoMo files (Zep's grades, Mem0's "
     "results) need LoCoMo's locomo10.json.",
 )
-
-
-def public_key_option(what: str) -> Any:
-    """``--public-key``: the Ed25519 public key (PEM) ``what`` says."""
-    return click.option(
-        "--public-key",
-        type=click.Path(exists=True, dir_okay=False),
-        help=f"The Ed25519 public key (PEM) {what}.",
-    )
 
 
 @click.command()
@@ -61,7 +51,12 @@ def public_key_option(what: str) -> Any:
     show_default=True,
     help="When the benchmark can show neither 'not worse' nor 'worse': fail (exit 3) or pass (exit 0).",
 )
-@public_key_option("a signed receipt must be signed with (a signed receipt needs it)")
+@click.option(
+    "--public-key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The Ed25519 public key (PEM) a signed receipt must be signed with (a signed receipt needs it).",
+)
 @click.option(
     "--estimand",
     type=click.Choice(["conversations", "benchmark"]),
@@ -174,7 +169,12 @@ def receipt(run: str, output: Path | None, store: str | None, key: str | None, d
     default=None,
     help="A run store to recompute from (RUN: a run id in it; default: the receipt's).",
 )
-@public_key_option("the receipt must be signed with")
+@click.option(
+    "--public-key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The Ed25519 public key (PEM) the receipt must be signed with.",
+)
 @dataset_option
 def verify(
     receipt_file: str, run: str | None, store: str | None, public_key: str | None, dataset: Path | None

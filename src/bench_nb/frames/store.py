@@ -556,8 +556,7 @@ def _export(
                     seen.setdefault(str(run_id), str(path))
                 continue
         try:
-            # completely: every question's search results are exported, and every field's problems listed
-            runset = load_run_dirs([path], dataset=ds, strict=strict, complete=True)
+            runset = load_run_dirs([path], dataset=ds, strict=strict)
         except RunFormatError as err:
             if strict:
                 raise

@@ -21,11 +21,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
+from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
@@ -192,11 +192,11 @@ def _cohen_kappa(table: list[list[float]]) -> float:
 
 
 @dataclass(frozen=True)
-class JudgeAgreement:
+class JudgeAgreement(Generic[FrameT]):
     """Agreement among judges on the same items (see the module docstring for how gaps are handled).
 
-    Tables are pandas frames (polars with ``judge_agreement(..., backend="polars")``), converted on first
-    access (``table(name, backend)`` gives any of them
+    Tables are pandas frames (polars with ``judge_agreement(..., backend="polars")``: the result is then a
+    ``JudgeAgreement[pl.DataFrame]``), converted on first access (``table(name, backend)`` gives any of them
     in either library; ``frames`` holds them in polars):
 
     - ``pairwise``: judge_a, judge_b, n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1
@@ -224,7 +224,13 @@ class JudgeAgreement:
     # kappas and AC1 (statistics of categories) are n/a.
     alpha_level: str = "nominal"
 
-    def table(self, name: str, backend: Backend | None = None) -> Frame:
+    @overload
+    def table(self, name: str) -> FrameT: ...
+    @overload
+    def table(self, name: str, backend: Literal["pandas"]) -> pd.DataFrame: ...
+    @overload
+    def table(self, name: str, backend: Literal["polars"]) -> pl.DataFrame: ...
+    def table(self, name: str, backend: Backend | None = None) -> pd.DataFrame | pl.DataFrame:
         """One of the tables (``pairwise``, ``by_type``, ``confusion``, ``accuracy``, ``accuracy_by_run``)
         as pandas or polars (default: this result's backend)."""
         if name not in self.frames:
@@ -232,31 +238,35 @@ class JudgeAgreement:
         return to_backend(self.frames[name], backend or self.backend)
 
     @cached_property
-    def pairwise(self) -> Frame:
+    def pairwise(self) -> FrameT:
         """Per pair of judges: n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1."""
         return self.table("pairwise")
 
     @cached_property
-    def by_type(self) -> Frame:
+    def by_type(self) -> FrameT:
         """Per question type: n_items, n_dropped and the overall statistics."""
         return self.table("by_type")
 
     @cached_property
-    def confusion(self) -> Frame:
+    def confusion(self) -> FrameT:
         """Per pair of judges and (score_a, score_b): n."""
         return self.table("confusion")
 
     @cached_property
-    def accuracy(self) -> Frame:
+    def accuracy(self) -> FrameT:
         """Per judge: scored, correct, accuracy with its Wilson 95% interval, unscored."""
         return self.table("accuracy")
 
     @cached_property
-    def accuracy_by_run(self) -> Frame:
+    def accuracy_by_run(self) -> FrameT:
         """Per run and judge: the accuracy and the run's ``rank`` under that judge."""
         return self.table("accuracy_by_run")
 
-    def summary(self, backend: Backend = "pandas") -> Frame:
+    @overload
+    def summary(self, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
+    @overload
+    def summary(self, backend: Literal["polars"]) -> pl.DataFrame: ...
+    def summary(self, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
         """One row per overall statistic: statistic, value, items used, items dropped (pandas by default,
         polars with ``backend="polars"``, whatever the result's backend)."""
         return to_backend(self.summary_frame(), backend)
@@ -351,13 +361,29 @@ class JudgeAgreement:
         return table
 
 
+@overload
+def judge_agreement(
+    data: Any,
+    *,
+    judges: Sequence[str] | None = ...,
+    type_column: str | None = ...,
+    backend: Literal["pandas"] = ...,
+) -> JudgeAgreement[pd.DataFrame]: ...
+@overload
+def judge_agreement(
+    data: Any,
+    *,
+    judges: Sequence[str] | None = ...,
+    type_column: str | None = ...,
+    backend: Literal["polars"],
+) -> JudgeAgreement[pl.DataFrame]: ...
 def judge_agreement(
     data: Any,
     *,
     judges: Sequence[str] | None = None,
     type_column: str | None = None,
     backend: Backend = "pandas",
-) -> JudgeAgreement:
+) -> JudgeAgreement[Any]:
     """Agreement among judges who graded the same answers.
 
     Args:
@@ -663,7 +689,7 @@ def _graded_stats(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
 
 def _graded_agreement(
     long: pl.DataFrame, judges: tuple[str, ...], type_column: str | None, backend: Backend
-) -> JudgeAgreement:
+) -> JudgeAgreement[Any]:
     stats = _graded_stats(long, len(judges))
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)

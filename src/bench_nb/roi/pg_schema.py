@@ -42,6 +42,7 @@ from bench_nb.roi.tables import (
 )
 
 SCHEMA = "bench_nb_roi"
+OWNERS_GROUP = "bench_nb_roi_owners"
 DEFAULT_SERVER_ROLE = "bench_nb_roi"
 PG_SCHEMA_VERSION = 2
 

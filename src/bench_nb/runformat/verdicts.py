@@ -33,6 +33,14 @@ def append_verdicts(
 ) -> int:
     """Append ``(question_id, verdict)`` pairs (all of judge replicate ``replicate``); returns how many lines
     were written (fsync'd)."""
+    lines = verdict_lines(verdicts, replicate=replicate)
+    append_lines(Path(run_dir) / FILENAME, lines)  # a damaged tail is repaired, a failed write undone
+    return len(lines)
+
+
+def verdict_lines(verdicts: Iterable[tuple[str, Verdict]], *, replicate: int = 1) -> list[str]:
+    """The judgments.jsonl lines of ``(question_id, verdict)`` pairs of judge replicate ``replicate`` (for
+    ``append_verdicts``, or a ``runformat.jsonl.GroupAppender`` on ``FILENAME``)."""
     lines = []
     now = now_iso()
     for qid, v in verdicts:
@@ -52,10 +60,7 @@ def append_verdicts(
             if v.items:
                 record["items"] = list(v.items)
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-    if not lines:
-        return 0
-    append_lines(Path(run_dir) / FILENAME, lines)  # a damaged tail is repaired, a failed write undone
-    return len(lines)
+    return lines
 
 
 def read_verdicts(run_dir: str | Path) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Problem]]:
