@@ -274,7 +274,6 @@ def silent_undercover(cells: list[Cell], reps: int, warned_share: float = 0.85) 
     return [c for c in cells if c.p <= 0.9 and c.clustered < TARGET - margin and c.warned < warned_share]
 
 
-AUDIT_KINDS = ("beta", "one holds 60%", "logit-normal")  # the seeds of tests/metrics/test_coverage_sweep.py
 JUDGE = (0.95, 0.9, 100, 100)  # corrected_accuracy's judge: sensitivity, specificity, labels right / wrong
 
 
@@ -294,14 +293,7 @@ class AuditRow:
 def audit(design: Design, reps: int) -> AuditRow:
     """Coverage of the true accuracy by every public accuracy interval over ``reps`` benchmarks of
     ``design`` (the seeds of the test, so its numbers are the test's)."""
-    seed = [
-        39,
-        AUDIT_KINDS.index(design.kind),
-        design.clusters,
-        round(design.p * 100),
-        round(design.effect * 100),
-    ]
-    rng = np.random.default_rng(seed)
+    rng = design.rng()
     counts = design.sizes.astype(float)
     se, sp, n1, n0 = JUDGE
     hit = np.zeros(reps, dtype=bool)

@@ -15,6 +15,8 @@
      garbage collector dominates the plain parse; bench_nb's loader pauses it too);
    - ``questions_df + memscore (polars)``: ``questions_df(run, backend="polars")`` then ``memscore``;
    - ``questions_df + memscore (pandas)``: the same with the default pandas frames.
+   - ``load_runs + questions_df + memscore (polars)`` and ``(pandas)``: the run loaded first with
+     ``load_runs`` (a ``RunSet``, kept alive to the end, as a notebook keeps it), then the same.
    - ``questions_df + memscore (polars), baseline``: the polars measurement again, importing bench_nb from
      ``git archive <--baseline>`` (default 6a046f2, the code BENCHMARKS.md's figure was measured on) instead
      of this checkout: an A/B in the same run, so the machine's load falls on both sides alike.
@@ -240,7 +242,7 @@ def measure(kind: str, run_dir: Path) -> dict[str, Any]:
     import gc
 
     if not kind.startswith("bare"):
-        from bench_nb import memscore, questions_df
+        from bench_nb import load_runs, memscore, questions_df
     gc.collect()
     if kind == "bare-paused":
         gc.disable()
@@ -256,8 +258,10 @@ def measure(kind: str, run_dir: Path) -> dict[str, Any]:
                 results.append(json.load(f))
         info = f"{len(checkpoint['questions'])} questions, {len(results)} results files"
     else:
-        backend = "polars" if kind == "polars" else "pandas"
-        df = questions_df(run_dir, backend=backend)
+        backend = "polars" if kind.endswith("polars") else "pandas"
+        # load-*: through a RunSet, kept alive to the end as a notebook keeps it (its frame is remembered on it)
+        runs = load_runs(run_dir) if kind.startswith("load") else run_dir
+        df = questions_df(runs, backend=backend)
         ms = memscore(df, backend="polars")
         info = f"{len(df)} rows, MemScore {ms['memscore'][0]}"
     seconds = time.perf_counter() - t0
@@ -319,7 +323,11 @@ def main() -> None:
     )
     ap.add_argument("--ab", action="store_true", help="only the polars measurement and its baseline")
     ap.add_argument("--clean", action="store_true", help="delete the generated run afterwards")
-    ap.add_argument("--measure", choices=("bare", "bare-paused", "polars", "pandas"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--measure",
+        choices=("bare", "bare-paused", "polars", "pandas", "load-polars", "load-pandas"),
+        help=argparse.SUPPRESS,
+    )
     args = ap.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure, args.dir)))
@@ -347,6 +355,8 @@ def main() -> None:
         "polars": "questions_df + memscore (polars)",
         "baseline": f"the same, bench_nb of {args.baseline}",
         "pandas": "questions_df + memscore (pandas)",
+        "load-polars": "load_runs + questions_df + memscore (polars)",
+        "load-pandas": "load_runs + questions_df + memscore (pandas)",
     }
     sources: Path | None = None
     if args.baseline != "none":

@@ -121,6 +121,7 @@ AUDIT_CLUSTERS = (4, 6, 8)
 AUDIT_ACCURACIES = (0.9, 0.93, 0.95, 0.98)
 AUDIT_ICCS = (0.3, 0.45, 0.6)
 AUDIT_SDS = (2.0, 2.5, 3.0)
+AUDIT_KINDS = ("beta", "one holds 60%", "logit-normal")
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,12 @@ class Design:
     def sums(self, rng: np.random.Generator, replicates: int) -> np.ndarray:
         """Correct answers per haystack in ``replicates`` benchmarks (replicates × K)."""
         return rng.binomial(self.sizes, self.rates(rng, replicates)).astype(float)
+
+    def rng(self) -> np.random.Generator:
+        """The audit's generator for this design, seeded by it (tests/metrics/test_coverage_sweep.py and
+        bench/coverage.py --audit draw the same benchmarks)."""
+        kind = AUDIT_KINDS.index(self.kind)
+        return np.random.default_rng([39, kind, self.clusters, round(self.p * 100), round(self.effect * 100)])
 
     def label(self) -> str:
         effect = f"sd {self.effect}" if self.kind == "logit-normal" else f"ICC {self.effect}"

@@ -135,6 +135,16 @@ def write_run(
     return run_dir
 
 
+def write_native_run(root: Path, scores: Mapping[str, int], question_type: str) -> Path:
+    """A MemoryBench-style run ``native`` (no benchNb) that answered each question of ``scores`` with that
+    primary score: the other side of an imported run in a paired comparison."""
+    questions = [{"id": qid, "q": f"question {qid}", "gt": "gold", "type": question_type} for qid in scores]
+    answers: dict[str, str | None] = {qid: "an answer" for qid in scores}
+    return write_run(
+        root, "native", answers=answers, primary_scores=scores, bench_nb=None, questions=questions
+    )
+
+
 class ContainsJudge:
     """A real deterministic judge: correct when the ground truth appears in the answer."""
 

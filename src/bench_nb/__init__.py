@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from bench_nb.receipts.receipt import make_receipt, verify_receipt
     from bench_nb.runner.rejudge import rejudge
     from bench_nb.runner.run import run_benchmark
+    from bench_nb.tables.frame import show
 
 # Names that left the top level in 0.2 -> the package that now holds them (the old spelling warns; it goes
 # in 0.3). ``run_comparison`` (``compare`` until 0.2) runs providers, making runs: the runner keeps it.
@@ -97,6 +98,7 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.receipts.receipt": ["make_receipt", "verify_receipt"],
         "bench_nb.runner.rejudge": ["rejudge"],
         "bench_nb.runner.run": ["run_benchmark"],
+        "bench_nb.tables.frame": ["show"],
     },
     # The subpackages a user reaches as ``bench_nb.NAME`` (docs/architecture.md), listed by ``dir(bench_nb)``.
     submodules=(

@@ -14,16 +14,6 @@ class BenchNbError(Exception):
     """Base of every error bench_nb raises on purpose."""
 
 
-class RetryableError(BenchNbError):
-    """A failure that may pass when the same call is made again later (rate limit, timeout, 5xx).
-
-    Use it as a mixin beside the specific error, e.g. ``class RateLimited(ProviderError, RetryableError)``;
-    the runner retries any error whose ``retryable`` is true.
-    """
-
-    retryable = True
-
-
 class RunFormatError(BenchNbError):
     """A run directory, checkpoint or report.json that does not have the expected shape.
 

@@ -210,6 +210,11 @@ def test_charts_with_nothing_to_draw_say_so_instead_of_an_empty_box(questions: p
     )
     spec = chart_spec(charts.chart_latency(timeless))
     assert "layer" not in spec and "no run records a duration" in _values(spec)[0]["note"]
+    tokenless = questions.with_columns(
+        context_tokens=pl.lit(None, pl.Int64)
+    )  # the LoCoMo-audit runs: an empty box
+    spec = chart_spec(charts.chart_context_tokens(tokenless))
+    assert "facet" not in spec and "no run records context tokens" in _values(spec)[0]["note"]
     free = questions.with_columns(cost_usd=pl.lit(0.0), total_cost_usd=pl.lit(0.0))
     spec = chart_spec(charts.chart_pareto(free))
     titles = [p["layer"][0]["encoding"]["x"]["title"] for p in spec["concat"]]
@@ -318,3 +323,24 @@ def test_the_intervals_chart_names_the_method_each_clustered_interval_used(quest
     assert sorted(r["effective_clusters"] for r in clustered) == sorted(
         expected["effective_clusters"].to_list()
     )
+
+
+def test_charts_list_runs_in_the_leaderboards_order(questions: pl.DataFrame) -> None:
+    """Issue 37: charts listed runs in the order they were loaded (by name in a notebook) while the leaderboard
+    ranks them by accuracy; now every chart follows the leaderboard."""
+    from bench_nb import tables
+
+    board = re.findall(r'<td class="run" title="[^"]+">([^<]+)</td>', tables.table_memscore(questions).html)
+    loaded = [
+        questions.filter(pl.col("run_id") == r)["provider"][0]
+        for r in questions["run_id"].unique(maintain_order=True)
+    ]
+    assert (
+        board == ["full-context", "sqlite", "no-memory"] and loaded != board
+    )  # the fixture tells them apart
+    assert (
+        chart_spec(charts.chart_accuracy_by_type(questions))["layer"][0]["encoding"]["yOffset"]["sort"]
+        == board
+    )
+    assert chart_spec(charts.chart_latency(questions))["spec"]["layer"][0]["encoding"]["y"]["sort"] == board
+    assert chart_spec(charts.chart_outcome_matrix(questions))["encoding"]["x"]["sort"] == board

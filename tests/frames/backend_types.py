@@ -1,8 +1,10 @@
 """What a type checker sees of the public frame API (checked by ``make typecheck``: pyproject.toml lists this
-file in ``[tool.mypy] files``; never run). Each function appears twice: pandas by default, polars with
-``backend="polars"``. The lines marked ``type: ignore[assert-type]`` assert the wrong library on purpose:
-mypy runs with ``warn_unused_ignores``, so if an overload stopped telling the two apart, the ignore would go
-unused and the check would fail. ``tests/frames/test_backend.py`` checks that every public function is here.
+file in ``[tool.mypy] files``; never run). A public frame function (``with_backend``) returns ``Frame``
+(pandas or polars) whichever ``backend``, and ``backend`` is a checked literal; its polars core
+``<name>_frame``, which bench_nb's own code calls, is typed exactly. The lines marked ``type: ignore[...]``
+are errors on purpose: mypy runs with ``warn_unused_ignores``, so if one stopped being an error (a core no
+longer typed ``pl.DataFrame``, ``backend`` no longer checked) the check would fail.
+``tests/frames/test_backend.py`` checks that every public function is here.
 """
 
 from __future__ import annotations
@@ -14,94 +16,113 @@ import polars as pl
 
 import bench_nb as bn
 from bench_nb import metrics
-from bench_nb.metrics import clustered_paired, paired, repeats
+from bench_nb.frames import judgments, questions
+from bench_nb.frames.backend import Frame
+from bench_nb.metrics import (
+    beam,
+    budget,
+    clustered,
+    errata,
+    failures,
+    judge_quality,
+    latency,
+    paired,
+    pareto,
+    ranks,
+    repeats,
+    replicates,
+    retrieval,
+)
+from bench_nb.metrics.accuracy import accuracy_by_type_frame, success_rate_frame
+from bench_nb.metrics.memscore import memscore_frame
 
 
-def _frames(runs: bn.runformat.RunSet, errata: Any) -> None:
-    assert_type(bn.questions_df(runs), pd.DataFrame)
-    assert_type(bn.questions_df(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.questions_df(runs, backend="pandas"), pd.DataFrame)
-    assert_type(bn.questions_df(runs), pl.DataFrame)  # type: ignore[assert-type]
-    assert_type(bn.questions_df(runs, backend="polars"), pd.DataFrame)  # type: ignore[assert-type]
-    assert_type(bn.runs_df(runs), pd.DataFrame)
-    assert_type(bn.runs_df(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.judgments_df(runs), pd.DataFrame)
-    assert_type(bn.judgments_df(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.disputed_questions(runs), pd.DataFrame)
-    assert_type(bn.disputed_questions(runs, backend="polars"), pl.DataFrame)
+def _frames(runs: bn.runformat.RunSet) -> None:
+    assert_type(bn.questions_df(runs), Frame)
+    assert_type(bn.questions_df(runs, backend="polars"), Frame)
+    assert_type(questions.questions_frame(runs), pl.DataFrame)
+    assert_type(bn.questions_df(runs), pd.DataFrame)  # type: ignore[assert-type]
+    bn.questions_df(runs, backend="arrow")  # type: ignore[arg-type]
+    questions.questions_frame(runs, backend="polars")  # type: ignore[call-arg]
+    assert_type(bn.runs_df(runs), Frame)
+    assert_type(bn.runs_df(runs, backend="polars"), Frame)
+    assert_type(questions.runs_frame(runs), pl.DataFrame)
+    assert_type(bn.judgments_df(runs), Frame)
+    assert_type(bn.judgments_df(runs, backend="polars"), Frame)
+    assert_type(judgments.judgments_frame(runs), pl.DataFrame)
+    assert_type(bn.disputed_questions(runs), Frame)
+    assert_type(bn.disputed_questions(runs, backend="polars"), Frame)
+    assert_type(judgments.disputed_questions_frame(runs), pl.DataFrame)
 
 
-def _metrics(runs: bn.runformat.RunSet, errata: Any) -> None:
-    assert_type(bn.memscore(runs), pd.DataFrame)
-    assert_type(bn.memscore(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.memscore(runs), pl.DataFrame)  # type: ignore[assert-type]
-    assert_type(metrics.accuracy(runs), pd.DataFrame)
-    assert_type(metrics.accuracy(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.accuracy_by_type(runs), pd.DataFrame)
-    assert_type(bn.accuracy_by_type(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.latency_stats(runs), pd.DataFrame)
-    assert_type(bn.latency_stats(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.success_rate(runs), pd.DataFrame)
-    assert_type(bn.success_rate(runs, backend="polars"), pl.DataFrame)
-    assert_type(metrics.token_summary(runs), pd.DataFrame)
-    assert_type(metrics.token_summary(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.retrieval_summary(runs), pd.DataFrame)
-    assert_type(bn.retrieval_summary(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.beam_scores(runs), pd.DataFrame)
-    assert_type(bn.beam_scores(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.accuracy_intervals(runs), pd.DataFrame)
-    assert_type(bn.accuracy_intervals(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.rank_intervals(runs), pd.DataFrame)
-    assert_type(bn.rank_intervals(runs, backend="polars"), pl.DataFrame)
-    assert_type(clustered_paired.clustered_paired_comparisons(runs), pd.DataFrame)
-    assert_type(clustered_paired.clustered_paired_comparisons(runs, backend="polars"), pl.DataFrame)
-    assert_type(clustered_paired.tell_apart(runs), pd.DataFrame)
-    assert_type(clustered_paired.tell_apart(runs, backend="polars"), pl.DataFrame)
-    assert_type(metrics.detectable_differences(runs), pd.DataFrame)
-    assert_type(metrics.detectable_differences(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.pareto_frontier(runs), pd.DataFrame)
-    assert_type(bn.pareto_frontier(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.lafs(runs), pd.DataFrame)
-    assert_type(bn.lafs(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.budget_curve(runs), pd.DataFrame)
-    assert_type(bn.budget_curve(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.failure_reasons(runs), pd.DataFrame)
-    assert_type(bn.failure_reasons(runs, backend="polars"), pl.DataFrame)
-    assert_type(metrics.failure_summary(runs), pd.DataFrame)
-    assert_type(metrics.failure_summary(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.repeat_variance(runs), pd.DataFrame)
-    assert_type(bn.repeat_variance(runs, backend="polars"), pl.DataFrame)
-    assert_type(repeats.pooled_paired_comparisons(runs), pd.DataFrame)
-    assert_type(repeats.pooled_paired_comparisons(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.replicate_summary(runs), pd.DataFrame)
-    assert_type(bn.replicate_summary(runs, backend="polars"), pl.DataFrame)
-    assert_type(paired.paired_comparisons(runs), pd.DataFrame)
-    assert_type(paired.paired_comparisons(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.judge_audit(runs), pd.DataFrame)
-    assert_type(bn.judge_audit(runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.answer_key_ceiling(errata, runs), pd.DataFrame)
-    assert_type(bn.answer_key_ceiling(errata, runs, backend="polars"), pl.DataFrame)
-    assert_type(bn.regrade_with_errata(errata, runs), pd.DataFrame)
-    assert_type(bn.regrade_with_errata(errata, runs, backend="polars"), pl.DataFrame)
+def _metrics(runs: bn.runformat.RunSet, errata_: Any) -> None:
+    assert_type(bn.memscore(runs), Frame)
+    assert_type(bn.memscore(runs, backend="polars"), Frame)
+    assert_type(memscore_frame(runs), pl.DataFrame)
+    assert_type(bn.accuracy_by_type(runs), Frame)
+    assert_type(bn.accuracy_by_type(runs, backend="polars"), Frame)
+    assert_type(accuracy_by_type_frame(runs), pl.DataFrame)
+    assert_type(bn.success_rate(runs), Frame)
+    assert_type(bn.success_rate(runs, backend="polars"), Frame)
+    assert_type(success_rate_frame(runs), pl.DataFrame)
+    assert_type(bn.latency_stats(runs), Frame)
+    assert_type(bn.latency_stats(runs, backend="polars"), Frame)
+    assert_type(latency.latency_stats_frame(runs), pl.DataFrame)
+    assert_type(bn.retrieval_summary(runs), Frame)
+    assert_type(bn.retrieval_summary(runs, backend="polars"), Frame)
+    assert_type(retrieval.retrieval_summary_frame(runs), pl.DataFrame)
+    assert_type(bn.beam_scores(runs), Frame)
+    assert_type(bn.beam_scores(runs, backend="polars"), Frame)
+    assert_type(beam.beam_scores_frame(runs), pl.DataFrame)
+    assert_type(bn.accuracy_intervals(runs), Frame)
+    assert_type(bn.accuracy_intervals(runs, backend="polars"), Frame)
+    assert_type(clustered.accuracy_intervals_frame(runs), pl.DataFrame)
+    assert_type(bn.rank_intervals(runs), Frame)
+    assert_type(bn.rank_intervals(runs, backend="polars"), Frame)
+    assert_type(ranks.rank_intervals_frame(runs), pl.DataFrame)
+    assert_type(bn.pareto_frontier(runs), Frame)
+    assert_type(bn.pareto_frontier(runs, backend="polars"), Frame)
+    assert_type(pareto.pareto_frontier_frame(runs), pl.DataFrame)
+    assert_type(bn.lafs(runs), Frame)
+    assert_type(bn.lafs(runs, backend="polars"), Frame)
+    assert_type(budget.lafs_frame(runs), pl.DataFrame)
+    assert_type(bn.budget_curve(runs), Frame)
+    assert_type(bn.budget_curve(runs, backend="polars"), Frame)
+    assert_type(budget.budget_curve_frame(runs), pl.DataFrame)
+    assert_type(bn.failure_reasons(runs), Frame)
+    assert_type(bn.failure_reasons(runs, backend="polars"), Frame)
+    assert_type(failures.failure_reasons_frame(runs), pl.DataFrame)
+    assert_type(bn.repeat_variance(runs), Frame)
+    assert_type(bn.repeat_variance(runs, backend="polars"), Frame)
+    assert_type(repeats.repeat_variance_frame(runs), pl.DataFrame)
+    assert_type(bn.replicate_summary(runs), Frame)
+    assert_type(bn.replicate_summary(runs, backend="polars"), Frame)
+    assert_type(replicates.replicate_summary_frame(runs), pl.DataFrame)
+    assert_type(bn.judge_audit(runs), Frame)
+    assert_type(bn.judge_audit(runs, backend="polars"), Frame)
+    assert_type(judge_quality.judge_audit_frame(runs), pl.DataFrame)
+    assert_type(bn.answer_key_ceiling(errata_, runs), Frame)
+    assert_type(bn.answer_key_ceiling(errata_, runs, backend="polars"), Frame)
+    assert_type(errata.answer_key_ceiling_frame(errata_, runs), pl.DataFrame)
+    assert_type(bn.regrade_with_errata(errata_, runs), Frame)
+    assert_type(bn.regrade_with_errata(errata_, runs, backend="polars"), Frame)
+    assert_type(errata.regrade_with_errata_frame(errata_, runs), pl.DataFrame)
 
 
 def _result_objects(runs: bn.runformat.RunSet) -> None:
-    """Functions that return a result object: generic in the frame type of its tables."""
-    assert_type(bn.judge_agreement(runs), metrics.JudgeAgreement[pd.DataFrame])
-    assert_type(bn.judge_agreement(runs, backend="polars"), metrics.JudgeAgreement[pl.DataFrame])
-    assert_type(bn.judge_agreement(runs).pairwise, pd.DataFrame)
-    assert_type(bn.judge_agreement(runs, backend="polars").pairwise, pl.DataFrame)
-    assert_type(bn.judge_agreement(runs, backend="polars").accuracy, pd.DataFrame)  # type: ignore[assert-type]
-    assert_type(bn.judge_agreement(runs, backend="polars").by_type, pl.DataFrame)
-    assert_type(bn.judge_agreement(runs).confusion, pd.DataFrame)
-    assert_type(bn.judge_agreement(runs).accuracy_by_run, pd.DataFrame)
-    assert_type(bn.judge_agreement(runs).table("pairwise"), pd.DataFrame)
-    assert_type(bn.judge_agreement(runs).table("pairwise", "polars"), pl.DataFrame)
-    assert_type(bn.judge_agreement(runs, backend="polars").summary(), pd.DataFrame)
-    assert_type(bn.judge_agreement(runs).summary(backend="polars"), pl.DataFrame)
-    assert_type(bn.compare_runs(runs), metrics.Comparison[pd.DataFrame])
-    assert_type(bn.compare_runs(runs, backend="polars"), metrics.Comparison[pl.DataFrame])
-    assert_type(bn.compare_runs(runs, backend="polars").frame, pl.DataFrame)
-    assert_type(paired.paired_comparison(runs, "a", "b"), paired.PairedComparison[pd.DataFrame])
-    assert_type(paired.paired_comparison(runs, "a", "b").by_type, pd.DataFrame)
-    assert_type(paired.paired_comparison(runs, "a", "b", backend="polars").by_type, pl.DataFrame)
+    """Functions that return a result object: its tables are ``Frame`` in its backend, and polars on it."""
+    assert_type(bn.judge_agreement(runs), metrics.JudgeAgreement)
+    assert_type(bn.judge_agreement(runs, backend="polars"), metrics.JudgeAgreement)
+    assert_type(bn.judge_agreement(runs).pairwise, Frame)
+    assert_type(bn.judge_agreement(runs).table("pairwise", "polars"), Frame)
+    assert_type(bn.judge_agreement(runs).frames["pairwise"], pl.DataFrame)
+    assert_type(bn.judge_agreement(runs).summary(), Frame)
+    assert_type(bn.judge_agreement(runs).summary_frame(), pl.DataFrame)
+    bn.judge_agreement(runs, backend="arrow")  # type: ignore[arg-type]
+    assert_type(bn.compare_runs(runs), metrics.Comparison)
+    assert_type(bn.compare_runs(runs, backend="polars"), metrics.Comparison)
+    assert_type(bn.compare_runs(runs).frame, Frame)
+    assert_type(bn.compare_runs(runs).polars, pl.DataFrame)
+    assert_type(paired.paired_comparison(runs, "a", "b"), paired.PairedComparison)
+    assert_type(paired.paired_comparison(runs, "a", "b").by_type, Frame)
+    assert_type(paired.paired_comparison(runs, "a", "b").by_type_frame, pl.DataFrame)

@@ -15,7 +15,7 @@ import pytest
 from bench_nb import load_runs, questions_df
 from bench_nb.metrics.paired import paired_comparison
 from bench_nb.runformat.harnesses import detect_format
-from stats_fixtures import write_run
+from stats_fixtures import write_native_run
 
 # AML's ids in the forms the importer reads, and the LoCoMo id each one is.
 IDS = {
@@ -73,17 +73,8 @@ def test_an_aml_pair_loads_on_locomo_ids_with_answers_and_verdicts(tmp_path: Pat
 
 def test_it_pairs_with_a_native_locomo_run(tmp_path: Path) -> None:
     judged = _aml_pair(tmp_path / "aml-run")
-    questions = [
-        {"id": qid, "q": f"question {qid}", "gt": "gold", "type": "single-hop"} for qid in IDS.values()
-    ]
-    native = write_run(
-        tmp_path / "runs",
-        "native",
-        answers={qid: "an answer" for qid in IDS.values()},
-        primary_scores={"conv-26-q0": 1, "conv-26-q1": 1, "conv-30-q3": 0, "conv-26-q5": 0},
-        bench_nb=None,
-        questions=questions,
-    )
+    scores = {"conv-26-q0": 1, "conv-26-q1": 1, "conv-30-q3": 0, "conv-26-q5": 0}
+    native = write_native_run(tmp_path / "runs", scores, "single-hop")
     runs = load_runs([native, judged])
     assert runs.all_problems == []
     cmp = paired_comparison(runs, "aml-run", "native")

@@ -250,6 +250,7 @@ def test_plain_verdicts_keep_read_replicates_last_line_rule(tmp_path: Path) -> N
 def test_disputes_of_a_judgments_frame_reuse_the_loaded_runs_given(two_judges: Path) -> None:
     runs = load_runs(two_judges)
     frame = judgments_df(runs, backend="polars")
+    assert runs[0].checkpoint is not None  # decoded completely (search results) while the file is there
     shutil.rmtree(two_judges)  # nothing can be read from disk any more
     disputed = disputed_questions(frame, runs=runs, backend="polars")
     assert disputed["question_id"].to_list() == ["q3", "q6"]

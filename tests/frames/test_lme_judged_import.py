@@ -17,7 +17,7 @@ from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
 from bench_nb.metrics.paired import paired_comparison
 from bench_nb.runformat.harnesses import detect_format
-from stats_fixtures import write_run
+from stats_fixtures import write_native_run
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "harnesses" / "lme_hyps.jsonl.eval-results-gpt-4o"
 LABELS = {"e47becba": True, "118b2229": False, "gpt4_2655b836": True, "0a995998_abs": True}
@@ -55,17 +55,8 @@ def test_a_renamed_jsonl_copy_is_detected_and_the_format_can_be_named(tmp_path: 
 
 
 def test_it_pairs_with_a_native_run_on_the_same_question_ids(tmp_path: Path) -> None:
-    questions = [
-        {"id": qid, "q": f"question {qid}", "gt": "gold", "type": "single-session-user"} for qid in LABELS
-    ]
-    native = write_run(
-        tmp_path / "runs",
-        "native",
-        answers={qid: "an answer" for qid in LABELS},
-        primary_scores={"e47becba": 1, "118b2229": 1, "gpt4_2655b836": 0, "0a995998_abs": 0},
-        bench_nb=None,
-        questions=questions,
-    )
+    scores = {"e47becba": 1, "118b2229": 1, "gpt4_2655b836": 0, "0a995998_abs": 0}
+    native = write_native_run(tmp_path / "runs", scores, "single-session-user")
     runs = load_runs([native, FIXTURE])
     assert runs.all_problems == []
     cmp = paired_comparison(runs, "lme_hyps-gpt-4o", "native")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from metric_frames import frame, row
+from polars.testing import assert_frame_equal
 from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
@@ -109,3 +111,30 @@ def test_example_accuracy_and_success_rate(mb_example: Path) -> None:
     assert (s["target"], s["evaluated"], s["failed"], s["success_rate"]) == (20, 19, 1, 0.95)
     true_types = accuracy_by_type(df, backend="polars").filter(pl.col("question_type_norm") == "single-hop")
     assert true_types["scored"].to_list() == [report["byQuestionType"]["world-knowledge"]["total"]]
+
+
+FIXTURE_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "accuracy.accuracy_frame",
+        "accuracy.accuracy_by_type_frame",
+        "accuracy.success_rate_frame",
+        "accuracy.accuracy_across_benchmarks",
+        "latency.latency_stats_frame",
+        "retrieval.retrieval_summary_frame",
+        "tokens.token_summary_frame",
+    ],
+)
+def test_by_a_column_name_is_one_column_not_its_letters(name: str) -> None:
+    """``by="provider"`` groups by the provider column, as ``by=["provider"]`` does (it was read letter by
+    letter: polars' ColumnNotFoundError for a column "p")."""
+    module, function = name.split(".")
+    fn = getattr(importlib.import_module(f"bench_nb.metrics.{module}"), function)
+    q = questions_frame(sorted(FIXTURE_RUNS.iterdir()))
+    by_name, by_list = fn(q, by="provider"), fn(q, by=["provider"])
+    assert "provider" in by_name.columns and "run_id" not in by_name.columns
+    assert_frame_equal(by_name, by_list)
+    assert by_name["provider"].n_unique() == q["provider"].n_unique()

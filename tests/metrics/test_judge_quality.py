@@ -229,6 +229,33 @@ def test_judge_audit_averages_replicates_and_groups_by_type(make_run) -> None:
         judge_audit([path], by="type")
 
 
+def test_a_judge_whose_verdicts_are_all_unreadable_keeps_its_row_and_is_not_to_be_used(make_run) -> None:
+    """A judge none of whose audit verdicts could be read stays in ``judge_error_rates`` with n = 0 and its
+    unreadable count (it used to vanish), and the report's verdict says not to use it."""
+    import polars as pl
+
+    from bench_nb.metrics.judge_quality import audit_correction, judge_error_rates
+    from bench_nb.tables.judges import judge_verdict
+
+    path = make_run(
+        "unreadable-set",
+        answers=ANSWERS,
+        primary="contains",
+        bench_nb={"audit": {"kind": "wrong", "generator": "specific"}},
+        verdicts={"garbled": {"q1": None, "q2": None, "q3": None, "q4": None}},
+    )
+    rates = judge_error_rates([path], backend="polars")
+    rows = {r["judge"]: r for r in rates.iter_rows(named=True)}
+    assert rows["garbled"]["n"] == 0 and rows["garbled"]["unreadable"] == 4
+    assert rows["garbled"]["accept_rate"] is None and rows["garbled"]["error_rate"] is None
+    assert rows["contains"]["n"] == 4 and rows["contains"]["unreadable"] == 0
+    assert rates.schema["unreadable"] == pl.Int64
+    html = judge_verdict(rates=rates).html
+    assert "Do not use garbled" in html and "none of its 4 verdicts" in html
+    assert "Trust contains most" in html
+    assert audit_correction(0.6, 100, rates, "garbled") is None
+
+
 def test_judge_audit_pools_replicate_judgments_as_their_mean() -> None:
     import polars as pl
 

@@ -14,7 +14,7 @@ from provider_fixtures import CONVERSATION, require_mem0_extra
 from bench_nb import questions_df
 from bench_nb.models.prices import DEFAULT_PRICES
 from bench_nb.providers import get_provider
-from bench_nb.providers.usage import metered
+from bench_nb.providers.usage import metered, reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
 from bench_nb.runner import run_benchmark
 from llm_server import LLMServer, fake_token_count, llm_server, request_text
@@ -59,7 +59,7 @@ def test_infer_meters_each_extraction_call_and_hits_trace_to_sessions(
 ) -> None:
     p = get_provider("mem0-local", run_dir=tmp_path, infer=True, llm_base_url=extractor.openai_base_url)
     try:
-        ingested, entry = metered(p, lambda: p.ingest("c1", CONVERSATION))
+        ingested, entry = metered(reports_usage(p), lambda: p.ingest("c1", CONVERSATION))
         assert extractor.count("/chat/completions") == len(CONVERSATION)  # one extraction per session
         n_in, n_out = _billed(extractor)
         assert entry == {
@@ -73,7 +73,9 @@ def test_infer_meters_each_extraction_call_and_hits_trace_to_sessions(
         assert n_in > 0 and n_out > 0
         assert len(ingested.document_ids) >= len(CONVERSATION)  # the memories mem0 added
         p.await_indexing("c1", ingested, 5)
-        hits, searched = metered(p, lambda: p.search("c1", "What sport event is Sam preparing for?", 3))
+        hits, searched = metered(
+            reports_usage(p), lambda: p.search("c1", "What sport event is Sam preparing for?", 3)
+        )
         assert hits and hits[0].session_id == "s2" and "marathon" in hits[0].text
         assert hits[0].hit_id is None  # an extracted memory is no message of ours: traced to its session
         assert searched is not None and searched["calls"] == 0 and searched["costUsd"] == 0.0

@@ -109,7 +109,29 @@ def test_compare_report_with_runaway_answers_stays_short_with_contents(
             "(hrefs) => hrefs.filter(h => !document.getElementById(decodeURIComponent(h.slice(1))))", links
         )
         page.screenshot(path=str(tmp_path / "compare-top.png"))
+        sections = page.evaluate(
+            "Array.from(document.querySelectorAll('details.bnb-section')).map(d => "
+            "[d.querySelector('summary h2').id, d.open, d.getBoundingClientRect().top])"
+        )
+        contents_top = page.evaluate(
+            "document.getElementById('cell-id=contents').getBoundingClientRect().top"
+        )
+        folded = next(id_ for id_, is_open, _ in sections if not is_open)
+        page.evaluate("(id) => { location.hash = '#' + id; }", folded)
+        page.wait_for_timeout(300)
+        opened = page.evaluate("(id) => document.getElementById(id).closest('details').open", folded)
     finally:
         page.close()
     assert height < 25_000, height
     assert "Contents:" in out.read_text() and len(links) >= 10 and missing == []
+    # Issue 37: a one-screen summary first, then the contents; long reference sections folded, the others open,
+    # every one reachable from the contents (a link to a folded one opens it).
+    heads = {id_: (is_open, top) for id_, is_open, top in sections}
+    assert heads["Summary"][0] and heads["Summary"][1] < contents_top < 900, (heads["Summary"], contents_top)
+    assert (
+        not heads["Runs-and-settings"][0]
+        and not heads["Uncertainty:-clustered-intervals-and-rank-intervals"][0]
+    )
+    assert heads["Accuracy-per-question-type"][0] and heads["Judges"][0]
+    assert {f"#{id_}" for id_ in heads} <= set(links)
+    assert opened

@@ -63,13 +63,14 @@ reports.report_summary(questions, title="Memory provider comparison")  # prints 
 reports.heading("Memory provider comparison", f"{len(run_set)} runs")
 step("report_summary and heading")
 out["problems"] = [str(p) for p in run_set.all_problems]
+memscore = table("memscore", tables.table_memscore(questions))  # the summary: leaderboard, verdicts, what to fix
+table("paired", tables.table_paired(run_set))
+table("what_to_fix", tables.table_what_to_fix(questions))
+reports.roi_tile(None, None)
 settings = table("settings", tables.table_settings(run_set))
 table("harnesses", tables.table_harnesses(run_set))
 receipts = tables.table_receipts(run_set)  # no receipts beside these runs: an empty table, and no numpy
-reports.roi_tile(None, None)
-memscore = table("memscore", tables.table_memscore(questions))
 chart("memscore", charts.chart_memscore(questions))
-table("what_to_fix", tables.table_what_to_fix(questions))
 table("success", tables.table_success(questions))
 if questions["benchmark"].n_unique() > 1:  # as the notebook: the section only over several benchmarks
     table("across_benchmarks", tables.table_across_benchmarks(questions))
@@ -84,7 +85,6 @@ table("latency", tables.table_latency(questions))
 chart("latency", charts.chart_latency(questions))
 table("tokens", tables.table_tokens(questions))
 chart("context_tokens", charts.chart_context_tokens(questions))
-table("paired", tables.table_paired(run_set))
 from bench_nb.metrics.uncertainty import ClusterBootstrap
 
 clustered = ClusterBootstrap(questions)
@@ -158,7 +158,8 @@ def test_compare_report_kernel_imports_no_pandas_pyarrow_pydantic_altair_jsonsch
     out = json.loads(line.removeprefix("RESULT "))
 
     # numpy arrives with the first clustered statistic, the paired table's clustered paired test (its
-    # haystack sums are numpy's), not before: everything above it stays numpy-free.
+    # haystack sums are numpy's; the summary shows it after the leaderboard), not before: the leaderboard and
+    # everything the kernel does before it stay numpy-free.
     assert out["imported"] == {"numpy": "table paired"}, (
         f"the compare report's kernel imported (library: during): {out['imported']}"
     )

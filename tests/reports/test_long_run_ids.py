@@ -80,3 +80,22 @@ def test_a_label_two_runs_share_gets_no_tooltip() -> None:
     assert with_run_ids(svg, spec) == (
         '<svg><text x="1">sqlite</text><text x="2"><title>a-long-1</title>a · …1</text></svg>'
     )
+
+
+@pytest.mark.parametrize("chart", ["chart_accuracy_by_type", "chart_accuracy_intervals"])
+def test_a_legend_shows_each_run_label_whole_with_its_full_id(
+    tmp_path_factory: pytest.TempPathFactory, chart: str
+) -> None:
+    """Issue 37: the legend cut "evermemos · gpt-4.1-mini-memos" to "evermemos · gpt-4.1-mini-…" (Vega's
+    160-pixel label limit), so the label matched neither the axes' nor the tables' and lost its tooltip."""
+    runs = tmp_path_factory.mktemp("evermemos")
+    for seed, rid in enumerate(("gpt-4.1-mini-cot", "gpt-4.1-mini-memos")):
+        write_synthetic_run(runs, "sqlite", run_id=rid, seed=seed, n_questions=30)
+    q = bench_nb.questions_df(str(runs / "*"), backend="polars").with_columns(provider=pl.lit("evermemos"))
+    svg = spec_to_svg(chart_spec(getattr(charts, chart)(q)))
+    titled = dict(re.findall(r"<text\b[^>]*><title>([^<]+)</title>([^<]+)</text>", svg))
+    assert titled == {
+        "gpt-4.1-mini-cot": "evermemos · gpt-4.1-mini-cot",
+        "gpt-4.1-mini-memos": "evermemos · gpt-4.1-mini-memos",
+    }
+    assert "…" not in "".join(re.findall(r"<text\b[^>]*>([^<]*)</text>", svg))

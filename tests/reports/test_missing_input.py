@@ -105,3 +105,36 @@ def test_a_report_shows_what_it_could_not_read_as_a_note_not_a_warning(tmp_path:
         warnings.simplefilter("error")  # a warning would be a stderr block above the report's title
         run_set = open_runs(str(run))
     assert len(run_set) == 1 and [p.question_id for p in run_set.all_problems] == ["q2", None]
+
+
+@pytest.mark.notebook
+def test_a_notebook_copied_out_of_the_project_says_to_set_runs_in_its_first_cell(tmp_path: Path) -> None:
+    """Issue 37: run in a kernel of its own outside the project, compare.ipynb stopped with a traceback through
+    bench_nb's code that told the user to pass the command line's ``-p runs``. Now one line says which cell to
+    change and how."""
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    copy = tmp_path / "compare.ipynb"
+    copy.write_bytes((REPO / "notebooks" / "compare.ipynb").read_bytes())
+    nb = nbformat.read(copy, as_version=4)
+    env = {k: v for k, v in os.environ.items() if k != "BENCH_NB_REPORT"}
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
+    client.km = client.kernel_manager_class(kernel_name="python3")
+    with client.setup_kernel(env=env):
+        client.execute_cell(nb.cells[0], 0)
+        client.execute_cell(nb.cells[1], 1)
+    (error,) = [o for o in nb.cells[1].outputs if o.output_type == "error"]
+    assert error.ename == "ReportError"
+    assert len(error.traceback) == 1, error.traceback  # one line, no traceback through bench_nb
+    (line,) = error.traceback
+    assert "no runs at 'data/demo/runs/*'" in line and "Set `runs` in this notebook's first cell" in line
+    assert "-p runs" not in line

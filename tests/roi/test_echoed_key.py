@@ -23,7 +23,6 @@ from test_llm import prober_responder
 from bench_nb.roi import RoiStore, import_memories, roi_results_df, top_up
 from bench_nb.roi.judges import JudgmentFailed
 from bench_nb.roi.probers import TemplateProber
-from conftest import new_database
 from llm_server import Fault, LLMServer, default_responder, llm_server
 
 __all__ = ["llm_server"]
@@ -74,7 +73,7 @@ def _pg_dump(cluster: Cluster, url: str) -> str:
 
 @pytest.mark.slow
 def test_an_echoed_key_is_stored_and_printed_nowhere(
-    tmp_path: Path, llm_server: LLMServer, postgres: Cluster
+    tmp_path: Path, llm_server: LLMServer, postgres: Cluster, pg_db: str
 ) -> None:
     cli = Cli(tmp_path, llm_server)
     # run: the LLM judge's calls all fail with the echo
@@ -94,8 +93,7 @@ def test_an_echoed_key_is_stored_and_printed_nowhere(
     # ROI on both backends: a generation that fails (the run's error), then one that works, then a benchmark
     # whose every judgment fails (the append-only results' error)
     memories = write_jsonl(tmp_path / "memories.jsonl", [*alice_and_bob(), *MEMBERS])
-    pg_url = new_database(postgres)
-    for db in (str(tmp_path / "roi.sqlite"), pg_url):
+    for db in (str(tmp_path / "roi.sqlite"), pg_db):
         assert cli("roi", "import", str(memories), "--db", db, "--admin", echo=False).returncode == 0
         roi = ("roi", "run", "--owner", "alice", "--db", db, "--model", "gpt-4o-mini")
         failed = cli(*roi)
@@ -115,8 +113,8 @@ def test_an_echoed_key_is_stored_and_printed_nowhere(
         assert "[redacted]" in str(runs[0]["error"]) and KEY not in str(runs)
         assert KEY not in results.to_csv()
 
-    assert KEY not in _pg_dump(postgres, pg_url)
-    assert "[redacted]" in _pg_dump(postgres, pg_url)
+    assert KEY not in _pg_dump(postgres, pg_db)
+    assert "[redacted]" in _pg_dump(postgres, pg_db)
     for command, output in cli.outputs:
         assert KEY not in output, command
     files = [p for p in tmp_path.rglob("*") if p.is_file()]

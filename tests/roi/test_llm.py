@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import Result
 
 from bench_nb.errors import ModelError
 from bench_nb.models.client import LLMClient, set_default_client
@@ -142,9 +143,12 @@ def test_no_key_fails_before_any_recall(monkeypatch: pytest.MonkeyPatch) -> None
         LLMRoiJudge(MODEL)
 
 
-def test_the_cli_runs_the_llm_prober_and_judge(
+@pytest.fixture
+def roi_cli(
     jsonl_file: Path, db: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> Iterator[Callable[..., Result]]:
+    """``bench-nb roi ...`` run through click against the local LLM server, the memories imported into ``db``
+    and the prober's replies scripted."""
     from click.testing import CliRunner
 
     from bench_nb.cli import cli
@@ -154,19 +158,23 @@ def test_the_cli_runs_the_llm_prober_and_judge(
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
     set_default_client(None)  # rebuilt from this environment
     llm_server.responder = prober_responder
-    try:
-        args = ["roi", "run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json", "--own-key"]
-        CliRunner().invoke(
-            cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
-        )
-        generated = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
-        assert generated["status"] == "generating" and generated["probes"] == 4
-        llm_server.script(
-            verdict(True, False), verdict(True, False), verdict(False, False), verdict(True, True)
-        )
-        run = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
-    finally:
-        set_default_client(None)
+
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(cli, ["roi", *args], catch_exceptions=False)
+
+    invoke("import", str(jsonl_file), "--db", str(db), "--admin")
+    yield invoke
+    set_default_client(None)
+
+
+def test_the_cli_runs_the_llm_prober_and_judge(
+    roi_cli: Callable[..., Result], db: Path, llm_server: LLMServer
+) -> None:
+    args = ("run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json", "--own-key")
+    generated = json.loads(roi_cli(*args).output)
+    assert generated["status"] == "generating" and generated["probes"] == 4
+    llm_server.script(verdict(True, False), verdict(True, False), verdict(False, False), verdict(True, True))
+    run = json.loads(roi_cli(*args).output)
     assert (run["probes"], run["judged"], run["exclusive"], run["exclusive_rate"]) == (4, 4, 2, 0.5)
     assert run["probe_mode"] == "llm" and run["judge"] == f"llm:{MODEL}"
     usage = usage_df("bob", db)
@@ -177,29 +185,14 @@ def test_the_cli_runs_the_llm_prober_and_judge(
 
 
 def test_roi_run_exits_1_when_no_probe_was_judged(
-    jsonl_file: Path, db: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+    roi_cli: Callable[..., Result], db: Path, llm_server: LLMServer
 ) -> None:
     """Issue 38: ``roi run`` exited 0 when every judgment failed (nothing measured)."""
-    from click.testing import CliRunner
-
-    from bench_nb.cli import cli
-
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.openai_base_url)
-    monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
-    set_default_client(None)  # rebuilt from this environment
-    llm_server.responder = prober_responder
-    try:
-        args = ["roi", "run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json"]
-        CliRunner().invoke(
-            cli, ["roi", "import", str(jsonl_file), "--db", str(db), "--admin"], catch_exceptions=False
-        )
-        generated = CliRunner().invoke(cli, args, catch_exceptions=False)
-        assert generated.exit_code == 0 and json.loads(generated.output)["probes"] == 4
-        llm_server.script(*[Reply("no verdict here")] * 4)  # every judgment unreadable
-        result = CliRunner().invoke(cli, args, catch_exceptions=False)
-    finally:
-        set_default_client(None)
+    args = ("run", "--owner", "bob", "--db", str(db), "--model", MODEL, "--json")
+    generated = roi_cli(*args)
+    assert generated.exit_code == 0 and json.loads(generated.output)["probes"] == 4
+    llm_server.script(*[Reply("no verdict here")] * 4)  # every judgment unreadable
+    result = roi_cli(*args)
     assert result.exit_code == 1
     run = json.loads(result.stdout)
     assert (run["probes"], run["judged"], run["failed"]) == (4, 0, 4)

@@ -23,7 +23,6 @@ from bench_nb.roi.errors import StoreError
 from bench_nb.roi.sample import write_sample_memories
 from bench_nb.roi.schema import SCHEMA_VERSION
 from bench_nb.roi.tables import TABLES
-from conftest import new_database
 
 V2_STORE = Path(__file__).resolve().parents[1] / "fixtures" / "roi" / "schema-v2.sqlite"
 TABLE_NAMES = (
@@ -99,9 +98,9 @@ def _downgrade_to_v1(admin_url: str) -> None:
 
 
 def test_a_version_1_postgres_store_is_refused_until_setup_migrates_it(
-    tmp_path: Path, postgres: Cluster
+    tmp_path: Path, postgres: Cluster, pg_db: str
 ) -> None:
-    url = new_database(postgres)
+    url = pg_db
     admin_url = postgres.url(database=url.split("@/")[1].split("?")[0])
     import_memories(write_sample_memories(tmp_path / "sample.jsonl"), url, admin=True)
     run_roi("demo", url)

@@ -155,3 +155,41 @@ def test_truncation_and_post_query_fields_are_read(tmp_path: Path) -> None:
     reasons = dict(zip(frame["question_id"], frame["failure_reason"], strict=True))
     assert reasons["sn_procedure_005"] == "truncation"
     assert {r for q, r in reasons.items() if q != "sn_procedure_005"} <= {"unknown"}
+
+
+def test_longmemeval_v2_types_are_its_own_not_other_in_the_compare_tables(tmp_path: Path) -> None:
+    """Issue 37: static-environment, dynamic-environment, procedure and errors-gotchas all read "other" in the
+    compare notebook. The benchmark's type map (``BenchmarkTraits.question_types``) keeps them, for an imported
+    result file and a native run alike; the -abs types stay abstention."""
+    import bench_nb
+    from bench_nb import tables
+    from bench_nb.runner import run_benchmark
+
+    data = write_dataset(tmp_path / "lme")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        native = run_benchmark(
+            "sqlite",
+            "longmemeval-v2",
+            dataset=data,
+            runs_dir=tmp_path / "runs",
+            run_id="native",
+            progress=False,
+        )
+    questions = bench_nb.questions_df(_quiet_load([native.run_dir, FIXTURE]), backend="polars")
+    by_run = {
+        run: dict(zip(rows["question_id"], rows["question_type_norm"], strict=True))
+        for (run,), rows in questions.group_by(["run_id"])
+    }
+    expected = {
+        "web_static_001": "static",
+        "web_dynamic_002": "dynamic",
+        "web_gotcha_004": "gotchas",
+        "sn_abs_006": "abstention",
+    }
+    for run in ("native", "no_retrieval_web_small"):
+        assert {q: by_run[run][q] for q in expected} == expected, run
+        assert "other" not in by_run[run].values()
+    table = tables.table_accuracy_by_type(questions)
+    shown = set(table.frame["question_type_norm"].to_list())
+    assert {"static", "dynamic", "procedure", "gotchas"} <= shown and "other" not in shown

@@ -185,3 +185,20 @@ def test_the_judge_audit_command_exits_1_when_no_answer_was_scored(
     assert exc.value.code == 1
     [error] = capsys.readouterr().err.splitlines()
     assert error.startswith("error: no audit answer was scored (") and error.endswith("every one unscored)")
+
+
+def test_the_judge_audit_command_names_a_judge_none_of_whose_verdicts_could_be_read(
+    make_run, llm_env: LLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The leniency audit keeps a judge whose every verdict is unreadable (n = 0, its unreadable count) and
+    says not to use it, where the table used to drop it (and printing its missing rate failed)."""
+    from bench_nb.cli import main
+
+    llm_env.responder = lambda path, body: "no verdict in here"
+    source = make_run("half-src", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
+    main(["judge-audit", str(source), "-j", "contains,gpt-4o-mini", "--generators", "vague"])
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if line.startswith("gpt-4o-mini")]
+    assert line.split()[:4] == ["gpt-4o-mini", "vague", "wrong", "0"]
+    assert line.endswith("do not use: none of its 5 verdicts could be read")
+    assert any(line.startswith("contains") and "false-positive rate" in line for line in out.splitlines())

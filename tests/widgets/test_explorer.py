@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,26 @@ def test_abstention_no_context_and_an_outcome_filter_say_what_they_mean() -> Non
     assert "%" in e.summary.value  # all outcomes: accuracy with its interval
     e.outcomes.value = ("incorrect",)
     assert "— (filtered by outcome)" in e.summary.value and "0.0% [" not in e.summary.value
+
+
+def test_selecting_a_grid_row_shows_its_question_and_the_grid_follows_the_filters() -> None:
+    e = Explorer(RUNS)
+    ids = e.rows()["question_id"].unique(maintain_order=True).to_list()
+    assert len(e.grid.df) == len(ids) == 50
+    assert list(e.grid.df.columns[:3]) == ["question", "type", "haystack"] and "A vs B" in e.grid.df.columns
+    assert "<a " not in e.grid.df["question"][0]  # no link to a static detail: the row itself is selected
+    e.grid.selected_rows = [7]  # what a click on the 8th row sends from JupyterLab
+    assert e.question.value == ids[7] and f"<b>{ids[7]}</b>" in e.detail.value
+    assert "bnb-gold" in e.detail.value  # the style that marks gold evidence comes with the detail
+    e.providers.value = ("sqlite",)
+    e.outcomes.value = ("incorrect",)
+    wrong = e.rows()["question_id"].to_list()
+    assert [re.search(r">([^<]+)</b>", q)[1] for q in e.grid.df["question"]] == wrong  # type: ignore[index]
+    assert "B: verdict" not in e.grid.df.columns and "A vs B" not in e.grid.df.columns
+    e.grid.selected_rows = [0]
+    assert e.question.value == wrong[0]
+
+
+def test_without_the_grid_nothing_of_it_is_made() -> None:
+    e = Explorer(RUNS, grid=False)
+    assert e.grid is None and "itables" not in repr(e.widget.children)

@@ -24,8 +24,9 @@ Decisions (see docs/benchmarks.md):
   ``Question.extra`` keeps ``eval_function`` (the scoring rule, ``bench_nb.judges.lmev2``), ``domain``,
   ``category`` (the harness's short name: static, dynamic, procedure, gotchas, with ``-abs``) and ``image``
   (the question image's path relative to the folder, or None). A question scored by ``llm_abstention_checker``
-  (an ``-abs`` type) has ``norm_type`` "abstention"; the others "other" (LME-V2's abilities are not LoCoMo's
-  hop types).
+  (an ``-abs`` type) has ``norm_type`` "abstention"; the others keep LME-V2's own type, by its short category
+  name (``OWN_TYPES``: static, dynamic, procedure, gotchas): its abilities are not LoCoMo's hop types, and the
+  reports group its questions by them (``BenchmarkTraits.question_types``), not under "other".
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ CATEGORIES: dict[str, str] = {
     "procedure": "procedure",
     "procedure-abs": "procedure-abs",
     "errors-gotchas": "gotchas",
+}
+# The type each raw label is reported and judged as (``BenchmarkTraits.question_types``): the short category,
+# abstention for the -abs types; the short names map to themselves (a result file may carry those).
+OWN_TYPES: dict[str, str] = {
+    label: "abstention" if category.endswith("-abs") else category
+    for raw, category in CATEGORIES.items()
+    for label in (raw, category)
 }
 LMEV2_TYPE_REGISTRY: dict[str, dict[str, str]] = {
     t: {"id": t, "alias": c, "description": t.replace("-", " ").capitalize()} for t, c in CATEGORIES.items()
@@ -224,7 +232,7 @@ def _question(qid: str, hid: str, item: dict[str, Any]) -> Question:
         question=item["question"],
         answer=item["answer"],
         question_type=qtype,
-        norm_type="abstention" if rule == "llm_abstention_checker" else "other",
+        norm_type="abstention" if rule == "llm_abstention_checker" else OWN_TYPES.get(qtype.lower(), "other"),
         haystack_id=hid,
         extra=extra,
     )

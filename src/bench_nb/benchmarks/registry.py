@@ -28,6 +28,7 @@ from bench_nb.registry import Registry
 from .beam import TIERS, read_beam, tier_pins
 from .download import DatasetWarning, check_sha256, download_file, sha256_file
 from .jsonfile import read_json
+from .lmev2 import OWN_TYPES as LMEV2_TYPES
 from .lmev2 import QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file, read_longmemeval_v2
 from .lmev2 import TIERS as LMEV2_TIERS
 from .lmev2 import folder_files as lmev2_folder_files
@@ -51,6 +52,10 @@ class BenchmarkTraits:
         haystack_per_question: each question is its own haystack (LongMemEval).
         lafs_reference: the LAFS reference frontiers (``metrics.budget.REFERENCE_FRONTIERS``) are scores on its
             questions.
+        question_types: the benchmark's own question types that bench_nb's normalised set has no name for: a
+            raw label (lower case) -> the type its questions are reported under (``question_type_norm``) and
+            judged as (LongMemEval-V2's ``static-environment`` -> ``static``, where the normalised set would
+            say ``other``).
     """
 
     default_judges: tuple[str, ...] = ("contains", "f1")
@@ -60,6 +65,7 @@ class BenchmarkTraits:
     locomo_questions: bool = False
     haystack_per_question: bool = False
     lafs_reference: bool = False
+    question_types: Mapping[str, str] = field(default_factory=dict)
 
 
 BenchmarkReader = Callable[[Path, list[Problem] | None], Benchmark]
@@ -544,6 +550,7 @@ _LMEV2 = BenchmarkTraits(
     tiers={t: f"longmemeval-v2-{t}" for t in LMEV2_TIERS},
     haystack_per_question=True,
     lafs_reference=True,
+    question_types=LMEV2_TYPES,
 )
 for _tier in LMEV2_TIERS:
     register_benchmark(

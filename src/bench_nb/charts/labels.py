@@ -17,11 +17,14 @@ LABEL_CHARS = 40  # charts cut axis labels at this many characters (theme.AXIS_L
 
 
 def run_labels(frame: pl.DataFrame) -> dict[str, str]:
-    """run_id -> label: the provider when it names one run only, else ``provider · run_id``. A label longer
+    """run_id -> label, in the leaderboard's order (``leaderboard_order``: every chart and table lists runs in
+    this order): the provider when it names one run only, else ``provider · run_id``. A label longer
     than ``LABEL_CHARS`` keeps what tells its run apart: the run id without the prefix the provider's runs
     share (``sqlite · …T040000Z`` for ``sqlite-locomo-20261202T040000Z``), its end if still too long, so
     long run ids neither overlap in a chart nor cut to the same text."""
     runs = frame.select("run_id", "provider").unique(maintain_order=True).rows()
+    rank = {rid: i for i, rid in enumerate(leaderboard_order(frame))}
+    runs.sort(key=lambda r: rank.get(r[0], len(rank)))
     shared = {prov for prov, n in Counter(prov for _, prov in runs).items() if n > 1}
     out = {}
     for rid, prov in runs:
@@ -38,6 +41,20 @@ def run_labels(frame: pl.DataFrame) -> dict[str, str]:
             label = f"{prov} · …{tail}" if prov else f"…{tail}"
         out[rid] = label
     return out
+
+
+def leaderboard_order(frame: pl.DataFrame) -> list[str]:
+    """The run ids of a questions frame in the MemScore leaderboard's order: best accuracy first (the mean score
+    of the scored questions, ``metrics.accuracy``), runs with none scored last, ties in order of first
+    appearance. Another frame (without a question's status, verdict and score) keeps its order of first
+    appearance."""
+    runs = frame["run_id"].unique(maintain_order=True).to_list()
+    if not {"status", "correct", "unscored", "score"} <= set(frame.columns):
+        return runs
+    from bench_nb.metrics.accuracy import accuracy_frame
+
+    scores = dict(accuracy_frame(frame).select("run_id", "accuracy").iter_rows())
+    return sorted(runs, key=lambda rid: -s if (s := scores.get(rid)) is not None else 1.0)
 
 
 def with_run_label(frame: pl.DataFrame, labels: dict[str, str]) -> pl.DataFrame:

@@ -21,7 +21,7 @@ from typing import Any, cast
 
 THEME = "bench_nb"
 FONT = "Helvetica, Arial, sans-serif"
-# Axis labels longer than this many characters end in an ellipsis. Vega's own truncation (``labelLimit``,
+# Axis and legend labels longer than this many characters end in an ellipsis. Vega's own truncation (``labelLimit``,
 # in pixels) measures each label's width once more, and vl-convert measures text by laying out its glyphs:
 # in a report with a 120-row outcome matrix that doubled the time to render the charts (BENCHMARKS.md).
 # Cutting by characters in a label expression costs nothing.
@@ -73,7 +73,15 @@ def bench_nb_theme() -> dict[str, Any]:
                 "tickColor": "#888888",
             },
             "header": {"labelFontSize": 12, "titleFontSize": 12},
-            "legend": {"labelFontSize": 12, "titleFontSize": 12, "symbolSize": 120},
+            # Legends cut as axes do (Vega's 160-pixel default cut "evermemos · gpt-4.1-mini-memos" to
+            # "evermemos · gpt-4.1-mini-…": a label the axes and tables never show, without its tooltip).
+            "legend": {
+                "labelLimit": 0,
+                "labelExpr": _TRUNCATE_LABEL,
+                "labelFontSize": 12,
+                "titleFontSize": 12,
+                "symbolSize": 120,
+            },
             "range": {"category": list(PALETTE)},
             "point": {"filled": True, "size": 90},
             "text": {"fontSize": 11},

@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
-from bench_nb.charts.spec import Chart, chart, field, mark, values
+from bench_nb.charts.spec import Chart, chart, field, mark, note_chart, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.tokens import token_summary_frame
 
@@ -42,7 +42,8 @@ def chart_context_tokens(data: Any, *, bins: int = 30, title: str = "Context tok
     """How many retrieved-context tokens each evaluated question put in the answer prompt, per run.
 
     Bins are shared by all runs; the dashed line is the run's mean (``bench_nb.metrics.token_summary``).
-    Questions without token counts are left out (a run without any shows no bars).
+    Questions without token counts are left out (a run without any shows no bars; with no run recording any,
+    the chart is a one-line note).
 
     Args:
         data: run sources or a questions frame.
@@ -52,6 +53,14 @@ def chart_context_tokens(data: Any, *, bins: int = 30, title: str = "Context tok
     questions = as_questions(data)
     labels = run_labels(questions)
     counted = questions.filter((pl.col("status") == "evaluated") & pl.col("context_tokens").is_not_null())
+    if counted.is_empty():
+        return chart(
+            note_chart(
+                "nothing to draw: no run records context tokens per question (imported results often keep "
+                "none); the tokens table above says what each run records",
+                title,
+            )
+        )
     edges = _bins(counted["context_tokens"].cast(pl.Float64).to_list(), bins)
     rows: list[dict[str, Any]] = []
     for (rid,), part in counted.group_by("run_id", maintain_order=True):

@@ -197,12 +197,15 @@ def judge_audit_cmd(
     click.echo("")
     click.echo(f"{'judge':<24} {'set':<12} {'answers':<8} {'n':>5} {'accepts':>8} {'95% CI':>14}  reading")
     for r in rates.iter_rows(named=True):
+        row = f"{r['judge'][:24]:<24} {r['generator']:<12} {r['kind']:<8} {r['n']:>5}"
+        if not r["n"]:
+            click.echo(
+                f"{row} {'—':>8} {'':>14}  do not use: none of its {r['unreadable']} verdicts could be read"
+            )
+            continue
         ci = f"[{r['ci_low']:.1f}–{r['ci_high']:.1f}]"
         reading = "false-positive rate" if r["kind"] == "wrong" else "sensitivity (1 − false-negative rate)"
-        click.echo(
-            f"{r['judge'][:24]:<24} {r['generator']:<12} {r['kind']:<8} {r['n']:>5} {r['accept_rate']:>7.1f}% "
-            f"{ci:>14}  {reading}"
-        )
+        click.echo(f"{row} {r['accept_rate']:>7.1f}% {ci:>14}  {reading}")
     if by_type:
         table = judge_audit_frame(paths, by="question_type")
         click.echo("")
@@ -219,8 +222,8 @@ def _print_agreement(run_dir: Path) -> None:
     frame = judgments_frame(run_dir)
     if frame["judge"].n_unique() < 2:
         return
-    agreement = judge_agreement(frame, backend="polars")
-    acc = agreement.accuracy
+    agreement = judge_agreement(frame)
+    acc = agreement.frames["accuracy"]
     click.echo("")
     click.echo(f"{'judge':<24} {'accuracy':>9} {'scored':>7} {'unscored':>9}")
     for r in acc.iter_rows(named=True):
@@ -231,7 +234,7 @@ def _print_agreement(run_dir: Path) -> None:
         f"percent {_fmt(agreement.percent_agreement)}, Fleiss' kappa {_fmt(agreement.fleiss_kappa)}, "
         f"Gwet's AC1 {_fmt(agreement.gwet_ac1)}, Krippendorff's alpha {_fmt(agreement.krippendorff_alpha)}"
     )
-    pairs = agreement.pairwise
+    pairs = agreement.frames["pairwise"]
     for r in pairs.iter_rows(named=True):
         click.echo(
             f"  {r['judge_a']} vs {r['judge_b']}: n={r['n']} agreement {_fmt(r['percent_agreement'])} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -17,6 +18,15 @@ dataset_option = click.option(
     help="The benchmark file the runs were made on: other harnesses' LoCoMo files (Zep's grades, Mem0's "
     "results) need LoCoMo's locomo10.json.",
 )
+
+
+def public_key_option(what: str) -> Any:
+    """``--public-key``: the Ed25519 public key (PEM) ``what`` says."""
+    return click.option(
+        "--public-key",
+        type=click.Path(exists=True, dir_okay=False),
+        help=f"The Ed25519 public key (PEM) {what}.",
+    )
 
 
 @click.command()
@@ -51,12 +61,7 @@ dataset_option = click.option(
     show_default=True,
     help="When the benchmark can show neither 'not worse' nor 'worse': fail (exit 3) or pass (exit 0).",
 )
-@click.option(
-    "--public-key",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="The Ed25519 public key (PEM) a signed receipt must be signed with (a signed receipt needs it).",
-)
+@public_key_option("a signed receipt must be signed with (a signed receipt needs it)")
 @click.option(
     "--estimand",
     type=click.Choice(["conversations", "benchmark"]),
@@ -169,12 +174,7 @@ def receipt(run: str, output: Path | None, store: str | None, key: str | None, d
     default=None,
     help="A run store to recompute from (RUN: a run id in it; default: the receipt's).",
 )
-@click.option(
-    "--public-key",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="The Ed25519 public key (PEM) the receipt must be signed with.",
-)
+@public_key_option("the receipt must be signed with")
 @dataset_option
 def verify(
     receipt_file: str, run: str | None, store: str | None, public_key: str | None, dataset: Path | None

@@ -86,6 +86,9 @@ def report(
         failed = [o for o in outcomes if not o.ok]
         click.echo(f"{len(outcomes) - len(failed)} built, {len(failed)} failed")
         if failed:
+            some = len(failed) < len(outcomes)
+            reason = f"{len(failed)} of {len(outcomes)} reports failed" if some else "no report was built"
+            click.echo(f"error: {reason} (see FAILED above)", err=True)
             raise SystemExit(1)
         return
     if not name:

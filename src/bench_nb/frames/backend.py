@@ -1,21 +1,42 @@
 """pandas or polars: the one place frames change library, and the rule the public frame API follows.
 
-Every public function that returns a table (``questions_df``, ``memscore``, ``rank_intervals``, ...) takes
-``backend`` and returns a pandas DataFrame by default, a polars DataFrame with ``backend="polars"``; two
-``typing.overload`` signatures say so to a type checker. Each has a polars-native twin, defined in the same
-module, named after it with ``_df`` dropped and ``_frame`` added (``questions_df`` -> ``questions_frame``,
-``memscore`` -> ``memscore_frame``): the same parameters without ``backend``, always polars. The public
-function is ``to_backend(twin(...), backend)`` and nothing more; code inside bench_nb calls the twin.
-A function that returns a result object rather than a table (``judge_agreement``, ``paired_comparison``)
-takes ``backend`` for the tables on it and is typed the same way, the object generic in ``FrameT``
-(``JudgeAgreement[pd.DataFrame]`` by default, ``JudgeAgreement[pl.DataFrame]`` with ``backend="polars"``).
-``tests/frames/test_backend_rule.py`` holds every public function to this rule.
+The rule, written once. Every table is computed by a polars function, its *core*, named ``<name>_frame``
+(``questions_frame``, ``memscore_frame``, ...), precisely typed (``-> pl.DataFrame``) and documented for the
+table it returns; code inside bench_nb calls the core. The public function users call is generated from the
+core, once, by ``with_backend``::
+
+    def memscore_frame(data: QuestionsLike) -> pl.DataFrame:
+        \"\"\"MemScore per run ...\"\"\"
+        ...
+
+    memscore = with_backend(memscore_frame, "memscore")
+
+``with_backend`` adds a keyword-only ``backend`` (``"pandas"``, the default, or ``"polars"``) and converts
+the core's frame with ``to_backend``; it copies the core's docstring (with a line on ``backend``) and sets
+``__signature__``, so ``help()`` and Jupyter's ``?`` show the core's parameters plus ``backend``. The
+columns and dtypes are the core's (docs/frames.md); pandas gets them through ``to_backend``.
+
+The price, for a type checker: the public function returns ``Frame`` (``pd.DataFrame | pl.DataFrame``), not
+one or the other by ``backend``, and its other arguments are not checked (a ``ParamSpec`` cannot add a
+keyword to the signature it wraps, so precise types per backend would need two ``typing.overload``
+signatures per function written by hand: the 90 overloads this replaces). ``backend`` itself is checked
+(a ``Literal``), and the core, which is what bench_nb's own code calls, keeps its exact signature and return
+type. Users work in notebooks; a typed caller that wants polars calls the core.
+
+A function that returns a result object (``judge_agreement``, ``compare_runs``, ``paired_comparison``) takes
+``backend`` for the tables on it: the object holds its tables in polars and hands them out in its
+``backend`` (typed ``Frame``).
+
+``tests/frames/test_backend.py`` holds every public function to this rule.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
-from typing import TYPE_CHECKING, Literal, TypeGuard, TypeVar, overload
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeAlias, TypeGuard, cast, overload
 
 import polars as pl
 
@@ -23,8 +44,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Backend = Literal["pandas", "polars"]
-# The frame type of a result object whose tables follow ``backend`` (``JudgeAgreement[pl.DataFrame]``).
-FrameT = TypeVar("FrameT", "pd.DataFrame", pl.DataFrame)
+# What a public frame function returns: pandas by default, polars with ``backend="polars"``.
+Frame: TypeAlias = "pd.DataFrame | pl.DataFrame"
+P = ParamSpec("P")
+
+BACKEND_DOC = '``backend``: ``"pandas"`` (default) or ``"polars"``: the library of the frame returned.'
 
 
 @overload
@@ -32,8 +56,8 @@ def to_backend(df: pl.DataFrame, backend: Literal["polars"]) -> pl.DataFrame: ..
 @overload
 def to_backend(df: pl.DataFrame, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
 @overload
-def to_backend(df: pl.DataFrame, backend: Backend) -> pd.DataFrame | pl.DataFrame: ...
-def to_backend(df: pl.DataFrame, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+def to_backend(df: pl.DataFrame, backend: Backend) -> Frame: ...
+def to_backend(df: pl.DataFrame, backend: Backend = "pandas") -> Frame:
     """Return ``df`` as pandas (default) or polars.
 
     pandas (and pyarrow) are imported here, on the first pandas frame asked for: code that stays in polars
@@ -44,6 +68,41 @@ def to_backend(df: pl.DataFrame, backend: Backend = "pandas") -> pd.DataFrame | 
     if backend == "pandas":
         return df.to_pandas(use_pyarrow_extension_array=False)
     raise ValueError(f"backend must be 'pandas' or 'polars', not {backend!r}")
+
+
+class FrameFunction(Protocol[P]):
+    """A public frame function made by ``with_backend``: its core's parameters plus ``backend``."""
+
+    __wrapped__: Callable[P, pl.DataFrame]  # the polars core
+
+    def __call__(self, *args: Any, backend: Backend = "pandas", **kwargs: Any) -> Frame:
+        """The core's frame, in ``backend``."""
+        ...
+
+
+def with_backend(core: Callable[P, pl.DataFrame], name: str) -> FrameFunction[P]:
+    """The public function ``name`` of the polars function ``core``: the same parameters plus a keyword-only
+    ``backend`` (pandas by default), the core's docstring and a signature that shows ``backend``."""
+
+    @functools.wraps(core)
+    def public(*args: Any, backend: Backend = "pandas", **kwargs: Any) -> Frame:
+        return to_backend(core(*args, **kwargs), backend)
+
+    signature = inspect.signature(core)
+    if "backend" in signature.parameters:
+        raise TypeError(f"{core.__qualname__} takes backend itself: its core must return polars, always")
+    params = list(signature.parameters.values())
+    at = len(params) - (params[-1].kind is inspect.Parameter.VAR_KEYWORD if params else 0)
+    backend = inspect.Parameter(
+        "backend", inspect.Parameter.KEYWORD_ONLY, default="pandas", annotation="Backend"
+    )
+    public.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*params[:at], backend, *params[at:]], return_annotation="Frame"
+    )
+    public.__name__ = name
+    public.__qualname__ = core.__qualname__.removesuffix(core.__name__) + name
+    public.__doc__ = inspect.cleandoc(core.__doc__ or "") + "\n\n" + BACKEND_DOC
+    return cast("FrameFunction[P]", public)
 
 
 def is_pandas_frame(data: object) -> TypeGuard[pd.DataFrame]:

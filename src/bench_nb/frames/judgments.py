@@ -18,12 +18,12 @@ replicates included; its checkpoint's verdict (the replicates' majority) is not 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError, warn_problems
-from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import StoredFrames, questions_frame
 from bench_nb.frames.verdicts import with_verdicts
@@ -35,9 +35,6 @@ from bench_nb.runformat.spec import primary_judge
 from bench_nb.runformat.verdicts import PlainVerdict, read_plain_verdicts, read_replicates
 from bench_nb.text import hit_text, one_line
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 JUDGMENT_SCHEMA: dict[str, Any] = JUDGMENTS.schema()
 
 
@@ -48,7 +45,16 @@ def judgments_frame(
     strict: bool = False,
     problems: list[Problem] | None = None,
 ) -> pl.DataFrame:
-    """``judgments_df`` as a polars frame."""
+    """One row per (run, question, judge): score, label, explanation, unscored flag, primary flag.
+
+    Args:
+        runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
+        dataset: the benchmark file the runs were made on (true question types, as in ``questions_df``).
+        strict: raise ``RunFormatError`` on the first problem (a bad judgments line included) instead of
+            skipping it, listing it in the run's ``problems`` and warning (``RunFormatWarning``).
+        problems: a list that receives the problems of the runs the frame was built from, beside the frame
+            (as in ``questions_df``).
+    """
     if isinstance(runs, StoredFrames):
         if dataset is not None:
             raise ValueError("dataset cannot be applied to a run store's frames: they were built at export")
@@ -79,6 +85,9 @@ def judgments_frame(
         problems.extend(runset.all_problems)
     # Every run's verdicts in one query: joined to their questions' provider and types.
     return _with_info(pl.concat(frames), info).collect() if frames else JUDGMENTS.empty()
+
+
+judgments_df = with_backend(judgments_frame, "judgments_df")
 
 
 _VERDICT_COLUMNS: tuple[str, ...] = ("question_id", "judge", "replicate", "score", "label", "explanation")
@@ -245,46 +254,6 @@ def _with_info(verdicts: pl.LazyFrame, info: pl.DataFrame) -> pl.LazyFrame:
     )
 
 
-@overload
-def judgments_df(
-    runs: Sources | RunSet | Run,
-    *,
-    dataset: str | None = ...,
-    strict: bool = ...,
-    backend: Literal["pandas"] = ...,
-    problems: list[Problem] | None = ...,
-) -> pd.DataFrame: ...
-@overload
-def judgments_df(
-    runs: Sources | RunSet | Run,
-    *,
-    dataset: str | None = ...,
-    strict: bool = ...,
-    backend: Literal["polars"],
-    problems: list[Problem] | None = ...,
-) -> pl.DataFrame: ...
-def judgments_df(
-    runs: Sources | RunSet | Run,
-    *,
-    dataset: str | None = None,
-    strict: bool = False,
-    backend: Backend = "pandas",
-    problems: list[Problem] | None = None,
-) -> pd.DataFrame | pl.DataFrame:
-    """One row per (run, question, judge): score, label, explanation, unscored flag, primary flag.
-
-    Args:
-        runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
-        dataset: the benchmark file the runs were made on (true question types, as in ``questions_df``).
-        strict: raise ``RunFormatError`` on the first problem (a bad judgments line included) instead of
-            skipping it, listing it in the run's ``problems`` and warning (``RunFormatWarning``).
-        backend: ``"pandas"`` (default) or ``"polars"``.
-        problems: a list that receives the problems of the runs the frame was built from, beside the frame
-            (as in ``questions_df``).
-    """
-    return to_backend(judgments_frame(runs, dataset=dataset, strict=strict, problems=problems), backend)
-
-
 def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | None:
     """A number in [0, 1] (0 or 1 for binary judges; a fraction for graded ones, BEAM's rubric); anything else
     raises in strict mode, else becomes a problem and the verdict is skipped."""
@@ -300,8 +269,8 @@ def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | 
 
 
 def _provider(run: Run) -> str:
-    if run.checkpoint is not None:
-        return run.checkpoint.provider
+    if run.view is not None:  # the run-level fields: no complete decode of a lenient load_runs's run
+        return run.view.provider
     return str((run.report or {}).get("provider", ""))
 
 
@@ -310,35 +279,14 @@ def _add_problems(run: Run, problems: list[Problem]) -> None:
     run.problems.extend(p for p in problems if (p.path, p.message) not in known)
 
 
-@overload
-def disputed_questions(
-    data: Any,
-    *,
-    judges: list[str] | None = ...,
-    runs: RunSet | None = ...,
-    n_hits: int = ...,
-    include_unscored: bool = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def disputed_questions(
-    data: Any,
-    *,
-    judges: list[str] | None = ...,
-    runs: RunSet | None = ...,
-    n_hits: int = ...,
-    include_unscored: bool = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def disputed_questions(
+def disputed_questions_frame(
     data: Any,
     *,
     judges: list[str] | None = None,
     runs: RunSet | None = None,
     n_hits: int = 3,
     include_unscored: bool = False,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pl.DataFrame:
     """The answers judges split on, most split first, with what a reader needs to settle them.
 
     A question is disputed when at least one judge scored it correct and another incorrect (with
@@ -358,23 +306,7 @@ def disputed_questions(
             questions frame, already built, is reused).
         n_hits: how many retrieved items to show in ``context``.
         include_unscored: count "scored by one judge, unscored by another" as a dispute.
-        backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    frame = disputed_questions_frame(
-        data, judges=judges, runs=runs, n_hits=n_hits, include_unscored=include_unscored
-    )
-    return to_backend(frame, backend)
-
-
-def disputed_questions_frame(
-    data: Any,
-    *,
-    judges: list[str] | None = None,
-    runs: RunSet | None = None,
-    n_hits: int = 3,
-    include_unscored: bool = False,
-) -> pl.DataFrame:
-    """``disputed_questions`` in polars."""
     given = as_polars(data)
     runset: Any
     if given is not None:
@@ -415,6 +347,9 @@ def disputed_questions_frame(
     front += ["correct_judges", "incorrect_judges"]
     rest = [c for c in disputed.columns if c not in front and c != "run_path"]
     return disputed.select(*front, *rest)
+
+
+disputed_questions = with_backend(disputed_questions_frame, "disputed_questions")
 
 
 def split_verdicts(frame: pl.DataFrame, *, include_unscored: bool = False) -> pl.DataFrame:

@@ -7,15 +7,16 @@ lists: a new column goes there first, then into the builder here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Union, cast, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Union, cast, runtime_checkable
 
 import polars as pl
 
 from bench_nb.benchmarks.errata import Errata
 from bench_nb.benchmarks.registry import haystack_id_of
 from bench_nb.errors import Problem
-from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.frames.usage import usage_columns
@@ -80,6 +81,11 @@ RunsLike: TypeAlias = Sources | RunSet | Run | RunView | StoredFrames
 QuestionsLike: TypeAlias = Union[RunsLike, pl.DataFrame, "pd.DataFrame"]
 
 
+def as_columns(by: str | Sequence[str]) -> list[str]:
+    """``by`` as a list of column names: a string is one column (``by="provider"``), never its letters."""
+    return [by] if isinstance(by, str) else list(by)
+
+
 def questions_frame(
     runs: RunsLike,
     *,
@@ -88,7 +94,17 @@ def questions_frame(
     errata: ErrataSource | None = None,
     problems: list[Problem] | None = None,
 ) -> pl.DataFrame:
-    """``questions_df`` as a polars frame (the engine every metric uses).
+    """One row per (run, question): phase statuses, durations, tokens, verdict, types and error.
+
+    Args:
+        runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
+        dataset: the benchmark file the runs were made on; gives LoCoMo's true category by question id.
+        strict: raise ``RunFormatError`` (naming the file, question and field) on the first problem. By
+            default what cannot be read is skipped, and a ``RunFormatWarning`` lists each problem.
+        errata: the benchmark's answer-key errata (``load_errata``, a file, or ``"locomo"``): fills
+            ``gold_error_type``, ``gold_corrected`` and ``gold_wrong`` (null without errata).
+        problems: a list that receives the problems of the runs the frame was built from (``Problem``:
+            file, field, question id, message), beside the frame: ``questions_df(runs, problems=found)``.
 
     Given a loaded ``RunSet``, the frame is remembered on it (keyed by its runs, ``dataset`` and ``strict``),
     so the tables, judgments, disputes and paired tests of one report build it once. polars frames are
@@ -134,56 +150,13 @@ def questions_frame(
     return frame
 
 
+questions_df = with_backend(questions_frame, "questions_df")
+
+
 def as_questions(data: QuestionsLike) -> pl.DataFrame:
     """A polars questions frame from a frame (pandas or polars) or from run sources: what the metrics take."""
     frame = as_polars(data)
     return frame if frame is not None else questions_frame(cast(RunsLike, data))  # not a frame: runs
-
-
-@overload
-def questions_df(
-    runs: RunsLike,
-    *,
-    dataset: str | Path | None = ...,
-    strict: bool = ...,
-    errata: ErrataSource | None = ...,
-    backend: Literal["pandas"] = ...,
-    problems: list[Problem] | None = ...,
-) -> pd.DataFrame: ...
-@overload
-def questions_df(
-    runs: RunsLike,
-    *,
-    dataset: str | Path | None = ...,
-    strict: bool = ...,
-    errata: ErrataSource | None = ...,
-    backend: Literal["polars"],
-    problems: list[Problem] | None = ...,
-) -> pl.DataFrame: ...
-def questions_df(
-    runs: RunsLike,
-    *,
-    dataset: str | Path | None = None,
-    strict: bool = False,
-    errata: ErrataSource | None = None,
-    backend: Backend = "pandas",
-    problems: list[Problem] | None = None,
-) -> pd.DataFrame | pl.DataFrame:
-    """One row per (run, question): phase statuses, durations, tokens, verdict, types and error.
-
-    Args:
-        runs: run directories, globs, a runs folder, a compare manifest, or a ``RunSet``.
-        dataset: the benchmark file the runs were made on; gives LoCoMo's true category by question id.
-        strict: raise ``RunFormatError`` (naming the file, question and field) on the first problem. By
-            default what cannot be read is skipped, and a ``RunFormatWarning`` lists each problem.
-        errata: the benchmark's answer-key errata (``load_errata``, a file, or ``"locomo"``): fills
-            ``gold_error_type``, ``gold_corrected`` and ``gold_wrong`` (null without errata).
-        backend: ``"pandas"`` (default) or ``"polars"``.
-        problems: a list that receives the problems of the runs the frame was built from (``Problem``:
-            file, field, question id, message), beside the frame: ``questions_df(runs, problems=found)``.
-    """
-    frame = questions_frame(runs, dataset=dataset, strict=strict, errata=errata, problems=problems)
-    return to_backend(frame, backend)
 
 
 _NO_ERROR = "(no error message recorded)"
@@ -423,7 +396,7 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
 
 
 def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
-    """``runs_df`` as a polars frame."""
+    """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
     if isinstance(runs, StoredFrames):
         return _stored(runs, "runs")
     runset, _ = load_run_views(runs, strict=strict)
@@ -482,12 +455,4 @@ def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
     return pl.DataFrame([{k: r.get(k) for k in RUN_SCHEMA} for r in rows], schema=RUN_SCHEMA)
 
 
-@overload
-def runs_df(runs: RunsLike, *, strict: bool = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def runs_df(runs: RunsLike, *, strict: bool = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def runs_df(
-    runs: RunsLike, *, strict: bool = False, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
-    return to_backend(runs_frame(runs, strict=strict), backend)
+runs_df = with_backend(runs_frame, "runs_df")

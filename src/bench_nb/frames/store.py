@@ -556,7 +556,8 @@ def _export(
                     seen.setdefault(str(run_id), str(path))
                 continue
         try:
-            runset = load_run_dirs([path], dataset=ds, strict=strict)
+            # completely: every question's search results are exported, and every field's problems listed
+            runset = load_run_dirs([path], dataset=ds, strict=strict, complete=True)
         except RunFormatError as err:
             if strict:
                 raise

@@ -1,9 +1,9 @@
 """Metrics over the questions frame: MemScore, accuracy per type, latency, success rate, tokens, retrieval.
 
 Every function takes a questions frame (pandas or polars, as ``questions_df`` returns it) or anything
-``load_runs`` accepts, and returns pandas by default or polars with ``backend="polars"``; its polars twin
+``load_runs`` accepts, and returns pandas by default or polars with ``backend="polars"``; its polars core
 ``<name>_frame``, in the same module (``metrics.memscore.memscore_frame``, ``metrics.accuracy.accuracy_frame``),
-is what code inside bench_nb calls (the rule: ``bench_nb.frames.backend``). The metrics are computed in polars;
+is what code inside bench_nb calls (the rule, written once: ``bench_nb.frames.backend.with_backend``). The metrics are computed in polars;
 pandas is imported only when a pandas frame is asked for.
 """
 

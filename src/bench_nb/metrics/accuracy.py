@@ -11,17 +11,14 @@ silently from every number.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 _SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
 
@@ -43,10 +40,10 @@ def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``accuracy`` in polars: per group ``scored, correct, accuracy, ci_low, ci_high, unscored``."""
+def accuracy_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
     questions = with_verdicts(as_questions(data))
-    keys = list(by)
+    keys = as_columns(by)
     graded = pl.col("graded").fill_null(False) if "graded" in questions.columns else pl.lit(False)
     out = (
         questions.lazy()  # lazy: only the columns used are copied by the filter (a frame has ~60)
@@ -75,16 +72,24 @@ def accuracy_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFram
     )
 
 
-def accuracy_by_type_frame(data: Any, *, raw: bool = False, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``accuracy_by_type`` in polars: per run and question type (normalised, or raw with ``raw=True``)."""
-    return accuracy_frame(data, by=[*by, "question_type" if raw else "question_type_norm"])
+accuracy = with_backend(accuracy_frame, "accuracy")
 
 
-def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``success_rate`` in polars: per group ``target, evaluated, failed, in_progress, pending, unscored,
-    success_rate`` (+ interval)."""
+def accuracy_by_type_frame(
+    data: QuestionsLike, *, raw: bool = False, by: str | Sequence[str] = ("run_id",)
+) -> pl.DataFrame:
+    """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
+    return accuracy_frame(data, by=[*as_columns(by), "question_type" if raw else "question_type_norm"])
+
+
+accuracy_by_type = with_backend(accuracy_by_type_frame, "accuracy_by_type")
+
+
+def success_rate_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Evaluated / target per run, with failed, in-progress, pending and unscored counts: per group
+    ``target, evaluated, failed, in_progress, pending, unscored, success_rate`` (+ interval)."""
     questions = with_verdicts(as_questions(data))
-    keys = list(by)
+    keys = as_columns(by)
     out = questions.group_by(keys, maintain_order=True).agg(
         target=pl.len().cast(pl.Int64),
         evaluated=(pl.col("status") == "evaluated").sum().cast(pl.Int64),
@@ -102,46 +107,7 @@ def success_rate_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Data
     return out.with_columns(pl.Series("ci_low", lows), pl.Series("ci_high", highs))
 
 
-def scored_mask() -> Any:
-    """The polars expression selecting questions that count toward accuracy."""
-    return _SCORED
-
-
-@overload
-def accuracy(data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def accuracy(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def accuracy(
-    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
-    return to_backend(accuracy_frame(data, by=by), backend)
-
-
-@overload
-def accuracy_by_type(
-    data: Any, *, raw: bool = ..., by: Sequence[str] = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def accuracy_by_type(
-    data: Any, *, raw: bool = ..., by: Sequence[str] = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def accuracy_by_type(
-    data: Any, *, raw: bool = False, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
-    return to_backend(accuracy_by_type_frame(data, raw=raw, by=by), backend)
-
-
-@overload
-def success_rate(data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def success_rate(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def success_rate(
-    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Evaluated / target per run, with failed, in-progress, pending and unscored counts."""
-    return to_backend(success_rate_frame(data, by=by), backend)
+success_rate = with_backend(success_rate_frame, "success_rate")
 
 
 UNSCORED_SHARE = 0.05  # above this share of questions without a verdict a run's accuracy is shown with bounds
@@ -193,7 +159,7 @@ def unscored_bounds(data: Any, by: str | None = None) -> pl.DataFrame:
 
 
 def accuracy_across_benchmarks(
-    data: Any, *, by: Sequence[str] = ("provider",), confidence: float = 0.95
+    data: Any, *, by: str | Sequence[str] = ("provider",), confidence: float = 0.95
 ) -> pl.DataFrame:
     """Accuracy over several benchmarks, two ways, per ``by`` group (docs/statistics.md, "Across benchmarks").
 
@@ -210,7 +176,7 @@ def accuracy_across_benchmarks(
 
     from bench_nb.metrics.clustered import cr2_variance
 
-    keys = list(by)
+    keys = as_columns(by)
     q = with_verdicts(as_questions(data)).filter(_SCORED & pl.col("score").is_not_null())
     z = float(norm.ppf(0.5 + confidence / 2))
     rows = []

@@ -21,11 +21,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Generic, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
+from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
@@ -192,11 +192,11 @@ def _cohen_kappa(table: list[list[float]]) -> float:
 
 
 @dataclass(frozen=True)
-class JudgeAgreement(Generic[FrameT]):
+class JudgeAgreement:
     """Agreement among judges on the same items (see the module docstring for how gaps are handled).
 
-    Tables are pandas frames (polars with ``judge_agreement(..., backend="polars")``: the result is then a
-    ``JudgeAgreement[pl.DataFrame]``), converted on first access (``table(name, backend)`` gives any of them
+    Tables are pandas frames (polars with ``judge_agreement(..., backend="polars")``), converted on first
+    access (``table(name, backend)`` gives any of them
     in either library; ``frames`` holds them in polars):
 
     - ``pairwise``: judge_a, judge_b, n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1
@@ -224,13 +224,7 @@ class JudgeAgreement(Generic[FrameT]):
     # kappas and AC1 (statistics of categories) are n/a.
     alpha_level: str = "nominal"
 
-    @overload
-    def table(self, name: str) -> FrameT: ...
-    @overload
-    def table(self, name: str, backend: Literal["pandas"]) -> pd.DataFrame: ...
-    @overload
-    def table(self, name: str, backend: Literal["polars"]) -> pl.DataFrame: ...
-    def table(self, name: str, backend: Backend | None = None) -> pd.DataFrame | pl.DataFrame:
+    def table(self, name: str, backend: Backend | None = None) -> Frame:
         """One of the tables (``pairwise``, ``by_type``, ``confusion``, ``accuracy``, ``accuracy_by_run``)
         as pandas or polars (default: this result's backend)."""
         if name not in self.frames:
@@ -238,35 +232,31 @@ class JudgeAgreement(Generic[FrameT]):
         return to_backend(self.frames[name], backend or self.backend)
 
     @cached_property
-    def pairwise(self) -> FrameT:
+    def pairwise(self) -> Frame:
         """Per pair of judges: n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1."""
         return self.table("pairwise")
 
     @cached_property
-    def by_type(self) -> FrameT:
+    def by_type(self) -> Frame:
         """Per question type: n_items, n_dropped and the overall statistics."""
         return self.table("by_type")
 
     @cached_property
-    def confusion(self) -> FrameT:
+    def confusion(self) -> Frame:
         """Per pair of judges and (score_a, score_b): n."""
         return self.table("confusion")
 
     @cached_property
-    def accuracy(self) -> FrameT:
+    def accuracy(self) -> Frame:
         """Per judge: scored, correct, accuracy with its Wilson 95% interval, unscored."""
         return self.table("accuracy")
 
     @cached_property
-    def accuracy_by_run(self) -> FrameT:
+    def accuracy_by_run(self) -> Frame:
         """Per run and judge: the accuracy and the run's ``rank`` under that judge."""
         return self.table("accuracy_by_run")
 
-    @overload
-    def summary(self, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-    @overload
-    def summary(self, backend: Literal["polars"]) -> pl.DataFrame: ...
-    def summary(self, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+    def summary(self, backend: Backend = "pandas") -> Frame:
         """One row per overall statistic: statistic, value, items used, items dropped (pandas by default,
         polars with ``backend="polars"``, whatever the result's backend)."""
         return to_backend(self.summary_frame(), backend)
@@ -361,29 +351,13 @@ class JudgeAgreement(Generic[FrameT]):
         return table
 
 
-@overload
-def judge_agreement(
-    data: Any,
-    *,
-    judges: Sequence[str] | None = ...,
-    type_column: str | None = ...,
-    backend: Literal["pandas"] = ...,
-) -> JudgeAgreement[pd.DataFrame]: ...
-@overload
-def judge_agreement(
-    data: Any,
-    *,
-    judges: Sequence[str] | None = ...,
-    type_column: str | None = ...,
-    backend: Literal["polars"],
-) -> JudgeAgreement[pl.DataFrame]: ...
 def judge_agreement(
     data: Any,
     *,
     judges: Sequence[str] | None = None,
     type_column: str | None = None,
     backend: Backend = "pandas",
-) -> JudgeAgreement[Any]:
+) -> JudgeAgreement:
     """Agreement among judges who graded the same answers.
 
     Args:
@@ -689,7 +663,7 @@ def _graded_stats(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
 
 def _graded_agreement(
     long: pl.DataFrame, judges: tuple[str, ...], type_column: str | None, backend: Backend
-) -> JudgeAgreement[Any]:
+) -> JudgeAgreement:
     stats = _graded_stats(long, len(judges))
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)

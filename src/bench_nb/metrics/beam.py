@@ -25,21 +25,18 @@ abilities, or over a subset of the questions, is not BEAM's overall score).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.intervals import student_t_quantile
 from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 PartialCredit = Literal["float", "as-published"]
 READINGS: dict[str, str] = {
@@ -68,12 +65,22 @@ SCHEMA: dict[str, Any] = {
 
 
 def beam_scores_frame(
-    data: Any,
+    data: QuestionsLike,
     partial_credit: PartialCredit = "float",
     *,
     confidence: float = 0.95,
 ) -> pl.DataFrame:
-    """``beam_scores`` in polars (the BEAM runs in ``data``; other runs are left out)."""
+    """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
+    chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
+    ability the mean over chats of each chat's mean question score, overall the ten abilities weighted
+    equally, intervals by Student's t over the chats (deterministic: ``bench_nb.metrics.beam``).
+
+    Args:
+        data: BEAM runs, or a questions frame (runs of other benchmarks in it are left out).
+        partial_credit: ``"float"`` (a rubric item's 0.5 counts 0.5) or ``"as-published"`` (BEAM's own code:
+            each item's 0.5 counts 0). Every row says which in ``reading``.
+        confidence: the intervals' coverage.
+    """
     if partial_credit not in READINGS:
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
     rows: list[dict[str, Any]] = []
@@ -84,6 +91,9 @@ def beam_scores_frame(
     for (run_id,), run in beam.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
         rows.extend(_run_rows(str(run_id), run, partial_credit, confidence))
     return pl.DataFrame(rows, schema=SCHEMA)
+
+
+beam_scores = with_backend(beam_scores_frame, "beam_scores")
 
 
 def _run_rows(
@@ -205,42 +215,3 @@ def _num(x: float) -> float | None:
 def _natural(hid: str) -> tuple[str, int]:
     head, _, tail = hid.rpartition("-")
     return (head, int(tail)) if tail.isdigit() else (hid, 0)
-
-
-@overload
-def beam_scores(
-    data: Any,
-    partial_credit: PartialCredit = ...,
-    *,
-    confidence: float = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def beam_scores(
-    data: Any,
-    partial_credit: PartialCredit = ...,
-    *,
-    confidence: float = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def beam_scores(
-    data: Any,
-    partial_credit: PartialCredit = "float",
-    *,
-    confidence: float = 0.95,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
-    """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
-    chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
-    ability the mean over chats of each chat's mean question score, overall the ten abilities weighted
-    equally, intervals by Student's t over the chats (deterministic: ``bench_nb.metrics.beam``).
-
-    Args:
-        data: BEAM runs, or a questions frame (runs of other benchmarks in it are left out).
-        partial_credit: ``"float"`` (a rubric item's 0.5 counts 0.5) or ``"as-published"`` (BEAM's own code:
-            each item's 0.5 counts 0). Every row says which in ``reading``.
-        confidence: the intervals' coverage.
-        backend: ``"pandas"`` (default) or ``"polars"``.
-    """
-    frame = beam_scores_frame(data, partial_credit, confidence=confidence)
-    return to_backend(frame, backend)

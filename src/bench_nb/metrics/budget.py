@@ -21,17 +21,14 @@ import math
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.verdicts import with_verdicts
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 T_MIN = 1.0  # seconds: LongMemEval-V2's leaderboard budgets, compute_lafs.py's T_MIN and T_MAX
 T_MAX = 200.0
@@ -190,38 +187,15 @@ def run_points(data: Any, full_set: bool = False) -> pl.DataFrame:
     )
 
 
-@overload
-def lafs(
-    questions: Any,
-    budgets: Sequence[float] = ...,
-    *,
-    by: str | None = ...,
-    reference: str | Sequence[tuple[float, float]] | None = ...,
-    floor: float = ...,
-    full_set: bool = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def lafs(
-    questions: Any,
-    budgets: Sequence[float] = ...,
-    *,
-    by: str | None = ...,
-    reference: str | Sequence[tuple[float, float]] | None = ...,
-    floor: float = ...,
-    full_set: bool = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def lafs(
-    questions: Any,
+def lafs_frame(
+    questions: QuestionsLike,
     budgets: Sequence[float] = (T_MIN, T_MAX),
     *,
     by: str | None = None,
     reference: str | Sequence[tuple[float, float]] | None = None,
     floor: float = 0.0,
     full_set: bool = False,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pl.DataFrame:
     """LAFS per run (or per system of several runs), as LongMemEval-V2's leaderboard computes it.
 
     Columns: ``system`` (the run id, or the ``by`` value), ``runs`` (its operating points), ``points``
@@ -242,23 +216,7 @@ def lafs(
         full_set: count every record of a run, a failed or unscored question as wrong (LongMemEval-V2's
             ``overall_full_set``: 60 right, 30 wrong and 10 failed give 60.0%). The default counts the
             questions with a verdict (66.7% there), as every other accuracy in bench_nb does.
-        backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    return to_backend(
-        lafs_frame(questions, budgets, by=by, reference=reference, floor=floor, full_set=full_set), backend
-    )
-
-
-def lafs_frame(
-    questions: Any,
-    budgets: Sequence[float] = (T_MIN, T_MAX),
-    *,
-    by: str | None = None,
-    reference: str | Sequence[tuple[float, float]] | None = None,
-    floor: float = 0.0,
-    full_set: bool = False,
-) -> pl.DataFrame:
-    """``lafs`` in polars."""
     ref = _reference_points(reference)
     q = as_questions(questions)
     _check_reference(reference, q)
@@ -299,6 +257,9 @@ def lafs_frame(
         schema |= {"reference_lafs": pl.Float64, "lafs_gain": pl.Float64}
     schema["note"] = pl.Utf8
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+lafs = with_backend(lafs_frame, "lafs")
 
 
 def default_budgets(values: pl.Series, points: int = DEFAULT_GRID) -> list[float]:
@@ -380,13 +341,31 @@ def why_no_cost_curve(questions: Any) -> str | None:
 
 
 def budget_curve_frame(
-    questions: Any,
+    questions: QuestionsLike,
     by: str = "latency_ms",
     budgets: Sequence[float] | None = None,
     *,
     confidence: float = 0.95,
 ) -> pl.DataFrame:
-    """``budget_curve`` in polars."""
+    """Accuracy at each budget, per run, with clustered intervals, and the break-even against full context.
+
+    Under a budget ``b`` a question counts as answered correctly only when it was and its ``by`` value is at
+    most ``b`` (a question with no value counts as over budget); the question set is unchanged, so the last
+    budget of the default grid (the largest value) gives each run's ordinary accuracy. Columns: ``run_id,
+    budget, accuracy, ci_low, ci_high, n, clusters, interval`` (as ``accuracy_intervals``),
+    ``full_context_accuracy`` (the first ``full-context`` run's accuracy under the same budget) and
+    ``break_even`` (the budget from which on, to the end of the grid, full context is at least as accurate
+    as the run under the same budget; null when it is behind at the last budget, or there is no full-context
+    run).
+
+    Args:
+        questions: a questions frame or run sources.
+        by: ``"latency_ms"`` (search latency), ``"context_tokens"``, ``"cost"`` (USD: ``total_cost_usd``,
+            answer, judges and the provider's own model calls, when every run reports it; else ``cost_usd``,
+            answer and judges, with a warning: ``cost_column``), or any numeric column of the frame.
+        budgets: the budgets, in ``by``'s unit; default: 24 steps even in log scale up to the largest value.
+        confidence: the intervals' coverage.
+    """
     # numpy: imported when a curve is drawn
     import numpy as np
 
@@ -429,6 +408,9 @@ def budget_curve_frame(
     return curve.select(list(_CURVE_SCHEMA)).cast(_CURVE_SCHEMA)  # type: ignore[arg-type]
 
 
+budget_curve = with_backend(budget_curve_frame, "budget_curve")
+
+
 def _with_break_even(q: pl.DataFrame, curve: pl.DataFrame) -> pl.DataFrame:
     """Add ``full_context_accuracy`` (the first full-context run's accuracy under the same budget) and each
     run's ``break_even`` budget."""
@@ -456,52 +438,3 @@ def _with_break_even(q: pl.DataFrame, curve: pl.DataFrame) -> pl.DataFrame:
         )
     )
     return curve.join(even, on="run_id", how="left")
-
-
-@overload
-def budget_curve(
-    questions: Any,
-    by: str = ...,
-    budgets: Sequence[float] | None = ...,
-    *,
-    confidence: float = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def budget_curve(
-    questions: Any,
-    by: str = ...,
-    budgets: Sequence[float] | None = ...,
-    *,
-    confidence: float = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def budget_curve(
-    questions: Any,
-    by: str = "latency_ms",
-    budgets: Sequence[float] | None = None,
-    *,
-    confidence: float = 0.95,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
-    """Accuracy at each budget, per run, with clustered intervals, and the break-even against full context.
-
-    Under a budget ``b`` a question counts as answered correctly only when it was and its ``by`` value is at
-    most ``b`` (a question with no value counts as over budget); the question set is unchanged, so the last
-    budget of the default grid (the largest value) gives each run's ordinary accuracy. Columns: ``run_id,
-    budget, accuracy, ci_low, ci_high, n, clusters, interval`` (as ``accuracy_intervals``),
-    ``full_context_accuracy`` (the first ``full-context`` run's accuracy under the same budget) and
-    ``break_even`` (the budget from which on, to the end of the grid, full context is at least as accurate
-    as the run under the same budget; null when it is behind at the last budget, or there is no full-context
-    run).
-
-    Args:
-        questions: a questions frame or run sources.
-        by: ``"latency_ms"`` (search latency), ``"context_tokens"``, ``"cost"`` (USD: ``total_cost_usd``,
-            answer, judges and the provider's own model calls, when every run reports it; else ``cost_usd``,
-            answer and judges, with a warning: ``cost_column``), or any numeric column of the frame.
-        budgets: the budgets, in ``by``'s unit; default: 24 steps even in log scale up to the largest value.
-        confidence: the intervals' coverage.
-        backend: ``"pandas"`` (default) or ``"polars"``.
-    """
-    return to_backend(budget_curve_frame(questions, by, budgets, confidence=confidence), backend)

@@ -19,19 +19,16 @@ import math
 from dataclasses import dataclass
 from itertools import pairwise
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.backend import as_polars, with_backend
+from bench_nb.frames.questions import QuestionsLike, questions_frame
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
 from bench_nb.metrics.verdicts import with_verdicts
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 IntervalMethod = Literal["clustered", "wilson"]
 RESAMPLES = 2000  # bootstrap resamples (over clusters)
@@ -277,14 +274,6 @@ def percentile_interval(draws: np.ndarray, clusters: int, confidence: float = 0.
         return (_NAN, _NAN)
     low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
     return (float(low), float(high))
-
-
-def bootstrap_means(weights: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The mean of every resample: (W·S) / (W·N), NaN where a resample drew no question."""
-    num = weights @ sums
-    den = weights @ counts
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
 def bootstrap_t_interval(
@@ -575,32 +564,13 @@ def grouped_cluster_sums(data: pl.DataFrame, keys: list[str]) -> list[tuple[tupl
     ]
 
 
-@overload
-def accuracy_intervals(
-    questions: Any,
-    method: IntervalMethod = ...,
-    by: str | None = ...,
-    *,
-    confidence: float = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def accuracy_intervals(
-    questions: Any,
-    method: IntervalMethod = ...,
-    by: str | None = ...,
-    *,
-    confidence: float = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def accuracy_intervals(
-    questions: Any,
+def accuracy_intervals_frame(
+    questions: QuestionsLike,
     method: IntervalMethod = "clustered",
     by: str | None = None,
     *,
     confidence: float = 0.95,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pl.DataFrame:
     """Accuracy per run (and question type) with an interval that respects the haystack clusters.
 
     Accepts 0/1 outcomes (``correct``) and fractional scores in [0, 1] (a ``score`` column, used when
@@ -622,24 +592,15 @@ def accuracy_intervals(
             above 1: warned above 1.25). The design effect and effective n are the same for both.
         by: ``None`` or ``"question_type"`` (the normalised type).
         confidence: the interval's coverage.
-        backend: ``"pandas"`` (default) or ``"polars"``.
     """
-    return to_backend(accuracy_intervals_frame(questions, method, by, confidence=confidence), backend)
-
-
-def accuracy_intervals_frame(
-    questions: Any,
-    method: IntervalMethod = "clustered",
-    by: str | None = None,
-    *,
-    confidence: float = 0.95,
-) -> pl.DataFrame:
-    """``accuracy_intervals`` in polars."""
     if method not in ("clustered", "wilson"):
         raise ValueError(f"method must be 'clustered' or 'wilson', not {method!r}")
     data = outcomes(questions, by)
     keys = ["run_id"] + ([] if by is None else ["question_type"])
     return intervals_of(data, keys, method, confidence)
+
+
+accuracy_intervals = with_backend(accuracy_intervals_frame, "accuracy_intervals")
 
 
 def intervals_of(

@@ -14,14 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from bench_nb.errors import ComparisonError
-from bench_nb.frames.backend import Backend, as_polars, to_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.backend import as_polars, with_backend
+from bench_nb.frames.questions import QuestionsLike, questions_frame
 from bench_nb.metrics.clustered import (
     bell_mccaffrey_df,
     cluster_variance,
@@ -36,9 +36,6 @@ from bench_nb.metrics.intervals import (
     wilson_interval,
 )
 from bench_nb.metrics.sign_flip import smallest_p
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 _NAN = math.nan
 Verdict = str  # "A higher", "B higher" or "cannot tell"
@@ -360,29 +357,12 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-@overload
-def clustered_paired_comparisons(
-    questions: Any,
-    *,
-    by: str | None = ...,
-    alpha: float = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def clustered_paired_comparisons(
-    questions: Any,
-    *,
-    by: str | None = ...,
-    alpha: float = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def clustered_paired_comparisons(
-    questions: Any,
+def clustered_paired_comparisons_frame(
+    questions: QuestionsLike,
     *,
     by: str | None = None,
     alpha: float = 0.05,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pl.DataFrame:
     """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.
 
     Columns: ``run_a, run_b``, ``question_type`` (``"all"`` without ``by``), ``n`` (paired questions),
@@ -398,18 +378,13 @@ def clustered_paired_comparisons(
     ``paired_difference_test`` has the definitions. Runs that hold different questions are refused (``ComparisonError``, from
     ``same_questions``), never compared on the questions they share.
     """
-    return to_backend(clustered_paired_comparisons_frame(questions, by=by, alpha=alpha), backend)
-
-
-def clustered_paired_comparisons_frame(
-    questions: Any,
-    *,
-    by: str | None = None,
-    alpha: float = 0.05,
-) -> pl.DataFrame:
-    """``clustered_paired_comparisons`` in polars."""
     data = outcomes(same_questions(questions), by)
     return paired_of(paired_cluster_sums(data, by), alpha=alpha)
+
+
+clustered_paired_comparisons = with_backend(
+    clustered_paired_comparisons_frame, "clustered_paired_comparisons"
+)
 
 
 def paired_of(sums: dict[PairKey, PairSums], alpha: float = 0.05) -> pl.DataFrame:
@@ -427,13 +402,7 @@ def paired_of(sums: dict[PairKey, PairSums], alpha: float = 0.05) -> pl.DataFram
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 
-@overload
-def tell_apart(questions: Any, *, alpha: float = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def tell_apart(questions: Any, *, alpha: float = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def tell_apart(
-    questions: Any, *, alpha: float = 0.05, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def tell_apart_frame(questions: QuestionsLike, *, alpha: float = 0.05) -> pl.DataFrame:
     """Answer "Can we tell them apart?" for every pair of runs, overall (``question_type = "all"``) and per type,
     the clustered paired verdict with its interval next to the Wilson-overlap rule.
 
@@ -444,16 +413,14 @@ def tell_apart(
     different questions are refused (``ComparisonError``, naming them and counting the questions only each
     holds).
     """
-    return to_backend(tell_apart_frame(questions, alpha=alpha), backend)
-
-
-def tell_apart_frame(questions: Any, *, alpha: float = 0.05) -> pl.DataFrame:
-    """``tell_apart`` in polars."""
     questions = same_questions(questions)
     overall = paired_of(paired_cluster_sums(outcomes(questions)), alpha=alpha)
     by_type = outcomes(questions, "question_type")
     per_type = paired_of(paired_cluster_sums(by_type, "question_type"), alpha=alpha)
     return tell_apart_of(overall, per_type, alpha)
+
+
+tell_apart = with_backend(tell_apart_frame, "tell_apart")
 
 
 def tell_apart_of(overall: pl.DataFrame, per_type: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:

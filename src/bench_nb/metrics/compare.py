@@ -12,12 +12,13 @@ with ``backend="polars"``) and an HTML view in notebooks. The functions it repla
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal, cast
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, FrameT, to_backend
+from bench_nb.frames.backend import Backend, Frame, to_backend
 from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame, tell_apart_frame
 from bench_nb.metrics.paired import (
@@ -28,9 +29,6 @@ from bench_nb.metrics.paired import (
     paired_comparisons_frame,
 )
 from bench_nb.metrics.repeats import pooled_paired_comparisons_frame
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 CompareMethod = Literal["clustered", "independent", "signed-rank", "pooled", "tell-apart"]
 METHODS: tuple[CompareMethod, ...] = ("clustered", "independent", "signed-rank", "pooled", "tell-apart")
@@ -43,13 +41,20 @@ _NOTES: dict[str, str] = {k: v for k, v in METHOD_NOTES.items()} | {
 
 
 @dataclass(frozen=True)
-class Comparison(Generic[FrameT]):
-    """What ``compare_runs`` found: ``frame`` has one row per pair of runs (and per ``by`` value); with one
-    pair asked for (``a``, ``b``), ``pair`` holds the paired comparison (its per-type frame: ``pair.by_type``)."""
+class Comparison:
+    """What ``compare_runs`` found: ``frame`` has one row per pair of runs (and per ``by`` value), in
+    ``backend`` (pandas by default; ``polars`` holds it in polars whatever the backend); with one pair asked
+    for (``a``, ``b``), ``pair`` holds the paired comparison (its per-type frame: ``pair.by_type``)."""
 
     method: CompareMethod
-    frame: FrameT  # pandas (a ``Comparison[pd.DataFrame]``) or polars, as asked
-    pair: PairedComparison[Any] | None = None
+    polars: pl.DataFrame = field(repr=False)
+    pair: PairedComparison | None = None
+    backend: Backend = field(default="pandas", repr=False)
+
+    @cached_property
+    def frame(self) -> Frame:
+        """One row per pair of runs (and per ``by`` value), in ``backend``."""
+        return to_backend(self.polars, self.backend)
 
     def _repr_html_(self) -> str:
         if self.pair is not None:
@@ -58,30 +63,6 @@ class Comparison(Generic[FrameT]):
         return f"{table}<p><small>{html.escape(_NOTES[self.method])}</small></p>"
 
 
-@overload
-def compare_runs(
-    runs: QuestionsLike,
-    a: str | None = ...,
-    b: str | None = ...,
-    *,
-    method: CompareMethod = ...,
-    by: str | None = ...,
-    judge: str | None = ...,
-    alpha: float = ...,
-    backend: Literal["pandas"] = ...,
-) -> Comparison[pd.DataFrame]: ...
-@overload
-def compare_runs(
-    runs: QuestionsLike,
-    a: str | None = ...,
-    b: str | None = ...,
-    *,
-    method: CompareMethod = ...,
-    by: str | None = ...,
-    judge: str | None = ...,
-    alpha: float = ...,
-    backend: Literal["polars"],
-) -> Comparison[pl.DataFrame]: ...
 def compare_runs(
     runs: QuestionsLike,
     a: str | None = None,
@@ -92,7 +73,7 @@ def compare_runs(
     judge: str | None = None,
     alpha: float = 0.05,
     backend: Backend = "pandas",
-) -> Comparison[Any]:
+) -> Comparison:
     """Compare runs question by question: every pair of runs, or the pair ``a`` vs ``b`` (difference A − B).
 
     Args:
@@ -123,11 +104,8 @@ def compare_runs(
     if a is not None and b is not None:
         if method in ("pooled", "tell-apart"):
             raise ValueError(f"method={method!r} compares every pair: leave out a and b")
-        # one call for either backend (the overloads type each literal; ``Comparison.frame`` is either)
-        compare_pair: Any = paired_comparison
-        pair = compare_pair(runs, a, b, judge=judge, method=cast(PairedMethod, method), backend=backend)
-        row = pl.DataFrame([pair.as_dict()])
-        return Comparison(method, to_backend(row, backend), pair)
+        pair = paired_comparison(runs, a, b, judge=judge, method=cast(PairedMethod, method), backend=backend)
+        return Comparison(method, pl.DataFrame([pair.as_dict()]), pair, backend)
     if method == "tell-apart":
         if by is not None or judge is not None:
             raise ValueError("method='tell-apart' is overall and per question type: leave out by and judge")
@@ -142,4 +120,4 @@ def compare_runs(
         frame = paired_comparisons_frame(
             runs, judge=judge, by_type=by is not None, method=cast(PairedMethod, method)
         )
-    return Comparison(method, to_backend(frame, backend))
+    return Comparison(method, frame, backend=backend)

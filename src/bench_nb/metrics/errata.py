@@ -15,20 +15,17 @@ Definitions in docs/statistics.md ("Answer-key errata").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.registry import get_judge
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.records import Question
 from bench_nb.runformat.load import load_runs
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 _SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")  # after with_verdicts (metrics.verdicts)
 
@@ -49,32 +46,15 @@ def _keys(by: str | None) -> list[str]:
     return ["run_id", "question_type"] if by else ["run_id"]
 
 
-@overload
-def answer_key_ceiling(
-    errata: ErrataSource,
-    runs: Any,
-    by: Literal["question_type"] | None = ...,
-    *,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def answer_key_ceiling(
-    errata: ErrataSource, runs: Any, by: Literal["question_type"] | None = ..., *, backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def answer_key_ceiling(
-    errata: ErrataSource,
-    runs: Any,
-    by: Literal["question_type"] | None = None,
-    *,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+def answer_key_ceiling_frame(
+    errata: ErrataSource, runs: Any, by: Literal["question_type"] | None = None
+) -> pl.DataFrame:
     """The answer key's ceiling beside each run's accuracy, overall or per normalised question type.
 
     Args:
         errata: ``load_errata`` output, an errata file, or ``"locomo"``.
         runs: anything ``load_runs`` accepts, or a questions frame.
         by: None (per run) or ``"question_type"`` (per run and normalised type).
-        backend: ``"pandas"`` (default) or ``"polars"``.
 
     Returns:
         Columns ``run_id``, ``question_type`` (when by), ``n`` (scored questions), ``wrong_gold`` (of them, the
@@ -82,13 +62,6 @@ def answer_key_ceiling(
         ``accuracy``, ``accuracy_gold_right`` (accuracy on the n − wrong_gold questions), ``correct_on_wrong_gold``
         (correct verdicts on wrong-gold questions), ``above_ceiling`` (accuracy > ceiling). Percent.
     """
-    return to_backend(answer_key_ceiling_frame(errata, runs, by), backend)
-
-
-def answer_key_ceiling_frame(
-    errata: ErrataSource, runs: Any, by: Literal["question_type"] | None = None
-) -> pl.DataFrame:
-    """``answer_key_ceiling`` in polars."""
     keys = _keys(by)
     q = _questions(errata, runs).with_columns(
         question_type=pl.col("question_type_norm").fill_null("other"),
@@ -118,23 +91,15 @@ def answer_key_ceiling_frame(
     return out.select(*cols, "above_ceiling")
 
 
-@overload
-def errata_verdicts(errata: ErrataSource, runs: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def errata_verdicts(errata: ErrataSource, runs: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def errata_verdicts(
-    errata: ErrataSource, runs: Any, *, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+answer_key_ceiling = with_backend(answer_key_ceiling_frame, "answer_key_ceiling")
+
+
+def errata_verdicts_frame(errata: ErrataSource, runs: Any) -> pl.DataFrame:
     """Per run and error type: how many of the run's correct and incorrect verdicts fall on flagged questions.
 
     Columns ``run_id``, ``gold_error_type``, ``gold_wrong``, ``questions``, ``correct``, ``incorrect`` (verdicts
     of the run on questions of that type), ``share_of_correct`` (percent of all the run's correct verdicts).
     """
-    return to_backend(errata_verdicts_frame(errata, runs), backend)
-
-
-def errata_verdicts_frame(errata: ErrataSource, runs: Any) -> pl.DataFrame:
-    """``errata_verdicts`` in polars."""
     q = _questions(errata, runs)
     totals = q.group_by("run_id").agg(_all_correct=pl.col("correct").fill_null(False).sum())
     out = (
@@ -165,21 +130,12 @@ def errata_verdicts_frame(errata: ErrataSource, runs: Any) -> pl.DataFrame:
     return out.select(cols)
 
 
-@overload
-def regrade_with_errata(
-    errata: ErrataSource, runs: Any, judges: Sequence[str] = ..., *, backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def regrade_with_errata(
-    errata: ErrataSource, runs: Any, judges: Sequence[str] = ..., *, backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def regrade_with_errata(
-    errata: ErrataSource,
-    runs: Any,
-    judges: Sequence[str] = ("contains", "f1"),
-    *,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+errata_verdicts = with_backend(errata_verdicts_frame, "errata_verdicts")
+
+
+def regrade_with_errata_frame(
+    errata: ErrataSource, runs: Any, judges: Sequence[str] = ("contains", "f1")
+) -> pl.DataFrame:
     """Deterministic judges grade every answer to a wrong-gold question against the gold and the corrected answer.
 
     Only deterministic judges (``contains``, ``f1``, or any judge spec that needs no model): the result must not
@@ -190,13 +146,6 @@ def regrade_with_errata(
         ground_truth, gold_corrected, hypothesis, score_gold, score_corrected`` (0/1, null when unscored),
         ``changed`` (the two scores differ).
     """
-    return to_backend(regrade_with_errata_frame(errata, runs, judges), backend)
-
-
-def regrade_with_errata_frame(
-    errata: ErrataSource, runs: Any, judges: Sequence[str] = ("contains", "f1")
-) -> pl.DataFrame:
-    """``regrade_with_errata`` in polars."""
     bad = [j for j in judges if j not in ("contains", "f1") and not j.startswith("f1@")]
     if bad:
         raise ValueError(f"regrade_with_errata takes deterministic judges only (contains, f1); not {bad}")
@@ -245,3 +194,6 @@ def regrade_with_errata_frame(
         changed=pl.col("score_gold").ne_missing(pl.col("score_corrected"))
     )
     return out
+
+
+regrade_with_errata = with_backend(regrade_with_errata_frame, "regrade_with_errata")

@@ -25,11 +25,11 @@ holds, in this order (``REASONS``; docs/statistics.md, "Why answers were wrong")
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import FAILURES
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.judgments import (
@@ -42,9 +42,6 @@ from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_f
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.runformat.reanswer import read_reanswers
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 REASONS: tuple[str, ...] = (
     "answer_key_erratum",
@@ -132,7 +129,18 @@ def failure_reasons_frame(
     judges: list[str] | None = None,
     runs: RunSet | StoredFrames | None = None,
 ) -> pl.DataFrame:
-    """``failure_reasons`` in polars."""
+    """One row per wrong answer (a verdict below full marks) with ``failure_reason``: the first of ``REASONS``
+    that holds (answer-key erratum, judge dispute, truncation, retrieval miss, reader error confirmed by a
+    re-answer from the gold evidence, reader error, unknown). Columns: docs/frames.md (``failure_reasons``).
+
+    Args:
+        data: run sources (anything ``load_runs`` takes), a loaded ``RunSet`` or run store, or a
+            ``questions_df`` frame (its runs are read from ``run_path`` for verdicts, hits and re-answers).
+        errata: the benchmark's answer-key errata (``load_errata``, a file, or ``"locomo"``): a wrong gold
+            answer is the reason before any other. Without it no answer is put down to the key.
+        judges: only these judges' verdicts count for a dispute (default all).
+        runs: the loaded runs behind a frame given as ``data``, so they are not read again.
+    """
     questions, runset = _sources(data, runs, errata)
     wrong = with_verdicts(questions).filter(pl.col("score").is_not_null() & (pl.col("score") < 1))
     if wrong.is_empty():
@@ -171,46 +179,7 @@ def failure_reasons_frame(
     )
 
 
-@overload
-def failure_reasons(
-    data: Any,
-    *,
-    errata: ErrataSource | None = ...,
-    judges: list[str] | None = ...,
-    runs: RunSet | StoredFrames | None = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def failure_reasons(
-    data: Any,
-    *,
-    errata: ErrataSource | None = ...,
-    judges: list[str] | None = ...,
-    runs: RunSet | StoredFrames | None = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def failure_reasons(
-    data: Any,
-    *,
-    errata: ErrataSource | None = None,
-    judges: list[str] | None = None,
-    runs: RunSet | StoredFrames | None = None,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
-    """One row per wrong answer (a verdict below full marks) with ``failure_reason``: the first of ``REASONS``
-    that holds (answer-key erratum, judge dispute, truncation, retrieval miss, reader error confirmed by a
-    re-answer from the gold evidence, reader error, unknown). Columns: docs/frames.md (``failure_reasons``).
-
-    Args:
-        data: run sources (anything ``load_runs`` takes), a loaded ``RunSet`` or run store, or a
-            ``questions_df`` frame (its runs are read from ``run_path`` for verdicts, hits and re-answers).
-        errata: the benchmark's answer-key errata (``load_errata``, a file, or ``"locomo"``): a wrong gold
-            answer is the reason before any other. Without it no answer is put down to the key.
-        judges: only these judges' verdicts count for a dispute (default all).
-        runs: the loaded runs behind a frame given as ``data``, so they are not read again.
-        backend: ``"pandas"`` (default) or ``"polars"``.
-    """
-    return to_backend(failure_reasons_frame(data, errata=errata, judges=judges, runs=runs), backend)
+failure_reasons = with_backend(failure_reasons_frame, "failure_reasons")
 
 
 def failure_summary_frame(
@@ -220,7 +189,14 @@ def failure_summary_frame(
     judges: list[str] | None = None,
     runs: RunSet | StoredFrames | None = None,
 ) -> pl.DataFrame:
-    """``failure_summary`` in polars."""
+    """Per run and reason: how many wrong answers (``n``) and their share of the run's wrong answers
+    (``share`` = n / ``wrong``), beside the run's scored answers (``scored``); reasons in ``REASONS`` order.
+
+    Args:
+        data: what ``failure_reasons`` takes, or its frame (then ``scored`` is null: the frame has only the
+            wrong answers).
+        errata, judges, runs: as ``failure_reasons``.
+    """
     given = as_polars(data)
     if given is not None and "failure_reason" in given.columns:
         reasons, scored = given, None
@@ -259,42 +235,7 @@ def failure_summary_frame(
     )
 
 
-@overload
-def failure_summary(
-    data: Any,
-    *,
-    errata: ErrataSource | None = ...,
-    judges: list[str] | None = ...,
-    runs: RunSet | StoredFrames | None = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def failure_summary(
-    data: Any,
-    *,
-    errata: ErrataSource | None = ...,
-    judges: list[str] | None = ...,
-    runs: RunSet | StoredFrames | None = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def failure_summary(
-    data: Any,
-    *,
-    errata: ErrataSource | None = None,
-    judges: list[str] | None = None,
-    runs: RunSet | StoredFrames | None = None,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
-    """Per run and reason: how many wrong answers (``n``) and their share of the run's wrong answers
-    (``share`` = n / ``wrong``), beside the run's scored answers (``scored``); reasons in ``REASONS`` order.
-
-    Args:
-        data: what ``failure_reasons`` takes, or its frame (then ``scored`` is null: the frame has only the
-            wrong answers).
-        errata, judges, runs: as ``failure_reasons``.
-        backend: ``"pandas"`` (default) or ``"polars"``.
-    """
-    return to_backend(failure_summary_frame(data, errata=errata, judges=judges, runs=runs), backend)
+failure_summary = with_backend(failure_summary_frame, "failure_summary")
 
 
 __all__ = [

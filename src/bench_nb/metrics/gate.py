@@ -28,7 +28,7 @@ Definitions: docs/statistics.md ("The regression gate").
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -45,7 +45,6 @@ from bench_nb.metrics.power import (
 )
 from bench_nb.metrics.verdicts import with_verdicts
 
-GateMetric = Literal["accuracy", "quality", "latency_ms", "context_tokens"]
 METRICS: tuple[str, ...] = ("accuracy", "quality", "latency_ms", "context_tokens")
 LOWER_IS_BETTER = frozenset({"latency_ms", "context_tokens"})
 ALL = "all"

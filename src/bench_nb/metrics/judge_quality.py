@@ -14,13 +14,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.judgments import judgments_frame
-from bench_nb.frames.questions import StoredFrames, questions_frame
+from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions, questions_frame
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums
@@ -28,9 +28,6 @@ from bench_nb.metrics.intervals import Z95, student_t_quantile, wilson_proportio
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 AuditKind = Literal["wrong", "correct"]
 
@@ -241,7 +238,7 @@ def _verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
 
 def audit_info(run: Run) -> dict[str, Any]:
     """A run's ``benchNb.audit`` record (``kind``, ``generator``, ``sourceRunId``...), or ``{}``."""
-    extra = (run.checkpoint.benchNb or {}) if run.checkpoint is not None else {}
+    extra = (run.view.benchNb or {}) if run.view is not None else {}
     info = extra.get("audit")
     return dict(info) if isinstance(info, dict) else {}
 
@@ -283,21 +280,9 @@ def _judgments_of(data: Any) -> tuple[RunSet, pl.DataFrame]:
     return runset, judgments_frame(runset)
 
 
-@overload
-def judge_audit(
-    runs: Any,
-    judge: str | Sequence[str] | None = ...,
-    by: str | None = ...,
-    *,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def judge_audit(
-    runs: Any, judge: str | Sequence[str] | None = ..., by: str | None = ..., *, backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def judge_audit(
-    runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None, *, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def judge_audit_frame(
+    runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None
+) -> pl.DataFrame:
     """How often a judge accepts answers known to be wrong: its false-positive rate, with intervals.
 
     For runs whose answers are known to be wrong (an imported wrong-answer set such as the LoCoMo audit's
@@ -310,18 +295,10 @@ def judge_audit(
         runs: anything ``load_runs`` takes, or a ``RunSet``.
         judge: one judge or several (default: every judge in the runs).
         by: ``"question_type"`` for one row per normalised question type.
-        backend: ``"pandas"`` (default) or ``"polars"``.
 
     Returns columns ``run_id``, ``judge``, ``question_type`` (when ``by``), ``n`` (questions scored),
     ``accept_rate`` (percent), ``ci_low``, ``ci_high`` (Wilson 95% over the n questions, percent).
     """
-    return to_backend(judge_audit_frame(runs, judge, by), backend)
-
-
-def judge_audit_frame(
-    runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None
-) -> pl.DataFrame:
-    """``judge_audit`` in polars."""
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     runset, frame = _judgments_of(runs)
@@ -335,17 +312,10 @@ def judge_audit_frame(
     return _rate_table(_item_rates(frame, keys), keys)
 
 
-@overload
-def judge_error_rates(
-    runs: Any, *, judge: str | None = ..., by: str | None = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def judge_error_rates(
-    runs: Any, *, judge: str | None = ..., by: str | None = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def judge_error_rates(
-    runs: Any, *, judge: str | None = None, by: str | None = None, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+judge_audit = with_backend(judge_audit_frame, "judge_audit")
+
+
+def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | None = None) -> pl.DataFrame:
     """Per judge and kind of audit set: the accept rate on known-wrong sets (false-positive rate) and on
     known-correct sets (sensitivity; its complement the false-negative rate), percent, Wilson intervals.
 
@@ -354,13 +324,10 @@ def judge_error_rates(
 
     Columns: ``judge, generator, kind`` (``wrong`` / ``correct``), ``runs`` (audit runs pooled), ``n``
     (questions), ``accept_rate, ci_low, ci_high, error_rate`` (false-positive rate for a wrong set,
-    false-negative rate for a correct one); ``question_type`` after ``kind`` with ``by="question_type"``.
+    false-negative rate for a correct one; null when n is 0), ``unreadable`` (verdicts without a score: a
+    judge none of whose verdicts could be read has n = 0 and keeps its row); ``question_type`` after
+    ``kind`` with ``by="question_type"``.
     """
-    return to_backend(judge_error_rates_frame(runs, judge=judge, by=by), backend)
-
-
-def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | None = None) -> pl.DataFrame:
-    """``judge_error_rates`` in polars."""
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     runset, frame = _judgments_of(runs)
@@ -378,16 +345,28 @@ def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | No
         question_type=pl.col("question_type_norm").fill_null("other")
     )
     keys = ["judge", "generator", "kind"] + (["question_type"] if by else [])
-    table = _rate_table(_item_rates(frame, keys), keys)
-    runs = frame.group_by(keys).agg(runs=pl.col("run_id").n_unique().cast(pl.Int64))
-    table = table.join(runs, on=keys, how="left", maintain_order="left").select(
-        *keys, "runs", "n", "accept_rate", "ci_low", "ci_high"
+    counts = (
+        _verdicts(frame)
+        .group_by(keys)
+        .agg(runs=pl.col("run_id").n_unique(), unreadable=pl.col("unscored").sum())
     )
-    return table.with_columns(
+    # a judge none of whose verdicts could be read keeps its row: n = 0, no rate
+    table = counts.join(_rate_table(_item_rates(frame, keys), keys), on=keys, how="left")
+    return table.select(
+        *keys,
+        runs=pl.col("runs").cast(pl.Int64),
+        n=pl.col("n").fill_null(0),
+        accept_rate="accept_rate",
+        ci_low="ci_low",
+        ci_high="ci_high",
         error_rate=pl.when(pl.col("kind") == "wrong")
         .then(pl.col("accept_rate"))
-        .otherwise(100 - pl.col("accept_rate"))
-    ).sort("judge", "kind", "generator")
+        .otherwise(100 - pl.col("accept_rate")),
+        unreadable=pl.col("unreadable").cast(pl.Int64),
+    ).sort("judge", "kind", "generator", *keys[3:])
+
+
+judge_error_rates = with_backend(judge_error_rates_frame, "judge_error_rates")
 
 
 def audit_correction(
@@ -407,7 +386,7 @@ def audit_correction(
     table = as_polars(rates)
     if table is None:
         raise ValueError("rates must be judge_error_rates output (a frame)")
-    mine = table.filter(pl.col("judge") == judge)
+    mine = table.filter((pl.col("judge") == judge) & (pl.col("n") > 0))
     w = mine.filter((pl.col("kind") == "wrong") & pl.col("generator").is_in(list(wrong)))
     c = mine.filter((pl.col("kind") == "correct") & pl.col("generator").is_in(list(correct)))
     if w.is_empty() or c.is_empty():
@@ -444,17 +423,9 @@ def _weighted_share(hit: list[float], w: list[float]) -> tuple[float, float]:
     return sum(h * x for h, x in zip(hit, w, strict=True)) / total, total * total / sum(x * x for x in w)
 
 
-@overload
-def judge_vs_human(
-    data: Any, *, human: str = ..., judges: Sequence[str] | None = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def judge_vs_human(
-    data: Any, *, human: str = ..., judges: Sequence[str] | None = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def judge_vs_human(
-    data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def judge_vs_human_frame(
+    data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None
+) -> pl.DataFrame:
     """Each judge against the human labels, on the answers both scored (an unsure label is left out).
 
     Columns: ``judge, n`` (answers both scored), ``n_correct`` / ``n_incorrect`` (by the human),
@@ -462,13 +433,6 @@ def judge_vs_human(
     (weighted by the labels' sampling weights, Wilson intervals on Kish's effective sample size; proportions),
     ``agreement, cohen_kappa, gwet_ac1`` (unweighted, on the same answers).
     """
-    return to_backend(judge_vs_human_frame(data, human=human, judges=judges), backend)
-
-
-def judge_vs_human_frame(
-    data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None
-) -> pl.DataFrame:
-    """``judge_vs_human`` in polars."""
     runset = load_runs(data) if as_polars(data) is None else None
     frame = as_polars(data)
     if frame is None:
@@ -545,32 +509,12 @@ def judge_vs_human_frame(
     return pl.DataFrame(rows, schema=schema)
 
 
-@overload
-def corrected_accuracy_table(
-    data: Any,
-    *,
-    human: str = ...,
-    audit: Any = ...,
-    judges: Sequence[str] | None = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def corrected_accuracy_table(
-    data: Any,
-    *,
-    human: str = ...,
-    audit: Any = ...,
-    judges: Sequence[str] | None = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def corrected_accuracy_table(
-    data: Any,
-    *,
-    human: str = HUMAN,
-    audit: Any = None,
-    judges: Sequence[str] | None = None,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+judge_vs_human = with_backend(judge_vs_human_frame, "judge_vs_human")
+
+
+def corrected_accuracy_table_frame(
+    data: Any, *, human: str = HUMAN, audit: Any = None, judges: Sequence[str] | None = None
+) -> pl.DataFrame:
     """Per run and judge: raw accuracy beside the Rogan-Gladen corrected one, from the human labels when
     the judge has been labelled against (``source = "human labels"``), else from a leniency audit's rates
     (``audit``: audit runs or ``judge_error_rates`` output; ``source = "leniency audit"``), else none.
@@ -581,13 +525,6 @@ def corrected_accuracy_table(
     accuracy as worth ``clustered_n`` independent answers (n / the CR2 design effect, Korn-Graubard's df
     factor): the answers of one haystack succeed and fail together.
     """
-    return to_backend(corrected_accuracy_table_frame(data, human=human, audit=audit, judges=judges), backend)
-
-
-def corrected_accuracy_table_frame(
-    data: Any, *, human: str = HUMAN, audit: Any = None, judges: Sequence[str] | None = None
-) -> pl.DataFrame:
-    """``corrected_accuracy_table`` in polars."""
     runs: Any = data if isinstance(data, StoredFrames) else load_runs(data)  # a run store: its frames
     frame = judgments_frame(runs)
     versus = judge_vs_human_frame(frame, human=human)
@@ -672,6 +609,9 @@ def corrected_accuracy_table_frame(
     return pl.DataFrame(rows, schema=schema | {"source": pl.Utf8})
 
 
+corrected_accuracy_table = with_backend(corrected_accuracy_table_frame, "corrected_accuracy_table")
+
+
 # --- the prompt sweep -------------------------------------------------------------------------------------
 
 _PROMPTED = re.compile(r"^(?P<model>.+)\[(?P<prompt>lenient|standard|strict)\]$")
@@ -683,11 +623,7 @@ def split_judge_name(judge: str) -> tuple[str, str]:
     return (m.group("model"), m.group("prompt")) if m else (judge, "standard")
 
 
-@overload
-def prompt_sweep(data: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def prompt_sweep(data: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def prompt_sweep(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+def prompt_sweep_frame(data: Any) -> pl.DataFrame:
     """How each run's accuracy and the runs' ranking move with the judge prompt.
 
     One row per (run, judge model, prompt) for judge models graded with more than one prompt (judges named
@@ -695,11 +631,6 @@ def prompt_sweep(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl
     ``run_id, provider, model, judge_prompt, judge, scored, accuracy, ci_low, ci_high`` (percent, Wilson),
     ``change`` (points against the standard prompt), ``rank`` (1 = best among the runs under that judge).
     """
-    return to_backend(prompt_sweep_frame(data), backend)
-
-
-def prompt_sweep_frame(data: Any) -> pl.DataFrame:
-    """``prompt_sweep`` in polars."""
     frame = as_polars(data)
     if frame is None:
         frame = judgments_frame(load_runs(data))
@@ -763,6 +694,9 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
     return table
 
 
+prompt_sweep = with_backend(prompt_sweep_frame, "prompt_sweep")
+
+
 def ranking_moves(sweep: Any) -> bool | None:
     """Whether the runs' order differs between two prompts of one judge model (None with < 2 runs)."""
     table = as_polars(sweep)
@@ -786,21 +720,10 @@ def _words(text: str | None) -> int:
     return len((text or "").split())
 
 
-@overload
-def answer_lengths(data: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def answer_lengths(data: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def answer_lengths(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+def answer_lengths_frame(data: QuestionsLike) -> pl.DataFrame:
     """The answer-length distribution per run, in words: ``run_id, provider, n, mean, p25, median, p75,
     p90, max`` (answered questions only; quantiles by linear interpolation)."""
-    return to_backend(answer_lengths_frame(data), backend)
-
-
-def answer_lengths_frame(data: Any) -> pl.DataFrame:
-    """``answer_lengths`` in polars."""
-    q = as_polars(data)
-    if q is None:
-        q = questions_frame(data)
+    q = as_questions(data)
     q = q.filter(pl.col("hypothesis").is_not_null()).with_columns(
         words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
     )
@@ -816,6 +739,9 @@ def answer_lengths_frame(data: Any) -> pl.DataFrame:
         max=w.max().cast(pl.Float64),
     )
     return table
+
+
+answer_lengths = with_backend(answer_lengths_frame, "answer_lengths")
 
 
 def ols_slope(
@@ -838,22 +764,11 @@ def ols_slope(
     return (slope, se, slope - q * se, slope + q * se)
 
 
-@overload
-def length_bias(data: Any, *, per_words: int = ..., backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def length_bias(data: Any, *, per_words: int = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def length_bias(
-    data: Any, *, per_words: int = 10, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
     """Per judge: how accuracy moves with answer length. A linear probability model, score (0/1) on the
     answer's length in words, over every answer the judge scored (all runs pooled): ``slope`` in accuracy
     points per ``per_words`` words with its HC1-robust 95% interval. Columns: ``judge, n, mean_words,
     accuracy, slope, ci_low, ci_high`` (points, percent)."""
-    return to_backend(length_bias_frame(data, per_words=per_words), backend)
-
-
-def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
-    """``length_bias`` in polars."""
     runset = load_runs(data) if as_polars(data) is None else None
     frame = as_polars(data)
     if frame is None:
@@ -890,3 +805,6 @@ def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
         c: pl.Float64 for c in ("mean_words", "accuracy", "slope", "ci_low", "ci_high")
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+length_bias = with_backend(length_bias_frame, "length_bias")

@@ -12,23 +12,21 @@ Two definitions, named apart so nobody mixes them:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.latency import memorybench_stats
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 LATENCY_PHASES = (*PHASES, "total")
 
 
-def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``latency_stats`` in polars: latency per phase over evaluated questions, one row per (group, phase).
+def latency_stats_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named; over evaluated
+    questions, one row per (group, phase).
 
     Columns: ``phase, count, min, max, mean (JS-rounded, as MemoryBench reports it), median_memorybench,
     p95_memorybench, p99_memorybench, std_dev, p50_linear, p95_linear, mean_exact`` (the mean unrounded:
@@ -37,14 +35,15 @@ def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
     questions = as_questions(data)
     evaluated = questions.filter(pl.col("status") == "evaluated")
     rows: list[dict[str, Any]] = []
-    groups = evaluated.partition_by(list(by), as_dict=True, maintain_order=True) if len(evaluated) else {}
+    keys = as_columns(by)
+    groups = evaluated.partition_by(keys, as_dict=True, maintain_order=True) if len(evaluated) else {}
     for key, group in groups.items():
         for phase in LATENCY_PHASES:
             col = f"{phase}_ms"
             values = [v for v in group[col].to_list() if v]
             stats = memorybench_stats(values)
             series = pl.Series(values, dtype=pl.Float64)
-            row: dict[str, Any] = dict(zip(by, key, strict=True))
+            row: dict[str, Any] = dict(zip(keys, key, strict=True))
             row.update(
                 phase=phase,
                 count=stats["count"],
@@ -60,7 +59,7 @@ def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
                 mean_exact=float(series.mean()) if values else 0.0,  # type: ignore[arg-type]
             )
             rows.append(row)
-    schema: dict[str, Any] = {c: questions.schema[c] for c in by}
+    schema: dict[str, Any] = {c: questions.schema[c] for c in keys}
     schema.update(
         phase=pl.Utf8,
         count=pl.Int64,
@@ -83,14 +82,4 @@ def latency_stats_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.Dat
     return pl.DataFrame(rows, schema=schema)
 
 
-@overload
-def latency_stats(
-    data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def latency_stats(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def latency_stats(
-    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Latency per phase: MemoryBench's statistics and interpolated p50/p95, each clearly named."""
-    return to_backend(latency_stats_frame(data, by=by), backend)
+latency_stats = with_backend(latency_stats_frame, "latency_stats")

@@ -21,20 +21,17 @@ MemoryBench's own runs never have any, so their MemScore is identical.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.report import format_memscore
 from bench_nb.runformat.rounding import js_round
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def _per_run(questions: pl.DataFrame) -> pl.DataFrame:
@@ -108,9 +105,10 @@ def _components(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def memscore_frame(data: Any) -> pl.DataFrame:
-    """``memscore`` in polars: one row per run, ``run_id, provider, benchmark, quality, latency_ms,
-    context_tokens, memscore, ...``."""
+def memscore_frame(data: QuestionsLike) -> pl.DataFrame:
+    """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
+    Wilson 95% interval and the counts behind it: one row per run, ``run_id, provider, benchmark, quality,
+    latency_ms, context_tokens, memscore, ...``."""
     rows = []
     for run in _per_run(with_verdicts(as_questions(data))).iter_rows(named=True):
         row: dict[str, Any] = {
@@ -146,11 +144,4 @@ def memscore_frame(data: Any) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-@overload
-def memscore(data: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def memscore(data: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def memscore(data: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
-    """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
-    Wilson 95% interval and the counts behind it."""
-    return to_backend(memscore_frame(data), backend)
+memscore = with_backend(memscore_frame, "memscore")

@@ -33,14 +33,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Generic, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 import polars as pl
 
 from bench_nb.errors import ComparisonError
-from bench_nb.frames.backend import Backend, FrameT, as_polars, to_backend
+from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend, with_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
@@ -51,7 +52,7 @@ from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
@@ -111,7 +112,7 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
 
 
 @dataclass(frozen=True)
-class PairedComparison(Generic[FrameT]):
+class PairedComparison:
     """Run A against run B on the questions both scored (``difference`` = accuracy A − accuracy B).
 
     ``method`` is how they were compared (``"clustered"``, ``"independent"`` or ``"signed-rank"``: see
@@ -120,8 +121,8 @@ class PairedComparison(Generic[FrameT]):
     ``"McNemar exact"`` or ``"McNemar chi2-cc"`` (independent), ``"clustered-signed-rank"``. ``clusters``:
     the haystacks the paired questions come from.
 
-    ``by_type`` is a pandas frame (a ``PairedComparison[pd.DataFrame]``), or polars with
-    ``paired_comparison(..., backend="polars")`` (a ``PairedComparison[pl.DataFrame]``)."""
+    ``by_type`` is a pandas frame, or polars with ``paired_comparison(..., backend="polars")``;
+    ``by_type_frame`` is the same table in polars, whatever the backend."""
 
     run_a: str
     run_b: str
@@ -146,7 +147,13 @@ class PairedComparison(Generic[FrameT]):
     clusters: int
     like_for_like: bool
     warning: str
-    by_type: FrameT = field(repr=False)  # the same per question type
+    by_type_frame: pl.DataFrame = field(repr=False)  # the same per question type, in polars
+    backend: Backend = field(default="pandas", repr=False)  # the library ``by_type`` is handed out in
+
+    @cached_property
+    def by_type(self) -> Frame:
+        """The comparison per question type (``question_type_norm`` and the same figures), in ``backend``."""
+        return to_backend(self.by_type_frame, self.backend)
 
     def _repr_html_(self) -> str:
         """One row: both accuracies, the difference with its interval, the discordant pairs and the test
@@ -188,9 +195,10 @@ class PairedComparison(Generic[FrameT]):
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """The scalar fields (everything but ``by_type``)."""
+        """The scalar fields (everything but ``by_type`` and ``backend``)."""
         out = asdict(self)
-        out.pop("by_type")
+        out.pop("by_type_frame")
+        out.pop("backend")
         return out
 
 
@@ -290,28 +298,6 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod) -> dict[str, Any]:
     return out | {"test": SIGNED_RANK, "statistic": float(z), "p_value": float(p_value)}
 
 
-@overload
-def paired_comparison(
-    data: Any,
-    run_a: str,
-    run_b: str,
-    *,
-    judge: str | None = ...,
-    method: PairedMethod = ...,
-    require_like_for_like: bool = ...,
-    backend: Literal["pandas"] = ...,
-) -> PairedComparison[pd.DataFrame]: ...
-@overload
-def paired_comparison(
-    data: Any,
-    run_a: str,
-    run_b: str,
-    *,
-    judge: str | None = ...,
-    method: PairedMethod = ...,
-    require_like_for_like: bool = ...,
-    backend: Literal["polars"],
-) -> PairedComparison[pl.DataFrame]: ...
 def paired_comparison(
     data: Any,
     run_a: str,
@@ -321,7 +307,7 @@ def paired_comparison(
     method: PairedMethod = "clustered",
     require_like_for_like: bool = False,
     backend: Backend = "pandas",
-) -> PairedComparison[Any]:
+) -> PairedComparison:
     """Compare two runs question by question.
 
     Args:
@@ -345,46 +331,8 @@ def paired_comparison(
     """
     _check_method(method)
     outcomes, settings = _outcomes(data, judge)
-    result: PairedComparison[Any] = _compare(
-        outcomes, settings, run_a, run_b, judge, require_like_for_like, method=method
-    )
-    return replace(result, by_type=to_backend(result.by_type, backend))
-
-
-@overload
-def paired_comparisons(
-    data: Any,
-    *,
-    judge: str | None = ...,
-    by_type: bool = ...,
-    method: PairedMethod = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def paired_comparisons(
-    data: Any,
-    *,
-    judge: str | None = ...,
-    by_type: bool = ...,
-    method: PairedMethod = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def paired_comparisons(
-    data: Any,
-    *,
-    judge: str | None = None,
-    by_type: bool = False,
-    method: PairedMethod = "clustered",
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
-    """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
-
-    With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
-    overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
-    ``method`` as for ``paired_comparison``. A pair that shares no question both scored gets a row with
-    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it).
-    """
-    return to_backend(paired_comparisons_frame(data, judge=judge, by_type=by_type, method=method), backend)
+    result = _compare(outcomes, settings, run_a, run_b, judge, require_like_for_like, method=method)
+    return replace(result, backend=backend)
 
 
 def paired_comparisons_frame(
@@ -394,7 +342,13 @@ def paired_comparisons_frame(
     by_type: bool = False,
     method: PairedMethod = "clustered",
 ) -> pl.DataFrame:
-    """``paired_comparisons`` in polars."""
+    """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
+
+    With ``by_type=True`` each pair also gets one row per question type (``question_type_norm``; the
+    overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
+    ``method`` as for ``paired_comparison``. A pair that shares no question both scored gets a row with
+    no p-value and its ``warning`` saying so (``paired_comparison`` refuses it).
+    """
     _check_method(method)
     outcomes, settings = _outcomes(data, judge)
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
@@ -405,7 +359,7 @@ def paired_comparisons_frame(
         )
         rows.append(result.as_dict() | {"question_type_norm": "all"})
         if by_type:
-            for t in result.by_type.iter_rows(named=True):
+            for t in result.by_type_frame.iter_rows(named=True):
                 base = {k: v for k, v in result.as_dict().items() if k not in t}
                 rows.append(base | t)
     table = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(schema=_EMPTY)
@@ -419,6 +373,9 @@ def paired_comparisons_frame(
     table = table.with_columns(pl.Series("p_value_holm", holm, dtype=pl.Float64))
     front = ["run_a", "run_b", "provider_a", "provider_b", "question_type_norm"]
     return table.select(*front, *[c for c in table.columns if c not in front])
+
+
+paired_comparisons = with_backend(paired_comparisons_frame, "paired_comparisons")
 
 
 _EMPTY: dict[str, Any] = {
@@ -447,7 +404,7 @@ def _compare(
     per_type: bool = True,
     method: PairedMethod = "clustered",
     empty_ok: bool = False,
-) -> PairedComparison[pl.DataFrame]:
+) -> PairedComparison:
     """Run a against run b; ``per_type=False`` leaves ``by_type`` empty (the overall figures only).
     ``empty_ok``: two runs that share no question both scored get no test (and a warning saying so)
     instead of ``ComparisonError``."""
@@ -510,7 +467,7 @@ def _compare(
         method=method,
         like_for_like=like_for_like,
         warning=warning,
-        by_type=by_type_df,
+        by_type_frame=by_type_df,
         **_stats(pairs, method),
     )
 

@@ -20,19 +20,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.budget import compared_cost
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.metrics.ordered import means_by
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 # objective -> +1 when higher is better, -1 when lower is better
 OBJECTIVES: dict[str, int] = {
@@ -76,26 +73,18 @@ def compared_objectives(rows: Sequence[dict[str, Any]]) -> list[str]:
     return ["accuracy"] + [k for k in costs if k != drop]
 
 
-@overload
-def pareto_frontier(questions: Any, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def pareto_frontier(questions: Any, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def pareto_frontier(questions: Any, *, backend: Backend = "pandas") -> pd.DataFrame | pl.DataFrame:
+def pareto_frontier_frame(questions: QuestionsLike) -> pl.DataFrame:
     """One row per run: ``run_id, provider, accuracy, ci_low, ci_high`` (cluster bootstrap),
     ``search_ms, context_tokens, cost_usd, total_cost_usd``, ``on_frontier`` (null for a run that is not comparable),
     ``dominated_by`` (the runs that dominate it, comma-separated) and ``missing`` (the objectives a run that
     is not comparable lacks, comma-separated; null for the others); frontier runs first, then by accuracy.
     The objectives: accuracy, and each cost at least one run has (module docstring)."""
-    return to_backend(pareto_frontier_frame(questions), backend)
-
-
-def pareto_frontier_frame(questions: Any) -> pl.DataFrame:
-    """``pareto_frontier`` in polars."""
-    frame = as_polars(questions)
-    if frame is None:
-        frame = questions_frame(questions)
+    frame = as_questions(questions)
     intervals = accuracy_intervals_frame(frame)
     return frontier_of(frame, intervals)
+
+
+pareto_frontier = with_backend(pareto_frontier_frame, "pareto_frontier")
 
 
 def frontier_of(frame: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:

@@ -22,18 +22,15 @@ import math
 from dataclasses import dataclass
 from itertools import combinations
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered import intraclass_correlation, outcomes
 from bench_nb.metrics.intervals import student_t_quantile
-
-if TYPE_CHECKING:
-    import pandas as pd
-
 
 PAIRED_FEWEST = 2  # the fewest haystacks the clustered paired test can reject with (at any alpha)
 
@@ -184,17 +181,9 @@ def questions_needed(
     return high
 
 
-@overload
-def detectable_differences(
-    questions: Any, *, alpha: float = ..., power: float = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def detectable_differences(
-    questions: Any, *, alpha: float = ..., power: float = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def detectable_differences(
-    questions: Any, *, alpha: float = 0.05, power: float = 0.8, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def detectable_differences_frame(
+    questions: QuestionsLike, *, alpha: float = 0.05, power: float = 0.8
+) -> pl.DataFrame:
     """The smallest difference this benchmark can detect, overall (``question_type = "all"``) and per type,
     from its own size, clusters and the runs' own intraclass correlation.
 
@@ -209,11 +198,6 @@ def detectable_differences(
     questions: what an unclustered formula promises), ``mde`` (two runs on independent samples, clustered)
     and ``mde_paired`` (both runs on the same questions, clustered): proportions.
     """
-    return to_backend(detectable_differences_frame(questions, alpha=alpha, power=power), backend)
-
-
-def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: float = 0.8) -> pl.DataFrame:
-    """``detectable_differences`` in polars."""
     data = outcomes(questions, "question_type")
     rows = []
     for number, runs in enumerate(question_sets(data), start=1):
@@ -247,6 +231,9 @@ def detectable_differences_frame(questions: Any, *, alpha: float = 0.05, power: 
         )
     )
     return pl.DataFrame(rows, schema=schema)
+
+
+detectable_differences = with_backend(detectable_differences_frame, "detectable_differences")
 
 
 def question_sets(data: pl.DataFrame) -> list[list[str]]:

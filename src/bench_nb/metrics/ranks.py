@@ -11,12 +11,13 @@ tests leave open instead. Definitions: docs/statistics.md ("Rank intervals").
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered import (
     MIN_BOOTSTRAP_CLUSTERS,
     RESAMPLES,
@@ -34,10 +35,6 @@ from bench_nb.metrics.clustered_paired import (
     paired_difference_test,
     same_questions,
 )
-
-if TYPE_CHECKING:
-    import pandas as pd
-
 
 RANK_RESAMPLES = 20_000  # resamples of the rank bootstrap (fewer with many haystacks: ``rank_resamples``)
 RANK_WEIGHTS = 4_000_000  # at most this many entries (32 MB) in the resampling's weights matrix
@@ -98,35 +95,14 @@ def _tested_rank_range(
     return 1 + better, len(runs) - worse
 
 
-@overload
-def rank_intervals(
-    questions: Any,
-    seed: int = ...,
-    *,
-    by: str | None = ...,
-    alpha: float = ...,
-    resamples: int | None = ...,
-    backend: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def rank_intervals(
-    questions: Any,
-    seed: int = ...,
-    *,
-    by: str | None = ...,
-    alpha: float = ...,
-    resamples: int | None = ...,
-    backend: Literal["polars"],
-) -> pl.DataFrame: ...
-def rank_intervals(
-    questions: Any,
+def rank_intervals_frame(
+    questions: QuestionsLike,
     seed: int = 0,
     *,
     by: str | None = None,
     alpha: float = 0.05,
     resamples: int | None = None,
-    backend: Backend = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pl.DataFrame:
     """Each run's rank with its 1 − ``alpha`` interval from a cluster bootstrap, and its group of runs that
     cannot be told apart.
 
@@ -139,20 +115,11 @@ def rank_intervals(
     naming them and counting the questions only each holds): they are not ranked on one test.
     ``resamples``: the bootstrap's (default ``rank_resamples(haystacks)``: 20,000 up to 200 haystacks).
     """
-    return to_backend(rank_intervals_frame(questions, seed, by=by, alpha=alpha, resamples=resamples), backend)
-
-
-def rank_intervals_frame(
-    questions: Any,
-    seed: int = 0,
-    *,
-    by: str | None = None,
-    alpha: float = 0.05,
-    resamples: int | None = None,
-) -> pl.DataFrame:
-    """``rank_intervals`` in polars."""
     data = outcomes(same_questions(questions), by)
     return ranks_of(data, by, paired_cluster_sums(data, by), seed, alpha, resamples)
+
+
+rank_intervals = with_backend(rank_intervals_frame, "rank_intervals")
 
 
 def ranks_of(

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
-from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.backend import as_polars, with_backend
+from bench_nb.frames.questions import QuestionsLike, questions_frame
 from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.verdicts import with_verdicts
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 _SETTINGS = ("provider", "benchmark", "judge", "answering_model", "k")
 
@@ -94,22 +91,13 @@ def variance_components(accuracies: list[list[float]]) -> tuple[float, float, fl
     return (answer, ms_within, answer + ms_within)
 
 
-@overload
-def repeat_variance(
-    questions: Any, judgments: Any = ..., *, backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def repeat_variance(questions: Any, judgments: Any = ..., *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def repeat_variance(
-    questions: Any, judgments: Any = None, *, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def repeat_variance_frame(questions: QuestionsLike, judgments: Any = None) -> pl.DataFrame:
     """Between-run variance of accuracy per group of repeated runs, split into answer/provider and judge.
 
     Args:
         questions: a questions frame or run sources.
         judgments: a judgments frame (``judgments_df``) with judge replicates; without it the judge part is
             not estimated.
-        backend: ``"pandas"`` (default) or ``"polars"``.
 
     Columns: ``group`` (its first run), ``provider``, ``runs``, ``replicates`` (judge replicates per answer),
     ``accuracy_mean``, ``accuracy_sd`` (sample SD of the runs' accuracies, their replicates averaged),
@@ -117,11 +105,6 @@ def repeat_variance(
     ``variance_components`` for what a single run or a single replicate leaves unknown), ``judge_share``
     (σ²_judge / total); proportions, not percent.
     """
-    return to_backend(repeat_variance_frame(questions, judgments), backend)
-
-
-def repeat_variance_frame(questions: Any, judgments: Any = None) -> pl.DataFrame:
-    """``repeat_variance`` in polars."""
     q = _frame(questions)
     groups = repeat_groups(q)
     jframe = None if judgments is None else _frame(judgments)
@@ -165,6 +148,9 @@ def repeat_variance_frame(questions: Any, judgments: Any = None) -> pl.DataFrame
     return pl.DataFrame(rows, schema=schema)
 
 
+repeat_variance = with_backend(repeat_variance_frame, "repeat_variance")
+
+
 def pool_repeats(questions: Any) -> pl.DataFrame:
     """One pseudo-run per group of repeats: ``run_id`` = the group, ``provider``, ``question_id``,
     ``haystack_id``, ``question_type``, and ``score`` = the question's mean score over the repeats that
@@ -185,24 +171,12 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
     )
 
 
-@overload
-def pooled_paired_comparisons(
-    questions: Any, *, by: str | None = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def pooled_paired_comparisons(
-    questions: Any, *, by: str | None = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def pooled_paired_comparisons(
-    questions: Any, *, by: str | None = None, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def pooled_paired_comparisons_frame(questions: QuestionsLike, *, by: str | None = None) -> pl.DataFrame:
     """The clustered paired comparisons between groups of repeated runs, each group pooled: a question's
     score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``)."""
-    return to_backend(pooled_paired_comparisons_frame(questions, by=by), backend)
-
-
-def pooled_paired_comparisons_frame(questions: Any, *, by: str | None = None) -> pl.DataFrame:
-    """``pooled_paired_comparisons`` in polars."""
     from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame
 
     return clustered_paired_comparisons_frame(pool_repeats(questions), by=by)
+
+
+pooled_paired_comparisons = with_backend(pooled_paired_comparisons_frame, "pooled_paired_comparisons")

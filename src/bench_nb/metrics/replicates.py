@@ -10,17 +10,14 @@ majority vote. Definitions in docs/statistics.md.
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, as_polars, to_backend
+from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import NORM_TYPES
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 COLUMNS = (
     "n",
@@ -33,17 +30,7 @@ COLUMNS = (
 )
 
 
-@overload
-def replicate_summary(
-    runs: Any, by: Literal["question_type"] | None = ..., *, backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def replicate_summary(
-    runs: Any, by: Literal["question_type"] | None = ..., *, backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def replicate_summary(
-    runs: Any, by: Literal["question_type"] | None = None, *, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+def replicate_summary_frame(runs: Any, by: Literal["question_type"] | None = None) -> pl.DataFrame:
     """Accuracy per judge replicate, their mean and standard deviations, and majority-vote accuracy.
 
     Args:
@@ -51,7 +38,6 @@ def replicate_summary(
             read (rows with ``primary``); a frame without that column is read as it is.
         by: None (one row per run) or ``"question_type"`` (one row per run and normalised type; for LoCoMo
             multi-hop, temporal, open-domain, single-hop, adversarial → ``abstention``).
-        backend: ``"pandas"`` (default) or ``"polars"``.
 
     Returns:
         Columns ``run_id``, ``question_type`` (when ``by``), ``n`` (questions with a scored verdict),
@@ -59,11 +45,6 @@ def replicate_summary(
         ``accuracy_sd_sample`` (both SDs null with one replicate), ``majority_accuracy``, ``replicate_accuracies`` (a
         list in replicate order); accuracies and standard deviations in percent (points).
     """
-    return to_backend(replicate_summary_frame(runs, by), backend)
-
-
-def replicate_summary_frame(runs: Any, by: Literal["question_type"] | None = None) -> pl.DataFrame:
-    """``replicate_summary`` in polars."""
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     frame = as_polars(runs)
@@ -126,6 +107,9 @@ def replicate_summary_frame(runs: Any, by: Literal["question_type"] | None = Non
         run_rank = pl.col("run_id").replace_strict(runs_order, return_dtype=pl.Int64)
         out = out.sort(run_rank, rank, maintain_order=True)
     return out.select(*keys, *COLUMNS)
+
+
+replicate_summary = with_backend(replicate_summary_frame, "replicate_summary")
 
 
 def _spread(values: list[float]) -> dict[str, float | None]:

@@ -16,16 +16,13 @@ numbers measure (docs/runner.md, "Retrieval metrics"):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
-from bench_nb.frames.questions import as_questions
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.runformat.rounding import js_sum
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 RETRIEVAL_FIELDS = ("hit_at_k", "precision_at_k", "recall_at_k", "f1_at_k", "mrr", "ndcg")
 
@@ -37,11 +34,12 @@ def _level(levels: list[str | None]) -> str:
     return known.pop() if len(known) == 1 else "mixed"
 
 
-def retrieval_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """``retrieval_summary`` in polars: one row per group, ``evaluated``, ``with_metrics``, ``level``, the six
-    means, ``k_min``/``k_max``."""
+def retrieval_summary_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
+    """Retrieval metrics per run (hit, precision, recall, F1 at k, MRR, nDCG): means over the evaluated
+    questions that have them, with the level they were computed at (see ``bench_nb.metrics.retrieval``): one
+    row per group, ``evaluated``, ``with_metrics``, ``level``, the six means, ``k_min``/``k_max``."""
     questions = as_questions(data)
-    keys = list(by)
+    keys = as_columns(by)
     ev = questions.filter(pl.col("status") == "evaluated")
     rows: list[dict[str, Any]] = []
     for key, group in ev.partition_by(keys, as_dict=True, maintain_order=True).items():
@@ -64,15 +62,4 @@ def retrieval_summary_frame(data: Any, *, by: Sequence[str] = ("run_id",)) -> pl
     return pl.DataFrame(rows, schema=schema)
 
 
-@overload
-def retrieval_summary(
-    data: Any, *, by: Sequence[str] = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def retrieval_summary(data: Any, *, by: Sequence[str] = ..., backend: Literal["polars"]) -> pl.DataFrame: ...
-def retrieval_summary(
-    data: Any, *, by: Sequence[str] = ("run_id",), backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """Retrieval metrics per run (hit, precision, recall, F1 at k, MRR, nDCG): means over the evaluated
-    questions that have them, with the level they were computed at (see ``bench_nb.metrics.retrieval``)."""
-    return to_backend(retrieval_summary_frame(data, by=by), backend)
+retrieval_summary = with_backend(retrieval_summary_frame, "retrieval_summary")

@@ -21,8 +21,6 @@ from pathlib import Path
 from bench_nb.errors import ModelError
 from bench_nb.models.aliases import ModelSpec
 
-PRICES_AS_OF = "2025-11"
-
 
 @dataclass(frozen=True)
 class Price:

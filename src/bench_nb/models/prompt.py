@@ -56,8 +56,6 @@ mentions them, and durations or "how long ago" against the current date.
 
 Answer:"""
 
-ANSWER_PROMPT_ID = "bench_nb/answer/v1"
-
 LEGACY_CONTEXT_FORMAT = 1
 """The context format of runs that record none (made before formats had versions): a hit's date twice."""
 CONTEXT_FORMAT = 2

@@ -132,13 +132,13 @@ def reports_usage(provider: Any) -> bool:
     return getattr(provider, "reports_usage", False) is True
 
 
-def metered(provider: Any, fn: Callable[[], T]) -> tuple[T, dict[str, Any] | None]:
-    """``fn()``'s result and the usage entry of the model calls ``provider`` reported during it (None when
-    the provider does not declare ``reports_usage``)."""
+def metered(reports: bool, fn: Callable[[], T]) -> tuple[T, dict[str, Any] | None]:
+    """``fn()``'s result and the usage entry of the model calls the provider reported during it (None when
+    it does not report them: ``reports``, its ``reports_usage``)."""
     meter = UsageMeter()
     token = _current.set(meter)
     try:
         value = fn()
     finally:
         _current.reset(token)
-    return value, meter.entry() if reports_usage(provider) else None
+    return value, meter.entry() if reports else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -199,13 +200,51 @@ def export_html(nb: Any, title: str) -> str:
                 figures.append(markup)
     nb.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb)
-    page = str(body)
+    page = fold_sections(str(body), nb.cells)
     for i, markup in enumerate(figures):
         slot = _SLOT.format(i)
         if page.count(slot) != 1:
             raise ReportError(f"chart {i} has no single place in the exported page")
         page = page.replace(slot, markup)
     return page
+
+
+_CELL = re.compile(r'<div class="jp-Cell[^"]*" id="cell-id=([^"]+)">')
+FOLDED = "folded"  # the tag of a section heading's cell whose section starts folded
+
+
+def fold_sections(page: str, cells: Any) -> str:
+    """``page`` with each section in a ``<details>`` that folds it: a section is a markdown cell starting
+    with a level-2 heading (``## ...``) and the cells after it up to the next one. Its heading cell is the
+    ``<summary>``, always shown (the table of contents' links land on it, and open it: the template's
+    script); a section whose heading cell is tagged ``folded`` starts folded (long reference tables), the
+    others open. Cells are found by their ids (``cell-id=...``, nbformat 4.5); a notebook without them is
+    left as it is."""
+    starts = {
+        str(c["id"]): FOLDED in c.get("metadata", {}).get("tags", [])
+        for c in cells
+        if c.get("cell_type") == "markdown" and c.get("id") and str(c.get("source", "")).startswith("## ")
+    }
+    found = [(m.start(), m.group(1)) for m in _CELL.finditer(page)]
+    end = page.rfind("</main>")
+    if not starts or not found or end < found[-1][0]:
+        return page
+    bounds = [at for at, _ in found[1:]] + [end]
+    out, last, open_section = [], 0, False
+    for (at, cid), next_at in zip(found, bounds, strict=True):
+        if cid not in starts:
+            continue
+        out.append(page[last:at])
+        if open_section:
+            out.append("</details>\n")
+        state = "" if starts[cid] else " open"
+        out.append(f'<details class="bnb-section"{state}><summary>{page[at:next_at]}</summary>')
+        last, open_section = next_at, True
+    out.append(page[last:end])
+    if open_section:
+        out.append("</details>\n")
+    out.append(page[end:])
+    return "".join(out)
 
 
 def _summary(nb: Any) -> dict[str, Any]:

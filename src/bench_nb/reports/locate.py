@@ -90,12 +90,34 @@ def resolve_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
     if missing or not out:
         names = ", ".join(repr(m) for m in missing) or "an empty list"
         demo = " (`make demo` or `bench-nb demo` writes them)" if DEMO_RUNS in missing else ""
+        where = f"no runs at {names}, looked for from {Path.cwd()} and its parents{demo}"
+        if _in_notebook():
+            err = ReportError(
+                f'{where}. Set `runs` in this notebook\'s first cell to your runs, e.g. runs = "data/runs/*" '
+                "(a run directory, a glob, a runs folder, a compare manifest or a run store; a relative path is "
+                "read from the notebook's folder and its parents), then run the cells again"
+            )
+            # IPython shows this one line instead of a traceback through bench_nb's code.
+            err._render_traceback_ = lambda: [f"ReportError: {err}"]  # type: ignore[attr-defined]
+            raise err
         raise ReportError(
-            f"no runs at {names}, looked for from {Path.cwd()} and its parents{demo}; "
-            f"point the report at your runs: -p runs 'data/runs/*' (a run directory, a glob, a runs folder "
-            f"or a compare manifest), or {DEMO_RUNS!r} after `make demo`"
+            f"{where}; point the report at your runs: -p runs 'data/runs/*' (a run directory, a glob, a runs "
+            f"folder or a compare manifest), or {DEMO_RUNS!r} after `make demo`"
         )
     return out
+
+
+def _in_notebook() -> bool:
+    """True in a notebook's kernel that a user runs (not one ``build_report`` runs: its runs come from the
+    command line's ``-p runs``)."""
+    import sys
+
+    if os.environ.get("BENCH_NB_REPORT") == "1" or "IPython" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def open_runs(

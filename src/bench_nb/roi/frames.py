@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.backend import with_backend
 from bench_nb.roi.store import RoiStore
 from bench_nb.roi.summary import finished_runs
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 RUNS_SCHEMA: dict[str, type[pl.DataType] | pl.DataType] = {
     "run_id": pl.String,
@@ -58,21 +54,8 @@ def _open(db: str | Path | RoiStore) -> tuple[RoiStore, bool]:
     return (db, False) if isinstance(db, RoiStore) else (RoiStore(db), True)
 
 
-@overload
-def roi_runs_df(
-    owner: str, db: str | Path | RoiStore, *, backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def roi_runs_df(owner: str, db: str | Path | RoiStore, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def roi_runs_df(
-    owner: str, db: str | Path | RoiStore, *, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """``owner``'s finished benchmark runs, oldest first, with their numbers (see ``roi.summary``)."""
-    return to_backend(roi_runs_frame(owner, db), backend)
-
-
 def roi_runs_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
-    """``roi_runs_df`` in polars."""
+    """``owner``'s finished benchmark runs, oldest first, with their numbers (see ``roi.summary``)."""
     store, close = _open(db)
     try:
         rows = [
@@ -84,30 +67,17 @@ def roi_runs_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=RUNS_SCHEMA)
 
 
-@overload
-def roi_results_df(
-    owner: str, db: str | Path | RoiStore, *, run_id: str | None = ..., backend: Literal["pandas"] = ...
-) -> pd.DataFrame: ...
-@overload
-def roi_results_df(
-    owner: str, db: str | Path | RoiStore, *, run_id: str | None = ..., backend: Literal["polars"]
-) -> pl.DataFrame: ...
-def roi_results_df(
-    owner: str, db: str | Path | RoiStore, *, run_id: str | None = None, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
+roi_runs_df = with_backend(roi_runs_frame, "roi_runs_df")
+
+
+def roi_results_frame(owner: str, db: str | Path | RoiStore, *, run_id: str | None = None) -> pl.DataFrame:
     """One row per (run, probe) of ``owner``: the probe, what was surfaced, and the judgment.
 
     Args:
         owner: whose results.
         db: the ROI store.
         run_id: one run only (default: all of the owner's runs).
-        backend: ``pandas`` (default) or ``polars``.
     """
-    return to_backend(roi_results_frame(owner, db, run_id=run_id), backend)
-
-
-def roi_results_frame(owner: str, db: str | Path | RoiStore, *, run_id: str | None = None) -> pl.DataFrame:
-    """``roi_results_df`` in polars."""
     store, close = _open(db)
     try:
         fetched = store.result_rows(owner, run_id)
@@ -126,3 +96,6 @@ def roi_results_frame(owner: str, db: str | Path | RoiStore, *, run_id: str | No
         row["source_surfaced"] = row["memory_id"] in surfaced
         rows.append(row)
     return pl.DataFrame(rows, schema=RESULTS_SCHEMA)
+
+
+roi_results_df = with_backend(roi_results_frame, "roi_results_df")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, get_args
+from typing import Literal
 
 from bench_nb.roi.errors import MemoryImportError
 
@@ -33,8 +33,6 @@ MemoryKind = Literal[
 ]
 Visibility = Literal["private", "shared"]
 
-MEMORY_KINDS: tuple[str, ...] = get_args(MemoryKind)
-VISIBILITIES: tuple[str, ...] = get_args(Visibility)
 #: Only knowledge kinds are probed (never episodes, tasks or open questions).
 PROBE_KINDS: tuple[str, ...] = ("decision", "gotcha", "convention")
 

@@ -10,16 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
-from bench_nb.frames.backend import Backend, to_backend
+from bench_nb.frames.backend import with_backend
 from bench_nb.roi.records import ModelUsage, Purpose
 from bench_nb.roi.store import RoiStore
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -37,19 +33,8 @@ class Meter:
             self.store.add_usage(self.owner, purpose, event, own_key=self.own_key, run_id=self.run_id)
 
 
-@overload
-def usage_df(owner: str, db: str | Path | RoiStore, *, backend: Literal["pandas"] = ...) -> pd.DataFrame: ...
-@overload
-def usage_df(owner: str, db: str | Path | RoiStore, *, backend: Literal["polars"]) -> pl.DataFrame: ...
-def usage_df(
-    owner: str, db: str | Path | RoiStore, *, backend: Backend = "pandas"
-) -> pd.DataFrame | pl.DataFrame:
-    """The owner's usage events, oldest first (one row per model call)."""
-    return to_backend(usage_frame(owner, db), backend)
-
-
 def usage_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
-    """``usage_df`` in polars."""
+    """The owner's usage events, oldest first (one row per model call)."""
     store = db if isinstance(db, RoiStore) else RoiStore(db)
     try:
         rows = store.usage_rows(owner)
@@ -69,6 +54,9 @@ def usage_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
     }
     frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
     return frame
+
+
+usage_df = with_backend(usage_frame, "usage_df")
 
 
 def deployment_usage(db: str | Path | RoiStore) -> dict[str, dict[str, int]]:

@@ -42,7 +42,6 @@ from bench_nb.roi.tables import (
 )
 
 SCHEMA = "bench_nb_roi"
-OWNERS_GROUP = "bench_nb_roi_owners"
 DEFAULT_SERVER_ROLE = "bench_nb_roi"
 PG_SCHEMA_VERSION = 2
 

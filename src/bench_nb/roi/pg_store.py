@@ -377,9 +377,3 @@ class PostgresRoiStore(RoiStore):
                 lock.commit()
             finally:
                 lock.close()
-
-
-def held_runs() -> list[str]:
-    """The run ids whose lock this process holds (for tests and diagnostics)."""
-    with _HELD_LOCK:
-        return sorted(_HELD)

@@ -301,12 +301,6 @@ def key_terms(content: str, n: int = 3) -> list[str]:
     return sorted(ranked, key=lambda w: seen[w])
 
 
-def paraphrase_terms(content: str, n: int = 3) -> str:
-    """The ``n`` key terms of ``content``, common ones swapped for synonyms, joined as a phrase ("a, b and
-    c")."""
-    return _join([_SYNONYMS.get(t, t) for t in key_terms(content, n)])
-
-
 def _join(terms: Sequence[str]) -> str:
     if not terms:
         return "this"

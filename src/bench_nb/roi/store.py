@@ -281,10 +281,6 @@ class RoiStore:
         row = self._one(f"SELECT {_MEMORY_COLS} FROM memories WHERE id = ?", (memory_id,))
         return None if row is None else Memory(**row)
 
-    def count_memories(self, owner: str) -> int:
-        """How many memories ``owner`` has stored, forgotten ones included."""
-        return int(self._rows("SELECT count(*) AS n FROM memories WHERE owner = ?", (owner,))[0]["n"])
-
     # -- probes -----------------------------------------------------------------------------------------
 
     def active_probes(self, owner: str) -> list[Probe]:

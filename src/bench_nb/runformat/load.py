@@ -5,9 +5,12 @@ manifest, or a run that only has its ``report.json`` (how people share runs). In
 problem raises a ``RunFormatError`` naming the file and field; in lenient mode (the default) every
 question that can be read is loaded and the rest is listed in ``RunSet.problems``.
 
-``load_runs`` decodes checkpoints completely (``runformat.format.Checkpoint``). The frames only need a
-fifth of that: ``load_run_views`` decodes the same runs into ``runformat.view.CheckpointView``, which is what
-``questions_df`` uses to load a 100,000-question run in a fraction of a plain ``json.load``.
+The frames need only a fifth of a checkpoint: ``load_run_views`` decodes runs into
+``runformat.view.CheckpointView``, which is what ``questions_df`` uses to load a 100,000-question run in a
+fraction of a plain ``json.load``. A lenient ``load_runs`` decodes the same view and nothing more: each
+``Run.checkpoint`` (the complete ``runformat.format.Checkpoint``, with every session, timestamp and search
+result) is decoded from the file the first time it is read, so a ``RunSet`` kept for its frames does not hold
+the rest (see ``Run``). ``read_run`` and a strict ``load_runs`` decode every checkpoint completely at once.
 
 ``results/<questionId>.json`` files are never read: the checkpoint holds the same search results. A
 completed search whose results file is missing is listed as a problem (one ``os.scandir`` per run); it is
@@ -63,21 +66,26 @@ class _RunInfo:
     """What ``Run`` and ``RunView`` tell the same way."""
 
     path: Path
-    checkpoint: Checkpoint | CheckpointView | None
     report: dict[str, Any] | None
     imported: ImportInfo | None
 
     @property
+    def view(self) -> Checkpoint | CheckpointView | None:
+        """The checkpoint's run-level fields and each question's fields the frames read (``None``: a run with
+        only its report.json), without decoding more of the checkpoint."""
+        raise NotImplementedError
+
+    @property
     def run_id(self) -> str:
-        if self.checkpoint is not None:
-            return self.checkpoint.runId
+        if self.view is not None:
+            return self.view.runId
         if self.report is not None:
             return str(self.report.get("runId", self.path.name))
         return self.path.name
 
     @property
     def source(self) -> Literal["checkpoint", "report"]:
-        return "checkpoint" if self.checkpoint is not None else "report"
+        return "checkpoint" if self.view is not None else "report"
 
     @property
     def harness(self) -> str:
@@ -89,7 +97,7 @@ class _RunInfo:
     @property
     def is_bench_nb(self) -> bool:
         """Written by bench_nb's runner (its labels are true labels), not by MemoryBench or another harness."""
-        return self.imported is None and self.checkpoint is not None and self.checkpoint.benchNb is not None
+        return self.imported is None and self.view is not None and self.view.benchNb is not None
 
     @property
     def has_true_labels(self) -> bool:
@@ -97,18 +105,92 @@ class _RunInfo:
         return self.is_bench_nb or self.imported is not None
 
 
-@dataclass(repr=False)
 class Run(_RunInfo):
-    """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems."""
+    """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems.
 
-    path: Path
-    checkpoint: Checkpoint | None
-    report: dict[str, Any] | None = None
-    problems: list[Problem] = field(default_factory=list)
-    imported: ImportInfo | None = None
+    A run of a lenient ``load_runs`` has decoded only what the frames read (``view``). Its ``checkpoint``, the
+    complete ``runformat.format.Checkpoint``, is decoded from checkpoint.json the first time it is read (and
+    kept): the frames of a 100,000-question run then cost a fraction of the memory (BENCHMARKS.md). That
+    decode is lenient as the load was: a question damaged in a field the frames do not read (its sessions,
+    timestamps, search results...) is then left out of ``checkpoint`` with a ``Problem`` added to
+    ``problems`` (and a ``RunFormatWarning``); it stays in the frames. A checkpoint.json rewritten since the
+    load (a resumed run, a rejudge) is refused with a ``RunFormatError``: load the runs again.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        checkpoint: Checkpoint | None,
+        report: dict[str, Any] | None = None,
+        problems: list[Problem] | None = None,
+        imported: ImportInfo | None = None,
+    ) -> None:
+        self.path = path
+        self.report = report
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.imported = imported
+        self._checkpoint = checkpoint
+        self._view: CheckpointView | None = None  # a deferred run's view, until and after its full decode
+        self._stamp: _Stamp | None = None  # the checkpoint file the view was decoded from
+
+    @classmethod
+    def deferred(
+        cls,
+        path: Path,
+        view: CheckpointView,
+        stamp: _Stamp,
+        report: dict[str, Any] | None,
+        problems: list[Problem],
+    ) -> Run:
+        """A run read as ``view`` whose complete checkpoint is decoded from the file ``stamp`` names on first use."""
+        run = cls(path, None, report, problems)
+        run._view, run._stamp = view, stamp
+        return run
+
+    @property
+    def checkpoint(self) -> Checkpoint | None:
+        """The complete checkpoint (``None``: a run with only its report.json); a deferred run's is decoded
+        now, once."""
+        if self._checkpoint is None and self._stamp is not None:
+            self._checkpoint = self._decode_deferred(self._stamp)
+        return self._checkpoint
+
+    @property
+    def view(self) -> Checkpoint | CheckpointView | None:
+        """The fields the frames read: the view a lenient ``load_runs`` decoded, else the checkpoint."""
+        return self._view if self._view is not None else self._checkpoint
+
+    @property
+    def decoded(self) -> bool:
+        """Whether the complete checkpoint is in memory (always, but for a lenient ``load_runs``'s run until
+        its ``checkpoint`` is read)."""
+        return self._stamp is None or self._checkpoint is not None
+
+    def _decode_deferred(self, stamp: _Stamp) -> Checkpoint:
+        try:
+            data, now = _read_bytes(stamp.path)
+        except OSError as err:
+            raise RunFormatError(
+                stamp.path,
+                f"cannot be read any more ({err.strerror or err}): a loaded run's complete checkpoint is decoded "
+                "from it when first read (its frames were built when it loaded)",
+            ) from None
+        if now != stamp:
+            raise RunFormatError(
+                stamp.path,
+                "changed since the run was loaded (rewritten by a resumed run, a rejudge or a reanswer?): its "
+                "frames were built from the earlier file; load the runs again to read it",
+            )
+        checkpoint, problems = _decode_checkpoint(stamp.path, data, Checkpoint, Question, strict=False)
+        known = {(p.path, p.field, p.question_id, p.message) for p in self.problems}
+        new = [p for p in problems if (p.path, p.field, p.question_id, p.message) not in known]
+        if new:
+            warn_problems(new)
+            self.problems.extend(new)
+        return checkpoint
 
     def __repr__(self) -> str:  # short: the checkpoint holds every answer and retrieved item
-        n = len(self.checkpoint.questions) if self.checkpoint is not None else 0
+        n = len(self.view.questions) if self.view is not None else 0
         return (
             f"Run({_run_line(self)}, {n} questions, {len(self.problems)} problems, path={str(self.path)!r})"
         )
@@ -119,10 +201,32 @@ class RunView(_RunInfo):
     """A run as the frames read it: ``Run`` with only the checkpoint fields rows need."""
 
     path: Path
-    checkpoint: CheckpointView | None
+    checkpoint: CheckpointView | Checkpoint | None
     report: dict[str, Any] | None = None
     problems: list[Problem] = field(default_factory=list)
     imported: ImportInfo | None = None
+
+    @property
+    def view(self) -> Checkpoint | CheckpointView | None:
+        """The checkpoint as the frames read it."""
+        return self.checkpoint
+
+
+@dataclass(frozen=True)
+class _Stamp:
+    """Which checkpoint.json was read: its path, and its inode, size and modification time then."""
+
+    path: Path
+    inode: int
+    size: int
+    mtime_ns: int
+
+
+def _read_bytes(path: Path) -> tuple[bytes, _Stamp]:
+    """A file's bytes and its stamp, taken from the opened file (a file replaced meanwhile is not mixed up)."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        return f.read(), _Stamp(path, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class RunSet(list[Run]):
@@ -180,13 +284,13 @@ class RunSet(list[Run]):
 
 
 def _field(run: _RunInfo, name: str) -> str:
-    if run.checkpoint is not None:
-        return str(getattr(run.checkpoint, name, "") or "")
+    if run.view is not None:
+        return str(getattr(run.view, name, "") or "")
     return str((run.report or {}).get(name, "") or "")
 
 
 def _count(run: _RunInfo) -> str:
-    return "n/a" if run.checkpoint is None else str(len(run.checkpoint.questions))
+    return "n/a" if run.view is None else str(len(run.view.questions))
 
 
 def _run_line(run: _RunInfo) -> str:
@@ -222,7 +326,7 @@ def _decode_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
 
 def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, list[Problem]]:
     """Decode one checkpoint.json. Lenient mode drops the questions that do not decode."""
-    return _decode_checkpoint(path, Checkpoint, Question, strict=strict)
+    return _decode_checkpoint(path, path.read_bytes(), Checkpoint, Question, strict=strict)
 
 
 def read_checkpoint_shell(path: Path) -> CheckpointShell:
@@ -242,9 +346,8 @@ TOO_DEEP = "JSON nested too deeply to read (a value inside hundreds of arrays or
 
 
 def _decode_checkpoint(
-    path: Path, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
+    path: Path, data: bytes, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
 ) -> tuple[_C, list[Problem]]:
-    data = path.read_bytes()
     DECODE_COUNTS.reset()
     try:
         checkpoint, problems = _decode_questions(data, path, ck_type, q_type, strict=strict)
@@ -410,8 +513,20 @@ def _result_file_problems(run_dir: Path, ck: Checkpoint | CheckpointView, *, str
 def read_run(path: RunSource, *, strict: bool = False) -> Run:
     """Read one run directory (checkpoint.json and/or report.json), decoding the checkpoint completely."""
     run_dir = Path(path)
-    checkpoint, report, problems = _read(run_dir, Checkpoint, Question, strict=strict)
+    checkpoint, report, problems, _ = _read(run_dir, Checkpoint, Question, strict=strict)
     return Run(run_dir, checkpoint, report, problems)
+
+
+def read_run_deferred(path: RunSource, *, strict: bool = False) -> Run:
+    """``read_run`` for a lenient ``load_runs``: the checkpoint decoded as the frames read it, the rest
+    when ``Run.checkpoint`` is first read (``Run``). Strict, or with a journal to replay, it is ``read_run``."""
+    run_dir = Path(path)
+    if strict or (run_dir / "journal.jsonl").is_file():
+        return read_run(run_dir, strict=strict)
+    view, report, problems, stamp = _read(run_dir, CheckpointView, QuestionView, strict=False)
+    if view is None or stamp is None:
+        return Run(run_dir, None, report, problems)
+    return Run.deferred(run_dir, view, stamp, report, problems)
 
 
 def read_run_view(path: RunSource, *, strict: bool = False) -> Run | RunView:
@@ -423,20 +538,23 @@ def read_run_view(path: RunSource, *, strict: bool = False) -> Run | RunView:
     run_dir = Path(path)
     if (run_dir / "journal.jsonl").is_file():
         return read_run(run_dir, strict=strict)
-    checkpoint, report, problems = _read(run_dir, CheckpointView, QuestionView, strict=strict)
+    checkpoint, report, problems, _ = _read(run_dir, CheckpointView, QuestionView, strict=strict)
     return RunView(run_dir, checkpoint, report, problems)
 
 
 def _read(
     run_dir: Path, ck_type: type[_C], q_type: type[Question] | type[QuestionView], *, strict: bool
-) -> tuple[_C | None, dict[str, Any] | None, list[Problem]]:
+) -> tuple[_C | None, dict[str, Any] | None, list[Problem], _Stamp | None]:
     ckpt_path = run_dir / "checkpoint.json"
     report_path = run_dir / "report.json"
     problems: list[Problem] = []
     checkpoint: _C | None = None
     report: dict[str, Any] | None = None
+    stamp: _Stamp | None = None
     if ckpt_path.is_file():
-        checkpoint, problems = _decode_checkpoint(ckpt_path, ck_type, q_type, strict=strict)
+        data, stamp = _read_bytes(ckpt_path)
+        checkpoint, problems = _decode_checkpoint(ckpt_path, data, ck_type, q_type, strict=strict)
+        del data  # not kept while the rest is read
         if (run_dir / "journal.jsonl").is_file() and isinstance(checkpoint, Checkpoint):
             # a running or killed bench_nb run: replay its progress
 
@@ -467,7 +585,7 @@ def _read(
             raise RunFormatError(report_path, "expected an object with an 'evaluations' list", "evaluations")
     if checkpoint is None and report is None:
         raise RunFormatError(run_dir, "not a run directory: no checkpoint.json and no report.json")
-    return checkpoint, report, problems
+    return checkpoint, report, problems, stamp
 
 
 def _is_run_dir(p: Path) -> bool:
@@ -595,6 +713,7 @@ def load_runs(
     format: RunFormatName | None = None,
     dataset: str | os.PathLike[str] | None = None,
     strict: bool = False,
+    complete: bool = False,
 ) -> RunSet:
     """Load runs from directories, globs, a runs folder, a compare manifest, or other harnesses' files.
 
@@ -610,6 +729,9 @@ def load_runs(
         dataset: LoCoMo's locomo10.json, to give imported questions their canonical ids (Zep's and Mem0's
             files need it; EverMemOS's question texts are checked against it). Default: the download cache.
         strict: raise ``RunFormatError`` on the first problem instead of collecting problems.
+        complete: decode each checkpoint completely now (as ``strict`` does), for a caller that reads every
+            question's search results (an export); by default a lenient load decodes what the frames read
+            and ``Run.checkpoint`` the rest when it is first read.
 
     Returns:
         A ``RunSet`` (a list of ``Run``) whose ``problems`` lists what could not be read.
@@ -618,7 +740,8 @@ def load_runs(
         return sources
     if isinstance(sources, Run):
         return RunSet([sources])
-    runs, problems = _load(sources, read_run, strict=strict, fmt=format, dataset=dataset)
+    reader = read_run if complete else read_run_deferred
+    runs, problems = _load(sources, reader, strict=strict, fmt=format, dataset=dataset)
     return RunSet(runs, problems)
 
 
@@ -642,16 +765,23 @@ def find_run_paths(sources: Sources) -> tuple[list[Path], list[Problem]]:
 def load_run_views(
     sources: Sources | RunSet | Run | RunView, *, strict: bool = False
 ) -> tuple[list[Run | RunView], list[Problem]]:  # harness files are read as by load_runs (a Run each)
-    """``load_runs`` for the frames: each run read with ``read_run_view``; runs already loaded pass through.
+    """``load_runs`` for the frames: each run read with ``read_run_view``; runs already loaded are read as they
+    are, through their ``view`` (a lenient ``load_runs``'s run is not decoded completely for its frames).
 
     Returns:
         The runs, and the problems met finding them (each run's own problems are in ``run.problems``).
     """
     if isinstance(sources, RunSet):
-        return list(sources), sources.problems
+        return [_as_view(run) for run in sources], sources.problems
     if isinstance(sources, (Run, RunView)):
-        return [sources], []
+        return [_as_view(sources)], []
     return _load(sources, read_run_view, strict=strict)
+
+
+def _as_view(run: Run | RunView) -> RunView:
+    if isinstance(run, RunView):
+        return run
+    return RunView(run.path, run.view, run.report, run.problems, run.imported)
 
 
 _R = TypeVar("_R", Run, Run | RunView)

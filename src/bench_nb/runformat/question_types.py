@@ -39,15 +39,21 @@ def question_types(
             not MemoryBench's own labels (``Run.has_true_labels``).
         recorded: the normalised type the runner recorded (``benchNb.normType``): the type the question was
             judged as, which wins over one derived from the raw label (a custom type ``billing`` declared
-            ``single-hop`` is single-hop, not ``other``).
+            ``single-hop`` is single-hop, not ``other``). A benchmark's own type for the raw label
+            (``BenchmarkTraits.question_types``) wins over both.
         index: the benchmark file's questions by id, when the caller has it: its types win (``dataset``).
     """
     if index is not None and qid in index:
         dq = index[qid]
         return dq.norm_type, dq.category, "dataset"
     memorybench_labels = not true_labels
-    locomo = benchmark_traits(benchmark).locomo_questions
-    if isinstance(recorded, str) and recorded in NORM_TYPES:
+    traits = benchmark_traits(benchmark)
+    locomo = traits.locomo_questions
+    own = traits.question_types.get(raw.strip().lower()) if raw else None
+    # the benchmark's own type wins over a recorded "other" (never over abstention)
+    if own is not None and recorded != "abstention" and not qid.endswith("_abs"):
+        norm = own
+    elif isinstance(recorded, str) and recorded in NORM_TYPES:
         norm = recorded
     else:
         norm = normalize_question_type(

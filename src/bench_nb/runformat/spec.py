@@ -466,7 +466,7 @@ def read_spec(run: Run | RunView) -> RunSpec:
     Raises:
         msgspec.ValidationError: a known ``benchNb`` key holds a value of the wrong type.
     """
-    ck = run.checkpoint
+    ck = run.view  # the run-level fields: no complete decode of a lenient load_runs's run
     if ck is None:
         rep = run.report or {}
         ids = tuple(str(e.get("questionId")) for e in rep.get("evaluations", []))

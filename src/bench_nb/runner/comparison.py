@@ -85,14 +85,14 @@ def write_compare_manifest(
 
 
 def _question_ids(run: Run) -> list[str]:
-    if run.checkpoint is not None:
-        return run.checkpoint.targetQuestionIds or list(run.checkpoint.questions)
+    if run.view is not None:
+        return run.view.targetQuestionIds or list(run.view.questions)
     return [str(e.get("questionId")) for e in (run.report or {}).get("evaluations", [])]
 
 
 def _provider(run: Run) -> str:
-    if run.checkpoint is not None:
-        return run.checkpoint.provider
+    if run.view is not None:
+        return run.view.provider
     return str((run.report or {}).get("provider", ""))
 
 

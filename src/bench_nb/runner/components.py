@@ -100,62 +100,45 @@ def in_context_format(answerer: Answerer, version: int | None, where: str = "") 
     return changed
 
 
-def is_model_alias(spec: str | Answerer | Judge, registered: Callable[[str], bool]) -> bool:
-    """True for a name that is an LLM model alias (not ``registered``, not a plugin, not an object)."""
-    return isinstance(spec, str) and not is_plugin(spec) and not registered(spec)
-
-
-def provider_prompt_options(
-    provider: Provider,
+def component_options(
     answerer: str | Answerer,
     judges: Sequence[str | Judge],
     answerer_options: Mapping[str, Any] | None,
     judge_options: Mapping[str, Mapping[str, Any]] | None,
+    *,
+    prompts: Mapping[str, Any] | None = None,
+    client: Any = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The answerer's and judges' options with the provider's own prompts added (``--allow-provider-prompts``).
+    """The answerer's and judges' options, with what the run adds to those it makes by name.
 
-    Only LLM answerers and judges named by model alias get them (``prompt=``, ``allow_custom_prompt=True``):
-    the extractive answerer and the deterministic judges use no prompt; an answerer or judge passed as an
-    object or a plugin is used as given.
+    An object or a plugin is used as given; to the others go
+
+    - ``prompts``, the provider's own (``{"answer": ..., "judge": ...}``, ``--allow-provider-prompts``): to the
+      LLM answerer and judges named by model alias (``prompt=``, ``allow_custom_prompt=True``); the extractive
+      answerer and the registered judges use no prompt of a provider;
+    - ``client``, a run's own LLM client (``runner.repeats``): to each that calls a model.
     """
-    from bench_nb.models.answerers import is_registered_answerer
-    from bench_nb.models.llm import provider_prompts
-
-    prompts = provider_prompts(provider)
-    a_opts = dict(answerer_options or {})
-    j_opts = {name: dict(o) for name, o in (judge_options or {}).items()}
-    if "answer" in prompts and is_model_alias(answerer, is_registered_answerer):
-        a_opts.update(prompt=prompts["answer"], allow_custom_prompt=True)
-    if "judge" in prompts:
-        for spec in judges:
-            if is_model_alias(spec, is_registered_judge):
-                name = str(spec).strip()
-                j_opts[name] = {
-                    **j_opts.get(name, {}),
-                    "prompt": prompts["judge"],
-                    "allow_custom_prompt": True,
-                }
-    return a_opts, j_opts
-
-
-def with_client(
-    client: Any,
-    answerer: str | Answerer,
-    judges: Sequence[str | Judge],
-    answerer_options: Mapping[str, Any] | None,
-    judge_options: Mapping[str, Mapping[str, Any]] | None,
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The answerer's and judges' options with ``client`` (a run's own LLM client) for each made by name that
-    calls a model; offline ones, plugins and objects are made as given."""
     from bench_nb.models.answerers import calls_no_model as answerer_calls_no_model
+    from bench_nb.models.answerers import is_registered_answerer
 
     a_opts = dict(answerer_options or {})
-    if isinstance(answerer, str) and not is_plugin(answerer) and not answerer_calls_no_model(answerer):
-        a_opts.setdefault("client", client)
     j_opts = {name: dict(o) for name, o in (judge_options or {}).items()}
-    for spec in judges:
-        if isinstance(spec, str) and not is_plugin(spec) and not calls_no_model(spec):
-            j_opts.setdefault(spec.strip(), {}).setdefault("client", client)
+    made: list[
+        tuple[str, str | Answerer | Judge, dict[str, Any], Callable[[str], bool], Callable[[str], bool]]
+    ]
+    made = [("answer", answerer, a_opts, is_registered_answerer, answerer_calls_no_model)]
+    made += [
+        ("judge", j, j_opts.setdefault(j, {}), is_registered_judge, calls_no_model)
+        for j in judges
+        if isinstance(j, str)
+    ]
+    for role, spec, opts, registered, offline in made:
+        if not isinstance(spec, str) or is_plugin(spec):
+            continue
+        if prompts and role in prompts and not registered(spec):
+            opts.update(prompt=prompts[role], allow_custom_prompt=True)
+        if client is not None and not offline(spec):
+            opts.setdefault("client", client)
     return a_opts, j_opts
 
 

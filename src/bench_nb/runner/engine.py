@@ -58,15 +58,11 @@ from bench_nb.runformat.spec import RunSpec
 from bench_nb.runformat.verdicts import FILENAME as VERDICTS
 from bench_nb.runformat.verdicts import verdict_lines
 from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
+from bench_nb.runner.plan import ProviderTraits
 from bench_nb.runner.pool import Done, WindowPool
 from bench_nb.runner.progress import PhaseBars
 from bench_nb.runner.redaction import error_text
-from bench_nb.runner.retrieval import (
-    EvidenceIndex,
-    RetrievalOutcome,
-    declared_evidence_level,
-    score_retrieval,
-)
+from bench_nb.runner.retrieval import EvidenceIndex, RetrievalOutcome, score_retrieval
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import DEFAULT_K, ExecutionOptions
 from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, memory_usage, run_usage
@@ -182,6 +178,7 @@ class Engine:
         questions: dict[str, Question],
         containers: Sequence[Container],
         provider: Provider,
+        traits: ProviderTraits,
         answerer: Answerer,
         judges: Sequence[Judge],
         spec: RunSpec,
@@ -192,8 +189,7 @@ class Engine:
         self.ck = checkpoint
         self.questions = questions
         self.containers = {c.tag: c for c in containers}
-        self.provider = provider
-        self.evidence_level = declared_evidence_level(provider)
+        self.provider, self.traits = provider, traits
         self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in containers}
         self._blind = {c.haystack.haystack_id: blinded(c.haystack) for c in containers}
         self.answerer = answerer
@@ -298,7 +294,7 @@ class Engine:
         ingested = all(self._phase(q, "ingest").status == "completed" for q in c.question_ids)
         needs_data = any(self._phase(q, "search").status != "completed" for q in c.question_ids)
         # A provider that keeps its memories in process memory lost them when the run died: ingest again.
-        lost = self.resumed and ingested and needs_data and not getattr(self.provider, "persistent", True)
+        lost = self.resumed and ingested and needs_data and not self.traits.persistent
         if not ingested or lost:
             self._submit_ingest(c, clear_first=self.resumed)
         elif any(self._phase(q, "indexing").status != "completed" for q in c.question_ids):
@@ -332,12 +328,13 @@ class Engine:
 
     def _submit_ingest(self, c: Container, *, clear_first: bool) -> None:
         provider, sessions = self.provider, self._blind[c.haystack.haystack_id][0]
+        reports = self.traits.reports_usage
 
         def work(attempts: Attempts) -> tuple[IngestResult, dict[str, Any] | None]:
             if clear_first:  # an ingest not recorded complete may have stored part of the haystack
                 self._call(Attempts(), lambda: provider.clear(c.tag))
             # each attempt metered on its own: only the kept attempt's model calls are recorded
-            return self._call(attempts, lambda: metered(provider, lambda: provider.ingest(c.tag, sessions)))  # type: ignore[no-any-return,unused-ignore]
+            return self._call(attempts, lambda: metered(reports, lambda: provider.ingest(c.tag, sessions)))  # type: ignore[no-any-return,unused-ignore]
 
         self._submit("ingest", c.tag, work)
 
@@ -362,7 +359,9 @@ class Engine:
             start = time.perf_counter()
             hits, used = self._call(
                 attempts,
-                lambda: metered(self.provider, lambda: self.provider.search(tag, q.question, self.k)),
+                lambda: metered(
+                    self.traits.reports_usage, lambda: self.provider.search(tag, q.question, self.k)
+                ),
             )
             duration = round((time.perf_counter() - start) * 1000, 3)
             hits = unblinded(hits, back)
@@ -424,8 +423,8 @@ class Engine:
                 q.evidence_ids,
                 self._evidence[q.haystack_id],
                 k=self.k,
-                provider=self.provider.name,
-                provider_level=self.evidence_level,
+                provider=self.traits.name,
+                provider_level=self.traits.evidence_level,
             )
             return verdicts, retrieval, usage
 

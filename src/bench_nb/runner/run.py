@@ -34,22 +34,21 @@ from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, write
 from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.components import (
     check_credentials,
+    component_options,
     in_context_format,
     make_answerer,
     make_judges,
     make_provider,
-    provider_prompt_options,
     split_specs,
-    with_client,
 )
 from bench_nb.runner.engine import Container, Engine, restore_results_files
 from bench_nb.runner.estimate import RunSizeWarning, start_warnings
 from bench_nb.runner.lock import lock_run, remove_temporary_files
+from bench_nb.runner.plan import ProviderTraits
 from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.repeats import repeat_client
 from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
-from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.selection import NO_QUESTIONS, benchmark_sha256, load_benchmark_spec, select_questions
 from bench_nb.runner.selection import exclude_types as without_types
@@ -427,8 +426,9 @@ def run_spec(
         provider_obj: Provider | None = None
         try:
             provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
+            traits = ProviderTraits.of(provider_obj, prompts=bool(inv.allow_provider_prompts))
             answerer_obj, judge_objs, spec = _found(
-                run_dir, spec, components, provider_obj, bench, targets, own, options.repeat
+                run_dir, spec, components, traits, bench, targets, own, options.repeat
             )
             resumed = (run_dir / CHECKPOINT).is_file()
             if resumed:  # refused if made with other settings
@@ -472,6 +472,7 @@ def run_spec(
             questions={q.question_id: q for q in targets},
             containers=containers,
             provider=provider_obj,
+            traits=traits,
             answerer=answerer_obj,
             judges=judge_objs,
             spec=spec,
@@ -489,7 +490,7 @@ def _found(
     run_dir: Path,
     spec: RunSpec,
     components: Components,
-    provider: Provider,
+    traits: ProviderTraits,
     bench: Benchmark,
     targets: list[Question],
     own_settings: dict[str, Any],
@@ -499,25 +500,24 @@ def _found(
     ``runner.repeats``), and the run's settings with what they tell (``RunSpec.found``)."""
     inv, objects = spec.asked_for, components.objects
     answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
-    traits = benchmark_traits(bench.name)
-    judges = objects.get("judges") or inv.judges or list(traits.default_judges)
-    answerer_options, judge_options = components.answerer_options, components.judge_options
-    if inv.allow_provider_prompts:  # the provider's own prompts need the provider object
-        answerer_options, judge_options = provider_prompt_options(
-            provider, answerer, split_specs(judges), answerer_options, judge_options
-        )
-    if (client := repeat_client(repeat)) is not None:
-        answerer_options, judge_options = with_client(
-            client, answerer, split_specs(judges), answerer_options, judge_options
-        )
+    bench_traits = benchmark_traits(bench.name)
+    judges = objects.get("judges") or inv.judges or list(bench_traits.default_judges)
+    answerer_options, judge_options = component_options(
+        answerer,
+        split_specs(judges),
+        components.answerer_options,
+        components.judge_options,
+        prompts=traits.prompts,
+        client=repeat_client(repeat),
+    )
     # A resumed run's answerer shows the hits as the run's first answers saw them (RunSpec.context_format).
     answerer_obj = in_context_format(
         make_answerer(answerer, answerer_options), spec.context_format, str(run_dir)
     )
     judge_objs = make_judges(judges, judge_options)
     check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
-    if traits.graded and getattr(judge_objs[0], "graded", False) is not True:
-        graded = traits.default_judges[0]
+    if bench_traits.graded and getattr(judge_objs[0], "graded", False) is not True:
+        graded = bench_traits.default_judges[0]
         raise BenchNbError(
             f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
             f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
@@ -525,7 +525,7 @@ def _found(
     tokenizer = getattr(answerer_obj, "tokenizer", None)
     spec = spec.found(
         run_id=run_dir.name,
-        provider=provider.name,
+        provider=traits.name,
         provider_spec=inv.provider,
         benchmark=bench.name,
         benchmark_spec=inv.benchmark,
@@ -541,7 +541,7 @@ def _found(
         context_format=_context_format(answerer_obj),
         custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)),
         tokenizer=tokenizer if isinstance(tokenizer, str) else None,
-        evidence_level=declared_evidence_level(provider),
+        evidence_level=traits.evidence_level,
         provider_settings=recorded_settings(own_settings),
     )
     return answerer_obj, judge_objs, spec

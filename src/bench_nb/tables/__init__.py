@@ -18,10 +18,9 @@ from bench_nb.tables.comparisons import (
     table_agreement,
     table_disputed,
     table_paired,
-    warnings_html,
 )
 from bench_nb.tables.failures import table_failures
-from bench_nb.tables.frame import table_frame
+from bench_nb.tables.frame import show, table_frame
 from bench_nb.tables.harnesses import (
     not_recorded_note,
     shows_harnesses,
@@ -77,10 +76,9 @@ __getattr__, __dir__, __all__ = attach(
             "table_agreement",
             "table_disputed",
             "table_paired",
-            "warnings_html",
         ],
         "bench_nb.tables.failures": ["table_failures"],
-        "bench_nb.tables.frame": ["table_frame"],
+        "bench_nb.tables.frame": ["show", "table_frame"],
         "bench_nb.tables.harnesses": [
             "not_recorded_note",
             "shows_harnesses",

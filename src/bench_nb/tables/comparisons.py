@@ -135,7 +135,7 @@ def _paired_notes(method: PairedMethod) -> list[str]:
     return [METHOD_NOTES[method], "p-values adjusted for the number of pairs with Holm's method."]
 
 
-def _f1_contains_note(agreement: JudgeAgreement[Any]) -> str | None:
+def _f1_contains_note(agreement: JudgeAgreement) -> str | None:
     """Which to read when the default judges, ``contains`` and ``f1``, differ: their accuracies side by side
     and why they part (token F1 scores a long answer low even when it holds the gold answer)."""
     if not {"f1", "contains"} <= set(agreement.judges):
@@ -149,7 +149,7 @@ def _f1_contains_note(agreement: JudgeAgreement[Any]) -> str | None:
     )
 
 
-def _why_na(agreement: JudgeAgreement[Any]) -> str:
+def _why_na(agreement: JudgeAgreement) -> str:
     """Why the statistics over every judge read n/a: no answer graded by all of them (a mix of runs each
     graded by its own judge), or, with such answers, verdicts that are all the same."""
     if agreement.n_items == 0:
@@ -160,7 +160,7 @@ def _why_na(agreement: JudgeAgreement[Any]) -> str:
     return "Kappa and alpha are n/a when every verdict is the same."
 
 
-def table_agreement(agreement: JudgeAgreement[Any]) -> Table:
+def table_agreement(agreement: JudgeAgreement) -> Table:
     """A ``JudgeAgreement`` as two tables: the overall statistics and each pair of judges."""
     summary = agreement.summary_frame()
     srows = [
@@ -281,8 +281,3 @@ def _own_context(row: dict[str, Any], texts: list[str] | None, n_hits: int) -> s
     )
     scored = sorted(range(len(texts)), key=lambda i: (-len(wanted & _content_words(texts[i])), i))[:n_hits]
     return "\n".join(f"{i + 1}. {one_line(texts[i], 500)}" for i in sorted(scored))
-
-
-def warnings_html(warnings: list[str]) -> str:
-    """Warnings as HTML blocks (escaped)."""
-    return "".join(f'<div class="bnb-warning">⚠ {esc(w)}</div>' for w in warnings)

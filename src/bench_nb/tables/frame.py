@@ -86,3 +86,65 @@ def table_frame(
         [_shown(r[c], percent=c in percent, digits=digits) for c in columns] for r in df.iter_rows(named=True)
     ]
     return Table(df, render(list(columns.values()), rows, caption=caption, notes=notes))
+
+
+RUN_COLUMNS = ("run_id", "run_a", "run_b")
+# A float column named for a proportion (and holding values in [-1, 1]) is shown in percent, as the reports do.
+_PROPORTION = re.compile(
+    r"(^|_)(accuracy|quality_share|success_rate|rate|share|difference|recall|precision|ci_low|ci_high|"
+    r"wilson_[ab]_low|wilson_[ab]_high|ceiling)(_[ab])?$"
+)
+_HEADINGS = {"run_id": "run", "question_type_norm": "question type"}
+_P_VALUE = re.compile(r"(^p$|^p_|_p$|p_value)")
+
+
+def _is_proportion(df: pl.DataFrame, column: str) -> bool:
+    if not _PROPORTION.search(column) or not df.schema[column].is_float():
+        return False
+    values = df[column].drop_nulls().drop_nans()
+    return values.is_empty() or bool(values.abs().max() <= 1.0)  # type: ignore[operator]
+
+
+def show(frame: Any, *, runs: Any = None, caption: str = "", digits: int = 3) -> Table:
+    """A frame bench_nb returned (``memscore``, ``accuracy_by_type``, ``compare_runs``, ...), shown in a plain
+    notebook as the reports show it: each run by its label (the provider, or ``provider · run id`` cut to 40
+    characters; the full id on hover), proportions in percent with one decimal, p-values to three significant
+    digits, other floats to ``digits`` decimals, headings in words. The frame itself is left as it was: its
+    exact values are ``Table.data``.
+
+    Args:
+        frame: a pandas or polars frame, or a result holding one as ``frame`` (``compare_runs``' ``Comparison``).
+        runs: where the run labels come from (a questions frame, runs, or their paths); None: the frame's own
+            ``run_id`` and ``provider`` columns when it has both, else runs are shown by their ids.
+        caption: the table's heading.
+        digits: decimals of floats that are neither proportions nor p-values.
+    """
+    from bench_nb.charts.labels import run_labels
+    from bench_nb.metrics import as_questions
+    from bench_nb.tables.html import run_cell
+
+    frame = getattr(frame, "polars", None) if hasattr(frame, "frame") else frame  # a Comparison: its polars
+    df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
+    if runs is not None:
+        labels = run_labels(as_questions(runs))
+    elif {"run_id", "provider"} <= set(df.columns):
+        labels = run_labels(df)
+    else:
+        labels = {}
+    percent = {c for c in df.columns if _is_proportion(df, c)}
+    headings = [_HEADINGS.get(c, c.replace("_", " ")) for c in df.columns]
+    if "question_type" in df.columns and "question_type_norm" in df.columns:  # both: say which is which
+        headings[df.columns.index("question_type_norm")] = "normalised type"
+    rows: list[list[object]] = []
+    for r in df.iter_rows(named=True):
+        row: list[object] = []
+        for c in df.columns:
+            value = r[c]
+            if c in RUN_COLUMNS and isinstance(value, str):
+                row.append(run_cell(value, labels))
+            elif _P_VALUE.search(c) and isinstance(value, float) and value == value:
+                row.append(Cell(f"{value:.3g}", "num"))
+            else:
+                row.append(_shown(value, percent=c in percent, digits=digits))
+        rows.append(row)
+    return Table(df, render(headings, rows, caption=caption))

@@ -334,6 +334,12 @@ def judge_verdict(
     trust: str | None = None
     v = _frame(versus) if versus is not None else None
     r = _frame(rates) if rates is not None else None
+    if r is not None and "unreadable" in r.columns:  # a judge none of whose audit verdicts could be read
+        per_judge = r.group_by("judge", maintain_order=True).agg(pl.col("n", "unreadable").sum())
+        for judge, _, count in per_judge.filter(pl.col("n") == 0).iter_rows():
+            lines.append(f"Do not use {judge}: none of its {count} verdicts on the audit sets could be read.")
+            data.append({"kind": "do not use", "judge": judge, "basis": "leniency audit", "youden": None})
+        r = r.filter(pl.col("n") > 0)
     lenient: dict[
         str, float
     ] = {}  # judge -> its false-positive rate on specific-but-wrong answers, when high

@@ -87,7 +87,7 @@ _STATIC_STYLE = """<style>
 class Explorer:
     """Filter runs and read questions side by side. Display it in Jupyter; ``.widget`` is the layout."""
 
-    def __init__(self, runs: Any, *, dataset: str | None = None, n_hits: int = 5) -> None:
+    def __init__(self, runs: Any, *, dataset: str | None = None, n_hits: int = 5, grid: bool = True) -> None:
         self.runset: RunSet = load_runs(runs)
         self.n_hits = n_hits
         self.dataset = dataset
@@ -114,6 +114,11 @@ class Explorer:
         )
         self.summary = w.HTML()
         self.detail = w.HTML()
+        # The per-question grid (an itables widget): selecting a row shows that question's detail below it.
+        self.grid: Any = None
+        self._grid_ids: list[str] = []
+        self._grid_box = w.VBox(layout=w.Layout(width="100%"))
+        self._with_grid = grid
         for control in (self.providers, self.benchmarks, self.types, self.judge, self.outcomes):
             control.observe(self._on_filter, names="value")
         self.question.observe(self._on_question, names="value")
@@ -123,7 +128,7 @@ class Explorer:
             layout=w.Layout(flex_flow="row wrap", width="100%", grid_gap="4px 12px"),
         )
         self.widget = w.VBox(
-            [filters, self.summary, self.question, self.detail], layout=w.Layout(width="100%")
+            [filters, self.summary, self._grid_box, self.question, self.detail], layout=w.Layout(width="100%")
         )
         self.refresh()
 
@@ -156,6 +161,8 @@ class Explorer:
         """Recompute the summary and the question list from the filters."""
         rows = self.rows()
         self.summary.value = self._summary_html(rows)
+        if self._with_grid:
+            self._show_grid(rows)
         ids = rows["question_id"].unique(maintain_order=True).to_list()
         current = self.question.value
         self.question.options = [(self.question_label(i), i) for i in ids]
@@ -166,8 +173,31 @@ class Explorer:
     def _on_filter(self, _change: Any = None) -> None:
         self.refresh()
 
+    def _show_grid(self, rows: pl.DataFrame) -> None:
+        """A new grid widget for the selection (replacing the last one): one row per question."""
+        from itables.widget import ITable
+
+        frame = self.grid_frame(rows, anchor=None)
+        self._grid_ids = rows["question_id"].unique(maintain_order=True).to_list()
+        if frame.is_empty():
+            self.grid = None
+            self._grid_box.children = []
+            return
+        self.grid = ITable(
+            frame.to_pandas(),
+            select={"style": "single"},
+            **_grid_options(frame),
+        )
+        self.grid.observe(self._on_grid_select, names="selected_rows")
+        self._grid_box.children = [w.HTML(self._runs_note(rows)), self.grid]
+
+    def _on_grid_select(self, change: Any) -> None:
+        chosen = change["new"]
+        if chosen and 0 <= chosen[0] < len(self._grid_ids):
+            self.question.value = self._grid_ids[chosen[0]]
+
     def _on_question(self, _change: Any = None) -> None:
-        self.detail.value = (
+        self.detail.value = _STATIC_STYLE + (
             self.detail_html(self.question.value)
             if self.question.value
             else ("<i>No question matches these filters.</i>")
@@ -335,11 +365,12 @@ class Explorer:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
-    def grid_frame(self, rows: pl.DataFrame | None = None, *, anchor: str = "bnb-q") -> pl.DataFrame:
-        """One row per question of the selection: the question (a link to its detail, ``#<anchor>-<n>``), its
-        type and haystack, per run (named A, B, ... in order) its verdict and shortened answer, whether its judges (or a judge's replicates) disagree, and with
-        two runs or more how the first two compare (``A wrong, B right``...) and whether a run retrieved the
-        evidence yet answered wrong. Cells are HTML (escaped text)."""
+    def grid_frame(self, rows: pl.DataFrame | None = None, *, anchor: str | None = "bnb-q") -> pl.DataFrame:
+        """One row per question of the selection: the question (a link to its detail, ``#<anchor>-<n>``, or
+        with ``anchor=None`` its id), its type and haystack, per run (named A, B, ... in order) its verdict and
+        shortened answer, whether its judges (or a judge's replicates) disagree, and with two runs or more how
+        the first two compare (``A wrong, B right``...) and whether a run retrieved the evidence yet answered
+        wrong. Cells are HTML (escaped text)."""
         rows = self.rows() if rows is None else rows
         run_ids = [r for r in self.labels if r in set(rows["run_id"].to_list())]
         short = dict(zip(run_ids, _letters(len(run_ids)), strict=True))
@@ -370,10 +401,12 @@ class Explorer:
         cols["retrieval"] = []
         for i, (qid, per_run) in enumerate(by_q.items()):
             first = info[qid]
-            cols["question"].append(
-                f"<a href='#{anchor}-{i}' title='{_esc(first['question'])}'>{_esc(qid)}</a> "
-                f"{_esc(one_line(first['question'], 70))}"
+            name = (
+                f"<a href='#{anchor}-{i}' title='{_esc(first['question'])}'>{_esc(qid)}</a>"
+                if anchor is not None
+                else f"<b title='{_esc(first['question'])}'>{_esc(qid)}</b>"
             )
+            cols["question"].append(f"{name} {_esc(one_line(first['question'], 70))}")
             cols["type"].append(_esc(first["question_type_norm"]))
             cols["haystack"].append(_esc(first["haystack_id"]))
             for rid in run_ids:
@@ -407,12 +440,16 @@ class Explorer:
         from itables.javascript import generate_init_offline_itables_html
 
         grid = self.grid_frame(rows, anchor=anchor)
-        pane_cols = [i for i, c in enumerate(grid.columns) if c not in ("question", "haystack")]
-        pane_cols = [i for i in pane_cols if not grid.columns[i].endswith(": answer")]
-        run_ids = [
-            r for r in self.labels if r in set((self.rows() if rows is None else rows)["run_id"].to_list())
-        ]
-        ab = (
+        table = to_html_datatable(grid.to_pandas(), connected=False, **_grid_options(grid))
+        # The library itself, embedded (offline): loaded once per page whatever the number of grids.
+        library = generate_init_offline_itables_html(options.dt_bundle)
+        note = self._runs_note(self.rows() if rows is None else rows)
+        return f"{library}{note}<div class='bnb-grid'>{table}</div>"
+
+    def _runs_note(self, rows: pl.DataFrame) -> str:
+        """Which run the grid's A, B, ... stand for (the full label on hover)."""
+        run_ids = [r for r in self.labels if r in set(rows["run_id"].to_list())]
+        return (
             "<div class='bnb-note'>Runs: "
             + "; ".join(
                 f"{letter} is <b title='{_esc(rid)}'>{_esc(one_line(self.labels[rid], 60))}</b>"
@@ -420,21 +457,6 @@ class Explorer:
             )
             + ".</div>"
         )
-        table = to_html_datatable(
-            grid.to_pandas(),
-            connected=False,
-            allow_html=True,
-            showIndex=False,
-            maxBytes=0,
-            pageLength=25,
-            classes="display compact",
-            layout={"top1": "searchPanes"},
-            searchPanes={"columns": pane_cols, "cascadePanes": True, "initCollapsed": False},
-            warn_on_undocumented_option=False,
-        )
-        # The library itself, embedded (offline): loaded once per page whatever the number of grids.
-        library = generate_init_offline_itables_html(options.dt_bundle)
-        return f"{library}{ab}<div class='bnb-grid'>{table}</div>"
 
     def static_html(self, *, max_questions: int | None = None) -> str:
         """The current selection as one self-contained page fragment (for reports, where widgets cannot run):
@@ -463,6 +485,26 @@ class Explorer:
             f"evidence marked.</div>{self.grid_html(rows, anchor=uid)}{more}"
             f"<div class='bnb-details'>{details}</div></div>"
         )
+
+
+def _grid_options(grid: pl.DataFrame) -> dict[str, Any]:
+    """The grid's itables options, in a report and in JupyterLab alike: HTML cells, 25 rows a page, and filter
+    panes (SearchPanes) over every column but the question, the haystack and the answers."""
+    panes = [
+        i
+        for i, c in enumerate(grid.columns)
+        if c not in ("question", "haystack") and not c.endswith(": answer")
+    ]
+    return {
+        "allow_html": True,
+        "showIndex": False,
+        "maxBytes": 0,
+        "pageLength": 25,
+        "classes": "display compact",
+        "layout": {"top1": "searchPanes"},
+        "searchPanes": {"columns": panes, "cascadePanes": True, "initCollapsed": False},
+        "warn_on_undocumented_option": False,
+    }
 
 
 def explore(runs: Any, **options: Any) -> Explorer:

@@ -115,22 +115,25 @@ def read_text(path: Path) -> str:
         raise RunFormatError(path, f"cannot read it: {err}") from None
 
 
-def json_lines(path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
-    """A JSON-lines file's values with their line numbers (blank lines passed over); a line that is not valid
-    JSON is a problem naming the file and line, and skipped.
+def json_lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+    """A JSON-lines file's values with their line numbers (blank lines passed over), in file order; a line
+    that is not valid JSON is a problem naming the file and line (added as it is reached), and skipped.
 
     Raises:
         RunFormatError: the file cannot be read (``read_text``).
     """
-    out: list[tuple[int, Any]] = []
     for n, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            out.append((n, json.loads(line)))
+            value = json.loads(line)
         except (ValueError, RecursionError) as err:
-            problems.append(Problem(str(path), f"line {n}: not valid JSON ({err}); skipped"))
-    return out
+            where = f"line {n}"
+            problems.append(
+                Problem(str(path), f"{where}: not valid JSON ({err}); skipped", field=f"{where}: (the line)")
+            )
+            continue
+        yield n, value
 
 
 def keyed_entry_lists(data: Any, key_ok: Callable[[str], object], field: str) -> bool:

@@ -30,8 +30,8 @@ from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     imported_phases,
+    json_lines,
     measure,
-    read_text,
     settings,
     text_field,
 )
@@ -107,7 +107,6 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
     """
     if path.is_dir():
         path = run_file(path) or path / FILENAME
-    lines = read_text(path).splitlines()
     folder = path.parent
     run_args = _json_file(folder / "run_args.json", problems)
     aggregated = _json_file(folder / AGGREGATED, problems)
@@ -121,9 +120,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
     )
     questions: dict[str, Question] = {}
     haystacks: dict[tuple[str, ...], str] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, row in json_lines(path, problems):
         where = f"line {number}"
 
         def bad(field: str, message: str, qid: str | None = None, where: str = where) -> None:
@@ -131,11 +128,6 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
                 Problem(str(path), f"{where}: {message}", field=f"{where}: {field}", question_id=qid)
             )
 
-        try:
-            row = json.loads(line)
-        except ValueError as err:
-            bad("(the line)", f"not valid JSON ({err}); skipped")
-            continue
         if not isinstance(row, dict):
             bad("(the line)", "not a JSON object; skipped")
             continue

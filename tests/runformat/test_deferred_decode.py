@@ -1,0 +1,109 @@
+"""A lenient ``load_runs`` decodes what the frames read; each run's complete checkpoint only when it is read
+(issue 41: the RunSet held the full decode of every question, 0.78x of a bare parse's peak at 100k)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench_nb import load_runs, questions_df, runs_df
+from bench_nb.errors import RunFormatError, RunFormatWarning
+from bench_nb.runformat.format import Checkpoint, decode_results
+from bench_nb.runformat.spec import read_spec
+from bench_nb.runformat.view import CheckpointView
+from run_writers import question, write_run
+
+
+def test_load_runs_holds_only_what_the_frames_read_until_the_checkpoint_is_read(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2", "incorrect")])
+    (loaded,) = runs = load_runs(run)
+    assert isinstance(loaded.view, CheckpointView) and not loaded.decoded
+    frame = questions_df(runs, backend="polars")
+    runs_df(runs)
+    read_spec(loaded)
+    assert repr(runs).startswith("RunSet(1 run: ") and loaded.run_id == loaded.view.runId
+    assert not loaded.decoded  # frames, settings and repr read the view only
+    assert frame["correct"].to_list() == [True, False]
+
+    checkpoint = loaded.checkpoint  # decoded now, once, with every field
+    assert isinstance(checkpoint, Checkpoint) and loaded.decoded and loaded.checkpoint is checkpoint
+    hits = decode_results(checkpoint.questions["q1"].phases.search.results)
+    assert hits == [{"memory": "Priya adopted a greyhound named Biscuit", "similarity": 0.9}]
+    assert questions_df(runs, backend="polars").equals(frame)
+
+
+def test_strict_load_runs_decodes_every_field_at_once(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1")])
+    (loaded,) = load_runs(run, strict=True)
+    assert loaded.decoded and isinstance(loaded.view, Checkpoint)
+
+
+def test_a_question_damaged_outside_the_frames_fields_is_a_problem_when_the_checkpoint_is_read(
+    tmp_path: Path,
+) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    ck = json.loads((run / "checkpoint.json").read_text())
+    ck["questions"]["q1"]["phases"]["ingest"]["completedSessions"] = "s1"  # should be a list
+    (run / "checkpoint.json").write_text(json.dumps(ck))
+    (loaded,) = runs = load_runs(run)  # the frames' fields are sound: no problem yet
+    assert not runs.all_problems
+    assert questions_df(runs, backend="polars")["question_id"].to_list() == ["q1", "q2"]
+    with pytest.warns(RunFormatWarning, match="completedSessions"):
+        checkpoint = loaded.checkpoint
+    assert checkpoint is not None and list(checkpoint.questions) == ["q2"]  # what was good still loads
+    (bad,) = [p for p in runs.all_problems if p.question_id == "q1"]
+    assert (
+        bad.path == str(run / "checkpoint.json")
+        and bad.field == "questions.q1.phases.ingest.completedSessions"
+    )
+    assert "question skipped" in bad.message
+
+
+def test_problems_of_the_load_are_not_listed_twice_when_the_checkpoint_is_read(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    ck = json.loads((run / "checkpoint.json").read_text())
+    ck["questions"]["q2"]["phases"]["answer"]["promptTokens"] = "many"  # a field the frames read
+    (run / "checkpoint.json").write_text(json.dumps(ck))
+    with pytest.warns(RunFormatWarning, match="promptTokens"):
+        (loaded,) = load_runs(run)
+    before = list(loaded.problems)
+    checkpoint = loaded.checkpoint  # the same problem again: no second warning (the test fails on one)
+    assert checkpoint is not None and list(checkpoint.questions) == ["q1"]
+    assert loaded.problems == before
+
+
+def test_a_run_deleted_since_the_load_is_a_clear_error_when_its_checkpoint_is_read(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1")])
+    (loaded,) = runs = load_runs(run)
+    frame = questions_df(runs, backend="polars")
+    shutil.rmtree(run)
+    assert questions_df(runs, backend="polars").equals(frame)  # the frames need nothing more from disk
+    with pytest.raises(RunFormatError, match="cannot be read any more") as info:
+        _ = loaded.checkpoint
+    assert info.value.path == str(run / "checkpoint.json")
+
+
+def test_a_checkpoint_rewritten_since_the_load_is_refused_not_mixed_with_its_frames(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1")])
+    path = run / "checkpoint.json"
+    stat = path.stat()
+    for rewrite in ("in place", "replaced"):  # as an editor does, as the runner does (a new file renamed)
+        (loaded,) = load_runs(run)
+        text = path.read_text().replace("Biscuit", "Muffin!")  # the same size
+        if rewrite == "in place":
+            path.write_text(text.replace("Muffin!", "Muffins"))
+        else:
+            (run / "new.json").write_text(text)
+            os.replace(run / "new.json", path)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+        with pytest.raises(RunFormatError, match="changed since the run was loaded") as info:
+            _ = loaded.checkpoint
+        assert info.value.path == str(path)
+        stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # untouched since this load: read as it is
+    (loaded,) = load_runs(run)
+    assert loaded.checkpoint is not None and loaded.checkpoint.questions["q1"].groundTruth == "Muffins"
