@@ -20,10 +20,10 @@ def _json_safe(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
 
 
-def _bootstrap(data: Any, seed: int) -> ClusterBootstrap:
+def _bootstrap(data: Any) -> ClusterBootstrap:
     from bench_nb.metrics.uncertainty import cluster_bootstrap  # numpy: imported when a chart is drawn
 
-    return cluster_bootstrap(data, seed)
+    return cluster_bootstrap(data)
 
 
 def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
@@ -42,15 +42,14 @@ def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
 
 
 def chart_accuracy_intervals(
-    data: Any, *, seed: int = 0, title: str = "Accuracy: clustered against independent 95% intervals"
+    data: Any, *, title: str = "Accuracy: clustered against independent 95% intervals"
 ) -> Chart:
     """Per run, overall and per question type: the accuracy with its clustered interval (thick: the
     design-adjusted Wilson interval with the CR2 variance and Bell-McCaffrey df; the method, the effective
     haystacks and any warning in the tooltip) and Wilson's (thin), which treats the questions as
     independent; design effect in the tooltip. ``data``: a
-    questions frame, run sources, or a ``ClusterBootstrap`` (shared with the uncertainty tables; its own
-    seed)."""
-    boot = _bootstrap(data, seed)
+    questions frame, run sources, or a ``ClusterBootstrap`` (shared with the uncertainty tables)."""
+    boot = _bootstrap(data)
     q = boot.questions
     labels = run_labels(q)
     frame = _json_safe(with_run_label(_intervals(boot).filter(pl.col("n") > 0), labels))
@@ -116,11 +115,11 @@ _AXES = (
 )
 
 
-def chart_pareto(data: Any, *, seed: int = 0, title: str = "Pareto frontier") -> Chart:
+def chart_pareto(data: Any, *, title: str = "Pareto frontier") -> Chart:
     """Accuracy (with its clustered 95% interval) against each cost the runs report (search latency,
     context tokens, cost per question): one panel per cost, frontier runs filled, dominated runs hollow.
     ``data`` as for ``chart_accuracy_intervals``."""
-    boot = _bootstrap(data, seed)
+    boot = _bootstrap(data)
     q = boot.questions
     labels = run_labels(q)
     pareto = boot.pareto_frontier().drop("missing")

@@ -58,7 +58,7 @@ def _counted(
     return len(a) * len(b_sorted) - _not_extreme(a, b_sorted, low, high)
 
 
-def sign_flip_p(values: np.ndarray, seed: int = 0, draws: int = 2000) -> np.ndarray:
+def sign_flip_p(values: np.ndarray) -> np.ndarray:
     """The two-sided sign-flip p of Σₖ xₖ for each row of ``values`` (shape (..., K): leading axes are data
     sets over the same K haystacks).
 
@@ -67,8 +67,7 @@ def sign_flip_p(values: np.ndarray, seed: int = 0, draws: int = 2000) -> np.ndar
     other half (2 · 2^(K/2) sums and a binary search each, so 29 haystacks cost ~2^15 operations per row, not
     2^29). Writing X₊ and X₋ for the sums of the kept and the flipped haystacks, |X₊ − X₋| ≥ |X₊ + X₋|
     exactly when X₊·X₋ ≤ 0, which is what is counted (no rounding can break a tie between a pattern and its
-    mirror image). Deterministic: ``seed`` and ``draws`` are accepted and unused (until session 9 the
-    patterns were drawn from 15 haystacks). ``nan`` with no haystack.
+    mirror image). ``nan`` with no haystack.
     """
     x = np.asarray(values, dtype=float)
     lead, k = x.shape[:-1], x.shape[-1]

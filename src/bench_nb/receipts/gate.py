@@ -503,7 +503,7 @@ def _empty() -> pl.DataFrame:
     )
 
 
-def _undecided_advice(g: Gate, overall: dict[str, Any]) -> str:
+def _undecided_advice(overall: dict[str, Any]) -> str:
     """What to do about an undecided gate (fewer than 2 haystacks: no test at any level)."""
     k = int(overall["clusters"])
     return (
@@ -663,7 +663,7 @@ def _markdown(g: Gate) -> str:
     elif g.verdict == UNDECIDED:
         lines.append(f"**Verdict:** undecided: {g.reasons[0] if g.reasons else 'too few haystacks'}.")
         lines.append("")
-        lines.append(f"**What to do:** {_undecided_advice(g, overall)}")
+        lines.append(f"**What to do:** {_undecided_advice(overall)}")
     elif g.verdict == NOT_WORSE:
         lines.append(
             f"**Verdict:** not worse: NEW is shown no worse than BASE by more than {_margin(g.metric, g.margin)}: "

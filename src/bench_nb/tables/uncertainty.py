@@ -63,7 +63,7 @@ def _rank(r: dict[str, Any]) -> str:
     return f"{r['rank']} [{r['rank_low']}–{r['rank_high']}]"
 
 
-def _bootstrap(data: Any, seed: int) -> ClusterBootstrap:
+def _bootstrap(data: Any, seed: int = 0) -> ClusterBootstrap:
     from bench_nb.metrics.uncertainty import cluster_bootstrap
 
     return cluster_bootstrap(data, seed)
@@ -338,7 +338,7 @@ def _verdict_text(verdict: str, a: str, b: str) -> str:
     return "cannot tell"
 
 
-def _difference_cell(r: dict[str, Any], alpha: float) -> Cell:
+def _difference_cell(r: dict[str, Any]) -> Cell:
     """A difference with its interval, or a badge saying why there is none (one haystack)."""
     diff = "n/a" if missing(r["difference"]) else f"{r['difference'] * 100:+.1f} pts".replace("-", "−")
     if r["clusters"] >= 2 and not (missing(r["ci_low"]) or missing(r["ci_high"])):
@@ -348,11 +348,11 @@ def _difference_cell(r: dict[str, Any], alpha: float) -> Cell:
     return Cell(diff, "num", badges=(("one haystack: no test", "bnb-flag"),))
 
 
-def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
+def table_tell_apart(data: Any, *, alpha: float = 0.05) -> Table:
     """The table "Can we tell them apart?": every pair of runs, overall and per question type, the clustered paired
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
     disagree are marked. ``data`` as for ``table_uncertainty``."""
-    boot = _bootstrap(data, seed)
+    boot = _bootstrap(data)
     labels = _labels(boot.questions)
     if refused := _refused(boot):  # a warning alone: no empty table under it
         return Table(pl.DataFrame(), "".join([STYLE, *(_warning(w) for w in refused)]), tuple(refused))
@@ -392,7 +392,7 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
                 Cell(f"{a} vs {b}", title=f"{r['run_a']} vs {r['run_b']}"),
                 Cell("overall" if overall else r["question_type"], "" if overall else "bnb-sub"),
                 Cell(f"{r['n']} / {r['clusters']}", "num"),
-                _difference_cell(r, alpha),
+                _difference_cell(r),
                 Cell("n/a" if missing(r["p_value"]) else f"{r['p_value']:.3g}", "num"),
                 Cell(_verdict_text(r["verdict"], a, b)),
                 Cell("n/a" if missing(r["mcnemar_p"]) else f"{r['mcnemar_p']:.3g}", "num"),
@@ -436,10 +436,10 @@ def table_tell_apart(data: Any, *, seed: int = 0, alpha: float = 0.05) -> Table:
     return Table(frame, html)
 
 
-def table_pareto(data: Any, *, seed: int = 0) -> Table:
+def table_pareto(data: Any) -> Table:
     """The Pareto frontier: accuracy (with its clustered interval), search latency, context tokens and cost
     per run; which runs are dominated and by which. ``data`` as for ``table_uncertainty``."""
-    boot = _bootstrap(data, seed)
+    boot = _bootstrap(data)
     labels = _labels(boot.questions)
     frame = boot.pareto_frontier()
     from bench_nb.metrics.pareto import compared_cost_of
