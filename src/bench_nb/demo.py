@@ -83,6 +83,7 @@ def run_demo(
     out = Path(reports_dir)
     run_paths = [str(r) for r in runs]
     jobs: list[tuple[str, dict[str, object]]] = [
+        ("explore", {"runs": run_paths}),  # first: the compare report links to its questions' details there
         ("compare", {"runs": run_paths, "title": TITLE}),
         ("judge_disagreement", {"runs": run_paths, "title": "Demo: which judge to believe"}),
         # A run of its own (the notebook writes it into a temporary directory and removes it).
@@ -90,7 +91,6 @@ def run_demo(
             "run_benchmark",
             {"provider": "sqlite", "title": "Demo: one benchmark run (sqlite, bundled sample)"},
         ),
-        ("explore", {"runs": run_paths}),
         ("roi", {}),  # the ROI benchmark on its bundled demo memories, deterministic prober and judge
     ]
     built, errors = [], []

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 
 def one_line(text: str | None, width: int = 80) -> str:
@@ -79,14 +80,29 @@ class Cell:
     cls: str = ""
     title: str = ""
     badges: tuple[tuple[str, str], ...] = ()  # (text, css class) shown after the text
+    href: str = ""  # the text a link to this address (e.g. ``question_href``)
 
     def render(self, tag: str = "td") -> str:
-        """The cell as HTML: ``<td>`` (or ``tag``) with its class, tooltip and badges, every text escaped."""
+        """The cell as HTML: ``<td>`` (or ``tag``) with its class, tooltip, link and badges, every text
+        escaped."""
         attrs = f' class="{esc(self.cls)}"' if self.cls else ""
         if self.title:
             attrs += f' title="{esc(self.title)}"'
         extra = "".join(f' <span class="{esc(c)}">{esc(t)}</span>' for t, c in self.badges)
-        return f"<{tag}{attrs}>{folded(self.text)}{extra}</{tag}>"
+        body = f'<a href="{esc(self.href)}">{folded(self.text)}</a>' if self.href else folded(self.text)
+        return f"<{tag}{attrs}>{body}{extra}</{tag}>"
+
+
+def question_anchor(question_id: str) -> str:
+    """The id of a question's detail in the explore report (``q=<question id>``): ``explore.html#q=<id>``
+    opens the report at that question."""
+    return f"q={question_id}"
+
+
+def question_href(page: str, question_id: str) -> str:
+    """The address of a question's detail in the explore report ``page`` (relative to the linking page):
+    ``explore.html#q=<question id>``, the id percent-encoded."""
+    return f"{page}#{quote(question_anchor(question_id), safe='=')}"
 
 
 LONG_TEXT = 400  # characters a table cell shows before it folds the rest

@@ -15,10 +15,10 @@ def test_demo_runs_the_sample_and_builds_every_report(tmp_path: Path) -> None:
     result = run_demo(tmp_path / "reports", tmp_path / "runs")
     assert result.errors == []
     assert [p.name for p in result.reports] == [
+        "explore.html",  # first: compare.html links to its questions' details there
         "compare.html",
         "judge_disagreement.html",
         "run_benchmark.html",
-        "explore.html",
         "roi.html",
     ]
     assert [r.name for r in result.runs] == [f"demo-{p}" for p in PROVIDERS]
@@ -30,6 +30,7 @@ def test_demo_runs_the_sample_and_builds_every_report(tmp_path: Path) -> None:
     assert {r.memscore for r in compare.runs} == set(bench_nb.memscore(result.runs)["memscore"])
     html = (tmp_path / "reports" / "compare.html").read_text()
     assert "Judge agreement" in html and html.count("<svg") >= 6
+    assert 'href="explore.html#q=' in html and "No explore report" not in html
     assert {r.name for r in index.reports} == {p.stem for p in result.reports}
     assert (tmp_path / "reports" / "index.html").is_file()
     for report in result.reports:  # every chart rendered in every report

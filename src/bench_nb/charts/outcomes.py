@@ -10,10 +10,15 @@ from bench_nb.charts.labels import OUTCOMES, outcome_expr, run_labels, with_run_
 from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.charts.theme import OUTCOME_COLORS
 from bench_nb.metrics import as_questions
+from bench_nb.text import question_href
 
 
 def chart_outcome_matrix(
-    data: Any, *, max_questions: int = 120, title: str = "Outcome per question and run"
+    data: Any,
+    *,
+    max_questions: int = 120,
+    title: str = "Outcome per question and run",
+    explore: str | None = None,
 ) -> Chart:
     """One cell per (question, run), coloured by outcome (correct, incorrect, unscored, failed, ...).
 
@@ -24,6 +29,8 @@ def chart_outcome_matrix(
         data: run sources or a questions frame.
         max_questions: the most questions (rows) to draw.
         title: the chart title.
+        explore: the explore report's address relative to the page (``explore.html``): each cell then links
+            to its question's detail there (``explore.html#q=<question id>``).
     """
     questions = as_questions(data)
     labels = run_labels(questions)
@@ -39,6 +46,11 @@ def chart_outcome_matrix(
     keep = ranked.head(max_questions)
     shown = cells.join(keep.select("question_id", "position"), on="question_id").sort("position")
     shown = shown.with_columns(pl.col("question").str.slice(0, 120))
+    links: dict[str, Any] = {}
+    if explore:
+        hrefs = {q: question_href(explore, q) for q in keep["question_id"].to_list()}
+        shown = shown.with_columns(href=pl.col("question_id").replace_strict(hrefs, return_dtype=pl.String))
+        links = {"href": field("href:N")}
     subtitle = (
         f"{differing} of {total} questions differ between runs; showing {len(keep)} (those that differ first)"
     )
@@ -69,6 +81,7 @@ def chart_outcome_matrix(
                     axis={"labelFontSize": 9},
                 ),
                 "color": field("outcome:N", title="outcome", scale=outcome_scale),
+                **links,
                 "tooltip": [
                     field("run:N"),
                     field("question_id:N", title="question id"),

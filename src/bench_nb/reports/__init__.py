@@ -4,7 +4,8 @@
 - ``build_all(config)``: the reports a TOML file lists; one failure never stops the others.
 - ``reports/index.html`` lists every report with its date, runs and MemScores (``write_index_html``).
 - In notebooks: ``setup_notebook()`` (charts as inline SVG in a report), ``heading``, ``section``, ``note``,
-  ``report_summary``, ``open_runs`` (runs that must exist: a report never shows an empty page), ``resolve_runs``.
+  ``report_summary``, ``open_runs`` (runs that must exist: a report never shows an empty page), ``resolve_runs``,
+  ``beside`` (a file built beside the report, for a relative link to it).
 
 Names are imported on first use, so a notebook's ``from bench_nb import reports`` stays cheap.
 """
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from bench_nb.reports.locate import find_notebook, open_runs, resolve_runs
     from bench_nb.reports.notebook import (
         Html,
+        beside,
         heading,
         in_report,
         note,
@@ -41,6 +43,7 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.reports.locate": ["find_notebook", "open_runs", "resolve_runs"],
         "bench_nb.reports.notebook": [
             "Html",
+            "beside",
             "heading",
             "in_report",
             "note",

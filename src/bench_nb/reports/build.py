@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,8 @@ from bench_nb.runformat.journal import write_atomic
 KERNEL = "python3"
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_ENV = {"BENCH_NB_QUIET": "1", "BENCH_NB_REPORT": "1"}
+# The folder of the report being built, for its kernel (``BENCH_NB_REPORT_DIR``: ``reports.beside``).
+_REPORT_DIR: ContextVar[str | None] = ContextVar("bench_nb_report_dir", default=None)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ def _kernel_environment() -> dict[str, str]:
     OpenBLAS's threads spin on a busy machine) and the other core renders the charts meanwhile. Given to the
     kernel's process only (``ReportKernelManager``): this process's own environment is left as it is."""
     threads = {name: os.environ.get(name, "1") for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")}
-    return {**os.environ, **REPORT_ENV, **threads}
+    folder = _REPORT_DIR.get()
+    return {**os.environ, **REPORT_ENV, **threads, **({"BENCH_NB_REPORT_DIR": folder} if folder else {})}
 
 
 class _ChartsFailed(Exception):
@@ -317,6 +321,7 @@ def build_report(
     warm.start()  # while the kernel runs: the exporter is ready when the notebook is
     with tempfile.TemporaryDirectory(prefix="bench-nb-report-") as tmp:
         executed = Path(tmp) / source.name
+        folder = _REPORT_DIR.set(str(out.parent.resolve()))
         try:
             nb = execute_notebook(source, params, executed, timeout=timeout)
         except Exception as err:
@@ -325,6 +330,8 @@ def build_report(
                 failed_copy.write_bytes(executed.read_bytes())
                 kept = failed_copy
             raise _failure(source, err, kept) from None
+        finally:
+            _REPORT_DIR.reset(folder)
         kept_notebook = None
         if notebook is not None:
             kept_notebook = Path(notebook)

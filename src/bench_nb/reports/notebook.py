@@ -63,6 +63,16 @@ def in_report() -> bool:
     return os.environ.get("BENCH_NB_REPORT") == "1"
 
 
+def beside(name: str | None) -> str | None:
+    """``name`` when a file of that name sits beside the report being built (``build_report`` tells its
+    kernel the output's folder), for a relative link to it (the compare report's links to question details
+    in ``explore.html``); None outside a report, for no name, or when there is no such file."""
+    folder = os.environ.get("BENCH_NB_REPORT_DIR")
+    if not name or not in_report() or not folder:
+        return None
+    return name if (Path(folder) / name).is_file() else None
+
+
 def setup_notebook(*, static: bool | None = None) -> None:
     """Turn on bench_nb's chart theme and make charts draw with no network.
 

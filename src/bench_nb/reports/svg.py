@@ -71,7 +71,17 @@ def spec_to_svg(spec: dict[str, Any]) -> str:
     a tooltip (``with_run_ids``)."""
     import vl_convert as vlc
 
-    return with_run_ids(str(vlc.vegalite_to_svg(spec)), spec)
+    return with_run_ids(relative_links(str(vlc.vegalite_to_svg(spec))), spec)
+
+
+# vl-convert resolves a mark's ``href`` against its data loader's base URL (vega-datasets); a report's links are
+# relative to the page (the outcome matrix's ``explore.html#q=...``), so that prefix is taken off again.
+_VL_CONVERT_BASE = 'xlink:href="https://vega.github.io/vega-datasets/'
+
+
+def relative_links(svg: str) -> str:
+    """``svg`` with its marks' links relative to the page again, as the chart's spec gave them."""
+    return svg.replace(_VL_CONVERT_BASE, 'xlink:href="')
 
 
 _TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")

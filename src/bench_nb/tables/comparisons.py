@@ -23,7 +23,7 @@ from bench_nb.tables.html import (
     render,
     run_cell,
 )
-from bench_nb.text import one_line, short_hashes
+from bench_nb.text import one_line, question_href, short_hashes
 
 if TYPE_CHECKING:
     from bench_nb.metrics.agreement import JudgeAgreement
@@ -214,11 +214,15 @@ def table_agreement(agreement: JudgeAgreement) -> Table:
     return Table(summary, html)
 
 
-def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = None) -> Table:
+def table_disputed(
+    data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = None, explore: str | None = None
+) -> Table:
     """The answers judges split on (``bench_nb.disputed_questions``), most split first, at most ``limit``:
     question, ground truth, answer, retrieved context and each judge's label, all escaped.
 
     ``runs``: the loaded ``RunSet`` behind a judgments frame (as ``disputed_questions`` takes it).
+    ``explore``: the explore report's address relative to the page (``explore.html``): each question id then
+    links to its detail there.
     """
     disputed = disputed_questions_frame(data, n_hits=n_hits, runs=runs)
     frame = as_polars(data)
@@ -229,7 +233,7 @@ def table_disputed(data: Any, *, limit: int = 20, n_hits: int = 3, runs: Any = N
     rows = [
         [
             run_cell(r["run_id"], labels),
-            Cell(r["question_id"]),
+            Cell(r["question_id"], href=question_href(explore, r["question_id"]) if explore else ""),
             Cell(r["question"] or "", "text"),
             Cell(r["ground_truth"] or "", "text"),
             Cell(r["hypothesis"] or "", "text"),

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from bench_nb.frames.errata import ErrataSource
-from bench_nb.metrics.failures import failure_summary_frame
+from bench_nb.metrics.failures import failure_reasons_frame, failure_summary_frame
 from bench_nb.tables.html import Cell, Table, labels_of, pct, render, run_cell
+from bench_nb.text import question_href
 
 # How the table names each reason (``metrics.failures.REASONS``)
 REASON_LABELS = {
@@ -21,12 +22,25 @@ REASON_LABELS = {
 
 
 def table_failures(
-    data: Any, *, errata: ErrataSource | None = None, judges: list[str] | None = None, runs: Any = None
+    data: Any,
+    *,
+    errata: ErrataSource | None = None,
+    judges: list[str] | None = None,
+    runs: Any = None,
+    explore: str | None = None,
 ) -> Table:
     """One row per run and reason: the wrong answers put down to it and their share of the run's wrong
-    answers, beside the run's wrong and scored answers. ``data``: what ``failure_reasons`` takes."""
+    answers, beside the run's wrong and scored answers. ``data``: what ``failure_reasons`` takes.
+
+    ``explore``: the explore report's address relative to the page (``explore.html``): each row then names
+    its first question, a link to that question's detail there."""
     frame = failure_summary_frame(data, errata=errata, judges=judges, runs=runs)
     labels = labels_of(frame)
+    example: dict[tuple[str, str], str] = {}
+    if explore:
+        reasons = failure_reasons_frame(data, errata=errata, judges=judges, runs=runs)
+        for rid, reason, qid in reasons.select("run_id", "failure_reason", "question_id").iter_rows():
+            example.setdefault((rid, reason), qid)
     rows = []
     previous = None
     for r in frame.iter_rows(named=True):
@@ -43,8 +57,12 @@ def table_failures(
                 Cell(f"{scored:,}" if first and scored is not None else "", "num"),
             ]
         )
+        if explore:
+            qid = example.get((r["run_id"], r["failure_reason"]), "")
+            rows[-1].append(Cell(qid, href=question_href(explore, qid) if qid else ""))
+    headers = ["run", "reason", "wrong answers", "share of wrong", "wrong (run)", "scored (run)"]
     html = render(
-        ["run", "reason", "wrong answers", "share of wrong", "wrong (run)", "scored (run)"],
+        headers + (["e.g. question"] if explore else []),
         rows,
         caption="Why answers were wrong",
         notes=[

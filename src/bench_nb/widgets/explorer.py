@@ -24,7 +24,7 @@ from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
-from bench_nb.text import hit_text, one_line
+from bench_nb.text import hit_text, one_line, question_anchor, question_href
 
 PRIMARY = "(primary judge)"
 
@@ -177,7 +177,7 @@ class Explorer:
         """A new grid widget for the selection (replacing the last one): one row per question."""
         from itables.widget import ITable
 
-        frame = self.grid_frame(rows, anchor=None)
+        frame = self.grid_frame(rows, links=False)
         self._grid_ids = rows["question_id"].unique(maintain_order=True).to_list()
         if frame.is_empty():
             self.grid = None
@@ -365,9 +365,9 @@ class Explorer:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
-    def grid_frame(self, rows: pl.DataFrame | None = None, *, anchor: str | None = "bnb-q") -> pl.DataFrame:
-        """One row per question of the selection: the question (a link to its detail, ``#<anchor>-<n>``, or
-        with ``anchor=None`` its id), its type and haystack, per run (named A, B, ... in order) its verdict and
+    def grid_frame(self, rows: pl.DataFrame | None = None, *, links: bool = True) -> pl.DataFrame:
+        """One row per question of the selection: the question (a link to its detail on the same page,
+        ``#q=<question id>``, or with ``links=False`` its id), its type and haystack, per run (named A, B, ... in order) its verdict and
         shortened answer, whether its judges (or a judge's replicates) disagree, and with two runs or more how
         the first two compare (``A wrong, B right``...) and whether a run retrieved the evidence yet answered
         wrong. Cells are HTML (escaped text)."""
@@ -399,11 +399,11 @@ class Explorer:
         if len(run_ids) >= 2:
             cols["A vs B"] = []
         cols["retrieval"] = []
-        for i, (qid, per_run) in enumerate(by_q.items()):
+        for qid, per_run in by_q.items():
             first = info[qid]
             name = (
-                f"<a href='#{anchor}-{i}' title='{_esc(first['question'])}'>{_esc(qid)}</a>"
-                if anchor is not None
+                f"<a href='{_esc(question_href('', qid))}' title='{_esc(first['question'])}'>{_esc(qid)}</a>"
+                if links
                 else f"<b title='{_esc(first['question'])}'>{_esc(qid)}</b>"
             )
             cols["question"].append(f"{name} {_esc(one_line(first['question'], 70))}")
@@ -432,14 +432,14 @@ class Explorer:
                 cols["retrieval"].append("other")
         return pl.DataFrame(cols)
 
-    def grid_html(self, rows: pl.DataFrame | None = None, *, anchor: str = "bnb-q") -> str:
+    def grid_html(self, rows: pl.DataFrame | None = None) -> str:
         """The per-question grid as an itables (DataTables) table that works offline (the library is embedded):
         sort by any column, search, and filter with the panes above it (type, each run's verdict, judges,
         A vs B, retrieval)."""
         from itables import options, to_html_datatable
         from itables.javascript import generate_init_offline_itables_html
 
-        grid = self.grid_frame(rows, anchor=anchor)
+        grid = self.grid_frame(rows)
         table = to_html_datatable(grid.to_pandas(), connected=False, **_grid_options(grid))
         # The library itself, embedded (offline): loaded once per page whatever the number of grids.
         library = generate_init_offline_itables_html(options.dt_bundle)
@@ -460,8 +460,9 @@ class Explorer:
 
     def static_html(self, *, max_questions: int | None = None) -> str:
         """The current selection as one self-contained page fragment (for reports, where widgets cannot run):
-        the summary, the per-question grid (``grid_html``: sort, search, filter panes, works offline), and each
-        question's detail (``detail_html``), shown when its link in the grid is followed (CSS ``:target``)."""
+        the summary, each question's detail (``detail_html``, its id ``q=<question id>``) and the per-question
+        grid (``grid_html``: sort, search, filter panes, works offline); a detail is shown (above the grid) when its link in the grid is
+        followed or the page is opened at ``#q=<question id>`` (CSS ``:target``; the compare report's links)."""
         rows = self.rows()
         ids = rows["question_id"].unique(maintain_order=True).to_list()
         if max_questions is not None and len(ids) > max_questions:
@@ -469,21 +470,23 @@ class Explorer:
         shown = ids[:max_questions] if max_questions is not None else ids
         uid = "bnb-x" + hashlib.sha256(repr((shown, sorted(self.labels.values()))).encode()).hexdigest()[:10]
         details = "".join(
-            f"<section class='bnb-detail' id='{uid}-{i}'><a href='#{uid}-grid'>back to the grid</a>"
-            f"{self.detail_html(qid, rows=rows)}</section>"
-            for i, qid in enumerate(shown)
+            f"<section class='bnb-detail' id='{_esc(question_anchor(qid))}'><a href='#{uid}-grid'>back to the "
+            f"grid</a>{self.detail_html(qid, rows=rows)}</section>"
+            for qid in shown
         )
         more = (
             f"<div class='bnb-note'>The first {max_questions} of {len(ids)} questions.</div>"
             if len(shown) < len(ids)
             else ""
         )
+        # The details come before the grid: a page opened at one (``#q=...``) scrolls to it before the grid is
+        # drawn, and the grid growing below it then leaves it in place.
         return (
-            f"{self.summary.value}{_STATIC_STYLE}<div id='{uid}-grid' class='bnb-explore'>"
+            f"{self.summary.value}{_STATIC_STYLE}<div class='bnb-explore'>"
+            f"<div class='bnb-details'>{details}</div><div id='{uid}-grid'>"
             f"<div class='bnb-note'>One row per question: sort by a column, search, filter with the panes; "
             f"follow a question's link for every run's answer, the judges' verdicts and the context with the gold "
-            f"evidence marked.</div>{self.grid_html(rows, anchor=uid)}{more}"
-            f"<div class='bnb-details'>{details}</div></div>"
+            f"evidence marked.</div>{self.grid_html(rows)}{more}</div></div>"
         )
 
 
