@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from bench_nb.errors import JudgeError, ModelError
 from bench_nb.judges.deterministic import is_abstaining, normalize_answer
-from bench_nb.judges.llm import Graded, ask_until_parsed
+from bench_nb.judges.llm import Graded, ask_until_parsed, json_object
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import Completion, LLMClient, UsageTotals, default_client
 from bench_nb.records import Question, Verdict, VerdictLabel
@@ -317,21 +317,9 @@ RUBRIC_PROMPT_HASHES: dict[str, str] = {
 }
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip(), flags=re.IGNORECASE)
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        data = json.loads(body[start : end + 1])
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def parse_item_grade(text: str) -> tuple[float, str] | None:
     """``(grade, reason)`` from a rubric-item reply, or None; the grade must be 0, 0.5 or 1."""
-    data = _json_object(text)
+    data = json_object(text)
     if data is None:
         return None
     raw = data.get("score")
@@ -349,7 +337,7 @@ def parse_item_grade(text: str) -> tuple[float, str] | None:
 
 def parse_positions(text: str, events: int, items: int) -> list[int | None] | None:
     """The 0-based alignment from an ordering reply (1-based numbers in it), or None when unreadable."""
-    data = _json_object(text)
+    data = json_object(text)
     raw = None if data is None else data.get("positions")
     if not isinstance(raw, list) or len(raw) != events:
         return None

@@ -46,6 +46,20 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 _LABELS = {"correct": 1, "incorrect": 0}
 
 
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object in a model's reply: alone, in a code fence, or with text around it (from its first
+    ``{`` to its last ``}``); None when there is none, or it is not valid JSON or not an object."""
+    body = _FENCE.sub("", text.strip())
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(body[start : end + 1])
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def parse_verdict(text: str) -> tuple[int, str, str] | None:
     """``(score, label, explanation)`` from a judge's reply, or None when it is not a usable verdict.
 
@@ -53,15 +67,8 @@ def parse_verdict(text: str) -> tuple[int, str, str] | None:
     "0"/"1"; a missing label or score is derived from the other. Any other score (2, 0.5, null, "yes"), an
     unknown label, or a score and label that disagree are not a usable verdict.
     """
-    body = _FENCE.sub("", text.strip())
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        data = json.loads(body[start : end + 1])
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
+    data = json_object(text)
+    if data is None:
         return None
     score = _score(data.get("score"))
     if "score" in data and score is None:  # {"score": 2, "label": "correct"} is not a verdict

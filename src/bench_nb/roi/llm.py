@@ -7,12 +7,12 @@ response cache made no call and is not metered). Keys come from the environment 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any
 
 from bench_nb.errors import ModelError
+from bench_nb.judges.llm import json_object
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import Completion, LLMClient, default_client
 from bench_nb.roi.judges import JudgeReply, JudgmentFailed
@@ -59,16 +59,10 @@ def _usage(reply: Completion) -> tuple[ModelUsage, ...]:
 
 
 def _json_object(text: str) -> dict[str, Any]:
-    """The JSON object in a reply (tolerating a ```json fence); ValueError if there is none."""
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.strip("`").removeprefix("json").strip()
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end < start:
+    """The JSON object in a reply (``judges.llm.json_object``); ValueError if there is none."""
+    data = json_object(text)
+    if data is None:
         raise ValueError("no JSON object in the reply")
-    data = json.loads(body[start : end + 1])
-    if not isinstance(data, dict):
-        raise ValueError("the reply is not a JSON object")
     return data
 
 
