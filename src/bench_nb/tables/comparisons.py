@@ -83,6 +83,9 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
         )
     caption = "Paired comparisons" + (f" (judge {judge})" if judge else "")
     apart = pairs.height - shown.height
+    if not pairs.height:  # one run: a note, not a table of headings over nothing
+        note = f"{caption}: one run, so no pair of runs to test."
+        return Table(pairs, f'<div class="bnb-note">{esc(note)}</div>')
     if apart and not rows:
         note = f"{caption}: no two runs share a question both scored (as when they hold different question sets)."
         return Table(pairs, f'<div class="bnb-note">{esc(note)}</div>')
