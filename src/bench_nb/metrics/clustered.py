@@ -24,8 +24,8 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import QuestionsLike, questions_frame
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
 from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
 from bench_nb.metrics.verdicts import with_verdicts
@@ -46,9 +46,7 @@ def outcomes(data: Any, by: str | None = None) -> pl.DataFrame:
         ValueError: a required column is missing, a score is outside [0, 1], or a question appears twice
             in one run (each message names the column or the question).
     """
-    frame = as_polars(data)
-    if frame is None:
-        frame = questions_frame(data)
+    frame = as_questions(data)
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     missing = [c for c in ("run_id", "question_id", "haystack_id") if c not in frame.columns]

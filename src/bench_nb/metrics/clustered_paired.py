@@ -20,8 +20,8 @@ import numpy as np
 import polars as pl
 
 from bench_nb.errors import ComparisonError
-from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import QuestionsLike, questions_frame
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.clustered import (
     bell_mccaffrey_df,
     cluster_variance,
@@ -56,9 +56,7 @@ def same_questions(questions: Any) -> pl.DataFrame:
         ComparisonError: two runs hold different questions; the message names them and counts the
             questions only each holds (filter the frame to the questions you mean to compare them on).
     """
-    frame = as_polars(questions)
-    if frame is None:
-        frame = questions_frame(questions)
+    frame = as_questions(questions)
     if "run_id" not in frame.columns or "question_id" not in frame.columns:
         return frame  # outcomes() names what is missing
     ids = frame.select(pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).unique()
@@ -85,9 +83,7 @@ def largest_question_set(questions: Any) -> tuple[list[str], list[str]]:
     the first run's), and the others, each in the frame's order. The paired statistics (ranks, tell-apart)
     are computed on ``kept``, so one run on other questions (a 60-question sample among 1,540-question runs,
     another benchmark's run) is left out and named instead of switching them off for every run."""
-    frame = as_polars(questions)
-    if frame is None:
-        frame = questions_frame(questions)
+    frame = as_questions(questions)
     ids = frame.select(pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8))
     runs = ids["run_id"].unique(maintain_order=True).to_list()
     sets = {r: frozenset(p["question_id"].to_list()) for (r,), p in ids.group_by("run_id")}

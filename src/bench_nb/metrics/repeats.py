@@ -15,22 +15,17 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.questions import QuestionsLike, questions_frame
+from bench_nb.frames.backend import with_backend
+from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.metrics.ordered import means_by
 from bench_nb.metrics.verdicts import with_verdicts
 
 _SETTINGS = ("provider", "benchmark", "judge", "answering_model", "k")
 
 
-def _frame(data: Any) -> pl.DataFrame:
-    frame = as_polars(data)
-    return frame if frame is not None else questions_frame(data)
-
-
 def repeat_groups(questions: Any) -> dict[str, str]:
     """run_id -> its group: the first run (in order of appearance) with the same settings."""
-    q = _frame(questions)
+    q = as_questions(questions)
     keys: dict[str, tuple[Any, ...]] = {}
     for (rid,), part in q.group_by("run_id", maintain_order=True):
         if "settings_fingerprint" in part.columns and part["settings_fingerprint"].drop_nulls().len():
@@ -105,9 +100,9 @@ def repeat_variance_frame(questions: QuestionsLike, judgments: Any = None) -> pl
     ``variance_components`` for what a single run or a single replicate leaves unknown), ``judge_share``
     (σ²_judge / total); proportions, not percent.
     """
-    q = _frame(questions)
+    q = as_questions(questions)
     groups = repeat_groups(q)
-    jframe = None if judgments is None else _frame(judgments)
+    jframe = None if judgments is None else as_questions(judgments)
     acc = _replicate_accuracies(q, jframe)
     providers = (
         dict(q.select("run_id", "provider").unique("run_id").iter_rows()) if "provider" in q.columns else {}
@@ -157,7 +152,7 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
     scored it (a fractional score, which the clustered metrics take)."""
     from bench_nb.metrics.clustered import outcomes
 
-    q = _frame(questions)
+    q = as_questions(questions)
     groups = repeat_groups(q)
     values = outcomes(q, "question_type").with_columns(group=pl.col("run_id").replace_strict(groups))
     providers = (
