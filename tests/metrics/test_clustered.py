@@ -30,7 +30,7 @@ from bench_nb.metrics.clustered import (
     design_wilson_interval,
     intraclass_correlation,
 )
-from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, clustered_paired_test, tell_apart
+from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, paired_difference_test, tell_apart
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
 from bench_nb.metrics.paired import mcnemar_test
 from clustered_sim import LOCOMO_SIZES, beta_binomial_sums, frame, paired_null
@@ -192,7 +192,7 @@ def test_clustered_paired_test_keeps_its_level_where_mcnemar_does_not() -> None:
     for _ in range(trials):
         ya, yb = paired_null(rng)
         d = np.bincount(hay, weights=ya - yb)
-        _, _, p = clustered_paired_test(d, LOCOMO_SIZES.astype(float))
+        p = paired_difference_test(d, LOCOMO_SIZES.astype(float)).p
         clustered += p < 0.05
         naive += (
             mcnemar_test(int(((ya == 1) & (yb == 0)).sum()), int(((ya == 0) & (yb == 1)).sum()))[1] < 0.05
@@ -205,7 +205,8 @@ def test_clustered_paired_test_is_the_t_test_of_cluster_means_when_sizes_are_equ
     rng = np.random.default_rng(1)
     sizes = np.full(8, 40)
     diffs = rng.integers(-1, 2, size=(8, 40)).astype(float) + rng.normal(0, 0.3, (8, 1)).round()
-    t, df, p = clustered_paired_test(diffs.sum(axis=1), sizes.astype(float))
+    test = paired_difference_test(diffs.sum(axis=1), sizes.astype(float))
+    t, df, p = test.statistic, test.df, test.p
     ref = stats.ttest_1samp(diffs.mean(axis=1), 0.0)
     assert df == 7
     assert math.isclose(t, ref.statistic, rel_tol=1e-9) and math.isclose(p, ref.pvalue, rel_tol=1e-9)
@@ -230,7 +231,8 @@ def test_clustered_paired_test_and_design_effect_equal_statsmodels_and_the_cr2_m
     e = np.bincount(groups, weights=y - y.mean())
     assert math.isclose(((e / len(y)) ** 2).sum(), raw.bse[0] ** 2, rel_tol=1e-9)  # the unscaled sandwich
     se = math.sqrt(((scale * e) ** 2).sum() / len(y) ** 2)
-    t, df, p = clustered_paired_test(sums, sizes.astype(float))
+    test = paired_difference_test(sums, sizes.astype(float))
+    t, df, p = test.statistic, test.df, test.p
     assert math.isclose(df, nu, rel_tol=1e-9) and df < len(sizes) - 1  # unequal sizes: fewer than K − 1
     assert math.isclose(t, y.mean() / se, rel_tol=1e-9)
     assert math.isclose(p, 2 * stats.t.sf(abs(y.mean() / se), nu), rel_tol=1e-9)

@@ -94,13 +94,6 @@ def largest_question_set(questions: Any) -> tuple[list[str], list[str]]:
     return best, [r for r in runs if r not in best]
 
 
-def clustered_paired_test(diff_sums: np.ndarray, counts: np.ndarray) -> tuple[float, float, float]:
-    """``(t, df, p)`` of ``paired_difference_test``: the CR2 t of H0: mean paired difference = 0, its
-    Bell-McCaffrey degrees of freedom and the two-sided p (``nan`` with fewer than 2 clusters)."""
-    test = paired_difference_test(diff_sums, counts)
-    return (test.statistic, test.df, test.p)
-
-
 CR2_T = "CR2 t (Bell-McCaffrey df)"
 NO_TEST = "none"  # fewer than 2 haystacks
 
