@@ -38,6 +38,7 @@ def test_the_compare_report_links_each_question_to_its_detail_in_the_explore_rep
     matrix = page[page.index("Outcome per question and run") - 20_000 :]
     assert re.search(r'<a xlink:href="explore\.html#q=conv-[0-9]+-q[0-9]+"', page), "outcome matrix cells"
     assert "https://vega.github.io" not in matrix  # the links stay relative to the page
+    assert "click a cell for its question" in matrix
     disputed = page[page.index("Disputed questions") :]
     assert _links(disputed), "disputed questions rows"
     failures = page[page.index("Why answers were wrong</caption>") - 3000 :]

@@ -46,14 +46,15 @@ def chart_outcome_matrix(
     keep = ranked.head(max_questions)
     shown = cells.join(keep.select("question_id", "position"), on="question_id").sort("position")
     shown = shown.with_columns(pl.col("question").str.slice(0, 120))
+    subtitle = (
+        f"{differing} of {total} questions differ between runs; showing {len(keep)} (those that differ first)"
+    )
     links: dict[str, Any] = {}
     if explore:
         hrefs = {q: question_href(explore, q) for q in keep["question_id"].to_list()}
         shown = shown.with_columns(href=pl.col("question_id").replace_strict(hrefs, return_dtype=pl.String))
         links = {"href": field("href:N")}
-    subtitle = (
-        f"{differing} of {total} questions differ between runs; showing {len(keep)} (those that differ first)"
-    )
+        subtitle += "; click a cell for its question's detail"
     run_order = list(labels.values())
     outcome_scale = {"domain": list(OUTCOMES), "range": [OUTCOME_COLORS[o] for o in OUTCOMES]}
     return chart(
