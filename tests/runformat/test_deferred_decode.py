@@ -8,11 +8,14 @@ import os
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bench_nb import load_runs, questions_df, runs_df
 from bench_nb.errors import RunFormatError, RunFormatWarning
+from bench_nb.runformat import load
 from bench_nb.runformat.format import Checkpoint, decode_results
+from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.spec import read_spec
 from bench_nb.runformat.view import CheckpointView
 from run_writers import question, write_run
@@ -107,3 +110,44 @@ def test_a_checkpoint_rewritten_since_the_load_is_refused_not_mixed_with_its_fra
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # untouched since this load: read as it is
     (loaded,) = load_runs(run)
     assert loaded.checkpoint is not None and loaded.checkpoint.questions["q1"].groundTruth == "Muffins"
+
+
+@pytest.mark.parametrize("batch", [64, 700, 1 << 24])
+def test_views_decoded_in_batches_equal_the_whole_file_decode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    qs = [question(f"q{i}", "incorrect" if i % 3 else "correct") for i in range(7)]
+    qs[2].benchNb = {
+        "note": '\n    },\n  "x": {"questionId": "q9"}\n    }\n  }'
+    }  # the markers, inside a string
+    # run-level benchNb after the questions, with a line "    }," as an entry ends
+    run = write_run(tmp_path / "r", qs, bench_nb={"judges": {"a": {"b": 1}}, "k": 3})
+    path = run / "checkpoint.json"
+    text = path.read_text()
+    monkeypatch.setattr(load, "_BATCH", batch)
+    for layout in (text, dumps_js(json.loads(text))):  # msgspec's and JSON.stringify's (MemoryBench) indent
+        path.write_text(layout)
+        batched = load._decode_views_in_batches(path, CheckpointView)
+        assert batched is not None  # read in batches, not by the whole-file fallback
+        assert batched[0] == msgspec.json.decode(path.read_bytes(), type=CheckpointView)
+        assert len(batched[0].questions) == 7 and batched[0].benchNb == {"judges": {"a": {"b": 1}}, "k": 3}
+
+
+def test_a_checkpoint_not_laid_out_in_lines_or_damaged_is_decoded_whole(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    path = run / "checkpoint.json"
+    ck = json.loads(path.read_text())
+    path.write_text(json.dumps(ck))  # one line
+    assert load._decode_views_in_batches(path, CheckpointView) is None
+    assert list(load.read_run_view(run).view.questions) == ["q1", "q2"]  # type: ignore[union-attr]
+    ck["questions"]["q2"]["phases"]["answer"]["promptTokens"] = "many"
+    del ck["questions"]["q1"]["phases"]["ingest"]
+    path.write_text(dumps_js(ck))
+    assert load._decode_views_in_batches(path, CheckpointView) is None
+    with pytest.warns(RunFormatWarning) as caught:  # what the whole-file decode names
+        runs = load_runs(run)
+    assert {(p.question_id, p.field) for p in runs.all_problems} >= {
+        ("q2", "questions.q2.phases.answer.promptTokens"),
+        ("q1", "questions.q1.phases.ingest"),
+    }
+    assert caught
