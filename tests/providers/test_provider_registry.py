@@ -78,6 +78,11 @@ def test_unknown_setting_lists_the_accepted_ones(tmp_path: Path) -> None:
         get_provider("full-context", run_dir=tmp_path, max_tokens=10)
     with pytest.raises(ProviderError, match="it takes: no settings"):
         get_provider("sqlite", run_dir=tmp_path, k=5)
+    # a cloud provider takes its own settings and those every cloud provider passes on to CloudProvider
+    with pytest.raises(
+        ProviderError, match=r"max_retrys; it takes: scope, .*, base_url, max_concurrency, max_retries"
+    ):
+        get_provider("zep", run_dir=tmp_path, max_retrys=1)
 
 
 def test_settings_reach_the_provider(tmp_path: Path) -> None:

@@ -111,18 +111,26 @@ def _resolve(name: str, spec: str) -> ProviderFactory:
 
 
 def _check_settings(name: str, factory: ProviderFactory, settings: dict[str, Any]) -> None:
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):  # builtins and some C callables have no signature: let the call decide
+    accepted: list[str] = []
+    # A class whose ``__init__`` passes ``**settings`` on to its base's takes the base's settings too.
+    for part in (factory, *getattr(factory, "__mro__", ())[1:]):
+        try:
+            params = inspect.signature(part).parameters
+        except (
+            TypeError,
+            ValueError,
+        ):  # builtins and some C callables have no signature: let the call decide
+            return
+        accepted += [
+            p.name
+            for p in params.values()
+            if p.name != "run_dir"
+            and p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        ]
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            break
+    else:  # **settings all the way: anything goes
         return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
-    accepted = [
-        p.name
-        for p in params.values()
-        if p.name != "run_dir"
-        and p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    ]
     unknown = sorted(set(settings) - set(accepted))
     if unknown:
         takes = ", ".join(accepted) if accepted else "no settings"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.cloud.common import INSTALL_HINT, Calls, api_key, poll
@@ -20,6 +20,19 @@ RETRY_MAX_S = 60.0
 REQUEST_TIMEOUT_S = 60.0
 POLL_INITIAL_S = 0.5
 POLL_MAX_S = 10.0
+
+
+class CloudSettings(TypedDict, total=False):
+    """The settings every cloud provider takes, passed on to ``CloudProvider`` (docs/cloud-providers.md)."""
+
+    base_url: str | None
+    max_concurrency: int
+    max_retries: int
+    retry_initial_s: float
+    retry_max_s: float
+    request_timeout_s: float
+    poll_initial_s: float
+    poll_max_s: float
 
 
 class CloudProvider:
@@ -39,14 +52,14 @@ class CloudProvider:
         self,
         run_dir: str | Path,
         *,
-        base_url: str | None,
-        max_concurrency: int,
-        max_retries: int,
-        retry_initial_s: float,
-        retry_max_s: float,
-        request_timeout_s: float,
-        poll_initial_s: float,
-        poll_max_s: float,
+        base_url: str | None = None,
+        max_concurrency: int = MAX_CONCURRENCY,
+        max_retries: int = MAX_RETRIES,
+        retry_initial_s: float = RETRY_INITIAL_S,
+        retry_max_s: float = RETRY_MAX_S,
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
+        poll_initial_s: float = POLL_INITIAL_S,
+        poll_max_s: float = POLL_MAX_S,
     ) -> None:
         self.run_dir = Path(run_dir)
         self._api_key = api_key(self.key_env, self.name)

@@ -26,13 +26,12 @@ import logging
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 from urllib.parse import quote
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
-from bench_nb.providers.cloud import adapter as defaults
-from bench_nb.providers.cloud.adapter import CloudProvider
+from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
 from bench_nb.providers.cloud.common import (
     CloudCallError,
     chat_role,
@@ -88,28 +87,11 @@ class Mem0PlatformProvider(CloudProvider):
         self,
         run_dir: str | Path,
         *,
-        base_url: str | None = None,
         infer: bool = True,
         threshold: float | None = 0.0,
-        max_concurrency: int = defaults.MAX_CONCURRENCY,
-        max_retries: int = defaults.MAX_RETRIES,
-        retry_initial_s: float = defaults.RETRY_INITIAL_S,
-        retry_max_s: float = defaults.RETRY_MAX_S,
-        request_timeout_s: float = defaults.REQUEST_TIMEOUT_S,
-        poll_initial_s: float = defaults.POLL_INITIAL_S,
-        poll_max_s: float = defaults.POLL_MAX_S,
+        **settings: Unpack[CloudSettings],
     ) -> None:
-        super().__init__(
-            run_dir,
-            base_url=base_url,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            retry_initial_s=retry_initial_s,
-            retry_max_s=retry_max_s,
-            request_timeout_s=request_timeout_s,
-            poll_initial_s=poll_initial_s,
-            poll_max_s=poll_max_s,
-        )
+        super().__init__(run_dir, **settings)
         self.infer = bool(infer)
         self.threshold = None if threshold is None else float(threshold)
 

@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
-from bench_nb.providers.cloud import adapter as defaults
-from bench_nb.providers.cloud.adapter import CloudProvider
+from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
 from bench_nb.providers.cloud.common import CloudCallError, container_name, session_text, to_dict, utc_iso
 from bench_nb.providers.sqlite import check_k
 from bench_nb.records import IngestResult, SearchHit, Session
@@ -56,34 +55,17 @@ class SupermemoryProvider(CloudProvider):
         self,
         run_dir: str | Path,
         *,
-        base_url: str | None = None,
         search_mode: str = "hybrid",
         threshold: float | None = 0.0,
         dreaming: str | None = None,
         wait_for_memories: bool = True,
-        max_concurrency: int = defaults.MAX_CONCURRENCY,
-        max_retries: int = defaults.MAX_RETRIES,
-        retry_initial_s: float = defaults.RETRY_INITIAL_S,
-        retry_max_s: float = defaults.RETRY_MAX_S,
-        request_timeout_s: float = defaults.REQUEST_TIMEOUT_S,
-        poll_initial_s: float = defaults.POLL_INITIAL_S,
-        poll_max_s: float = defaults.POLL_MAX_S,
+        **settings: Unpack[CloudSettings],
     ) -> None:
         if search_mode not in ("hybrid", "memories", "chunks"):
             raise ProviderError(
                 f"supermemory: search_mode must be hybrid, memories or chunks, not {search_mode!r}"
             )
-        super().__init__(
-            run_dir,
-            base_url=base_url,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            retry_initial_s=retry_initial_s,
-            retry_max_s=retry_max_s,
-            request_timeout_s=request_timeout_s,
-            poll_initial_s=poll_initial_s,
-            poll_max_s=poll_max_s,
-        )
+        super().__init__(run_dir, **settings)
         self.search_mode = search_mode
         self.threshold = None if threshold is None else float(threshold)
         self.dreaming = dreaming

@@ -25,12 +25,11 @@ import uuid
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
-from bench_nb.providers.cloud import adapter as defaults
-from bench_nb.providers.cloud.adapter import CloudProvider
+from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
 from bench_nb.providers.cloud.common import (
     CloudCallError,
     chat_role,
@@ -75,34 +74,17 @@ class ZepProvider(CloudProvider):
         self,
         run_dir: str | Path,
         *,
-        base_url: str | None = None,
         scope: str = "edges",
         reranker: str | None = None,
         batch_size: int = 30,
         clear_timeout_s: float = 120.0,
-        max_concurrency: int = defaults.MAX_CONCURRENCY,
-        max_retries: int = defaults.MAX_RETRIES,
-        retry_initial_s: float = defaults.RETRY_INITIAL_S,
-        retry_max_s: float = defaults.RETRY_MAX_S,
-        request_timeout_s: float = defaults.REQUEST_TIMEOUT_S,
-        poll_initial_s: float = defaults.POLL_INITIAL_S,
-        poll_max_s: float = defaults.POLL_MAX_S,
+        **settings: Unpack[CloudSettings],
     ) -> None:
         if scope not in SCOPES:
             raise ProviderError(f"zep: scope must be one of {', '.join(SCOPES)}, not {scope!r}")
         if batch_size < 1:
             raise ProviderError(f"zep: batch_size must be at least 1, not {batch_size}")
-        super().__init__(
-            run_dir,
-            base_url=base_url,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            retry_initial_s=retry_initial_s,
-            retry_max_s=retry_max_s,
-            request_timeout_s=request_timeout_s,
-            poll_initial_s=poll_initial_s,
-            poll_max_s=poll_max_s,
-        )
+        super().__init__(run_dir, **settings)
         self.scope = scope
         self.evidence_level = "message" if scope == "episodes" else "none"
         self.reranker = reranker
