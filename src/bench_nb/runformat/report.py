@@ -44,7 +44,6 @@ from bench_nb.runformat.jsjson import (
     js_list_items,
     js_object_closing,
     js_object_opening,
-    stream_js_object,
     to_js,
 )
 from bench_nb.runformat.latency import memorybench_stats
@@ -425,15 +424,6 @@ def memorybench_report(
     """Read a run directory and a dataset file, and build MemoryBench's report.json for them."""
     checkpoint = read_report_checkpoint(run_dir)
     return build_memorybench_report(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
-
-
-def report_json_parts(
-    checkpoint: Checkpoint | ReportCheckpoint, dataset: MemoryBenchDataset, *, timestamp: str | None = None
-) -> tuple[dict[str, Any], Iterator[bytes | memoryview]]:
-    """The report's summary parts (a dict without ``evaluations``) and its JSON text, in parts: the bytes
-    ``JSON.stringify(report, null, 2)`` gives, one evaluation encoded at a time."""
-    report = _Report(checkpoint, dataset, timestamp)
-    return report.head, stream_js_object(to_js(report.head), "evaluations", report.evaluations(js=True))
 
 
 def write_memorybench_report(
