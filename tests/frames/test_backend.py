@@ -192,6 +192,22 @@ def test_the_cores_input_is_typed(key: str) -> None:
         assert first.annotation != "Any", f"{core.__name__}({first.name}: Any): type it (QuestionsLike?)"
 
 
+# ``by`` has two meanings, each with one type: the columns a table's rows are per (one name or several), or
+# ``"question_type"`` for rows per question type as well. Two functions use the word otherwise (left for the
+# 0.3 API): ``lafs`` (the column runs are pooled into one system by) and ``budget_curve`` (the measure).
+BY_TYPES = {"str | Sequence[str]": "columns", "Literal['question_type'] | None": "per type"}
+BY_OTHERWISE = {"lafs", "budget_curve"}
+
+
+@pytest.mark.parametrize("key", sorted(FUNCTIONS))
+def test_by_is_the_columns_or_per_question_type(key: str) -> None:
+    fn = FUNCTIONS[key]
+    by = inspect.signature(fn).parameters.get("by")
+    if by is None or fn.__name__ in BY_OTHERWISE:
+        return
+    assert str(by.annotation).replace('"', "'") in BY_TYPES, f"{key}: by: {by.annotation}"
+
+
 def test_a_wrong_backend_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="backend must be 'pandas' or 'polars', not 'arrow'"):
         bn.memscore(RUNS, backend="arrow")

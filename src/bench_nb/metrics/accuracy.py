@@ -11,7 +11,7 @@ silently from every number.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -113,7 +113,7 @@ success_rate = with_backend(success_rate_frame, "success_rate")
 UNSCORED_SHARE = 0.05  # above this share of questions without a verdict a run's accuracy is shown with bounds
 
 
-def unscored_bounds(data: Any, by: str | None = None) -> pl.DataFrame:
+def unscored_bounds(data: Any, by: Literal["question_type"] | None = None) -> pl.DataFrame:
     """Per run (and ``question_type`` with ``by="question_type"``, the normalised type when the frame has it):
     the complete-case accuracy beside its bounds over the questions without a verdict.
 

@@ -35,7 +35,7 @@ RESAMPLES = 2000  # bootstrap resamples (over clusters)
 _NAN = math.nan
 
 
-def outcomes(data: Any, by: str | None = None) -> pl.DataFrame:
+def outcomes(data: Any, by: Literal["question_type"] | None = None) -> pl.DataFrame:
     """``run_id, question_id, haystack_id, [question_type], value`` for the questions that count.
 
     ``value`` is the score in [0, 1] (``score`` when the frame has it, else ``correct`` as 0/1). A question
@@ -565,7 +565,7 @@ def grouped_cluster_sums(data: pl.DataFrame, keys: list[str]) -> list[tuple[tupl
 def accuracy_intervals_frame(
     questions: QuestionsLike,
     method: IntervalMethod = "clustered",
-    by: str | None = None,
+    by: Literal["question_type"] | None = None,
     *,
     confidence: float = 0.95,
 ) -> pl.DataFrame:

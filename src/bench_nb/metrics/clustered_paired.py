@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -349,7 +349,7 @@ _SCHEMA: dict[str, Any] = {
 def clustered_paired_comparisons_frame(
     questions: QuestionsLike,
     *,
-    by: str | None = None,
+    by: Literal["question_type"] | None = None,
     alpha: float = 0.05,
 ) -> pl.DataFrame:
     """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.

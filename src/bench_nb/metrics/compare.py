@@ -69,7 +69,7 @@ def compare_runs(
     b: str | None = None,
     *,
     method: CompareMethod = "clustered",
-    by: str | None = None,
+    by: Literal["question_type"] | None = None,
     judge: str | None = None,
     alpha: float = 0.05,
     backend: Backend = "pandas",
@@ -86,8 +86,7 @@ def compare_runs(
             independent); ``"signed-rank"``: the clustered signed-rank test (graded scores); ``"pooled"``:
             groups of repeated runs, each pooled, with the clustered test; ``"tell-apart"``: the clustered
             verdict beside the Wilson-overlap rule, overall and per question type.
-        by: a column of the questions frame to compare within as well (``"question_type"``); for
-            ``"independent"``/``"signed-rank"`` over every pair, any value adds the per-type rows
+        by: ``"question_type"`` to compare within each normalised question type as well
             (``question_type_norm``).
         judge: grade with this judge's verdicts (judgments.jsonl) instead of the primary one.
         alpha: the test's level (``"clustered"`` and ``"tell-apart"``).

@@ -281,7 +281,7 @@ def _judgments_of(data: Any) -> tuple[RunSet, pl.DataFrame]:
 
 
 def judge_audit_frame(
-    runs: Any, judge: str | Sequence[str] | None = None, by: str | None = None
+    runs: Any, judge: str | Sequence[str] | None = None, by: Literal["question_type"] | None = None
 ) -> pl.DataFrame:
     """How often a judge accepts answers known to be wrong: its false-positive rate, with intervals.
 
@@ -315,7 +315,9 @@ def judge_audit_frame(
 judge_audit = with_backend(judge_audit_frame, "judge_audit")
 
 
-def judge_error_rates_frame(runs: Any, *, judge: str | None = None, by: str | None = None) -> pl.DataFrame:
+def judge_error_rates_frame(
+    runs: Any, *, judge: str | None = None, by: Literal["question_type"] | None = None
+) -> pl.DataFrame:
     """Per judge and kind of audit set: the accept rate on known-wrong sets (false-positive rate) and on
     known-correct sets (sensitivity; its complement the false-negative rate), percent, Wilson intervals.
 

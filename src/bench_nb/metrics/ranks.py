@@ -11,7 +11,7 @@ tests leave open instead. Definitions: docs/statistics.md ("Rank intervals").
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -99,7 +99,7 @@ def rank_intervals_frame(
     questions: QuestionsLike,
     seed: int = 0,
     *,
-    by: str | None = None,
+    by: Literal["question_type"] | None = None,
     alpha: float = 0.05,
     resamples: int | None = None,
 ) -> pl.DataFrame:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -166,7 +166,9 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
     )
 
 
-def pooled_paired_comparisons_frame(questions: QuestionsLike, *, by: str | None = None) -> pl.DataFrame:
+def pooled_paired_comparisons_frame(
+    questions: QuestionsLike, *, by: Literal["question_type"] | None = None
+) -> pl.DataFrame:
     """The clustered paired comparisons between groups of repeated runs, each group pooled: a question's
     score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``)."""
     from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame

@@ -14,7 +14,7 @@ of the same names (``accuracy_intervals``, ``rank_intervals``, ``clustered_paire
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import polars as pl
 
@@ -40,7 +40,7 @@ from bench_nb.metrics.pareto import frontier_of
 from bench_nb.metrics.ranks import ranks_of
 
 T = TypeVar("T")
-By = str | None  # None (every question) or "question_type"
+By = Literal["question_type"] | None  # None (every question) or per question type
 
 
 def _keys(by: By) -> list[str]:

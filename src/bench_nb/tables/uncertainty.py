@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -72,7 +72,7 @@ def _bootstrap(data: Any, seed: int = 0) -> ClusterBootstrap:
 def _uncertainty_frame(boot: ClusterBootstrap) -> pl.DataFrame:
     keys = ["run_id", "question_type"]
 
-    def both(statistic: Callable[[str | None], pl.DataFrame]) -> pl.DataFrame:
+    def both(statistic: Callable[[Literal["question_type"] | None], pl.DataFrame]) -> pl.DataFrame:
         return pl.concat(
             [statistic(None).with_columns(question_type=pl.lit(_ALL)), statistic("question_type")],
             how="diagonal",
