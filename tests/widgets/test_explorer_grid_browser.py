@@ -1,7 +1,7 @@
 """The per-question grid in headless Chromium (no network), on the two LoCoMo-audit runs of 1,540 questions: sort
 by a column, filter to "A wrong, B right", open a question's detail, find the gold evidence marked; in the explore
 report, then in the explore notebook in a real JupyterLab (the grid an itables widget: selecting a row shows its
-detail). Screenshots go to /tmp/bench-nb-shots; the JupyterLab test prints how long the grid and a row's detail
+detail; the grid follows the explorer's filters). Screenshots go to /tmp/bench-nb-shots; the JupyterLab test prints how long the grid and a row's detail
 took to show."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bench_nb.reports import build_report
+from bench_nb.widgets import Explorer
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 
@@ -157,5 +158,17 @@ def test_in_jupyterlab_the_grid_sorts_filters_and_a_selected_row_shows_gold_evid
     lab_page.screenshot(SHOTS / "lab-explore-grid-detail.png")
     print(
         f"JupyterLab, 2 x 1,540 questions: grid shown {shown:.1f} s after Run All, a row's detail {opened:.2f} s"
+    )
+    # The grid follows the explorer's filters: outcome "incorrect" leaves the questions some run got wrong.
+    explorer = Explorer(runs, grid=False)
+    explorer.outcomes.value = ("incorrect",)
+    wrong = explorer.rows()["question_id"].n_unique()
+    assert 0 < wrong < 1540
+    outcome = page.locator(".widget-select-multiple", has_text="outcome").locator("select")
+    outcome.select_option(["incorrect"])
+    page.wait_for_function(
+        "(n) => [...document.querySelectorAll('.itables_anywidget .dt-info')].some(e => e.innerText.includes(n))",
+        arg=f"{wrong:,} entries",
+        timeout=60_000,
     )
     assert lab_page.errors() == [] and lab_page.outside == []
