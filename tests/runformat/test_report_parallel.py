@@ -142,3 +142,31 @@ def test_the_childs_part_is_copied_through_a_buffer_where_the_kernel_cannot_copy
     monkeypatch.setattr(os, "copy_file_range", unsupported, raising=False)
     write_memorybench_report(big_run, dataset, two, timestamp="t", parallel=True)
     assert two.read_bytes() == one.read_bytes()
+
+
+@pytest.mark.parametrize(("load", "writers"), [(0.0, 2), (64.0, 1)])
+def test_the_report_forks_only_with_a_cpu_to_spare(
+    big_run: Path,
+    mb_example: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    load: float,
+    writers: int,
+) -> None:
+    # On a busy machine (load average at or above the CPUs less a half) the child would only compete with
+    # other jobs and cost CPU time of its own: the report is written in one process, the same bytes.
+    from bench_nb.runformat import forked
+
+    log = tmp_path / "writers.log"
+    parent = _spy_on_writers(monkeypatch, log)
+    monkeypatch.setattr(report_module, "_PARALLEL_BATCHES", 2)
+    monkeypatch.setattr(report_module, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(forked, "cpus", lambda: 2)
+    monkeypatch.setattr(forked.os, "getloadavg", lambda: (load, load, load))
+    write_memorybench_report(big_run, mb_example.joinpath(*DATASET), tmp_path / "auto.json", timestamp="t")
+    pids = log.read_text().split()
+    assert len(pids) == writers and str(parent) in pids
+    write_memorybench_report(
+        big_run, mb_example.joinpath(*DATASET), tmp_path / "one.json", timestamp="t", parallel=False
+    )
+    assert (tmp_path / "auto.json").read_bytes() == (tmp_path / "one.json").read_bytes()

@@ -27,7 +27,7 @@ import msgspec
 from bench_nb.errors import RunFormatError
 from bench_nb.gc_pause import gc_paused
 from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset, read_memorybench_dataset
-from bench_nb.runformat.forked import ForkedWrite, fork_is_safe
+from bench_nb.runformat.forked import ForkedWrite, cpu_to_spare, fork_is_safe
 from bench_nb.runformat.format import (
     DECODE_COUNTS,
     PHASES,
@@ -49,6 +49,7 @@ from bench_nb.runformat.jsjson import (
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.rounding import js_round, js_sum
 
+_MAX_SAFE = 2**53
 _RETRIEVAL_KEYS = ("hitAtK", "precisionAtK", "recallAtK", "f1AtK", "mrr", "ndcg")
 
 
@@ -63,7 +64,7 @@ class ReportPhase(_Part):
     """A phase as the report reads it: its status and duration."""
 
     status: PhaseStatus = "pending"
-    durationMs: float | None = None
+    durationMs: int | float | None = None  # an integer stays one (written back without a float's rounding)
 
 
 class ReportSearch(ReportPhase):
@@ -86,7 +87,7 @@ class ReportAnswer(ReportPhase):
 class ReportEvaluate(ReportPhase):
     """The evaluate phase as the report reads it: score, label, explanation and the raw retrieval metrics."""
 
-    score: float | None = None
+    score: int | float | None = None
     label: str | None = None
     explanation: str | None = None
     # Written back as the checkpoint holds it (its keys, its order): kept undecoded (empty when absent;
@@ -399,6 +400,8 @@ def _metrics_text(m: msgspec.Raw | RetrievalMetrics | None) -> bytes | msgspec.R
 
 def _js_duration(x: float | None) -> int | float | msgspec.Raw | None:
     """``to_js(_num(x))`` for a duration (``0`` when absent)."""
+    if type(x) is int and -_MAX_SAFE <= x <= _MAX_SAFE:  # the commonest case first
+        return x
     if x is None:
         return 0
     return js_float(x) if type(x) is float else to_js(x)
@@ -406,6 +409,8 @@ def _js_duration(x: float | None) -> int | float | msgspec.Raw | None:
 
 def _js_score(x: float | None) -> int | float | msgspec.Raw | None:
     """``to_js(x)`` for a score (None when absent)."""
+    if type(x) is int and -_MAX_SAFE <= x <= _MAX_SAFE:
+        return x
     return js_float(x) if type(x) is float else to_js(x)
 
 
@@ -437,9 +442,9 @@ def write_memorybench_report(
     """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts.
 
     ``parallel``: encode the second half of the evaluations in a forked child process (``runformat.forked``)
-    while this one encodes the first; the bytes are the same. None (the default): where a fork is safe
-    (POSIX, a second CPU, no other thread) and the report has at least ``_PARALLEL_BATCHES`` batches of
-    evaluations to encode. True forces it wherever ``os.fork`` exists; False never forks.
+    while this one encodes the first; the bytes are the same. None (the default): where a fork is safe and
+    worth it (POSIX, a second CPU and an idle one, no other thread) and the report has at least
+    ``_PARALLEL_BATCHES`` batches of evaluations to encode. True forces it wherever ``os.fork`` exists; False never forks.
     """
     checkpoint = read_report_checkpoint(run_dir)
     out = Path(output)
@@ -468,7 +473,7 @@ def _write_report(report: _Report, f: BinaryIO, part: Path, parallel: bool | Non
     n = len(report.evaluated)
     batches = -(-n // _CHUNK)
     if parallel is None:
-        parallel = batches >= _PARALLEL_BATCHES and fork_is_safe()
+        parallel = batches >= _PARALLEL_BATCHES and fork_is_safe() and cpu_to_spare()
     parallel = parallel and hasattr(os, "fork") and batches >= 2
     if not parallel:
         f.write(js_object_opening(to_js(report.head), "evaluations"))
