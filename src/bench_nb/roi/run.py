@@ -212,8 +212,7 @@ def _recall_all(
 def _judge_one(
     store: RoiStore, meter: Meter, judge: RoiJudge, run_id: str, probe: Probe, recall: Recall
 ) -> None:
-    source = store.memory(probe.memory_id)
-    if source is None:  # cannot happen through the API (probes reference memories), kept as a clear record
+    def failed(error: str) -> None:
         store.add_result(
             run_id,
             probe,
@@ -221,22 +220,18 @@ def _judge_one(
             with_memory=None,
             without_memory=None,
             confidence=None,
-            error=f"source memory {probe.memory_id} not in the store",
+            error=error,
         )
+
+    source = store.memory(probe.memory_id)
+    if source is None:  # cannot happen through the API (probes reference memories), kept as a clear record
+        failed(f"source memory {probe.memory_id} not in the store")
         return
     try:
         reply = judge.judge(probe, source, recall)
     except JudgmentFailed as err:
         meter.record("judge", err.usage)
-        store.add_result(
-            run_id,
-            probe,
-            judge=judge.name,
-            with_memory=None,
-            without_memory=None,
-            confidence=None,
-            error=str(err),
-        )
+        failed(str(err))
         return
     meter.record("judge", reply.usage)
     j = reply.judgment
