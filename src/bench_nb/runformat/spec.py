@@ -260,15 +260,12 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         *,
         run_id: str,
         provider: str,
-        provider_spec: str | None,
         benchmark: str,
-        benchmark_spec: str | None,
         question_ids: Sequence[str],
         answerer: str,
         answerer_spec: str | None,
         judges: Sequence[str],
         judge_specs: Sequence[str],
-        k: int,
         version: int,
         benchmark_sha256: str | None,
         prompt_hashes: Mapping[str, str],
@@ -278,9 +275,10 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         evidence_level: str | None,
         provider_settings: Mapping[str, Any] | None,
     ) -> RunSpec:
-        """This (asked, defaults applied) spec with what the run found: the components' names (``provider``,
-        ``answerer``, ``judges``, primary first) and the names they were made from (``*_spec``: ``None`` for
-        an object), the question ids, the benchmark file's sha256, the prompts' hashes, the answer prompt's
+        """This (asked, defaults applied: ``k`` set) spec with what the run found: the components' names
+        (``provider``, ``answerer``, ``judges``, primary first) and the names the answerer and judges were made
+        from (``*_spec``: ``None`` for an object; the provider's and benchmark's are the asked ones), the
+        question ids, the benchmark file's sha256, the prompts' hashes, the answer prompt's
         context format (``None``: an answerer that does not say), whether a provider's
         own prompt was used, the answerer's tokenizer and the provider's evidence level. What it records is
         ``bench_nb()``: judge replicates only above 1, a custom prompt only when used."""
@@ -293,7 +291,6 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             benchmark=benchmark,
             question_ids=tuple(question_ids),
             version=version,
-            k=k,
             answerer=answerer,
             judges=list(judges),
             primary_judge=judges[0],
@@ -307,8 +304,8 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             tokenizer=tokenizer,
             evidence_level=evidence_level,
             invocation=Invocation(
-                provider=provider_spec,
-                benchmark=benchmark_spec,
+                provider=inv.provider,
+                benchmark=inv.benchmark,
                 dataset=inv.dataset,
                 answerer=answerer_spec,
                 judges=list(judge_specs) or None,

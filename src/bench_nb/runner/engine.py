@@ -25,12 +25,10 @@ from typing import Any
 import msgspec
 
 from bench_nb.errors import HoldBoardLost, RunFormatError
-from bench_nb.judges.base import Judge, majority_verdict
-from bench_nb.models.base import Answerer
+from bench_nb.judges.base import majority_verdict
 from bench_nb.models.deadline import deadline
-from bench_nb.providers.base import Provider
 from bench_nb.providers.usage import metered
-from bench_nb.records import Haystack, IngestResult, Message, Question, SearchHit, Session, Verdict
+from bench_nb.records import Haystack, IngestResult, Message, SearchHit, Session, Verdict
 from bench_nb.runformat.format import (
     PHASES,
     AnswerPhase,
@@ -54,17 +52,16 @@ from bench_nb.runformat.journal import (
     write_checkpoint,
 )
 from bench_nb.runformat.jsonl import GroupAppender
-from bench_nb.runformat.spec import RunSpec
 from bench_nb.runformat.verdicts import FILENAME as VERDICTS
 from bench_nb.runformat.verdicts import verdict_lines
 from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
-from bench_nb.runner.plan import ProviderTraits
+from bench_nb.runner.plan import Container, RunPlan
 from bench_nb.runner.pool import Done, WindowPool
 from bench_nb.runner.progress import PhaseBars
 from bench_nb.runner.redaction import error_text
 from bench_nb.runner.retrieval import EvidenceIndex, RetrievalOutcome, score_retrieval
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
-from bench_nb.runner.settings import DEFAULT_K, ExecutionOptions
+from bench_nb.runner.settings import DEFAULT_K
 from bench_nb.runner.usage import answer_usage, judge_replicates_with_usage, memory_usage, run_usage
 
 
@@ -149,15 +146,6 @@ def unblinded(hits: Sequence[SearchHit], back: dict[str, str]) -> list[SearchHit
 
 
 @dataclass(frozen=True)
-class Container:
-    """A haystack's container at the provider, and the target questions asked about it."""
-
-    tag: str
-    haystack: Haystack
-    question_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class _Outcome:
     value: Any
     error: BaseException | None
@@ -168,42 +156,29 @@ class _Outcome:
 
 
 class Engine:
-    """Runs the phases for ``containers`` and records them into ``checkpoint`` (see the module docstring)."""
+    """Runs a plan (``runner.plan.RunPlan``): the phases of its containers' questions, recorded into its
+    checkpoint (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        run_dir: Path,
-        checkpoint: Checkpoint,
-        questions: dict[str, Question],
-        containers: Sequence[Container],
-        provider: Provider,
-        traits: ProviderTraits,
-        answerer: Answerer,
-        judges: Sequence[Judge],
-        spec: RunSpec,
-        options: ExecutionOptions,
-        resumed: bool,
-    ) -> None:
-        self.run_dir = run_dir
-        self.ck = checkpoint
-        self.questions = questions
-        self.containers = {c.tag: c for c in containers}
-        self.provider, self.traits = provider, traits
-        self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in containers}
-        self._blind = {c.haystack.haystack_id: blinded(c.haystack) for c in containers}
-        self.answerer = answerer
-        self.judges = list(judges)
-        self.settings = options
-        self.k = spec.k or DEFAULT_K
-        self.judge_replicates = spec.replicates
-        self.resumed = resumed
+    def __init__(self, plan: RunPlan) -> None:
+        self.run_dir = plan.run_dir
+        self.ck = plan.checkpoint
+        self.questions = {q.question_id: q for q in plan.questions}
+        self.containers = {c.tag: c for c in plan.containers}
+        self.provider, self.traits = plan.provider, plan.traits
+        self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in plan.containers}
+        self._blind = {c.haystack.haystack_id: blinded(c.haystack) for c in plan.containers}
+        self.answerer = plan.answerer
+        self.judges = list(plan.judges)
+        self.settings = plan.options
+        self.k = plan.spec.k or DEFAULT_K
+        self.judge_replicates = plan.spec.replicates
+        self.resumed = plan.resumed
         self.stopped = False
         self._results: queue.SimpleQueue[Done] = queue.SimpleQueue()
-        self._pools = {p: WindowPool(p, options.limit(p), self._results) for p in PHASES}
+        self._pools = {p: WindowPool(p, self.settings.limit(p), self._results) for p in PHASES}
         self._files = WindowPool("files", 2, self._results)
         self._outstanding = 0
-        self._verdicts = GroupAppender(run_dir / VERDICTS)
+        self._verdicts = GroupAppender(self.run_dir / VERDICTS)
         self._dirty = False
         self._journal: JournalWriter | None = None
         self._bars: PhaseBars | None = None

@@ -1,14 +1,101 @@
-"""A run resolved once: what the provider tells of itself, read one time (``ProviderTraits``)."""
+"""A run resolved once: what the user asked for (``RunOrder``) becomes what the engine runs (``RunPlan``).
+
+Three records carry a run, each made once:
+
+- the **order** (``RunOrder``): ``run_benchmark``'s arguments or ``bench-nb run``'s options, the settings
+  as names (``runformat.spec.RunSpec.asked``: ``None`` is "not given"), the objects given instead of names, and
+  how to execute it (``runner.settings.ExecutionOptions``);
+- the **plan** (``RunPlan``), resolved from it by ``resolve`` under the run directory's lock: a resumed run's
+  own settings merged in (``runner.resume``), the benchmark loaded and its sha256 pin checked, the questions
+  selected, the containers named, the provider, answerer and judges made, what the provider tells of itself
+  read one time (``ProviderTraits``), and the checkpoint the run starts from (new, or read back and refused
+  when its settings differ);
+- the **record** (``RunSpec``, ``plan.spec``): what the checkpoint holds of the run's settings (its
+  ``benchNb``), completed with what the components tell (``RunSpec.found``).
+
+``runner.run`` runs a plan: the engine (``runner.engine.Engine``) takes it whole.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import contextvars
+import dataclasses
+import logging
+import re
+import secrets
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from bench_nb.benchmarks.registry import benchmark_traits
+from bench_nb.errors import BenchNbError, RunFormatError
+from bench_nb.judges.base import Judge
+from bench_nb.models.base import Answerer
 from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage
+from bench_nb.records import Benchmark, Haystack, Question
+from bench_nb.runformat.format import Checkpoint, SessionRef, now_iso, now_stamp
+from bench_nb.runformat.format import Question as QuestionRecord
+from bench_nb.runformat.journal import CHECKPOINT
+from bench_nb.runformat.spec import RunSpec
+from bench_nb.runner.components import (
+    check_credentials,
+    component_options,
+    in_context_format,
+    make_answerer,
+    make_judges,
+    make_provider,
+    split_specs,
+)
+from bench_nb.runner.lock import lock_run, remove_temporary_files
+from bench_nb.runner.repeats import repeat_client
+from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
+from bench_nb.runner.selection import NO_QUESTIONS, benchmark_sha256, load_benchmark_spec, select_questions
+from bench_nb.runner.selection import exclude_types as without_types
+from bench_nb.runner.settings import (
+    BENCH_NB_VERSION,
+    DEFAULT_ANSWERER,
+    DEFAULT_K,
+    ExecutionOptions,
+    recorded_settings,
+    split_provider_settings,
+)
+
+log = logging.getLogger(__name__)
+
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
+
+
+# The benchmark a comparison loaded once for all its runs: (name, dataset, Benchmark); see ``shared_benchmark``.
+_SHARED: contextvars.ContextVar[tuple[str, str | None, Benchmark] | None] = contextvars.ContextVar(
+    "bench_nb_shared_benchmark", default=None
+)
+
+
+@contextlib.contextmanager
+def shared_benchmark(name: str, dataset: str | Path | None, loaded: Benchmark) -> Iterator[None]:
+    """Within it, a run asked for benchmark ``name`` from ``dataset`` takes ``loaded`` instead of reading the
+    file again (a comparison reads it once for all its runs), while recording the name and the file as a run of
+    its own does, so ``bench-nb run -r`` and ``bench-nb reanswer`` find them again."""
+    token = _SHARED.set((name, None if dataset is None else str(dataset), loaded))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _loaded(benchmark: str | Benchmark | None, dataset: str | None) -> str | Benchmark | None:
+    """``benchmark``, or the shared copy of it (``shared_benchmark``)."""
+    shared = _SHARED.get()
+    if shared is not None and isinstance(benchmark, str) and shared[:2] == (benchmark, dataset):
+        return shared[2]
+    return benchmark
 
 
 @dataclass(frozen=True)
@@ -41,3 +128,307 @@ class ProviderTraits:
             reports_usage=reports_usage(provider),
             prompts=own,
         )
+
+
+@dataclass(frozen=True)
+class Container:
+    """A haystack's container at the provider, and the target questions asked about it."""
+
+    tag: str
+    haystack: Haystack
+    question_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunOrder:
+    """What a run is asked to be (see the module's docstring): ``spec`` the settings given as names
+    (``RunSpec.asked``), ``options`` how to execute it, ``run_id`` (``None``: a new run's default id) under
+    ``runs_dir``, ``objects`` the Provider, Benchmark, Answerer and Judge objects given instead of names
+    (``"provider"``, ``"benchmark"``, ``"answerer"``, ``"judges"``, the last a list that may mix names and
+    objects), and the answerer's and judges' keyword options (never written to the run)."""
+
+    spec: RunSpec
+    options: ExecutionOptions = field(default_factory=ExecutionOptions)
+    run_id: str | None = None
+    runs_dir: Path = Path("data/runs")
+    objects: Mapping[str, Any] = field(default_factory=dict)
+    answerer_options: Mapping[str, Any] | None = None
+    judge_options: Mapping[str, Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A run resolved once (``resolve``): what the engine runs. ``spec`` is the run's record (what the
+    checkpoint holds), ``questions`` the target questions in benchmark order, ``settings`` the provider's own
+    settings, ``checkpoint`` the run's state to start from (``resumed``: read back from the run directory)."""
+
+    run_dir: Path
+    spec: RunSpec
+    options: ExecutionOptions
+    benchmark: Benchmark
+    questions: list[Question]
+    containers: list[Container]
+    provider: Provider
+    traits: ProviderTraits
+    settings: dict[str, Any]
+    answerer: Answerer
+    judges: list[Judge]
+    checkpoint: Checkpoint
+    resumed: bool
+
+
+@contextlib.contextmanager
+def resolve(order: RunOrder) -> Iterator[RunPlan]:
+    """The run ``order`` asks for, resolved once, with the run directory locked (one writer per run: a
+    second process is refused at once) and the provider open until the block ends. A run directory made for a
+    run that fails before its checkpoint is written is removed again.
+
+    Raises:
+        BenchNbError: a bad run id, no provider or benchmark to run, a resume that would change the run's
+            settings (``ComparisonError``), or what the components refuse.
+    """
+    objects, run_id = order.objects, order.run_id
+    if run_id is not None and not _RUN_ID.match(run_id):
+        raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
+    spec = order.spec
+    if run_id is not None:
+        spec = resume_spec(spec, order.runs_dir / run_id, objects=objects)
+    inv = spec.asked_for
+    provider = objects.get("provider") or inv.provider
+    benchmark = _loaded(objects.get("benchmark") or inv.benchmark, inv.dataset)
+    if provider is None or benchmark is None:
+        raise BenchNbError(
+            "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
+            if run_id is None
+            else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
+            f"{order.runs_dir} to resume"
+        )
+    bench = load_benchmark_spec(benchmark, inv.dataset, spec.benchmark_sha256)
+    selectable = without_types(bench, inv.exclude_types) if inv.exclude_types else bench
+    targets, sampling = select_questions(
+        selectable, limit=inv.limit, per_type=inv.sample_per_type, question_ids=spec.question_ids
+    )
+    if not targets:
+        raise RunFormatError(bench.name, NO_QUESTIONS)
+    provider_name = provider if isinstance(provider, str) else provider.name
+    own = split_provider_settings(inv.provider_settings, [provider_name])[provider_name]
+    if run_id is None:
+        run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{now_stamp()}"
+    spec = msgspec.structs.replace(spec, k=DEFAULT_K if spec.k is None else spec.k)
+    run_dir = order.runs_dir / run_id
+    containers = _containers(run_id, bench, targets, bool(spec.isolate_per_question))
+    created = not run_dir.exists()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with lock_run(run_dir) as lock:
+        if lock.stale:
+            log.warning(
+                "%s: took over the lock of process %s (started %s), which is gone",
+                run_dir,
+                lock.stale.get("pid"),
+                lock.stale.get("startedAt"),
+            )
+        remove_temporary_files(run_dir)  # what a killed writer left: no live writer owns them now
+        (run_dir / "results").mkdir(exist_ok=True)
+        provider_obj: Provider | None = None
+        try:
+            provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
+            traits = ProviderTraits.of(provider_obj, prompts=bool(inv.allow_provider_prompts))
+            answerer_obj, judge_objs, spec = _found(run_dir, spec, order, traits, bench, targets, own)
+            resumed = (run_dir / CHECKPOINT).is_file()
+            if resumed:  # refused if made with other settings
+                checkpoint = resume_checkpoint(run_dir, spec)
+                containers = _recorded_names(containers, checkpoint)
+            else:
+                checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
+        except BaseException:
+            if provider_obj is not None:
+                _close(provider_obj)
+            if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+        try:
+            yield RunPlan(
+                run_dir=run_dir,
+                spec=spec,
+                options=order.options,
+                benchmark=bench,
+                questions=targets,
+                containers=containers,
+                provider=provider_obj,
+                traits=traits,
+                settings=own,
+                answerer=answerer_obj,
+                judges=judge_objs,
+                checkpoint=checkpoint,
+                resumed=resumed,
+            )
+        finally:
+            _close(provider_obj)
+
+
+def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str]:
+    """The hashes of the exact prompts, when the answerer and judges expose them (``prompt_hash``)."""
+    out: dict[str, str] = {}
+    for role, obj in (("answer", answerer), *((f"judge:{j.name}", j) for j in judges)):
+        value = getattr(obj, "prompt_hash", None)
+        if isinstance(value, str):
+            out[role] = value
+        elif isinstance(value, Mapping):
+            out.update({f"{role}:{k}": str(v) for k, v in value.items()})
+    return out
+
+
+def _context_format(answerer: Answerer) -> int | None:
+    """The answerer's context format (``models.prompt.CONTEXT_FORMATS``), None when it does not say."""
+    value = getattr(answerer, "context_format", None)
+    return value if isinstance(value, int) else None
+
+
+def _new_checkpoint(
+    spec: RunSpec,
+    benchmark: Benchmark,
+    targets: list[Question],
+    sampling: Any,
+    options: ExecutionOptions,
+    containers: list[Container],
+) -> Checkpoint:
+    """A new run's checkpoint: every target question pending, the run's record (``spec``) in ``benchNb``."""
+    tag_of = {qid: c.tag for c in containers for qid in c.question_ids}
+    questions: dict[str, QuestionRecord] = {}
+    for q in targets:
+        extra: dict[str, Any] = {
+            "normType": q.norm_type,
+            "evidenceIds": list(q.evidence_ids),
+            "haystackId": q.haystack_id,
+        }
+        if q.category is not None:
+            extra["category"] = q.category
+        if isinstance(q.extra.get("rubric"), list):  # BEAM: re-judging needs the rubric
+            extra["rubric"] = list(q.extra["rubric"])
+        if isinstance(q.extra.get("eval_function"), str):  # LongMemEval-V2: re-judging needs each rule
+            extra["evalFunction"] = q.extra["eval_function"]
+        hay = benchmark.haystacks[q.haystack_id]
+        questions[q.question_id] = QuestionRecord(
+            questionId=q.question_id,
+            containerTag=tag_of[q.question_id],
+            question=q.question,
+            groundTruth=q.answer,
+            questionType=q.question_type,
+            questionDate=q.question_date,
+            sessions=[SessionRef(s.session_id, s.date, len(s.messages)) for s in hay.sessions],
+            benchNb=extra,
+        )
+    created = now_iso()
+    return Checkpoint(
+        runId=spec.run_id,
+        dataSourceRunId=spec.run_id,
+        status="running",
+        provider=spec.provider or "",
+        benchmark=benchmark.name,
+        judge=spec.primary_judge or "",
+        answeringModel=spec.answerer or "",
+        createdAt=created,
+        updatedAt=created,
+        limit=spec.asked_for.limit,
+        sampling=sampling,
+        targetQuestionIds=[q.question_id for q in targets],
+        concurrency=options.concurrency_record(),
+        questions=questions,
+        benchNb=spec.bench_nb(),
+    )
+
+
+def _containers(run_id: str, benchmark: Benchmark, targets: list[Question], isolate: bool) -> list[Container]:
+    """The run's containers, each named ``<run id>-<16 random hex digits>``: nothing of the benchmark (question
+    id, haystack id, order) reaches the provider in a name. A resumed run keeps its recorded names
+    (``_recorded_names``)."""
+    for q in targets:
+        if q.haystack_id not in benchmark.haystacks:
+            raise RunFormatError(
+                benchmark.name, f"question {q.question_id} asks about missing haystack {q.haystack_id!r}"
+            )
+    groups: dict[str, list[str]] = {}
+    for q in targets:
+        groups.setdefault(q.question_id if isolate else q.haystack_id, []).append(q.question_id)
+    haystack_of = {q.question_id: q.haystack_id for q in targets}
+    return [
+        Container(f"{run_id}-{secrets.token_hex(8)}", benchmark.haystacks[haystack_of[qids[0]]], tuple(qids))
+        for qids in groups.values()
+    ]
+
+
+def _recorded_names(containers: list[Container], checkpoint: Checkpoint) -> list[Container]:
+    """``containers`` under the names ``checkpoint`` recorded for their questions (a run written before the
+    names became opaque used ``<haystack or question id>-<run id>``)."""
+    out = []
+    for c in containers:
+        recorded = (
+            checkpoint.questions[c.question_ids[0]].containerTag
+            if c.question_ids[0] in checkpoint.questions
+            else ""
+        )
+        out.append(dataclasses.replace(c, tag=recorded) if recorded else c)
+    return out
+
+
+def _found(
+    run_dir: Path,
+    spec: RunSpec,
+    order: RunOrder,
+    traits: ProviderTraits,
+    bench: Benchmark,
+    targets: list[Question],
+    own_settings: dict[str, Any],
+) -> tuple[Answerer, list[Judge], RunSpec]:
+    """The answerer and judges made (those that call a model, made by name, with the run's repeat's LLM client:
+    ``runner.repeats``), and the run's settings with what they tell (``RunSpec.found``)."""
+    inv, objects = spec.asked_for, order.objects
+    answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
+    bench_traits = benchmark_traits(bench.name)
+    judges = objects.get("judges") or inv.judges or list(bench_traits.default_judges)
+    answerer_options, judge_options = component_options(
+        answerer,
+        split_specs(judges),
+        order.answerer_options,
+        order.judge_options,
+        prompts=traits.prompts,
+        client=repeat_client(order.options.repeat),
+    )
+    # A resumed run's answerer shows the hits as the run's first answers saw them (RunSpec.context_format).
+    answerer_obj = in_context_format(
+        make_answerer(answerer, answerer_options), spec.context_format, str(run_dir)
+    )
+    judge_objs = make_judges(judges, judge_options)
+    check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
+    if bench_traits.graded and getattr(judge_objs[0], "graded", False) is not True:
+        graded = bench_traits.default_judges[0]
+        raise BenchNbError(
+            f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
+            f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
+        )
+    tokenizer = getattr(answerer_obj, "tokenizer", None)
+    spec = spec.found(
+        run_id=run_dir.name,
+        provider=traits.name,
+        benchmark=bench.name,
+        question_ids=[q.question_id for q in targets],
+        answerer=answerer_obj.name,
+        answerer_spec=answerer if isinstance(answerer, str) else None,
+        judges=[j.name for j in judge_objs],
+        judge_specs=[s for s in split_specs(judges) if isinstance(s, str)],
+        version=BENCH_NB_VERSION,
+        benchmark_sha256=bench.sha256 or (benchmark_sha256(inv.dataset) if inv.dataset is not None else None),
+        prompt_hashes=_prompt_hashes(answerer_obj, judge_objs),
+        context_format=_context_format(answerer_obj),
+        custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)),
+        tokenizer=tokenizer if isinstance(tokenizer, str) else None,
+        evidence_level=traits.evidence_level,
+        provider_settings=recorded_settings(own_settings),
+    )
+    return answerer_obj, judge_objs, spec
+
+
+def _close(provider: Provider) -> None:
+    close = getattr(provider, "close", None)
+    if callable(close):
+        close()
