@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbWarning, MissingProviderKey, RunFormatError
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
@@ -43,7 +44,7 @@ from bench_nb.runner.components import (
 )
 from bench_nb.runner.selection import NO_QUESTIONS, load_benchmark_spec, select_questions
 from bench_nb.runner.selection import exclude_types as without_types
-from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_K, default_judges, split_provider_settings
+from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_K, split_provider_settings
 
 CHARS_PER_TOKEN = 4  # the benchmark's conversation size line (a rough count)
 CALIBRATION_HITS = 400  # hits whose tokens are counted to find the tokens per character
@@ -322,7 +323,7 @@ def estimate_run(
     if not targets:  # as the run refuses it (runner.run.run_spec)
         raise RunFormatError(bench.name, NO_QUESTIONS)
     k = DEFAULT_K if k is None else k
-    judge_spec = judges if judges is not None else ",".join(default_judges(bench.name))
+    judge_spec = judges if judges is not None else ",".join(benchmark_traits(bench.name).default_judges)
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)
     judge_objs = make_judges(judge_spec)
     missing = missing_credentials(answerer_obj, judge_objs)

@@ -217,15 +217,8 @@ def run_spec(
     """Run what ``spec`` asks for (``RunSpec.asked``; a resumed run's own settings fill in what it leaves
     out), executed as ``options`` say: what ``run_benchmark`` and ``bench-nb run`` do. See ``run_benchmark``;
     ``objects`` and the options are ``runner.plan.RunOrder``'s."""
-    order = RunOrder(
-        spec=spec,
-        options=options or ExecutionOptions(),
-        run_id=run_id,
-        runs_dir=Path(runs_dir),
-        objects=objects or {},
-        answerer_options=answerer_options,
-        judge_options=judge_options,
-    )
+    options = options or ExecutionOptions()
+    order = RunOrder(spec, options, run_id, Path(runs_dir), objects or {}, answerer_options, judge_options)
     with resolve(order) as plan:
         run_dir, checkpoint = plan.run_dir, plan.checkpoint
         if plan.resumed:

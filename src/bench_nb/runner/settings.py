@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_nb.benchmarks.registry import BenchmarkTraits, benchmark_traits
+from bench_nb.benchmarks.registry import BenchmarkTraits
 from bench_nb.errors import BenchNbError, ProviderError
 from bench_nb.runformat.format import PHASES, Concurrency
 from bench_nb.runner.redaction import redact
@@ -20,11 +20,6 @@ DEFAULT_K = 10
 DEFAULT_CONCURRENCY = 8
 DEFAULT_ANSWERER = "extractive"
 DEFAULT_JUDGES = BenchmarkTraits.default_judges  # contains first: extractive answers are whole sentences
-
-
-def default_judges(benchmark: str) -> tuple[str, ...]:
-    """The judges a run of ``benchmark`` gets when none are given (``BenchmarkTraits.default_judges``)."""
-    return benchmark_traits(benchmark).default_judges
 
 
 DEFAULT_INDEXING_TIMEOUT_S = 600.0
