@@ -27,7 +27,7 @@ from .custom_models import (
     CustomSession,
     CustomType,
 )
-from .jsonfile import read_json, report
+from .jsonfile import FieldError, read_json, report
 
 _MODELS: dict[str, type[pydantic.BaseModel]] = {
     "benchmark": CustomBenchmarkHeader,
@@ -84,20 +84,13 @@ def read_custom(path: Path, problems: list[Problem] | None = None) -> Benchmark:
     for cid, (where, conv) in conversations.items():
         try:
             haystacks[cid] = _haystack(conv)
-        except _FieldError as err:
+        except FieldError as err:
             report(problems, Problem(where, err.message, err.field))
     out = _questions(questions, haystacks, problems)
     registry = {t: _type_entry(t, header.types[t]) for t in header.types}
     for q in out:
         registry.setdefault(q.question_type, _type_entry(q.question_type, CustomType()))
     return Benchmark(name=header.name, questions=tuple(out), haystacks=haystacks, type_registry=registry)
-
-
-class _FieldError(Exception):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:
@@ -154,7 +147,7 @@ def _haystack(conv: CustomConversation) -> Haystack:
     seen: set[str] = set()
     for s, session in enumerate(conv.sessions):
         if session.id in seen:
-            raise _FieldError(
+            raise FieldError(
                 f"sessions[{s}].id", f"duplicate session id {session.id!r} in conversation {conv.id}"
             )
         seen.add(session.id)
@@ -162,7 +155,7 @@ def _haystack(conv: CustomConversation) -> Haystack:
         for m, msg in enumerate(session.messages):
             mid = msg.id or f"{session.id}:{m + 1}"
             if mid in seen:
-                raise _FieldError(
+                raise FieldError(
                     f"sessions[{s}].messages[{m}].id", f"duplicate id {mid!r} in conversation {conv.id}"
                 )
             seen.add(mid)

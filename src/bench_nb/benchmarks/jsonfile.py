@@ -11,6 +11,16 @@ import msgspec
 from bench_nb.errors import DatasetError, Problem
 
 
+class FieldError(Exception):
+    """A bad field of a dataset record: ``field`` names it, ``message`` says what is wrong (the reader adds
+    the file and the record)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
 def read_json(path: Path) -> Any:
     """Decode a JSON file (msgspec: several times faster than json on large datasets).
 

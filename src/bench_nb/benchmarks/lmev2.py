@@ -38,7 +38,7 @@ from typing import Any
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark, Haystack, Message, Question, Session
 
-from .jsonfile import read_json, report
+from .jsonfile import FieldError, read_json, report
 
 TIERS: tuple[str, ...] = ("small", "medium")
 QUESTIONS_FILE = "questions.jsonl"
@@ -164,13 +164,13 @@ def read_longmemeval_v2(
             trajectory_ids = _trajectory_ids(mapping, qid, mapping_file)
             missing = [t for t in trajectory_ids if t not in sessions]
             if missing:
-                raise _FieldError(
+                raise FieldError(
                     "haystack", f"its haystack in {mapping_file.name} names unknown trajectory {missing[0]!r}"
                 )
             key = tuple(trajectory_ids)
             hid = by_list.setdefault(key, qid)
             question = _question(qid, hid, item)
-        except _FieldError as err:
+        except FieldError as err:
             report(problems, Problem(str(qfile), f"{where}: {err.message}", field=err.field, question_id=qid))
             continue
         if hid not in haystacks:
@@ -186,38 +186,31 @@ def read_longmemeval_v2(
     )
 
 
-class _FieldError(Exception):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
 def _trajectory_ids(mapping: dict[str, Any], qid: str, file: Path) -> list[str]:
     ids = mapping.get(qid)
     if ids is None:
-        raise _FieldError("haystack", f"no haystack entry in {file.name}")
+        raise FieldError("haystack", f"no haystack entry in {file.name}")
     if not isinstance(ids, list) or not all(isinstance(t, str) and t for t in ids):
-        raise _FieldError("haystack", f"its haystack in {file.name} is not a list of trajectory ids")
+        raise FieldError("haystack", f"its haystack in {file.name} is not a list of trajectory ids")
     return ids
 
 
 def _question(qid: str, hid: str, item: dict[str, Any]) -> Question:
     for key in ("question", "question_type", "eval_function", "answer"):
         if not isinstance(item.get(key), str):
-            raise _FieldError(key, f"{key} missing or not a string")
+            raise FieldError(key, f"{key} missing or not a string")
     qtype = item["question_type"]
     spec = item["eval_function"].strip()
     if not spec:
-        raise _FieldError("eval_function", "eval_function is empty")
+        raise FieldError("eval_function", "eval_function is empty")
     rule = spec.split("|", 1)[0].strip()
     if rule == "llm_abstention_checker" and "-abs" not in qtype:
-        raise _FieldError(
+        raise FieldError(
             "question_type", f"an llm_abstention_checker question needs an -abs type, not {qtype!r}"
         )
     image = item.get("image")
     if image is not None and not (isinstance(image, str) and image.strip()):
-        raise _FieldError("image", "image must be null or a path")
+        raise FieldError("image", "image must be null or a path")
     extra = {
         "eval_function": spec,
         "domain": item.get("domain"),
@@ -262,7 +255,7 @@ def _sessions(file: Path, problems: list[Problem] | None) -> dict[str, Session]:
             continue
         try:
             out[tid] = _session(tid, item)
-        except _FieldError as err:
+        except FieldError as err:
             report(
                 problems,
                 Problem(str(file), f"line {number}, trajectory {tid}: {err.message}", field=err.field),
@@ -273,20 +266,20 @@ def _sessions(file: Path, problems: list[Problem] | None) -> dict[str, Session]:
 def _session(tid: str, item: dict[str, Any]) -> Session:
     states = item.get("states")
     if not isinstance(states, list) or not states:
-        raise _FieldError("states", "states missing or empty")
+        raise FieldError("states", "states missing or empty")
     goal = _goal(item.get("goal"))
     start_url = item.get("start_url")
     head = f"Task: {goal or '<goal not found>'}" + (f"\nStart URL: {start_url}" if start_url else "")
     messages = [Message(role="user", content=head, message_id=f"{tid}:goal")]
     for i, state in enumerate(states):
         if not isinstance(state, dict):
-            raise _FieldError(f"states[{i}]", "a state must be an object")
+            raise FieldError(f"states[{i}]", "a state must be an object")
         text = state.get("accessibility_tree", state.get("text"))
         url = state.get("url")
         if not isinstance(text, str):
-            raise _FieldError(f"states[{i}].text", "a state needs its page text (accessibility_tree or text)")
+            raise FieldError(f"states[{i}].text", "a state needs its page text (accessibility_tree or text)")
         if not isinstance(url, str) or not url.strip():
-            raise _FieldError(f"states[{i}].url", "a state needs its url")
+            raise FieldError(f"states[{i}].url", "a state needs its url")
         thought = state.get("thought", state.get("thoughts"))
         action = state.get("action")
         lines = [f"URL: {url}"]

@@ -23,7 +23,7 @@ from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark, Haystack, Message, Question, Session
 from bench_nb.taxonomy import LONGMEMEVAL_TYPE_REGISTRY, normalize_question_type
 
-from .jsonfile import read_json, report
+from .jsonfile import FieldError, read_json, report
 
 _DATE = re.compile(r"\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(?:(\d{1,2}):(\d{2}))?\s*")
 
@@ -75,7 +75,7 @@ def read_longmemeval(
             continue
         try:
             question, haystack = _item(qid, item)
-        except _FieldError as err:
+        except FieldError as err:
             report(problems, Problem(str(path), err.message, field=err.field, question_id=qid))
             continue
         questions.append(question)
@@ -85,42 +85,35 @@ def read_longmemeval(
     )
 
 
-class _FieldError(Exception):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
 def _date(value: Any, field: str) -> str:
     try:
         return parse_longmemeval_date(str(value))
     except ValueError as err:
-        raise _FieldError(field, str(err)) from None
+        raise FieldError(field, str(err)) from None
 
 
 def _item(qid: str, item: dict[str, Any]) -> tuple[Question, Haystack]:
     for key, kind in (("question", str), ("question_type", str), ("haystack_sessions", list)):
         if not isinstance(item.get(key), kind):
-            raise _FieldError(key, f"missing or not a {kind.__name__}")
+            raise FieldError(key, f"missing or not a {kind.__name__}")
     if "answer" not in item:
-        raise _FieldError("answer", "missing")
+        raise FieldError("answer", "missing")
     session_ids = item.get("haystack_session_ids") or []
     dates = item.get("haystack_dates") or []
     raw_sessions = item["haystack_sessions"]
     if len(session_ids) != len(raw_sessions) or len(dates) != len(raw_sessions):
-        raise _FieldError(
+        raise FieldError(
             "haystack_session_ids",
             f"{len(raw_sessions)} sessions but {len(session_ids)} session ids and {len(dates)} dates",
         )
     sessions = []
     for s, (sid, raw_date, turns) in enumerate(zip(session_ids, dates, raw_sessions, strict=True)):
         if not isinstance(turns, list):
-            raise _FieldError(f"haystack_sessions[{s}]", "a session must be a list of turns")
+            raise FieldError(f"haystack_sessions[{s}]", "a session must be a list of turns")
         messages = []
         for t, turn in enumerate(turns):
             if not isinstance(turn, dict) or "role" not in turn or "content" not in turn:
-                raise _FieldError(f"haystack_sessions[{s}][{t}]", "a turn needs 'role' and 'content'")
+                raise FieldError(f"haystack_sessions[{s}][{t}]", "a turn needs 'role' and 'content'")
             messages.append(
                 Message(
                     role=str(turn["role"]),
