@@ -64,10 +64,10 @@ reports.heading("Memory provider comparison", f"{len(run_set)} runs")
 step("report_summary and heading")
 out["problems"] = [str(p) for p in run_set.all_problems]
 memscore = table("memscore", tables.table_memscore(questions))  # the summary: leaderboard, verdicts, what to fix
-table("paired", tables.table_paired(run_set))
+settings = table("settings", tables.table_settings(run_set))  # in the summary when the runs differ
+table("paired", tables.table_paired(run_set, pairs="neighbours"))
 table("what_to_fix", tables.table_what_to_fix(questions))
 reports.roi_tile(None, None)
-settings = table("settings", tables.table_settings(run_set))
 table("harnesses", tables.table_harnesses(run_set))
 receipts = tables.table_receipts(run_set)  # no receipts beside these runs: an empty table, and no numpy
 chart("memscore", charts.chart_memscore(questions))
@@ -92,6 +92,7 @@ step("ClusterBootstrap")
 table("uncertainty", tables.table_uncertainty(clustered))
 chart("accuracy_intervals", charts.chart_accuracy_intervals(clustered))
 table("detectable", tables.table_detectable(questions))
+table("paired_all", tables.table_paired(run_set))
 table("tell_apart", tables.table_tell_apart(clustered))
 table("pareto", tables.table_pareto(clustered))
 chart("pareto", charts.chart_pareto(clustered))

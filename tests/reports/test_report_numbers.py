@@ -267,6 +267,31 @@ def test_the_paired_table_of_one_run_says_there_is_no_pair() -> None:
     assert "<table" not in html and "left out" not in html
 
 
+def test_the_summary_pairs_only_leaderboard_neighbours() -> None:
+    # The compare report's summary grew one row per pair of runs (45 rows for 10 runs): it shows each run
+    # against the next one down the leaderboard, one row fewer than runs (issue 37)
+    accuracy = {"mem-c": 0.9, "mem-a": 0.7, "mem-d": 0.5, "mem-b": 0.3}  # the leaderboard: c, a, d, b
+    rows = [
+        (rid, rid, f"q{i}", f"h{i % 8}", "single-hop", i < acc * 40)
+        for rid, acc in sorted(accuracy.items())  # listed a, b, c, d: not the leaderboard's order
+        for i in range(40)
+    ]
+    schema = ["run_id", "provider", "question_id", "haystack_id", "question_type_norm", "correct"]
+    q = pl.DataFrame(rows, schema=schema, orient="row").with_columns(
+        status=pl.lit("evaluated"), unscored=pl.lit(False), score=pl.col("correct").cast(pl.Float64)
+    )
+    every = tables.table_paired(q)
+    assert every.frame.height == 6
+    near = tables.table_paired(q, pairs="neighbours")
+    pairs = re.findall(r'<td title="[^"]*">(mem-\w) vs (mem-\w)</td>', near.html)
+    assert [frozenset(p) for p in pairs] == [{"mem-c", "mem-a"}, {"mem-a", "mem-d"}, {"mem-d", "mem-b"}]
+    assert near.frame.height == 3
+    assert "next one down the leaderboard" in near.html
+    # the p-values are those of the full table: adjusted for every pair, not only the three shown
+    holm = {(a, b): p for a, b, p in every.frame.select("run_a", "run_b", "p_value_holm").rows()}
+    assert all(holm[(a, b)] == p for a, b, p in near.frame.select("run_a", "run_b", "p_value_holm").rows())
+
+
 def test_the_budget_warnings_name_runs_by_their_labels(frame: pl.DataFrame) -> None:
     # a run that records no search latency is left out of the budget curves: the note names its label
     from bench_nb import charts

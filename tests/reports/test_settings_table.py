@@ -4,6 +4,7 @@ warning per difference when they do not (in the table and in the built compare r
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,11 @@ def test_the_compare_report_warns_loudly_when_runs_differ(tmp_path: Path) -> Non
     page = built.path.read_text()
     assert "Run settings: NOT like for like" in page
     assert "Not like for like: retrieval limit k differs: sqlite=10, full-context=30." in page
+    # said once, in the summary: the paired table flags the pair, the settings section points up (issue 37)
+    assert page.count("Not like for like: retrieval limit k differs") == 1
+    assert len(re.findall(r'class="bnb-warning">[^<]*k differs', page)) == 1
+    assert "their settings are in the summary above" in page
+    assert page.count("not like for like</span>") == 2  # the pair flagged in the summary and in its section
     assert 'class="bnb-settings"' not in page
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -41,26 +41,49 @@ def like_for_like_warnings(runs: Any) -> list[str]:
     return [f"Not like for like: {labelled(short_hashes(d), names)}." for d in diffs]
 
 
-def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = "clustered") -> Table:
+def table_paired(
+    runs: Any,
+    *,
+    judge: str | None = None,
+    method: PairedMethod = "clustered",
+    pairs: Literal["all", "neighbours"] = "all",
+) -> Table:
     """The paired test of every pair of runs on the questions both scored, Holm-adjusted: by default the
     clustered paired test over the haystacks (the tell-apart section's); ``method="independent"`` for
-    McNemar's test and Newcombe's interval, which treat every question as independent (notes say which)."""
+    McNemar's test and Newcombe's interval, which treat every question as independent (notes say which).
+
+    ``pairs="neighbours"``: only the runs next to each other on the leaderboard (1st vs 2nd, 2nd vs 3rd, ...),
+    one row fewer than runs, as the compare report's summary shows them; p-values still Holm-adjusted over
+    every pair. A pair whose runs are not like for like is flagged, the difference in its tooltip (the
+    sentences themselves are the settings table's, ``table_settings``, so a report says them once).
+    """
+    from bench_nb.charts.labels import leaderboard_order
+    from bench_nb.frames.questions import as_questions
     from bench_nb.metrics.paired import paired_comparisons_frame
 
-    pairs = paired_comparisons_frame(runs, judge=judge, method=method)
-    labels = _pair_labels(pairs)
+    frame = paired_comparisons_frame(runs, judge=judge, method=method)
+    labels = _pair_labels(frame)
     rows = []
     warnings = []
     # a pair with no question both scored has nothing to show (one run: no pair, and no columns to filter)
-    shown = pairs.filter(pl.col("n_pairs") > 0) if "n_pairs" in pairs.columns else pairs
+    shown = scored = frame.filter(pl.col("n_pairs") > 0) if "n_pairs" in frame.columns else frame
+    if pairs == "neighbours" and scored.height:
+        order = leaderboard_order(as_questions(runs))
+        rank = {rid: i for i, rid in enumerate(order)}
+        ra, rb = pl.col("run_a").replace_strict(rank), pl.col("run_b").replace_strict(rank)
+        shown = scored.filter((ra - rb).abs() == 1).sort(pl.min_horizontal(ra, rb))
     for r in shown.iter_rows(named=True):
         pair = f"{labels[r['run_a']]} vs {labels[r['run_b']]}"
+        title = f"{r['run_a']} vs {r['run_b']}"
         if r.get("warning"):
             warnings.append(f"{pair}: {labelled(r['warning'], labels)}")
+            title += f": {labelled(r['warning'], labels)}"
         p, holm = r.get("p_value"), r.get("p_value_holm")
         rows.append(
             [
-                Cell(pair, title=f"{r['run_a']} vs {r['run_b']}"),
+                Cell(
+                    pair, title=title, badges=(("not like for like", "bnb-flag"),) if r.get("warning") else ()
+                ),
                 Cell(f"{r['n_pairs']} / {r['clusters']}", "num"),
                 Cell(f"{pct(r['accuracy_a'])} / {pct(r['accuracy_b'])}", "num"),
                 Cell(
@@ -82,14 +105,24 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
             ]
         )
     caption = "Paired comparisons" + (f" (judge {judge})" if judge else "")
-    apart = pairs.height - shown.height
-    if not pairs.height:  # one run: a note, not a table of headings over nothing
+    apart = frame.height - scored.height
+    if not frame.height:  # one run: a note, not a table of headings over nothing
         note = f"{caption}: one run, so no pair of runs to test."
-        return Table(pairs, f'<div class="bnb-note">{esc(note)}</div>')
+        return Table(frame, f'<div class="bnb-note">{esc(note)}</div>')
     if apart and not rows:
         note = f"{caption}: no two runs share a question both scored (as when they hold different question sets)."
-        return Table(pairs, f'<div class="bnb-note">{esc(note)}</div>')
+        return Table(frame, f'<div class="bnb-note">{esc(note)}</div>')
     notes = _paired_notes(method)
+    if pairs == "neighbours":
+        caption += ": neighbours on the leaderboard"
+        notes.insert(
+            0, "Each run against the next one down the leaderboard (every pair: the full paired table)."
+        )
+    if warnings:
+        notes.append(
+            "Flagged 'not like for like': the pair's runs differ in settings or question set (hover for how; "
+            "the run-settings table lists every difference)."
+        )
     if apart:
         notes.append(
             f"{apart} pair{'s' if apart != 1 else ''} of runs that share no question both scored left out "
@@ -109,9 +142,8 @@ def table_paired(runs: Any, *, judge: str | None = None, method: PairedMethod = 
         rows,
         caption=caption,
         notes=notes,
-        warnings=warnings,
     )
-    return Table(pairs, html, tuple(warnings))
+    return Table(frame if pairs == "all" else shown, html, tuple(warnings))
 
 
 def _pair_labels(pairs: pl.DataFrame) -> dict[str, str]:
