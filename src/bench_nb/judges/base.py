@@ -3,9 +3,13 @@ several times: ``--judge-replicates N``)."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Collection
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from bench_nb.errors import JudgeError, ModelError
 from bench_nb.records import Question, Verdict
+
+J = TypeVar("J")
 
 
 @runtime_checkable
@@ -39,3 +43,23 @@ def majority_verdict(replicates: list[Verdict]) -> Verdict:
         return Verdict(None, "unscored", f"replicates split evenly ({count})", judge=judge)
     first = (yes if len(yes) > len(no) else no)[0]
     return Verdict(first.score, first.label, f"majority: {count}; {first.explanation}", judge=judge)
+
+
+def build_judge(
+    label: str,
+    make: Callable[..., J],
+    alias: str | None,
+    opts: dict[str, Any],
+    known: Collection[str],
+) -> J:
+    """``make(alias, **opts)`` for the judge named ``label``; an unknown option, an unknown model alias or a
+    bad option value is a ``JudgeError``."""
+    unknown = sorted(set(opts) - set(known))
+    if unknown:
+        raise JudgeError(
+            f"judge {label}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    try:
+        return make(alias, **opts)
+    except (ModelError, ValueError) as err:
+        raise JudgeError(f"judge {label}: {err}") from err

@@ -34,7 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bench_nb.errors import JudgeError, ModelError
+from bench_nb.errors import JudgeError
+from bench_nb.judges.base import build_judge
 from bench_nb.judges.deterministic import is_abstaining, normalize_answer
 from bench_nb.judges.llm import Graded, ask_until_parsed, json_object
 from bench_nb.models.aliases import resolve_model
@@ -462,12 +463,4 @@ def make_rubric_judge(alias: str | None = None, **opts: Any) -> RubricJudge | LL
         if opts:
             raise JudgeError(f"judge 'rubric' takes no options (got {', '.join(sorted(opts))})")
         return RubricJudge()
-    unknown = sorted(set(opts) - _OPTIONS)
-    if unknown:
-        raise JudgeError(
-            f"judge 'rubric:{alias}': unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}"
-        )
-    try:
-        return LLMRubricJudge(alias, **opts)
-    except ModelError as err:
-        raise JudgeError(f"judge 'rubric:{alias}': {err}") from err
+    return build_judge(f"'rubric:{alias}'", LLMRubricJudge, alias, opts, _OPTIONS)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from bench_nb.errors import JudgeError, ModelError
+from bench_nb.judges.base import build_judge
 from bench_nb.judges.prompts import (
     check_strictness,
     custom_judge_messages,
@@ -277,12 +278,4 @@ def make_llm_judge(alias: str, **opts: Any) -> LLMJudge:
     Raises:
         JudgeError: an unknown model alias or option.
     """
-    unknown = sorted(set(opts) - _OPTIONS)
-    if unknown:
-        raise JudgeError(
-            f"judge {alias!r}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}"
-        )
-    try:
-        return LLMJudge(alias, **opts)
-    except (ModelError, ValueError) as err:
-        raise JudgeError(f"judge {alias!r}: {err}") from err
+    return build_judge(repr(alias), LLMJudge, alias, opts, _OPTIONS)

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench_nb.errors import JudgeError, ModelError
+from bench_nb.judges.base import build_judge
 from bench_nb.records import Question, Verdict
 
 DEFAULT_SEPARATORS: tuple[str, ...] = (",", ";")
@@ -430,12 +430,5 @@ def make_lmev2_judge(alias: str | None = None, **opts: Any) -> LmeV2Judge:
     Raises:
         JudgeError: an unknown option or model alias.
     """
-    unknown = sorted(set(opts) - (_OPTIONS if alias else {"name"}))
-    if unknown:
-        raise JudgeError(
-            f"judge 'lme-v2{':' + alias if alias else ''}': unknown option(s) {', '.join(unknown)}"
-        )
-    try:
-        return LmeV2Judge(alias, **opts)
-    except ModelError as err:
-        raise JudgeError(f"judge 'lme-v2:{alias}': {err}") from err
+    label = f"'lme-v2{':' + alias if alias else ''}'"
+    return build_judge(label, LmeV2Judge, alias, opts, _OPTIONS if alias else {"name"})

@@ -26,7 +26,12 @@ import polars as pl
 
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
-from bench_nb.metrics.intervals import student_t_quantile, wilson_interval
+from bench_nb.metrics.intervals import (
+    normal_z,
+    student_t_quantile,
+    wilson_interval,
+    wilson_proportion_interval,
+)
 from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
 from bench_nb.metrics.verdicts import with_verdicts
 
@@ -139,19 +144,26 @@ def cluster_sums(values: pl.DataFrame, clusters: list[str] | None = None) -> Clu
     return ClusterSums(np.array(ids, dtype=object), sums, counts, float(spread.sum()))
 
 
+def _residual_sums(sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """(S_k − ȳ·N_k, N_k, n) over the K clusters that have questions; None when K < 2 or n = 0."""
+    present = counts > 0
+    n = counts.sum()
+    if int(present.sum()) < 2 or n == 0:
+        return None
+    s, c = sums[present], counts[present]
+    return s - s.sum() / n * c, c, n
+
+
 def cluster_variance(sums: np.ndarray, counts: np.ndarray) -> float:
     """The cluster-robust (CR1, linearisation) variance of the mean Σ sums / Σ counts.
 
     V = K/(K−1) · Σ_k (S_k − ȳ·N_k)² / n², over the K clusters that have questions.
     """
-    present = counts > 0
-    k = int(present.sum())
-    n = counts.sum()
-    if k < 2 or n == 0:
+    if (r := _residual_sums(sums, counts)) is None:
         return _NAN
-    s, c = sums[present], counts[present]
-    mean = s.sum() / n
-    return float(k / (k - 1) * ((s - mean * c) ** 2).sum() / n**2)
+    e, c, n = r
+    k = len(c)
+    return float(k / (k - 1) * (e**2).sum() / n**2)
 
 
 def cr2_variance(sums: np.ndarray, counts: np.ndarray) -> float:
@@ -162,14 +174,10 @@ def cr2_variance(sums: np.ndarray, counts: np.ndarray) -> float:
     eigenvalue on the cluster's sum is 1/(1 − N_k/n): the residual of a large cluster, pulled towards the
     mean it is a large part of, is scaled back up. Unbiased when the questions are independent with a common
     variance; with equal sizes it is CR1's K/(K−1) correction exactly."""
-    present = counts > 0
-    k = int(present.sum())
-    n = counts.sum()
-    if k < 2 or n == 0:
+    if (r := _residual_sums(sums, counts)) is None:
         return _NAN
-    s, c = sums[present], counts[present]
-    mean = s.sum() / n
-    return float((((s - mean * c) ** 2) / (1 - c / n)).sum() / n**2)
+    e, c, n = r
+    return float(((e**2) / (1 - c / n)).sum() / n**2)
 
 
 def bell_mccaffrey_df(counts: np.ndarray) -> float:
@@ -353,18 +361,13 @@ def design_wilson_interval(
     defaults to ``clusters`` − 1."""
     if n == 0 or clusters < 2:
         return (_NAN, _NAN)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    t = student_t_quantile(0.5 + confidence / 2, clusters - 1 if df is None else df)
-    d = 1.0 if math.isnan(deff) else max(1.0, deff)
-    n_star = n / d * (z / t) ** 2
-    p = successes / n
-    # wilson_interval's formula at a non-integer n*: (p + z²/2n* ± z·√(p(1−p)/n* + z²/4n*²)) / (1 + z²/n*)
-    denom = 1 + z * z / n_star
-    centre = p + z * z / (2 * n_star)
-    half = z * math.sqrt(max(0.0, p * (1 - p) / n_star + z * z / (4 * n_star * n_star)))
-    low = 0.0 if p == 0 else max(0.0, (centre - half) / denom)
-    high = 1.0 if p == 1 else min(1.0, (centre + half) / denom)
-    return (low, high)
+    n_star = _korn_graubard_n(n, deff, clusters - 1 if df is None else df, confidence)
+    return wilson_proportion_interval(successes / n, n_star, normal_z(confidence))
+
+
+def _korn_graubard_n(n: float, deff: float, df: float, confidence: float) -> float:
+    """n / max(1, deff) · (z_{1−α/2} / t_{df, 1−α/2})² (a nan ``deff`` counts as 1)."""
+    return n / max(1.0, deff) * (normal_z(confidence) / student_t_quantile(0.5 + confidence / 2, df)) ** 2
 
 
 def cr2_design_effect(cs: ClusterSums) -> float:
@@ -383,9 +386,7 @@ def clustered_n(cs: ClusterSums, confidence: float = 0.95) -> float:
     deff = cr2_design_effect(cs)
     if math.isnan(deff):
         return float(cs.n)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    t = student_t_quantile(0.5 + confidence / 2, bell_mccaffrey_df(cs.counts))
-    return cs.n / max(1.0, deff) * (z / t) ** 2
+    return _korn_graubard_n(cs.n, deff, bell_mccaffrey_df(cs.counts), confidence)
 
 
 @dataclass(frozen=True)

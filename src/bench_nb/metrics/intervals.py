@@ -14,6 +14,11 @@ EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 Z95 = NormalDist().inv_cdf(0.975)
 
 
+def normal_z(confidence: float) -> float:
+    """z_{1−α/2}: the standard normal quantile of a two-sided interval at ``confidence``."""
+    return Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
 def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for ``successes / n``; ``(nan, nan)`` when ``n == 0``. ``successes`` may be a
     sum of fractional scores (a mean score read as a proportion)."""
@@ -21,8 +26,7 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
         return (math.nan, math.nan)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must be in [0, {n}], got {successes}")
-    z = Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
-    return wilson_proportion_interval(successes / n, n, z)
+    return wilson_proportion_interval(successes / n, n, normal_z(confidence))
 
 
 def wilson_proportion_interval(p: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -81,7 +85,7 @@ def mean_interval(values: list[float], confidence: float = 0.95) -> tuple[float,
     n = len(values)
     if n < 2:
         return (math.nan, math.nan)
-    z = Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
+    z = normal_z(confidence)
     mean = sum(values) / n
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     half = z * sd / math.sqrt(n)

@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any, Literal
 
 import polars as pl
@@ -24,19 +23,12 @@ from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions,
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums
-from bench_nb.metrics.intervals import Z95, student_t_quantile, wilson_proportion_interval
+from bench_nb.metrics.intervals import normal_z, student_t_quantile, wilson_proportion_interval
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
 AuditKind = Literal["wrong", "correct"]
-
-
-# --- intervals ------------------------------------------------------------------------------------------
-
-
-def _z(confidence: float) -> float:
-    return Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 # --- Rogan-Gladen -----------------------------------------------------------------------------------------
@@ -133,7 +125,7 @@ def corrected_accuracy(
     elif n_labels is not None:
         n1, n0 = n_labels * est, n_labels * (1 - est)
     low, high = _adjusted_interval(
-        observed, sensitivity, specificity, n, None if n_labels is None else (n1, n0), _z(confidence)
+        observed, sensitivity, specificity, n, None if n_labels is None else (n1, n0), normal_z(confidence)
     )
     return CorrectedAccuracy(
         estimate=est,
@@ -218,7 +210,7 @@ def ppi_accuracy(
     r_mean = sum(rect) / n
     r_var = sum((r - r_mean) ** 2 for r in rect) / (n - 1)
     est = f_mean - r_mean
-    half = _z(confidence) * math.sqrt(f_var / big_n + r_var / n)
+    half = normal_z(confidence) * math.sqrt(f_var / big_n + r_var / n)
     return PPIEstimate(
         estimate=min(1.0, max(0.0, est)),
         ci_low=max(0.0, est - half),
