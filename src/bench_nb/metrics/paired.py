@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 import polars as pl
@@ -50,9 +50,6 @@ from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences
-
-if TYPE_CHECKING:
-    pass
 
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
