@@ -10,11 +10,11 @@ from runner_fakes import CountingProvider, make_benchmark
 
 from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.records import SearchHit
+from bench_nb.redaction import redact
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import question_set_hash
 from bench_nb.runner import check_like_for_like, run_benchmark, run_comparison
 from bench_nb.runner.hits import hit_from_result, hit_to_result
-from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import Attempts, RetryPolicy, call_with_retries, is_retryable
 from bench_nb.runner.selection import select_questions
 

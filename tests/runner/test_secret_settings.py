@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bench_nb.cli import cli
 from bench_nb.errors import ProviderError
-from bench_nb.runner.redaction import redact
+from bench_nb.redaction import redact
 from bench_nb.runner.settings import check_provider_settings
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -66,6 +66,13 @@ def make_provider(
     return provider  # type: ignore[no-any-return,unused-ignore]
 
 
+def close_provider(provider: Provider | None) -> None:
+    """``provider.close()``, when it has one (an optional method of the Provider protocol)."""
+    close = getattr(provider, "close", None)
+    if callable(close):
+        close()
+
+
 def make_answerer(spec: str | Answerer, options: Mapping[str, Any] | None = None) -> Answerer:
     """An answerer from ``get_answerer``'s names, a plugin spec, or an object passed through."""
     if not isinstance(spec, str):

@@ -29,6 +29,7 @@ from bench_nb.judges.base import majority_verdict
 from bench_nb.models.deadline import deadline
 from bench_nb.providers.usage import metered
 from bench_nb.records import Haystack, IngestResult, Message, SearchHit, Session, Verdict
+from bench_nb.redaction import error_text
 from bench_nb.runformat.format import (
     PHASES,
     AnswerPhase,
@@ -58,7 +59,6 @@ from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
 from bench_nb.runner.plan import Container, RunPlan
 from bench_nb.runner.pool import Done, WindowPool
 from bench_nb.runner.progress import PhaseBars
-from bench_nb.runner.redaction import error_text
 from bench_nb.runner.retrieval import EvidenceIndex, RetrievalOutcome, score_retrieval
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import DEFAULT_K

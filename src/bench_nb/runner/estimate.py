@@ -36,6 +36,7 @@ from bench_nb.errors import BenchNbWarning, MissingProviderKey, RunFormatError
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runner.components import (
+    close_provider,
     make_answerer,
     make_judges,
     make_provider,
@@ -341,9 +342,7 @@ def estimate_run(
                 made = None
             if reports_usage(made):
                 reporting.append(name)
-            close = getattr(made, "close", None)
-            if callable(close):
-                close()
+            close_provider(made)
             context = _Context(bench, haystacks, token_model, str(own[name].get("model", "gpt-4o")))
             sized = [context.hits(name, q, k, own[name]) for q in targets]
             n_hits = sum(h[0] for h in sized)

@@ -10,7 +10,7 @@ from bench_nb.errors import RunFormatError
 from bench_nb.providers.base import Provider
 from bench_nb.runformat.load import read_run
 from bench_nb.runformat.spec import read_spec
-from bench_nb.runner.components import make_provider
+from bench_nb.runner.components import close_provider, make_provider
 from bench_nb.runner.lock import lock_run
 from bench_nb.runner.settings import check_provider_settings
 
@@ -48,7 +48,5 @@ def clean_run(
             for tag in tags:
                 obj.clear(tag)
         finally:
-            close = getattr(obj, "close", None)
-            if callable(close):
-                close()
+            close_provider(obj)
     return tags

@@ -1,19 +1,9 @@
-"""A run resolved once: what the user asked for (``RunOrder``) becomes what the engine runs (``RunPlan``).
-
-Three records carry a run, each made once:
-
-- the **order** (``RunOrder``): ``run_benchmark``'s arguments or ``bench-nb run``'s options, the settings
-  as names (``runformat.spec.RunSpec.asked``: ``None`` is "not given"), the objects given instead of names, and
-  how to execute it (``runner.settings.ExecutionOptions``);
-- the **plan** (``RunPlan``), resolved from it by ``resolve`` under the run directory's lock: a resumed run's
-  own settings merged in (``runner.resume``), the benchmark loaded and its sha256 pin checked, the questions
-  selected, the containers named, the provider, answerer and judges made, what the provider tells of itself
-  read one time (``ProviderTraits``), and the checkpoint the run starts from (new, or read back and refused
-  when its settings differ);
-- the **record** (``RunSpec``, ``plan.spec``): what the checkpoint holds of the run's settings (its
-  ``benchNb``), completed with what the components tell (``RunSpec.found``).
-
-``runner.run`` runs a plan: the engine (``runner.engine.Engine``) takes it whole.
+"""A run resolved once: what the user asked for (``RunOrder``: ``run_benchmark``'s arguments or ``bench-nb
+run``'s options) becomes what the engine runs (``RunPlan``, made by ``resolve``): a resumed run's own settings
+merged in (``runner.resume``), the benchmark loaded and its sha256 pin checked, the questions selected, the
+containers named, the provider, answerer and judges made, what the provider tells of itself read one time
+(``ProviderTraits``), and the run's record (``RunSpec``, ``RunPlan.spec``: what the checkpoint holds, completed
+by ``RunSpec.found``) with the checkpoint the run starts from.
 """
 
 from __future__ import annotations
@@ -45,6 +35,7 @@ from bench_nb.runformat.journal import CHECKPOINT
 from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.components import (
     check_credentials,
+    close_provider,
     component_options,
     in_context_format,
     make_answerer,
@@ -242,7 +233,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
         except BaseException:
             if provider_obj is not None:
-                _close(provider_obj)
+                close_provider(provider_obj)
             if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
                 shutil.rmtree(run_dir, ignore_errors=True)
             raise
@@ -263,7 +254,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 resumed=resumed,
             )
         finally:
-            _close(provider_obj)
+            close_provider(provider_obj)
 
 
 def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str]:
@@ -276,12 +267,6 @@ def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str
         elif isinstance(value, Mapping):
             out.update({f"{role}:{k}": str(v) for k, v in value.items()})
     return out
-
-
-def _context_format(answerer: Answerer) -> int | None:
-    """The answerer's context format (``models.prompt.CONTEXT_FORMATS``), None when it does not say."""
-    value = getattr(answerer, "context_format", None)
-    return value if isinstance(value, int) else None
 
 
 def _new_checkpoint(
@@ -406,7 +391,7 @@ def _found(
             f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
             f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
         )
-    tokenizer = getattr(answerer_obj, "tokenizer", None)
+    tokenizer, context = (getattr(answerer_obj, name, None) for name in ("tokenizer", "context_format"))
     spec = spec.found(
         run_id=run_dir.name,
         provider=traits.name,
@@ -419,16 +404,10 @@ def _found(
         version=BENCH_NB_VERSION,
         benchmark_sha256=bench.sha256 or (benchmark_sha256(inv.dataset) if inv.dataset is not None else None),
         prompt_hashes=_prompt_hashes(answerer_obj, judge_objs),
-        context_format=_context_format(answerer_obj),
+        context_format=context if isinstance(context, int) else None,  # None: the answerer does not say
         custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)),
         tokenizer=tokenizer if isinstance(tokenizer, str) else None,
         evidence_level=traits.evidence_level,
         provider_settings=recorded_settings(own_settings),
     )
     return answerer_obj, judge_objs, spec
-
-
-def _close(provider: Provider) -> None:
-    close = getattr(provider, "close", None)
-    if callable(close):
-        close()

@@ -20,6 +20,7 @@ from typing import Any
 
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
+from bench_nb.judges.registry import get_judge
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
 from bench_nb.runformat.format import now_iso
@@ -50,19 +51,11 @@ class RejudgeResult:
 
 def resolve_judge(spec: str | Judge) -> Judge:
     """A Judge from a spec (``"f1"``, ``"contains"``, a model alias...) through the judge registry."""
-    if not isinstance(spec, str):
-        if not isinstance(spec, Judge):
-            raise JudgeError(
-                f"{spec!r} is not a judge (needs a name and a judge(question, hypothesis) method)"
-            )
-        return spec
-    try:
-        from bench_nb.judges.registry import get_judge
-    except ImportError as err:  # pragma: no cover - the registry ships with the runner
-        raise JudgeError(
-            f"cannot build judge {spec!r}: the judge registry is not available ({err})"
-        ) from None
-    return get_judge(spec)
+    if isinstance(spec, str):
+        return get_judge(spec)
+    if not isinstance(spec, Judge):
+        raise JudgeError(f"{spec!r} is not a judge (needs a name and a judge(question, hypothesis) method)")
+    return spec
 
 
 def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[str]) -> list[Judge]:

@@ -11,8 +11,8 @@ from typing import Any
 
 from bench_nb.benchmarks.registry import BenchmarkTraits
 from bench_nb.errors import BenchNbError, ProviderError
+from bench_nb.redaction import redact
 from bench_nb.runformat.format import PHASES, Concurrency
-from bench_nb.runner.redaction import redact
 from bench_nb.runner.retry import RetryPolicy
 
 BENCH_NB_VERSION = 1
@@ -139,7 +139,7 @@ def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[
     - a name that is a secret's (``api_key``, ``token``, ``password``, ``passphrase``, ``dbPassword``, ...);
     - a value equal to the value of any environment variable (``-s x=$DB_PASS``; at least ``MIN_ENV_VALUE``
       characters, and not one of the ``PLAIN_ENVIRONMENT`` variables such as ``$HOME``);
-    - a value shaped like a credential (see ``runner.redaction``: ``sk-...``, ``sk_live_...``, ``ghp_...``,
+    - a value shaped like a credential (see ``bench_nb.redaction``: ``sk-...``, ``sk_live_...``, ``ghp_...``,
       ``AKIA...``, ``Bearer ...``, ``Basic ...``, ``password=...``), a ``user:password@`` in a URL, or the
       value of a ``*KEY*``/``*TOKEN*``/``*SECRET*``/``*PASSWORD*`` environment variable anywhere in it.
 
