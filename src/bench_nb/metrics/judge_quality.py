@@ -417,6 +417,15 @@ def _weighted_share(hit: list[float], w: list[float]) -> tuple[float, float]:
     return sum(h * x for h, x in zip(hit, w, strict=True)) / total, total * total / sum(x * x for x in w)
 
 
+def _judgments_and_runs(data: Any) -> tuple[pl.DataFrame, RunSet]:
+    """The judgments frame and its runs: ``data`` is runs, or a judgments frame whose ``run_path`` names them."""
+    frame = as_polars(data)
+    if frame is None:
+        runset = load_runs(data)
+        return judgments_frame(runset), runset
+    return frame, load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+
+
 def judge_vs_human_frame(
     data: Any, *, human: str = HUMAN, judges: Sequence[str] | None = None
 ) -> pl.DataFrame:
@@ -427,13 +436,7 @@ def judge_vs_human_frame(
     (weighted by the labels' sampling weights, Wilson intervals on Kish's effective sample size; proportions),
     ``agreement, cohen_kappa, gwet_ac1`` (unweighted, on the same answers).
     """
-    runset = load_runs(data) if as_polars(data) is None else None
-    frame = as_polars(data)
-    if frame is None:
-        assert runset is not None
-        frame = judgments_frame(runset)
-    else:
-        runset = load_runs(frame["run_path"].unique(maintain_order=True).to_list())
+    frame, runset = _judgments_and_runs(data)
     frame = _verdicts(frame)
     weights = _label_weights(runset)
     people = frame.filter((pl.col("judge") == human) & pl.col("score").is_not_null()).select(
@@ -763,14 +766,8 @@ def length_bias_frame(data: Any, *, per_words: int = 10) -> pl.DataFrame:
     answer's length in words, over every answer the judge scored (all runs pooled): ``slope`` in accuracy
     points per ``per_words`` words with its HC1-robust 95% interval. Columns: ``judge, n, mean_words,
     accuracy, slope, ci_low, ci_high`` (points, percent)."""
-    runset = load_runs(data) if as_polars(data) is None else None
-    frame = as_polars(data)
-    if frame is None:
-        assert runset is not None
-        frame = judgments_frame(runset)
-        q = questions_frame(runset)
-    else:
-        q = questions_frame(load_runs(frame["run_path"].unique(maintain_order=True).to_list()))
+    frame, runset = _judgments_and_runs(data)
+    q = questions_frame(runset)
     words = q.select(
         "run_id", "question_id", words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
     )
