@@ -421,30 +421,18 @@ def tell_apart_of(overall: pl.DataFrame, per_type: pl.DataFrame, alpha: float = 
         .sort("_pair", pl.col("question_type") != "all", maintain_order=True)
         .drop("_pair")
     )
-    extra: dict[str, list[Any]] = {
-        k: [] for k in ("wilson_a_low", "wilson_a_high", "wilson_b_low", "wilson_b_high", "overlap_verdict")
-    }
-    confidence = 1 - alpha
+    names = ("wilson_a_low", "wilson_a_high", "wilson_b_low", "wilson_b_high")
+    extra: dict[str, list[Any]] = {k: [] for k in (*names, "overlap_verdict")}
     for r in table.iter_rows(named=True):
-        n = int(r["n"])
-        if n == 0:
-            wa = wb = (_NAN, _NAN)
-        else:
-            # round(): a 0/1 run's sum is an integer that the mean times n misses by ~1e-13
-            wa = wilson_interval(min(float(n), round(r["accuracy_a"] * n, 9)), n, confidence)
-            wb = wilson_interval(min(float(n), round(r["accuracy_b"] * n, 9)), n, confidence)
-        extra["wilson_a_low"].append(wa[0])
-        extra["wilson_a_high"].append(wa[1])
-        extra["wilson_b_low"].append(wb[0])
-        extra["wilson_b_high"].append(wb[1])
-        if n == 0 or math.isnan(wa[0]):
-            extra["overlap_verdict"].append(CANNOT_TELL)
-        elif wa[0] > wb[1]:
-            extra["overlap_verdict"].append("A higher")
-        elif wb[0] > wa[1]:
-            extra["overlap_verdict"].append("B higher")
-        else:
-            extra["overlap_verdict"].append(CANNOT_TELL)
+        n = int(r["n"])  # n = 0: nan intervals, so "cannot tell"
+        # round(): a 0/1 run's sum is an integer that the mean times n misses by ~1e-13
+        wa, wb = (
+            wilson_interval(min(float(n), round(r[f"accuracy_{x}"] * n, 9)), n, 1 - alpha) for x in "ab"
+        )
+        for k, v in zip(names, (*wa, *wb), strict=True):
+            extra[k].append(v)
+        higher = "A higher" if wa[0] > wb[1] else "B higher" if wb[0] > wa[1] else CANNOT_TELL
+        extra["overlap_verdict"].append(higher)
     table = table.with_columns(
         *(pl.Series(k, v, dtype=pl.Utf8 if k == "overlap_verdict" else pl.Float64) for k, v in extra.items())
     ).with_columns(agree=pl.col("verdict") == pl.col("overlap_verdict"))
