@@ -99,8 +99,10 @@ def _precheck(name: str, question: Question, hypothesis: str) -> Verdict | None:
     return None
 
 
-def _why_not(hypothesis: str, reason: str) -> str:
-    return f"{reason} (the answer abstains)" if is_abstaining(hypothesis) else reason
+def _verdict(name: str, ok: bool, reason: str, hypothesis: str) -> Verdict:
+    """Correct or incorrect for ``reason``; an incorrect answer that abstains says so."""
+    why = f"{reason} (the answer abstains)" if not ok and is_abstaining(hypothesis) else reason
+    return Verdict(int(ok), "correct" if ok else "incorrect", why, judge=name)
 
 
 @dataclass
@@ -122,13 +124,8 @@ class F1Judge:
             return pre
         f1 = token_f1(hypothesis, question.answer)
         ok = f1 >= self.threshold
-        return Verdict(
-            int(ok),
-            "correct" if ok else "incorrect",
-            f"token F1 {f1:.3f} >= threshold {self.threshold:g}"
-            if ok
-            else _why_not(hypothesis, f"token F1 {f1:.3f} < threshold {self.threshold:g}"),
-            judge=self.name,
+        return _verdict(
+            self.name, ok, f"token F1 {f1:.3f} {'>=' if ok else '<'} threshold {self.threshold:g}", hypothesis
         )
 
 
@@ -143,10 +140,9 @@ class ContainsJudge:
         pre = _precheck(self.name, question, hypothesis)
         if pre is not None:
             return pre
-        if contains_answer(hypothesis, question.answer):
-            return Verdict(1, "correct", "the answer contains the ground truth", judge=self.name)
-        reason = _why_not(hypothesis, "the answer does not contain the ground truth")
-        return Verdict(0, "incorrect", reason, judge=self.name)
+        ok = contains_answer(hypothesis, question.answer)
+        reason = f"the answer {'contains' if ok else 'does not contain'} the ground truth"
+        return _verdict(self.name, ok, reason, hypothesis)
 
 
 @dataclass
@@ -164,8 +160,7 @@ class OverlapJudge:
 
         gold = set(normalize_answer(question.answer).split()) - STOP_WORDS
         shared = sorted(gold & set(normalize_answer(hypothesis).split()))
-        if shared:
-            return Verdict(
-                1, "correct", f"shares {', '.join(shared[:3])} with the ground truth", judge=self.name
-            )
-        return Verdict(0, "incorrect", _why_not(hypothesis, "no content word in common"), judge=self.name)
+        reason = (
+            f"shares {', '.join(shared[:3])} with the ground truth" if shared else "no content word in common"
+        )
+        return _verdict(self.name, bool(shared), reason, hypothesis)
