@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         section,
         setup_notebook,
     )
-    from bench_nb.reports.schedule import BuildOutcome, ReportsConfig, build_all, read_config
+    from bench_nb.reports.schedule import BuildOutcome, ReportsConfig, build_all
     from bench_nb.reports.serve import make_server
 
 __getattr__, __dir__, __all__ = attach(
@@ -53,7 +53,7 @@ __getattr__, __dir__, __all__ = attach(
             "section",
             "setup_notebook",
         ],
-        "bench_nb.reports.schedule": ["BuildOutcome", "ReportsConfig", "build_all", "read_config"],
+        "bench_nb.reports.schedule": ["BuildOutcome", "ReportsConfig", "build_all"],
         "bench_nb.reports.serve": ["make_server"],
     },
 )

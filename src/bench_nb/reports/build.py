@@ -252,12 +252,8 @@ def fold_sections(page: str, cells: Any) -> str:
 
 
 def _summary(nb: Any) -> dict[str, Any]:
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            if SUMMARY_MIME in data:
-                return dict(data[SUMMARY_MIME])
-    return {}
+    datas = (out.get("data", {}) for cell in nb.cells for out in cell.get("outputs", []))
+    return next((dict(d[SUMMARY_MIME]) for d in datas if SUMMARY_MIME in d), {})
 
 
 def check_parameters(notebook: Path, params: Mapping[str, Any] | None) -> None:
@@ -271,15 +267,12 @@ def check_parameters(notebook: Path, params: Mapping[str, Any] | None) -> None:
     declared = list(inspect_notebook(str(notebook)))
     if not declared:
         return
-    unknown = [name for name in params if name not in declared]
-    if not unknown:
-        return
-    parts = []
-    for name in unknown:
-        parts.append(f"{name!r}" + did_you_mean(name, declared, cutoff=0.5))
-    raise ReportError(
-        f"notebook {notebook.name} has no parameter {', '.join(parts)}; its parameters: {', '.join(declared)}"
-    )
+    parts = [f"{n!r}" + did_you_mean(n, declared, cutoff=0.5) for n in params if n not in declared]
+    if parts:
+        raise ReportError(
+            f"notebook {notebook.name} has no parameter {', '.join(parts)}; its parameters: "
+            f"{', '.join(declared)}"
+        )
 
 
 def build_report(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bench_nb.lazy import attach
-from bench_nb.tables.bands import AccuracyBand, LatencyBand, accuracy_band, latency_band
+from bench_nb.tables.bands import accuracy_band, latency_band
 from bench_nb.tables.beam import has_beam, table_beam
 from bench_nb.tables.budget import table_budget
 from bench_nb.tables.comparisons import (
@@ -68,7 +68,7 @@ from bench_nb.tables.uncertainty import (
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "bench_nb.tables.bands": ["AccuracyBand", "LatencyBand", "accuracy_band", "latency_band"],
+        "bench_nb.tables.bands": ["accuracy_band", "latency_band"],
         "bench_nb.tables.beam": ["has_beam", "table_beam"],
         "bench_nb.tables.budget": ["table_budget"],
         "bench_nb.tables.comparisons": [

@@ -59,7 +59,7 @@ def table_paired(
     """
     from bench_nb.charts.labels import leaderboard_order
     from bench_nb.frames.questions import as_questions
-    from bench_nb.metrics.paired import paired_comparisons_frame
+    from bench_nb.metrics.paired import METHOD_NOTES, paired_comparisons_frame
 
     frame = paired_comparisons_frame(runs, judge=judge, method=method)
     labels = _pair_labels(frame)
@@ -112,7 +112,7 @@ def table_paired(
     if apart and not rows:
         note = f"{caption}: no two runs share a question both scored (as when they hold different question sets)."
         return Table(frame, f'<div class="bnb-note">{esc(note)}</div>')
-    notes = _paired_notes(method)
+    notes = [METHOD_NOTES[method], "p-values adjusted for the number of pairs with Holm's method."]
     if pairs == "neighbours":
         caption += ": neighbours on the leaderboard"
         notes.insert(
@@ -160,14 +160,6 @@ def _pair_labels(pairs: pl.DataFrame) -> dict[str, str]:
         ]
     )
     return run_labels(runs)
-
-
-def _paired_notes(method: PairedMethod) -> list[str]:
-    """What the paired table's test and interval are, clustered or independent (docs/statistics.md,
-    "Comparing two runs on the same questions")."""
-    from bench_nb.metrics.paired import METHOD_NOTES
-
-    return [METHOD_NOTES[method], "p-values adjusted for the number of pairs with Holm's method."]
 
 
 def _f1_contains_note(agreement: JudgeAgreement) -> str | None:

@@ -16,15 +16,9 @@ from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.metrics.retrieval import retrieval_summary_frame
 from bench_nb.metrics.tokens import token_summary_frame
 from bench_nb.tables.bands import accuracy_band, latency_band
-from bench_nb.tables.html import Cell, Table, band_badge, interval, num, pct, render, run_cell
+from bench_nb.tables.html import Cell, Table, band_badge, interval, labels_of, num, pct, render, run_cell
 
 CUSTOM_PROMPT = "provider's own judge prompt"
-
-
-def _labels(q: pl.DataFrame) -> dict[str, str]:
-    from bench_nb.charts.labels import run_labels
-
-    return run_labels(q)
 
 
 def _most_results(q: pl.DataFrame) -> pl.DataFrame:
@@ -68,7 +62,7 @@ def answerer_bound(q: pl.DataFrame, ms: pl.DataFrame) -> tuple[str | None, str |
     models = set(q["answering_model"].drop_nulls().unique().to_list())
     if not models or not all(map(calls_no_model, models)):
         return None, None
-    labels = _labels(q)
+    labels = labels_of(q)
     acc = {r["run_id"]: r["accuracy"] for r in ms.iter_rows(named=True)}
 
     def named(provider: str) -> list[str]:
@@ -140,7 +134,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     ``like_for_like_warnings``) are shown above the table.
     """
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     nothing, unrecorded = retrieved_nothing(q), retrieval_not_recorded(q)
     ms = memscore_frame(q)
     ms = ms.sort("accuracy", descending=True, nulls_last=True)
@@ -221,7 +215,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
 def table_success(data: Any) -> Table:
     """Success rate per run (evaluated / target) with failed, in-progress, pending and unscored counts."""
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     sr = success_rate_frame(q)
     rows = [
         [
@@ -288,7 +282,7 @@ def table_across_benchmarks(data: Any) -> Table:
 def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
     """Accuracy per question type (rows) and run (columns), each with its 95% interval, n and band."""
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     acc = accuracy_by_type_frame(q, raw=raw)
     type_col = "question_type" if raw else "question_type_norm"
     types = [t for t in acc[type_col].unique(maintain_order=True).to_list()]
@@ -338,7 +332,7 @@ def table_latency(
 ) -> Table:
     """Latency p50 / p95 (interpolated) per phase (rows) and run (columns), in ms; search read in bands."""
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     nothing = retrieved_nothing(q)
     lat = latency_stats_frame(q)
     by_key = {(r["run_id"], r["phase"]): r for r in lat.iter_rows(named=True)}
@@ -392,7 +386,7 @@ def table_tokens(data: Any) -> Table:
     cost when the runs record it (a ``cost_usd`` column), split into answer, judges, memory side and their
     total when a run's provider reports its own model calls (``memory_*`` columns, docs/runner.md)."""
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     tok = token_summary_frame(q)
     costs = _cost_columns(q)
     if costs:
@@ -460,7 +454,7 @@ def table_retrieval(data: Any) -> Table:
     """Retrieval metrics per run, each run's level beside them; warnings when the runs' levels differ or a
     run records no level (MemoryBench computes recall, F1 and nDCG without ground truth)."""
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     ret = retrieval_summary_frame(q)
     rows = []
     by_level: dict[str, list[str]] = {}  # runs with metrics, by level

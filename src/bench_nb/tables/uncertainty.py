@@ -22,6 +22,7 @@ from bench_nb.tables.html import (
     esc,
     interval,
     labelled,
+    labels_of,
     missing,
     num,
     pct,
@@ -33,12 +34,6 @@ if TYPE_CHECKING:
     from bench_nb.metrics.uncertainty import ClusterBootstrap
 
 _ALL = "all"
-
-
-def _labels(q: pl.DataFrame) -> dict[str, str]:
-    from bench_nb.charts.labels import run_labels
-
-    return run_labels(q)
 
 
 def _points(x: float | None, digits: int = 1) -> str:
@@ -134,7 +129,7 @@ def table_uncertainty(data: Any, *, seed: int = 0) -> Table:
     bounds: every unscored question wrong, every one right. ``data``: a questions
     frame, run sources, or a ``ClusterBootstrap`` (shared with the other uncertainty tables; its own seed)."""
     boot = _bootstrap(data, seed)
-    labels = _labels(boot.questions)
+    labels = labels_of(boot.questions)
     frame = _uncertainty_frame(boot)
     refused = _refused(boot)
     rows = []
@@ -268,7 +263,7 @@ def table_detectable(data: Any, *, alpha: float = 0.05, power: float = 0.8) -> T
 
     q = as_questions(data)
     frame = detectable_differences_frame(q, alpha=alpha, power=power)
-    labels = _labels(q)
+    labels = labels_of(q)
     several = frame["question_set"].n_unique() > 1
     rows = []
     for r in frame.iter_rows(named=True):
@@ -353,7 +348,7 @@ def table_tell_apart(data: Any, *, alpha: float = 0.05) -> Table:
     verdict with its interval next to what the Wilson-interval-overlap rule says; rows where the two rules
     disagree are marked. ``data`` as for ``table_uncertainty``."""
     boot = _bootstrap(data)
-    labels = _labels(boot.questions)
+    labels = labels_of(boot.questions)
     if refused := _refused(boot):  # a warning alone: no empty table under it
         return Table(pl.DataFrame(), "".join([STYLE, *(_warning(w) for w in refused)]), tuple(refused))
     paired, _ = boot.comparable()
@@ -440,7 +435,7 @@ def table_pareto(data: Any) -> Table:
     """The Pareto frontier: accuracy (with its clustered interval), search latency, context tokens and cost
     per run; which runs are dominated and by which. ``data`` as for ``table_uncertainty``."""
     boot = _bootstrap(data)
-    labels = _labels(boot.questions)
+    labels = labels_of(boot.questions)
     frame = boot.pareto_frontier()
     from bench_nb.metrics.pareto import compared_cost_of
 
@@ -502,7 +497,7 @@ def table_repeats(data: Any, judgments: Any = None) -> Table:
     from bench_nb.metrics.repeats import repeat_variance_frame
 
     q = as_questions(data)
-    labels = _labels(q)
+    labels = labels_of(q)
     frame = repeat_variance_frame(q, judgments)
     rows = [
         [
