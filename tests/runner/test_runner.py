@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -294,3 +296,27 @@ def test_read_run_sees_journal_progress_of_a_killed_run(tmp_path: Path) -> None:
     assert run.checkpoint is not None
     assert run.checkpoint.questions["h0-q0"].phases.evaluate.status == "completed"
     assert run.checkpoint.questions["h0-q1"].phases.evaluate.status == "pending"  # torn line ignored
+
+
+class _TraitReads(CountingProvider):
+    """Counts each read of the optional attributes a provider tells of itself with (``providers.base``)."""
+
+    TRAITS = ("evidence_level", "persistent", "reports_usage", "answer_prompt", "judge_prompt")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: Counter[str] = Counter()
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _TraitReads.TRAITS:
+            object.__getattribute__(self, "reads")[name] += 1
+        return object.__getattribute__(self, name)
+
+
+def test_a_run_reads_its_providers_traits_once(tmp_path: Path) -> None:
+    """Resolved once (``runner.plan.ProviderTraits``): the run read the evidence level twice and
+    ``reports_usage`` at every ingest and search; its own prompts are read only when the run allows them."""
+    provider = _TraitReads()
+    result = _run(tmp_path, provider, make_benchmark(3, 2))
+    assert (result.status, result.evaluated) == ("completed", 6)
+    assert provider.reads == Counter({"evidence_level": 1, "persistent": 1, "reports_usage": 1})
