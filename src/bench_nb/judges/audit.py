@@ -71,19 +71,11 @@ def kind_of(generator: str) -> Kind:
 # --- words, names, dates, numbers ------------------------------------------------------------------------
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# Word lists packed several to a line.
+# fmt: off
 _MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December"
 ]
 _MONTH_INDEX = {m.lower(): i for i, m in enumerate(_MONTHS, start=1)}
 _MONTH_INDEX.update({m[:3].lower(): i for i, m in enumerate(_MONTHS, start=1)})
@@ -98,54 +90,15 @@ _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 _MONTH_ONLY = re.compile(rf"\b({'|'.join(_MONTHS)})\b")
 _NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
 _NUMBER_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"
 ]
 _NUMBER_WORD_RE = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-_NOT_NAMES = (
-    STOP_WORDS
-    | frozenset(_MONTH_INDEX)
-    | _WEEKDAYS
-    | frozenset(
-        [
-            "i",
-            "im",
-            "ive",
-            "ill",
-            "id",
-            "yes",
-            "no",
-            "oh",
-            "hey",
-            "hi",
-            "hello",
-            "wow",
-            "thanks",
-            "thank",
-            "okay",
-            "ok",
-            "yeah",
-            "sure",
-            "well",
-            "so",
-            "and",
-            "but",
-            "the",
-        ]
-    )
-)
+_NOT_NAMES = STOP_WORDS | frozenset(_MONTH_INDEX) | _WEEKDAYS | frozenset([
+    "i", "im", "ive", "ill", "id", "yes", "no", "oh", "hey", "hi", "hello", "wow", "thanks", "thank", "okay",
+    "ok", "yeah", "sure", "well", "so", "and", "but", "the"
+])
+# fmt: on
 
 
 def content_words(text: str) -> set[str]:
