@@ -40,6 +40,16 @@ RESAMPLES = 2000  # bootstrap resamples (over clusters)
 _NAN = math.nan
 
 
+def question_keys(type_col: str | None = None) -> list[pl.Expr]:
+    """``run_id, question_id, haystack_id`` as text (a question with no haystack is its own cluster), and
+    ``type_col`` as ``question_type`` ("other" where null)."""
+    q = pl.col("question_id").cast(pl.Utf8)
+    cols = [pl.col("run_id").cast(pl.Utf8), q, pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), q)]
+    if type_col is not None:
+        cols.append(pl.col(type_col).cast(pl.Utf8).fill_null("other").alias("question_type"))
+    return cols
+
+
 def outcomes(data: Any, by: Literal["question_type"] | None = None) -> pl.DataFrame:
     """``run_id, question_id, haystack_id, [question_type], value`` for the questions that count.
 
@@ -78,16 +88,7 @@ def outcomes(data: Any, by: Literal["question_type"] | None = None) -> pl.DataFr
         value = pl.col("correct").cast(pl.Float64)
     if "score" in frame.columns:
         value = pl.coalesce(pl.col("score").cast(pl.Float64), value)
-    cols = [
-        pl.col("run_id").cast(pl.Utf8),
-        pl.col("question_id").cast(pl.Utf8),
-        pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).alias(
-            "haystack_id"
-        ),
-    ]
-    if type_col is not None:
-        cols.append(pl.col(type_col).cast(pl.Utf8).fill_null("other").alias("question_type"))
-    out = frame.filter(keep).select(*cols, value.alias("value")).drop_nulls("value")
+    out = frame.filter(keep).select(*question_keys(type_col), value.alias("value")).drop_nulls("value")
     bad = out.filter((pl.col("value") < 0) | (pl.col("value") > 1) | pl.col("value").is_nan())
     if len(bad):
         r = bad.row(0, named=True)

@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
-from bench_nb.metrics.clustered import cluster_variance
+from bench_nb.metrics.clustered import cluster_variance, question_keys
 from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p
 from bench_nb.metrics.ordered import sums_by
@@ -130,12 +130,7 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     return (
         frame.filter(keep)
         .select(
-            pl.col("run_id").cast(pl.Utf8),
-            pl.col("question_id").cast(pl.Utf8),
-            pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).alias(
-                "haystack_id"
-            ),
-            pl.col(type_col).cast(pl.Utf8).fill_null("other").alias("question_type"),
+            *question_keys(type_col),
             pl.col(column).cast(pl.Float64).alias("value"),
         )
         .drop_nulls("value")
