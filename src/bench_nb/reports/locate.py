@@ -78,15 +78,10 @@ def resolve_runs(runs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
     Raises:
         ReportError: naming every source that matches nothing (a report must not show an empty page).
     """
-    items = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-    out, missing = [], []
-    for item in items:
-        text = os.fspath(item)
-        found = _where(text)
-        if found is None:
-            missing.append(text)
-        else:
-            out.append(found)
+    texts = [os.fspath(i) for i in ([runs] if isinstance(runs, (str, os.PathLike)) else runs)]
+    found = [(text, _where(text)) for text in texts]
+    out = [f for _, f in found if f is not None]
+    missing = [text for text, f in found if f is None]
     if missing or not out:
         names = ", ".join(repr(m) for m in missing) or "an empty list"
         demo = " (`make demo` or `bench-nb demo` writes them)" if DEMO_RUNS in missing else ""

@@ -219,18 +219,8 @@ def report_summary(questions: Any, *, title: str = "") -> None:
 
     from bench_nb.metrics.memscore import memscore_frame
 
-    runs = []
-    if questions is not None:
-        scores = memscore_frame(questions)
-        runs = [
-            {
-                "run_id": r["run_id"],
-                "provider": r["provider"],
-                "benchmark": r["benchmark"],
-                "memscore": r["memscore"],
-            }
-            for r in scores.iter_rows(named=True)
-        ]
+    columns = ("run_id", "provider", "benchmark", "memscore")
+    runs = [] if questions is None else memscore_frame(questions).select(columns).to_dicts()
     display({SUMMARY_MIME: {"title": title, "runs": runs}}, raw=True)
 
 

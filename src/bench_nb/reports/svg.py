@@ -52,10 +52,7 @@ _WARMUP_SPEC: dict[str, Any] = {
 
 def chart_output_spec(data: dict[str, Any]) -> dict[str, Any] | None:
     """The Vega-Lite spec of an output's data bundle, or None when it holds no chart."""
-    for mime in CHART_MIMES:
-        if mime in data:
-            return dict(data[mime])
-    return None
+    return next((dict(data[mime]) for mime in CHART_MIMES if mime in data), None)
 
 
 FIGURE_START = '<figure class="bnb-chart" '
@@ -71,17 +68,12 @@ def spec_to_svg(spec: dict[str, Any]) -> str:
     a tooltip (``with_run_ids``)."""
     import vl_convert as vlc
 
-    return with_run_ids(relative_links(str(vlc.vegalite_to_svg(spec))), spec)
+    return with_run_ids(str(vlc.vegalite_to_svg(spec)).replace(_VL_CONVERT_BASE, 'xlink:href="'), spec)
 
 
 # vl-convert resolves a mark's ``href`` against its data loader's base URL (vega-datasets); a report's links are
-# relative to the page (the outcome matrix's ``explore.html#q=...``), so that prefix is taken off again.
+# relative to the page (the outcome matrix's ``explore.html#q=...``), so spec_to_svg takes that prefix off again.
 _VL_CONVERT_BASE = 'xlink:href="https://vega.github.io/vega-datasets/'
-
-
-def relative_links(svg: str) -> str:
-    """``svg`` with its marks' links relative to the page again, as the chart's spec gave them."""
-    return svg.replace(_VL_CONVERT_BASE, 'xlink:href="')
 
 
 _TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")

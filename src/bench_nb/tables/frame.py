@@ -119,18 +119,14 @@ def show(frame: Any, *, runs: Any = None, caption: str = "", digits: int = 3) ->
         caption: the table's heading.
         digits: decimals of floats that are neither proportions nor p-values.
     """
-    from bench_nb.charts.labels import run_labels
     from bench_nb.metrics import as_questions
-    from bench_nb.tables.html import run_cell
+    from bench_nb.tables.html import labels_of, run_cell
 
     frame = getattr(frame, "polars", None) if hasattr(frame, "frame") else frame  # a Comparison: its polars
     df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
-    if runs is not None:
-        labels = run_labels(as_questions(runs))
-    elif {"run_id", "provider"} <= set(df.columns):
-        labels = run_labels(df)
-    else:
-        labels = {}
+    labels = (
+        labels_of(as_questions(runs)) if runs is not None else labels_of(df) if "run_id" in df.columns else {}
+    )
     percent = {c for c in df.columns if _is_proportion(df, c)}
     headings = [_HEADINGS.get(c, c.replace("_", " ")) for c in df.columns]
     if "question_type" in df.columns and "question_type_norm" in df.columns:  # both: say which is which
