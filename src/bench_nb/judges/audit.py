@@ -299,41 +299,13 @@ def specific_wrong(
     return AuditAnswer(question.question_id, "specific", "wrong", made[0], made[1])
 
 
-_QUESTION_WORDS = frozenset(
-    [
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "why",
-        "how",
-        "many",
-        "much",
-        "long",
-        "often",
-        "kind",
-        "type",
-        "name",
-        "did",
-        "does",
-        "do",
-        "is",
-        "was",
-        "were",
-        "are",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "could",
-        "should",
-        "can",
-    ]
-)
+# fmt: off
+_QUESTION_WORDS = frozenset([
+    "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "many", "much", "long", "often",
+    "kind", "type", "name", "did", "does", "do", "is", "was", "were", "are", "has", "have", "had", "will",
+    "would", "could", "should", "can"
+])
+# fmt: on
 
 
 def vague_topical(question: Question) -> AuditAnswer | None:
