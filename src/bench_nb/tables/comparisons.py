@@ -9,7 +9,6 @@ import polars as pl
 
 from bench_nb.frames.backend import as_polars
 from bench_nb.frames.judgments import disputed_questions_frame, retrieved_texts_of
-from bench_nb.runformat.spec import check_like_for_like
 from bench_nb.tables.html import (
     Cell,
     Table,
@@ -23,7 +22,7 @@ from bench_nb.tables.html import (
     render,
     run_cell,
 )
-from bench_nb.text import one_line, question_href, short_hashes
+from bench_nb.text import one_line, question_href
 
 if TYPE_CHECKING:
     from bench_nb.metrics.agreement import JudgeAgreement
@@ -32,13 +31,11 @@ if TYPE_CHECKING:
 
 def like_for_like_warnings(runs: Any) -> list[str]:
     """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
-    benchmark file), from ``bench_nb.runner.check_like_for_like``, naming runs by their labels; empty when they
-    compare fairly."""
-    from bench_nb.tables.settings import names_of, run_settings
+    benchmark file), naming runs by their labels: the settings table's warnings; empty when they compare
+    fairly."""
+    from bench_nb.tables.settings import table_settings
 
-    diffs = check_like_for_like(runs)
-    names = names_of(run_settings(runs)) if diffs else {}
-    return [f"Not like for like: {labelled(short_hashes(d), names)}." for d in diffs]
+    return list(table_settings(runs).warnings)
 
 
 def table_paired(
@@ -52,10 +49,9 @@ def table_paired(
     clustered paired test over the haystacks (the tell-apart section's); ``method="independent"`` for
     McNemar's test and Newcombe's interval, which treat every question as independent (notes say which).
 
-    ``pairs="neighbours"``: only the runs next to each other on the leaderboard (1st vs 2nd, 2nd vs 3rd, ...),
-    one row fewer than runs, as the compare report's summary shows them; p-values still Holm-adjusted over
-    every pair. A pair whose runs are not like for like is flagged, the difference in its tooltip (the
-    sentences themselves are the settings table's, ``table_settings``, so a report says them once).
+    ``pairs="neighbours"``: only runs next to each other on the leaderboard (1st vs 2nd, 2nd vs 3rd, ...), as
+    the compare report's summary shows them; p-values still Holm-adjusted over every pair. A pair that is not
+    like for like is flagged, how in its tooltip (the sentences are ``table_settings``': said once).
     """
     from bench_nb.charts.labels import leaderboard_order
     from bench_nb.frames.questions import as_questions
