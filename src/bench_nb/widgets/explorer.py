@@ -11,7 +11,6 @@ Drive it from code as from the browser: set ``explorer.providers.value = ("sqlit
 from __future__ import annotations
 
 import hashlib
-import html
 from typing import Any
 
 import ipywidgets as w
@@ -24,13 +23,9 @@ from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
-from bench_nb.text import hit_text, one_line, question_anchor, question_href
+from bench_nb.text import esc, hit_text, one_line, question_anchor, question_href
 
 PRIMARY = "(primary judge)"
-
-
-def _esc(x: object) -> str:
-    return html.escape("" if x is None else str(x), quote=True)
 
 
 def _norm(text: str) -> str:
@@ -41,11 +36,11 @@ def _expandable(text: object, width: int) -> str:
     """``text`` escaped; past ``width`` characters, its first line shown and the whole one click away."""
     full = "" if text is None else str(text)
     if len(full) <= width:
-        return _esc(full)
+        return esc(full)
     return (
-        f"<details class='bnb-long'><summary>{_esc(one_line(full, width))} "
+        f"<details class='bnb-long'><summary>{esc(one_line(full, width))} "
         f"<span class='bnb-count'>({len(full):,} characters: open)</span></summary>"
-        f"<div style='white-space:pre-wrap'>{_esc(full)}</div></details>"
+        f"<div style='white-space:pre-wrap'>{esc(full)}</div></details>"
     )
 
 
@@ -220,7 +215,7 @@ class Explorer:
             '<table class="bnb-table"><caption>Selection</caption><thead><tr><th>run</th>'
             "<th>questions</th><th>accuracy [95% CI]</th>",
         ]
-        parts += [f"<th>{_esc(o)}</th>" for o in OUTCOMES]
+        parts += [f"<th>{esc(o)}</th>" for o in OUTCOMES]
         parts.append("</tr></thead><tbody>")
         for rid, label in self.labels.items():
             n = rows.filter(pl.col("run_id") == rid).height
@@ -236,7 +231,7 @@ class Explorer:
             for r in counts.filter(pl.col("run_id") == rid).iter_rows(named=True):
                 per[r["outcome"]] = r["len"]
             parts.append(
-                f"<tr><td>{_esc(label)}</td><td class='num'>{n}</td><td class='num'>{_esc(acc_text)}</td>"
+                f"<tr><td>{esc(label)}</td><td class='num'>{n}</td><td class='num'>{esc(acc_text)}</td>"
             )
             parts += [f"<td class='num'>{per[o]}</td>" for o in OUTCOMES]
             parts.append("</tr>")
@@ -314,7 +309,7 @@ class Explorer:
         first = rows.row(0, named=True)
         if first["question_type_norm"] == "abstention":
             truth = "<b>should abstain</b>" + (
-                f" ({_esc(first['ground_truth'])})" if first["ground_truth"] else ""
+                f" ({esc(first['ground_truth'])})" if first["ground_truth"] else ""
             )
         else:
             truth = f"ground truth: <b>{_expandable(first['ground_truth'], 300)}</b>"
@@ -327,8 +322,8 @@ class Explorer:
             else ""
         )
         head = (
-            f"<div><b>{_esc(first['question_id'])}</b> · {_esc(first['question_type_norm'])}"
-            f" · haystack {_esc(first['haystack_id'])}</div>"
+            f"<div><b>{esc(first['question_id'])}</b> · {esc(first['question_type_norm'])}"
+            f" · haystack {esc(first['haystack_id'])}</div>"
             f"<div style='font-size:15px;margin:4px 0'>{_expandable(first['question'], 300)}</div>"
             f"<div>{truth}</div>{gold_html}"
         )
@@ -339,7 +334,7 @@ class Explorer:
             )
             vtext = (
                 "".join(
-                    f"<li><b>{_esc(v['judge'])}</b>: {_esc(v['label'])} <span style='color:#57606a'>"
+                    f"<li><b>{esc(v['judge'])}</b>: {esc(v['label'])} <span style='color:#57606a'>"
                     f"{_expandable(v['explanation'], 200)}</span></li>"
                     for v in verdicts.iter_rows(named=True)
                 )
@@ -355,7 +350,7 @@ class Explorer:
             cols.append(
                 "<div style='flex:1;min-width:240px;overflow-wrap:anywhere;border:1px solid #d0d7de;"
                 "border-radius:6px;padding:8px'>"
-                f"<div><b title='{_esc(r['run_id'])}'>{_esc(one_line(label, 40))}</b> — {_esc(r['outcome'])}</div>"
+                f"<div><b title='{esc(r['run_id'])}'>{esc(one_line(label, 40))}</b> — {esc(r['outcome'])}</div>"
                 f"{error}<div style='margin:6px 0'>answer: {_expandable(r['hypothesis'], 300)}</div>"
                 f"<div>verdicts:<ul>{vtext}</ul></div>"
                 f"<div>retrieved context:{context}</div></div>"
@@ -402,17 +397,17 @@ class Explorer:
         for qid, per_run in by_q.items():
             first = info[qid]
             name = (
-                f"<a href='{_esc(question_href('', qid))}' title='{_esc(first['question'])}'>{_esc(qid)}</a>"
+                f"<a href='{esc(question_href('', qid))}' title='{esc(first['question'])}'>{esc(qid)}</a>"
                 if links
-                else f"<b title='{_esc(first['question'])}'>{_esc(qid)}</b>"
+                else f"<b title='{esc(first['question'])}'>{esc(qid)}</b>"
             )
-            cols["question"].append(f"{name} {_esc(one_line(first['question'], 70))}")
-            cols["type"].append(_esc(first["question_type_norm"]))
-            cols["haystack"].append(_esc(first["haystack_id"]))
+            cols["question"].append(f"{name} {esc(one_line(first['question'], 70))}")
+            cols["type"].append(esc(first["question_type_norm"]))
+            cols["haystack"].append(esc(first["haystack_id"]))
             for rid in run_ids:
                 cell = per_run.get(rid)
-                cols[f"{short[rid]}: verdict"].append(_esc(cell["outcome"]) if cell else "—")
-                cols[f"{short[rid]}: answer"].append(_esc(one_line(cell["hypothesis"], 60)) if cell else "")
+                cols[f"{short[rid]}: verdict"].append(esc(cell["outcome"]) if cell else "—")
+                cols[f"{short[rid]}: answer"].append(esc(one_line(cell["hypothesis"], 60)) if cell else "")
             cols["judges"].append("disagree" if qid in disputed else ("agree" if several else "one verdict"))
             if len(run_ids) >= 2:
                 oa, ob = (str(per_run[rid]["outcome"]) if rid in per_run else "" for rid in run_ids[:2])
@@ -452,7 +447,7 @@ class Explorer:
         return (
             "<div class='bnb-note'>Runs: "
             + "; ".join(
-                f"{letter} is <b title='{_esc(rid)}'>{_esc(one_line(self.labels[rid], 60))}</b>"
+                f"{letter} is <b title='{esc(rid)}'>{esc(one_line(self.labels[rid], 60))}</b>"
                 for letter, rid in zip(_letters(len(run_ids)), run_ids, strict=True)
             )
             + ".</div>"
@@ -470,7 +465,7 @@ class Explorer:
         shown = ids[:max_questions] if max_questions is not None else ids
         uid = "bnb-x" + hashlib.sha256(repr((shown, sorted(self.labels.values()))).encode()).hexdigest()[:10]
         details = "".join(
-            f"<section class='bnb-detail' id='{_esc(question_anchor(qid))}'><a href='#{uid}-grid'>back to the "
+            f"<section class='bnb-detail' id='{esc(question_anchor(qid))}'><a href='#{uid}-grid'>back to the "
             f"grid</a>{self.detail_html(qid, rows=rows)}</section>"
             for qid in shown
         )

@@ -18,7 +18,6 @@ Drive it from code as from the keyboard: ``widget.press("c")``, or set ``widget.
 
 from __future__ import annotations
 
-import html
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -31,12 +30,9 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.labels import HUMAN, append_label, human_judge, read_labels
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import STYLE
+from bench_nb.text import esc
 
 KEYS = {"c": "correct", "1": "correct", "i": "incorrect", "2": "incorrect", "u": "unsure", "3": "unsure"}
-
-
-def _esc(x: object) -> str:
-    return html.escape("" if x is None else str(x), quote=True)
 
 
 @dataclass(frozen=True)
@@ -259,21 +255,21 @@ class LabelWidget:
         if item is None:
             self.card.value = (
                 f"{STYLE}<div class='bnb-settings'>Every sampled answer is labelled ({total}). The labels are "
-                f"the judge <b>{_esc(self.judge)}</b> in judgments_df and the agreement tables.</div>"
+                f"the judge <b>{esc(self.judge)}</b> in judgments_df and the agreement tables.</div>"
             )
             return
         previous = self.labels.get((item.run_id, item.question_id))
         hits = retrieved_texts(self._runs[item.run_path], item.question_id, self.n_hits)
-        context = "".join(f"<li>{_esc(h[:600])}</li>" for h in hits) or "<li>not recorded</li>"
-        again = f"<div class='bnb-note'>labelled before: {_esc(previous)}</div>" if previous else ""
+        context = "".join(f"<li>{esc(h[:600])}</li>" for h in hits) or "<li>not recorded</li>"
+        again = f"<div class='bnb-note'>labelled before: {esc(previous)}</div>" if previous else ""
         self.card.value = (
             f"{STYLE}<div class='bnb-label-card' style='font:14px/1.45 Helvetica,Arial,sans-serif;max-width:900px'>"
-            f"<div style='color:#57606a'>{_esc(item.question_type)} · {_esc(item.run_id)} · "
-            f"{_esc(item.question_id)}</div>"
-            f"<div style='font-size:16px;margin:6px 0'><b>{_esc(item.question)}</b></div>"
-            f"<div>gold answer: <b>{_esc(item.ground_truth) or '(none: unanswerable)'}</b></div>"
+            f"<div style='color:#57606a'>{esc(item.question_type)} · {esc(item.run_id)} · "
+            f"{esc(item.question_id)}</div>"
+            f"<div style='font-size:16px;margin:6px 0'><b>{esc(item.question)}</b></div>"
+            f"<div>gold answer: <b>{esc(item.ground_truth) or '(none: unanswerable)'}</b></div>"
             f"<div style='margin:6px 0;padding:6px 10px;border-left:4px solid #0969da;background:#f6f8fa'>"
-            f"answer: <span class='bnb-label-answer'>{_esc(item.answer)}</span></div>{again}"
+            f"answer: <span class='bnb-label-answer'>{esc(item.answer)}</span></div>{again}"
             f"<details><summary>retrieved context ({len(hits)})</summary><ol>{context}</ol></details></div>"
         )
 
