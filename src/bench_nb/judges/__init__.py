@@ -16,9 +16,5 @@ if TYPE_CHECKING:
     from bench_nb.judges.registry import get_judge
 
 __getattr__, __dir__, __all__ = attach(
-    __name__,
-    {
-        "bench_nb.judges.base": ["Judge"],
-        "bench_nb.judges.registry": ["get_judge"],
-    },
+    __name__, {"bench_nb.judges.base": ["Judge"], "bench_nb.judges.registry": ["get_judge"]}
 )

@@ -46,11 +46,7 @@ def majority_verdict(replicates: list[Verdict]) -> Verdict:
 
 
 def build_judge(
-    label: str,
-    make: Callable[..., J],
-    alias: str | None,
-    opts: dict[str, Any],
-    known: Collection[str],
+    label: str, make: Callable[..., J], alias: str | None, opts: dict[str, Any], known: Collection[str]
 ) -> J:
     """``make(alias, **opts)`` for the judge named ``label``; an unknown option, an unknown model alias or a
     bad option value is a ``JudgeError``."""

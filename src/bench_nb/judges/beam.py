@@ -367,13 +367,7 @@ class LLMRubricJudge:
         return Graded(rubric_verdict(self.name, grades, why), tuple(calls))
 
     def _ask(
-        self,
-        question: Question,
-        system: str,
-        user: str,
-        reminder: str,
-        calls: list[Completion],
-        parse: Any,
+        self, question: Question, system: str, user: str, reminder: str, calls: list[Completion], parse: Any
     ) -> Any:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         return ask_until_parsed(self, question.question_id, messages, parse, reminder, calls)

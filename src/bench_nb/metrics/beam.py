@@ -39,10 +39,7 @@ from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 
 PartialCredit = Literal["float", "as-published"]
-READINGS: dict[str, str] = {
-    "float": "0.5 as 0.5",
-    "as-published": "as published (0.5 counted as 0)",
-}
+READINGS: dict[str, str] = {"float": "0.5 as 0.5", "as-published": "as published (0.5 counted as 0)"}
 PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
 OVERALL = "overall"
 SCHEMA: dict[str, Any] = {
@@ -65,10 +62,7 @@ SCHEMA: dict[str, Any] = {
 
 
 def beam_scores_frame(
-    data: QuestionsLike,
-    partial_credit: PartialCredit = "float",
-    *,
-    confidence: float = 0.95,
+    data: QuestionsLike, partial_credit: PartialCredit = "float", *, confidence: float = 0.95
 ) -> pl.DataFrame:
     """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
     chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
@@ -97,10 +91,7 @@ beam_scores = with_backend(beam_scores_frame, "beam_scores")
 
 
 def _run_rows(
-    run_id: str,
-    run: pl.DataFrame,
-    partial_credit: PartialCredit,
-    confidence: float,
+    run_id: str, run: pl.DataFrame, partial_credit: PartialCredit, confidence: float
 ) -> list[dict[str, Any]]:
     value = pl.col("score") if partial_credit == "float" else pl.coalesce("published_score", "score")
     scored = with_verdicts(run).filter(pl.col("score").is_not_null())  # metrics.verdicts' one rule

@@ -178,11 +178,7 @@ def run_points(data: Any, full_set: bool = False) -> pl.DataFrame:
         .agg(provider=provider, n=pl.len())
         .join(means, on="run_id", how="left", maintain_order="left")
         .select(
-            "run_id",
-            "provider",
-            accuracy_pct=pl.col("_value") * 100,
-            latency_s=pl.col("_ms") / 1000,
-            n="n",
+            "run_id", "provider", accuracy_pct=pl.col("_value") * 100, latency_s=pl.col("_ms") / 1000, n="n"
         )
     )
 

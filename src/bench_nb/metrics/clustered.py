@@ -350,12 +350,7 @@ DESIGN_WILSON = "design-adjusted Wilson (CR2, Bell-McCaffrey df)"
 
 
 def design_wilson_interval(
-    successes: float,
-    n: int,
-    deff: float,
-    clusters: int,
-    confidence: float = 0.95,
-    df: float | None = None,
+    successes: float, n: int, deff: float, clusters: int, confidence: float = 0.95, df: float | None = None
 ) -> tuple[float, float]:
     """Wilson's interval at the effective sample size, with Korn & Graubard's (1998) degrees-of-freedom
     correction: n* = n / max(1, deff) · (z_{1−α/2} / t_{df, 1−α/2})², successes scaled to keep p; ``df``
@@ -421,12 +416,7 @@ def worst_coverage(effective_clusters: float) -> int:
 
 
 def interval_warning(
-    cs: ClusterSums,
-    deff: float,
-    effective_clusters: float,
-    low: float,
-    high: float,
-    confidence: float = 0.95,
+    cs: ClusterSums, deff: float, effective_clusters: float, low: float, high: float, confidence: float = 0.95
 ) -> str | None:
     """Why a clustered interval ``[low, high]`` may cover far less than it says (``None`` when neither holds).
 

@@ -112,11 +112,7 @@ class PairedTest:
     high: float
 
 
-def paired_difference_test(
-    diff_sums: np.ndarray,
-    counts: np.ndarray,
-    alpha: float = 0.05,
-) -> PairedTest:
+def paired_difference_test(diff_sums: np.ndarray, counts: np.ndarray, alpha: float = 0.05) -> PairedTest:
     """The clustered paired test of H0: mean difference = 0 and its inverted interval, from the per-cluster
     sums of differences (clusters with no question are left out): one test at every number of haystacks,
     for 0/1 and graded scores alike.
@@ -347,10 +343,7 @@ _SCHEMA: dict[str, Any] = {
 
 
 def clustered_paired_comparisons_frame(
-    questions: QuestionsLike,
-    *,
-    by: Literal["question_type"] | None = None,
-    alpha: float = 0.05,
+    questions: QuestionsLike, *, by: Literal["question_type"] | None = None, alpha: float = 0.05
 ) -> pl.DataFrame:
     """Every pair of runs (in order of appearance) on the questions both scored, haystacks as clusters.
 

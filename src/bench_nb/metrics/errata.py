@@ -106,8 +106,7 @@ def errata_verdicts_frame(errata: ErrataSource, runs: Any) -> pl.DataFrame:
         q.filter(pl.col("gold_error_type").is_not_null())
         .group_by("run_id", "gold_error_type", "gold_wrong", maintain_order=True)
         .agg(
-            questions=pl.len().cast(pl.Int64),
-            correct=pl.col("correct").fill_null(False).sum().cast(pl.Int64),
+            questions=pl.len().cast(pl.Int64), correct=pl.col("correct").fill_null(False).sum().cast(pl.Int64)
         )
         .with_columns(incorrect=pl.col("questions") - pl.col("correct"))
         .join(totals, on="run_id", how="left", maintain_order="left")

@@ -32,12 +32,7 @@ import polars as pl
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import FAILURES
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
-from bench_nb.frames.judgments import (
-    judgments_frame,
-    replicates_as_raters,
-    search_hits,
-    split_verdicts,
-)
+from bench_nb.frames.judgments import judgments_frame, replicates_as_raters, search_hits, split_verdicts
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import RunSet, load_runs
@@ -238,10 +233,4 @@ def failure_summary_frame(
 failure_summary = with_backend(failure_summary_frame, "failure_summary")
 
 
-__all__ = [
-    "REASONS",
-    "failure_reasons",
-    "failure_reasons_frame",
-    "failure_summary",
-    "failure_summary_frame",
-]
+__all__ = ["REASONS", "failure_reasons", "failure_reasons_frame", "failure_summary", "failure_summary_frame"]

@@ -129,10 +129,7 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     type_col = "question_type_norm" if "question_type_norm" in frame.columns else "question_type"
     return (
         frame.filter(keep)
-        .select(
-            *question_keys(type_col),
-            pl.col(column).cast(pl.Float64).alias("value"),
-        )
+        .select(*question_keys(type_col), pl.col(column).cast(pl.Float64).alias("value"))
         .drop_nulls("value")
         .filter(pl.col("value").is_finite())
     )
@@ -142,11 +139,7 @@ def _cluster_sums(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """Per haystack (sorted): Σ BASE, Σ NEW and the questions, the same bits on every call
     (``metrics.ordered``)."""
     per = sums_by(pairs, ["haystack_id"], ["b", "n"])
-    return (
-        per["b"].to_numpy(),
-        per["n"].to_numpy(),
-        per["c"].to_numpy().astype(float),
-    )
+    return (per["b"].to_numpy(), per["n"].to_numpy(), per["c"].to_numpy().astype(float))
 
 
 def _undecidable(clusters: int) -> bool:

@@ -333,11 +333,7 @@ def paired_comparison(
 
 
 def paired_comparisons_frame(
-    data: Any,
-    *,
-    judge: str | None = None,
-    by_type: bool = False,
-    method: PairedMethod = "clustered",
+    data: Any, *, judge: str | None = None, by_type: bool = False, method: PairedMethod = "clustered"
 ) -> pl.DataFrame:
     """Every pair of runs in ``data`` (in order of appearance), one row each, with Holm-adjusted p-values.
 

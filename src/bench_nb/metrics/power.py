@@ -211,11 +211,7 @@ def detectable_differences_frame(
             )
     schema = (
         {"question_set": pl.Int64, "runs": pl.Utf8}
-        | {
-            "question_type": pl.Utf8,
-            "n": pl.Int64,
-            "clusters": pl.Int64,
-        }
+        | {"question_type": pl.Utf8, "n": pl.Int64, "clusters": pl.Int64}
         | dict.fromkeys(
             (
                 "cluster_size",

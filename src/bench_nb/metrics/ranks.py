@@ -73,12 +73,7 @@ def _distinguishable(pairs: dict[PairKey, PairSums], leader: str, run: str, qtyp
 
 
 def _tested_rank_range(
-    i: int,
-    runs: list[str],
-    observed: np.ndarray,
-    pairs: dict[PairKey, PairSums],
-    qtype: str,
-    alpha: float,
+    i: int, runs: list[str], observed: np.ndarray, pairs: dict[PairKey, PairSums], qtype: str, alpha: float
 ) -> tuple[int, int]:
     """Below ``MIN_BOOTSTRAP_CLUSTERS`` haystacks, where a bootstrap of so few haystacks is degenerate (it
     ranks a run first in every resample that a paired test cannot tell from the second): the ranks the

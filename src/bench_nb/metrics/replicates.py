@@ -79,8 +79,7 @@ def replicate_summary_frame(runs: Any, by: Literal["question_type"] | None = Non
         .agg(majority_accuracy=pl.col("score").cast(pl.Float64).mean() * 100)
     )
     counts = scored.group_by(keys, maintain_order=True).agg(
-        n=pl.col("question_id").n_unique().cast(pl.Int64),
-        replicates=pl.col("replicate").max().cast(pl.Int64),
+        n=pl.col("question_id").n_unique().cast(pl.Int64), replicates=pl.col("replicate").max().cast(pl.Int64)
     )
     rows: list[dict[str, Any]] = []
     accs = {tuple(k): part["accuracy"].to_list() for k, part in per_rep.group_by(keys, maintain_order=True)}

@@ -101,12 +101,7 @@ class ClusterBootstrap:
         """``accuracy_intervals`` of the frame, by run (and by question type with ``by``)."""
         return self._once(
             ("intervals", method, by),
-            lambda: intervals_of(
-                self.outcomes(by),
-                _keys(by),
-                method,
-                groups=self.cluster_sums(by),
-            ),
+            lambda: intervals_of(self.outcomes(by), _keys(by), method, groups=self.cluster_sums(by)),
         )
 
     def rank_intervals(self, by: By = None, alpha: float = 0.05) -> pl.DataFrame:
