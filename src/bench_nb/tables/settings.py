@@ -60,10 +60,6 @@ def _short_judge_prompt(value: str | None) -> str | None:
     )
 
 
-def _settings(run: Any) -> SettingsRow:
-    return _shown_settings(read_spec(run), imported=getattr(run, "imported", None) is not None)
-
-
 def _shown_settings(rs: RunSpec, *, imported: bool) -> SettingsRow:
     # bench_nb records prompts: a missing one is a promptless component (not so in another harness's file)
     recorded_any = bool(rs.prompt_hashes) and not imported
@@ -91,7 +87,10 @@ def run_settings(runs: Any) -> list[SettingsRow]:
     if isinstance(runs, StoredRuns):  # settings recorded at export
         imported = runs.imported_run_ids
         return [_shown_settings(rs, imported=rs.run_id in imported) for rs in runs.recorded_settings()]
-    return [_settings(run) for run in load_runs(runs)]
+    return [
+        _shown_settings(read_spec(r), imported=getattr(r, "imported", None) is not None)
+        for r in load_runs(runs)
+    ]
 
 
 def _shown(value: object) -> str:
