@@ -289,20 +289,16 @@ class JudgeAgreement:
         """The overall statistics and each pair, rounded for reading (exact: ``summary()``, ``pairwise``)."""
         from bench_nb.text import Cell, fmt_number, render
 
+        pct = "{:.1%}".format
         rows = [
-            [
-                "percent agreement",
-                Cell(f"{self.percent_agreement:.1%}", "num"),
-                Cell(str(self.n_items), "num"),
-            ],
-            ["unanimous", Cell(f"{self.unanimous:.1%}", "num"), Cell(str(self.n_items), "num")],
-            ["Fleiss' kappa", Cell(fmt_number(self.fleiss_kappa), "num"), Cell(str(self.n_items), "num")],
-            ["Gwet's AC1", Cell(fmt_number(self.gwet_ac1), "num"), Cell(str(self.n_items), "num")],
-            [
-                "Krippendorff's alpha",
-                Cell(fmt_number(self.krippendorff_alpha), "num"),
-                Cell(str(self.krippendorff_items), "num"),
-            ],
+            [label, Cell(fmt(value), "num"), Cell(str(items), "num")]
+            for label, fmt, value, items in (
+                ("percent agreement", pct, self.percent_agreement, self.n_items),
+                ("unanimous", pct, self.unanimous, self.n_items),
+                ("Fleiss' kappa", fmt_number, self.fleiss_kappa, self.n_items),
+                ("Gwet's AC1", fmt_number, self.gwet_ac1, self.n_items),
+                ("Krippendorff's alpha", fmt_number, self.krippendorff_alpha, self.krippendorff_items),
+            )
         ]
         pairs = [
             [

@@ -534,9 +534,7 @@ def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
         "question_id",
         pl.col("question_type_norm").fill_null("other"),
         correct=pl.when(scored).then(pl.col("correct")).otherwise(None),
-        score=pl.when(scored).then(pl.col("score").cast(pl.Float64)).otherwise(None)
-        if "score" in q.columns
-        else pl.when(scored).then(pl.col("correct").cast(pl.Float64)).otherwise(None),
+        score=pl.when(scored).then(pl.col("score" if "score" in q.columns else "correct").cast(pl.Float64)),
         graded=pl.col("graded").fill_null(False) if "graded" in q.columns else pl.lit(False),
         haystack_id=pl.col("haystack_id").fill_null(pl.col("question_id"))
         if "haystack_id" in q.columns
