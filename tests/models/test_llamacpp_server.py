@@ -193,7 +193,8 @@ def test_a_run_answers_and_judges_through_a_real_llama_cpp_server(local_env: str
         assert q["phases"]["evaluate"]["label"] == first["phases"]["evaluate"]["label"]
 
     # The leniency audit with the same model: answers known to be wrong, graded through the server. The
-    # accept rate counts the verdicts it could read; a reply that is no verdict is left out (unscored).
+    # accept rate counts the verdicts it could read; a reply that is no verdict is left out (unscored) and
+    # counted as unreadable.
     from bench_nb.judges.llm import make_llm_judge
     from bench_nb.metrics.judge_quality import judge_error_rates_frame
     from bench_nb.runner.audit import write_audit_runs
@@ -204,10 +205,11 @@ def test_a_run_answers_and_judges_through_a_real_llama_cpp_server(local_env: str
     labels = [json.loads(line)["label"] for line in (made.path / "judgments.jsonl").read_text().splitlines()]
     assert len(labels) == QUESTIONS and set(labels) <= {"correct", "incorrect", "unscored"}
     scored = [label for label in labels if label != "unscored"]
-    rates = judge_error_rates_frame([made.path]).to_dicts()
+    # A judge none of whose verdicts could be read keeps its row: n = 0, no rate, every reply unreadable.
+    (row,) = judge_error_rates_frame([made.path]).to_dicts()
+    assert (row["judge"], row["generator"], row["n"]) == (MODEL, "specific", len(scored))
+    assert row["unreadable"] == QUESTIONS - len(scored)
     if scored:
-        (row,) = rates
-        assert (row["judge"], row["generator"], row["n"]) == (MODEL, "specific", len(scored))
         assert row["accept_rate"] == pytest.approx(100 * scored.count("correct") / len(scored))
     else:
-        assert rates == []
+        assert row["accept_rate"] is None
