@@ -16,12 +16,7 @@ from bench_nb.providers.base import Provider
 from bench_nb.providers.baselines import FullContextProvider, NoMemoryProvider
 from bench_nb.providers.latency import SearchLatency, search_latency
 from bench_nb.providers.query import fts5_query, query_terms
-from bench_nb.providers.registry import (
-    get_provider,
-    list_providers,
-    register_provider,
-    unregister_provider,
-)
+from bench_nb.providers.registry import get_provider, list_providers, register_provider, unregister_provider
 from bench_nb.providers.sqlite import SqliteProvider
 
 __getattr__, __dir__, __all__ = attach(

@@ -21,15 +21,7 @@ from typing import Literal
 from bench_nb.roi.errors import MemoryImportError
 
 MemoryKind = Literal[
-    "fact",
-    "decision",
-    "preference",
-    "convention",
-    "gotcha",
-    "reference",
-    "episode",
-    "task",
-    "open-question",
+    "fact", "decision", "preference", "convention", "gotcha", "reference", "episode", "task", "open-question"
 ]
 Visibility = Literal["private", "shared"]
 

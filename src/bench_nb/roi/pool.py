@@ -51,12 +51,7 @@ def _read_sets(store: RoiStore, owner: str) -> Callable[[Memory], Sequence[Memor
 
 
 def top_up(
-    store: RoiStore,
-    owner: str,
-    prober: Prober,
-    *,
-    target: int = POOL_SIZE,
-    meter: Meter | None = None,
+    store: RoiStore, owner: str, prober: Prober, *, target: int = POOL_SIZE, meter: Meter | None = None
 ) -> TopUp:
     """Retire probes of invalidated memories, then add probes until ``owner`` has ``target`` active ones.
 

@@ -33,14 +33,7 @@ from bench_nb.records import SearchHit
 from bench_nb.redaction import redact as redact_secrets
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
 from bench_nb.roi.memory import Memory, ScopeMember, can_read, normalize_time, utc_now
-from bench_nb.roi.records import (
-    ModelUsage,
-    Probe,
-    Purpose,
-    Recall,
-    RunKind,
-    RunStatus,
-)
+from bench_nb.roi.records import ModelUsage, Probe, Purpose, Recall, RunKind, RunStatus
 from bench_nb.roi.schema import MIGRATE_1_TO_2, REBUILT_FOR_3, SCHEMA, SCHEMA_VERSION, rebuild
 
 BUSY_TIMEOUT_S = 30.0

@@ -225,12 +225,7 @@ class Calls:
 
 
 def poll(
-    what: str,
-    pending: Callable[[], str | None],
-    *,
-    timeout_s: float,
-    initial_s: float,
-    max_s: float,
+    what: str, pending: Callable[[], str | None], *, timeout_s: float, initial_s: float, max_s: float
 ) -> int:
     """Call ``pending()`` until it returns None, waiting ``initial_s``, then twice as long each time up to
     ``max_s``; returns the number of polls.
