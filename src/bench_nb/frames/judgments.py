@@ -335,9 +335,7 @@ def disputed_questions_frame(
     wide = verdicts.select(*keys, "judge", "label", "explanation")
     for j in judge_names:
         part = wide.filter(pl.col("judge") == j).select(
-            *keys,
-            pl.col("label").alias(f"label:{j}"),
-            pl.col("explanation").alias(f"explanation:{j}"),
+            *keys, pl.col("label").alias(f"label:{j}"), pl.col("explanation").alias(f"explanation:{j}")
         )
         disputed = disputed.join(part, on=keys, how="left", maintain_order="left")
     context = _question_context(runset, disputed, n_hits)
@@ -475,10 +473,7 @@ def collapse_replicates(frame: pl.DataFrame) -> pl.DataFrame:
     no = (scored & (pl.col("score") == 0)).sum()
     others = [c for c in frame.columns if c not in (*keys, "score", "label", "unscored", "replicate")]
     collapsed = frame.group_by(keys, maintain_order=True).agg(
-        *[pl.col(c).first() for c in others],
-        replicate=pl.len().cast(pl.Int64),
-        _yes=yes,
-        _no=no,
+        *[pl.col(c).first() for c in others], replicate=pl.len().cast(pl.Int64), _yes=yes, _no=no
     )
     score = pl.when(pl.col("_yes") > pl.col("_no")).then(1).when(pl.col("_no") > pl.col("_yes")).then(0)
     collapsed = collapsed.with_columns(score=score.otherwise(None).cast(frame.schema["score"]))

@@ -518,10 +518,7 @@ RESUME_KEPT: tuple[tuple[str, str], ...] = (
 
 
 def differences(
-    specs: Sequence[RunSpec],
-    *,
-    missing_differs: bool = True,
-    skip: Sequence[str] = (),
+    specs: Sequence[RunSpec], *, missing_differs: bool = True, skip: Sequence[str] = ()
 ) -> list[str]:
     """The one differ of compared runs: a sentence per setting they differ in (empty: like for like).
 

@@ -70,9 +70,7 @@ def read_verdicts(run_dir: str | Path) -> tuple[dict[tuple[str, str], dict[str, 
     return {(q, j): rec for (q, j, r), rec in every.items() if r == 1}, problems
 
 
-def read_replicates(
-    run_dir: str | Path,
-) -> tuple[dict[tuple[str, str, int], dict[str, Any]], list[Problem]]:
+def read_replicates(run_dir: str | Path) -> tuple[dict[tuple[str, str, int], dict[str, Any]], list[Problem]]:
     """All verdicts keyed by (question_id, judge, replicate), the last line winning; bad lines become problems.
 
     A torn last line (a run killed mid-write) is reported and skipped, as is any line that is not a JSON
