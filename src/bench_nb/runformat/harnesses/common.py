@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -171,21 +171,41 @@ def positional_file(path: Path, index: LocomoIndex | None, data: Any, *, what: s
     return data
 
 
-def position_entries(
+def positional_checkpoint(
     path: Path,
-    data: dict[str, Any],
-    keys: Iterable[str],
-    conversation_of: Callable[[str], int | None],
+    index: LocomoIndex | None,
     problems: list[Problem],
+    data: Any,
     *,
+    harness: str,
+    what: str,
+    conversation_of: Callable[[str], int | None],
+    order: Callable[[str], Any] | None,
     name: str,
     key_form: str,
-) -> Iterator[tuple[int, int, str, dict[str, Any]]]:
-    """``(conversation, position, where, entry)`` of a file that lists each conversation's questions by
-    position (Zep, Mem0), in the order of ``keys``: ``{key: [entry, ...]}``. A key that names no conversation
-    (``conversation_of`` gives None) or holds no list, and an entry with no ``question`` text, is a problem
-    naming it (``key_form``, ``name`` say what was expected) and skipped."""
-    for key in keys:
+    fields: tuple[str, str, str],
+    verdict: Callable[[Any], bool | None],
+    expected: str,
+    generic: tuple[str, ...],
+) -> tuple[Checkpoint, ImportInfo]:
+    """A file that lists each LoCoMo conversation's questions by position (Zep, Mem0: ``what``) as a checkpoint,
+    each entry matched to its question by position and text; ``harness`` is also the provider.
+
+    ``{key: [entry, ...]}``, read in the keys' order (sorted by ``order`` when given). A key that names no
+    conversation (``conversation_of`` gives None) or holds no list, and an entry with no ``question`` text, is
+    a problem naming it (``key_form``, ``name`` say what was expected) and skipped. ``fields``: the entry's
+    verdict, gold answer and answer; ``verdict`` reads the first (None: unscored, a problem saying it is not
+    ``expected``). The run is named after the file unless its stem is one of ``generic``.
+
+    Raises:
+        RunFormatError: without LoCoMo's dataset (``index``), or when the file is not ``what``.
+    """
+    data = positional_file(path, index, data, what=what)
+    score_field, gold_field, answer_field = fields
+    info = ImportInfo(harness=harness, judge=UNKNOWN)
+    rows: list[Row] = []
+    at: dict[str, Any] = {"path": path, "problems": problems}
+    for key in list(data) if order is None else sorted(data, key=order):
         items, conversation = data[key], conversation_of(str(key))
         if conversation is None or not isinstance(items, list):
             problems.append(
@@ -199,7 +219,43 @@ def position_entries(
                     Problem(str(path), f"not a {name} object with a 'question' text; skipped", field=where)
                 )
                 continue
-            yield conversation, pos, where, item
+            score = item.get(score_field)
+            ok = verdict(score)
+            if ok is None:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"{score_field} {score!r} is not {expected}: unscored",
+                        field=f"{where}.{score_field}",
+                    )
+                )
+            rows.append(
+                Row(
+                    where=where,
+                    conversation=conversation,
+                    position=pos,
+                    question=item["question"],
+                    gold=text_field(item.get(gold_field), field=f"{where}.{gold_field}", numbers=True, **at),
+                    answer=text_field(item[answer_field], field=f"{where}.{answer_field}", **at)
+                    if answer_field in item
+                    else None,
+                    category=category_field(item.get("category"), field=f"{where}.category", **at),
+                    verdicts=[ok],
+                    raw_id=f"{harness}:{conversation}:{pos}",
+                )
+            )
+    checkpoint = build_checkpoint(
+        path,
+        rows,
+        run_id=run_name(path, generic),
+        provider=harness,
+        answering_model="",
+        info=info,
+        index=index,
+        problems=problems,
+        every_scored=True,
+    )
+    return checkpoint, info
 
 
 def text(value: Any) -> str:

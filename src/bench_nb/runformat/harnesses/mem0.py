@@ -14,17 +14,7 @@ from typing import Any
 
 from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import (
-    ImportInfo,
-    Row,
-    build_checkpoint,
-    category_field,
-    keyed_entry_lists,
-    position_entries,
-    positional_file,
-    run_name,
-    text_field,
-)
+from bench_nb.runformat.harnesses.common import ImportInfo, keyed_entry_lists, positional_checkpoint
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "mem0"
@@ -44,51 +34,19 @@ def read(
     Raises:
         RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Mem0's results.
     """
-    data = positional_file(path, index, data, what="Mem0's results")
-    info = ImportInfo(harness=HARNESS, judge="unknown")
-    rows: list[Row] = []
-    keys = sorted(data, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)))
-    numbered = position_entries(
+    return positional_checkpoint(
         path,
-        data,
-        keys,
-        lambda k: int(k) if k.isdigit() else None,
+        index,
         problems,
+        data,
+        harness=HARNESS,
+        what="Mem0's results",
+        conversation_of=lambda k: int(k) if k.isdigit() else None,
+        order=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)),
         name="result",
         key_form="a conversation number",
+        fields=("llm_score", "answer", "response"),
+        verdict=lambda score: bool(score) if score in (0, 1) and not isinstance(score, bool) else None,
+        expected="0 or 1",
+        generic=("results",),
     )
-    for conversation, pos, where, item in numbered:
-        score = item.get("llm_score")
-        ok = score in (0, 1) and not isinstance(score, bool)
-        if not ok:
-            problems.append(
-                Problem(str(path), f"llm_score {score!r} is not 0 or 1: unscored", field=f"{where}.llm_score")
-            )
-        at: dict[str, Any] = {"path": path, "problems": problems}
-        rows.append(
-            Row(
-                where=where,
-                conversation=conversation,
-                position=pos,
-                question=item["question"],
-                gold=text_field(item.get("answer"), field=f"{where}.answer", numbers=True, **at),
-                answer=text_field(item["response"], field=f"{where}.response", **at)
-                if "response" in item
-                else None,
-                category=category_field(item.get("category"), field=f"{where}.category", **at),
-                verdicts=[bool(score) if ok else None],
-                raw_id=f"mem0:{conversation}:{pos}",
-            )
-        )
-    checkpoint = build_checkpoint(
-        path,
-        rows,
-        run_id=run_name(path, ("results",)),
-        provider="mem0",
-        answering_model="",
-        info=info,
-        index=index,
-        problems=problems,
-        every_scored=True,
-    )
-    return checkpoint, info

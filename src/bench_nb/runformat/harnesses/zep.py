@@ -14,17 +14,7 @@ from typing import Any
 
 from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import (
-    ImportInfo,
-    Row,
-    build_checkpoint,
-    category_field,
-    keyed_entry_lists,
-    position_entries,
-    positional_file,
-    run_name,
-    text_field,
-)
+from bench_nb.runformat.harnesses.common import ImportInfo, keyed_entry_lists, positional_checkpoint
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
 HARNESS = "zep"
@@ -44,51 +34,19 @@ def read(
     Raises:
         RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Zep's grades.
     """
-    data = positional_file(path, index, data, what="Zep's grades")
-    info = ImportInfo(harness=HARNESS, judge="unknown")
-    rows: list[Row] = []
-    numbered = position_entries(
+    return positional_checkpoint(
         path,
-        data,
-        list(data),
-        lambda k: int(m.group(1)) if (m := _KEY.match(k)) else None,
+        index,
         problems,
+        data,
+        harness=HARNESS,
+        what="Zep's grades",
+        conversation_of=lambda k: int(m.group(1)) if (m := _KEY.match(k)) else None,
+        order=None,
         name="grade",
         key_form="locomo_experiment_user_<n>",
+        fields=("grade", "golden_answer", "answer"),
+        verdict=lambda grade: grade if isinstance(grade, bool) else None,
+        expected="true/false",
+        generic=("grades", "results"),
     )
-    for conversation, pos, where, item in numbered:
-        grade = item.get("grade")
-        if not isinstance(grade, bool):
-            problems.append(
-                Problem(str(path), f"grade {grade!r} is not true/false: unscored", field=f"{where}.grade")
-            )
-        at: dict[str, Any] = {"path": path, "problems": problems}
-        rows.append(
-            Row(
-                where=where,
-                conversation=conversation,
-                position=pos,
-                question=item["question"],
-                gold=text_field(
-                    item.get("golden_answer"), field=f"{where}.golden_answer", numbers=True, **at
-                ),
-                answer=text_field(item["answer"], field=f"{where}.answer", **at)
-                if "answer" in item
-                else None,
-                category=category_field(item.get("category"), field=f"{where}.category", **at),
-                verdicts=[grade if isinstance(grade, bool) else None],
-                raw_id=f"zep:{conversation}:{pos}",
-            )
-        )
-    checkpoint = build_checkpoint(
-        path,
-        rows,
-        run_id=run_name(path, ("grades", "results")),
-        provider="zep",
-        answering_model="",
-        info=info,
-        index=index,
-        problems=problems,
-        every_scored=True,
-    )
-    return checkpoint, info
