@@ -10,9 +10,8 @@ import pytest
 
 from bench_nb.benchmarks import DatasetWarning, get_benchmark_spec, load_benchmark
 from bench_nb.benchmarks.lmev2 import read_longmemeval_v2
-from bench_nb.benchmarks.registry import detect_benchmark
+from bench_nb.benchmarks.registry import benchmark_traits, detect_benchmark
 from bench_nb.errors import DatasetError, Problem
-from bench_nb.runner.settings import default_judges
 from lmev2_data import QUESTIONS, write_dataset
 
 
@@ -134,7 +133,7 @@ def test_registered_pinned_at_a_revision_and_detected(tmp_path: Path) -> None:
         warnings.simplefilter("ignore", DatasetWarning)
         assert load_benchmark("longmemeval-v2", root).sha256 == bench.sha256  # the same files, the same hash
     assert detect_benchmark(root) == "longmemeval-v2-small"
-    assert default_judges("longmemeval-v2-small") == ("lme-v2",)
+    assert benchmark_traits("longmemeval-v2-small").default_judges == ("lme-v2",)
 
 
 def test_datasets_verify_checks_each_file_against_its_pin(tmp_path: Path) -> None:
