@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from bench_nb.frames.backend import with_backend
-from bench_nb.roi.store import RoiStore
+from bench_nb.roi.store import RoiStore, borrow_store
 from bench_nb.roi.summary import finished_runs
 
 RUNS_SCHEMA: dict[str, type[pl.DataType] | pl.DataType] = {
@@ -50,20 +50,12 @@ RESULTS_SCHEMA: dict[str, type[pl.DataType] | pl.DataType] = {
 }
 
 
-def _open(db: str | Path | RoiStore) -> tuple[RoiStore, bool]:
-    return (db, False) if isinstance(db, RoiStore) else (RoiStore(db), True)
-
-
 def roi_runs_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
     """``owner``'s finished benchmark runs, oldest first, with their numbers (see ``roi.summary``)."""
-    store, close = _open(db)
-    try:
+    with borrow_store(db) as store:
         rows = [
             {k: v for k, v in s.to_dict().items() if k in RUNS_SCHEMA} for s in finished_runs(store, owner)
         ]
-    finally:
-        if close:
-            store.close()
     return pl.DataFrame(rows, schema=RUNS_SCHEMA)
 
 
@@ -78,12 +70,8 @@ def roi_results_frame(owner: str, db: str | Path | RoiStore, *, run_id: str | No
         db: the ROI store.
         run_id: one run only (default: all of the owner's runs).
     """
-    store, close = _open(db)
-    try:
+    with borrow_store(db) as store:
         fetched = store.result_rows(owner, run_id)
-    finally:
-        if close:
-            store.close()
     rows = []
     for r in fetched:
         row = dict(r)

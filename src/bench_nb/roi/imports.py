@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bench_nb.errors import Problem
 from bench_nb.roi.errors import MemoryImportError
 from bench_nb.roi.memory import Memory, MemoryKind, ScopeMember, Visibility, normalize_time, scope_owner
-from bench_nb.roi.store import RoiStore
+from bench_nb.roi.store import RoiStore, borrow_store
 
 ARCHIVE_DIR = "archive"
 
@@ -152,8 +152,7 @@ def import_memories(
     """
     read = read_memories(path, lenient=lenient)
     memories, members, problems = list(read.memories), list(read.members), list(read.problems)
-    store = db if isinstance(db, RoiStore) else RoiStore(db)
-    try:
+    with borrow_store(db) as store:
         if admin:
             importer = f"admin:{getpass.getuser()}"
             writer = None
@@ -176,9 +175,6 @@ def import_memories(
             updated=updated,
             members=granted,
         )
-    finally:
-        if store is not db:
-            store.close()
     return ImportSummary(str(path), inserted, updated, granted, owners, tuple(problems), importer)
 
 

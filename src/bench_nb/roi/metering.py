@@ -15,7 +15,7 @@ import polars as pl
 
 from bench_nb.frames.backend import with_backend
 from bench_nb.roi.records import ModelUsage, Purpose
-from bench_nb.roi.store import RoiStore
+from bench_nb.roi.store import RoiStore, borrow_store
 
 
 @dataclass(frozen=True)
@@ -35,12 +35,8 @@ class Meter:
 
 def usage_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
     """The owner's usage events, oldest first (one row per model call)."""
-    store = db if isinstance(db, RoiStore) else RoiStore(db)
-    try:
+    with borrow_store(db) as store:
         rows = store.usage_rows(owner)
-    finally:
-        if store is not db:
-            store.close()
     schema = {
         "id": pl.Int64,
         "owner": pl.String,
@@ -52,8 +48,7 @@ def usage_frame(owner: str, db: str | Path | RoiStore) -> pl.DataFrame:
         "run_id": pl.String,
         "created_at": pl.String,
     }
-    frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
-    return frame
+    return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
 
 
 usage_df = with_backend(usage_frame, "usage_df")
@@ -65,12 +60,8 @@ def deployment_usage(db: str | Path | RoiStore) -> dict[str, dict[str, int]]:
     Returns:
         ``{purpose: {"calls": n, "input_tokens": n, "output_tokens": n}}`` for ``prober`` and ``judge``.
     """
-    store = db if isinstance(db, RoiStore) else RoiStore(db)
-    try:
+    with borrow_store(db) as store:
         rows = store.usage_totals()
-    finally:
-        if store is not db:
-            store.close()
     totals = {p: {"calls": 0, "input_tokens": 0, "output_tokens": 0} for p in ("prober", "judge")}
     for r in rows:
         totals[r["purpose"]] = {

@@ -22,7 +22,7 @@ import re
 import socket
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
@@ -691,6 +691,11 @@ class SqliteRoiStore(RoiStore):
             except sqlite3.IntegrityError as err:  # the index caught a race this process could not see
                 raise RunInProgressError(owner, "another run", None) from err
         return kind
+
+
+def borrow_store(db: str | Path | RoiStore) -> AbstractContextManager[RoiStore]:
+    """For ``with``: an open store as it is (left open), or a store opened on a path or URL and closed after."""
+    return nullcontext(db) if isinstance(db, RoiStore) else RoiStore(db)
 
 
 # -- which process holds a run ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import cast
 
 from bench_nb.roi.records import RunProbeMode, RunSummary
-from bench_nb.roi.store import RoiStore
+from bench_nb.roi.store import RoiStore, borrow_store
 
 
 def measured(exclusive: int, judged: int, judge: str | None) -> str:
@@ -118,8 +118,7 @@ def roi_status(owner: str, db: str | Path | RoiStore) -> RoiStatus:
     """``owner``'s ROI status (reads only ``owner``'s rows)."""
     from bench_nb.roi.memory import PROBE_KINDS
 
-    store = db if isinstance(db, RoiStore) else RoiStore(db)
-    try:
+    with borrow_store(db) as store:
         probes = store.probes(owner)
         running = [r for r in store.runs(owner) if r["status"] == "running"]
         finished = finished_runs(store, owner)
@@ -133,6 +132,3 @@ def roi_status(owner: str, db: str | Path | RoiStore) -> RoiStatus:
             latest=finished[-1] if finished else None,
             runs=len(finished),
         )
-    finally:
-        if store is not db:
-            store.close()
