@@ -188,19 +188,12 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
             extra["haystackId"] = haystacks.setdefault(tuple(trajectories), qid)
         if verdict is None:
             extra["unscored"] = True
-        for key in ("is_abstention_problem", "is_unknown"):
+        for key in ("is_abstention_problem", "is_unknown", "memory_context_was_truncated"):
             if row.get(key) is not None and not isinstance(row[key], bool):
                 bad(key, f"{key} {json.dumps(row[key])[:60]} is not true/false: read as not recorded", qid)
         if isinstance(row.get("is_unknown"), bool):
             extra["isUnknown"] = row["is_unknown"]
-        truncated = row.get("memory_context_was_truncated")
-        if truncated is not None and not isinstance(truncated, bool):
-            bad(
-                "memory_context_was_truncated",
-                f"memory_context_was_truncated {json.dumps(truncated)[:60]} is not true/false: read as not recorded",
-                qid,
-            )
-        elif truncated is True:
+        if row.get("memory_context_was_truncated") is True:
             extra["contextCut"] = True  # failure attribution's truncation reason (metrics.failures)
         post = measure(
             row.get("memory_post_query_duration_seconds"),
