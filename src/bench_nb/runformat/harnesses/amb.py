@@ -21,9 +21,9 @@ from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
+    completed,
     imported_phases,
     measure,
-    settings,
     text,
     text_field,
     unscored_mark,
@@ -131,15 +131,7 @@ def read(
         info.verdicts[qid] = [correct]
     run_id = text(data.get("run_name")) or text(data.get("memory_provider")) or path.parent.parent.name
     split = text(data.get("split"))
-    checkpoint = Checkpoint(
-        runId=f"{run_id}-{split}" if split else run_id,
-        status="completed",
-        provider=text(data.get("memory_provider")) or UNKNOWN,
-        benchmark=dataset or UNKNOWN,
-        judge=judge if judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
-        answeringModel=answerer,
-        targetQuestionIds=list(questions),
-        questions=questions,
-        benchNb=settings(info, answerer),
-    )
+    provider = text(data.get("memory_provider")) or UNKNOWN
+    run_id = f"{run_id}-{split}" if split else run_id
+    checkpoint = completed(info, questions, run_id, provider, dataset or UNKNOWN, answerer)
     return checkpoint, info

@@ -28,10 +28,10 @@ from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
+    completed,
     imported_phases,
     json_lines,
     read_text,
-    settings,
     unscored_mark,
 )
 from bench_nb.runformat.harnesses.locomo_ids import canonical_id
@@ -201,17 +201,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         )
     info = ImportInfo(harness=HARNESS, judge=UNKNOWN, not_recorded=NOT_RECORDED, verdicts=verdicts)
     locomo = bool(questions) and all(_LOCOMO.match(q) for q in questions)
-    checkpoint = Checkpoint(
-        runId=path.parent.name
-        if path.stem.removesuffix(".jsonl") in ("judgments", "judged", "eval")
-        else path.name.removesuffix(".gz").removesuffix(".jsonl"),
-        status="completed",
-        provider=UNKNOWN,
-        benchmark="locomo" if locomo else UNKNOWN,
-        judge=f"{UNKNOWN} ({HARNESS})",
-        answeringModel="",
-        targetQuestionIds=list(questions),
-        questions=questions,
-        benchNb=settings(info, ""),
-    )
+    generic = path.stem.removesuffix(".jsonl") in ("judgments", "judged", "eval")
+    run_id = path.parent.name if generic else path.name.removesuffix(".gz").removesuffix(".jsonl")
+    checkpoint = completed(info, questions, run_id, UNKNOWN, "locomo" if locomo else UNKNOWN)
     return checkpoint, info

@@ -504,16 +504,29 @@ def build_checkpoint(
         info.verdicts[qid] = list(row.verdicts)
     if every_scored and index is not None:
         _missing_rows(path, index, set(questions), problems)
+    return completed(info, questions, run_id, provider, "locomo", answering_model)
+
+
+def completed(
+    info: ImportInfo,
+    questions: dict[str, Question],
+    run_id: str,
+    provider: str,
+    benchmark: str,
+    answering_model: str = "",
+    more_settings: dict[str, Any] | None = None,
+) -> Checkpoint:
+    """The completed checkpoint of an imported run's ``questions``; an unknown judge is named with the harness."""
     return Checkpoint(
         runId=run_id,
         status="completed",
         provider=provider,
-        benchmark="locomo",
+        benchmark=benchmark,
         judge=info.judge if info.judge != UNKNOWN else f"{UNKNOWN} ({info.harness})",
         answeringModel=answering_model,
         targetQuestionIds=list(questions),
         questions=questions,
-        benchNb=settings(info, answering_model),
+        benchNb={**settings(info, answering_model), **(more_settings or {})},
     )
 
 

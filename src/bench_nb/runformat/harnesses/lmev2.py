@@ -29,10 +29,10 @@ from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
+    completed,
     imported_phases,
     json_lines,
     measure,
-    settings,
     text_field,
 )
 
@@ -233,16 +233,9 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
     _check_published(folder / AGGREGATED, info.published, questions, problems)
     tier = _tier(path, run_args)
     answering = model if isinstance(model, str) else ""
-    checkpoint = Checkpoint(
-        runId=folder.name or path.stem,
-        status="completed",
-        provider=folder.name or HARNESS,
-        benchmark=f"longmemeval-v2-{tier}" if tier else "longmemeval-v2",
-        judge=info.judge if info.judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
-        answeringModel=answering,
-        targetQuestionIds=list(questions),
-        questions=questions,
-        benchNb=settings(info, answering),
+    benchmark = f"longmemeval-v2-{tier}" if tier else "longmemeval-v2"
+    checkpoint = completed(
+        info, questions, folder.name or path.stem, folder.name or HARNESS, benchmark, answering
     )
     return checkpoint, info
 

@@ -20,9 +20,9 @@ from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
+    completed,
     imported_phases,
     json_lines,
-    settings,
     unscored_mark,
 )
 
@@ -125,17 +125,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         published={},
         checked_against=None,
     )
-    checkpoint = Checkpoint(
-        runId=run_name(path),
-        status="completed",
-        provider=UNKNOWN,
-        benchmark="longmemeval",
-        judge=info.judge if info.judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
-        answeringModel="",
-        targetQuestionIds=list(questions),
-        questions=questions,
-        benchNb=settings(info, ""),
-    )
+    checkpoint = completed(info, questions, run_name(path), UNKNOWN, "longmemeval")
     return checkpoint, info
 
 

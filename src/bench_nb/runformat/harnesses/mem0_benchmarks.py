@@ -25,9 +25,9 @@ from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
+    completed,
     imported_phases,
     measure,
-    settings,
     text,
     text_field,
     unscored_mark,
@@ -203,16 +203,7 @@ def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Check
                 benchNb=unscored_mark(verdict),
             )
             info.verdicts[qid] = [verdict]
-        checkpoint = Checkpoint(
-            runId=f"{project}-{label}",
-            status="completed",
-            provider="mem0",
-            benchmark=benchmark,
-            judge=judge if judge != UNKNOWN else f"{UNKNOWN} ({HARNESS})",
-            answeringModel=answerer,
-            targetQuestionIds=list(questions),
-            questions=questions,
-            benchNb={**settings(info, answerer), **cutoff_settings(label, meta.get("top_k"))},
-        )
+        more = cutoff_settings(label, meta.get("top_k"))
+        checkpoint = completed(info, questions, f"{project}-{label}", "mem0", benchmark, answerer, more)
         out.append((checkpoint, info))
     return out
