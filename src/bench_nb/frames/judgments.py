@@ -111,19 +111,12 @@ def _run_judgments(run: Run, evaluated: pl.DataFrame | None, strict: bool) -> pl
         label = "unscored" if unscored else lab.label
         rows.append((qid, judge, 1, lab.score, label, f"human label: {lab.label}", unscored, False, "labels"))
     if run.imported is not None:
-        if label_problems:
-            if strict:
-                raise RunFormatError.of(label_problems[0])
-            _add_problems(run, label_problems)
+        _add_problems(run, label_problems, strict)
         return _of_run(run, _verdict_frame(_imported_rows(run, primary) + rows))
     # Every line at once when all are plain verdicts (the usual file), else line by line, naming bad lines.
     plain = read_plain_verdicts(run.path)
     lines, problems = ({}, []) if plain is not None else read_replicates(run.path)
-    problems = problems + label_problems
-    if problems:
-        if strict:
-            raise RunFormatError.of(problems[0])
-        _add_problems(run, problems)
+    _add_problems(run, problems + label_problems, strict)
     from_file = (
         _plain_frame(plain, primary) if plain is not None else _lines_frame(run, lines, primary, strict)
     )
@@ -262,9 +255,7 @@ def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | 
     problem = Problem(
         str(run.path), f"score {value!r} of judge {judge!r} is not in [0, 1]; verdict skipped", "score", qid
     )
-    if strict:
-        raise RunFormatError.of(problem)
-    _add_problems(run, [problem])
+    _add_problems(run, [problem], strict)
     return None
 
 
@@ -274,7 +265,10 @@ def _provider(run: Run) -> str:
     return str((run.report or {}).get("provider", ""))
 
 
-def _add_problems(run: Run, problems: list[Problem]) -> None:
+def _add_problems(run: Run, problems: list[Problem], strict: bool) -> None:
+    """Strict: raise the first problem; else add those the run does not list yet."""
+    if problems and strict:
+        raise RunFormatError.of(problems[0])
     known = {(p.path, p.message) for p in run.problems}
     run.problems.extend(p for p in problems if (p.path, p.message) not in known)
 
