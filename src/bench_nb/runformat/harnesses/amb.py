@@ -78,12 +78,7 @@ def read(
         qid = question_id(dataset, raw_id)
         if qid in questions:
             problems.append(
-                Problem(
-                    str(path),
-                    "a second result for this question; the first is kept",
-                    field=where,
-                    question_id=qid,
-                )
+                Problem(str(path), "a second result for this question; the first is kept", where, qid)
             )
             continue
         correct = item.get("correct")

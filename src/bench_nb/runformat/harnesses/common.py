@@ -280,11 +280,7 @@ def text_field(
     if numbers and isinstance(value, int | float) and not isinstance(value, bool):
         return text(value)
     shown = _shown(value)
-    problems.append(
-        Problem(
-            str(path), f"{field} {shown} is not text: read as {shown}", field=field, question_id=question_id
-        )
-    )
+    problems.append(Problem(str(path), f"{field} {shown} is not text: read as {shown}", field, question_id))
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
@@ -482,12 +478,7 @@ def build_checkpoint(
         matched = qid != (row.raw_id or row.where)
         if qid in questions:
             problems.append(
-                Problem(
-                    str(path),
-                    f"a second row for question {qid}; the first is kept",
-                    field=row.where,
-                    question_id=qid,
-                )
+                Problem(str(path), f"a second row for question {qid}; the first is kept", row.where, qid)
             )
             continue
         category = found.category if found is not None else row.category

@@ -150,12 +150,7 @@ def _row(item: Any, where: str, path: Path, problems: list[Problem]) -> Row | No
             verdicts.append(value)
     else:
         problems.append(
-            Problem(
-                str(path),
-                "no llm_judgments: the question is unscored",
-                field=f"{where}.llm_judgments",
-                question_id=raw_id,
-            )
+            Problem(str(path), "no llm_judgments: the question is unscored", f"{where}.llm_judgments", raw_id)
         )
     at: dict[str, Any] = {"path": path, "problems": problems, "question_id": raw_id}
     return Row(
