@@ -24,11 +24,8 @@ class DatasetWarning(UserWarning):
 
 def sha256_file(path: str | Path) -> str:
     """The hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def check_sha256(actual: str, expected: str | None, *, source: str) -> None:

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -226,12 +228,4 @@ def _stale(host: str, pid: int, claimed_at: float, now: float) -> bool:
         return True
     if host != socket.gethostname():
         return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # another user's live process
-        return False
-    return False
+    return pid == os.getpid() or not psutil.pid_exists(pid)  # another user's live process exists too
