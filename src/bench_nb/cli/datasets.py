@@ -93,7 +93,7 @@ def download(name: str, cache_dir: Path, force: bool) -> None:
 
 @datasets.command()
 @click.argument("target")
-@click.option("-b", "--benchmark", "benchmark", help="Read the file as this benchmark (default: detect).")
+@click.option("-b", "--benchmark", help="Read the file as this benchmark (default: detect).")
 @click.option("--sha256", "expected", help="The hash the file must have.")
 @_CACHE
 def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: Path) -> None:

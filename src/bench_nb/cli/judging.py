@@ -27,7 +27,6 @@ def _fmt(x: float | None) -> str:
 @click.option(
     "-j",
     "--judges",
-    "judges",
     default="",
     help="Comma-separated judges to add, e.g. f1,contains or a model alias (see the judge registry).",
 )
@@ -131,11 +130,7 @@ def _print_sweep(run_dirs: list[Path]) -> None:
 @click.command("judge-audit")
 @click.argument("run_dir", type=click.Path(exists=True, path_type=Path))
 @click.option(
-    "-j",
-    "--judges",
-    "judges",
-    required=True,
-    help="Comma-separated judges to audit (specs or model aliases).",
+    "-j", "--judges", required=True, help="Comma-separated judges to audit (specs or model aliases)."
 )
 @click.option(
     "--generators",

@@ -14,7 +14,6 @@ from bench_nb.errors import BenchNbError, ReceiptError
 dataset_option = click.option(
     "--dataset",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
     help="The benchmark file the runs were made on: other harnesses' LoCoMo files (Zep's grades, Mem0's "
     "results) need LoCoMo's locomo10.json.",
 )
@@ -53,7 +52,7 @@ def public_key_option(what: str) -> Any:
     help="One-sided level: the largest chance of reporting 'worse' a NEW no worse than the margin allows, "
     "and 'not worse' a NEW worse than it.",
 )
-@click.option("--by", type=click.Choice(["type"]), default=None, help="Also gate each question type.")
+@click.option("--by", type=click.Choice(["type"]), help="Also gate each question type.")
 @click.option(
     "--on-inconclusive",
     type=click.Choice(["fail", "pass"]),
@@ -71,15 +70,12 @@ def public_key_option(what: str) -> Any:
     "benchmark: is NEW worse on this benchmark beyond run-to-run noise? (BASE and NEW: comma-separated "
     "repeats, bench-nb run --repeat).",
 )
-@click.option(
-    "--store", default=None, help="A run store: BASE or NEW that names one of its runs is that run."
-)
+@click.option("--store", help="A run store: BASE or NEW that names one of its runs is that run.")
 @click.option("--json", "as_json", is_flag=True, help="Print the gate as JSON instead of Markdown.")
 @click.option(
     "--summary",
     "summary_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Also append the Markdown summary to this file (default: $GITHUB_STEP_SUMMARY when set).",
 )
 @dataset_option
@@ -134,15 +130,13 @@ def gate(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write it (default: RUN.receipt.json beside the run directory).",
 )
-@click.option("--store", default=None, help="A run store: RUN is a run id in it (then -o is required).")
+@click.option("--store", help="A run store: RUN is a run id in it (then -o is required).")
 @click.option(
     "--sign",
     "key",
     type=click.Path(exists=True, dir_okay=False),
-    default=None,
     help="Sign with this Ed25519 private key (PEM).",
 )
 @dataset_option
@@ -169,11 +163,7 @@ def receipt(run: str, output: Path | None, store: str | None, key: str | None, d
 @click.command()
 @click.argument("receipt_file", type=click.Path(dir_okay=False))
 @click.argument("run", required=False)
-@click.option(
-    "--store",
-    default=None,
-    help="A run store to recompute from (RUN: a run id in it; default: the receipt's).",
-)
+@click.option("--store", help="A run store to recompute from (RUN: a run id in it; default: the receipt's).")
 @public_key_option("the receipt must be signed with")
 @dataset_option
 def verify(

@@ -13,7 +13,6 @@ from bench_nb.roi.probers import DETERMINISTIC_MODES
 
 DB_OPTION = click.option(
     "--db",
-    "db",
     envvar="BENCH_NB_ROI_DB",
     default=".bench_nb/roi.sqlite",
     show_default=True,
@@ -34,7 +33,6 @@ def _existing_store(ctx: click.Context, param: click.Parameter, db: str) -> str:
 
 STORE_OPTION = click.option(
     "--db",
-    "db",
     envvar="BENCH_NB_ROI_DB",
     default=".bench_nb/roi.sqlite",
     show_default=True,
@@ -59,14 +57,13 @@ def _run_options(fn: Any) -> Any:
             "distractor uses only words it shares with its nearest neighbours (a search must rank it among "
             "them); template quotes it (an upper bound).",
         ),
-        click.option("--model", default=None, help="The LLM prober's model (bench_nb.models alias)."),
-        click.option("--judge-model", default=None, help="The LLM judge's model (default: --model)."),
+        click.option("--model", help="The LLM prober's model (bench_nb.models alias)."),
+        click.option("--judge-model", help="The LLM judge's model (default: --model)."),
         click.option(
             "--provider",
-            default=None,
             help="The registered provider that recalls (default: sqlite; on Postgres, the database's own search).",
         ),
-        click.option("-k", "k", type=int, default=None, help="Hits per recall (default 5)."),
+        click.option("-k", type=int, help="Hits per recall (default 5)."),
         click.option("--own-key", is_flag=True, help="Model calls use the owner's own key (metered apart)."),
     ]
     for option in reversed(options):
@@ -162,7 +159,6 @@ def setup_cmd(admin_db: str, server_role: str) -> None:
 @click.option("--lenient", is_flag=True, help="Import what can be read and list the problems.")
 @click.option(
     "--owner",
-    default=None,
     envvar="BENCH_NB_ROI_OWNER",
     help="The importing owner (default: the one owner of the file's memories).",
 )

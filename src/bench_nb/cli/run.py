@@ -85,10 +85,7 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "literature does.",
         ),
         click.option(
-            "-k",
-            "k",
-            type=click.IntRange(min=1),
-            help=f"Retrieval limit, the same for all (default {DEFAULT_K}).",
+            "-k", type=click.IntRange(min=1), help=f"Retrieval limit, the same for all (default {DEFAULT_K})."
         ),
         click.option(
             "--concurrency",
@@ -119,7 +116,6 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--judge-replicates",
             type=click.IntRange(min=1),
-            default=None,
             metavar="N",
             help="Grade each answer N times with each model judge (deterministic judges grade once); the "
             "checkpoint keeps the primary judge's majority, judgments.jsonl every replicate.",
@@ -141,7 +137,6 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--indexing-timeout",
-            "indexing_timeout",
             type=click.FloatRange(min=0, min_open=True),
             metavar="SECONDS",
             help=f"How long a container's indexing may take before its questions fail (default "
@@ -149,7 +144,6 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--question-timeout",
-            "question_timeout",
             type=click.FloatRange(min=0, min_open=True),
             metavar="SECONDS",
             help=f"The longest a question's search, answer or evaluation may take, retries included (default "
