@@ -410,31 +410,24 @@ def _integrity_problems(
     (``memorybench.format.DECODE_COUNTS``): a second look at the file's bytes is only taken when they show
     something is wrong, so a sound file costs nothing more.
     """
-    problems: list[Problem] = []
     n = len(ck.questions)
-    listed = Counter(ck.targetQuestionIds or ())
-    for qid, count in listed.items():
-        if count > 1:
-            problems.append(
-                Problem(
-                    str(path),
-                    f"question id {qid} is listed {count} times",
-                    "targetQuestionIds",
-                    question_id=qid,
-                )
-            )
+    problems = [
+        Problem(str(path), f"question id {qid} is listed {count} times", "targetQuestionIds", qid)
+        for qid, count in Counter(ck.targetQuestionIds or ()).items()
+        if count > 1
+    ]
     if built > n:  # more question records than keys: a key written twice
         entries = Counter(m.group(1).decode("utf-8", "replace") for m in _QUESTION_ENTRY.finditer(data))
-        for key, count in entries.items():
-            if count > 1:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"question id {key} has more than one entry ({count} entries; only the last is read)",
-                        f"questions.{key}",
-                        question_id=key,
-                    )
-                )
+        problems += [
+            Problem(
+                str(path),
+                f"question id {key} has more than one entry ({count} entries; only the last is read)",
+                f"questions.{key}",
+                key,
+            )
+            for key, count in entries.items()
+            if count > 1
+        ]
     if len({q.questionId or key for key, q in ck.questions.items()}) < n:  # some entries share a questionId
         by_record: dict[str, list[str]] = {}
         for key, q in ck.questions.items():
