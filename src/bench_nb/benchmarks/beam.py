@@ -179,12 +179,7 @@ def read_beam(path: Path, problems: list[Problem] | None = None, *, tier: str | 
                 try:
                     questions.append(_question(qid, hid, ability, item))
                 except DatasetError as err:
-                    report(
-                        problems,
-                        Problem(
-                            str(folder / QUESTIONS_FILE), str(err), field=f"{ability}[{i}]", question_id=qid
-                        ),
-                    )
+                    report(problems, Problem(str(folder / QUESTIONS_FILE), str(err), f"{ability}[{i}]", qid))
     return Benchmark(
         name=f"beam-{tier.lower()}",
         questions=tuple(questions),

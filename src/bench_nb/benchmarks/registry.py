@@ -460,10 +460,6 @@ def detect_benchmark(path: str | Path) -> str:
     raise DatasetError(f"{p}: not LoCoMo, LongMemEval or the custom format; say which with a benchmark name")
 
 
-def _sample_path() -> Path:
-    return Path(str(resources.files("bench_nb.benchmarks").joinpath("data", "sample.json")))
-
-
 register_benchmark(
     "locomo",
     read_locomo,
@@ -512,7 +508,7 @@ register_benchmark(
     "sample",
     _read_custom,
     description="bundled sample: fictional conversations written by the project, for the demo and tests",
-    bundled=_sample_path(),
+    bundled=Path(str(resources.files("bench_nb.benchmarks").joinpath("data", "sample.json"))),
 )
 _BEAM_CHATS = {"100K": "20 chats of ~128K tokens", "500K": "35 chats", "1M": "35 chats", "10M": "10 chats"}
 _BEAM_TIERS = {t.lower(): f"beam-{t.lower()}" for t in TIERS}

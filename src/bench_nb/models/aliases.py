@@ -106,10 +106,6 @@ MODELS: dict[str, ModelSpec] = {
 _REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 
 
-def _is_openai_id(model_id: str) -> bool:
-    return model_id.startswith("gpt-") or model_id.startswith(_REASONING_PREFIXES)
-
-
 def resolve_model(alias: str, *, base_url: str | None = None) -> ModelSpec:
     """The ``ModelSpec`` of an alias, a prefixed name (``local:llama3``) or a recognised model id.
 
@@ -128,7 +124,7 @@ def resolve_model(alias: str, *, base_url: str | None = None) -> ModelSpec:
         spec = _prefixed(prefix.lower(), model_id, name)
     if spec is None:
         lowered = name.lower()
-        if _is_openai_id(lowered):
+        if lowered.startswith(("gpt-", *_REASONING_PREFIXES)):
             spec = replace(_openai(name, reasoning=lowered.startswith(_REASONING_PREFIXES)), alias=name)
         elif lowered.startswith("claude-"):
             spec = _claude(name, name)

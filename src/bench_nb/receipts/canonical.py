@@ -18,17 +18,13 @@ import msgspec
 from bench_nb.runformat.jsjson import to_js
 
 
-def _utf16_key(key: str) -> bytes:
-    return key.encode("utf-16-be", "surrogatepass")
-
-
 def canonical_json(value: Any) -> bytes:
     """``value`` (dicts with str keys, lists, str, int, float, bool, None) as RFC 8785 canonical UTF-8 bytes."""
     if isinstance(value, dict):
         for key in value:
             if not isinstance(key, str):
                 raise TypeError(f"canonical JSON needs str object keys, not {type(key).__name__} ({key!r})")
-        members = sorted(value.items(), key=lambda kv: _utf16_key(kv[0]))
+        members = sorted(value.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
         return b"{" + b",".join(canonical_json(k) + b":" + canonical_json(v) for k, v in members) + b"}"
     if isinstance(value, (list, tuple)):
         return b"[" + b",".join(canonical_json(v) for v in value) + b"]"
