@@ -21,7 +21,7 @@ unknown**: a call with no price, or a component or provider that does not say wh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 USAGE_COLUMNS = (
     "answer_input_tokens",
@@ -51,13 +51,12 @@ def usage_columns(
     return {c: [r.get(c) for r in rows] for c in USAGE_COLUMNS}
 
 
-class _Components:
+class _Components(NamedTuple):
     """What a run says it graded with: whether its answerer calls no model, and its judges' names, each
     with whether it calls no model (``judges.registry.calls_no_model``)."""
 
-    def __init__(self, answerer_free: bool, judges: dict[str, bool]) -> None:
-        self.answerer_free = answerer_free
-        self.judges = judges
+    answerer_free: bool
+    judges: dict[str, bool]
 
     @classmethod
     def of(cls, run_extra: dict[str, Any]) -> _Components:
@@ -109,11 +108,7 @@ def _memory(memory: Any) -> dict[str, Any] | None:
         return None
 
     def total(key: str) -> float | None:
-        values = [entry.get(key) for entry, _ in shares]
-        known = _sum_known(
-            [None if v is None else float(v) * w for v, (_, w) in zip(values, shares, strict=True)]
-        )
-        return known
+        return _sum_known([None if (v := entry.get(key)) is None else float(v) * w for entry, w in shares])
 
     return {
         "memory_calls": total("calls"),
@@ -125,9 +120,5 @@ def _memory(memory: Any) -> dict[str, Any] | None:
 
 def _sum_known(values: list[float | None]) -> float | None:
     """The sum, or None as soon as one value is unknown."""
-    total = 0.0
-    for v in values:
-        if v is None:
-            return None
-        total += v
-    return total
+    known = [v for v in values if v is not None]
+    return sum(known, 0.0) if len(known) == len(values) else None
