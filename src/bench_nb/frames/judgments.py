@@ -144,19 +144,9 @@ def _lines_frame(
         score = None if unscored else _score(rec.get("score"), run, qid, judge, strict)
         if not unscored and score is None:
             continue
-        label = "unscored" if unscored else rec.get("label")
+        label, explanation = "unscored" if unscored else rec.get("label"), rec.get("explanation")
         rows.append(
-            (
-                qid,
-                judge,
-                replicate,
-                score,
-                label,
-                rec.get("explanation"),
-                unscored,
-                judge == primary,
-                "judgments",
-            )
+            (qid, judge, replicate, score, label, explanation, unscored, judge == primary, "judgments")
         )
     return _verdict_frame(rows)
 
