@@ -4,6 +4,7 @@ failed documents, timeouts, the concurrency limit, keys and container names."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -208,3 +209,12 @@ def test_two_runs_never_share_a_container(cloud: Cloud) -> None:
     limit = 200 if cloud.adapter.name == "zep" else 100
     assert all(len(n) <= limit and n.isascii() and "/" not in n and " " not in n for n in names)
     assert cloud.service.violations == []
+
+
+def test_a_missing_sdk_is_named_with_the_install_hint(cloud: Cloud, monkeypatch: pytest.MonkeyPatch) -> None:
+    sdk = {"mem0": "mem0.client.main", "zep": "zep_cloud", "supermemory": "supermemory"}[cloud.adapter.name]
+    monkeypatch.setitem(sys.modules, sdk, None)  # importing it fails, as when the extra is not installed
+    with pytest.raises(
+        ProviderError, match=rf"provider '{cloud.adapter.name}' needs its SDK .*install it with"
+    ):
+        _ = cloud.make().client

@@ -90,15 +90,17 @@ class CloudProvider:
                 import httpx
 
                 self._http = httpx.Client(timeout=self.request_timeout_s)
-                self._client = self._make_client(self._api_key, self._http)
+                try:
+                    self._client = self._make_client(self._api_key, self._http)
+                except ImportError as err:
+                    raise ProviderError(
+                        f"provider {self.name!r} needs its SDK ({err}); install it with: {INSTALL_HINT}"
+                    ) from err
             return self._client
 
     def _make_client(self, key: str, http: Any) -> Any:  # pragma: no cover - every adapter overrides it
-        """The SDK client, sending through ``http`` with the SDK's own retries off."""
+        """The SDK client, sending through ``http`` with the SDK's own retries off (an ImportError: no SDK)."""
         raise NotImplementedError
-
-    def _import_error(self, err: ImportError) -> ProviderError:
-        return ProviderError(f"provider {self.name!r} needs its SDK ({err}); install it with: {INSTALL_HINT}")
 
     def wait_until_ready(self, what: str, pending: Callable[[], str | None], timeout_s: float) -> int:
         """Poll ``pending`` with backoff until it returns None (see ``common.poll``); returns the polls made."""

@@ -96,10 +96,7 @@ class Mem0PlatformProvider(CloudProvider):
         self.threshold = None if threshold is None else float(threshold)
 
     def _make_client(self, key: str, http: Any) -> Any:
-        try:
-            memory_client = _import_client()
-        except ImportError as err:
-            raise self._import_error(err) from err
+        memory_client = _import_client()
         # The constructor checks the key with GET /v1/ping/.
         return self.calls(
             "checking the API key", lambda: memory_client(api_key=key, host=self.base_url, client=http)

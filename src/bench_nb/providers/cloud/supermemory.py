@@ -72,10 +72,8 @@ class SupermemoryProvider(CloudProvider):
         self.wait_for_memories = bool(wait_for_memories)
 
     def _make_client(self, key: str, http: Any) -> Any:
-        try:
-            from supermemory import Supermemory
-        except ImportError as err:
-            raise self._import_error(err) from err
+        from supermemory import Supermemory
+
         return Supermemory(api_key=key, base_url=self.base_url, httpx_client=http, max_retries=0)
 
     @staticmethod

@@ -94,10 +94,8 @@ class ZepProvider(CloudProvider):
         self._uuids_lock = threading.Lock()
 
     def _make_client(self, key: str, http: Any) -> Any:
-        try:
-            from zep_cloud import Zep
-        except ImportError as err:
-            raise self._import_error(err) from err
+        from zep_cloud import Zep
+
         return Zep(api_key=key, base_url=self.base_url, httpx_client=http, max_retries=0)
 
     @staticmethod
