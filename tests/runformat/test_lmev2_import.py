@@ -51,13 +51,14 @@ def test_the_folder_is_detected_and_read_on_the_benchmarks_own_ids() -> None:
     assert load_runs(FIXTURE / "aggregated_metrics.json")[0].checkpoint.runId == ck.runId
 
 
-def test_it_pairs_with_a_native_run_on_the_same_question_ids(tmp_path: Path) -> None:
+def _native_run(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A native sqlite run (id "native") of LongMemEval-V2 on the hand-made folder (its pins differ: quiet)."""
     from bench_nb.runner import run_benchmark
 
     data = write_dataset(tmp_path / "lme")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DatasetWarning)
-        native = run_benchmark(
+        return run_benchmark(
             "sqlite",
             "longmemeval-v2",
             dataset=data,
@@ -65,6 +66,10 @@ def test_it_pairs_with_a_native_run_on_the_same_question_ids(tmp_path: Path) -> 
             run_id="native",
             progress=False,
         )
+
+
+def test_it_pairs_with_a_native_run_on_the_same_question_ids(tmp_path: Path) -> None:
+    native = _native_run(tmp_path)
     runs = _quiet_load([native.run_dir, FIXTURE])
     assert [r.checkpoint.benchmark for r in runs] == ["longmemeval-v2-small"] * 2
     result = paired_comparison(runs, "native", "no_retrieval_web_small")
@@ -163,19 +168,8 @@ def test_longmemeval_v2_types_are_its_own_not_other_in_the_compare_tables(tmp_pa
     result file and a native run alike; the -abs types stay abstention."""
     import bench_nb
     from bench_nb import tables
-    from bench_nb.runner import run_benchmark
 
-    data = write_dataset(tmp_path / "lme")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DatasetWarning)
-        native = run_benchmark(
-            "sqlite",
-            "longmemeval-v2",
-            dataset=data,
-            runs_dir=tmp_path / "runs",
-            run_id="native",
-            progress=False,
-        )
+    native = _native_run(tmp_path)
     questions = bench_nb.questions_df(_quiet_load([native.run_dir, FIXTURE]), backend="polars")
     by_run = {
         run: dict(zip(rows["question_id"], rows["question_type_norm"], strict=True))
