@@ -171,3 +171,13 @@ def test_selecting_a_grid_row_shows_its_question_and_the_grid_follows_the_filter
 def test_without_the_grid_nothing_of_it_is_made() -> None:
     e = Explorer(RUNS, grid=False)
     assert e.grid is None and "itables" not in repr(e.widget.children)
+
+
+def test_a_judges_replicates_are_numbered_in_the_detail(locomo_audit: Path) -> None:
+    """EverMemOS's three verdicts per answer are one judge's replicates: the detail names each (#1, #2, #3), so
+    a split verdict is readable (before: three rows all "gpt-4o-mini")."""
+    e = Explorer(str(locomo_audit / "fc-baseline" / "*"))
+    v = e.judgments.filter(pl.col("replicate") == 3).row(0, named=True)
+    page = e.detail_html(v["question_id"])
+    assert all(f"<b>{v['judge']} #{r}</b>" in page for r in (1, 2, 3))
+    assert f"<b>{v['judge']}</b>:" not in page

@@ -332,11 +332,14 @@ class Explorer:
             verdicts = self.judgments.filter(
                 (pl.col("run_id") == r["run_id"]) & (pl.col("question_id") == question_id)
             )
+            several = set(verdicts.filter(pl.col("replicate") > 1)["judge"])  # each replicate named: #1, #2
             vtext = (
                 "".join(
-                    f"<li><b>{esc(v['judge'])}</b>: {esc(v['label'])} <span style='color:#57606a'>"
-                    f"{_expandable(v['explanation'], 200)}</span></li>"
-                    for v in verdicts.iter_rows(named=True)
+                    f"<li><b>{esc(judge)}{f' #{rep}' if judge in several else ''}</b>: {esc(label)} "
+                    f"<span style='color:#57606a'>{_expandable(why, 200)}</span></li>"
+                    for judge, rep, label, why in verdicts.select(
+                        "judge", "replicate", "label", "explanation"
+                    ).rows()
                 )
                 or "<li>no verdict</li>"
             )
