@@ -14,18 +14,23 @@ import re
 
 MAX_TERMS = 64
 
-_STOP_WORDS_TEXT = """
+#: Common English function words, dropped from queries (BM25 would give them little weight anyway, but
+#: OR-ing them makes nearly every message match and slows the search). ``ENGLISH_FUNCTION_WORDS`` is the part
+#: without the reflexive pronouns and the pieces of contractions, which the ROI probers build on.
+_FUNCTION_WORDS_TEXT = """
     a about above after again against all am an and any are as at be because been before being below between
     both but by can could did do does doing down during each few for from further had has have having he her
-    here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
-    now of off on once only or other our ours ourselves out over own same she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until up very was we
-    were what when where which while who whom why will with would you your yours yourself yourselves
+    here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only
+    or other our ours out over own same she should so some such than that the their them then there these they
+    this those through to too under until up very was we were what when where which while who whom why will
+    with would you your
+"""
+_REFLEXIVES_AND_CONTRACTIONS_TEXT = """
+    herself himself myself ourselves theirs themselves yours yourself yourselves
     s t d ll m re ve don doesn didn isn wasn aren weren won wouldn shouldn couldn
 """
-#: Common English function words, dropped from queries (BM25 would give them little weight anyway, but
-#: OR-ing them makes nearly every message match and slows the search).
-STOP_WORDS: frozenset[str] = frozenset(_STOP_WORDS_TEXT.split())
+ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
+STOP_WORDS: frozenset[str] = ENGLISH_FUNCTION_WORDS | frozenset(_REFLEXIVES_AND_CONTRACTIONS_TEXT.split())
 
 _WORD = re.compile(r"[^\W_]+")
 
