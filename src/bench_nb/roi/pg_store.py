@@ -27,7 +27,7 @@ from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreErro
 from bench_nb.roi.memory import Memory, ScopeMember, utc_now
 from bench_nb.roi.pg_schema import PG_SCHEMA_VERSION, SCHEMA, setup_sql
 from bench_nb.roi.records import RunKind
-from bench_nb.roi.store import _MEMORY_COLS, STALE_AFTER_S, RoiStore, describe_holder, redact
+from bench_nb.roi.store import _MEMORY_COLS, RoiStore, describe_holder, redact
 
 try:
     import psycopg
@@ -291,23 +291,12 @@ class PostgresRoiStore(RoiStore):
 
     # -- runs -----------------------------------------------------------------------------------------
 
-    def claim_run(
-        self,
-        run_id: str,
-        owner: str,
-        kind: RunKind | None = None,
-        *,
-        phase: str,
-        provider: str | None = None,
-        judge: str | None = None,
-        prober: str | None = None,
-        k: int | None = None,
-        stale_after_s: float = STALE_AFTER_S,
-        force: bool = False,
+    def _claim(
+        self, owner: str, kind: RunKind | None, run: dict[str, Any], *, stale_after_s: float, force: bool
     ) -> RunKind:
-        """See :meth:`RoiStore.claim_run`: the owner's lock is a row lock held by this run's own connection;
-        a running row found while holding it belongs to a process that is gone. ``force`` ends the session of
-        a holder that hangs (``pg_terminate_backend``). ``stale_after_s`` is not needed here."""
+        """The owner's lock is a row lock held by this run's own connection; a running row found while holding
+        it belongs to a process that is gone. ``force`` ends the session of a holder that hangs
+        (``pg_terminate_backend``). ``stale_after_s`` is not needed here."""
         self.owner_role(owner)  # the owner's row exists
         lock = _connect(self.dsn, autocommit=False)
         try:
@@ -342,14 +331,7 @@ class PostgresRoiStore(RoiStore):
                         "(its connection closed, which released the run lock)",
                     )
                 kind = self._decide_kind(owner, kind)
-                details = {
-                    "provider": provider,
-                    "judge": judge,
-                    "prober": prober,
-                    "k": k,
-                    "lock_backend": backend,
-                }
-                self._insert_run(run_id, owner, kind, phase, details)
+                self._insert_run(owner, kind, {**run, "lock_backend": backend})
         except psycopg.errors.UniqueViolation as err:  # the index on running runs: a claim that took no lock
             lock.close()
             raise RunInProgressError(owner, "another run", None) from err
@@ -357,7 +339,7 @@ class PostgresRoiStore(RoiStore):
             lock.close()
             raise
         with _HELD_LOCK:
-            _HELD[run_id] = lock
+            _HELD[run["id"]] = lock
         return kind
 
     def _holders_row(self, owner: str) -> dict[str, Any] | None:

@@ -178,6 +178,13 @@ class RoiStore:
         active probe, else ``benchmark``. A running run whose process is gone is marked ``abandoned`` first;
         with ``force`` a running run is abandoned even though its process looks alive (a hung process).
         """
+        run = {"id": run_id, "phase": phase, "provider": provider, "judge": judge, "prober": prober, "k": k}
+        return self._claim(owner, kind, run, stale_after_s=stale_after_s, force=force)
+
+    def _claim(
+        self, owner: str, kind: RunKind | None, run: dict[str, Any], *, stale_after_s: float, force: bool
+    ) -> RunKind:
+        """The backend's :meth:`claim_run`; ``run``: the running row's columns (id, phase, provider...)."""
         raise NotImplementedError
 
     def release_run(self, run_id: str) -> None:
@@ -380,19 +387,15 @@ class RoiStore:
             (utc_now(), redact_secrets(reason), run_id),
         )
 
-    def _insert_run(
-        self, run_id: str, owner: str, kind: RunKind, phase: str, details: Mapping[str, Any]
-    ) -> None:
-        """Insert the ``running`` row; ``details`` are more columns (provider, judge, prober, k...)."""
+    def _insert_run(self, owner: str, kind: RunKind, run: Mapping[str, Any]) -> None:
+        """Insert the ``running`` row; ``run`` holds its id, phase and more columns (provider, judge...)."""
         host, pid, started = this_process()
         stamp = utc_now()
         cols = {
-            "id": run_id,
+            **run,
             "owner": owner,
             "kind": kind,
             "status": "running",
-            "phase": phase,
-            **details,
             "started_at": stamp,
             "heartbeat_at": stamp,
             "host": host,
@@ -654,24 +657,12 @@ class SqliteRoiStore(RoiStore):
             out.extend(m for m in (Memory(**r) for r in rows) if can_read(reader, m, members))
         return out
 
-    def claim_run(
-        self,
-        run_id: str,
-        owner: str,
-        kind: RunKind | None = None,
-        *,
-        phase: str,
-        provider: str | None = None,
-        judge: str | None = None,
-        prober: str | None = None,
-        k: int | None = None,
-        stale_after_s: float = STALE_AFTER_S,
-        force: bool = False,
+    def _claim(
+        self, owner: str, kind: RunKind | None, run: dict[str, Any], *, stale_after_s: float, force: bool
     ) -> RunKind:
-        """See :meth:`RoiStore.claim_run`. The running row names its process (host, pid, start time): a run
-        whose process is gone is abandoned at once; one on another host, or from an older store, after
-        ``stale_after_s`` without a heartbeat. The unique partial index on running runs makes this hold
-        across processes."""
+        """The running row names its process (host, pid, start time): a run whose process is gone is abandoned
+        at once; one on another host, or from an older store, after ``stale_after_s`` without a heartbeat. The
+        unique partial index on running runs makes this hold across processes."""
         with self.write():
             row = self._running(owner)
             if row is not None:
@@ -681,13 +672,7 @@ class SqliteRoiStore(RoiStore):
                 self._abandon(row["id"], reason)
             kind = self._decide_kind(owner, kind)
             try:
-                self._insert_run(
-                    run_id,
-                    owner,
-                    kind,
-                    phase,
-                    {"provider": provider, "judge": judge, "prober": prober, "k": k},
-                )
+                self._insert_run(owner, kind, run)
             except sqlite3.IntegrityError as err:  # the index caught a race this process could not see
                 raise RunInProgressError(owner, "another run", None) from err
         return kind
