@@ -21,7 +21,7 @@ from bench_nb.errors import Problem, RunFormatError
 from bench_nb.registry import Registry
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses import amb, aml, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
-from bench_nb.runformat.harnesses.common import ImportInfo, is_json_file, read_json
+from bench_nb.runformat.harnesses.common import ImportInfo, first_json_line, is_json_file, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
 __all__ = [
@@ -191,7 +191,7 @@ def _judged_lines(path: Path) -> Path | None:
     """LongMemEval's judged answers: named ``*.eval-results-*``, or a ``.jsonl`` file whose first line is one."""
     ok = path.is_file() and (
         longmemeval.has_name(path)
-        or (path.name.endswith((".jsonl", ".jsonl.gz")) and longmemeval.first_line_looks_like(path))
+        or (path.name.endswith((".jsonl", ".jsonl.gz")) and longmemeval.looks_like(first_json_line(path)))
     )
     return path if ok else None
 

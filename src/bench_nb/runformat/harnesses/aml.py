@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.benchmarks.locomo import LOCOMO_SAMPLE_IDS
-from bench_nb.errors import Problem, RunFormatError
+from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
     ImportInfo,
     completed,
+    first_json_line,
     imported_phases,
     json_lines,
-    read_text,
     unscored_mark,
 )
 from bench_nb.runformat.harnesses.locomo_ids import canonical_id
@@ -43,29 +43,19 @@ _EVERMEMOS = re.compile(r"^locomo_(?P<conv>\d+)_qa(?P<index>\d+)$")
 _LABELS = {"CORRECT": True, "WRONG": False}
 
 
-def _first_line(path: Path) -> Any:
-    try:
-        for line in read_text(path).splitlines():
-            if line.strip():
-                return json.loads(line)
-    except (RunFormatError, ValueError, RecursionError):
-        return None
-    return None
-
-
 def _is_jsonl(path: Path) -> bool:
     return path.is_file() and path.name.endswith((".jsonl", ".jsonl.gz"))
 
 
 def is_judgments(path: Path) -> bool:
     """A JSON-lines file whose first line is an AML judgment: ``id``, ``is_correct`` and ``label``."""
-    first = _first_line(path) if _is_jsonl(path) else None
+    first = first_json_line(path) if _is_jsonl(path) else None
     return isinstance(first, dict) and {"id", "is_correct", "label"} <= first.keys()
 
 
 def is_answers(path: Path) -> bool:
     """A JSON-lines file whose first line is an AML answer: ``id`` and ``generated_answer``, no verdict."""
-    first = _first_line(path) if _is_jsonl(path) else None
+    first = first_json_line(path) if _is_jsonl(path) else None
     return (
         isinstance(first, dict) and {"id", "generated_answer"} <= first.keys() and "is_correct" not in first
     )

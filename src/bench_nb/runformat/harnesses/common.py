@@ -136,6 +136,23 @@ def json_lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]]
         yield n, value
 
 
+def first_json_line(path: Path) -> Any:
+    """The value on a JSON-lines file's first non-blank line (plain or .gz), reading no further: how a file is
+    told by its content (None: not readable as such)."""
+    try:
+        with (
+            gzip.open(path, "rt", encoding="utf-8")
+            if path.name.endswith(".gz")
+            else path.open(encoding="utf-8")
+        ) as fh:
+            for line in fh:
+                if line.strip():
+                    return json.loads(line)
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return None
+
+
 def keyed_entry_lists(data: Any, key_ok: Callable[[str], object], field: str) -> bool:
     """Whether ``data`` is ``{key: [entry, ...]}`` as Zep and Mem0 write their files: every key passes
     ``key_ok``, and the first list's first entry is an object with ``field``."""
@@ -180,13 +197,13 @@ def positional_checkpoint(
     harness: str,
     what: str,
     conversation_of: Callable[[str], int | None],
-    order: Callable[[str], Any] | None,
     name: str,
     key_form: str,
     fields: tuple[str, str, str],
     verdict: Callable[[Any], bool | None],
     expected: str,
     generic: tuple[str, ...],
+    order: Callable[[str], Any] | None = None,
 ) -> tuple[Checkpoint, ImportInfo]:
     """A file that lists each LoCoMo conversation's questions by position (Zep, Mem0: ``what``) as a checkpoint,
     each entry matched to its question by position and text; ``harness`` is also the provider.

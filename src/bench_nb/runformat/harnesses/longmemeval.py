@@ -10,8 +10,6 @@ holds no question text, gold answer or type (they are in the reference file): th
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from bench_nb.runformat.harnesses.common import (
     completed,
     imported_phases,
     json_lines,
+    text_field,
     unscored_mark,
 )
 
@@ -44,22 +43,6 @@ def looks_like(data: Any) -> bool:
         and "hypothesis" in data
         and isinstance(data.get("autoeval_label"), dict)
     )
-
-
-def first_line_looks_like(path: Path) -> bool:
-    """The file's first non-empty line is a judged line (a renamed ``.jsonl`` copy of the file)."""
-    try:
-        with (
-            gzip.open(path, "rt", encoding="utf-8")
-            if path.name.endswith(".gz")
-            else path.open(encoding="utf-8")
-        ) as fh:
-            for line in fh:
-                if line.strip():
-                    return looks_like(json.loads(line))
-    except (OSError, EOFError, UnicodeDecodeError, ValueError, RecursionError):
-        return False
-    return False
 
 
 def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
@@ -101,17 +84,16 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         if isinstance(model, str) and model and model not in judges:
             judges.append(model)
         hypothesis = entry.get("hypothesis")
-        if hypothesis is not None and not isinstance(hypothesis, str):
-            problems.append(
-                Problem(
-                    str(path),
-                    f"line {n}: hypothesis is not text; read as {json.dumps(hypothesis)[:60]}",
-                    field="hypothesis",
-                    question_id=qid,
-                )
+        if hypothesis is not None:
+            hypothesis = text_field(
+                hypothesis, path=path, field=f"line {n}: hypothesis", problems=problems, question_id=qid
             )
-            hypothesis = json.dumps(hypothesis)
-        questions[qid] = _question(qid, hypothesis, label)
+        questions[qid] = Question(
+            questionId=qid,
+            groundTruth="",
+            phases=imported_phases(label, hypothesis=hypothesis),
+            benchNb=unscored_mark(label),
+        )
         verdicts[qid] = [label]
     if len(judges) > 1:
         problems.append(
@@ -122,8 +104,6 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         judge=judges[0] if judges else UNKNOWN,
         not_recorded=NOT_RECORDED,
         verdicts=verdicts,
-        published={},
-        checked_against=None,
     )
     checkpoint = completed(info, questions, run_name(path), UNKNOWN, "longmemeval")
     return checkpoint, info
@@ -136,15 +116,3 @@ def run_name(path: Path) -> str:
         return head.rsplit(".", 1)[0] if "." in head else head
     stem = head.rsplit(".", 1)[0] if head.endswith((".jsonl", ".json")) else head
     return f"{stem}-{judge}" if stem else judge
-
-
-def _question(qid: str, hypothesis: str | None, label: bool | None) -> Question:
-    return Question(
-        questionId=qid,
-        containerTag="",
-        question="",
-        groundTruth="",
-        questionType="",
-        phases=imported_phases(label, hypothesis=hypothesis),
-        benchNb=unscored_mark(label),
-    )

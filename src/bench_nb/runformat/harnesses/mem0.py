@@ -9,13 +9,10 @@ needed), the text the check. The judge's model is not in the file: ``unknown``. 
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 from typing import Any
 
-from bench_nb.errors import Problem
-from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import ImportInfo, keyed_entry_lists, positional_checkpoint
-from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
+from bench_nb.runformat.harnesses.common import keyed_entry_lists, positional_checkpoint
 
 HARNESS = "mem0"
 
@@ -26,27 +23,18 @@ def looks_like(data: Any) -> bool:
     return keyed_entry_lists(data, str.isdigit, "llm_score")
 
 
-def read(
-    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
-) -> tuple[Checkpoint, ImportInfo]:
-    """Read Mem0's results as a checkpoint, matching each entry to its LoCoMo question by position and text.
-
-    Raises:
-        RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Mem0's results.
-    """
-    return positional_checkpoint(
-        path,
-        index,
-        problems,
-        data,
-        harness=HARNESS,
-        what="Mem0's results",
-        conversation_of=lambda k: int(k) if k.isdigit() else None,
-        order=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)),
-        name="result",
-        key_form="a conversation number",
-        fields=("llm_score", "answer", "response"),
-        verdict=lambda score: bool(score) if score in (0, 1) and not isinstance(score, bool) else None,
-        expected="0 or 1",
-        generic=("results",),
-    )
+read = partial(
+    positional_checkpoint,
+    harness=HARNESS,
+    what="Mem0's results",
+    conversation_of=lambda k: int(k) if k.isdigit() else None,
+    order=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)),
+    name="result",
+    key_form="a conversation number",
+    fields=("llm_score", "answer", "response"),
+    verdict=lambda score: bool(score) if score in (0, 1) and not isinstance(score, bool) else None,
+    expected="0 or 1",
+    generic=("results",),
+)
+"""Read Mem0's results as a checkpoint (``read(path, index, problems, data)``), each entry matched to its LoCoMo
+question by position and text; without LoCoMo's dataset (``index``) a ``RunFormatError``."""

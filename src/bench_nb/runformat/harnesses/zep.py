@@ -9,13 +9,10 @@ check. The judge's model is not in the file: ``unknown``.
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from functools import partial
 from typing import Any
 
-from bench_nb.errors import Problem
-from bench_nb.runformat.format import Checkpoint
-from bench_nb.runformat.harnesses.common import ImportInfo, keyed_entry_lists, positional_checkpoint
-from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
+from bench_nb.runformat.harnesses.common import keyed_entry_lists, positional_checkpoint
 
 HARNESS = "zep"
 _KEY = re.compile(r"^locomo_experiment_user_(\d+)$")
@@ -26,27 +23,17 @@ def looks_like(data: Any) -> bool:
     return keyed_entry_lists(data, _KEY.match, "grade")
 
 
-def read(
-    path: Path, index: LocomoIndex | None, problems: list[Problem], data: Any = None
-) -> tuple[Checkpoint, ImportInfo]:
-    """Read Zep's grades as a checkpoint, matching each entry to its LoCoMo question by position and text.
-
-    Raises:
-        RunFormatError: without LoCoMo's dataset (``index``), or when the file is not Zep's grades.
-    """
-    return positional_checkpoint(
-        path,
-        index,
-        problems,
-        data,
-        harness=HARNESS,
-        what="Zep's grades",
-        conversation_of=lambda k: int(m.group(1)) if (m := _KEY.match(k)) else None,
-        order=None,
-        name="grade",
-        key_form="locomo_experiment_user_<n>",
-        fields=("grade", "golden_answer", "answer"),
-        verdict=lambda grade: grade if isinstance(grade, bool) else None,
-        expected="true/false",
-        generic=("grades", "results"),
-    )
+read = partial(
+    positional_checkpoint,
+    harness=HARNESS,
+    what="Zep's grades",
+    conversation_of=lambda k: int(m.group(1)) if (m := _KEY.match(k)) else None,
+    name="grade",
+    key_form="locomo_experiment_user_<n>",
+    fields=("grade", "golden_answer", "answer"),
+    verdict=lambda grade: grade if isinstance(grade, bool) else None,
+    expected="true/false",
+    generic=("grades", "results"),
+)
+"""Read Zep's grades as a checkpoint (``read(path, index, problems, data)``), each entry matched to its LoCoMo
+question by position and text; without LoCoMo's dataset (``index``) a ``RunFormatError``."""
