@@ -95,6 +95,17 @@ def _group(name: str, *columns: Column | tuple[str, Any, Source, str]) -> Group:
     return Group(name, tuple(c if isinstance(c, Column) else Column(*c) for c in columns))
 
 
+# questions_df's retrieval columns: name, dtype, the checkpoint's retrievalMetrics field it is read from, meaning
+RETRIEVAL = (
+    ("hit_at_k", _FLT, "hitAtK", "a hit among the top k"),
+    ("precision_at_k", _FLT, "precisionAtK", "precision of the top k"),
+    ("recall_at_k", _FLT, "recallAtK", "recall of the top k"),
+    ("f1_at_k", _FLT, "f1AtK", "F1 of the top k"),
+    ("mrr", _FLT, "mrr", "reciprocal rank of the first relevant hit"),
+    ("ndcg", _FLT, "ndcg", "normalised discounted cumulative gain"),
+    ("k", _INT, "k", "the k the metrics were computed at"),
+)
+
 QUESTIONS = Frame(
     "questions_df",
     "one row per (run, question)",
@@ -316,15 +327,7 @@ QUESTIONS = Frame(
             ("search_result_count", _INT, "question", "how many results the search returned"),
             *(
                 (name, dtype, "question", f"{what} (`retrievalMetrics.{attr}`)")
-                for name, dtype, attr, what in (
-                    ("hit_at_k", _FLT, "hitAtK", "a hit among the top k"),
-                    ("precision_at_k", _FLT, "precisionAtK", "precision of the top k"),
-                    ("recall_at_k", _FLT, "recallAtK", "recall of the top k"),
-                    ("f1_at_k", _FLT, "f1AtK", "F1 of the top k"),
-                    ("mrr", _FLT, "mrr", "reciprocal rank of the first relevant hit"),
-                    ("ndcg", _FLT, "ndcg", "normalised discounted cumulative gain"),
-                    ("k", _INT, "k", "the k the metrics were computed at"),
-                )
+                for name, dtype, attr, what in RETRIEVAL
             ),
             (
                 "retrieval_level",

@@ -25,7 +25,7 @@ import polars as pl
 from bench_nb.errors import Problem, RunFormatError, warn_problems
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import JUDGMENTS
-from bench_nb.frames.questions import StoredFrames, questions_frame
+from bench_nb.frames.questions import StoredFrames, questions_frame, stored
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.gc_pause import gc_paused
 from bench_nb.judges.labels import read_labels
@@ -56,11 +56,7 @@ def judgments_frame(
             (as in ``questions_df``).
     """
     if isinstance(runs, StoredFrames):
-        if dataset is not None:
-            raise ValueError("dataset cannot be applied to a run store's frames: they were built at export")
-        if problems is not None:
-            problems.extend(getattr(runs, "problems", ()))
-        return runs.stored_frame("judgments")
+        return stored(runs, "judgments", problems, dataset=dataset)
     runset = load_runs(runs, strict=strict)  # warns (RunFormatWarning) of what it skipped
     known = [len(run.problems) for run in runset]
     questions = questions_frame(runset, dataset=dataset, strict=strict)
@@ -394,8 +390,8 @@ class StoredHits(Protocol):
         ...
 
 
-def retrieved_texts(run: Run, qid: str, n_hits: int = 5) -> list[str]:
-    """The texts of the top ``n_hits`` results a run retrieved for a question (empty when not recorded)."""
+def retrieved_texts(run: Run, qid: str, n_hits: int | None = 5) -> list[str]:
+    """The texts of the top ``n_hits`` (None: all) results a run retrieved for a question (empty when not recorded)."""
     return [hit_text(h) for h in search_hits(run, qid)[:n_hits]]
 
 
@@ -410,7 +406,7 @@ def retrieved_texts_of(runs: Any, keys: pl.DataFrame, n_hits: int | None = None)
     out: list[list[str]] = []
     for key, qid in keys.select(by_key, "question_id").iter_rows():
         run = found.get(str(key))
-        out.append([] if run is None else [hit_text(h) for h in search_hits(run, qid)[:n_hits]])
+        out.append([] if run is None else retrieved_texts(run, qid, n_hits))
     return out
 
 

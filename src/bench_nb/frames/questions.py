@@ -7,6 +7,7 @@ lists: a new column goes there first, then into the builder here.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Union, cast, runtime_checkable
@@ -17,7 +18,7 @@ from bench_nb.benchmarks.errata import Errata
 from bench_nb.benchmarks.registry import haystack_id_of
 from bench_nb.errors import Problem
 from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.columns import QUESTIONS, RUN_COUNTS, RUNS
+from bench_nb.frames.columns import QUESTIONS, RETRIEVAL, RUN_COUNTS, RUNS
 from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
 from bench_nb.frames.usage import usage_columns
 from bench_nb.gc_pause import gc_paused
@@ -43,9 +44,17 @@ class StoredFrames(Protocol):
         ...
 
 
-def _stored(runs: object, table: Literal["questions", "judgments", "runs"], **built: object) -> pl.DataFrame:
-    """The stored table of a run store; a clear error for the options a store applied at export."""
+def stored(
+    runs: object,
+    table: Literal["questions", "judgments", "runs"],
+    problems: list[Problem] | None = None,
+    **built: object,
+) -> pl.DataFrame:
+    """The stored table of a run store (its problems added to ``problems``); a clear error for the options a
+    store applied at export."""
     assert isinstance(runs, StoredFrames)
+    if problems is not None:
+        problems.extend(getattr(runs, "problems", ()))
     given = [name for name, value in built.items() if value not in (None, False)]
     if given:
         raise ValueError(
@@ -58,16 +67,6 @@ def _stored(runs: object, table: Literal["questions", "judgments", "runs"], **bu
 _STR, _FLT, _BOOL = pl.Utf8, pl.Float64, pl.Boolean
 QUESTION_SCHEMA: dict[str, Any] = QUESTIONS.schema()
 RUN_SCHEMA: dict[str, Any] = RUNS.schema()
-# questions_df's retrieval columns and the checkpoint's retrievalMetrics fields they are read from
-_RETRIEVAL = (
-    ("hit_at_k", "hitAtK"),
-    ("precision_at_k", "precisionAtK"),
-    ("recall_at_k", "recallAtK"),
-    ("f1_at_k", "f1AtK"),
-    ("mrr", "mrr"),
-    ("ndcg", "ndcg"),
-    ("k", "k"),
-)
 
 
 def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | None:
@@ -111,9 +110,7 @@ def questions_frame(
     immutable, so sharing one is safe.
     """
     if isinstance(runs, StoredFrames):
-        if problems is not None:
-            problems.extend(getattr(runs, "problems", ()))
-        frame = _stored(runs, "questions", dataset=dataset)
+        frame = stored(runs, "questions", problems, dataset=dataset)
         return frame if errata is None else apply_errata(frame, as_errata(errata))
     key = None
     cache_on = runs if isinstance(runs, RunSet) else None
@@ -254,7 +251,7 @@ def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | No
         cols["retrieval_level"] = [e.get("retrievalLevel", run_extra.get("evidenceLevel")) for e in extras]
     cols.update(usage_columns(extras, n, run_extra))
     metrics = [ev.retrievalMetrics for ev in evaluations]
-    for col, attr in _RETRIEVAL:
+    for col, _, attr, _ in RETRIEVAL:
         cols[col] = [None if rm is None else getattr(rm, attr) for rm in metrics]
     schema = {c: _PRIVATE_SCHEMA.get(c) or QUESTION_SCHEMA[c] for c in cols}
     frame = pl.DataFrame(cols, schema=schema)
@@ -386,7 +383,7 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
         for p in PHASES:
             row[f"{p}_status"] = "completed"
         rm = ev.get("retrievalMetrics") or {}
-        for col, attr in _RETRIEVAL:
+        for col, _, attr, _ in RETRIEVAL:
             row[col] = rm.get(attr)
         for name, value in row.items():
             cols[name].append(value)
@@ -398,7 +395,7 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
 def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
     """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
     if isinstance(runs, StoredFrames):
-        return _stored(runs, "runs")
+        return stored(runs, "runs")
     runset, _ = load_run_views(runs, strict=strict)
     rows: list[dict[str, Any]] = []
     for run in runset:
@@ -407,10 +404,11 @@ def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
             "run_path": str(run.path),
             "source": run.source,
             "settings_fingerprint": read_spec(run).fingerprint,
+            "problems": len(run.problems),
         }
         if run.checkpoint is not None:
             ck = run.checkpoint
-            extra = ck.benchNb or {}
+            n = len(ck.questions)
             row.update(
                 provider=ck.provider,
                 benchmark=ck.benchmark,
@@ -419,18 +417,13 @@ def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
                 status=ck.status,
                 created_at=ck.createdAt,
                 updated_at=ck.updatedAt,
-                target_questions=len(ck.targetQuestionIds) or len(ck.questions),
-                questions=len(ck.questions),
-                k=extra.get("k"),
+                target_questions=len(ck.targetQuestionIds) or n,
+                k=(ck.benchNb or {}).get("k"),
                 written_by=run.harness,
-                problems=len(run.problems),
             )
             for phase in PHASES:
-                counts = dict.fromkeys(RUN_COUNTS, 0)
-                for q in ck.questions.values():
-                    counts[getattr(q.phases, phase).status] += 1
-                for st, n in counts.items():
-                    row[f"{phase}_{st}"] = n
+                counts = Counter(getattr(q.phases, phase).status for q in ck.questions.values())
+                row.update({f"{phase}_{st}": counts[st] for st in RUN_COUNTS})
         else:
             rep = run.report or {}
             n = len(rep.get("evaluations", []))
@@ -443,14 +436,11 @@ def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
                 created_at=rep.get("timestamp"),
                 updated_at=rep.get("timestamp"),
                 target_questions=n,
-                questions=n,
-                k=None,
                 written_by="memorybench",
-                problems=len(run.problems),
             )
-            for phase in PHASES:  # a report lists only evaluated questions: every phase completed
-                for st in RUN_COUNTS:
-                    row[f"{phase}_{st}"] = n if st == "completed" else 0
+            # a report lists only evaluated questions: every phase completed
+            row.update({f"{p}_{st}": n if st == "completed" else 0 for p in PHASES for st in RUN_COUNTS})
+        row["questions"] = n
         rows.append(row)
     return pl.DataFrame([{k: r.get(k) for k in RUN_SCHEMA} for r in rows], schema=RUN_SCHEMA)
 
