@@ -37,9 +37,8 @@ from typing import Any, Literal
 from bench_nb.errors import JudgeError
 from bench_nb.judges.base import build_judge
 from bench_nb.judges.deterministic import is_abstaining, normalize_answer
-from bench_nb.judges.llm import Graded, ask_until_parsed, json_object
-from bench_nb.models.aliases import resolve_model
-from bench_nb.models.client import Completion, LLMClient, UsageTotals, default_client
+from bench_nb.judges.llm import MODEL_OPTIONS, Graded, ModelJudge, json_object
+from bench_nb.models.client import Completion
 from bench_nb.records import Question, Verdict, VerdictLabel
 
 PartialCredit = Literal["float", "as-published"]
@@ -291,40 +290,14 @@ def parse_positions(text: str, events: int, items: int) -> list[int | None] | No
     return out
 
 
-class LLMRubricJudge:
+class LLMRubricJudge(ModelJudge):
     """BEAM's rules with a model grading each rubric item (``rubric:<alias>``; see the module docstring)."""
 
     graded = True
 
-    def __init__(
-        self,
-        alias: str,
-        *,
-        client: LLMClient | None = None,
-        base_url: str | None = None,
-        max_parse_attempts: int = 3,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        name: str | None = None,
-    ) -> None:
-        self.spec = resolve_model(alias, base_url=base_url)
-        self.name = name or f"rubric:{alias}"
-        self._client = client
-        self.max_parse_attempts = max(1, max_parse_attempts)
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.usage = UsageTotals()
+    def __init__(self, alias: str, *, name: str | None = None, **model: Any) -> None:
+        super().__init__(alias, name or f"rubric:{alias}", **model)
         self.prompt_hashes = dict(RUBRIC_PROMPT_HASHES)
-        self.custom_prompt = False
-
-    @property
-    def client(self) -> LLMClient:
-        """The LLM client the judge calls: the one it was given, else the default client."""
-        return self._client or default_client()
-
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
-        """Grade ``hypothesis`` against the question's rubric with the model (``grade`` without the calls)."""
-        return self.grade(question, hypothesis).verdict
 
     def grade(self, question: Question, hypothesis: str) -> Graded:
         """The verdict and the model calls it took."""
@@ -370,19 +343,12 @@ class LLMRubricJudge:
         self, question: Question, system: str, user: str, reminder: str, calls: list[Completion], parse: Any
     ) -> Any:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        return ask_until_parsed(self, question.question_id, messages, parse, reminder, calls)
+        return self.ask(question.question_id, messages, parse, reminder, calls)
 
     def _unscored(self, calls: Sequence[Completion], what: str) -> Verdict:
-        shown = " ".join((calls[-1].text if calls else "").split())[:200]
         return Verdict(
-            None,
-            "unscored",
-            f"unparseable reply for {what} after {self.max_parse_attempts} attempts: {shown!r}",
-            judge=self.name,
+            None, "unscored", f"unparseable reply for {what} {self.unreadable(calls)}", judge=self.name
         )
-
-
-_OPTIONS = {"client", "base_url", "max_parse_attempts", "temperature", "max_tokens", "name"}
 
 
 def make_rubric_judge(alias: str | None = None, **opts: Any) -> RubricJudge | LLMRubricJudge:
@@ -395,4 +361,4 @@ def make_rubric_judge(alias: str | None = None, **opts: Any) -> RubricJudge | LL
         if opts:
             raise JudgeError(f"judge 'rubric' takes no options (got {', '.join(sorted(opts))})")
         return RubricJudge()
-    return build_judge(f"'rubric:{alias}'", LLMRubricJudge, alias, opts, _OPTIONS)
+    return build_judge(f"'rubric:{alias}'", LLMRubricJudge, alias, opts, MODEL_OPTIONS)

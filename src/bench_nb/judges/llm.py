@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from bench_nb.errors import JudgeError, ModelError
 from bench_nb.judges.base import build_judge
@@ -100,68 +100,6 @@ def _score(value: Any) -> int | None:
     return None
 
 
-class ModelJudge(Protocol):
-    """What ``ask_until_parsed`` reads of a judge that asks a model: its name, model, client, sampling
-    settings, the number of readings it allows, and the usage totals it adds each call to."""
-
-    name: str
-    spec: Any
-    max_parse_attempts: int
-    temperature: float | None
-    max_tokens: int | None
-    usage: UsageTotals
-
-    @property
-    def client(self) -> Any:
-        """The LLM client the judge's calls go through."""
-        ...
-
-
-_T = TypeVar("_T")
-
-
-def ask_until_parsed(
-    judge: ModelJudge,
-    question_id: str,
-    messages: list[dict[str, str]],
-    parse: Callable[[str], _T | None],
-    reminder: str,
-    calls: list[Completion],
-    **extra: Any,
-) -> _T | None:
-    """Ask ``judge``'s model until ``parse`` reads its reply, at most ``judge.max_parse_attempts`` times: each
-    unreadable reply and then ``reminder`` are added to the conversation (so each retry is its own cache entry
-    and a re-judge replays the same sequence). Every call is appended to ``calls`` and counted in
-    ``judge.usage``. ``extra`` goes to the client (``replicate``). None: no reply could be read.
-
-    Raises:
-        JudgeError: a call failed (after the client's retries), naming the judge and the question.
-    """
-    for _ in range(judge.max_parse_attempts):
-        try:
-            c = judge.client.complete(
-                judge.spec,
-                messages,
-                json=True,
-                temperature=judge.temperature,
-                max_tokens=judge.max_tokens,
-                **extra,
-            )
-        except ModelError as err:
-            raise JudgeError(f"judge {judge.name}, question {question_id}: {err}") from err
-        calls.append(c)
-        judge.usage.add(c)
-        parsed = parse(c.text)
-        if parsed is not None:
-            return parsed
-        messages = [
-            *messages,
-            {"role": "assistant", "content": c.text},
-            {"role": "user", "content": reminder},
-        ]
-    return None
-
-
 @dataclass(frozen=True)
 class Graded:
     """A verdict and the model calls that produced it (one per parse attempt)."""
@@ -170,7 +108,96 @@ class Graded:
     completions: tuple[Completion, ...]
 
 
-class LLMJudge:
+_T = TypeVar("_T")
+
+
+class ModelJudge:
+    """What the judges that ask a model share (``LLMJudge``, BEAM's ``rubric:<model>``, LongMemEval-V2's
+    ``lme-v2:<model>``): the model (``spec``; None for ``lme-v2`` offline), the client its calls go through, the
+    sampling settings, how many readings a reply gets, and the usage totals each call adds to."""
+
+    custom_prompt = False
+
+    def __init__(
+        self,
+        alias: str | None,
+        name: str,
+        *,
+        client: LLMClient | None = None,
+        base_url: str | None = None,
+        max_parse_attempts: int = 3,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.spec: Any = None if alias is None else resolve_model(alias, base_url=base_url)
+        self.name = name
+        self._client = client
+        self.max_parse_attempts = max(1, max_parse_attempts)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.usage = UsageTotals()
+
+    @property
+    def client(self) -> LLMClient:
+        """The LLM client the judge calls: the one it was given, else the default client."""
+        return self._client or default_client()
+
+    def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade ``hypothesis`` as an answer to ``question`` (``grade`` without the calls)."""
+        return self.grade(question, hypothesis).verdict
+
+    def grade(self, question: Question, hypothesis: str) -> Graded:
+        """The verdict and the model calls it took."""
+        raise NotImplementedError
+
+    def ask(
+        self,
+        question_id: str,
+        messages: list[dict[str, str]],
+        parse: Callable[[str], _T | None],
+        reminder: str,
+        calls: list[Completion],
+        **extra: Any,
+    ) -> _T | None:
+        """Ask the model until ``parse`` reads its reply, at most ``max_parse_attempts`` times: each
+        unreadable reply and then ``reminder`` are added to the conversation (so each retry is its own cache
+        entry and a re-judge replays the same sequence). Every call is appended to ``calls`` and counted in
+        ``usage``. ``extra`` goes to the client (``replicate``). None: no reply could be read.
+
+        Raises:
+            JudgeError: a call failed (after the client's retries), naming the judge and the question.
+        """
+        for _ in range(self.max_parse_attempts):
+            try:
+                c = self.client.complete(
+                    self.spec,
+                    messages,
+                    json=True,
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                    **extra,
+                )
+            except ModelError as err:
+                raise JudgeError(f"judge {self.name}, question {question_id}: {err}") from err
+            calls.append(c)
+            self.usage.add(c)
+            parsed = parse(c.text)
+            if parsed is not None:
+                return parsed
+            messages = [
+                *messages,
+                {"role": "assistant", "content": c.text},
+                {"role": "user", "content": reminder},
+            ]
+        return None
+
+    def unreadable(self, calls: Sequence[Completion]) -> str:
+        """How an unscored verdict shows the last reply no reading could parse (200 characters of it)."""
+        shown = " ".join(calls[-1].text.split())[:200]
+        return f"after {self.max_parse_attempts} attempts: {shown!r}"
+
+
+class LLMJudge(ModelJudge):
     """Grades answers with a model (see the module docstring).
 
     Attributes:
@@ -185,24 +212,14 @@ class LLMJudge:
         self,
         alias: str,
         *,
-        client: LLMClient | None = None,
-        base_url: str | None = None,
         prompt: str | None = None,
         allow_custom_prompt: bool = False,
-        max_parse_attempts: int = 3,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
         name: str | None = None,
         judge_prompt: str = "standard",
+        **model: Any,
     ) -> None:
-        self.spec = resolve_model(alias, base_url=base_url)
+        super().__init__(alias, name or judge_name(alias, judge_prompt), **model)
         self.judge_prompt = check_strictness(judge_prompt)
-        self.name = name or judge_name(alias, judge_prompt)
-        self._client = client
-        self.max_parse_attempts = max(1, max_parse_attempts)
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.usage = UsageTotals()
         if prompt is not None and not allow_custom_prompt:
             log.warning(
                 "judge %s: a custom judge prompt was given but not allowed; using the standard prompts", alias
@@ -216,11 +233,6 @@ class LLMJudge:
         else:
             self.prompt_hash = prompt_set_hash(judge_prompt)
             self.prompt_hashes = prompt_hashes(judge_prompt)
-
-    @property
-    def client(self) -> LLMClient:
-        """The LLM client the judge calls: the one it was given, else the default client."""
-        return self._client or default_client()
 
     replicable = True  # grading again can give another verdict: judge replicates (judges.base)
 
@@ -237,29 +249,20 @@ class LLMJudge:
         else:
             messages = judge_messages(question, hypothesis, self.judge_prompt)
         completions: list[Completion] = []
-        parsed = ask_until_parsed(
-            self, question.question_id, messages, parse_verdict, FORMAT_REMINDER, completions, **extra
+        parsed = self.ask(
+            question.question_id, messages, parse_verdict, FORMAT_REMINDER, completions, **extra
         )
         if parsed is not None:
             score, label, explanation = parsed
             verdict = Verdict(score, label, explanation, judge=self.name)  # type: ignore[arg-type]
             return Graded(verdict, tuple(completions))
-        shown = " ".join(completions[-1].text.split())[:200]
-        explanation = f"unparseable judge reply after {len(completions)} attempts: {shown!r}"
+        explanation = f"unparseable judge reply {self.unreadable(completions)}"
         return Graded(Verdict(None, "unscored", explanation, judge=self.name), tuple(completions))
 
 
-_OPTIONS = {
-    "client",
-    "base_url",
-    "prompt",
-    "allow_custom_prompt",
-    "max_parse_attempts",
-    "temperature",
-    "max_tokens",
-    "name",
-    "judge_prompt",
-}
+# The options of every judge that asks a model (``ModelJudge``), and those of the LLM judge.
+MODEL_OPTIONS = frozenset({"client", "base_url", "max_parse_attempts", "temperature", "max_tokens", "name"})
+_OPTIONS = MODEL_OPTIONS | {"prompt", "allow_custom_prompt", "judge_prompt"}
 
 
 def judge_name(alias: str, judge_prompt: str = "standard") -> str:

@@ -32,10 +32,11 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from bench_nb.judges.base import build_judge
+from bench_nb.judges.llm import MODEL_OPTIONS, Graded, ModelJudge, json_object
+from bench_nb.models.client import Completion
 from bench_nb.records import Question, Verdict
 
 DEFAULT_SEPARATORS: tuple[str, ...] = (",", ";")
@@ -314,64 +315,23 @@ def parse_label(text: str) -> tuple[int, str] | None:
     body = text.strip()
     if body.startswith("```") and body.endswith("```"):
         body = "\n".join(body.splitlines()[1:-1]).strip()
-    found = re.search(r"\{.*\}", body, flags=re.DOTALL)
-    if found:
-        try:
-            data = json.loads(found.group(0))
-        except ValueError:
-            data = None
-        if (
-            isinstance(data, dict)
-            and data.get("label") in (0, 1, "0", "1")
-            and not isinstance(data["label"], bool)
-        ):
-            reason = data.get("reason")
-            return int(data["label"]), reason.strip() if isinstance(reason, str) else ""
+    data = json_object(body)
+    if data is not None and data.get("label") in (0, 1, "0", "1") and not isinstance(data["label"], bool):
+        reason = data.get("reason")
+        return int(data["label"]), reason.strip() if isinstance(reason, str) else ""
     loose = re.search(r"""["']?\blabel\b["']?\s*[:=]\s*([01])\b""", body, flags=re.IGNORECASE)
     return (int(loose.group(1)), body) if loose else None
 
 
-@dataclass(frozen=True)
-class _Graded:
-    verdict: Verdict
-    completions: tuple[Any, ...]
-
-
-class LmeV2Judge:
+class LmeV2Judge(ModelJudge):
     """LongMemEval-V2's per-question rules (``lme-v2`` offline, ``lme-v2:<alias>`` with a model for the two
     LLM-judged rules; see the module docstring)."""
 
-    def __init__(
-        self,
-        alias: str | None = None,
-        *,
-        client: Any = None,
-        base_url: str | None = None,
-        max_parse_attempts: int = 3,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        name: str | None = None,
-    ) -> None:
-        self.spec: Any = None
-        if alias is not None:
-            from bench_nb.models.aliases import resolve_model
-            from bench_nb.models.client import UsageTotals
-
-            self.spec = resolve_model(alias, base_url=base_url)
-            self.usage = UsageTotals()
-        self.name = name or (f"lme-v2:{alias}" if alias else "lme-v2")
-        self._client = client
-        self.max_parse_attempts = max(1, max_parse_attempts)
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+    def __init__(self, alias: str | None = None, *, name: str | None = None, **model: Any) -> None:
+        super().__init__(alias, name or (f"lme-v2:{alias}" if alias else "lme-v2"), **model)
         self.prompt_hashes = dict(PROMPT_HASHES) if alias else {}
-        self.custom_prompt = False
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
-        """Grade ``hypothesis`` by the question's own ``eval_function`` (``grade`` without the calls)."""
-        return self.grade(question, hypothesis).verdict
-
-    def grade(self, question: Question, hypothesis: str) -> _Graded:
+    def grade(self, question: Question, hypothesis: str) -> Graded:
         """The verdict and the model calls it took (none for a deterministic rule)."""
         spec = question.extra.get("eval_function")
         if not isinstance(spec, str) or not spec.strip():
@@ -382,46 +342,31 @@ class LmeV2Judge:
             return self._unscored(f"eval_function {spec!r}: {err}")
         final = extract_boxed_answer(hypothesis)
         if is_unknown(final):
-            return _Graded(Verdict(0, "incorrect", "the final answer is UNKNOWN", judge=self.name), ())
+            return Graded(Verdict(0, "incorrect", "the final answer is UNKNOWN", judge=self.name), ())
         if rule in DETERMINISTIC_RULES:
             ok = score_deterministic(spec, hypothesis, question.answer)
             why = f"{rule}: final answer {final[:80]!r} {'matches' if ok else 'does not match'} {question.answer!r}"
-            return _Graded(Verdict(int(ok), "correct" if ok else "incorrect", why, judge=self.name), ())
+            return Graded(Verdict(int(ok), "correct" if ok else "incorrect", why, judge=self.name), ())
         if not hypothesis.strip() or not question.answer.strip():
-            return _Graded(Verdict(0, "incorrect", f"{rule}: empty answer or reference", judge=self.name), ())
+            return Graded(Verdict(0, "incorrect", f"{rule}: empty answer or reference", judge=self.name), ())
         if self.spec is None:
             return self._unscored(f"{rule} needs a model judge (-j lme-v2:<model alias>); unscored offline")
         return self._ask(question, rule, hypothesis)
 
-    @property
-    def client(self) -> Any:
-        """The LLM client the judge's model rules call: the one it was given, else the default client."""
-        from bench_nb.models.client import default_client
-
-        return self._client or default_client()
-
-    def _ask(self, question: Question, rule: str, hypothesis: str) -> _Graded:
-        from bench_nb.judges.llm import ask_until_parsed
-
+    def _ask(self, question: Question, rule: str, hypothesis: str) -> Graded:
         messages = judge_messages(rule, question.question, question.answer, hypothesis)
-        calls: list[Any] = []
-        got = ask_until_parsed(self, question.question_id, messages, parse_label, LABEL_REMINDER, calls)
+        calls: list[Completion] = []
+        got = self.ask(question.question_id, messages, parse_label, LABEL_REMINDER, calls)
         if got is not None:
             label, reason = got
             verdict = Verdict(
                 label, "correct" if label else "incorrect", f"{rule}: {reason}", judge=self.name
             )
-            return _Graded(verdict, tuple(calls))
-        shown = " ".join(calls[-1].text.split())[:200]
-        return self._unscored(
-            f"{rule}: unparseable reply after {self.max_parse_attempts} attempts: {shown!r}", tuple(calls)
-        )
+            return Graded(verdict, tuple(calls))
+        return self._unscored(f"{rule}: unparseable reply {self.unreadable(calls)}", calls)
 
-    def _unscored(self, why: str, calls: Sequence[Any] = ()) -> _Graded:
-        return _Graded(Verdict(None, "unscored", why, judge=self.name), tuple(calls))
-
-
-_OPTIONS = {"client", "base_url", "max_parse_attempts", "temperature", "max_tokens", "name"}
+    def _unscored(self, why: str, calls: Sequence[Completion] = ()) -> Graded:
+        return Graded(Verdict(None, "unscored", why, judge=self.name), tuple(calls))
 
 
 def make_lmev2_judge(alias: str | None = None, **opts: Any) -> LmeV2Judge:
@@ -431,4 +376,4 @@ def make_lmev2_judge(alias: str | None = None, **opts: Any) -> LmeV2Judge:
         JudgeError: an unknown option or model alias.
     """
     label = f"'lme-v2{':' + alias if alias else ''}'"
-    return build_judge(label, LmeV2Judge, alias, opts, _OPTIONS if alias else {"name"})
+    return build_judge(label, LmeV2Judge, alias, opts, MODEL_OPTIONS if alias else {"name"})
