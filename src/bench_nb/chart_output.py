@@ -12,6 +12,7 @@ standard library here: the report builder and its SVG worker import these names.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 CHART_MIME = "application/vnd.vegalite.v5+json"
@@ -19,6 +20,12 @@ JUPYTERLAB_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 EMBED_OPTIONS = {"renderer": "svg"}  # JupyterLab's vega-embed draws SVG (selectable text, crisp when zoomed)
 CHART_META = "bench_nb_chart"  # that output's metadata: {"title": ...}, for error messages
 LAB_RENDERER = "bench_nb"  # the altair renderer of these outputs
+
+
+def in_report() -> bool:
+    """True while ``bench_nb.reports.build_report`` executes the notebook (``BENCH_NB_REPORT=1``): the one
+    report-mode check of the charts and the report notebooks."""
+    return os.environ.get("BENCH_NB_REPORT") == "1"
 
 
 def lab_spec(spec: dict[str, Any]) -> dict[str, Any]:

@@ -17,27 +17,22 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import polars as pl
+
+from bench_nb.chart_output import in_report as in_report_kernel
 
 if TYPE_CHECKING:
     import altair as alt
 
 Chart: TypeAlias = "alt.TopLevelMixin | VegaLiteChart"  # what a chart_* function returns
 
-REPORT_ENV = "BENCH_NB_REPORT"  # "1" while bench_nb.reports.build_report executes a notebook
 # The $schema altair writes (``altair.SCHEMA_URL``, checked by the tests): a report kernel's specs carry
 # the same one without importing altair.
 SCHEMA_URL = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 _TYPES = {"N": "nominal", "O": "ordinal", "Q": "quantitative", "T": "temporal"}
 _VIEWS = ("layer", "hconcat", "vconcat", "concat")
-
-
-def in_report_kernel() -> bool:
-    """True while ``build_report`` executes the notebook (the same test as ``bench_nb.reports.in_report``)."""
-    return os.environ.get(REPORT_ENV) == "1"
 
 
 def field(shorthand: str, **props: Any) -> dict[str, Any]:

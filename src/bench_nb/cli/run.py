@@ -32,8 +32,6 @@ from bench_nb.runner.settings import (
     ExecutionOptions,
 )
 
-_DEFAULT_JUDGES = ",".join(DEFAULT_JUDGES)
-
 
 def _key_values(pairs: tuple[str, ...], what: str) -> dict[str, Any]:
     """``("a=1", "b=x")`` -> ``{"a": 1, "b": "x"}`` (values read as JSON when they parse)."""
@@ -71,7 +69,8 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "-j",
             "--judges",
-            help=f"Judges, comma-separated; the first is primary (default {_DEFAULT_JUDGES}; rubric for BEAM).",
+            help=f"Judges, comma-separated; the first is primary (default {','.join(DEFAULT_JUDGES)}; rubric "
+            "for BEAM).",
         ),
         click.option("--limit", type=click.IntRange(min=1), help="Ask only the first N questions."),
         click.option(
@@ -491,14 +490,9 @@ def clean(run_dir: Path, provider: str | None, provider_setting: tuple[str, ...]
     """Delete what RUN_DIR's containers hold at the provider."""
     from bench_nb.runner.maintenance import clean_run
 
-    try:
-        tags = clean_run(
-            run_dir,
-            provider=provider,
-            provider_settings=_key_values(provider_setting, "--provider-setting")
-            if provider_setting
-            else None,
-        )
-    except BenchNbError:
-        raise
+    tags = clean_run(
+        run_dir,
+        provider=provider,
+        provider_settings=_key_values(provider_setting, "--provider-setting") or None,
+    )
     click.echo(f"Cleared {len(tags)} container(s) of {run_dir}")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.chart_output import CHART_MIME as CHART_MIME  # a name this module had: kept
-from bench_nb.chart_output import LAB_RENDERER, chart_bundle, lab_renderer
+from bench_nb.chart_output import LAB_RENDERER, chart_bundle, in_report, lab_renderer
 from bench_nb.gc_pause import gc_paused
 from bench_nb.reports.svg import figure, spec_to_svg
 
@@ -56,11 +56,6 @@ def _display_spec(chart: Any) -> None:
             spec = chart.to_dict(validate=False)
     data, metadata = chart_bundle(spec)
     display(data, raw=True, metadata=metadata)
-
-
-def in_report() -> bool:
-    """True while ``build_report`` executes the notebook (``BENCH_NB_REPORT=1``)."""
-    return os.environ.get("BENCH_NB_REPORT") == "1"
 
 
 def beside(name: str | None) -> str | None:
