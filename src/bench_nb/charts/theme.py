@@ -113,9 +113,8 @@ def altair() -> ModuleType:
     import altair as alt
 
     alt.theme.register(THEME, enable=False)(cast(Any, bench_nb_theme))  # a plain dict, not altair's TypedDict
-    if (
-        alt.renderers.active == "default"
-    ):  # nobody chose one: charts draw in JupyterLab offline, no setup call
+    # nobody chose one: charts draw in JupyterLab offline, no setup call
+    if alt.renderers.active == "default":
         alt.renderers.register(LAB_RENDERER, lab_renderer)
         alt.renderers.enable(LAB_RENDERER)
     return alt

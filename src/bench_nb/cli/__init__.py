@@ -136,15 +136,11 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as err:
         _show_click_error(err)
         sys.exit(err.exit_code)
-    except BenchNbError as err:
+    except (BenchNbError, OSError) as err:  # an OSError (permission, disk full...): the file and the cause
         from bench_nb.redaction import redact
 
-        click.echo(f"error: {redact(str(err))}", err=True)
-        sys.exit(1)
-    except OSError as err:  # permission, disk full, not a directory...: the file and the cause, no traceback
-        from bench_nb.redaction import redact
-
-        click.echo(f"error: {redact(os_error_text(err))}", err=True)
+        text = str(err) if isinstance(err, BenchNbError) else os_error_text(err)
+        click.echo(f"error: {redact(text)}", err=True)
         sys.exit(1)
 
 

@@ -71,10 +71,8 @@ def table_frame(
         A ``Table`` whose ``data`` is the frame's selected columns, exact.
     """
     df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
-    if columns is None:
-        columns = {c: c.replace("_", " ") for c in df.columns}
-    elif not isinstance(columns, Mapping):
-        columns = {c: c.replace("_", " ") for c in columns}
+    if not isinstance(columns, Mapping):
+        columns = {c: c.replace("_", " ") for c in (df.columns if columns is None else columns)}
     df = df.select(list(columns))
     if df.is_empty():
         html = ""

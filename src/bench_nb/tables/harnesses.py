@@ -1,15 +1,5 @@
 """Tables for runs from several harnesses: who wrote each run and with which judge, what its file does not
-record, how much the judge's replicates spread, and what the answer key's known errors do to each score.
-
-- ``table_harnesses(runs)``: harness, judge, answer prompt, answering model, judge replicates and what the run
-  does not record ("not recorded by zep"), one row per run.
-- ``shows_harnesses(runs)``: whether the runs come from several harnesses or any was imported.
-- ``not_recorded_note(runs, what)``: "latency: not recorded by zep (zep_locomo_grades), ..." for a section.
-- ``table_replicates(runs)``: ``replicate_summary`` overall and per question type (``runs`` may be a
-  ``judgments_df`` frame).
-- ``table_answer_key(errata, runs)``: the ceiling per type beside each run's accuracy (flagged above it),
-  accuracy on the questions whose gold is right, and each run's verdicts on the flagged questions.
-"""
+record, how much the judge's replicates spread, and what the answer key's known errors do to each score."""
 
 from __future__ import annotations
 

@@ -63,9 +63,7 @@ class Table:
     @cached_property
     def data(self) -> pd.DataFrame:
         """The numbers behind the table, as a pandas frame."""
-        if is_pandas_frame(self.frame):
-            return self.frame
-        return to_backend(self.frame, "pandas")
+        return self.frame if is_pandas_frame(self.frame) else to_backend(self.frame, "pandas")
 
     def _repr_html_(self) -> str:
         return self.html

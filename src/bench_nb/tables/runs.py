@@ -7,9 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.metrics import (
-    as_questions,
-)
+from bench_nb.metrics import as_questions
 from bench_nb.metrics.accuracy import accuracy_across_benchmarks, accuracy_by_type_frame, success_rate_frame
 from bench_nb.metrics.latency import latency_stats_frame
 from bench_nb.metrics.memscore import memscore_frame
@@ -136,8 +134,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     q = as_questions(data)
     labels = labels_of(q)
     nothing, unrecorded = retrieved_nothing(q), retrieval_not_recorded(q)
-    ms = memscore_frame(q)
-    ms = ms.sort("accuracy", descending=True, nulls_last=True)
+    ms = memscore_frame(q).sort("accuracy", descending=True, nulls_last=True)
     rows = []
     for r in ms.iter_rows(named=True):
         badges: tuple[tuple[str, str], ...] = ((CUSTOM_PROMPT, "bnb-flag"),) if r["custom_prompt"] else ()
@@ -285,7 +282,7 @@ def table_accuracy_by_type(data: Any, *, raw: bool = False) -> Table:
     labels = labels_of(q)
     acc = accuracy_by_type_frame(q, raw=raw)
     type_col = "question_type" if raw else "question_type_norm"
-    types = [t for t in acc[type_col].unique(maintain_order=True).to_list()]
+    types = acc[type_col].unique(maintain_order=True).to_list()
     runs = list(labels)
     by_key = {(r["run_id"], r[type_col]): r for r in acc.iter_rows(named=True)}
     rows = []

@@ -326,11 +326,7 @@ _DECIDED = ("A higher", "B higher")
 
 
 def _verdict_text(verdict: str, a: str, b: str) -> str:
-    if verdict == "A higher":
-        return f"{a} higher"
-    if verdict == "B higher":
-        return f"{b} higher"
-    return "cannot tell"
+    return {"A higher": f"{a} higher", "B higher": f"{b} higher"}.get(verdict, "cannot tell")
 
 
 def _difference_cell(r: dict[str, Any]) -> Cell:

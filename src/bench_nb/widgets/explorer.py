@@ -115,7 +115,7 @@ class Explorer:
         self._grid_box = w.VBox(layout=w.Layout(width="100%"))
         self._with_grid = grid
         for control in (self.providers, self.benchmarks, self.types, self.judge, self.outcomes):
-            control.observe(self._on_filter, names="value")
+            control.observe(lambda _change: self.refresh(), names="value")
         self.question.observe(self._on_question, names="value")
         # The filters wrap onto a second line in a narrow notebook (1280 px beside JupyterLab's file browser).
         filters = w.HBox(
@@ -165,9 +165,6 @@ class Explorer:
             self.question.value = current if current in ids else ids[0]
         self._on_question()
 
-    def _on_filter(self, _change: Any = None) -> None:
-        self.refresh()
-
     def _show_grid(self, rows: pl.DataFrame) -> None:
         """A new grid widget for the selection (replacing the last one): one row per question."""
         from itables.widget import ITable
@@ -195,7 +192,7 @@ class Explorer:
         self.detail.value = _STATIC_STYLE + (
             self.detail_html(self.question.value)
             if self.question.value
-            else ("<i>No question matches these filters.</i>")
+            else "<i>No question matches these filters.</i>"
         )
 
     def question_label(self, question_id: str) -> str:
@@ -372,14 +369,13 @@ class Explorer:
         rows = self.rows() if rows is None else rows
         run_ids = [r for r in self.labels if r in set(rows["run_id"].to_list())]
         short = dict(zip(run_ids, _letters(len(run_ids)), strict=True))
-        split = (
+        disputed = set(
             self.judgments.filter(pl.col("label").is_not_null())
             .group_by("question_id", "run_id")
             .agg(pl.col("label").n_unique().alias("n"))
             .filter(pl.col("n") > 1)["question_id"]
             .to_list()
         )
-        disputed = set(split)
         several = (
             not self.judgments.is_empty()
             and self.judgments.group_by("run_id", "question_id").len()["len"].max() > 1  # type: ignore[operator]
