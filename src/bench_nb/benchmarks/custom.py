@@ -40,7 +40,6 @@ def read_custom(path: Path, problems: list[Problem] | None = None) -> Benchmark:
     """Read a benchmark in the custom format (JSON, or JSONL when the name ends in ``.jsonl``).
 
     Args:
-        path: the file.
         problems: None to raise a DatasetError on the first problem; a list to load leniently (bad records
             are skipped and described there, good ones load).
     """

@@ -140,7 +140,6 @@ def read_locomo(path: Path, problems: list[Problem] | None = None) -> Benchmark:
     """Read ``locomo10.json`` (or a file of the same shape) into a Benchmark.
 
     Args:
-        path: the dataset file.
         problems: None to raise on the first problem; a list to load leniently (bad samples and questions are
             skipped and described there).
     """

@@ -50,7 +50,6 @@ def read_longmemeval(
     """Read a LongMemEval file (oracle, S or M) into a Benchmark.
 
     Args:
-        path: the dataset file.
         problems: None to raise on the first problem; a list to load leniently (bad questions are skipped and
             described there).
         name: the benchmark name to record ("longmemeval", "longmemeval-s", "longmemeval-m").

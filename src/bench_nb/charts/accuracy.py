@@ -18,9 +18,7 @@ def chart_accuracy_by_type(
     """One bar per (question type, run) with its 95% Wilson interval; ``n`` in the tooltip.
 
     Args:
-        data: run sources or a questions frame.
         raw: group by the runs' own type labels instead of bench_nb's normalised types.
-        title: the chart title.
     """
     questions = as_questions(data)
     acc = accuracy_by_type_frame(questions, raw=raw)

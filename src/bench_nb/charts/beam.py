@@ -22,7 +22,6 @@ def chart_beam(
     Args:
         data: BEAM runs or a questions frame.
         partial_credit: ``"float"`` (0.5 as 0.5) or ``"as-published"`` (BEAM's code: 0.5 as 0).
-        title: the chart title.
     """
     from bench_nb.metrics.beam import READINGS, beam_scores_frame  # numpy: only for BEAM runs
 

@@ -20,7 +20,6 @@ def chart_judge_kappa(
         agreement: a ``JudgeAgreement`` (``bench_nb.judge_agreement``) or its ``pairwise`` table
             (columns ``judge_a, judge_b, n`` and the statistic).
         statistic: the pairwise column to show: ``cohen_kappa``, ``percent_agreement`` or ``gwet_ac1``.
-        title: the chart title.
     """
     frames = getattr(agreement, "frames", None)  # a JudgeAgreement keeps its tables in polars
     pairwise = frames["pairwise"] if frames is not None else as_polars(agreement)

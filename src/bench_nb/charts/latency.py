@@ -23,9 +23,7 @@ def chart_latency(
     The statistics come from ``bench_nb.latency_stats`` (interpolated ``p50_linear``/``p95_linear``).
 
     Args:
-        data: run sources or a questions frame.
         phases: which phases to show, in order (``total`` is available too).
-        title: the chart title.
     """
     questions = as_questions(data)
     stats = latency_stats_frame(questions, by=("run_id", "provider"))

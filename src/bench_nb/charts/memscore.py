@@ -23,7 +23,6 @@ def chart_memscore(data: Any, *, title: str = "MemScore: accuracy against search
 
     Args:
         data: run sources or a questions frame (anything ``bench_nb.memscore`` takes).
-        title: the chart title.
     """
     questions = as_questions(data)
     scores = memscore_frame(questions)

@@ -26,9 +26,7 @@ def chart_outcome_matrix(
     (the subtitle says how many of how many), so a 100,000-question run stays a readable chart.
 
     Args:
-        data: run sources or a questions frame.
         max_questions: the most questions (rows) to draw.
-        title: the chart title.
         explore: the explore report's address relative to the page (``explore.html``): each cell then links
             to its question's detail there (``explore.html#q=<question id>``).
     """

@@ -46,9 +46,7 @@ def chart_context_tokens(data: Any, *, bins: int = 30, title: str = "Context tok
     the chart is a one-line note).
 
     Args:
-        data: run sources or a questions frame.
         bins: number of histogram bins.
-        title: the chart title.
     """
     questions = as_questions(data)
     labels = run_labels(questions)

@@ -71,29 +71,12 @@ def _run_options(fn: Any) -> Any:
     return fn
 
 
-def _options(
-    deterministic: bool,
-    probe_mode: str,
-    model: str | None,
-    judge_model: str | None,
-    provider: str | None,
-    k: int | None,
-    own_key: bool,
-    force: bool = False,
-) -> Any:
+def _options(*, model: str | None, k: int | None, **opts: Any) -> Any:
+    """The ``RoiOptions`` of the options of ``_run_options`` (and ``--force``)."""
     from bench_nb.roi.options import DEFAULT_MODEL, RoiOptions
     from bench_nb.roi.recall import DEFAULT_K
 
-    return RoiOptions(
-        deterministic=deterministic,
-        probe_mode=probe_mode,  # type: ignore[arg-type]
-        model=model or DEFAULT_MODEL,
-        judge_model=judge_model,
-        provider=provider,
-        k=k or DEFAULT_K,
-        own_key=own_key,
-        force=force,
-    )
+    return RoiOptions(model=model or DEFAULT_MODEL, k=k or DEFAULT_K, **opts)
 
 
 def _echo(data: dict[str, Any], as_json: bool, text: str) -> None:

@@ -161,9 +161,7 @@ def summary(runs: tuple[str, ...], dataset: str | None) -> None:
     if not runset:
         raise click.ClickException("no run loaded")
     df = questions_frame(runset, dataset=dataset)
-    ms = memscore_frame(df)
-    succ = success_rate_frame(df)
-    table = ms.join(succ.select("run_id", "success_rate"), on="run_id", how="left", maintain_order="left")
+    table = memscore_frame(df)
     click.echo(
         f"{'run':<32} {'provider':<14} {'MemScore':<24} {'accuracy 95% CI':<16} {'evaluated':>11} {'failed':>6}"
     )

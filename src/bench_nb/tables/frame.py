@@ -58,8 +58,6 @@ def table_frame(
     """``frame`` (pandas or polars) as a table.
 
     Args:
-        frame: a pandas or polars frame.
-        caption: the table's heading.
         columns: the columns to show, in order; a mapping gives each its heading (default: every column,
             headed by its name with spaces for underscores).
         percent: columns of proportions, shown as percentages (one decimal).
@@ -114,7 +112,6 @@ def show(frame: Any, *, runs: Any = None, caption: str = "", digits: int = 3) ->
         frame: a pandas or polars frame, or a result holding one as ``frame`` (``compare_runs``' ``Comparison``).
         runs: where the run labels come from (a questions frame, runs, or their paths); None: the frame's own
             ``run_id`` and ``provider`` columns when it has both, else runs are shown by their ids.
-        caption: the table's heading.
         digits: decimals of floats that are neither proportions nor p-values.
     """
     from bench_nb.metrics import as_questions
