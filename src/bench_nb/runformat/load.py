@@ -24,7 +24,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -830,18 +830,26 @@ def load_runs(
 def find_run_paths(sources: Sources) -> tuple[list[Path], list[Problem]]:
     """The runs ``load_runs`` would read from ``sources`` (directories, or harness files), without reading
     them: what an exporter checks for changes before decoding anything. Duplicates are dropped."""
-    items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     paths: list[Path] = []
     problems: list[Problem] = []
-    seen: set[Path] = set()
-    for item in items:
-        dirs, probs = _expand(item)
+    for _, dirs, probs in _each_source(sources):
+        paths.extend(dirs)
         problems.extend(probs)
+    return paths, problems
+
+
+def _each_source(sources: Sources) -> Iterator[tuple[RunSource, list[Path], list[Problem]]]:
+    """Each source, the runs found there that no earlier source gave (by resolved path), and the problems
+    finding them."""
+    seen: set[Path] = set()
+    for item in [sources] if isinstance(sources, (str, os.PathLike)) else list(sources):
+        dirs, problems = _expand(item)
+        new = []
         for d in dirs:
             if d.resolve() not in seen:
                 seen.add(d.resolve())
-                paths.append(d)
-    return paths, problems
+                new.append(d)
+        yield item, new, problems
 
 
 def load_run_views(
@@ -916,14 +924,11 @@ def _load(
     formats = (*list_importers(), *OWN_FORMATS)
     if fmt is not None and fmt not in formats:
         raise ValueError(f"format must be one of {', '.join(formats)}, not {fmt!r}")
-    items: list[RunSource] = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
     runs: list[_R] = []
     all_problems: list[Problem] = []
     warned: list[Problem] = []
-    seen: set[Path] = set()
     locomo = _Locomo(dataset)
-    for item in items:
-        dirs, problems = _expand(item)
+    for item, dirs, problems in _each_source(sources):
         if problems and strict:
             raise RunFormatError.of(problems[0])
         if not dirs and problems:  # a source that matched nothing: say so now, not only in .problems
@@ -932,10 +937,6 @@ def _load(
             warned.extend(problems)
         all_problems.extend(problems)
         for d in dirs:
-            key = d.resolve()
-            if key in seen:
-                continue
-            seen.add(key)
             imported = (fmt is not None and fmt not in OWN_FORMATS) or (
                 fmt is None and (d.is_file() or _is_harness_dir(d))
             )

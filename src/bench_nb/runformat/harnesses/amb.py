@@ -27,6 +27,7 @@ from bench_nb.runformat.harnesses.common import (
     text,
     text_field,
     unscored_mark,
+    verdict_field,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex
 
@@ -81,18 +82,8 @@ def read(
                 Problem(str(path), "a second result for this question; the first is kept", where, qid)
             )
             continue
-        correct = item.get("correct")
-        if not isinstance(correct, bool):
-            problems.append(
-                Problem(
-                    str(path),
-                    f"correct {correct!r} is not true/false: unscored",
-                    field=f"{where}.correct",
-                    question_id=qid,
-                )
-            )
-            correct = None
         at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
+        correct = verdict_field(item.get("correct"), field=f"{where}.correct", **at)
         gold = item.get("gold_answers")
         golds = [
             text_field(g, field=f"{where}.gold_answers", numbers=True, **at)

@@ -200,9 +200,8 @@ def positional_checkpoint(
     name: str,
     key_form: str,
     fields: tuple[str, str, str],
-    verdict: Callable[[Any], bool | None],
-    expected: str,
     generic: tuple[str, ...],
+    zero_one: bool = False,
     order: Callable[[str], Any] | None = None,
 ) -> tuple[Checkpoint, ImportInfo]:
     """A file that lists each LoCoMo conversation's questions by position (Zep, Mem0: ``what``) as a checkpoint,
@@ -211,8 +210,7 @@ def positional_checkpoint(
     ``{key: [entry, ...]}``, read in the keys' order (sorted by ``order`` when given). A key that names no
     conversation (``conversation_of`` gives None) or holds no list, and an entry with no ``question`` text, is
     a problem naming it (``key_form``, ``name`` say what was expected) and skipped. ``fields``: the entry's
-    verdict, gold answer and answer; ``verdict`` reads the first (None: unscored, a problem saying it is not
-    ``expected``). The run is named after the file unless its stem is one of ``generic``.
+    verdict (``verdict_field``: true/false, or 0/1 with ``zero_one``), gold answer and answer. The run is named after the file unless its stem is one of ``generic``.
 
     Raises:
         RunFormatError: without LoCoMo's dataset (``index``), or when the file is not ``what``.
@@ -236,16 +234,8 @@ def positional_checkpoint(
                     Problem(str(path), f"not a {name} object with a 'question' text; skipped", field=where)
                 )
                 continue
-            score = item.get(score_field)
-            ok = verdict(score)
-            if ok is None:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"{score_field} {score!r} is not {expected}: unscored",
-                        field=f"{where}.{score_field}",
-                    )
-                )
+            at_score = f"{where}.{score_field}"
+            ok = verdict_field(item.get(score_field), field=at_score, zero_one=zero_one, **at)
             rows.append(
                 Row(
                     where=where,
@@ -299,6 +289,26 @@ def text_field(
     shown = _shown(value)
     problems.append(Problem(str(path), f"{field} {shown} is not text: read as {shown}", field, question_id))
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def verdict_field(
+    value: Any,
+    *,
+    path: Path | str,
+    field: str,
+    problems: list[Problem],
+    question_id: str | None = None,
+    zero_one: bool = False,
+) -> bool | None:
+    """One question's verdict read from a harness's file: true/false (with ``zero_one``, the number 0 or 1);
+    anything else is None (unscored) with a ``Problem`` naming the file, the field and the question."""
+    if zero_one and isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+        return bool(value)
+    if not zero_one and isinstance(value, bool):
+        return value
+    expected = "0 or 1" if zero_one else "true/false"
+    problems.append(Problem(str(path), f"{field} {value!r} is not {expected}: unscored", field, question_id))
+    return None
 
 
 def category_field(

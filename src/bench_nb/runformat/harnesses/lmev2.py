@@ -34,6 +34,7 @@ from bench_nb.runformat.harnesses.common import (
     json_lines,
     measure,
     text_field,
+    verdict_field,
 )
 
 HARNESS = "longmemeval-v2"
@@ -73,17 +74,6 @@ def _json_file(path: Path, problems: list[Problem]) -> Any:
     except (OSError, UnicodeDecodeError, ValueError) as err:
         problems.append(Problem(str(path), f"not valid JSON: {err}; ignored"))
         return None
-
-
-def _verdict(row: dict[str, Any]) -> tuple[bool | None, str | None]:
-    """The verdict and the field that was bad (None: fine)."""
-    if "score_bool" in row:
-        value = row["score_bool"]
-        return (value, None) if isinstance(value, bool) else (None, "score_bool")
-    score = row.get("score")
-    if isinstance(score, int | float) and not isinstance(score, bool) and score in (0, 1):
-        return bool(score), None
-    return None, "score"
 
 
 def _tier(path: Path, run_args: Any) -> str | None:
@@ -138,10 +128,9 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         if qid in questions:
             bad("question_id", "a second row for this question; the first is kept", qid)
             continue
-        verdict, wrong = _verdict(row)
-        if wrong is not None:
-            bad(wrong, f"{wrong} {row.get(wrong)!r} is not a verdict (true/false, 1/0): unscored", qid)
         at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
+        graded = "score_bool" if "score_bool" in row else "score"
+        verdict = verdict_field(row.get(graded), field=f"{where}: {graded}", zero_one=graded == "score", **at)
         seconds = measure(
             row.get("memory_query_duration_seconds"),
             "s",

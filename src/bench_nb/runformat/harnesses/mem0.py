@@ -32,8 +32,7 @@ read = partial(
     name="result",
     key_form="a conversation number",
     fields=("llm_score", "answer", "response"),
-    verdict=lambda score: bool(score) if score in (0, 1) and not isinstance(score, bool) else None,
-    expected="0 or 1",
+    zero_one=True,
     generic=("results",),
 )
 """Read Mem0's results as a checkpoint (``read(path, index, problems, data)``), each entry matched to its LoCoMo

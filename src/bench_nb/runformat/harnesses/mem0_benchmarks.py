@@ -31,6 +31,7 @@ from bench_nb.runformat.harnesses.common import (
     text,
     text_field,
     unscored_mark,
+    verdict_field,
 )
 from bench_nb.runformat.harnesses.locomo_ids import LOCOMO_SAMPLE_IDS, canonical_id
 
@@ -143,17 +144,10 @@ def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Check
             score = cut.get("score")
             if score is None and cut.get("judgment") in ("PASS", "FAIL"):  # the verdict as upstream words it
                 score = 1 if cut["judgment"] == "PASS" else 0
-            ok = isinstance(score, (int, float)) and not isinstance(score, bool) and score in (0, 1)
-            if not ok:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"score {score!r} is not 0 or 1: unscored",
-                        field=f"{where}.cutoff_results.{label}.score",
-                        question_id=qid,
-                    )
-                )
-            verdict = bool(score) if ok else None
+            field = f"{where}.cutoff_results.{label}.score"
+            verdict = verdict_field(
+                score, path=path, field=field, problems=problems, question_id=qid, zero_one=True
+            )
             # said once per evaluation, not once per depth
             at: dict[str, Any] = {
                 "path": path,

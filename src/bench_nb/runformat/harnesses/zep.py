@@ -31,8 +31,6 @@ read = partial(
     name="grade",
     key_form="locomo_experiment_user_<n>",
     fields=("grade", "golden_answer", "answer"),
-    verdict=lambda grade: grade if isinstance(grade, bool) else None,
-    expected="true/false",
     generic=("grades", "results"),
 )
 """Read Zep's grades as a checkpoint (``read(path, index, problems, data)``), each entry matched to its LoCoMo
