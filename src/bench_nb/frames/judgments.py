@@ -210,7 +210,11 @@ def _of_run(run: Run, verdict_rows: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame
     return verdict_rows.lazy().with_columns(
         run_id=pl.lit(run.run_id, pl.Utf8),
         run_path=pl.lit(str(run.path), pl.Utf8),
-        run_provider=pl.lit(_provider(run), pl.Utf8),
+        # the run-level fields (view): no complete decode of a lenient load_runs's run
+        run_provider=pl.lit(
+            run.view.provider if run.view is not None else str((run.report or {}).get("provider", "")),
+            pl.Utf8,
+        ),
     )
 
 
@@ -243,12 +247,6 @@ def _score(value: Any, run: Run, qid: str, judge: str, strict: bool) -> float | 
     )
     _add_problems(run, [problem], strict)
     return None
-
-
-def _provider(run: Run) -> str:
-    if run.view is not None:  # the run-level fields: no complete decode of a lenient load_runs's run
-        return run.view.provider
-    return str((run.report or {}).get("provider", ""))
 
 
 def _add_problems(run: Run, problems: list[Problem], strict: bool) -> None:

@@ -133,20 +133,6 @@ class Run(_RunInfo):
         self._view: CheckpointView | None = None  # a deferred run's view, until and after its full decode
         self._stamp: _Stamp | None = None  # the checkpoint file the view was decoded from
 
-    @classmethod
-    def deferred(
-        cls,
-        path: Path,
-        view: CheckpointView,
-        stamp: _Stamp,
-        report: dict[str, Any] | None,
-        problems: list[Problem],
-    ) -> Run:
-        """A run read as ``view`` whose complete checkpoint is decoded from the file ``stamp`` names on first use."""
-        run = cls(path, None, report, problems)
-        run._view, run._stamp = view, stamp
-        return run
-
     @property
     def checkpoint(self) -> Checkpoint | None:
         """The complete checkpoint (``None``: a run with only its report.json); a deferred run's is decoded
@@ -260,7 +246,7 @@ class RunSet(list[Run]):
                 _field(r, "provider"),
                 _field(r, "benchmark"),
                 r.harness,
-                Cell(_count(r), "num"),
+                Cell("n/a" if r.view is None else str(len(r.view.questions)), "num"),
                 (_field(r, "createdAt") or "")[:19].replace("T", " "),
                 Cell(str(len(r.problems)), "num"),
             ]
@@ -287,10 +273,6 @@ def _field(run: _RunInfo, name: str) -> str:
     if run.view is not None:
         return str(getattr(run.view, name, "") or "")
     return str((run.report or {}).get(name, "") or "")
-
-
-def _count(run: _RunInfo) -> str:
-    return "n/a" if run.view is None else str(len(run.view.questions))
 
 
 def _run_line(run: _RunInfo) -> str:
@@ -517,9 +499,10 @@ def read_run_deferred(path: RunSource, *, strict: bool = False) -> Run:
     if strict or (run_dir / "journal.jsonl").is_file():
         return read_run(run_dir, strict=strict)
     view, report, problems, stamp = _read(run_dir, CheckpointView, QuestionView, strict=False)
-    if view is None or stamp is None:
-        return Run(run_dir, None, report, problems)
-    return Run.deferred(run_dir, view, stamp, report, problems)
+    run = Run(run_dir, None, report, problems)
+    if view is not None and stamp is not None:  # its complete checkpoint decoded from that file on first use
+        run._view, run._stamp = view, stamp
+    return run
 
 
 def read_run_view(path: RunSource, *, strict: bool = False) -> Run | RunView:

@@ -218,10 +218,6 @@ def _retrieval(metrics: list[RetrievalMetrics | None]) -> dict[str, Any] | None:
     return out
 
 
-def _same(x: Any) -> Any:
-    return x
-
-
 def format_memscore(quality: int | None, latency_ms: int | None, context_tokens: int | None) -> str:
     """MemScore's display string, as MemoryBench writes it in report.json, e.g. ``86% / 145ms / 1823tok`` (``n/a`` for a missing part)."""
     q = "n/a" if quality is None else f"{quality}%"
@@ -343,7 +339,6 @@ class _Report:
         decode = decode_js_floats if js else msgspec.json.decode  # js_list_items checks what it encodes
         metrics = _js_metrics(evaluated) if js else None
         duration = _js_duration if js else _num
-        score_of = _js_score if js else _same
         by_id = self.by_id
         for n, (q, total) in enumerate(zip(evaluated, totals, strict=True)):
             dq: DatasetQuestion | None = by_id.get(q.questionId)
@@ -357,7 +352,7 @@ class _Report:
                 "questionId": q.questionId,
                 "questionType": qtype,
                 "question": text,
-                "score": score_of(ev.score),
+                "score": _js_score(ev.score) if js else ev.score,
                 "label": ev.label,
                 "explanation": ev.explanation,
                 "hypothesis": phases.answer.hypothesis,
