@@ -84,29 +84,35 @@ def contains_answer(answer: str, ground_truth: str) -> bool:
     return set(g.split()) <= set(a.split())
 
 
-def _grade_abstention(name: str, hypothesis: str) -> Verdict:
-    if is_abstaining(hypothesis):
-        return Verdict(1, "correct", "unanswerable question; the answer abstains", judge=name)
-    return Verdict(0, "incorrect", "unanswerable question; the answer does not abstain", judge=name)
+class _TextJudge:
+    """What every deterministic judge does around its comparison (``compare``): an abstention question is
+    correct exactly when the answer abstains, a question with no ground truth is unscored, and an incorrect
+    answer that abstains says so."""
 
+    name: str
 
-def _precheck(name: str, question: Question, hypothesis: str) -> Verdict | None:
-    """The verdict every deterministic judge gives before comparing text (None: go on and compare)."""
-    if question.is_abstention:
-        return _grade_abstention(name, hypothesis)
-    if not normalize_answer(question.answer):
-        return Verdict(None, "unscored", "the question has no ground truth to compare with", judge=name)
-    return None
+    def compare(self, answer: str, ground_truth: str) -> tuple[bool, str]:
+        """Whether ``answer`` matches ``ground_truth``, and why."""
+        raise NotImplementedError
 
-
-def _verdict(name: str, ok: bool, reason: str, hypothesis: str) -> Verdict:
-    """Correct or incorrect for ``reason``; an incorrect answer that abstains says so."""
-    why = f"{reason} (the answer abstains)" if not ok and is_abstaining(hypothesis) else reason
-    return Verdict(int(ok), "correct" if ok else "incorrect", why, judge=name)
+    def judge(self, question: Question, hypothesis: str) -> Verdict:
+        """Grade ``hypothesis`` against the question's ground truth with ``compare``."""
+        if question.is_abstention:
+            ok = is_abstaining(hypothesis)
+            why = f"unanswerable question; the answer {'abstains' if ok else 'does not abstain'}"
+        elif not normalize_answer(question.answer):
+            return Verdict(
+                None, "unscored", "the question has no ground truth to compare with", judge=self.name
+            )
+        else:
+            ok, why = self.compare(hypothesis, question.answer)
+            if not ok and is_abstaining(hypothesis):
+                why += " (the answer abstains)"
+        return Verdict(int(ok), "correct" if ok else "incorrect", why, judge=self.name)
 
 
 @dataclass
-class F1Judge:
+class F1Judge(_TextJudge):
     """Token F1 over a threshold (see the module docstring). Named ``f1``, or ``f1@<threshold>`` when not 0.5."""
 
     threshold: float = DEFAULT_F1_THRESHOLD
@@ -117,50 +123,37 @@ class F1Judge:
             raise ValueError(f"the f1 threshold must be in (0, 1], not {self.threshold}")
         self.name = "f1" if self.threshold == DEFAULT_F1_THRESHOLD else f"f1@{self.threshold:g}"
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
+    def compare(self, answer: str, ground_truth: str) -> tuple[bool, str]:
         """Correct when the answer's token F1 against the ground truth reaches the threshold."""
-        pre = _precheck(self.name, question, hypothesis)
-        if pre is not None:
-            return pre
-        f1 = token_f1(hypothesis, question.answer)
+        f1 = token_f1(answer, ground_truth)
         ok = f1 >= self.threshold
-        return _verdict(
-            self.name, ok, f"token F1 {f1:.3f} {'>=' if ok else '<'} threshold {self.threshold:g}", hypothesis
-        )
+        return ok, f"token F1 {f1:.3f} {'>=' if ok else '<'} threshold {self.threshold:g}"
 
 
 @dataclass
-class ContainsJudge:
+class ContainsJudge(_TextJudge):
     """Normalised containment of the ground truth in the answer (see the module docstring)."""
 
     name: str = "contains"
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
+    def compare(self, answer: str, ground_truth: str) -> tuple[bool, str]:
         """Correct when the normalised answer contains the normalised ground truth."""
-        pre = _precheck(self.name, question, hypothesis)
-        if pre is not None:
-            return pre
-        ok = contains_answer(hypothesis, question.answer)
-        reason = f"the answer {'contains' if ok else 'does not contain'} the ground truth"
-        return _verdict(self.name, ok, reason, hypothesis)
+        ok = contains_answer(answer, ground_truth)
+        return ok, f"the answer {'contains' if ok else 'does not contain'} the ground truth"
 
 
 @dataclass
-class OverlapJudge:
+class OverlapJudge(_TextJudge):
     """Deliberately lenient (see the module docstring): one shared content word with the ground truth."""
 
     name: str = "overlap"
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
+    def compare(self, answer: str, ground_truth: str) -> tuple[bool, str]:
         """Correct when the answer shares a content word (stop words left out) with the ground truth."""
-        pre = _precheck(self.name, question, hypothesis)
-        if pre is not None:
-            return pre
         from bench_nb.providers.query import STOP_WORDS
 
-        gold = set(normalize_answer(question.answer).split()) - STOP_WORDS
-        shared = sorted(gold & set(normalize_answer(hypothesis).split()))
-        reason = (
+        gold = set(normalize_answer(ground_truth).split()) - STOP_WORDS
+        shared = sorted(gold & set(normalize_answer(answer).split()))
+        return bool(shared), (
             f"shares {', '.join(shared[:3])} with the ground truth" if shared else "no content word in common"
         )
-        return _verdict(self.name, bool(shared), reason, hypothesis)

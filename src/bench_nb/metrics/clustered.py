@@ -239,6 +239,10 @@ def expanded_alpha(clusters: int, confidence: float = 0.95) -> float:
     return 2 * NormalDist().cdf(-math.sqrt(clusters / (clusters - 1)) * t)
 
 
+_CHUNK = 1 << 16  # draws counted at a time: a block of rows that stays in cache
+
+
+@functools.lru_cache(maxsize=8)
 def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
     """How often each of ``clusters`` clusters is drawn in each resample: a (resamples × clusters) matrix
     of multinomial counts (``numpy.random.default_rng(seed)``).
@@ -247,14 +251,6 @@ def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> n
     multinomial with equal probabilities. ``Generator.multinomial`` draws one binomial per cell, about 50 times
     slower at LongMemEval's 500 or a synthetic run's 2,000 clusters; the same (clusters, seed, resamples) is
     asked for once per run and question type in a report, so the matrix is also remembered (read-only)."""
-    return _bootstrap_weights(clusters, seed, resamples)
-
-
-_CHUNK = 1 << 16  # draws counted at a time: a block of rows that stays in cache
-
-
-@functools.lru_cache(maxsize=8)
-def _bootstrap_weights(clusters: int, seed: int, resamples: int) -> np.ndarray:
     # Drawn a block of rows at a time from the one generator: the same stream, so the same matrix, as
     # drawing all (resamples × clusters) indices at once, without the two transient matrices of that size
     # (a fresh process pays for every new page of them).

@@ -135,19 +135,6 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     )
 
 
-def _cluster_sums(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per haystack (sorted): Σ BASE, Σ NEW and the questions, the same bits on every call
-    (``metrics.ordered``)."""
-    per = sums_by(pairs, ["haystack_id"], ["b", "n"])
-    return (per["b"].to_numpy(), per["n"].to_numpy(), per["c"].to_numpy().astype(float))
-
-
-def _undecidable(clusters: int) -> bool:
-    """Whether ``clusters`` haystacks allow no test at all: fewer than 2 (from 2 the CR2 t can decide at any
-    level; haystacks that all agree exactly get the sign test's p, 2 / 2^K, which the outcome then reflects)."""
-    return clusters < 2
-
-
 def _one_sided(test: PairedTest, worse: bool) -> float:
     """The one-sided p of "no regression beyond the margin" from the two-sided p of the test at the margin:
     half of it when the estimate lies on the bad side, else one minus that."""
@@ -325,7 +312,9 @@ def non_inferiority(
     row_alpha = alpha / len(groups)
     rows = []
     for qtype, part in groups:
-        b, n, c = _cluster_sums(part) if len(part) else (np.zeros(0), np.zeros(0), np.zeros(0))
+        # per haystack (sorted): Σ BASE, Σ NEW and the questions, the same bits on every call (metrics.ordered)
+        per = sums_by(part, ["haystack_id"], ["b", "n"])
+        b, n, c = per["b"].to_numpy(), per["n"].to_numpy(), per["c"].to_numpy().astype(float)
         k = int((c > 0).sum())
         row: dict[str, Any] = {
             "question_type": qtype,
@@ -343,7 +332,7 @@ def non_inferiority(
         fail = stats.pop("fail")
         if fail:
             verdict, note = WORSE, None
-        elif _undecidable(k):
+        elif k < 2:  # no test at all (from 2 haystacks the CR2 t can decide at any level)
             verdict, note = UNDECIDED, undecided_note(k)
         elif stats["shown_not_worse"]:
             verdict, note = NOT_WORSE, None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import polars as pl
@@ -57,17 +57,8 @@ class CorrectedAccuracy(HtmlFields):
     source: str = "given"
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields as a dict (the row of a corrected-accuracy table)."""
-        return {
-            "estimate": self.estimate,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "observed": self.observed,
-            "sensitivity": self.sensitivity,
-            "specificity": self.specificity,
-            "clipped": self.clipped,
-            "source": self.source,
-        }
+        """The fields but the sample sizes, as a dict (the row of a corrected-accuracy table)."""
+        return {k: v for k, v in asdict(self).items() if k not in ("n", "n_labels")}
 
 
 def corrected_accuracy(
