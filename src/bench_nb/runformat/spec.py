@@ -281,8 +281,10 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         question ids, the benchmark file's sha256, the prompts' hashes, the answer prompt's
         context format (``None``: an answerer that does not say), whether a provider's
         own prompt was used, the answerer's tokenizer and the provider's evidence level. What it records is
-        ``bench_nb()``: judge replicates only above 1, a custom prompt only when used."""
+        ``bench_nb()``: judge replicates only above 1, a custom prompt only when used, the provider settings
+        with JSON values."""
         inv = self.asked_for
+        plain = (str, int, float, bool, type(None))
         replicates = self.judge_replicates if (self.judge_replicates or 1) > 1 else None
         return msgspec.structs.replace(
             self,
@@ -312,7 +314,8 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
                 limit=None if inv.exclude_types else inv.limit,  # then the questions kept are the record
                 sample_per_type=None if inv.exclude_types else inv.sample_per_type,
                 allow_provider_prompts=True if inv.allow_provider_prompts else None,
-                provider_settings=dict(provider_settings) if provider_settings else None,
+                provider_settings={k: v for k, v in (provider_settings or {}).items() if isinstance(v, plain)}
+                or None,
                 judge_replicates=replicates,
                 exclude_types=inv.exclude_types,
             ),

@@ -167,7 +167,7 @@ class Engine:
         self.provider, self.traits = plan.provider, plan.traits
         self._evidence = {c.haystack.haystack_id: EvidenceIndex.of(c.haystack) for c in plan.containers}
         self._blind = {c.haystack.haystack_id: blinded(c.haystack) for c in plan.containers}
-        self.answerer = plan.answerer
+        self.answerer, self.cpu_bound = plan.answerer, plan.component_traits.cpu_bound
         self.judges = list(plan.judges)
         self.settings = plan.options
         self.k = plan.spec.k or DEFAULT_K
@@ -356,12 +356,11 @@ class Engine:
 
     def _submit_answer(self, qid: str) -> None:
         q, raw = self.questions[qid], self.ck.questions[qid].phases.search.results
-        cpu_bound = getattr(self.answerer, "cpu_bound", False) is True
 
         def answer(attempts: Attempts) -> tuple[Any, float | None]:
             start = time.thread_time()
             value = self._call(attempts, lambda: self.answerer.answer(q, decode_hits(raw)))
-            return value, round((time.thread_time() - start) * 1000, 3) if cpu_bound else None
+            return value, round((time.thread_time() - start) * 1000, 3) if self.cpu_bound else None
 
         self._submit_question("answer", qid, answer)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.errors import BenchNbWarning, MissingProviderKey, RunFormatError
+from bench_nb.errors import BenchNbWarning, MissingProviderKey
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runner.components import (
@@ -43,8 +43,7 @@ from bench_nb.runner.components import (
     missing_credentials,
     split_specs,
 )
-from bench_nb.runner.selection import NO_QUESTIONS, load_benchmark_spec, select_questions
-from bench_nb.runner.selection import exclude_types as without_types
+from bench_nb.runner.selection import load_benchmark_spec, select_questions
 from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_K, split_provider_settings
 
 CHARS_PER_TOKEN = 4  # the benchmark's conversation size line (a rough count)
@@ -319,10 +318,7 @@ def estimate_run(
 
     names = [p for p in split_specs(providers) if isinstance(p, str)]
     bench = load_benchmark_spec(benchmark, dataset, sha256)
-    selectable = without_types(bench, exclude_types) if exclude_types else bench
-    targets, _sampling = select_questions(selectable, limit=limit, per_type=sample_per_type)
-    if not targets:  # as the run refuses it (runner.run.run_spec)
-        raise RunFormatError(bench.name, NO_QUESTIONS)
+    targets, _sampling = select_questions(bench, limit=limit, per_type=sample_per_type, exclude=exclude_types)
     k = DEFAULT_K if k is None else k
     judge_spec = judges if judges is not None else ",".join(benchmark_traits(bench.name).default_judges)
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)

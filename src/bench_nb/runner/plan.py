@@ -47,14 +47,12 @@ from bench_nb.runner.lock import lock_run, remove_temporary_files
 from bench_nb.runner.repeats import repeat_client
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
-from bench_nb.runner.selection import NO_QUESTIONS, benchmark_sha256, load_benchmark_spec, select_questions
-from bench_nb.runner.selection import exclude_types as without_types
+from bench_nb.runner.selection import load_benchmark_spec, select_questions
 from bench_nb.runner.settings import (
     BENCH_NB_VERSION,
     DEFAULT_ANSWERER,
     DEFAULT_K,
     ExecutionOptions,
-    recorded_settings,
     split_provider_settings,
 )
 
@@ -122,6 +120,42 @@ class ProviderTraits:
 
 
 @dataclass(frozen=True)
+class ComponentTraits:
+    """What a run reads of its answerer and judges besides their calls, read once when they are made (optional
+    attributes of the Answerer and Judge protocols): the hashes of their exact prompts (``prompt_hash``), the
+    answerer's context format (``None``: it does not say) and tokenizer, whether any uses a provider's own
+    prompt (``custom_prompt``), whether the answerer's time is its own CPU's (``cpu_bound``: its CPU time is
+    recorded) and whether the primary judge grades (``graded``)."""
+
+    prompt_hashes: dict[str, str]
+    context_format: int | None
+    tokenizer: str | None
+    custom_prompt: bool
+    cpu_bound: bool
+    graded: bool
+
+    @classmethod
+    def of(cls, answerer: Answerer, judges: Sequence[Judge]) -> ComponentTraits:
+        """What ``answerer`` and ``judges`` (the primary first) tell of themselves."""
+        hashes: dict[str, str] = {}
+        for role, obj in (("answer", answerer), *((f"judge:{j.name}", j) for j in judges)):
+            value = getattr(obj, "prompt_hash", None)
+            if isinstance(value, str):
+                hashes[role] = value
+            elif isinstance(value, Mapping):
+                hashes.update({f"{role}:{k}": str(v) for k, v in value.items()})
+        context, tokenizer = (getattr(answerer, name, None) for name in ("context_format", "tokenizer"))
+        return cls(
+            prompt_hashes=hashes,
+            context_format=context if isinstance(context, int) else None,
+            tokenizer=tokenizer if isinstance(tokenizer, str) else None,
+            custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer, *judges)),
+            cpu_bound=getattr(answerer, "cpu_bound", False) is True,
+            graded=getattr(judges[0], "graded", False) is True,
+        )
+
+
+@dataclass(frozen=True)
 class Container:
     """A haystack's container at the provider, and the target questions asked about it."""
 
@@ -164,6 +198,7 @@ class RunPlan:
     settings: dict[str, Any]
     answerer: Answerer
     judges: list[Judge]
+    component_traits: ComponentTraits
     checkpoint: Checkpoint
     resumed: bool
 
@@ -195,12 +230,13 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             f"{order.runs_dir} to resume"
         )
     bench = load_benchmark_spec(benchmark, inv.dataset, spec.benchmark_sha256)
-    selectable = without_types(bench, inv.exclude_types) if inv.exclude_types else bench
     targets, sampling = select_questions(
-        selectable, limit=inv.limit, per_type=inv.sample_per_type, question_ids=spec.question_ids
+        bench,
+        limit=inv.limit,
+        per_type=inv.sample_per_type,
+        question_ids=spec.question_ids,
+        exclude=inv.exclude_types,
     )
-    if not targets:
-        raise RunFormatError(bench.name, NO_QUESTIONS)
     provider_name = provider if isinstance(provider, str) else provider.name
     own = split_provider_settings(inv.provider_settings, [provider_name])[provider_name]
     if run_id is None:
@@ -220,24 +256,25 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             )
         remove_temporary_files(run_dir)  # what a killed writer left: no live writer owns them now
         (run_dir / "results").mkdir(exist_ok=True)
-        provider_obj: Provider | None = None
-        try:
-            provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
-            traits = ProviderTraits.of(provider_obj, prompts=bool(inv.allow_provider_prompts))
-            answerer_obj, judge_objs, spec = _found(run_dir, spec, order, traits, bench, targets, own)
-            resumed = (run_dir / CHECKPOINT).is_file()
-            if resumed:  # refused if made with other settings
-                checkpoint = resume_checkpoint(run_dir, spec)
-                containers = _recorded_names(containers, checkpoint)
-            else:
-                checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
-        except BaseException:
-            if provider_obj is not None:
-                close_provider(provider_obj)
-            if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
-                shutil.rmtree(run_dir, ignore_errors=True)
-            raise
-        try:
+        with contextlib.ExitStack() as opened:
+            try:
+                provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
+                opened.callback(close_provider, provider_obj)
+                traits = ProviderTraits.of(provider_obj, prompts=bool(inv.allow_provider_prompts))
+                answerer_obj, judge_objs, made, spec = _found(
+                    run_dir, spec, order, traits, bench, targets, own
+                )
+                resumed = (run_dir / CHECKPOINT).is_file()
+                if resumed:  # refused if made with other settings
+                    checkpoint = resume_checkpoint(run_dir, spec)
+                    containers = _recorded_names(containers, checkpoint)
+                else:
+                    checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
+            except BaseException:
+                opened.close()  # the provider closed before its run directory may go
+                if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
+                    shutil.rmtree(run_dir, ignore_errors=True)
+                raise
             yield RunPlan(
                 run_dir=run_dir,
                 spec=spec,
@@ -250,23 +287,10 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 settings=own,
                 answerer=answerer_obj,
                 judges=judge_objs,
+                component_traits=made,
                 checkpoint=checkpoint,
                 resumed=resumed,
             )
-        finally:
-            close_provider(provider_obj)
-
-
-def _prompt_hashes(answerer: Answerer, judges: Sequence[Judge]) -> dict[str, str]:
-    """The hashes of the exact prompts, when the answerer and judges expose them (``prompt_hash``)."""
-    out: dict[str, str] = {}
-    for role, obj in (("answer", answerer), *((f"judge:{j.name}", j) for j in judges)):
-        value = getattr(obj, "prompt_hash", None)
-        if isinstance(value, str):
-            out[role] = value
-        elif isinstance(value, Mapping):
-            out.update({f"{role}:{k}": str(v) for k, v in value.items()})
-    return out
 
 
 def _new_checkpoint(
@@ -327,33 +351,28 @@ def _containers(run_id: str, benchmark: Benchmark, targets: list[Question], isol
     """The run's containers, each named ``<run id>-<16 random hex digits>``: nothing of the benchmark (question
     id, haystack id, order) reaches the provider in a name. A resumed run keeps its recorded names
     (``_recorded_names``)."""
+    groups: dict[str, list[Question]] = {}
     for q in targets:
         if q.haystack_id not in benchmark.haystacks:
             raise RunFormatError(
                 benchmark.name, f"question {q.question_id} asks about missing haystack {q.haystack_id!r}"
             )
-    groups: dict[str, list[str]] = {}
-    for q in targets:
-        groups.setdefault(q.question_id if isolate else q.haystack_id, []).append(q.question_id)
-    haystack_of = {q.question_id: q.haystack_id for q in targets}
+        groups.setdefault(q.question_id if isolate else q.haystack_id, []).append(q)
     return [
-        Container(f"{run_id}-{secrets.token_hex(8)}", benchmark.haystacks[haystack_of[qids[0]]], tuple(qids))
-        for qids in groups.values()
+        Container(
+            f"{run_id}-{secrets.token_hex(8)}",
+            benchmark.haystacks[qs[0].haystack_id],
+            tuple(q.question_id for q in qs),
+        )
+        for qs in groups.values()
     ]
 
 
 def _recorded_names(containers: list[Container], checkpoint: Checkpoint) -> list[Container]:
     """``containers`` under the names ``checkpoint`` recorded for their questions (a run written before the
     names became opaque used ``<haystack or question id>-<run id>``)."""
-    out = []
-    for c in containers:
-        recorded = (
-            checkpoint.questions[c.question_ids[0]].containerTag
-            if c.question_ids[0] in checkpoint.questions
-            else ""
-        )
-        out.append(dataclasses.replace(c, tag=recorded) if recorded else c)
-    return out
+    recorded = {qid: q.containerTag for qid, q in checkpoint.questions.items() if q.containerTag}
+    return [dataclasses.replace(c, tag=recorded.get(c.question_ids[0], c.tag)) for c in containers]
 
 
 def _found(
@@ -364,9 +383,10 @@ def _found(
     bench: Benchmark,
     targets: list[Question],
     own_settings: dict[str, Any],
-) -> tuple[Answerer, list[Judge], RunSpec]:
+) -> tuple[Answerer, list[Judge], ComponentTraits, RunSpec]:
     """The answerer and judges made (those that call a model, made by name, with the run's repeat's LLM client:
-    ``runner.repeats``), and the run's settings with what they tell (``RunSpec.found``)."""
+    ``runner.repeats``), what they tell of themselves (``ComponentTraits``), and the run's settings with what
+    the run found (``RunSpec.found``)."""
     inv, objects = spec.asked_for, order.objects
     answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
     bench_traits = benchmark_traits(bench.name)
@@ -385,13 +405,13 @@ def _found(
     )
     judge_objs = make_judges(judges, judge_options)
     check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
-    if bench_traits.graded and getattr(judge_objs[0], "graded", False) is not True:
+    made = ComponentTraits.of(answerer_obj, judge_objs)
+    if bench_traits.graded and not made.graded:
         graded = bench_traits.default_judges[0]
         raise BenchNbError(
             f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
             f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
         )
-    tokenizer, context = (getattr(answerer_obj, name, None) for name in ("tokenizer", "context_format"))
     spec = spec.found(
         run_id=run_dir.name,
         provider=traits.name,
@@ -402,12 +422,12 @@ def _found(
         judges=[j.name for j in judge_objs],
         judge_specs=[s for s in split_specs(judges) if isinstance(s, str)],
         version=BENCH_NB_VERSION,
-        benchmark_sha256=bench.sha256 or (benchmark_sha256(inv.dataset) if inv.dataset is not None else None),
-        prompt_hashes=_prompt_hashes(answerer_obj, judge_objs),
-        context_format=context if isinstance(context, int) else None,  # None: the answerer does not say
-        custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer_obj, *judge_objs)),
-        tokenizer=tokenizer if isinstance(tokenizer, str) else None,
+        benchmark_sha256=bench.sha256,
+        prompt_hashes=made.prompt_hashes,
+        context_format=made.context_format,
+        custom_prompt=made.custom_prompt,
+        tokenizer=made.tokenizer,
         evidence_level=traits.evidence_level,
-        provider_settings=recorded_settings(own_settings),
+        provider_settings=own_settings,
     )
-    return answerer_obj, judge_objs, spec
+    return answerer_obj, judge_objs, made, spec

@@ -7,16 +7,15 @@ questions and every provider of a comparison gets the same set.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench_nb.errors import BenchNbError, DatasetError
+from bench_nb.errors import BenchNbError, DatasetError, RunFormatError
 from bench_nb.records import Benchmark, Question
 from bench_nb.registry import did_you_mean
 from bench_nb.runformat.format import Sampling
 
-NO_QUESTIONS = "the benchmark has no questions to run"  # what a run (and its dry run) selecting none says
+NO_QUESTIONS = "the benchmark has no questions to run"
 
 
 def select_questions(
@@ -25,11 +24,14 @@ def select_questions(
     limit: int | None = None,
     per_type: int | None = None,
     question_ids: Sequence[str] | None = None,
+    exclude: str | Sequence[str] | None = None,
 ) -> tuple[list[Question], Sampling]:
-    """The target questions, in benchmark order, and MemoryBench's ``sampling`` record for them.
+    """The target questions, in benchmark order, and MemoryBench's ``sampling`` record for them; none is a
+    ``RunFormatError`` (``NO_QUESTIONS``), as a run and its dry run refuse it.
 
     Args:
         benchmark: the loaded benchmark.
+        exclude: question types left out first (``exclude_types``).
         limit: keep the first ``limit`` questions.
         per_type: keep the first ``per_type`` questions of each raw question type.
         question_ids: keep exactly these questions (every id must exist).
@@ -37,12 +39,13 @@ def select_questions(
     chosen = [limit is not None, per_type is not None, question_ids is not None]
     if sum(chosen) > 1:
         raise BenchNbError("choose one of limit, per_type (--sample) and question_ids, not several")
-    questions = list(benchmark.questions)
+    questions = list((exclude_types(benchmark, exclude) if exclude else benchmark).questions)
+    sampling = Sampling(mode="full")
     if limit is not None:
         if limit < 1:
             raise BenchNbError(f"limit must be at least 1, not {limit}")
-        return questions[:limit], Sampling(mode="limit", limit=limit)
-    if per_type is not None:
+        questions, sampling = questions[:limit], Sampling(mode="limit", limit=limit)
+    elif per_type is not None:
         if per_type < 1:
             raise BenchNbError(f"--sample must be at least 1 per type, not {per_type}")
         counts: dict[str, int] = {}
@@ -52,8 +55,8 @@ def select_questions(
             if n < per_type:
                 counts[q.question_type] = n + 1
                 out.append(q)
-        return out, Sampling(mode="sample", sampleType="consecutive", perCategory=per_type)
-    if question_ids is not None:
+        questions, sampling = out, Sampling(mode="sample", sampleType="consecutive", perCategory=per_type)
+    elif question_ids is not None:
         by_id = {q.question_id: q for q in questions}
         missing = [qid for qid in question_ids if qid not in by_id]
         if missing:
@@ -62,8 +65,10 @@ def select_questions(
                 + (f" (and {len(missing) - 1} more missing)" if len(missing) > 1 else "")
             )
         wanted = set(question_ids)
-        return [q for q in questions if q.question_id in wanted], Sampling(mode="full")
-    return questions, Sampling(mode="full")
+        questions = [q for q in questions if q.question_id in wanted]
+    if not questions:
+        raise RunFormatError(benchmark.name, NO_QUESTIONS)
+    return questions, sampling
 
 
 def exclude_types(benchmark: Benchmark, types: str | Sequence[str]) -> Benchmark:
@@ -94,31 +99,21 @@ def exclude_types(benchmark: Benchmark, types: str | Sequence[str]) -> Benchmark
 def load_benchmark_spec(
     benchmark: str | Benchmark, dataset: str | Path | None, sha256: str | None = None
 ) -> Benchmark:
-    """A loaded benchmark: passed through, or loaded by name (from ``dataset`` when given); with ``sha256``,
-    one whose file has another hash is refused (``DatasetError``)."""
-    if isinstance(benchmark, Benchmark):
-        if sha256 is not None:
-            _check_pin(benchmark, dataset, sha256)
-        return benchmark
-    from bench_nb.benchmarks import load_benchmark
+    """A loaded benchmark with its file's sha256 (``Benchmark.sha256``; a benchmark passed as an object has
+    its ``dataset``'s, when given): passed through, or loaded by name (from ``dataset`` when given); with
+    ``sha256``, one whose file has another hash is refused (``DatasetError``)."""
+    if not isinstance(benchmark, Benchmark):
+        from bench_nb.benchmarks import load_benchmark
 
-    return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
+        return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
+    from bench_nb.benchmarks.download import check_sha256, sha256_file
 
-
-def _check_pin(bench: Benchmark, dataset: str | Path | None, expected: str) -> None:
-    """Refuse a benchmark whose file does not have the sha256 the user pinned (``--sha256``)."""
-    from bench_nb.benchmarks.download import check_sha256
-
-    actual = bench.sha256 or (benchmark_sha256(dataset) if dataset is not None else None)
-    if actual is None:
-        raise DatasetError(f"benchmark {bench.name!r} was not read from a file, so it has no sha256 to check")
-    check_sha256(actual, expected.strip(), source=str(dataset or bench.name))
-
-
-def benchmark_sha256(path: str | Path) -> str:
-    """sha256 of a file (for benchmarks loaded without one)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    if benchmark.sha256 is None and dataset is not None:
+        benchmark = dataclasses.replace(benchmark, sha256=sha256_file(dataset))
+    if sha256 is not None:  # the pin the user gave (--sha256)
+        if benchmark.sha256 is None:
+            raise DatasetError(
+                f"benchmark {benchmark.name!r} was not read from a file, so it has no sha256 to check"
+            )
+        check_sha256(benchmark.sha256, sha256.strip(), source=str(dataset or benchmark.name))
+    return benchmark

@@ -196,9 +196,3 @@ def split_provider_settings(
                 + "; write PROVIDER.KEY=VALUE with one of them, or KEY=VALUE for all"
             )
     return {p: check_provider_settings(p, shared | own[p]) for p in providers}
-
-
-def recorded_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings a run records (``benchNb.invocation.providerSettings``): those with JSON values."""
-    plain = (str, int, float, bool, type(None))
-    return {k: v for k, v in settings.items() if isinstance(v, plain)}
