@@ -13,6 +13,7 @@ further; the others go on (``fail_fast`` stops starting new work instead).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import time
@@ -45,6 +46,7 @@ from bench_nb.runformat.format import (
 from bench_nb.runformat.format import IngestResult as IngestRecord
 from bench_nb.runformat.format import Question as QuestionRecord
 from bench_nb.runformat.journal import (
+    JOURNAL,
     PHASE_TYPES,
     JournalWriter,
     make_record,
@@ -58,7 +60,7 @@ from bench_nb.runformat.verdicts import verdict_lines
 from bench_nb.runner.hits import decode_hits, encode_results, hit_to_result
 from bench_nb.runner.plan import Container, RunPlan
 from bench_nb.runner.pool import Done, WindowPool
-from bench_nb.runner.progress import PhaseBars
+from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.retrieval import EvidenceIndex, RetrievalOutcome, score_retrieval
 from bench_nb.runner.retry import Attempts, call_with_retries, is_retryable
 from bench_nb.runner.settings import DEFAULT_K
@@ -186,11 +188,23 @@ class Engine:
 
     # -- the loop ---------------------------------------------------------------------------------------
 
-    def run(self, journal: JournalWriter, bars: PhaseBars) -> None:
-        """Run everything not yet done; returns when all work has finished or fail-fast stopped it."""
-        self._journal, self._bars = journal, bars
+    def run(self) -> str:
+        """Run everything not yet done, each outcome journaled and the journal compacted into the checkpoint
+        (written just before), with progress bars; returns the run's status: ``"completed"``, or ``"failed"``
+        when fail-fast stopped it or it raised."""
+        completed = {
+            p: sum(1 for q in self.ck.questions.values() if getattr(q.phases, p).status == "completed")
+            for p in PHASES
+        }
+        label = f"{self.traits.name}/{self.ck.benchmark}"
+        self._bars = PhaseBars(
+            len(self.questions), completed, progress_enabled(self.settings.progress), label
+        )
+        self._journal = JournalWriter(self.run_dir)
+        self._journal.rotate()  # the checkpoint just written holds everything the journal had
         self.warm_up()
         self._next_compaction = time.monotonic() + self.settings.checkpoint_every_s
+        status = "failed"
         try:
             for container in self.containers.values():
                 self._start_container(container)
@@ -205,9 +219,16 @@ class Engine:
                 self._handle(done)
                 if self._dirty and time.monotonic() >= self._next_compaction:
                     self.compact()
+            status = "failed" if self.stopped else "completed"
         finally:
             for pool in (*self._pools.values(), self._files):
                 pool.shutdown(wait=not self._outstanding)
+            self._bars.close()
+            self.compact(status)
+            self._journal.close()
+            with contextlib.suppress(OSError):
+                (self.run_dir / JOURNAL).unlink()
+        return status
 
     def warm_up(self) -> None:
         """Call ``warm_up()`` on the provider, answerer and judges that define one, once, before any timed

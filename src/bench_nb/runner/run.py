@@ -7,7 +7,6 @@ completed phase is skipped, and only what is not done runs. See docs/runner.md.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import warnings
 from collections.abc import Mapping, Sequence
@@ -20,13 +19,12 @@ from bench_nb.models.base import Answerer
 from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark
 from bench_nb.runformat.format import PHASES, Checkpoint
-from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, JournalWriter, write_checkpoint
+from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, write_checkpoint
 from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.components import split_specs
 from bench_nb.runner.engine import Engine, restore_results_files
 from bench_nb.runner.estimate import RunSizeWarning, start_warnings
 from bench_nb.runner.plan import RunOrder, resolve
-from bench_nb.runner.progress import PhaseBars, progress_enabled
 from bench_nb.runner.report import REPORT, write_report
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.settings import (
@@ -234,32 +232,9 @@ def run_spec(
         for warning in start_warnings(plan.traits.name, plan.benchmark, plan.questions, k, plan.settings):
             warnings.warn(warning, RunSizeWarning, stacklevel=2)
         write_checkpoint(run_dir, checkpoint)
-        status = _execute(Engine(plan), f"{plan.traits.name}/{plan.benchmark.name}", len(plan.questions))
+        status = Engine(plan).run()
         report_path = write_report(run_dir, checkpoint, plan.benchmark)[0] if status == "completed" else None
         return _result(run_dir, status, checkpoint, report_path)
-
-
-def _execute(engine: Engine, label: str, n: int) -> str:
-    """Run the engine over its checkpoint, journal and progress bars; its final status."""
-    run_dir, checkpoint = engine.run_dir, engine.ck
-    journal = JournalWriter(run_dir)
-    journal.rotate()  # the checkpoint just written holds everything the journal had
-    done = {
-        p: sum(1 for q in checkpoint.questions.values() if getattr(q.phases, p).status == "completed")
-        for p in PHASES
-    }
-    bars = PhaseBars(n, done, progress_enabled(engine.settings.progress), label)
-    status = "failed"
-    try:
-        engine.run(journal, bars)
-        status = "failed" if engine.stopped else "completed"
-    finally:
-        bars.close()
-        engine.compact(status)
-        journal.close()
-        with contextlib.suppress(OSError):
-            (run_dir / JOURNAL).unlink()
-    return status
 
 
 def _result(run_dir: Path, status: str, checkpoint: Checkpoint, report: Path | None) -> RunResult:
