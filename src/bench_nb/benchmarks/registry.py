@@ -327,14 +327,9 @@ def folder_sha256(root: str | Path, relpaths: list[str]) -> str:
 
 def _folder_files(root: Path) -> list[str]:
     """The files of a local folder benchmark copy that the reader reads (chat folders in numeric order)."""
-    out = []
-    for folder in sorted(
-        (p for p in root.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)
-    ):
-        for rel in ("chat.json", "probing_questions/probing_questions.json"):
-            if (folder / rel).is_file():
-                out.append(f"{folder.name}/{rel}")
-    return out
+    chats = sorted((p for p in root.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name))
+    rels = ("chat.json", "probing_questions/probing_questions.json")
+    return [f"{chat.name}/{rel}" for chat in chats for rel in rels if (chat / rel).is_file()]
 
 
 def _load_folder(
@@ -477,20 +472,14 @@ register_benchmark(
     aliases=("longmemeval-oracle",),
     traits=_LONGMEMEVAL,
 )
-register_benchmark(
-    "longmemeval-s",
-    partial(read_longmemeval, name="longmemeval-s"),
-    description="LongMemEval S: 500 questions, ~48 sessions each (~277 MB)",
-    url=f"{_HF}/longmemeval_s_cleaned.json",
-    traits=_LONGMEMEVAL,
-)
-register_benchmark(
-    "longmemeval-m",
-    partial(read_longmemeval, name="longmemeval-m"),
-    description="LongMemEval M: 500 questions, ~500 sessions each (several GB)",
-    url=f"{_HF}/longmemeval_m_cleaned.json",
-    traits=_LONGMEMEVAL,
-)
+for _split, _size in (("s", "~48 sessions each (~277 MB)"), ("m", "~500 sessions each (several GB)")):
+    register_benchmark(
+        f"longmemeval-{_split}",
+        partial(read_longmemeval, name=f"longmemeval-{_split}"),
+        description=f"LongMemEval {_split.upper()}: 500 questions, {_size}",
+        url=f"{_HF}/longmemeval_{_split}_cleaned.json",
+        traits=_LONGMEMEVAL,
+    )
 
 
 def _read_custom(path: Path, problems: list[Problem] | None = None) -> Benchmark:

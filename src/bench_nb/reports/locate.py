@@ -10,6 +10,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench_nb.chart_output import in_report
 from bench_nb.errors import ReportError
 from bench_nb.registry import did_you_mean
 
@@ -107,7 +108,7 @@ def _in_notebook() -> bool:
     command line's ``-p runs``)."""
     import sys
 
-    if os.environ.get("BENCH_NB_REPORT") == "1" or "IPython" not in sys.modules:
+    if in_report() or "IPython" not in sys.modules:
         return False
     from IPython import get_ipython
 

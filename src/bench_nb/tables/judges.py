@@ -340,15 +340,15 @@ def judge_verdict(
             lines.append(f"Do not use {judge}: none of its {count} verdicts on the audit sets could be read.")
             data.append({"kind": "do not use", "judge": judge, "basis": "leniency audit", "youden": None})
         r = r.filter(pl.col("n") > 0)
-    lenient: dict[
-        str, float
-    ] = {}  # judge -> its false-positive rate on specific-but-wrong answers, when high
+    # judge -> its false-positive rate on specific-but-wrong answers, when high
+    lenient: dict[str, float] = {}
     if r is not None:
-        for row in r.filter((pl.col("kind") == "wrong") & (pl.col("generator") == "specific")).iter_rows(
-            named=True
-        ):
-            if row["accept_rate"] > FPR_INVESTIGATE:
-                lenient[row["judge"]] = row["accept_rate"]
+        high = (
+            (pl.col("kind") == "wrong")
+            & (pl.col("generator") == "specific")
+            & (pl.col("accept_rate") > FPR_INVESTIGATE)
+        )
+        lenient = dict(r.filter(high).select("judge", "accept_rate").iter_rows())
     few: dict[str, str] = {}  # judge -> why its human labels decide nothing
     if v is not None:
         for row in v.filter(
@@ -365,12 +365,9 @@ def judge_verdict(
                 + ("The leniency audit below is the better guide; label" if rates is not None else "Label")
                 + " more answers with bench_nb.widgets.label_answers."
             )
-    enough = v.filter(~pl.col("judge").is_in(list(few))) if v is not None else None
-    if (
-        enough is not None
-        and not enough.filter((pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)).is_empty()
-    ):
-        scored = enough.filter((pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)).with_columns(
+    both = ~pl.col("judge").is_in(list(few)) & (pl.col("n_correct") > 0) & (pl.col("n_incorrect") > 0)
+    if v is not None and not v.filter(both).is_empty():
+        scored = v.filter(both).with_columns(
             youden=pl.col("sensitivity") + pl.col("specificity") - 1,
             flagged=pl.col("judge").is_in(list(lenient)),
         )

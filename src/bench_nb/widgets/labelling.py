@@ -85,11 +85,8 @@ def stratified_sample(
     takes = allocate([strata[k].height for k in keys], n)
     for key, take in zip(keys, takes, strict=True):
         part = strata[key]
-        size = part.height
-        rows = list(part.iter_rows(named=True))
-        rows.sort(key=lambda r: (r["run_id"], r["question_id"]))
-        chosen = rng.sample(rows, take)
-        for r in chosen:
+        rows = sorted(part.iter_rows(named=True), key=lambda r: (r["run_id"], r["question_id"]))
+        for r in rng.sample(rows, take):
             items.append(
                 Item(
                     run_id=r["run_id"],
@@ -97,7 +94,7 @@ def stratified_sample(
                     question_id=r["question_id"],
                     question_type=str(key[0]),
                     disputed=bool(key[1]),
-                    weight=size / take,
+                    weight=part.height / take,
                     question=r["question"] or "",
                     ground_truth=r["ground_truth"] or "",
                     answer=r["hypothesis"] or "",
@@ -181,11 +178,16 @@ class LabelWidget:
 
     # --- state ------------------------------------------------------------------------------------------
 
-    def _first_unlabelled(self) -> int:
-        for i, item in enumerate(self.items):
-            if (item.run_id, item.question_id) not in self.labels:
-                return i
-        return len(self.items)
+    def _first_unlabelled(self, start: int = 0) -> int:
+        """The first answer from ``start`` on without a label (``len(items)`` when there is none)."""
+        return next(
+            (
+                i
+                for i in range(start, len(self.items))
+                if (self.items[i].run_id, self.items[i].question_id) not in self.labels
+            ),
+            len(self.items),
+        )
 
     @property
     def done(self) -> int:
@@ -224,23 +226,14 @@ class LabelWidget:
             stratum=item.stratum,
         )
         self.labels[(item.run_id, item.question_id)] = label
-        nxt = next(
-            (
-                i
-                for i in range(self.position + 1, len(self.items))
-                if (self.items[i].run_id, self.items[i].question_id) not in self.labels
-            ),
-            None,
-        )
-        self.position = nxt if nxt is not None else self._first_unlabelled()
+        nxt = self._first_unlabelled(self.position + 1)
+        self.position = nxt if nxt < len(self.items) else self._first_unlabelled()
 
     def _on_keys(self, change: dict[str, Any]) -> None:
-        typed = change.get("new") or ""
-        if not typed:
-            return
-        for key in typed:
-            self.press(key)
-        self.keys.value = ""
+        if typed := change.get("new"):
+            for key in typed:
+                self.press(key)
+            self.keys.value = ""
 
     # --- rendering --------------------------------------------------------------------------------------
 
