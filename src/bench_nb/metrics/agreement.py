@@ -372,11 +372,11 @@ def judge_agreement(
         if missing:
             raise ValueError(f"judge(s) {missing} have no verdict here; judges present: {list(judge_names)}")
         judge_names = tuple(judges)
+    if type_column is None:
+        type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
     graded = bool(long.filter(pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0])).height)
     if graded:
         return _graded_agreement(long, judge_names, type_column, backend)
-    if type_column is None:
-        type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
     # One row per item with its counts and type: the overall statistics and those per type read it.
     items = _item_counts(long, type_column if type_column in long.columns else None)
     stats = _statistics(_tallies(items)[None], len(judge_names))
@@ -386,14 +386,6 @@ def judge_agreement(
     by_run, changes = _accuracy_by_run(long, judge_names)
     return JudgeAgreement(
         judges=judge_names,
-        n_items=stats["n_items"],
-        n_dropped=stats["n_dropped"],
-        percent_agreement=stats["percent_agreement"],
-        unanimous=stats["unanimous"],
-        fleiss_kappa=stats["fleiss_kappa"],
-        krippendorff_alpha=stats["krippendorff_alpha"],
-        krippendorff_items=stats["krippendorff_items"],
-        gwet_ac1=stats["gwet_ac1"],
         ranking_changes=changes,
         frames={
             "pairwise": pairwise,
@@ -403,6 +395,7 @@ def judge_agreement(
             "accuracy_by_run": by_run,
         },
         backend=backend,
+        **stats,
     )
 
 
@@ -563,14 +556,16 @@ def _pairwise(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.DataFrame, 
         "cohen_kappa": pl.Float64,
         "gwet_ac1": pl.Float64,
     }
-    conf_schema = {
-        "judge_a": pl.Utf8,
-        "judge_b": pl.Utf8,
-        "score_a": pl.Int64,
-        "score_b": pl.Int64,
-        "n": pl.Int64,
-    }
-    return pl.DataFrame(rows, schema=pair_schema), pl.DataFrame(conf_rows, schema=conf_schema)
+    return pl.DataFrame(rows, schema=pair_schema), pl.DataFrame(conf_rows, schema=_CONFUSION_SCHEMA)
+
+
+_CONFUSION_SCHEMA = {
+    "judge_a": pl.Utf8,
+    "judge_b": pl.Utf8,
+    "score_a": pl.Int64,
+    "score_b": pl.Int64,
+    "n": pl.Int64,
+}
 
 
 def _accuracy(long: pl.DataFrame, keys: list[str], *, graded: bool = False) -> pl.DataFrame:
@@ -661,8 +656,6 @@ def _graded_agreement(
     long: pl.DataFrame, judges: tuple[str, ...], type_column: str | None, backend: Backend
 ) -> JudgeAgreement:
     stats = _graded_stats(long, len(judges))
-    if type_column is None:
-        type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
     by_rows = []
     if type_column is not None and type_column in long.columns:
         for (qtype,), part in long.group_by(type_column, maintain_order=True):
@@ -695,15 +688,7 @@ def _graded_agreement(
         frames={
             "pairwise": pl.DataFrame(pair_rows, infer_schema_length=None),
             "by_type": pl.DataFrame(by_rows, infer_schema_length=None),
-            "confusion": pl.DataFrame(
-                schema={
-                    "judge_a": pl.Utf8,
-                    "judge_b": pl.Utf8,
-                    "score_a": pl.Int64,
-                    "score_b": pl.Int64,
-                    "n": pl.Int64,
-                }
-            ),
+            "confusion": pl.DataFrame(schema=_CONFUSION_SCHEMA),
             "accuracy": _accuracy(long, ["judge"], graded=True),
             "accuracy_by_run": by_run,
         },
