@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from bench_nb.providers.base import Provider
 from bench_nb.records import Haystack
 
@@ -45,13 +47,6 @@ class SearchLatency:
     mean_ms: float
     max_ms: float
     mean_hits: float
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The nearest-rank ``q``-th percentile (0 < q <= 100) of ``values``."""
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n * q / 100), at least 1
-    return ordered[int(rank) - 1]
 
 
 def search_latency(
@@ -102,7 +97,7 @@ def search_latency(
         k=k,
         ingest_s=ingest_s,
         p50_ms=statistics.median(times),
-        p95_ms=percentile(times, 95),
+        p95_ms=float(np.percentile(times, 95, method="inverted_cdf")),  # nearest rank
         mean_ms=statistics.fmean(times),
         max_ms=max(times),
         mean_hits=hits / len(times),
