@@ -109,15 +109,17 @@ def test_paraphrase_does_not_repeat_the_memory() -> None:
     assert ParaphraseProber().write([m]).drafts == (draft,)
 
 
-def test_ensure_probes_and_status_count_the_pool(jsonl_file: Path, db: Path) -> None:
-    from bench_nb.roi import ensure_probes, roi_status
+def test_a_top_up_and_status_count_the_pool(jsonl_file: Path, db: Path) -> None:
+    from bench_nb.roi import roi_status
 
     import_memories(jsonl_file, db, admin=True)
     assert roi_status("alice", db).unprobed_memories == 27  # own live decisions, gotchas and conventions
-    assert ensure_probes("alice", db).added == 20
+    with RoiStore(db) as store:
+        assert top_up(store, "alice", TemplateProber()).added == 20
     status = roi_status("alice", db)
     assert (status.active_probes, status.retired_probes, status.unprobed_memories) == (20, 0, 7)
-    assert ensure_probes("alice", db).added == 0
+    with RoiStore(db) as store:
+        assert top_up(store, "alice", TemplateProber()).added == 0
 
 
 def test_no_default_deterministic_probe_shares_four_consecutive_words_with_its_memory() -> None:

@@ -18,7 +18,7 @@ from pg_cluster import Cluster
 from test_roi_tables import expected, sqlite_shapes
 
 from bench_nb.cli import cli
-from bench_nb.roi import DistractorProber, RoiStore, ensure_probes, import_memories, run_roi
+from bench_nb.roi import DistractorProber, RoiStore, import_memories, run_roi, top_up
 from bench_nb.roi.errors import StoreError
 from bench_nb.roi.sample import write_sample_memories
 from bench_nb.roi.schema import SCHEMA_VERSION
@@ -44,7 +44,8 @@ def _dump(path: Path) -> dict[str, list[tuple]]:
 
 def _add_distractor_probes_and_run(db: Path | str) -> None:
     """Two memories were never probed: a distractor top-up probes them, and a run judges all 22."""
-    assert ensure_probes("demo", db, DistractorProber(), target=22).added == 2
+    with RoiStore(db) as store:
+        assert top_up(store, "demo", DistractorProber(), target=22).added == 2
     summary = run_roi("demo", db).summary()
     assert summary.judged == 22 and summary.probe_modes == {"paraphrase": 20, "distractor": 2}
     assert summary.probe_mode == "mixed"

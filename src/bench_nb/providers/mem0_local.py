@@ -43,6 +43,7 @@ from typing import Any
 
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
+from bench_nb.providers.cloud.common import chat_role, speaker_line
 from bench_nb.providers.embedding import DIMENSIONS, bundled_model_dir, quiet_loading
 from bench_nb.providers.query import query_terms
 from bench_nb.providers.sqlite import check_k
@@ -89,15 +90,6 @@ def _load_optional_parts(memory: Any) -> None:
     bm25 = getattr(memory.vector_store, "_get_bm25_encoder", None)  # mem0 >= 2.2's Qdrant store
     if callable(bm25):
         bm25()
-
-
-def _role(speaker: str) -> str:
-    return speaker if speaker in ("user", "assistant") else "user"
-
-
-def _content(speaker: str, text: str) -> str:
-    """What mem0 stores: named speakers (LoCoMo) prefix their text, as the answerer would read it."""
-    return text if speaker in ("user", "assistant") else f"{speaker}: {text}"
 
 
 class _Metering:
@@ -274,7 +266,7 @@ class Mem0LocalProvider:
             session = {"session_id": s.session_id, "session_date": s.date}
             added = self.memory.add(
                 [
-                    {"role": _role(m.role), "content": _content(m.role, m.content), "name": m.role}
+                    {"role": chat_role(m.role), "content": speaker_line(m.role, m.content), "name": m.role}
                     for m in s.messages
                 ],
                 user_id=container,
@@ -294,7 +286,7 @@ class Mem0LocalProvider:
                 "position": i,
             }
             self.memory.add(
-                [{"role": _role(m.role), "content": _content(m.role, m.content), "name": m.role}],
+                [{"role": chat_role(m.role), "content": speaker_line(m.role, m.content), "name": m.role}],
                 user_id=container,
                 metadata={k: v for k, v in meta.items() if v is not None},
                 infer=False,

@@ -28,7 +28,7 @@ from bench_nb.roi.judges import DeterministicRoiJudge, JudgeReply, JudgmentFaile
 from bench_nb.roi.memory import Memory, ScopeMember, can_read, pinned_scopes, scope_owner
 from bench_nb.roi.metering import deployment_usage, usage_df
 from bench_nb.roi.options import RoiOptions
-from bench_nb.roi.pool import POOL_SIZE, TopUp, ensure_probes, top_up
+from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
 from bench_nb.roi.probers import (
     DistractorProber,
     ParaphraseProber,
@@ -53,7 +53,7 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.roi.memory": ["Memory", "ScopeMember", "can_read", "pinned_scopes", "scope_owner"],
         "bench_nb.roi.metering": ["deployment_usage", "usage_df"],
         "bench_nb.roi.options": ["RoiOptions"],
-        "bench_nb.roi.pool": ["POOL_SIZE", "TopUp", "ensure_probes", "top_up"],
+        "bench_nb.roi.pool": ["POOL_SIZE", "TopUp", "top_up"],
         "bench_nb.roi.probers": [
             "DistractorProber",
             "ParaphraseProber",

@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from bench_nb.roi.memory import PROBE_KINDS, Memory, pinned_scopes, utc_now
 from bench_nb.roi.metering import Meter
-from bench_nb.roi.probers import Prober, ProberFailed, TemplateProber
+from bench_nb.roi.probers import Prober, ProberFailed
 from bench_nb.roi.records import Probe
 from bench_nb.roi.store import RoiStore
 
@@ -102,11 +101,3 @@ def top_up(
             )
         added += store.insert_probes(probes.values())
     return TopUp(retired=retired, added=added, active=len(store.active_probes(owner)), dropped=dropped)
-
-
-def ensure_probes(
-    owner: str, db: str | Path, prober: Prober | None = None, *, target: int = POOL_SIZE
-) -> TopUp:
-    """Top ``owner``'s pool up to ``target`` active probes (default prober: templated, no key)."""
-    with RoiStore(db) as store:
-        return top_up(store, owner, prober or TemplateProber(), target=target)

@@ -185,24 +185,21 @@ def run_roi(owner: str, db: str | Path, **options: Any) -> RoiRun:
 def _recall_all(
     store: RoiStore, provider: str | Provider, settings: Mapping[str, Any] | None, run: RoiRun
 ) -> list[Recall]:
-    if provider == STORE_SEARCH:
-        recalls = []
-        for recall in store_recalls(store, run.probes, k=run.k):
-            store.add_recall(run.run_id, run.owner, recall)
-            store.heartbeat(run.run_id)
-            recalls.append(recall)
-        return recalls
     settings = dict(settings or {})
     with tempfile.TemporaryDirectory(prefix="bench-nb-roi-") as tmp:
-        if isinstance(provider, str):
-            from bench_nb.providers import get_provider
+        if provider == STORE_SEARCH:
+            found = store_recalls(store, run.probes, k=run.k)
+        else:
+            if isinstance(provider, str):
+                from bench_nb.providers import get_provider
 
-            settings.setdefault("run_dir", Path(tmp))
-            run_dir = settings.pop("run_dir")
-            provider = get_provider(provider, run_dir=run_dir, **settings)
-        assert not isinstance(provider, str)
+                settings.setdefault("run_dir", Path(tmp))
+                run_dir = settings.pop("run_dir")
+                provider = get_provider(provider, run_dir=run_dir, **settings)
+            assert not isinstance(provider, str)
+            found = pinned_recalls(store, provider, run.probes, run_id=run.run_id, k=run.k)
         recalls = []
-        for recall in pinned_recalls(store, provider, run.probes, run_id=run.run_id, k=run.k):
+        for recall in found:
             store.add_recall(run.run_id, run.owner, recall)
             store.heartbeat(run.run_id)
             recalls.append(recall)
