@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
 from bench_nb.errors import ProviderError
-from bench_nb.providers.cloud.common import INSTALL_HINT, Calls, api_key, poll
+from bench_nb.providers.cloud.common import INSTALL_HINT, Calls, CloudCallError, api_key, poll
 from bench_nb.providers.cloud.common import base_url as resolve_base_url
 from bench_nb.retry_after import budget_key
 
@@ -102,8 +102,26 @@ class CloudProvider:
         """The SDK client, sending through ``http`` with the SDK's own retries off (an ImportError: no SDK)."""
         raise NotImplementedError
 
-    def wait_until_ready(self, what: str, pending: Callable[[], str | None], timeout_s: float) -> int:
-        """Poll ``pending`` with backoff until it returns None (see ``common.poll``); returns the polls made."""
+    def call_unless_gone(self, what: str, fn: Callable[[], Any]) -> Any:
+        """``self.calls(what, fn)``, or None when the provider answers 404: what was asked for is gone."""
+        try:
+            return self.calls(what, fn)
+        except CloudCallError as err:
+            if err.status != 404:
+                raise
+            return None
+
+    def wait_for_each(
+        self, what: str, noun: str, ids: Sequence[str], done: Callable[[str], bool], timeout_s: float
+    ) -> int:
+        """Poll ``done(id)`` with backoff for every id not done yet until all are (see ``common.poll``; ``done``
+        raises ProviderError for one that failed for good); returns the polls made."""
+        waiting = list(ids)
+
+        def pending() -> str | None:
+            waiting[:] = [i for i in waiting if not done(i)]
+            return f"{len(waiting)} of {len(ids)} {noun} (e.g. {waiting[0]})" if waiting else None
+
         return poll(what, pending, timeout_s=timeout_s, initial_s=self.poll_initial_s, max_s=self.poll_max_s)
 
     def close(self) -> None:

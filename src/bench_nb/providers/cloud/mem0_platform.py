@@ -33,7 +33,6 @@ from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
 from bench_nb.providers.cloud.common import (
-    CloudCallError,
     chat_role,
     container_name,
     speaker_line,
@@ -142,25 +141,19 @@ class Mem0PlatformProvider(CloudProvider):
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """Poll every add's event until ``SUCCEEDED``; a ``FAILED`` event raises ProviderError."""
         uid = self.user_id(container)
-        waiting = list(ingested.task_ids)
-        total = len(waiting)
 
-        def pending() -> str | None:
-            still = []
-            for event_id in waiting:
-                event = self.calls(f"reading event {event_id}", partial(self._event, event_id))
-                status = str(event.get("status", "")).upper()
-                if status == "FAILED":
-                    detail = event.get("error") or event.get("message") or "no reason given"
-                    raise ProviderError(
-                        f"mem0: adding memories for user {uid} failed (event {event_id}): {detail}"
-                    )
-                if status != "SUCCEEDED":
-                    still.append(event_id)
-            waiting[:] = still
-            return f"{len(still)} of {total} events (e.g. {still[0]})" if still else None
+        def done(event_id: str) -> bool:
+            event = self.calls(f"reading event {event_id}", partial(self._event, event_id))
+            status = str(event.get("status", "")).upper()
+            if status == "FAILED":
+                detail = event.get("error") or event.get("message") or "no reason given"
+                raise ProviderError(
+                    f"mem0: adding memories for user {uid} failed (event {event_id}): {detail}"
+                )
+            return status == "SUCCEEDED"
 
-        self.wait_until_ready(f"mem0: processing memories of user {uid}", pending, timeout_s)
+        what = f"mem0: processing memories of user {uid}"
+        self.wait_for_each(what, "events", ingested.task_ids, done, timeout_s)
 
     def search(self, container: str, query: str, k: int) -> list[SearchHit]:
         """The top ``k`` memories of the container's user (``top_k`` = k)."""
@@ -191,8 +184,4 @@ class Mem0PlatformProvider(CloudProvider):
     def clear(self, container: str) -> None:
         """Delete the container's user and its memories."""
         uid, client = self.user_id(container), self.client
-        try:
-            self.calls(f"deleting user {uid}", partial(client.delete_users, user_id=uid))
-        except CloudCallError as err:
-            if err.status != 404:
-                raise
+        self.call_unless_gone(f"deleting user {uid}", partial(client.delete_users, user_id=uid))

@@ -24,7 +24,7 @@ from typing import Any, Unpack
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
-from bench_nb.providers.cloud.common import CloudCallError, container_name, session_text, to_dict, utc_iso
+from bench_nb.providers.cloud.common import container_name, session_text, to_dict, utc_iso
 from bench_nb.providers.sqlite import check_k
 from bench_nb.records import IngestResult, SearchHit, Session
 
@@ -113,29 +113,23 @@ class SupermemoryProvider(CloudProvider):
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """Poll every document until processed; a ``failed`` document raises ProviderError."""
         ns, client = self.namespace(container), self.client
-        waiting = list(ingested.document_ids)
-        total = len(waiting)
 
-        def pending() -> str | None:
-            still = []
-            for doc_id in waiting:
-                doc = self.calls(
-                    f"reading document {doc_id} of namespace {ns}", partial(client.documents.get, ns, doc_id)
+        def done(doc_id: str) -> bool:
+            doc = self.calls(
+                f"reading document {doc_id} of namespace {ns}", partial(client.documents.get, ns, doc_id)
+            )
+            system = getattr(doc, "system", None)
+            status = getattr(system, "status", None)
+            if status == "failed":
+                session = (getattr(doc, "metadata", None) or {}).get("sessionId", "?")
+                raise ProviderError(
+                    f"supermemory: document {doc_id} (session {session}) of namespace {ns} failed to process"
                 )
-                system = getattr(doc, "system", None)
-                status = getattr(system, "status", None)
-                if status == "failed":
-                    session = (getattr(doc, "metadata", None) or {}).get("sessionId", "?")
-                    raise ProviderError(
-                        f"supermemory: document {doc_id} (session {session}) of namespace {ns} failed to process"
-                    )
-                dreaming = getattr(system, "dreaming_status", None)
-                if status != "done" or (self.wait_for_memories and dreaming not in (None, "done")):
-                    still.append(doc_id)
-            waiting[:] = still
-            return f"{len(still)} of {total} documents (e.g. {still[0]})" if still else None
+            dreaming = getattr(system, "dreaming_status", None)
+            return status == "done" and not (self.wait_for_memories and dreaming not in (None, "done"))
 
-        self.wait_until_ready(f"supermemory: indexing namespace {ns}", pending, timeout_s)
+        what = f"supermemory: indexing namespace {ns}"
+        self.wait_for_each(what, "documents", ingested.document_ids, done, timeout_s)
 
     def search(self, container: str, query: str, k: int) -> list[SearchHit]:
         """The top ``k`` memories or chunks (``limit`` = k)."""
@@ -164,8 +158,4 @@ class SupermemoryProvider(CloudProvider):
     def clear(self, container: str) -> None:
         """Delete the container's namespace and everything in it."""
         ns, client = self.namespace(container), self.client
-        try:
-            self.calls(f"deleting namespace {ns}", partial(client.namespaces.delete, ns))
-        except CloudCallError as err:
-            if err.status != 404:
-                raise
+        self.call_unless_gone(f"deleting namespace {ns}", partial(client.namespaces.delete, ns))

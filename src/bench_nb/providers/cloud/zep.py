@@ -31,7 +31,6 @@ from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
 from bench_nb.providers.cloud.common import (
-    CloudCallError,
     chat_role,
     container_name,
     speaker_line,
@@ -106,12 +105,7 @@ class ZepProvider(CloudProvider):
     # -- users ------------------------------------------------------------------------------------------
 
     def _lookup(self, uid: str) -> str | None:
-        try:
-            user = self.calls(f"looking up user {uid}", partial(self.client.user.lookup, user_id=uid))
-        except CloudCallError as err:
-            if err.status == 404:
-                return None
-            raise
+        user = self.call_unless_gone(f"looking up user {uid}", partial(self.client.user.lookup, user_id=uid))
         return str(user.uuid_) if getattr(user, "uuid_", None) else None
 
     def _user_uuid(self, uid: str, *, create: bool) -> str:
@@ -184,23 +178,18 @@ class ZepProvider(CloudProvider):
         return IngestResult(document_ids=tuple(threads), task_ids=tuple(tasks))
 
     def _wait_tasks(self, what: str, task_ids: Sequence[str], timeout_s: float) -> None:
-        client, waiting, total = self.client, list(task_ids), len(task_ids)
+        client = self.client
 
-        def pending() -> str | None:
-            still = []
-            for task_id in waiting:
-                task = self.calls(f"reading task {task_id}", partial(client.task.get, task_id))
-                status = getattr(task, "status", None)
-                if status in ("failed", "partial"):
-                    error = getattr(task, "error", None)
-                    reason = getattr(error, "message", None) or "no reason given"
-                    raise ProviderError(f"zep: {what}: task {task_id} ended {status}: {reason}")
-                if status != "succeeded":
-                    still.append(task_id)
-            waiting[:] = still
-            return f"{len(still)} of {total} tasks (e.g. {still[0]})" if still else None
+        def done(task_id: str) -> bool:
+            task = self.calls(f"reading task {task_id}", partial(client.task.get, task_id))
+            status = getattr(task, "status", None)
+            if status in ("failed", "partial"):
+                error = getattr(task, "error", None)
+                reason = getattr(error, "message", None) or "no reason given"
+                raise ProviderError(f"zep: {what}: task {task_id} ended {status}: {reason}")
+            return status == "succeeded"
 
-        self.wait_until_ready(f"zep: {what}", pending, timeout_s)
+        self.wait_for_each(f"zep: {what}", "tasks", task_ids, done, timeout_s)
 
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """Poll every add's task until ``succeeded``; ``failed`` or ``partial`` raises ProviderError."""
@@ -252,14 +241,9 @@ class ZepProvider(CloudProvider):
         found = self._lookup(uid)
         if found is None:
             return
-        try:
-            result = self.calls(
-                f"deleting user {uid}", partial(client.user.delete, found, idempotency_key=_key())
-            )
-        except CloudCallError as err:
-            if err.status == 404:
-                return
-            raise
+        result = self.call_unless_gone(
+            f"deleting user {uid}", partial(client.user.delete, found, idempotency_key=_key())
+        )
         task = getattr(result, "task", None)
         if task is not None and getattr(task, "uuid_", None):
             self._wait_tasks(f"deleting user {uid}", [str(task.uuid_)], self.clear_timeout_s)
