@@ -23,18 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-USAGE_COLUMNS = (
-    "answer_input_tokens",
-    "answer_output_tokens",
-    "answer_cost_usd",
-    "judge_cost_usd",
-    "cost_usd",
-    "memory_calls",
-    "memory_input_tokens",
-    "memory_output_tokens",
-    "memory_cost_usd",
-    "total_cost_usd",
-)
+from bench_nb.frames.columns import QUESTIONS
+
+# the questions frame's usage group, in its order (frames.columns)
+USAGE_COLUMNS = next(tuple(c.name for c in g.columns) for g in QUESTIONS.groups if g.name.startswith("usage"))
 
 
 def usage_columns(

@@ -28,9 +28,9 @@ SCORED_CATEGORIES = (1, 2, 3, 4)
 _ID = re.compile(r"^(?P<sample>.+)-q(?P<index>\d+)$")
 
 
-def canonical_id(conversation: int, index: int, sample_ids: tuple[str, ...] = LOCOMO_SAMPLE_IDS) -> str:
+def canonical_id(conversation: int, index: int) -> str:
     """``conv-26-q0`` from conversation number 0 and full-list index 0."""
-    return f"{sample_ids[conversation]}-q{index}"
+    return f"{LOCOMO_SAMPLE_IDS[conversation]}-q{index}"
 
 
 def normalise_text(text: object) -> str:
@@ -55,16 +55,14 @@ class LocomoIndex:
     """LoCoMo's questions by (conversation number, full-list index) and each conversation's scored list."""
 
     source: str
-    sample_ids: tuple[str, ...]
     by_position: dict[tuple[int, int], LocomoQuestion] = field(default_factory=dict)
-    by_id: dict[str, LocomoQuestion] = field(default_factory=dict)
     scored: dict[int, list[LocomoQuestion]] = field(default_factory=dict)
 
     @classmethod
     def from_benchmark(cls, bench: Benchmark, source: str) -> LocomoIndex:
         """The index of a loaded LoCoMo benchmark; ``source`` names where it came from."""
         samples: list[str] = []
-        index = cls(source, ())
+        index = cls(source)
         for q in bench.questions:
             if q.haystack_id not in samples:
                 samples.append(q.haystack_id)
@@ -75,10 +73,8 @@ class LocomoIndex:
                 q.question_id, samples.index(q.haystack_id), int(m["index"]), q.question, q.answer, q.category
             )
             index.by_position[(item.conversation, item.index)] = item
-            index.by_id[item.question_id] = item
             if item.category in SCORED_CATEGORIES:
                 index.scored.setdefault(item.conversation, []).append(item)
-        index.sample_ids = tuple(samples)
         return index
 
     def find_by_text(self, conversation: int, text: str) -> LocomoQuestion | None:
