@@ -24,6 +24,7 @@ from bench_nb.runformat.harnesses.common import (
     completed,
     imported_phases,
     measure,
+    repeated,
     text,
     text_field,
     unscored_mark,
@@ -77,10 +78,7 @@ def read(
             problems.append(Problem(str(path), "no query_id string; skipped", field=f"{where}.query_id"))
             continue
         qid = question_id(dataset, raw_id)
-        if qid in questions:
-            problems.append(
-                Problem(str(path), "a second result for this question; the first is kept", where, qid)
-            )
+        if repeated(qid, questions, problems, path, where, "result"):
             continue
         at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
         correct = verdict_field(item.get("correct"), field=f"{where}.correct", **at)

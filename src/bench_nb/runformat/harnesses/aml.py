@@ -32,6 +32,7 @@ from bench_nb.runformat.harnesses.common import (
     first_json_line,
     imported_phases,
     json_lines,
+    repeated,
     unscored_mark,
 )
 from bench_nb.runformat.harnesses.locomo_ids import canonical_id
@@ -136,15 +137,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
     for n, entry in rows:
         raw = entry["id"]
         qid = question_id(raw)
-        if qid in questions:
-            problems.append(
-                Problem(
-                    str(path),
-                    f"line {n}: a second line for question {qid}; the first is kept",
-                    field="id",
-                    question_id=qid,
-                )
-            )
+        if repeated(qid, questions, problems, path, "id", f"line (line {n})"):
             continue
         flag, label = entry.get("is_correct"), entry.get("label")
         by_label = _LABELS.get(label.strip().upper()) if isinstance(label, str) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -311,6 +311,18 @@ def verdict_field(
     return None
 
 
+def repeated(
+    qid: str, seen: Container[str], problems: list[Problem], path: Path | str, field: str, what: str
+) -> bool:
+    """Whether question ``qid`` was read already (it is in ``seen``): then a problem saying the first ``what`` is
+    kept."""
+    if qid in seen:
+        problems.append(
+            Problem(str(path), f"a second {what} for question {qid}; the first is kept", field, qid)
+        )
+    return qid in seen
+
+
 def category_field(
     value: Any, *, path: Path | str, field: str, problems: list[Problem], question_id: str | None = None
 ) -> int | None:
@@ -503,10 +515,7 @@ def build_checkpoint(
     for row in rows:
         qid, found = match(row, index, path, problems)
         matched = qid != (row.raw_id or row.where)
-        if qid in questions:
-            problems.append(
-                Problem(str(path), f"a second row for question {qid}; the first is kept", row.where, qid)
-            )
+        if repeated(qid, questions, problems, path, row.where, "row"):
             continue
         category = found.category if found is not None else row.category
         verdict = majority(row.verdicts)

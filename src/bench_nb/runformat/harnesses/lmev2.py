@@ -33,6 +33,7 @@ from bench_nb.runformat.harnesses.common import (
     imported_phases,
     json_lines,
     measure,
+    repeated,
     text_field,
     verdict_field,
 )
@@ -125,8 +126,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         if not isinstance(qid, str) or not qid:
             bad("question_id", "no question_id (a non-empty string); skipped")
             continue
-        if qid in questions:
-            bad("question_id", "a second row for this question; the first is kept", qid)
+        if repeated(qid, questions, problems, path, f"{where}: question_id", "row"):
             continue
         at: dict[str, Any] = {"path": path, "problems": problems, "question_id": qid}
         graded = "score_bool" if "score_bool" in row else "score"

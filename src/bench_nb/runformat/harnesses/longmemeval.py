@@ -21,6 +21,7 @@ from bench_nb.runformat.harnesses.common import (
     completed,
     imported_phases,
     json_lines,
+    repeated,
     text_field,
     unscored_mark,
 )
@@ -58,15 +59,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
                 Problem(str(path), f"line {n}: no question_id string; skipped", field="question_id")
             )
             continue
-        if qid in questions:
-            problems.append(
-                Problem(
-                    str(path),
-                    f"line {n}: a second line for question {qid}; the first is kept",
-                    field="question_id",
-                    question_id=qid,
-                )
-            )
+        if repeated(qid, questions, problems, path, "question_id", f"line (line {n})"):
             continue
         label_obj = entry.get("autoeval_label")
         label = label_obj.get("label") if isinstance(label_obj, dict) else None

@@ -28,6 +28,7 @@ from bench_nb.runformat.harnesses.common import (
     completed,
     imported_phases,
     measure,
+    repeated,
     text,
     text_field,
     unscored_mark,
@@ -118,16 +119,7 @@ def read_all(path: Path, problems: list[Problem], data: Any) -> list[tuple[Check
                     )
                 continue
             qid = question_id(benchmark, raw)
-            if qid in questions:
-                if label == labels[0]:
-                    problems.append(
-                        Problem(
-                            str(path),
-                            "a second evaluation of this question; the first is kept",
-                            field=where,
-                            question_id=qid,
-                        )
-                    )
+            if repeated(qid, questions, problems if label == labels[0] else [], path, where, "evaluation"):
                 continue
             cuts = item.get("cutoff_results")
             cut = cuts.get(label) if isinstance(cuts, dict) else None
