@@ -8,16 +8,9 @@ import polars as pl
 
 from bench_nb.charts.labels import color_scale, provider_colors
 from bench_nb.charts.spec import Chart, chart, field, mark, values
-from bench_nb.frames.backend import as_polars
+from bench_nb.tables.judges import _frame  # the judge-quality frames read as the judge tables read them
 
 _SET_ORDER = ["specific", "vague", "dont-know", "imported", "paraphrase"]
-
-
-def _frame(data: Any) -> pl.DataFrame:
-    frame = as_polars(data)
-    if frame is None:
-        raise ValueError("expected a frame (pandas or polars) from bench_nb.metrics.judge_quality")
-    return frame
 
 
 def chart_judge_audit(rates: Any, *, title: str = "Leniency audit") -> Chart:

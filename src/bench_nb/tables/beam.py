@@ -64,8 +64,7 @@ def table_beam(data: Any) -> Table:
     from bench_nb.metrics.beam import beam_scores_frame  # numpy: only for BEAM runs
 
     labels = run_labels(q)
-    frames = [beam_scores_frame(q, reading) for reading in PARTIAL_CREDITS]
-    both = pl.concat(frames)
+    both = pl.concat([beam_scores_frame(q, reading) for reading in PARTIAL_CREDITS])
     runs = both["run_id"].unique(maintain_order=True).to_list()
     headers = ["ability", "normalised type"]
     for r in runs:
@@ -112,8 +111,7 @@ def table_beam(data: Any) -> Table:
         "Brackets: 95% interval over chats (Student's t). \"As published\": BEAM's own code truncates each item's "
         "0.5 to 0 for every ability but event ordering. Definitions: docs/statistics.md.",
     ]
-    judge = _judge_note(q)
-    if judge:
+    if judge := _judge_note(q):
         notes.append(judge)
     html = render(headers, rows, caption="BEAM: mean score per ability", notes=notes, warnings=warnings)
     return Table(both, html, tuple(warnings))
