@@ -25,7 +25,6 @@ Two judges:
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -38,6 +37,7 @@ from bench_nb.errors import JudgeError
 from bench_nb.judges.base import build_judge
 from bench_nb.judges.deterministic import is_abstaining, normalize_answer
 from bench_nb.judges.llm import MODEL_OPTIONS, Graded, ModelJudge, json_object
+from bench_nb.judges.prompts import prompt_sha
 from bench_nb.models.client import Completion
 from bench_nb.records import Question, Verdict, VerdictLabel
 
@@ -245,13 +245,9 @@ RUBRIC_REMINDER = 'Reply with only the JSON object {"score": 0 or 0.5 or 1, "rea
 ORDERING_REMINDER = 'Reply with only the JSON object {"positions": [<item number or null>, ...]}.'
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 RUBRIC_PROMPT_HASHES: dict[str, str] = {
-    "beam-rubric": _sha(RUBRIC_SYSTEM + "\n" + RUBRIC_USER),
-    "beam-ordering": _sha(ORDERING_SYSTEM + "\n" + ORDERING_USER),
+    "beam-rubric": prompt_sha(RUBRIC_SYSTEM + "\n" + RUBRIC_USER),
+    "beam-ordering": prompt_sha(ORDERING_SYSTEM + "\n" + ORDERING_USER),
 }
 
 

@@ -237,18 +237,19 @@ def custom_judge_messages(template: str, question: Question, hypothesis: str) ->
     return [{"role": "user", "content": f"{text}\n\n{OUTPUT_FORMAT}"}]
 
 
-def _sha(text: str) -> str:
+def prompt_sha(text: str) -> str:
+    """The short sha256 (16 hex digits) a prompt is recorded by."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def prompt_hashes(strictness: str = "standard") -> dict[RubricName, str]:
     """A short sha256 per rubric, over its system prompt and the user template."""
-    return {name: _sha(system_prompt(name, strictness) + "\n" + USER_TEMPLATE) for name in RUBRICS}
+    return {name: prompt_sha(system_prompt(name, strictness) + "\n" + USER_TEMPLATE) for name in RUBRICS}
 
 
 def prompt_set_hash(strictness: str = "standard") -> str:
     """One hash for the whole set of judge prompts at a strictness level."""
-    return _sha("\n".join(f"{k}={v}" for k, v in sorted(prompt_hashes(strictness).items())))
+    return prompt_sha("\n".join(f"{k}={v}" for k, v in sorted(prompt_hashes(strictness).items())))
 
 
 PROMPT_SET_HASH: str = prompt_set_hash()
@@ -257,4 +258,4 @@ PROMPT_SET_HASH: str = prompt_set_hash()
 
 def custom_prompt_hash(template: str) -> str:
     """The hash of a provider's own judge prompt (with the output format appended)."""
-    return _sha(template + "\n" + OUTPUT_FORMAT)
+    return prompt_sha(template + "\n" + OUTPUT_FORMAT)

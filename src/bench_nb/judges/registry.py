@@ -76,7 +76,7 @@ def get_judge(spec: str, **opts: Any) -> Judge:
     """The judge named ``spec`` (see the module docstring).
 
     Raises:
-        JudgeError: the name is not registered and LLM judges are not available, or the options do not fit.
+        JudgeError: the name is neither registered nor a model alias, or the options do not fit.
     """
     name = spec.strip()
     factory, _, arg = _split(name)
@@ -87,15 +87,10 @@ def get_judge(spec: str, **opts: Any) -> Judge:
             raise
         except (TypeError, ValueError) as err:
             raise JudgeError(f"judge {spec!r}: {err}") from None
+    from bench_nb.judges.llm import make_llm_judge  # the model clients: imported when a model judges
+
     try:
-        from bench_nb.judges.llm import make_llm_judge
-    except ImportError as err:
-        raise JudgeError(
-            f"unknown judge {spec!r}: registered judges are {', '.join(list_judges())}; "
-            f"LLM judges by model alias need bench_nb.judges.llm, which cannot be imported ({err})"
-        ) from None
-    try:
-        return make_llm_judge(name, **opts)  # type: ignore[no-any-return,unused-ignore]
+        return make_llm_judge(name, **opts)
     except JudgeError as err:
         cause = err.__cause__
         if not (isinstance(cause, ModelError) and str(cause).startswith("unknown model")):

@@ -293,48 +293,25 @@ def bootstrap_t_interval(
     1993, ch. 12; Field & Welsh 2007 for clusters), clipped to ``bounds``. Resamples with se* = 0 are left
     out. ``(nan, nan)`` with fewer than 2 clusters or no spread between clusters.
     """
-    return bootstrap_t_intervals(weights, sums[:, None], counts[:, None], confidence, bounds)[0]
-
-
-def bootstrap_t_intervals(
-    weights: np.ndarray,
-    sums: np.ndarray,
-    counts: np.ndarray,
-    confidence: float = 0.95,
-    bounds: tuple[float, float] = (0.0, 1.0),
-) -> list[tuple[float, float]]:
-    """``bootstrap_t_interval`` of every column of ``sums`` and ``counts`` (clusters × columns), all resampled
-    by the same ``weights``: one matrix product for all of them (the weights matrix is read once, however
-    many runs share its clusters). A cluster with no question in a column (count 0) adds nothing
-    to that column's sums, as if it were left out."""
-    sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
-    out = [(_NAN, _NAN)] * sums.shape[1]
-    k = (counts > 0).sum(axis=0)
-    se = np.array(
-        [math.sqrt(cluster_variance(sums[:, j], counts[:, j])) if k[j] >= 2 else _NAN for j in range(len(k))]
-    )
-    cols = np.flatnonzero(se > 0)
-    if not len(cols):
-        return out
-    s, c, kk, se = sums[:, cols], counts[:, cols], k[cols], se[cols]
+    s, c = np.asarray(sums, dtype=float)[:, None], np.asarray(counts, dtype=float)[:, None]
+    k = int((c > 0).sum())
+    se = math.sqrt(cluster_variance(s[:, 0], c[:, 0])) if k >= 2 else _NAN
+    if not se > 0:
+        return (_NAN, _NAN)
     mean = s.sum(axis=0) / c.sum(axis=0)
-    # Σ_k W_bk (S_k − m*_b N_k)², expanded so that every resample of every column is one matrix product.
+    # Σ_k W_bk (S_k − m*_b N_k)², expanded so that every resample is one matrix product.
     den, ws, wss, wsc, wcc = np.split(weights @ np.hstack([c, s, s * s, s * c, c * c]), 5, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         m_star = ws / den
         spread = wss - 2 * m_star * wsc + m_star**2 * wcc
-        se_star = np.sqrt(kk / (kk - 1) * np.maximum(spread, 0.0)) / den
+        se_star = np.sqrt(k / (k - 1) * np.maximum(spread, 0.0)) / den
         t_star = (m_star - mean) / se_star
+    t = t_star[se_star[:, 0] > 0, 0]
+    if not len(t):
+        return (_NAN, _NAN)
     a = (1 - confidence) / 2
-    for i, j in enumerate(cols):
-        t = t_star[se_star[:, i] > 0, i]
-        if len(t):
-            t_low, t_high = np.quantile(t, [a, 1 - a])
-            out[j] = (
-                max(bounds[0], float(mean[i] - t_high * se[i])),
-                min(bounds[1], float(mean[i] - t_low * se[i])),
-            )
-    return out
+    t_low, t_high = np.quantile(t, [a, 1 - a])
+    return (max(bounds[0], float(mean[0] - t_high * se)), min(bounds[1], float(mean[0] - t_low * se)))
 
 
 MIN_EFFECTIVE_EVENTS = 10  # below this many effective wrong (or right) answers the interval carries a warning
