@@ -47,11 +47,6 @@ class Memory:
     lang: str | None = None
     source: str | None = None  # one-line JSON as exported
 
-    @property
-    def live(self) -> bool:
-        """Whether the memory is still in force (never forgotten or superseded)."""
-        return self.invalidated_at is None
-
 
 @dataclass(frozen=True)
 class ScopeMember:
@@ -75,19 +70,9 @@ def scope_owner(scope: str) -> str:
     return match.group("u") or match.group("p")
 
 
-def personal_scope(owner: str) -> str:
-    """The owner's personal scope, ``user.<owner>``."""
-    return f"user.{owner}"
-
-
-def core_scope(owner: str) -> str:
-    """The owner's core scope, ``user.<owner>.core``."""
-    return f"user.{owner}.core"
-
-
 def pinned_scopes(owner: str, source_scope: str) -> tuple[str, ...]:
     """The scopes a probe may read: its source scope plus the owner's personal and core layers."""
-    scopes = [source_scope, personal_scope(owner), core_scope(owner)]
+    scopes = [source_scope, f"user.{owner}", f"user.{owner}.core"]
     return tuple(dict.fromkeys(scopes))
 
 

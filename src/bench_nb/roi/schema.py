@@ -28,7 +28,6 @@ from bench_nb.roi.tables import (
     Table,
     create_table,
     create_tables,
-    table_named,
 )
 
 SCHEMA_VERSION = 3
@@ -59,7 +58,7 @@ REBUILT_FOR_3 = ("probes", "results")
 
 def rebuild(name: str) -> str:
     """The statements rebuilding table ``name`` with today's definition, keeping every row."""
-    table = table_named(name)
+    table = next(t for t in TABLES if t.name == name)
     columns = ", ".join(c.name for c in table.columns)
     return (
         create_table(table, TYPES, name=f"{name}_new")

@@ -23,6 +23,7 @@ import socket
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import asdict, astuple
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
@@ -226,7 +227,7 @@ class RoiStore:
                     "kind=excluded.kind, content=excluded.content, created_at=excluded.created_at, "
                     "invalidated_at=excluded.invalidated_at, lang=excluded.lang, source=excluded.source, "
                     "imported_at=excluded.imported_at",
-                    (*_memory_values(m), now),
+                    (*astuple(m), now),  # the fields in _MEMORY_COLS' order
                 )
                 inserted += not known[m.id]
                 updated += known[m.id]
@@ -349,21 +350,7 @@ class RoiStore:
         with self.write():
             n = 0
             for p in probes:
-                self.execute(
-                    f"INSERT INTO probes ({_PROBE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        p.id,
-                        p.owner,
-                        p.memory_id,
-                        p.scope,
-                        p.question,
-                        p.mode,
-                        p.model,
-                        p.created_at,
-                        None,
-                        None,
-                    ),
-                )
+                self.execute(f"INSERT INTO probes ({_PROBE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", astuple(p))
                 n += 1
             return n
 
@@ -442,7 +429,7 @@ class RoiStore:
 
     def add_recall(self, run_id: str, owner: str, recall: Recall) -> None:
         """Store what a probe's pinned recall surfaced in run ``run_id``."""
-        surfaced = [{"memory_id": s.memory_id, "text": s.text, "score": s.score} for s in recall.surfaced]
+        surfaced = [asdict(s) for s in recall.surfaced]  # memory_id, text, score
         with self.write():
             self.execute(
                 "INSERT INTO recalls (run_id, probe_id, owner, surfaced, hits, dropped, latency_ms, created_at) "
@@ -742,18 +729,3 @@ def _statements(script: str) -> list[str]:
     if buf.strip():
         out.append(buf.strip())
     return out
-
-
-def _memory_values(m: Memory) -> tuple[Any, ...]:
-    return (
-        m.id,
-        m.owner,
-        m.scope,
-        m.visibility,
-        m.kind,
-        m.content,
-        m.created_at,
-        m.invalidated_at,
-        m.lang,
-        m.source,
-    )

@@ -295,11 +295,6 @@ def create_table(
     return f"CREATE TABLE{exists} {name or table.name} (\n    {body}\n);"
 
 
-def table_named(name: str) -> Table:
-    """The table of :data:`TABLES` called ``name``."""
-    return next(t for t in TABLES if t.name == name)
-
-
 def _column_sql(column: Column, types: Mapping[ColumnType, str]) -> str:
     words = [column.name, types[column.type]]
     if column.not_null:

@@ -84,13 +84,6 @@ def chart_roi_trend(runs: Any) -> Chart:
     )
 
 
-def chart_svg(trend: Chart) -> str:
-    """A chart rendered offline to SVG (vl-convert, bench_nb's theme): no CDN, no script."""
-    from bench_nb.charts.save import to_svg
-
-    return to_svg(trend)
-
-
 DETERMINISTIC_NOTE = (
     "Judged by the deterministic judge: it can tell whether memory surfaced a probe's fact, not whether a bare "
     "agent could have answered without it, so the rate below is an upper bound of the exclusive rate. Run "
@@ -137,9 +130,11 @@ def roi_tile_html(owner: str, db: str | Path | RoiStore) -> str:
             )
         parts.append(f'<p style="margin:0;color:#59636e;font-size:12px">{esc(" · ".join(details))}</p>')
         judged_runs = runs.filter(pl.col("exclusive_rate").is_not_null())
-        if len(judged_runs) >= 2:
+        if len(judged_runs) >= 2:  # drawn offline to SVG (vl-convert): no CDN, no script
+            from bench_nb.charts.save import to_svg
+
             parts.append(
-                f'<div class="bench-nb-roi-trend" style="margin-top:12px">{chart_svg(chart_roi_trend(judged_runs))}</div>'
+                f'<div class="bench-nb-roi-trend" style="margin-top:12px">{to_svg(chart_roi_trend(judged_runs))}</div>'
             )
     if status.in_progress is not None:
         parts.append(
