@@ -66,6 +66,16 @@ METHOD_NOTES: dict[PairedMethod, str] = {
     "haystacks) with the clustered interval of the mean difference: near the 5% line one can exclude 0 while "
     "the other does not.",
 }
+# The columns of a paired comparison's row, as the result's HTML and the paired table (with Holm's p) show it.
+HEADERS = (
+    "pair (A vs B)",
+    "questions / haystacks",
+    "accuracy A / B",
+    "A − B [95% CI]",
+    "only A / only B right",
+    "test",
+    "p",
+)
 _NAN = math.nan
 
 
@@ -177,15 +187,7 @@ class PairedComparison:
             f"Runs {self.run_a} and {self.run_b}; judge {self.judge or 'primary'}; exact values: .as_dict()."
         )
         return render(
-            [
-                "pair (A vs B)",
-                "questions / haystacks",
-                "accuracy A / B",
-                "A − B [95% CI]",
-                "only A / only B right",
-                "test",
-                "p",
-            ],
+            HEADERS,
             [row],
             caption="Paired comparison",
             notes=notes,

@@ -55,7 +55,7 @@ def table_paired(
     """
     from bench_nb.charts.labels import leaderboard_order
     from bench_nb.frames.questions import as_questions
-    from bench_nb.metrics.paired import METHOD_NOTES, paired_comparisons_frame
+    from bench_nb.metrics.paired import HEADERS, METHOD_NOTES, paired_comparisons_frame
 
     frame = paired_comparisons_frame(runs, judge=judge, method=method)
     labels = _pair_labels(frame)
@@ -125,16 +125,7 @@ def table_paired(
             "(no question was scored in both runs, as when they hold different question sets: nothing to pair)."
         )
     html = render(
-        [
-            "pair (A vs B)",
-            "questions / haystacks",
-            "accuracy A / B",
-            "A − B [95% CI]",
-            "only A / only B right",
-            "test",
-            "p",
-            "p (Holm)",
-        ],
+        [*HEADERS, "p (Holm)"],
         rows,
         caption=caption,
         notes=notes,

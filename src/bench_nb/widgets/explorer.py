@@ -22,7 +22,7 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.runformat.format import decode_results
 from bench_nb.runformat.load import RunSet, load_runs
-from bench_nb.tables.html import STYLE
+from bench_nb.tables.html import STYLE, Cell, render
 from bench_nb.text import esc, hit_text, one_line, question_anchor, question_href
 
 PRIMARY = "(primary judge)"
@@ -204,16 +204,9 @@ class Explorer:
     def _summary_html(self, rows: pl.DataFrame) -> str:
         if rows.is_empty():
             return f"{STYLE}<div class='bnb-note'>No (run, question) matches these filters.</div>"
-        acc = accuracy_frame(rows)
-        by_run = {r["run_id"]: r for r in acc.iter_rows(named=True)}
+        by_run = {r["run_id"]: r for r in accuracy_frame(rows).iter_rows(named=True)}
         counts = rows.group_by("run_id", "outcome").len()
-        parts = [
-            STYLE,
-            '<table class="bnb-table"><caption>Selection</caption><thead><tr><th>run</th>'
-            "<th>questions</th><th>accuracy [95% CI]</th>",
-        ]
-        parts += [f"<th>{esc(o)}</th>" for o in OUTCOMES]
-        parts.append("</tr></thead><tbody>")
+        table = []
         for rid, label in self.labels.items():
             n = rows.filter(pl.col("run_id") == rid).height
             if not n:
@@ -224,16 +217,10 @@ class Explorer:
                 acc_text = "— (filtered by outcome)"
             elif a and a["accuracy"] is not None:
                 acc_text = f"{a['accuracy']:.1%} [{a['ci_low']:.1%}–{a['ci_high']:.1%}]"
-            per = {o: 0 for o in OUTCOMES}
-            for r in counts.filter(pl.col("run_id") == rid).iter_rows(named=True):
-                per[r["outcome"]] = r["len"]
-            parts.append(
-                f"<tr><td>{esc(label)}</td><td class='num'>{n}</td><td class='num'>{esc(acc_text)}</td>"
-            )
-            parts += [f"<td class='num'>{per[o]}</td>" for o in OUTCOMES]
-            parts.append("</tr>")
-        parts.append("</tbody></table>")
-        return "".join(parts)
+            per = dict(counts.filter(pl.col("run_id") == rid).select("outcome", "len").iter_rows())
+            table.append([label, Cell(str(n), "num"), Cell(acc_text, "num")])
+            table[-1] += [Cell(str(per.get(o, 0)), "num") for o in OUTCOMES]
+        return render(["run", "questions", "accuracy [95% CI]", *OUTCOMES], table, caption="Selection")
 
     def _hits(self, run_path: str, qid: str) -> list[str]:
         """Every item the run retrieved for the question, in rank order."""
