@@ -23,20 +23,11 @@ from bench_nb.metrics.verdicts import with_verdicts
 _SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
 
 
-def _with_ci(df: pl.DataFrame) -> pl.DataFrame:
-    lows, highs = [], []
-    for c, n, graded, scores in zip(
-        df["correct"].to_list(),
-        df["scored"].to_list(),
-        df["graded"].to_list(),
-        df["scores"].to_list(),
-        strict=True,
-    ):
-        lo, hi = mean_interval([float(x) for x in scores]) if graded else wilson_interval(int(c), int(n))
-        lows.append(lo)
-        highs.append(hi)
+def _with_ci(df: pl.DataFrame, cis: list[tuple[float, float]]) -> pl.DataFrame:
+    """``df`` with the intervals ``cis`` (one per row) as ``ci_low`` and ``ci_high``."""
     return df.with_columns(
-        pl.Series("ci_low", lows, dtype=pl.Float64), pl.Series("ci_high", highs, dtype=pl.Float64)
+        pl.Series("ci_low", [lo for lo, _ in cis], dtype=pl.Float64),
+        pl.Series("ci_high", [hi for _, hi in cis], dtype=pl.Float64),
     )
 
 
@@ -67,7 +58,11 @@ def accuracy_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)
         )
         .collect()
     )
-    return _with_ci(out).select(
+    cis = [
+        mean_interval([float(x) for x in scores]) if graded else wilson_interval(int(c), int(n))
+        for c, n, graded, scores in out.select("correct", "scored", "graded", "scores").iter_rows()
+    ]
+    return _with_ci(out, cis).select(
         [*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored", "measure"]
     )
 
@@ -99,12 +94,7 @@ def success_rate_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_i
         unscored=pl.col("unscored").sum().cast(pl.Int64),
     )
     out = out.with_columns(success_rate=pl.col("evaluated") / pl.col("target"))
-    lows, highs = [], []
-    for e, t in zip(out["evaluated"].to_list(), out["target"].to_list(), strict=True):
-        lo, hi = wilson_interval(e, t)
-        lows.append(lo)
-        highs.append(hi)
-    return out.with_columns(pl.Series("ci_low", lows), pl.Series("ci_high", highs))
+    return _with_ci(out, [wilson_interval(e, t) for e, t in out.select("evaluated", "target").iter_rows()])
 
 
 success_rate = with_backend(success_rate_frame, "success_rate")
