@@ -258,11 +258,6 @@ def _rate_table(items: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema | {"ci_low": pl.Float64, "ci_high": pl.Float64})
 
 
-def _judgments_of(data: Any) -> tuple[RunSet, pl.DataFrame]:
-    runset = data if isinstance(data, RunSet) else load_runs(data)
-    return runset, judgments_frame(runset)
-
-
 def judge_audit_frame(
     runs: Any, judge: str | Sequence[str] | None = None, by: Literal["question_type"] | None = None
 ) -> pl.DataFrame:
@@ -284,7 +279,7 @@ def judge_audit_frame(
     """
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
-    runset, frame = _judgments_of(runs)
+    frame, runset = _judgments_and_runs(runs)
     wrong = [r.run_id for r in runset if _audit_kind(r) == "wrong"]
     frame = frame.filter(pl.col("run_id").is_in(wrong))
     if judge is not None:
@@ -315,7 +310,7 @@ def judge_error_rates_frame(
     """
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
-    runset, frame = _judgments_of(runs)
+    frame, runset = _judgments_and_runs(runs)
     if judge is not None:
         frame = frame.filter(pl.col("judge") == judge)
     meta = pl.DataFrame(
