@@ -1,4 +1,5 @@
-"""What a run is run under: ``RunSpec``, its reader, the one differ, the resume merge and the fingerprint."""
+"""What a run is run under: ``RunSpec``, its reader, the one differ, the fingerprint, and the resume merge of a
+``RunRequest``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from bench_nb.demo_runs import write_synthetic_run
 from bench_nb.errors import BenchNbError
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import read_run
-from bench_nb.runformat.spec import RunSpec, check_like_for_like, differences, read_spec
+from bench_nb.runformat.spec import RunRequest, RunSpec, check_like_for_like, differences, read_spec
 
 OLD = Path(__file__).parents[1] / "fixtures" / "old_runs"
 
@@ -140,22 +141,26 @@ def test_the_benchnb_record_keeps_its_keys_and_their_order() -> None:
 
 def test_a_resume_takes_what_is_given_and_the_run_s_own_value_for_the_rest() -> None:
     stored = read_spec(read_run(OLD / "finished"))
-    asked = RunSpec.asked(k=4, judges=["f1"]).resumed(stored)
-    inv = asked.asked_for
-    assert (asked.k, asked.isolate_per_question, inv.provider, inv.benchmark) == (4, True, "sqlite", "sample")
-    assert (inv.judges, inv.answerer, inv.sample_per_type, asked.question_ids) == (
+    asked = RunRequest(k=4, judges=["f1"]).resumed(stored)
+    assert (asked.k, asked.isolate_per_question, asked.provider, asked.benchmark) == (
+        4,
+        True,
+        "sqlite",
+        "sample",
+    )
+    assert (asked.judges, asked.answerer, asked.sample_per_type, asked.question_ids) == (
         ["f1"],
         "extractive",
         1,
         None,
     )
     # the selection is one choice: the caller's limit replaces the run's sample
-    limited = RunSpec.asked(limit=2).resumed(stored).asked_for
+    limited = RunRequest(limit=2).resumed(stored)
     assert (limited.limit, limited.sample_per_type) == (2, None)
     # a run made with an object needs it again
     made_with_object = msgspec.structs.replace(
         stored, invocation=msgspec.structs.replace(stored.asked_for, provider=None)
     )
     with pytest.raises(BenchNbError, match=r"provider object \('sqlite'\)"):
-        RunSpec.asked().resumed(made_with_object, where="here")
-    assert RunSpec.asked().resumed(made_with_object, objects={"provider"}).asked_for.provider is None
+        RunRequest().resumed(made_with_object, where="here")
+    assert RunRequest().resumed(made_with_object, objects={"provider"}).provider is None

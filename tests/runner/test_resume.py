@@ -21,7 +21,7 @@ from runner_fakes import CountingProvider, call_log, completed_phases, make_benc
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.runformat.format import DECODE_COUNTS, PHASES
-from bench_nb.runformat.spec import RunSpec
+from bench_nb.runformat.spec import RunRequest, RunSpec
 from bench_nb.runner import RetryPolicy, run_benchmark
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
 
@@ -302,10 +302,14 @@ def test_the_settings_are_read_without_decoding_a_question_and_the_locked_read_d
 ) -> None:
     run_dir = finished_runs / "s"
     DECODE_COUNTS.reset()
-    request = resume_spec(RunSpec.asked(), run_dir)
+    request = resume_spec(RunRequest(), run_dir)
     assert DECODE_COUNTS.questions == 0  # the pre-lock read leaves every question undecoded
-    inv = request.asked_for
-    assert (inv.provider, inv.benchmark, request.k, inv.sample_per_type) == ("sqlite", "sample", 4, 1)
+    assert (request.provider, request.benchmark, request.k, request.sample_per_type) == (
+        "sqlite",
+        "sample",
+        4,
+        1,
+    )
     stored = json.loads((run_dir / "checkpoint.json").read_text())
     ids = list(stored["targetQuestionIds"])
     wanted = RunSpec.recorded(

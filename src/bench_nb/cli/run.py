@@ -20,7 +20,7 @@ import click
 from bench_nb.benchmarks.registry import benchmark_traits, list_benchmarks
 from bench_nb.errors import BenchNbError
 from bench_nb.runformat.format import PHASES
-from bench_nb.runformat.spec import RunSpec
+from bench_nb.runformat.spec import RunRequest
 from bench_nb.runner.retry import RetryPolicy
 from bench_nb.runner.settings import (
     DEFAULT_ANSWERER,
@@ -200,13 +200,13 @@ def _settings(opts: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _spec(provider: str | None, opts: dict[str, Any]) -> RunSpec:
-    """What the user typed, as the run's ``RunSpec`` (an option not typed is None: a new run takes the default,
+def _spec(provider: str | None, opts: dict[str, Any]) -> RunRequest:
+    """What the user typed, as the run's ``RunRequest`` (an option not typed is None: a new run takes the default,
     a resumed run, ``-r``, its own setting: the runner reads it from the run directory)."""
-    return RunSpec.asked(
+    return RunRequest(
         provider=provider,
         benchmark=opts["benchmark"],
-        dataset=opts["dataset"],
+        dataset=None if opts["dataset"] is None else str(opts["dataset"]),
         answerer=opts["answerer"],
         judges=_names(opts["judges"]),
         k=opts["k"],

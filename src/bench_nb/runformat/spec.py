@@ -1,12 +1,10 @@
-"""``RunSpec``: the one record of what a run is run under, from the command line to the settings table.
+"""A run's settings in two types: ``RunRequest``, what a run is asked to be, and ``RunSpec``, what it records.
 
-One typed struct holds a run's settings wherever they are:
-
-- **asked** (``RunSpec.asked``): what ``bench-nb run`` or ``run_benchmark`` was given, names only (a
+- **asked** (``RunRequest``): what ``bench-nb run`` or ``run_benchmark`` was given, names only (a
   Provider, Benchmark, Answerer or Judge object is not a setting a run directory can hold); ``None`` is "not
-  given": a new run takes the default, a resumed run its own value (``RunSpec.resumed``);
-- **found** at run time: the answerer's and judges' names, the prompts' hashes, the benchmark file's sha256,
-  the question set, the provider's evidence level (the runner fills them in with ``msgspec.structs.replace``);
+  given": a new run takes the default, a resumed run its own value (``RunRequest.resumed``);
+- **found** at run time (``RunSpec.found``, from the request): the answerer's and judges' names, the prompts'
+  hashes, the benchmark file's sha256, the question set, the provider's evidence level;
 - **recorded**: the run-level ``benchNb`` record of ``checkpoint.json`` (``RunSpec.bench_nb``; keys as they
   always were, docs/runner.md lists them), read back by ``read_spec`` with the checkpoint's own provider,
   benchmark and question ids (or from a shared report.json's fields).
@@ -20,9 +18,11 @@ on; docs/run-format.md, "Settings fingerprint"). Keys this version does not know
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -81,6 +81,91 @@ class Invocation(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel
     exclude_types: list[str] | None = None
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """What a run is asked to be: what ``bench-nb run`` or ``run_benchmark`` was given, names only (a
+    Provider, Benchmark, Answerer or Judge object is not a setting a run directory can hold); ``None`` is "not
+    given": a new run takes the default, a resumed run its own value (``resumed``). ``sha256`` is a pin: a
+    benchmark file with another hash is refused. ``context_format`` is never given: a resumed run's own
+    (``RunSpec.context_format``), so its prompts do not change under it. The run records what it was made
+    with as a ``RunSpec`` (``RunSpec.found``).
+
+    Raises:
+        BenchNbError: ``k`` or ``judge_replicates`` below 1.
+    """
+
+    provider: str | None = None
+    benchmark: str | None = None
+    dataset: str | None = None
+    answerer: str | None = None
+    judges: Sequence[str] | None = None
+    k: int | None = None
+    limit: int | None = None
+    sample_per_type: int | None = None
+    question_ids: Sequence[str] | None = None
+    isolate_per_question: bool | None = None
+    allow_provider_prompts: bool | None = None
+    provider_settings: Mapping[str, Any] | None = None
+    judge_replicates: int | None = None
+    sha256: str | None = None
+    exclude_types: Sequence[str] | None = None
+    context_format: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in (("k", self.k), ("judge_replicates", self.judge_replicates)):
+            if value is not None and value < 1:
+                raise BenchNbError(f"{name} must be at least 1, not {value}")
+
+    def resumed(self, stored: RunSpec, *, objects: Collection[str] = (), where: str = "") -> RunRequest:
+        """The run asked for when this request resumes the run ``stored`` read from its directory: every
+        setting given is kept (a conflicting one is refused later, ``RunSpec.resume_differences``), every
+        setting not given is the run's. ``objects`` names what was given as an object (``"provider"``,
+        ``"benchmark"``, ``"answerer"``, ``"judges"``); ``where`` is the run directory, for messages. The
+        selection (``limit``, ``sample_per_type``, ``question_ids``) is one choice: the caller's, or the
+        run's. Concurrency, timeouts, retries and progress are not settings of a run
+        (``runner.ExecutionOptions``): they may change on any resume.
+
+        Raises:
+            BenchNbError: the run was made with an object its directory cannot hold, and it was not given again.
+        """
+        inv = stored.invocation
+        if inv is None:  # MemoryBench's, or an older bench_nb's: only the names the run records
+            inv = Invocation(provider=stored.provider or None, benchmark=stored.benchmark)
+            selection: dict[str, Any] = {"question_ids": stored.question_ids}
+        else:
+            stored._check_objects(inv, self, objects, where)
+            selection = {"question_ids": stored.question_ids}
+            if inv.limit is not None:
+                selection = {"limit": inv.limit}
+            elif inv.sample_per_type is not None:
+                selection = {"sample_per_type": inv.sample_per_type}
+        if self.limit is not None or self.sample_per_type is not None or self.question_ids is not None:
+            selection = {"limit": self.limit, "sample_per_type": self.sample_per_type}
+            selection["question_ids"] = self.question_ids
+        other_benchmark = self.benchmark is not None and self.benchmark != inv.benchmark
+
+        def pick(given: Any, own: Any) -> Any:
+            return own if given is None else given
+
+        return dataclasses.replace(
+            self,
+            provider=pick(self.provider, None if "provider" in objects else inv.provider),
+            benchmark=pick(self.benchmark, None if "benchmark" in objects else inv.benchmark),
+            dataset=self.dataset if other_benchmark else pick(self.dataset, inv.dataset),
+            answerer=pick(self.answerer, None if "answerer" in objects else inv.answerer),
+            judges=pick(self.judges, None if "judges" in objects else inv.judges),
+            k=pick(self.k, stored.k),
+            limit=selection.get("limit"),
+            sample_per_type=selection.get("sample_per_type"),
+            question_ids=selection.get("question_ids"),
+            isolate_per_question=pick(self.isolate_per_question, stored.isolate_per_question),
+            allow_provider_prompts=pick(self.allow_provider_prompts, inv.allow_provider_prompts),
+            provider_settings=pick(self.provider_settings, inv.provider_settings),
+            judge_replicates=pick(self.judge_replicates, stored.judge_replicates or inv.judge_replicates),
+            context_format=pick(self.context_format, stored.context_format or UNVERSIONED_CONTEXT_FORMAT),
+        )
+
+
 class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     """What a run is run under (``None``: not given, or not recorded). See the module's docstring.
 
@@ -117,113 +202,12 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     evidence_level: str | None = None
     invocation: Invocation | None = None
 
-    # -- asked ------------------------------------------------------------------------------------------
-
-    @classmethod
-    def asked(
-        cls,
-        *,
-        provider: str | None = None,
-        benchmark: str | None = None,
-        dataset: str | None = None,
-        answerer: str | None = None,
-        judges: Sequence[str] | None = None,
-        k: int | None = None,
-        limit: int | None = None,
-        sample_per_type: int | None = None,
-        question_ids: Sequence[str] | None = None,
-        isolate_per_question: bool | None = None,
-        allow_provider_prompts: bool | None = None,
-        provider_settings: Mapping[str, Any] | None = None,
-        judge_replicates: int | None = None,
-        sha256: str | None = None,
-        exclude_types: Sequence[str] | None = None,
-    ) -> RunSpec:
-        """What a run is asked to be made with (``None``: not given), checked: ``BenchNbError`` names a value
-        out of range. ``judges`` are names (a comma-separated string is split by the runner)."""
-        for name, value in (("k", k), ("judge_replicates", judge_replicates)):
-            if value is not None and value < 1:
-                raise BenchNbError(f"{name} must be at least 1, not {value}")
-        return cls(
-            k=k,
-            question_ids=tuple(question_ids) if question_ids is not None else None,
-            isolate_per_question=isolate_per_question,
-            judge_replicates=judge_replicates,
-            benchmark_sha256=sha256.strip() if sha256 else None,
-            invocation=Invocation(
-                provider=provider,
-                benchmark=benchmark,
-                dataset=str(dataset) if dataset is not None else None,
-                answerer=answerer,
-                judges=list(judges) if judges is not None else None,
-                limit=limit,
-                sample_per_type=sample_per_type,
-                allow_provider_prompts=allow_provider_prompts,
-                provider_settings=dict(provider_settings) if provider_settings is not None else None,
-                judge_replicates=judge_replicates,
-                exclude_types=list(exclude_types) if exclude_types else None,
-            ),
-        )
-
     @property
     def asked_for(self) -> Invocation:
         """``invocation``, or an empty one."""
         return self.invocation or Invocation()
 
-    def resumed(self, stored: RunSpec, *, objects: Collection[str] = (), where: str = "") -> RunSpec:
-        """The run asked for when this (asked) spec resumes the run ``stored`` read from its directory: every
-        setting given is kept (a conflicting one is refused later, ``resume_differences``), every setting not
-        given is the run's. ``objects`` names what was given as an object (``"provider"``, ``"benchmark"``,
-        ``"answerer"``, ``"judges"``); ``where`` is the run directory, for messages. The selection (``limit``, ``sample_per_type``, ``question_ids``) is
-        one choice: the caller's, or the run's. Concurrency, timeouts, retries and progress are not settings
-        of a run (``runner.ExecutionOptions``): they may change on any resume.
-
-        Raises:
-            BenchNbError: the run was made with an object its directory cannot hold, and it was not given again.
-        """
-        mine, inv = self.asked_for, stored.invocation
-        if inv is None:  # MemoryBench's, or an older bench_nb's: only the names the run records
-            inv = Invocation(provider=stored.provider or None, benchmark=stored.benchmark)
-            selection: dict[str, Any] = {"question_ids": stored.question_ids}
-        else:
-            stored._check_objects(inv, mine, objects, where)
-            selection = {"question_ids": stored.question_ids}
-            if inv.limit is not None:
-                selection = {"limit": inv.limit}
-            elif inv.sample_per_type is not None:
-                selection = {"sample_per_type": inv.sample_per_type}
-        if mine.limit is not None or mine.sample_per_type is not None or self.question_ids is not None:
-            selection = {"limit": mine.limit, "sample_per_type": mine.sample_per_type}
-            selection["question_ids"] = self.question_ids
-        other_benchmark = mine.benchmark is not None and mine.benchmark != inv.benchmark
-        replicates = stored.judge_replicates or inv.judge_replicates
-
-        def pick(given: Any, own: Any) -> Any:
-            return own if given is None else given
-
-        return msgspec.structs.replace(
-            self,
-            k=pick(self.k, stored.k),
-            isolate_per_question=pick(self.isolate_per_question, stored.isolate_per_question),
-            judge_replicates=pick(self.judge_replicates, replicates),
-            question_ids=selection.get("question_ids"),
-            context_format=pick(self.context_format, stored.context_format or UNVERSIONED_CONTEXT_FORMAT),
-            invocation=Invocation(
-                provider=pick(mine.provider, None if "provider" in objects else inv.provider),
-                benchmark=pick(mine.benchmark, None if "benchmark" in objects else inv.benchmark),
-                dataset=mine.dataset if other_benchmark else pick(mine.dataset, inv.dataset),
-                answerer=pick(mine.answerer, None if "answerer" in objects else inv.answerer),
-                judges=pick(mine.judges, None if "judges" in objects else inv.judges),
-                limit=selection.get("limit"),
-                sample_per_type=selection.get("sample_per_type"),
-                allow_provider_prompts=pick(mine.allow_provider_prompts, inv.allow_provider_prompts),
-                provider_settings=pick(mine.provider_settings, inv.provider_settings),
-                judge_replicates=pick(self.judge_replicates, replicates),
-                exclude_types=mine.exclude_types,
-            ),
-        )
-
-    def _check_objects(self, inv: Invocation, mine: Invocation, objects: Collection[str], at: str) -> None:
+    def _check_objects(self, inv: Invocation, mine: RunRequest, objects: Collection[str], at: str) -> None:
         where = f"run {self.run_id} at {at}"
         given: dict[str, Any] = {
             "provider": mine.provider,
@@ -255,13 +239,16 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
 
     # -- found at run time ------------------------------------------------------------------------------
 
+    @classmethod
     def found(
-        self,
+        cls,
+        request: RunRequest,
         *,
         run_id: str,
         provider: str,
         benchmark: str,
         question_ids: Sequence[str],
+        k: int,
         answerer: str,
         answerer_spec: str | None,
         judges: Sequence[str],
@@ -275,28 +262,28 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         evidence_level: str | None,
         provider_settings: Mapping[str, Any] | None,
     ) -> RunSpec:
-        """This (asked, defaults applied: ``k`` set) spec with what the run found: the components' names
+        """What a run asked as ``request`` is made with, once it is resolved: the components' names
         (``provider``, ``answerer``, ``judges``, primary first) and the names the answerer and judges were made
         from (``*_spec``: ``None`` for an object; the provider's and benchmark's are the asked ones), the
-        question ids, the benchmark file's sha256, the prompts' hashes, the answer prompt's
-        context format (``None``: an answerer that does not say), whether a provider's
-        own prompt was used, the answerer's tokenizer and the provider's evidence level. What it records is
-        ``bench_nb()``: judge replicates only above 1, a custom prompt only when used, the provider settings
-        with JSON values."""
-        inv = self.asked_for
+        question ids, the retrieval limit, the benchmark file's sha256, the prompts' hashes, the answer
+        prompt's context format (``None``: an answerer that does not say), whether a provider's own prompt was
+        used, the answerer's tokenizer and the provider's evidence level. What it records is ``bench_nb()``:
+        judge replicates only above 1, a custom prompt only when used, the provider settings with JSON
+        values."""
         plain = (str, int, float, bool, type(None))
-        replicates = self.judge_replicates if (self.judge_replicates or 1) > 1 else None
-        return msgspec.structs.replace(
-            self,
+        replicates = request.judge_replicates if (request.judge_replicates or 1) > 1 else None
+        excluded = list(request.exclude_types) if request.exclude_types else None
+        return cls(
             run_id=run_id,
             provider=provider,
             benchmark=benchmark,
             question_ids=tuple(question_ids),
             version=version,
+            k=k,
             answerer=answerer,
             judges=list(judges),
             primary_judge=judges[0],
-            isolate_per_question=bool(self.isolate_per_question),
+            isolate_per_question=bool(request.isolate_per_question),
             benchmark_sha256=benchmark_sha256,
             question_set_hash=question_set_hash(question_ids),
             judge_replicates=replicates,
@@ -306,18 +293,18 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             tokenizer=tokenizer,
             evidence_level=evidence_level,
             invocation=Invocation(
-                provider=inv.provider,
-                benchmark=inv.benchmark,
-                dataset=inv.dataset,
+                provider=request.provider,
+                benchmark=request.benchmark,
+                dataset=request.dataset,
                 answerer=answerer_spec,
                 judges=list(judge_specs) or None,
-                limit=None if inv.exclude_types else inv.limit,  # then the questions kept are the record
-                sample_per_type=None if inv.exclude_types else inv.sample_per_type,
-                allow_provider_prompts=True if inv.allow_provider_prompts else None,
+                limit=None if excluded else request.limit,  # then the questions kept are the record
+                sample_per_type=None if excluded else request.sample_per_type,
+                allow_provider_prompts=True if request.allow_provider_prompts else None,
                 provider_settings={k: v for k, v in (provider_settings or {}).items() if isinstance(v, plain)}
                 or None,
                 judge_replicates=replicates,
-                exclude_types=inv.exclude_types,
+                exclude_types=excluded,
             ),
         )
 

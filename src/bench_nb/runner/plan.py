@@ -2,8 +2,8 @@
 run``'s options) becomes what the engine runs (``RunPlan``, made by ``resolve``): a resumed run's own settings
 merged in (``runner.resume``), the benchmark loaded and its sha256 pin checked, the questions selected, the
 containers named, the provider, answerer and judges made, what the provider tells of itself read one time
-(``ProviderTraits``), and the run's record (``RunSpec``, ``RunPlan.spec``: what the checkpoint holds, completed
-by ``RunSpec.found``) with the checkpoint the run starts from.
+(``ProviderTraits``) and of the answerer and judges (``ComponentTraits``), and the run's record (``RunSpec``,
+``RunPlan.spec``: what the checkpoint holds, made by ``RunSpec.found``) with the checkpoint the run starts from.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
@@ -32,7 +30,7 @@ from bench_nb.records import Benchmark, Haystack, Question
 from bench_nb.runformat.format import Checkpoint, SessionRef, now_iso, now_stamp
 from bench_nb.runformat.format import Question as QuestionRecord
 from bench_nb.runformat.journal import CHECKPOINT
-from bench_nb.runformat.spec import RunSpec
+from bench_nb.runformat.spec import RunRequest, RunSpec
 from bench_nb.runner.components import (
     check_credentials,
     close_provider,
@@ -166,13 +164,13 @@ class Container:
 
 @dataclass(frozen=True)
 class RunOrder:
-    """What a run is asked to be (see the module's docstring): ``spec`` the settings given as names
-    (``RunSpec.asked``), ``options`` how to execute it, ``run_id`` (``None``: a new run's default id) under
+    """What a run is asked to be (see the module's docstring): ``request`` the settings given as names
+    (``RunRequest``), ``options`` how to execute it, ``run_id`` (``None``: a new run's default id) under
     ``runs_dir``, ``objects`` the Provider, Benchmark, Answerer and Judge objects given instead of names
     (``"provider"``, ``"benchmark"``, ``"answerer"``, ``"judges"``, the last a list that may mix names and
     objects), and the answerer's and judges' keyword options (never written to the run)."""
 
-    spec: RunSpec
+    request: RunRequest
     options: ExecutionOptions = field(default_factory=ExecutionOptions)
     run_id: str | None = None
     runs_dir: Path = Path("data/runs")
@@ -216,12 +214,11 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
     objects, run_id = order.objects, order.run_id
     if run_id is not None and not _RUN_ID.match(run_id):
         raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
-    spec = order.spec
+    asked = order.request
     if run_id is not None:
-        spec = resume_spec(spec, order.runs_dir / run_id, objects=objects)
-    inv = spec.asked_for
-    provider = objects.get("provider") or inv.provider
-    benchmark = _loaded(objects.get("benchmark") or inv.benchmark, inv.dataset)
+        asked = resume_spec(asked, order.runs_dir / run_id, objects=objects)
+    provider = objects.get("provider") or asked.provider
+    benchmark = _loaded(objects.get("benchmark") or asked.benchmark, asked.dataset)
     if provider is None or benchmark is None:
         raise BenchNbError(
             "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
@@ -229,21 +226,20 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
             f"{order.runs_dir} to resume"
         )
-    bench = load_benchmark_spec(benchmark, inv.dataset, spec.benchmark_sha256)
+    bench = load_benchmark_spec(benchmark, asked.dataset, asked.sha256 or None)
     targets, sampling = select_questions(
         bench,
-        limit=inv.limit,
-        per_type=inv.sample_per_type,
-        question_ids=spec.question_ids,
-        exclude=inv.exclude_types,
+        limit=asked.limit,
+        per_type=asked.sample_per_type,
+        question_ids=asked.question_ids,
+        exclude=asked.exclude_types,
     )
     provider_name = provider if isinstance(provider, str) else provider.name
-    own = split_provider_settings(inv.provider_settings, [provider_name])[provider_name]
+    own = split_provider_settings(asked.provider_settings, [provider_name])[provider_name]
     if run_id is None:
         run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{now_stamp()}"
-    spec = msgspec.structs.replace(spec, k=DEFAULT_K if spec.k is None else spec.k)
     run_dir = order.runs_dir / run_id
-    containers = _containers(run_id, bench, targets, bool(spec.isolate_per_question))
+    containers = _containers(run_id, bench, targets, bool(asked.isolate_per_question))
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     with lock_run(run_dir) as lock:
@@ -260,9 +256,9 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             try:
                 provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
                 opened.callback(close_provider, provider_obj)
-                traits = ProviderTraits.of(provider_obj, prompts=bool(inv.allow_provider_prompts))
+                traits = ProviderTraits.of(provider_obj, prompts=bool(asked.allow_provider_prompts))
                 answerer_obj, judge_objs, made, spec = _found(
-                    run_dir, spec, order, traits, bench, targets, own
+                    run_dir, asked, order, traits, bench, targets, own
                 )
                 resumed = (run_dir / CHECKPOINT).is_file()
                 if resumed:  # refused if made with other settings
@@ -377,7 +373,7 @@ def _recorded_names(containers: list[Container], checkpoint: Checkpoint) -> list
 
 def _found(
     run_dir: Path,
-    spec: RunSpec,
+    asked: RunRequest,
     order: RunOrder,
     traits: ProviderTraits,
     bench: Benchmark,
@@ -387,10 +383,10 @@ def _found(
     """The answerer and judges made (those that call a model, made by name, with the run's repeat's LLM client:
     ``runner.repeats``), what they tell of themselves (``ComponentTraits``), and the run's settings with what
     the run found (``RunSpec.found``)."""
-    inv, objects = spec.asked_for, order.objects
-    answerer = objects.get("answerer") or inv.answerer or DEFAULT_ANSWERER
+    objects = order.objects
+    answerer = objects.get("answerer") or asked.answerer or DEFAULT_ANSWERER
     bench_traits = benchmark_traits(bench.name)
-    judges = objects.get("judges") or inv.judges or list(bench_traits.default_judges)
+    judges = objects.get("judges") or asked.judges or list(bench_traits.default_judges)
     answerer_options, judge_options = component_options(
         answerer,
         split_specs(judges),
@@ -399,9 +395,9 @@ def _found(
         prompts=traits.prompts,
         client=repeat_client(order.options.repeat),
     )
-    # A resumed run's answerer shows the hits as the run's first answers saw them (RunSpec.context_format).
+    # A resumed run's answerer shows the hits as the run's first answers saw them (RunRequest.context_format).
     answerer_obj = in_context_format(
-        make_answerer(answerer, answerer_options), spec.context_format, str(run_dir)
+        make_answerer(answerer, answerer_options), asked.context_format, str(run_dir)
     )
     judge_objs = make_judges(judges, judge_options)
     check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
@@ -412,11 +408,13 @@ def _found(
             f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
             f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
         )
-    spec = spec.found(
+    spec = RunSpec.found(
+        asked,
         run_id=run_dir.name,
         provider=traits.name,
         benchmark=bench.name,
         question_ids=[q.question_id for q in targets],
+        k=DEFAULT_K if asked.k is None else asked.k,
         answerer=answerer_obj.name,
         answerer_spec=answerer if isinstance(answerer, str) else None,
         judges=[j.name for j in judge_objs],

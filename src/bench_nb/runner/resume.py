@@ -1,8 +1,8 @@
 """Resume: the run a resumed run is asked to be, and the check that a resume keeps the run's own settings.
 
 ``run_benchmark(run_id=...)`` in a notebook and ``bench-nb run -r RUN`` resume alike: both pass only what the
-caller gave (``None``: not given) as a ``RunSpec`` (``RunSpec.asked``), and ``resume_spec`` fills in the rest
-from the run directory (``RunSpec.resumed``), through the run format's one settings reader
+caller gave (``None``: not given) as a ``RunRequest``, and ``resume_spec`` fills in the rest
+from the run directory (``RunRequest.resumed``), through the run format's one settings reader
 (``runformat.spec.read_spec``, over the checkpoint's run level only: the questions are decoded once, by
 ``resume_checkpoint`` under the run's lock): provider, benchmark and its file, answerer, judges, k, the
 question selection, isolation, provider prompts, provider settings and judge replicates. A value the caller
@@ -20,12 +20,12 @@ from bench_nb.errors import ComparisonError
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.journal import CHECKPOINT, apply_journal
 from bench_nb.runformat.load import Run, read_checkpoint, read_checkpoint_shell
-from bench_nb.runformat.spec import RunSpec, read_spec
+from bench_nb.runformat.spec import RunRequest, RunSpec, read_spec
 
 
-def resume_spec(given: RunSpec, run_dir: Path, *, objects: Collection[str] = ()) -> RunSpec:
+def resume_spec(given: RunRequest, run_dir: Path, *, objects: Collection[str] = ()) -> RunRequest:
     """``given`` with every setting it leaves out read from the run at ``run_dir`` (as it is when no run is
-    there yet). ``objects`` names what the caller gave as objects (see ``RunSpec.resumed``); a setting the run
+    there yet). ``objects`` names what the caller gave as objects (see ``RunRequest.resumed``); a setting the run
     cannot give back (made with an object a run directory does not hold) must be given again:
     ``BenchNbError`` says which."""
     path = run_dir / CHECKPOINT

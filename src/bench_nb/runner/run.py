@@ -20,7 +20,7 @@ from bench_nb.providers.base import Provider
 from bench_nb.records import Benchmark
 from bench_nb.runformat.format import PHASES, Checkpoint
 from bench_nb.runformat.journal import CHECKPOINT, JOURNAL, write_checkpoint
-from bench_nb.runformat.spec import RunSpec
+from bench_nb.runformat.spec import RunRequest
 from bench_nb.runner.components import split_specs
 from bench_nb.runner.engine import Engine, restore_results_files
 from bench_nb.runner.estimate import RunSizeWarning, start_warnings
@@ -163,7 +163,7 @@ def run_benchmark(
     }
     if judge_list is not None and not all(isinstance(j, str) for j in judge_list):
         objects["judges"] = judge_list
-    spec = RunSpec.asked(
+    request = RunRequest(
         provider=provider if isinstance(provider, str) else None,
         benchmark=benchmark if isinstance(benchmark, str) else None,
         dataset=str(dataset) if dataset is not None else None,
@@ -192,7 +192,7 @@ def run_benchmark(
         repeat=repeat,
     )
     return run_spec(
-        spec,
+        request,
         options,
         run_id=run_id,
         runs_dir=runs_dir,
@@ -203,7 +203,7 @@ def run_benchmark(
 
 
 def run_spec(
-    spec: RunSpec,
+    request: RunRequest,
     options: ExecutionOptions | None = None,
     *,
     run_id: str | None = None,
@@ -212,11 +212,11 @@ def run_spec(
     answerer_options: Mapping[str, Any] | None = None,
     judge_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> RunResult:
-    """Run what ``spec`` asks for (``RunSpec.asked``; a resumed run's own settings fill in what it leaves
-    out), executed as ``options`` say: what ``run_benchmark`` and ``bench-nb run`` do. See ``run_benchmark``;
-    ``objects`` and the options are ``runner.plan.RunOrder``'s."""
+    """Run what ``request`` asks for (a resumed run's own settings fill in what it leaves out), executed as
+    ``options`` say: what ``run_benchmark`` and ``bench-nb run`` do. See ``run_benchmark``; ``objects`` and the
+    options are ``runner.plan.RunOrder``'s."""
     options = options or ExecutionOptions()
-    order = RunOrder(spec, options, run_id, Path(runs_dir), objects or {}, answerer_options, judge_options)
+    order = RunOrder(request, options, run_id, Path(runs_dir), objects or {}, answerer_options, judge_options)
     with resolve(order) as plan:
         run_dir, checkpoint = plan.run_dir, plan.checkpoint
         if plan.resumed:
