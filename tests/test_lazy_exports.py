@@ -11,6 +11,7 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+import tomllib
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -80,6 +81,14 @@ def test_every_package_declares_its_names_with_the_helper() -> None:
     assert set(DECLARING) == packages - NOT_A_FRONT
     for init in SRC.rglob("__init__.py"):  # no hand-written module __getattr__ is left
         assert "def __getattr__" not in init.read_text(encoding="utf-8"), init
+
+
+def test_mypy_takes_every_front_to_export_what_it_imports() -> None:
+    """mypy cannot run ``attach``: under ``strict`` a front exports its imports only by pyproject's override."""
+    config = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config["strict"]
+    fronts = [o["module"] for o in config["overrides"] if o.get("implicit_reexport")]
+    assert fronts == [DECLARING]
 
 
 @pytest.mark.parametrize("package_name", DECLARING)

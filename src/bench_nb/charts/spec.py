@@ -168,7 +168,9 @@ def to_altair(spec: dict[str, Any]) -> alt.TopLevelMixin:
     so on), given the spec's own dicts; altair validates it when it writes it (``to_dict()``)."""
     from bench_nb.charts.theme import altair
 
-    alt = altair()
+    altair()  # the bench_nb theme registered
+    import altair as alt
+
     view = dict(spec)
     if "layer" in view:
         return alt.LayerChart(**(view | {"layer": [to_altair(v) for v in view["layer"]]}))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
+from click.decorators import FC
 
 from bench_nb.errors import BenchNbError, ReceiptError
 
@@ -19,7 +20,7 @@ dataset_option = click.option(
 )
 
 
-def public_key_option(what: str) -> Any:
+def public_key_option(what: str) -> Callable[[FC], FC]:
     """``--public-key``: the Ed25519 public key (PEM) ``what`` says."""
     return click.option(
         "--public-key",

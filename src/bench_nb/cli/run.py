@@ -244,7 +244,8 @@ def _options(opts: dict[str, Any]) -> ExecutionOptions:
 def _benchmark(opts: dict[str, Any]) -> str | None:
     """The benchmark name, with the ``--tier`` folded in (``-b beam --tier 500K`` -> ``beam-500k``,
     ``-b longmemeval-v2 --tier medium`` -> ``longmemeval-v2-medium``)."""
-    name, tier = opts["benchmark"], opts.get("tier")
+    name: str | None = opts["benchmark"]
+    tier = opts.get("tier")
     if tier is None:
         return name
     tiers = benchmark_traits(name or "").tiers
@@ -432,8 +433,9 @@ def compare(
     import warnings
 
     from bench_nb.runformat.format import now_stamp
-    from bench_nb.runner.comparison import check_like_for_like, write_compare_manifest
+    from bench_nb.runformat.spec import check_like_for_like
     from bench_nb.runner.comparison import run_comparison as run_compare
+    from bench_nb.runner.comparison import write_compare_manifest
 
     if existing:
         if providers:

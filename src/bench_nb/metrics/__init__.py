@@ -16,10 +16,11 @@ from bench_nb.lazy import attach
 from bench_nb.metrics.accuracy import accuracy, accuracy_by_type, success_rate
 from bench_nb.metrics.intervals import wilson_interval
 from bench_nb.metrics.latency import latency_stats
-from bench_nb.metrics.memscore import format_memscore, memscore
+from bench_nb.metrics.memscore import memscore
 from bench_nb.metrics.retrieval import retrieval_summary
 from bench_nb.metrics.tokens import token_summary
 from bench_nb.runformat.latency import memorybench_stats
+from bench_nb.runformat.report import format_memscore
 from bench_nb.runformat.rounding import js_round
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.metrics.failures": ["failure_reasons", "failure_summary"],
         "bench_nb.metrics.intervals": ["wilson_interval"],
         "bench_nb.metrics.latency": ["latency_stats"],
-        "bench_nb.metrics.memscore": ["format_memscore", "memscore"],
+        "bench_nb.metrics.memscore": ["memscore"],
         "bench_nb.metrics.pareto": ["pareto_frontier"],
         "bench_nb.metrics.power": ["detectable_differences", "minimum_detectable_effect", "questions_needed"],
         "bench_nb.metrics.ranks": ["rank_intervals"],
@@ -55,6 +56,7 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.metrics.retrieval": ["retrieval_summary"],
         "bench_nb.metrics.tokens": ["token_summary"],
         "bench_nb.runformat.latency": ["memorybench_stats"],
+        "bench_nb.runformat.report": ["format_memscore"],
         "bench_nb.runformat.rounding": ["js_round"],
     },
     # The comparison functions compare_runs replaces (their modules keep them, unwarned, for bench_nb's own use).

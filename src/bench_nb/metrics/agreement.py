@@ -179,7 +179,7 @@ def _cohen_kappa(table: list[list[float]]) -> float:
     if n == 0:
         return _NAN
     rows = [sum(r) for r in table]
-    cols = [sum(c) for c in zip(*table, strict=True)]
+    cols: list[float] = [sum(c) for c in zip(*table, strict=True)]
     by_chance = sum(r * c for r, c in zip(rows, cols, strict=True))
     expected_disagreement = (sum(rows) * sum(cols) - by_chance) / (n * n)
     if expected_disagreement == 0:

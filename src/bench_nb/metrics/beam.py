@@ -187,7 +187,7 @@ def _deviations(matrix: np.ndarray, means: np.ndarray) -> np.ndarray:
         return np.zeros(0)
     counts = present[:, used].sum(axis=0)
     dev = np.where(present[:, used], matrix[:, used] - means[used], 0.0) / counts
-    return dev.mean(axis=1)[present[:, used].any(axis=1)]
+    return np.asarray(dev.mean(axis=1)[present[:, used].any(axis=1)])
 
 
 def _t_interval(mean: float, u: np.ndarray, confidence: float) -> tuple[float, float]:

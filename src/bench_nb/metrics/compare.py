@@ -116,7 +116,5 @@ def compare_runs(
     elif method == "clustered" and judge is None:
         frame = clustered_paired_comparisons_frame(runs, by=by, alpha=alpha)
     else:
-        frame = paired_comparisons_frame(
-            runs, judge=judge, by_type=by is not None, method=cast(PairedMethod, method)
-        )
+        frame = paired_comparisons_frame(runs, judge=judge, by_type=by is not None, method=method)
     return Comparison(method, frame, backend=backend)

@@ -39,7 +39,7 @@ def starts(frame: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
 
 def sizes(first: np.ndarray, rows: int) -> np.ndarray:
     """How many rows each segment starting at ``first`` holds, of ``rows`` in all."""
-    return np.diff(np.r_[first, rows]).astype(np.int64)
+    return np.diff(np.append(first, rows)).astype(np.int64)
 
 
 def segment_sums(values: np.ndarray, first: np.ndarray) -> np.ndarray:

@@ -51,7 +51,7 @@ def rank_resamples(clusters: int) -> int:
 def _ranks(means: np.ndarray) -> np.ndarray:
     """1 + the number of runs with a strictly higher mean, along the last axis (NaN counts as worst)."""
     filled = np.where(np.isnan(means), -np.inf, means)
-    return 1 + (filled[..., None, :] > filled[..., :, None]).sum(axis=-1)
+    return 1 + np.asarray((filled[..., None, :] > filled[..., :, None]).sum(axis=-1))
 
 
 def _groups(order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float) -> dict[str, int]:

@@ -70,4 +70,4 @@ def clustered_signed_rank(diff: np.ndarray, cluster: np.ndarray) -> tuple[np.nda
 def _normal_two_sided(z: np.ndarray) -> np.ndarray:
     """2·Φ(−|z|) = erfc(|z|/√2), elementwise."""
     erfc = np.vectorize(math.erfc, otypes=[float])
-    return erfc(np.abs(np.nan_to_num(z)) / math.sqrt(2))
+    return np.asarray(erfc(np.abs(np.nan_to_num(z)) / math.sqrt(2)))

@@ -14,7 +14,7 @@ of the same names (``accuracy_intervals``, ``rank_intervals``, ``clustered_paire
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import polars as pl
 
@@ -64,7 +64,7 @@ class ClusterBootstrap:
     def _once(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
         if key not in self._kept:
             self._kept[key] = make()
-        return self._kept[key]
+        return cast(T, self._kept[key])  # each key names one method, whose make() gives a T
 
     def comparable(self) -> tuple[ClusterBootstrap, list[str]]:
         """``(paired, left_out)``: the statistics of the runs that hold one question set

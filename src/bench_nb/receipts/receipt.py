@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -237,7 +237,7 @@ def receipt_body(data: RunData) -> dict[str, Any]:
             "accuracy": accuracy,
         },
     }
-    return canonical_value(body)
+    return cast("dict[str, Any]", canonical_value(body))  # a JSON object reads back as a dict
 
 
 def _reported_judge(questions: pl.DataFrame, primary: str | None) -> str | None:

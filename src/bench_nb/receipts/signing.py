@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bench_nb.errors import ReceiptError
 
@@ -44,7 +44,7 @@ def load_private_key(path: str | Path) -> Ed25519PrivateKey:
         raise ReceiptError(f"{path}: not a readable unencrypted PEM private key ({err})") from None
     if not isinstance(key, ed25519.Ed25519PrivateKey):
         raise ReceiptError(f"{path}: not an Ed25519 private key")
-    return key
+    return cast("Ed25519PrivateKey", key)  # the isinstance above, with the class _crypto imports on first use
 
 
 def load_public_key(path: str | Path) -> Ed25519PublicKey:
@@ -60,7 +60,7 @@ def load_public_key(path: str | Path) -> Ed25519PublicKey:
         raise ReceiptError(f"{path}: not a readable PEM public key ({err})") from None
     if not isinstance(key, ed25519.Ed25519PublicKey):
         raise ReceiptError(f"{path}: not an Ed25519 public key")
-    return key
+    return cast("Ed25519PublicKey", key)  # the isinstance above, with the class _crypto imports on first use
 
 
 def raw_public_key(key: Ed25519PublicKey) -> bytes:

@@ -106,7 +106,8 @@ class RoiStore:
         if cls is RoiStore:
             if is_postgres(db):  # the Postgres backend (psycopg) is imported only when a URL names it
                 module, name = POSTGRES_STORE.split(":")
-                return object.__new__(getattr(importlib.import_module(module), name))
+                postgres: type[RoiStore] = getattr(importlib.import_module(module), name)
+                return object.__new__(postgres)
             return object.__new__(SqliteRoiStore)
         return object.__new__(cls)
 

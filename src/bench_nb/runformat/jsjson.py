@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -176,7 +176,10 @@ def dumps_js(value: Any, indent: int = 2) -> str:
 
 
 def _float_hook(
-    text: str, float: Any = float, abs: Any = abs, js_float: Any = js_float
+    text: str,
+    float: type[float] = float,
+    abs: Callable[[float], float] = abs,
+    js_float: Callable[[float], float | int | msgspec.Raw | None] = js_float,
 ) -> float | int | msgspec.Raw | None:
     # Called for every float in the search results (a million at 100,000 questions): the names it uses are
     # bound as defaults (local lookups), the bound 2**53 written out, and js_float's commonest case inlined.

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
@@ -53,6 +53,9 @@ from bench_nb.runformat.harnesses import (
 )
 from bench_nb.runformat.journal import apply_journal
 from bench_nb.runformat.view import CheckpointView, QuestionView
+
+if TYPE_CHECKING:
+    import polars as pl
 
 RunSource = str | os.PathLike[str]
 Sources = RunSource | Iterable[RunSource]
@@ -223,7 +226,7 @@ class RunSet(list[Run]):
         check_run_ids(self)
         self.problems: list[Problem] = list(problems)
         # (key, frame) of the last questions frame built from these runs: see frames.questions.questions_frame.
-        self.questions_frame_cache: tuple[Any, Any] | None = None
+        self.questions_frame_cache: tuple[object, pl.DataFrame] | None = None
 
     @property
     def all_problems(self) -> list[Problem]:

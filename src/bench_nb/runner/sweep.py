@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from multiprocessing.managers import BaseManager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench_nb.errors import BenchNbError, HoldBoardLost, Problem
 from bench_nb.retry_after import HoldBoard, HoldTable, set_hold_board
@@ -414,7 +414,7 @@ def _on_pool(jobs: list[tuple[SweepPoint, dict[str, Any]]], workers: int) -> Ite
             raise
 
 
-def _outcome(point: SweepPoint, get: Callable[[], Any]) -> SweepRun:
+def _outcome(point: SweepPoint, get: Callable[[], SweepRun]) -> SweepRun:
     """A run's outcome; a worker that died (killed, out of memory: the pool then ends the runs still waiting
     too) is this run's error, not the sweep's end. A rerun of the sweep resumes them."""
     try:
@@ -440,8 +440,8 @@ def _on_ray(jobs: list[tuple[SweepPoint, dict[str, Any]]], address: str) -> Iter
     pending = list(points)
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
-        for ref in done:
-            yield _outcome(points[ref], functools.partial(ray.get, ref))
+        for ref in done:  # a run_point_on_ray's result: ray.get gives its SweepRun, which ray's types lose
+            yield _outcome(points[ref], cast("Callable[[], SweepRun]", functools.partial(ray.get, ref)))
 
 
 def run_sweep(

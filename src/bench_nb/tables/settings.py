@@ -15,11 +15,11 @@ import polars as pl
 
 from bench_nb.frames.store import StoredRuns
 from bench_nb.runformat.load import load_runs
-from bench_nb.runformat.spec import RunSpec, read_spec
-from bench_nb.runformat.spec import differences as settings_differences
+from bench_nb.runformat.spec import RunSpec, differences, read_spec
 from bench_nb.tables.html import STYLE, Cell, Table, esc, labelled, labels_of, render
 from bench_nb.text import short_hashes
 
+settings_differences = differences  # the run format's, public in bench_nb.tables under this name
 NOT_RECORDED = "not recorded"
 NO_PROMPT = "no prompt"  # a deterministic judge or answerer: nothing to hash
 HASH_CHARS = 12

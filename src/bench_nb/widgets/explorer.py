@@ -91,12 +91,11 @@ class Explorer:
         self.labels = run_labels(q)
         self.questions = q
         self.judgments = judgments_frame(self.runset, dataset=dataset)
-        options = lambda col: sorted({v for v in q[col].to_list() if v is not None})  # noqa: E731
         judges = self.judgments["judge"].unique(maintain_order=True).to_list()
         self.texts = dict(q.select("question_id", "question").unique("question_id", keep="first").iter_rows())
-        self.providers = _select(options("provider"), "provider")
-        self.benchmarks = _select(options("benchmark"), "benchmark")
-        self.types = _select(options("question_type_norm"), "type")
+        self.providers = _select(sorted(q["provider"].drop_nulls().unique()), "provider")
+        self.benchmarks = _select(sorted(q["benchmark"].drop_nulls().unique()), "benchmark")
+        self.types = _select(sorted(q["question_type_norm"].drop_nulls().unique()), "type")
         self.judge = w.Dropdown(
             options=[PRIMARY, *judges], value=PRIMARY, description="judge", style=_LABEL, layout=_control()
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from bench_nb.benchmarks.locomo import LOCOMO_SAMPLE_IDS
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.runformat.format import (
     AnswerPhase,
@@ -27,7 +28,6 @@ from bench_nb.runformat.format import (
     SearchPhase,
 )
 from bench_nb.runformat.harnesses.locomo_ids import (
-    LOCOMO_SAMPLE_IDS,
     LocomoIndex,
     LocomoQuestion,
     canonical_id,

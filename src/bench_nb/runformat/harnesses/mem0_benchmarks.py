@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.locomo import LOCOMO_SAMPLE_IDS
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint, Question
@@ -34,7 +35,7 @@ from bench_nb.runformat.harnesses.common import (
     unscored_mark,
     verdict_field,
 )
-from bench_nb.runformat.harnesses.locomo_ids import LOCOMO_SAMPLE_IDS, canonical_id
+from bench_nb.runformat.harnesses.locomo_ids import canonical_id
 
 HARNESS = "mem0-benchmarks"
 _ID = re.compile(r"^conv(\d+)_q(\d+)$")
