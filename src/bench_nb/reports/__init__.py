@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from bench_nb.lazy import attach
 
 if TYPE_CHECKING:
+    from bench_nb.chart_output import in_report
     from bench_nb.reports.build import BuiltReport, build_report, execute_notebook, export_html
     from bench_nb.reports.index import ReportEntry, read_index, record_report, write_index_html
     from bench_nb.reports.locate import find_notebook, open_runs, resolve_runs
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
         Html,
         beside,
         heading,
-        in_report,
         note,
         project_path,
         report_summary,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "bench_nb.chart_output": ["in_report"],
         "bench_nb.reports.build": ["BuiltReport", "build_report", "execute_notebook", "export_html"],
         "bench_nb.reports.index": ["ReportEntry", "read_index", "record_report", "write_index_html"],
         "bench_nb.reports.locate": ["find_notebook", "open_runs", "resolve_runs"],
@@ -45,7 +46,6 @@ __getattr__, __dir__, __all__ = attach(
             "Html",
             "beside",
             "heading",
-            "in_report",
             "note",
             "project_path",
             "report_summary",
