@@ -198,8 +198,6 @@ class ExportResult:
 
 def hits_frame(runset: RunSet, questions: pl.DataFrame) -> pl.DataFrame:
     """One row per search result of each question of ``questions`` (a questions frame of ``runset``)."""
-    import msgspec
-
     cols: dict[str, list[Any]] = {name: [] for name in HITS_SCHEMA if name != "raw"}
     hits: list[Any] = []
     by_path = {str(run.path): run for run in runset}

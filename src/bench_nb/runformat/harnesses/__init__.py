@@ -21,7 +21,7 @@ from bench_nb.errors import Problem, RunFormatError
 from bench_nb.registry import Registry
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.harnesses import amb, aml, evermemos, lmev2, longmemeval, mem0, mem0_benchmarks, zep
-from bench_nb.runformat.harnesses.common import ImportInfo, first_json_line, is_json_file, read_json
+from bench_nb.runformat.harnesses.common import ImportInfo, first_json_line, read_json
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "detect_format",
     "find_importer",
     "import_runs",
-    "is_json_file",
     "list_importers",
     "load_locomo_index",
     "locate_importer",

@@ -88,11 +88,6 @@ class Row:
     raw_id: str | None = None
 
 
-def is_json_file(path: Path) -> bool:
-    """A JSON file by its name: ``.json``, or ``.json.gz`` (gzip-compressed, as AMB publishes its outputs)."""
-    return path.suffix == ".json" or path.name.endswith(".json.gz")
-
-
 def read_json(path: Path) -> Any:
     """The decoded JSON file (``.json.gz``: gzip-compressed, as AMB publishes its outputs)."""
     try:
@@ -168,26 +163,6 @@ def keyed_entry_lists(data: Any, key_ok: Callable[[str], object], field: str) ->
     )
 
 
-def positional_file(path: Path, index: LocomoIndex | None, data: Any, *, what: str) -> dict[str, Any]:
-    """The top-level object of a file that names questions by position (``what``: ``Zep's grades``,
-    ``Mem0's results``), decoded unless ``data`` is given.
-
-    Raises:
-        RunFormatError: without LoCoMo's dataset (``index`` None: positions cannot be matched), or when the
-            file's top level is not an object.
-    """
-    if index is None:
-        raise RunFormatError(
-            path,
-            f"{what} name questions by position, which needs LoCoMo's dataset file: pass "
-            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
-        )
-    data = read_json(path) if data is None else data
-    if not isinstance(data, dict):
-        raise RunFormatError(path, f"not {what}: expected an object of conversations")
-    return data
-
-
 def positional_checkpoint(
     path: Path,
     index: LocomoIndex | None,
@@ -215,7 +190,15 @@ def positional_checkpoint(
     Raises:
         RunFormatError: without LoCoMo's dataset (``index``), or when the file is not ``what``.
     """
-    data = positional_file(path, index, data, what=what)
+    if index is None:  # positions cannot be matched
+        raise RunFormatError(
+            path,
+            f"{what} name questions by position, which needs LoCoMo's dataset file: pass "
+            "dataset='locomo10.json' to load_runs (or run `bench-nb datasets download locomo`)",
+        )
+    data = read_json(path) if data is None else data
+    if not isinstance(data, dict):
+        raise RunFormatError(path, f"not {what}: expected an object of conversations")
     score_field, gold_field, answer_field = fields
     info = ImportInfo(harness=harness, judge=UNKNOWN)
     rows: list[Row] = []
