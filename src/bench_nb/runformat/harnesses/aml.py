@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench_nb.benchmarks.locomo import LOCOMO_SAMPLE_IDS
+from bench_nb.benchmarks.locomo import locomo_id_from_numbered
 from bench_nb.errors import Problem
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
@@ -35,12 +35,10 @@ from bench_nb.runformat.harnesses.common import (
     repeated,
     unscored_mark,
 )
-from bench_nb.runformat.harnesses.locomo_ids import canonical_id
 
 HARNESS = "aml"
 NOT_RECORDED = ("latency", "tokens", "retrieved context", "question text", "gold answer", "question type")
 _LOCOMO = re.compile(r"^(?P<sample>conv-\d+)[-_]q(?P<index>\d+)$")
-_EVERMEMOS = re.compile(r"^locomo_(?P<conv>\d+)_qa(?P<index>\d+)$")
 _LABELS = {"CORRECT": True, "WRONG": False}
 
 
@@ -74,9 +72,7 @@ def question_id(raw: str) -> str:
     """bench_nb's id of an AML id: LoCoMo's forms become ``<sample_id>-q<i>``; any other is kept."""
     if m := _LOCOMO.match(raw):
         return f"{m['sample']}-q{int(m['index'])}"
-    if (m := _EVERMEMOS.match(raw)) and int(m["conv"]) < len(LOCOMO_SAMPLE_IDS):
-        return canonical_id(int(m["conv"]), int(m["index"]))
-    return raw
+    return locomo_id_from_numbered(raw) or raw
 
 
 def _rows(path: Path, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
