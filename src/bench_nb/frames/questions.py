@@ -346,7 +346,8 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
             qid, raw_type, benchmark=benchmark, true_labels=run.has_true_labels, index=index
         )
         score = ev.get("score")
-        row: dict[str, Any] = dict.fromkeys(c for c in QUESTION_SCHEMA if c not in ERRATA_COLUMNS)
+        # every column, the errata's null (apply_errata fills them)
+        row: dict[str, Any] = dict.fromkeys(QUESTION_SCHEMA)
         row.update(
             run_id=run.run_id,
             harness=run.harness,
@@ -387,8 +388,6 @@ def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) 
             row[col] = rm.get(attr)
         for name, value in row.items():
             cols[name].append(value)
-    for name in ERRATA_COLUMNS:  # apply_errata fills them
-        cols[name] = [None] * len(cols["run_id"])
     return pl.DataFrame(cols, schema=QUESTION_SCHEMA)
 
 
