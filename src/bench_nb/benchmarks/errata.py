@@ -17,7 +17,6 @@ the audit's ``locomo_<conv>_qa<i>`` ids are mapped to them (``benchmarks.locomo.
 from __future__ import annotations
 
 import collections
-import json
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.benchmarks.download import DatasetWarning, check_sha256, download_file, sha256_file
+from bench_nb.benchmarks.jsonfile import read_json
 from bench_nb.benchmarks.locomo import locomo_id_from_numbered
 from bench_nb.benchmarks.registry import DEFAULT_CACHE_DIR
 from bench_nb.errors import DatasetError, Problem
@@ -196,14 +196,9 @@ def load_errata(
                 )
             fetch_errata(spec.name, cache_dir=cache_dir, progress=False)
     actual = sha256_file(file)
-    if sha256 is not None:
-        check_sha256(actual, sha256, source=str(file))
-    elif spec is not None:
-        check_sha256(actual, spec.sha256, source=str(file))
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise DatasetError(f"{file}: not valid JSON: {err}") from None
+    expected = sha256 if sha256 is not None else spec.sha256 if spec is not None else None
+    check_sha256(actual, expected, source=str(file))
+    data = read_json(file)
     if isinstance(data, list):
         errata = _read_audit(file, data, actual)
         pin = ERRATA["locomo-errata"].sha256
