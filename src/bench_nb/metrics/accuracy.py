@@ -20,8 +20,6 @@ from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
 from bench_nb.metrics.verdicts import with_verdicts
 
-_SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")
-
 
 def _with_ci(df: pl.DataFrame, cis: list[tuple[float, float]]) -> pl.DataFrame:
     """``df`` with the intervals ``cis`` (one per row) as ``ci_low`` and ``ci_high``."""
@@ -167,7 +165,7 @@ def accuracy_across_benchmarks(
     from bench_nb.metrics.clustered import cr2_variance
 
     keys = as_columns(by)
-    q = with_verdicts(as_questions(data)).filter(_SCORED & pl.col("score").is_not_null())
+    q = with_verdicts(as_questions(data)).filter(pl.col("score").is_not_null())
     z = float(norm.ppf(0.5 + confidence / 2))
     rows = []
     for group, frame in q.group_by(keys, maintain_order=True):

@@ -413,16 +413,8 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
         judge=pl.col("judge").cast(pl.Utf8),
         score=pl.col("score").cast(pl.Float64),
     )
-    df = with_verdicts(df.drop("status", "correct", strict=False))  # judgments: score is the verdict
-    if "unscored" in df.columns:
-        df = df.with_columns(score=pl.when(pl.col("unscored").fill_null(False)).then(None).otherwise("score"))
-    bad = df.filter(pl.col("score").is_not_null() & ((pl.col("score") < 0) | (pl.col("score") > 1)))
-    if len(bad):
-        row = bad.row(0, named=True)
-        raise ValueError(
-            f"score must be in [0, 1] (0 or 1, or a graded score) or null; got {row['score']!r} for question "
-            f"{row['question_id']!r} (judge {row['judge']!r}, run {row['run_id']!r})"
-        )
+    # judgments: score is the verdict; an unscored one is null, one outside [0, 1] raises (metrics.verdicts)
+    df = with_verdicts(df.drop("status", "correct", strict=False))
     if judges is not None:
         df = df.filter(pl.col("judge").is_in(list(judges)))
     df = collapse_replicates(df)  # a judge's replicates: their majority (frames.judgments)

@@ -77,24 +77,9 @@ def outcomes(data: Any, by: Literal["question_type"] | None = None) -> pl.DataFr
             f"the questions frame has no column {', '.join(missing)}: build it with bench_nb.questions_df "
             "or give run_id, question_id, haystack_id and correct (or score)"
         )
-    frame = with_verdicts(frame)  # the one rule for null, NaN and unscored (metrics.verdicts)
-    keep = pl.lit(True)
-    if "status" in frame.columns:
-        keep = pl.col("status") == "evaluated"
-    if "unscored" in frame.columns:
-        keep = keep & ~pl.col("unscored").fill_null(False)
-    value = pl.lit(None, dtype=pl.Float64)
-    if "correct" in frame.columns:
-        value = pl.col("correct").cast(pl.Float64)
-    if "score" in frame.columns:
-        value = pl.coalesce(pl.col("score").cast(pl.Float64), value)
-    out = frame.filter(keep).select(*question_keys(type_col), value.alias("value")).drop_nulls("value")
-    bad = out.filter((pl.col("value") < 0) | (pl.col("value") > 1) | pl.col("value").is_nan())
-    if len(bad):
-        r = bad.row(0, named=True)
-        raise ValueError(
-            f"run {r['run_id']!r}, question {r['question_id']!r}: score {r['value']} is not in [0, 1]"
-        )
+    # the one rule (metrics.verdicts): ``score`` is the verdict, in [0, 1], null for a question without one
+    frame = with_verdicts(frame)
+    out = frame.select(*question_keys(type_col), value="score").drop_nulls("value")
     dup = out.filter(pl.struct("run_id", "question_id").is_duplicated())
     if len(dup):
         r = dup.row(0, named=True)

@@ -25,9 +25,6 @@ from bench_nb.frames.questions import questions_frame
 from bench_nb.judges.registry import get_judge
 from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.records import Question
-from bench_nb.runformat.load import load_runs
-
-_SCORED = (pl.col("status") == "evaluated") & ~pl.col("unscored")  # after with_verdicts (metrics.verdicts)
 
 
 def _questions(errata: ErrataSource, runs: Any) -> pl.DataFrame:
@@ -37,7 +34,7 @@ def _questions(errata: ErrataSource, runs: Any) -> pl.DataFrame:
         frame = questions_frame(runs, errata=errata)
     elif "gold_wrong" not in frame.columns or frame["gold_wrong"].null_count() == len(frame):
         frame = apply_errata(frame, as_errata(errata))
-    return with_verdicts(frame).filter(_SCORED)
+    return with_verdicts(frame).filter(pl.col("score").is_not_null())  # a verdict (metrics.verdicts)
 
 
 def _keys(by: str | None) -> list[str]:
@@ -148,8 +145,7 @@ def regrade_with_errata_frame(
     bad = [j for j in judges if j not in ("contains", "f1") and not j.startswith("f1@")]
     if bad:
         raise ValueError(f"regrade_with_errata takes deterministic judges only (contains, f1); not {bad}")
-    runset = load_runs(runs) if as_polars(runs) is None else None
-    q = _questions(errata, runset if runset is not None else runs).filter(
+    q = _questions(errata, runs).filter(
         pl.col("gold_wrong").fill_null(False) & pl.col("gold_corrected").is_not_null()
     )
     graders = {name: get_judge(name) for name in judges}

@@ -528,15 +528,14 @@ def _outcomes(data: Any, judge: str | None) -> tuple[pl.DataFrame, dict[str, Run
 
 
 def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
-    q = with_verdicts(q)  # the one rule for null, NaN and unscored (metrics.verdicts)
-    scored = (pl.col("status") == "evaluated") & ~pl.col("unscored").fill_null(False)
+    q = with_verdicts(q)  # the one rule: score and correct are null for a question without a verdict
     return q.select(
         "run_id",
         pl.col("provider") if "provider" in q.columns else pl.lit("").alias("provider"),
         "question_id",
         pl.col("question_type_norm").fill_null("other"),
-        correct=pl.when(scored).then(pl.col("correct")).otherwise(None),
-        score=pl.when(scored).then(pl.col("score" if "score" in q.columns else "correct").cast(pl.Float64)),
+        "correct",
+        "score",
         graded=pl.col("graded").fill_null(False) if "graded" in q.columns else pl.lit(False),
         haystack_id=pl.col("haystack_id").fill_null(pl.col("question_id"))
         if "haystack_id" in q.columns
