@@ -347,7 +347,7 @@ def gate(
         return Gate(b, n, metric, margin, alpha, by, verdict, rows, why, on_inconclusive, wrong or {})
 
     if reasons:
-        return made(INCOMPARABLE, non_inferiority(_empty(), "", "", metric=metric), reasons)
+        return made(INCOMPARABLE, _no_rows(metric), reasons)
     base_values = gate_values(b.questions.with_columns(run_id=pl.lit("base")), metric)
     new_values = gate_values(n.questions.with_columns(run_id=pl.lit("new")), metric)
     lacking = _lacking(base_values, new_values, n.questions, metric)
@@ -355,7 +355,7 @@ def gate(
         what = "search latency" if metric == "latency_ms" else "context tokens"
         return made(
             INCOMPARABLE,
-            non_inferiority(_empty(), "", "", metric=metric),
+            _no_rows(metric),
             [
                 f"NEW has no {what} for {_some(lacking)} that BASE has: the gate cannot tell how slow they were"
             ],
@@ -395,30 +395,25 @@ def _benchmark_gate(
         raise ValueError(f"the benchmark estimand gates accuracy or quality, not {metric}")
     if by is not None:
         raise ValueError("by type is not available with the benchmark estimand (gate all questions)")
-    read = [
+    bs, ns = (
         [read_side(x, store=store, dataset=dataset, public_key=public_key) for x in _repeats(side)]
         for side in (base, new)
-    ]
-    bs, ns = read
+    )
     if not bs or not ns:
         raise ValueError("the benchmark estimand needs at least 2 runs of BASE and 2 of NEW")
-    reasons = [f"{o.label}: {r}" for o in [*bs[1:], *ns] for r in comparability(bs[0], o)]
-    if reasons:
-        empty = non_inferiority(_empty(), "", "", metric=metric)
-        return Gate(
-            bs[0],
-            ns[0],
-            metric,
-            margin,
-            alpha,
-            by,
-            INCOMPARABLE,
-            empty,
-            reasons,
-            on_inconclusive,
-            {},
-            BENCHMARK,
-        )
+    why = [f"{o.label}: {r}" for o in [*bs[1:], *ns] for r in comparability(bs[0], o)]
+    rows, wrong = (_no_rows(metric), {}) if why else _repeats_rows(bs, ns, metric, margin, alpha)
+    verdict = INCOMPARABLE if why else str(rows["verdict"][0])
+    return Gate(
+        bs[0], ns[0], metric, margin, alpha, by, verdict, rows, why, on_inconclusive, wrong, BENCHMARK
+    )
+
+
+def _repeats_rows(
+    bs: list[Side], ns: list[Side], metric: str, margin: float, alpha: float
+) -> tuple[pl.DataFrame, dict[str, str]]:
+    """The row of ``metrics.gate.repeats_non_inferiority`` for comparable repeats, and the questions counted
+    wrong for NEW."""
     base_values = [gate_values(s.questions.with_columns(run_id=pl.lit("base")), metric) for s in bs]
     scored = sorted(set().union(*(set(v["question_id"].to_list()) for v in base_values)))
     wanted = pl.DataFrame({"question_id": scored}, schema={"question_id": pl.Utf8})
@@ -439,8 +434,7 @@ def _benchmark_gate(
         alpha=alpha,
         counted_wrong=len(wrong),
     )
-    verdict = str(rows["verdict"][0])
-    return Gate(bs[0], ns[0], metric, margin, alpha, by, verdict, rows, [], on_inconclusive, wrong, BENCHMARK)
+    return rows, wrong
 
 
 def _repeats(side: Any) -> list[Any]:
@@ -491,8 +485,9 @@ def _some(lacking: dict[str, str]) -> str:
     return f"{len(ids)} question{'s' if len(ids) != 1 else ''} ({kinds}; {'first: ' if len(ids) > _SHOWN else ''}{first})"
 
 
-def _empty() -> pl.DataFrame:
-    return pl.DataFrame(
+def _no_rows(metric: str) -> pl.DataFrame:
+    """The gate's rows of no values: an incomparable gate's."""
+    empty = pl.DataFrame(
         schema={
             "run_id": pl.Utf8,
             "question_id": pl.Utf8,
@@ -501,6 +496,7 @@ def _empty() -> pl.DataFrame:
             "value": pl.Float64,
         }
     )
+    return non_inferiority(empty, "", "", metric=metric)
 
 
 def _undecided_advice(overall: dict[str, Any]) -> str:

@@ -39,10 +39,8 @@ class RoiMcpApp:
         self.owner = owner
         self.db = db
         self.options = options or RoiOptions()
-        (
-            self.options.prober(),
-            self.options.judge(),
-        )  # fail at start (e.g. a missing key), not at the first call
+        self.options.prober()  # fail at start (e.g. a missing key), not at the first call
+        self.options.judge()
         self._threads: list[threading.Thread] = []
 
     def benchmark_memory(self) -> dict[str, Any]:
