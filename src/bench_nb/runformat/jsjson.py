@@ -16,7 +16,7 @@ in its place must be the same bytes. msgspec encodes and indents (``msgspec.json
 ``decode_js`` decodes JSON text (a provider's raw search results) straight into such values: its float hook
 applies the number rule while decoding, so results need no second walk before they are written (text that may
 hold an index key or an integer beyond 2**53, which the hook cannot see, is walked by ``to_js``).
-``decode_js_floats`` applies the float hook only, for ``stream_js_object``, which looks for those two in the
+``decode_js_floats`` applies the float hook only, for ``js_list_items``, which looks for those two in the
 compact text of each batch it encodes (shorter than the indented text, and searched once per batch) and
 re-encodes a batch through ``to_js`` where one may be. tests/runformat/test_jsjson.py checks all of it against
 ``JSON.stringify`` in node.
@@ -239,7 +239,7 @@ def decode_js_each(texts: list[bytes | msgspec.Raw]) -> list[Any]:
 
 
 def decode_js_floats(raw: bytes | msgspec.Raw) -> Any:
-    """Decode JSON text with ``decode_js``'s float rule only, for ``stream_js_object``, which finds what is left
+    """Decode JSON text with ``decode_js``'s float rule only, for ``js_list_items``, which finds what is left
     (an integer beyond 2**53, an array-index key) in the compact text it encodes: shorter than ``raw``'s
     indented text, and searched 256 items at a time."""
     return _JS_DECODER.decode(raw)
@@ -270,32 +270,16 @@ def _encoded_as_js(text: bytes) -> bool:
     return _BIG_AFTER_COLON not in zeros and _BIG_AFTER_OTHER not in zeros
 
 
-def stream_js_object(
-    head: dict[str, Any], key: str, items: Iterable[Any], indent: int = 2, chunk: int = 256
-) -> Iterator[bytes | memoryview]:
-    """``JSON.stringify({**head, key: [*items]}, null, indent)`` in parts (bytes, or memoryviews of the
-    batches' text), the list's items encoded ``chunk`` at a time (one msgspec call each for encoding and
-    layout).
-
-    ``head`` must not be empty. Items may be ``to_js`` or ``decode_js_floats`` values: a batch goes through
-    ``to_js`` only when its encoding may hold what those leave to it (``_encoded_as_js``) or msgspec cannot
-    encode it (a lone surrogate)."""
-    yield js_object_opening(head, key, indent)
-    empty = True
-    for part in js_list_items(items, indent, chunk, first=True):
-        empty = False
-        yield part
-    yield js_object_closing(indent, empty=empty)
-
-
 def js_object_opening(head: dict[str, Any], key: str, indent: int = 2) -> bytes:
-    """``stream_js_object``'s first part: ``head``'s members and ``key``'s opening bracket."""
+    """The first part of ``JSON.stringify({**head, key: [...items]}, null, indent)`` written in parts (``head``
+    not empty): ``head``'s members and ``key``'s opening bracket; then ``js_list_items``, then
+    ``js_object_closing``."""
     pad = b" " * indent
     return encode_js(head, indent)[:-2] + b",\n" + pad + msgspec.json.encode(key) + b": ["  # drop "\n}"
 
 
 def js_object_closing(indent: int = 2, *, empty: bool) -> bytes:
-    """``stream_js_object``'s last part: the list's closing bracket (``empty``: it had no items) and the
+    """The last part (``js_object_opening``): the list's closing bracket (``empty``: it had no items) and the
     object's."""
     return b"]\n}" if empty else b"\n" + b" " * indent + b"]\n}"
 
@@ -303,17 +287,13 @@ def js_object_closing(indent: int = 2, *, empty: bool) -> bytes:
 def js_list_items(
     items: Iterable[Any], indent: int = 2, chunk: int = 256, *, first: bool
 ) -> Iterator[bytes | memoryview]:
-    """``js_item_batches`` with the separator before each batch (none before the list's first item when
-    ``first``; ``False`` continues a list whose earlier items another writer wrote)."""
-    for text in js_item_batches(items, indent, chunk):
-        yield b"\n" if first else b",\n"
-        yield text
-        first = False
+    """The text of ``items`` as the items of a list in an object (two levels deep), ``chunk`` at a time (one
+    msgspec call each for encoding and layout), a separator before each batch (none before the list's first
+    item when ``first``; ``False`` continues a list whose earlier items another writer wrote).
 
-
-def js_item_batches(items: Iterable[Any], indent: int = 2, chunk: int = 256) -> Iterator[memoryview]:
-    r"""The text of ``items``, ``chunk`` at a time, each laid out two levels deep (as the items of a list in
-    an object): ``js_list_items`` joins them with ``,\n``."""
+    Items may be ``to_js`` or ``decode_js_floats`` values: a batch goes through ``to_js`` only when its
+    encoding may hold what those leave to it (``_encoded_as_js``) or msgspec cannot encode it (a lone
+    surrogate)."""
     for batch in _batches(items, chunk):
         try:
             encoded = msgspec.json.encode([batch])
@@ -323,7 +303,9 @@ def js_item_batches(items: Iterable[Any], indent: int = 2, chunk: int = 256) -> 
             encoded = msgspec.json.encode([[to_js(item) for item in batch]])
         # Laid out as [[items]], the items are two levels deep, as in the object: drop the brackets' lines.
         text = _unmark(msgspec.json.format(encoded, indent=indent))
+        yield b"\n" if first else b",\n"
         yield memoryview(text)[4 + indent : -(4 + indent)]  # no copy of the batch's text
+        first = False
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
