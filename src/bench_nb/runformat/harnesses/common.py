@@ -390,17 +390,6 @@ def majority(verdicts: list[bool | None]) -> bool | None:
     return yes * 2 > len(known)
 
 
-def evaluate_phase(verdict: bool | None, explanation: str | None = None) -> EvaluatePhase:
-    """The evaluate phase of a harness's verdict: score 1.0 ``correct``, 0.0 ``incorrect``, or, for a verdict
-    that is missing or could not be read (None), no score and ``unscored`` (never counted as incorrect)."""
-    return EvaluatePhase(
-        status="completed",
-        score=None if verdict is None else float(verdict),
-        label="unscored" if verdict is None else "correct" if verdict else "incorrect",
-        explanation=explanation,
-    )
-
-
 def unscored_mark(verdict: bool | None) -> dict[str, Any] | None:
     """A question's ``benchNb`` for its verdict: ``{"unscored": true}`` when there is none (the run format's
     mark of an unscored verdict), else nothing."""
@@ -417,7 +406,8 @@ def imported_phases(
     prompt_tokens: float | None = None,
 ) -> Phases:
     """The phases of one imported question: every phase the harness ran is completed; what it did not
-    record (a duration, token counts) stays null, never zero; the verdict as ``evaluate_phase`` reads it."""
+    record (a duration, token counts) stays null, never zero. The verdict scores 1.0 ``correct``, 0.0
+    ``incorrect``, or, missing or unreadable (None), no score and ``unscored`` (never counted as incorrect)."""
     return Phases(
         ingest=IngestPhase(status="completed"),
         indexing=IndexingPhase(status="completed"),
@@ -428,7 +418,12 @@ def imported_phases(
             contextTokens=None if context_tokens is None else int(context_tokens),
             promptTokens=None if prompt_tokens is None else int(prompt_tokens),
         ),
-        evaluate=evaluate_phase(verdict, explanation),
+        evaluate=EvaluatePhase(
+            status="completed",
+            score=None if verdict is None else float(verdict),
+            label="unscored" if verdict is None else "correct" if verdict else "incorrect",
+            explanation=explanation,
+        ),
     )
 
 
