@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from llm_settings import SECRET, fast_settings
 
-from bench_nb.models.client import LLMClient, set_default_client
+from bench_nb.models.client import LLMClient
 from llm_server import LLMServer, llm_server
 
 __all__ = ["llm_server"]
@@ -22,9 +21,6 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def client(llm_server: LLMServer, tmp_path: Path, keys: str) -> Iterator[LLMClient]:
-    """A client on the local server with a fresh cache, also installed as the default client."""
-    c = LLMClient(fast_settings(llm_server, tmp_path / "llm.sqlite"))
-    set_default_client(c)
-    yield c
-    set_default_client(None)
+def client(llm_server: LLMServer, tmp_path: Path, keys: str) -> LLMClient:
+    """A client on the local server with a fresh cache (given to what calls a model: there is no default)."""
+    return LLMClient(fast_settings(llm_server, tmp_path / "llm.sqlite"))

@@ -184,10 +184,10 @@ def test_anthropic_tokens_come_from_count_tokens_when_a_key_is_set(
     client: LLMClient, llm_server: LLMServer
 ) -> None:
     text = "How long has Melanie been practicing art?"
-    c = count_tokens(text, "sonnet-4.5")
+    c = count_tokens(text, "sonnet-4.5", client=client)
     assert (c.n, c.tokenizer, c.exact) == (fake_token_count(text), "anthropic:count_tokens", True)
     assert llm_server.count("/v1/messages/count_tokens") == 1
-    assert count_tokens(text, "sonnet-4.5").n == c.n
+    assert count_tokens(text, "sonnet-4.5", client=client).n == c.n
     assert llm_server.count() == 1  # cached
 
 
@@ -202,3 +202,11 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv("BENCH_NB_LLM_MAX_RETRIES", "many")
     with pytest.raises(ModelError, match="BENCH_NB_LLM_MAX_RETRIES"):
         ClientSettings.from_env()
+
+
+def test_set_default_client_is_gone_and_says_what_to_do_instead() -> None:
+    """There is no process-wide client (a run makes its own): the old setter names the new spelling."""
+    from bench_nb.models.client import set_default_client
+
+    with pytest.raises(TypeError, match=r"make_llm_answerer\(model, client=LLMClient"):
+        set_default_client(LLMClient())

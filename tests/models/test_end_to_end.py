@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.models.client import set_default_client
 from bench_nb.models.prices import DEFAULT_PRICES
 from llm_server import Fault, LLMServer, fake_token_count
 
@@ -26,9 +25,7 @@ def llm_env(llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "cache" / "llm.sqlite"))
     monkeypatch.setenv("BENCH_NB_LLM_TIMEOUT", "1.5")
     monkeypatch.setenv("BENCH_NB_LLM_BACKOFF", "0.01")
-    set_default_client(None)  # rebuilt from this environment
     yield llm_server
-    set_default_client(None)
 
 
 def _checkpoint(run_dir: Path) -> dict:

@@ -50,12 +50,10 @@ def test_live_judge_verdict(model: str, key: str, tmp_path: Path) -> None:
 def test_live_anthropic_count_tokens(tmp_path: Path) -> None:
     if not os.environ.get("ANTHROPIC_API_KEY"):
         pytest.skip("ANTHROPIC_API_KEY not set")
-    from bench_nb.models.client import set_default_client
-
-    set_default_client(_client(tmp_path))
-    try:
-        short, long = count_tokens("hello", "haiku-4.5"), count_tokens("hello " * 100, "haiku-4.5")
-    finally:
-        set_default_client(None)
+    client = _client(tmp_path)
+    short, long = (
+        count_tokens("hello", "haiku-4.5", client=client),
+        count_tokens("hello " * 100, "haiku-4.5", client=client),
+    )
     assert short.tokenizer == "anthropic:count_tokens" and short.exact
     assert long.n - short.n >= 90

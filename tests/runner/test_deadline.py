@@ -10,7 +10,6 @@ import pytest
 from runner_fakes import CountingProvider, Flaky, make_benchmark
 from runner_llm import llm_env, llm_server
 
-from bench_nb.models.client import set_default_client
 from bench_nb.runner import RetryPolicy, run_benchmark
 from llm_server import Fault, LLMServer
 
@@ -21,7 +20,6 @@ def test_a_hung_model_call_fails_the_question_at_its_deadline(
     llm_env: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("BENCH_NB_LLM_TIMEOUT", "30")  # the client alone would wait 30 s, then retry
-    set_default_client(None)
     llm_env.script(Fault("slow", delay=6))
     result = run_benchmark(
         "sqlite",

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from cli_helpers import exit_code, run_args
 
-from bench_nb.models.client import set_default_client
 from llm_server import Fault, LLMServer, llm_server
 
 __all__ = ["llm_server"]
@@ -22,13 +21,9 @@ def test_a_run_whose_every_question_failed_exits_1(
     monkeypatch.setenv("BENCH_NB_LOCAL_BASE_URL", llm_server.openai_base_url)
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
     llm_server.script(*[Fault("400")] * 50)  # every answer refused, not retryable
-    set_default_client(None)
-    try:
-        code = exit_code(
-            run_args("-m", "local:llama", "-j", "contains", limit=3, run_id="allfail", runs_dir=tmp_path)
-        )
-    finally:
-        set_default_client(None)
+    code = exit_code(
+        run_args("-m", "local:llama", "-j", "contains", limit=3, run_id="allfail", runs_dir=tmp_path)
+    )
     captured = capsys.readouterr()
     assert code == 1
     assert "allfail: completed, 0 evaluated, 3 failed" in captured.out

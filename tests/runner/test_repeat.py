@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from runner_llm import llm_env, llm_server
 
@@ -65,16 +66,16 @@ def test_repeat_makes_fresh_calls_per_repeat_and_resumes(llm_env: LLMServer, tmp
     assert table["runs"].to_list() == [2] and table["replicates"].to_list() == [1]
 
 
-def test_a_repeat_run_has_its_own_client_and_leaves_the_process_one_alone(
-    llm_env: LLMServer, tmp_path: Path
+def test_two_runs_in_one_process_with_different_caches_never_share_a_client(
+    llm_env: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The repeat's response cache belongs to its run (``ExecutionOptions.repeat``): the process-wide client,
-    which ``--repeat`` used to swap for the length of a repeat, is the same object before and after."""
-    from bench_nb.models.client import default_client
+    """Each run resolves an LLM client of its own (``RunPlan.client``): a second run given another response
+    cache writes to it and replays nothing of the first run's. The process-wide client it replaced was made
+    once, so the second run replayed the first one's cache."""
     from bench_nb.runner.run import run_benchmark
 
-    before = default_client()
-    for repeat in (1, 2):
+    for run_id, cache, repeat in (("a", "a.sqlite", 1), ("b", "b.sqlite", 1), ("b", "b.sqlite", 2)):
+        monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / cache))
         result = run_benchmark(
             "no-memory",
             "sample",
@@ -82,10 +83,10 @@ def test_a_repeat_run_has_its_own_client_and_leaves_the_process_one_alone(
             answerer="gpt-4o-mini",
             judges="f1",
             repeat=repeat,
-            run_id=f"own-r{repeat}",
+            run_id=f"{run_id}-r{repeat}",
             runs_dir=tmp_path / "runs",
             progress=False,
         )
-        assert result.status == "completed" and default_client() is before
-    assert llm_env.count() == 4  # repeat 2 replayed nothing of repeat 1
-    assert (tmp_path / "cache" / "llm.repeat-2.sqlite").is_file()
+        assert result.status == "completed"
+    assert llm_env.count() == 6  # no run replayed another's replies
+    assert {p.name for p in tmp_path.glob("*.sqlite")} == {"a.sqlite", "b.sqlite", "b.repeat-2.sqlite"}

@@ -21,6 +21,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeVar
 
 from bench_nb.errors import JudgeError, ModelError
@@ -34,7 +35,7 @@ from bench_nb.judges.prompts import (
     prompt_set_hash,
 )
 from bench_nb.models.aliases import resolve_model
-from bench_nb.models.client import Completion, LLMClient, UsageTotals, default_client
+from bench_nb.models.client import Completion, LLMClient, UsageTotals
 from bench_nb.records import Question, Verdict
 
 log = logging.getLogger(__name__)
@@ -137,10 +138,10 @@ class ModelJudge:
         self.max_tokens = max_tokens
         self.usage = UsageTotals()
 
-    @property
+    @cached_property
     def client(self) -> LLMClient:
-        """The LLM client the judge calls: the one it was given, else the default client."""
-        return self._client or default_client()
+        """The LLM client the judge calls: the one given (a run's), else its own from the environment."""
+        return self._client or LLMClient()
 
     def judge(self, question: Question, hypothesis: str) -> Verdict:
         """Grade ``hypothesis`` as an answer to ``question`` (``grade`` without the calls)."""

@@ -108,14 +108,23 @@ class UsageTotals:
 
 
 class LLMClient:
-    """Calls models by alias with retries and an on-disk cache; thread-safe, one per process is enough."""
+    """Calls models by alias with retries and an on-disk cache; thread-safe. No client is process-wide: each run
+    makes its own (``RunPlan.client``), and what calls a model outside a run makes its own from the environment."""
 
     def __init__(self, settings: ClientSettings | None = None) -> None:
         self.settings = settings or ClientSettings.from_env()
-        self.cache = ResponseCache(self.settings.cache_path) if self.settings.cache_path else None
         self.usage = UsageTotals()
+        self._cache: ResponseCache | None = None
         self._sdk: dict[tuple[str, str | None, str | None], tuple[Any, Holds]] = {}
         self._lock = threading.Lock()
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache (None: caching is off), opened on first use: a client never called opens no file."""
+        with self._lock:
+            if self._cache is None and self.settings.cache_path:
+                self._cache = ResponseCache(self.settings.cache_path)
+            return self._cache
 
     # -- public ------------------------------------------------------------------------------------------
     def complete(
@@ -152,8 +161,8 @@ class LLMClient:
         key = request if replicate == 1 else {**request, "replicate": int(replicate)}
         started = time.perf_counter()
         attempts = Attempts()
-        if use_cache and self.cache is not None:  # identical requests at once: one call, one reply for all
-            reply, cached = self.cache.get_or_call(
+        if use_cache and (cache := self.cache) is not None:  # identical requests at once: one call, one reply
+            reply, cached = cache.get_or_call(
                 key,
                 lambda: self._retrying(spec, lambda: self._send(spec, request), attempts),
                 time_left=remaining,
@@ -170,23 +179,20 @@ class LLMClient:
     def count_anthropic_tokens(self, text: str, spec: ModelSpec) -> int:
         """Anthropic's count of ``text`` as one user message (count_tokens API, cached like replies)."""
         request = {"api": "anthropic", "endpoint": "count_tokens", "model": spec.model_id, "text": text}
-        if (
-            self.cache is not None
-            and (hit := self.cache.get(request)) is not None
-            and hit.input_tokens is not None
-        ):
+        cache = self.cache
+        if cache is not None and (hit := cache.get(request)) is not None and hit.input_tokens is not None:
             return hit.input_tokens
 
         def count() -> tuple[str, int | None, int | None]:
-            sdk = self._client(spec)
+            sdk = self._endpoint(spec)[0]
             result = sdk.messages.count_tokens(
                 model=spec.model_id, messages=[{"role": "user", "content": text}]
             )
             return "", int(result.input_tokens), None
 
         _, n, _ = self._retrying(spec, count)
-        if self.cache is not None:
-            self.cache.put(request, "", n, None)
+        if cache is not None:
+            cache.put(request, "", n, None)
         return int(n or 0)
 
     # -- internals ---------------------------------------------------------------------------------------
@@ -213,7 +219,7 @@ class LLMClient:
         return {"api": spec.api, "model": spec.model_id, "messages": msgs, "params": params}
 
     def _send(self, spec: ModelSpec, request: dict[str, Any]) -> tuple[str, int | None, int | None]:
-        sdk = self._client(spec)
+        sdk = self._endpoint(spec)[0]
         params = request["params"]
         if spec.api == "anthropic":
             system = "\n\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
@@ -246,9 +252,6 @@ class LLMClient:
             usage.completion_tokens if usage else None,
         )
 
-    def _client(self, spec: ModelSpec) -> Any:
-        return self._endpoint(spec)[0]
-
     def _endpoint(self, spec: ModelSpec) -> tuple[Any, Holds]:
         """The SDK client for ``spec``'s API, base URL and key, and the Retry-After holds on that key."""
         base_url = spec.base_url
@@ -261,7 +264,7 @@ class LLMClient:
         slot = (spec.api, base_url, spec.key_env)
         with self._lock:
             if slot not in self._sdk:
-                key = _api_key(spec)
+                key = check_key(spec)
                 common: dict[str, Any] = {"timeout": self.settings.timeout_s, "max_retries": 0}
                 sdk: Any
                 if spec.api == "anthropic":
@@ -324,17 +327,13 @@ def is_retryable(err: BaseException | None) -> bool:
     return isinstance(err, jsonlib.JSONDecodeError | openai.APIResponseValidationError)
 
 
-def check_key(spec: ModelSpec) -> None:
-    """Fail now when ``spec`` needs a key the environment does not hold (a run checks its answerer's and
-    judges' keys before ingest, so nothing is paid for before the first answer would fail).
+def check_key(spec: ModelSpec) -> str:
+    """The API key ``spec`` is called with, from the environment; a run checks its answerer's and judges' keys
+    before ingest, so nothing is paid for before the first answer would fail.
 
     Raises:
         ModelError: the key variable is unset, naming it.
     """
-    _api_key(spec)
-
-
-def _api_key(spec: ModelSpec) -> str:
     if spec.key_env is None:
         return os.environ.get("OPENAI_API_KEY") or "not-needed"  # local servers ignore it
     key = os.environ.get(spec.key_env)
@@ -372,31 +371,15 @@ def _describe(
     return f"{spec.alias}: {what} {tail}: {detail}{hint}"
 
 
-_default: LLMClient | None = None
-_default_lock = threading.Lock()
-
-
-def default_client() -> LLMClient:
-    """The process-wide client, built from the environment on first use."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = LLMClient()
-        return _default
-
-
 def set_default_client(client: LLMClient | None) -> None:
-    """Replace the process-wide client (None: rebuild from the environment on next use)."""
-    global _default
-    with _default_lock:
-        _default = client
+    """Removed: there is no process-wide client any more (raises, naming what to do instead)."""
+    raise TypeError(
+        "set_default_client was removed in bench_nb 0.2 (there is no process-wide LLM client): give the client "
+        "to what calls a model, make_llm_answerer(model, client=LLMClient(ClientSettings(...))) or "
+        "get_judge(spec, client=...); a run makes its own from the environment (BENCH_NB_LLM_*)"
+    )
 
 
 def complete(model: str | ModelSpec, messages: Messages, **kwargs: Any) -> Completion:
-    """``default_client().complete(...)``: see ``LLMClient.complete``."""
-    return default_client().complete(model, messages, **kwargs)
-
-
-def count_anthropic_tokens(text: str, spec: ModelSpec) -> int:
-    """Anthropic's own token count of ``text`` through the default client."""
-    return default_client().count_anthropic_tokens(text, spec)
+    """``LLMClient().complete(...)`` with a client made from the environment: see ``LLMClient.complete``."""
+    return LLMClient().complete(model, messages, **kwargs)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 from bench_nb.errors import ModelError
 from bench_nb.models.aliases import resolve_model
-from bench_nb.models.client import LLMClient, UsageTotals, default_client
+from bench_nb.models.client import LLMClient, UsageTotals
 from bench_nb.models.prompt import (
     CONTEXT_FORMAT,
     AnswerPromptFn,
@@ -78,10 +79,10 @@ class LLMAnswerer:
         self._prompt = prompt
         self._build: AnswerPromptFn | None = template_prompt(prompt) if isinstance(prompt, str) else prompt
 
-    @property
+    @cached_property
     def client(self) -> LLMClient:
-        """The LLM client the answerer calls: the one it was given, else the default client."""
-        return self._client or default_client()
+        """The LLM client the answerer calls: the one given (a run's), else its own from the environment."""
+        return self._client or LLMClient()
 
     @property
     def tokenizer(self) -> str:
@@ -105,7 +106,12 @@ class LLMAnswerer:
         """
         try:
             pt = prompt_tokens(
-                question, hits, self.spec, prompt=self._build, context_format=self.context_format
+                question,
+                hits,
+                self.spec,
+                prompt=self._build,
+                context_format=self.context_format,
+                client=self.client,
             )
             reply = self.client.complete(
                 self.spec,

@@ -26,10 +26,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bench_nb.models.aliases import ModelSpec
 from bench_nb.models.tokens import count_tokens
 from bench_nb.records import Question, SearchHit
+
+if TYPE_CHECKING:
+    from bench_nb.models.client import LLMClient
 
 AnswerPromptFn = Callable[[Question, Sequence[SearchHit]], str]
 """A custom answer prompt: (question, hits) -> the full prompt text."""
@@ -175,6 +179,7 @@ def prompt_tokens(
     *,
     prompt: AnswerPromptFn | None = None,
     context_format: int = CONTEXT_FORMAT,
+    client: LLMClient | None = None,
 ) -> PromptTokens:
     """Build the answer prompt and count ``promptTokens``, ``basePromptTokens`` and ``contextTokens``.
 
@@ -186,13 +191,14 @@ def prompt_tokens(
         prompt: a custom prompt function; None is the standard prompt.
         context_format: how the hits are shown (``CONTEXT_FORMATS``; a custom function calling
             ``format_context(hits)`` gets it too).
+        client: the LLM client Anthropic's token count is asked through (``count_tokens``).
     """
     build = prompt or build_answer_prompt
     with using_context_format(context_format):
         full = build(question, hits)
         empty = build(question, [])
-    with_context = count_tokens(full, model)
-    base = count_tokens(empty, model)
+    with_context = count_tokens(full, model, client=client)
+    base = count_tokens(empty, model, client=client)
     return PromptTokens(
         prompt=full,
         prompt_tokens=with_context.n,

@@ -40,6 +40,8 @@ from bench_nb.models.aliases import ModelSpec, resolve_model
 if TYPE_CHECKING:
     import tiktoken
 
+    from bench_nb.models.client import LLMClient
+
 ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
 _LOCK = threading.Lock()
 _SEEDED: set[tuple[str, str]] = set()
@@ -81,8 +83,11 @@ def tokenizer_for(model: str | ModelSpec) -> str:
     return "approx:cl100k_base"
 
 
-def count_tokens(text: str, model: str | ModelSpec = "gpt-4o") -> TokenCount:
-    """Count the tokens of ``text`` for ``model`` (an alias, a prefixed name or a ``ModelSpec``).
+def count_tokens(
+    text: str, model: str | ModelSpec = "gpt-4o", *, client: LLMClient | None = None
+) -> TokenCount:
+    """Count the tokens of ``text`` for ``model`` (an alias, a prefixed name or a ``ModelSpec``); Anthropic's
+    count is asked through ``client`` (None: a client made from the environment).
 
     Raises:
         ModelError: the model is unknown, or the Anthropic count_tokens call failed after its retries.
@@ -93,9 +98,9 @@ def count_tokens(text: str, model: str | ModelSpec = "gpt-4o") -> TokenCount:
         enc = name.removeprefix("tiktoken:")
         return TokenCount(_encode_len(text, enc), name, True)
     if name == "anthropic:count_tokens":
-        from bench_nb.models.client import count_anthropic_tokens
+        from bench_nb.models.client import LLMClient
 
-        return TokenCount(count_anthropic_tokens(text, spec), name, True)
+        return TokenCount((client or LLMClient()).count_anthropic_tokens(text, spec), name, True)
     if name == "approx:utf16/4":
         return TokenCount(math.ceil(len(text.encode("utf-16-le")) / 2 / 4), name, False)
     return TokenCount(_encode_len(text, "cl100k_base"), name, False)

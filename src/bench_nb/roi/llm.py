@@ -14,7 +14,7 @@ from typing import Any
 from bench_nb.errors import ModelError
 from bench_nb.judges.llm import json_object
 from bench_nb.models.aliases import resolve_model
-from bench_nb.models.client import Completion, LLMClient, default_client
+from bench_nb.models.client import Completion, LLMClient
 from bench_nb.roi.judges import JudgeReply, JudgmentFailed
 from bench_nb.roi.memory import Memory
 from bench_nb.roi.probers import ProberFailed, ProberReply
@@ -75,14 +75,13 @@ class LLMProber:
     def __init__(self, model: str, *, client: LLMClient | None = None, batch_size: int = 10) -> None:
         check_key(model)
         self.model: str | None = model
-        self.client = client
+        self.client = client or LLMClient()  # opens nothing until it calls
         self.batch_size = batch_size
 
     def write(self, memories: Sequence[Memory]) -> ProberReply:
         """Raises ProberFailed (with the usage so far) when a call fails or its reply cannot be read."""
         drafts: list[ProbeDraft] = []
         usage: list[ModelUsage] = []
-        client = self.client or default_client()
         assert self.model is not None
         for start in range(0, len(memories), self.batch_size):
             batch = memories[start : start + self.batch_size]
@@ -94,7 +93,7 @@ class LLMProber:
                 {"role": "user", "content": f"Memories:\n\n{listing}"},
             ]
             try:
-                reply = client.complete(self.model, messages, json=True)
+                reply = self.client.complete(self.model, messages, json=True)
             except ModelError as err:
                 raise ProberFailed(f"prober call failed: {err}", tuple(usage)) from err
             usage.extend(_usage(reply))
@@ -121,7 +120,7 @@ class LLMRoiJudge:
         check_key(model)
         self.model = model
         self.name = f"llm:{model}"
-        self.client = client
+        self.client = client or LLMClient()
 
     def judge(self, probe: Probe, source: Memory, recall: Recall) -> JudgeReply:
         """Ask the model whether the surfaced memories answer the probe, and whether it could be answered
@@ -136,7 +135,7 @@ class LLMRoiJudge:
             },
         ]
         try:
-            reply = (self.client or default_client()).complete(self.model, messages, json=True)
+            reply = self.client.complete(self.model, messages, json=True)
         except ModelError as err:
             raise JudgmentFailed(probe.id, f"judge call failed: {err}") from err
         usage = _usage(reply)

@@ -24,6 +24,7 @@ from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
+from bench_nb.models.client import LLMClient
 from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
@@ -42,7 +43,7 @@ from bench_nb.runner.components import (
     split_specs,
 )
 from bench_nb.runner.lock import lock_run, remove_temporary_files
-from bench_nb.runner.repeats import repeat_client
+from bench_nb.runner.repeats import run_client
 from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.selection import load_benchmark_spec, select_questions
@@ -183,7 +184,8 @@ class RunOrder:
 class RunPlan:
     """A run resolved once (``resolve``): what the engine runs. ``spec`` is the run's record (what the
     checkpoint holds), ``questions`` the target questions in benchmark order, ``settings`` the provider's own
-    settings, ``checkpoint`` the run's state to start from (``resumed``: read back from the run directory)."""
+    settings, ``client`` the run's own LLM client (``runner.repeats.run_client``: no two runs share one),
+    ``checkpoint`` the run's state to start from (``resumed``: read back from the run directory)."""
 
     run_dir: Path
     spec: RunSpec
@@ -197,6 +199,7 @@ class RunPlan:
     answerer: Answerer
     judges: list[Judge]
     component_traits: ComponentTraits
+    client: LLMClient
     checkpoint: Checkpoint
     resumed: bool
 
@@ -257,8 +260,9 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
                 opened.callback(close_provider, provider_obj)
                 traits = ProviderTraits.of(provider_obj, prompts=bool(asked.allow_provider_prompts))
+                client = run_client(order.options.repeat)
                 answerer_obj, judge_objs, made, spec = _found(
-                    run_dir, asked, order, traits, bench, targets, own
+                    run_dir, asked, order, traits, bench, targets, own, client
                 )
                 resumed = (run_dir / CHECKPOINT).is_file()
                 if resumed:  # refused if made with other settings
@@ -284,6 +288,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 answerer=answerer_obj,
                 judges=judge_objs,
                 component_traits=made,
+                client=client,
                 checkpoint=checkpoint,
                 resumed=resumed,
             )
@@ -379,10 +384,11 @@ def _found(
     bench: Benchmark,
     targets: list[Question],
     own_settings: dict[str, Any],
+    client: LLMClient,
 ) -> tuple[Answerer, list[Judge], ComponentTraits, RunSpec]:
-    """The answerer and judges made (those that call a model, made by name, with the run's repeat's LLM client:
-    ``runner.repeats``), what they tell of themselves (``ComponentTraits``), and the run's settings with what
-    the run found (``RunSpec.found``)."""
+    """The answerer and judges made (those that call a model, made by name, with the run's LLM ``client``),
+    what they tell of themselves (``ComponentTraits``), and the run's settings with what the run found
+    (``RunSpec.found``)."""
     objects = order.objects
     answerer = objects.get("answerer") or asked.answerer or DEFAULT_ANSWERER
     bench_traits = benchmark_traits(bench.name)
@@ -393,7 +399,7 @@ def _found(
         order.answerer_options,
         order.judge_options,
         prompts=traits.prompts,
-        client=repeat_client(order.options.repeat),
+        client=client,
     )
     # A resumed run's answerer shows the hits as the run's first answers saw them (RunRequest.context_format).
     answerer_obj = in_context_format(
