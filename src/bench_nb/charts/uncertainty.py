@@ -8,6 +8,7 @@ import polars as pl
 
 from bench_nb.charts.labels import color_scale, run_colors, run_labels, with_run_label
 from bench_nb.charts.spec import Chart, chart, concat, field, mark, values
+from bench_nb.tables.uncertainty import _bootstrap  # the tables' bootstrap (numpy: imported on first use)
 
 if TYPE_CHECKING:
     from bench_nb.metrics.clustered import IntervalMethod
@@ -18,12 +19,6 @@ def _json_safe(frame: pl.DataFrame) -> pl.DataFrame:
     """NaN (an undefined design effect or interval) as null: a Vega-Lite spec must be valid JSON, which has
     no NaN (JupyterLab refuses the message otherwise)."""
     return frame.with_columns(pl.col(pl.Float64).fill_nan(None))
-
-
-def _bootstrap(data: Any) -> ClusterBootstrap:
-    from bench_nb.metrics.uncertainty import cluster_bootstrap  # numpy: imported when a chart is drawn
-
-    return cluster_bootstrap(data)
 
 
 def _intervals(boot: ClusterBootstrap) -> pl.DataFrame:
