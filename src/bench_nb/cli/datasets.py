@@ -135,25 +135,7 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
     else:
         click.echo(f"pin: MISMATCH, expected {pin}")
         ok = False
-    problems: list[Problem] = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DatasetWarning)
-        bench = load_benchmark(spec.name, path, problems=problems, progress=False)
-    sessions = sum(len(h.sessions) for h in bench.haystacks.values())
-    messages = sum(len(s.messages) for h in bench.haystacks.values() for s in h.sessions)
-    click.echo(
-        f"holds: {len(bench.questions)} questions, {len(bench.haystacks)} haystacks, "
-        f"{sessions} sessions, {messages} messages"
-    )
-    counts = collections.Counter(q.question_type for q in bench.questions)
-    for qtype, n in counts.items():
-        click.echo(f"    {qtype}: {n}")
-    abstention = sum(q.is_abstention for q in bench.questions)
-    click.echo(f"    (abstention: {abstention})")
-    for p in problems:
-        click.echo(f"problem: {p}", err=True)
-    if problems or not ok:
-        raise SystemExit(1)
+    _holds(spec, path, ok, cache_dir)
 
 
 def _dataset_spec(name: str) -> Any:
@@ -209,14 +191,27 @@ def _verify_folder(spec: Any, root: Path, cache_dir: Path) -> None:
         elif sha256_file(file) != sha:
             click.echo(f"MISMATCH: {rel}, expected {sha}")
             ok = False
+    _holds(spec, root, ok, cache_dir)
+
+
+def _holds(spec: Any, path: Path, ok: bool, cache_dir: Path) -> None:
+    """The end of ``verify``: what the dataset holds (a folder's hash first) and every record that cannot be
+    read; exit 1 on one, or when a hash did not match (``ok`` False)."""
     problems: list[Problem] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DatasetWarning)
-        bench = load_benchmark(spec.name, root, problems=problems, progress=False, cache_dir=cache_dir)
-    click.echo(f"sha256: {bench.sha256}")
-    click.echo(f"holds: {len(bench.questions)} questions, {len(bench.haystacks)} haystacks")
+        bench = load_benchmark(spec.name, path, problems=problems, progress=False, cache_dir=cache_dir)
+    if spec.is_folder:
+        click.echo(f"sha256: {bench.sha256}")
+    sessions = sum(len(h.sessions) for h in bench.haystacks.values())
+    messages = sum(len(s.messages) for h in bench.haystacks.values() for s in h.sessions)
+    click.echo(
+        f"holds: {len(bench.questions)} questions, {len(bench.haystacks)} haystacks, "
+        f"{sessions} sessions, {messages} messages"
+    )
     for qtype, n in collections.Counter(q.question_type for q in bench.questions).items():
         click.echo(f"    {qtype}: {n}")
+    click.echo(f"    (abstention: {sum(q.is_abstention for q in bench.questions)})")
     for p in problems:
         click.echo(f"problem: {p}", err=True)
     if problems or not ok:
