@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from bench_nb.records import Haystack, Question, SearchHit
 
-__all__ = ["gold_hits"]
-
 
 def gold_hits(question: Question, haystack: Haystack | None) -> list[SearchHit]:
     """The question's gold evidence as hits, in haystack order: each message its evidence ids name, and every

@@ -133,9 +133,7 @@ def not_recorded_note(runs: Any, what: str) -> str | None:
 
 def _pp(x: float | None) -> str:
     """Two decimals, half up (as the LoCoMo audit prints: 87/96 = 90.625 is 90.63)."""
-    if x is None:
-        return "n/a"
-    return str(Decimal(repr(x)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return "n/a" if x is None else str(Decimal(repr(x)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 def table_replicates(runs: Any) -> Table | None:
@@ -223,11 +221,10 @@ def ceiling_groups(
 def table_answer_key(errata: Any, runs: Any) -> Table:
     """The answer key's known errors: the ceiling per question type beside each run's accuracy (flagged when
     above it), accuracy on right gold, and how many of each run's verdicts fall on flagged questions."""
+    from bench_nb.charts.labels import run_labels
     from bench_nb.frames.errata import as_errata
 
     errata = as_errata(errata)
-    from bench_nb.charts.labels import run_labels
-
     q = _errata_questions(errata, runs)
     labels = run_labels(q)
     overall = answer_key_ceiling_frame(errata, q)
