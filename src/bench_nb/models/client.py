@@ -172,7 +172,17 @@ class LLMClient:
         else:
             cached = False
             text, n_in, n_out = self._retrying(spec, lambda: self._send(spec, request), attempts)
-        done = self._completion(spec, text, n_in, n_out, cached, 0 if cached else attempts.count, started)
+        done = Completion(
+            text=text,
+            model=spec.alias,
+            model_id=spec.model_id,
+            input_tokens=n_in,
+            output_tokens=n_out,
+            cost_usd=cost_usd(spec, n_in, n_out),
+            cached=cached,
+            attempts=0 if cached else attempts.count,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
         self.usage.add(done)
         return done
 
@@ -294,28 +304,6 @@ class LLMClient:
                     spec, err, retryable=retryable, tries=made.count, of=policy.max_attempts if cut else None
                 )
             ) from err
-
-    def _completion(
-        self,
-        spec: ModelSpec,
-        text: str,
-        n_in: int | None,
-        n_out: int | None,
-        cached: bool,
-        attempts: int,
-        started: float,
-    ) -> Completion:
-        return Completion(
-            text=text,
-            model=spec.alias,
-            model_id=spec.model_id,
-            input_tokens=n_in,
-            output_tokens=n_out,
-            cost_usd=cost_usd(spec, n_in, n_out),
-            cached=cached,
-            attempts=attempts,
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
 
 
 def is_retryable(err: BaseException | None) -> bool:
