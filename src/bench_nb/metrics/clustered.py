@@ -14,7 +14,6 @@ of ``metrics.verdicts`` (evaluated, not ``unscored``, a score that is not null o
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from itertools import pairwise
@@ -227,15 +226,17 @@ def expanded_alpha(clusters: int, confidence: float = 0.95) -> float:
 _CHUNK = 1 << 16  # draws counted at a time: a block of rows that stays in cache
 
 
-@functools.lru_cache(maxsize=8)
 def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
     """How often each of ``clusters`` clusters is drawn in each resample: a (resamples × clusters) matrix
     of multinomial counts (``numpy.random.default_rng(seed)``).
 
     Each resample draws ``clusters`` cluster indices uniformly with replacement and counts them, which is the
     multinomial with equal probabilities. ``Generator.multinomial`` draws one binomial per cell, about 50 times
-    slower at LongMemEval's 500 or a synthetic run's 2,000 clusters; the same (clusters, seed, resamples) is
-    asked for once per run and question type in a report, so the matrix is also remembered (read-only)."""
+    slower at LongMemEval's 500 or a synthetic run's 2,000 clusters.
+
+    Not remembered: a report asks for each (clusters, resamples) once (the rank intervals, overall and per
+    type), and a freed matrix's memory serves the next one, where six kept 32 MB matrices each took fresh
+    pages (0.6 s of CPU against 0.23 s for the six, their page faults on these machines)."""
     # Drawn a block of rows at a time from the one generator: the same stream, so the same matrix, as
     # drawing all (resamples × clusters) indices at once, without the two transient matrices of that size
     # (a fresh process pays for every new page of them).
@@ -249,7 +250,6 @@ def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> n
         draws += offsets[:block]
         counts = np.bincount(draws.ravel(), minlength=block * clusters)
         weights[start : start + block] = counts.reshape(block, clusters)
-    weights.flags.writeable = False
     return weights
 
 
