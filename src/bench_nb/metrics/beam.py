@@ -78,9 +78,10 @@ def beam_scores_frame(
     if partial_credit not in READINGS:
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
     rows: list[dict[str, Any]] = []
-    beam = as_questions(data).filter(
-        pl.col("benchmark").map_elements(lambda b: benchmark_traits(b).graded, return_dtype=pl.Boolean)
-        & pl.col("question_type").is_in(list(BEAM_ABILITIES))
+    questions = as_questions(data)
+    graded = [b for b in questions["benchmark"].drop_nulls().unique().to_list() if benchmark_traits(b).graded]
+    beam = questions.filter(
+        pl.col("benchmark").is_in(graded) & pl.col("question_type").is_in(list(BEAM_ABILITIES))
     )
     for (run_id,), run in beam.partition_by(["run_id"], as_dict=True, maintain_order=True).items():
         rows.extend(_run_rows(str(run_id), run, partial_credit, confidence))

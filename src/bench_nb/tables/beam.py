@@ -23,14 +23,14 @@ def _points(x: float | None) -> str:
     return "n/a" if x is None else f"{x * 100:.1f}"
 
 
-def _graded(benchmark: str) -> bool:
-    return benchmark_traits(benchmark).graded
+def _graded(q: pl.DataFrame) -> pl.Expr:
+    """The rows of a graded benchmark (BEAM's), each benchmark's traits looked up once, not once a row."""
+    names = q["benchmark"].drop_nulls().unique().to_list()
+    return pl.col("benchmark").is_in([b for b in names if benchmark_traits(b).graded])
 
 
 def _judge_note(q: pl.DataFrame) -> str:
-    judges = sorted(
-        set(q.filter(pl.col("benchmark").map_elements(_graded, return_dtype=pl.Boolean))["judge"])
-    )
+    judges = sorted(set(q.filter(_graded(q))["judge"]))
     parts = []
     for j in judges:
         if j == "rubric":
@@ -45,7 +45,7 @@ def _judge_note(q: pl.DataFrame) -> str:
 def has_beam(data: Any) -> bool:
     """Whether the runs hold BEAM questions (the compare report shows its BEAM section then)."""
     q = as_questions(data)
-    return bool(len(q)) and bool(q["benchmark"].map_elements(_graded, return_dtype=pl.Boolean).any())
+    return bool(len(q)) and not q.filter(_graded(q)).is_empty()
 
 
 def table_beam(data: Any) -> Table:
