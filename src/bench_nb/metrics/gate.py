@@ -121,15 +121,12 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     frame = as_polars(questions)
     if frame is None:
         raise TypeError("gate_values takes a questions frame (questions_df)")
-    keep = pl.lit(True)
     if metric in ("accuracy", "quality"):
-        frame = with_verdicts(frame)  # the one rule for null, NaN and unscored verdicts
-        keep = pl.col("score").is_not_null()
+        frame = with_verdicts(frame)  # the one rule: correct and score null for a question without a verdict
     column = {"accuracy": "correct", "quality": "score", "latency_ms": "search_ms"}.get(metric, metric)
     type_col = "question_type_norm" if "question_type_norm" in frame.columns else "question_type"
     return (
-        frame.filter(keep)
-        .select(*question_keys(type_col), pl.col(column).cast(pl.Float64).alias("value"))
+        frame.select(*question_keys(type_col), pl.col(column).cast(pl.Float64).alias("value"))
         .drop_nulls("value")
         .filter(pl.col("value").is_finite())
     )
