@@ -215,11 +215,8 @@ class RubricJudge:
             positions = align_offline(rubric, answer_items(hypothesis))
             return ordering_verdict(self.name, positions, "events aligned by content-word overlap")
         items = [grade_item_offline(c, hypothesis, abstention=question.is_abstention) for c in rubric]
-        return rubric_verdict(self.name, items, f"rubric items by content-word overlap: {_items_text(items)}")
-
-
-def _items_text(items: Sequence[float]) -> str:
-    return ", ".join(f"{x:g}" for x in items)
+        why = f"rubric items by content-word overlap: {', '.join(f'{x:g}' for x in items)}"
+        return rubric_verdict(self.name, items, why)
 
 
 RUBRIC_SYSTEM = (

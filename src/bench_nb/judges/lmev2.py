@@ -351,9 +351,6 @@ class LmeV2Judge(ModelJudge):
             return Graded(Verdict(0, "incorrect", f"{rule}: empty answer or reference", judge=self.name), ())
         if self.spec is None:
             return self._unscored(f"{rule} needs a model judge (-j lme-v2:<model alias>); unscored offline")
-        return self._ask(question, rule, hypothesis)
-
-    def _ask(self, question: Question, rule: str, hypothesis: str) -> Graded:
         messages = judge_messages(rule, question.question, question.answer, hypothesis)
         calls: list[Completion] = []
         got = self.ask(question.question_id, messages, parse_label, LABEL_REMINDER, calls)
