@@ -79,8 +79,9 @@ def _options(*, model: str | None, k: int | None, **opts: Any) -> Any:
     return RoiOptions(model=model or DEFAULT_MODEL, k=k or DEFAULT_K, **opts)
 
 
-def _echo(data: dict[str, Any], as_json: bool, text: str) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
+def _echo(data: dict[str, Any], as_json: bool, text: str, *, error: bool = False) -> None:
+    """``data`` as JSON with ``--json``, else ``text`` (on stderr when it is an ``error``)."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text, err=error and not as_json)
 
 
 def _summary_text(d: dict[str, Any]) -> str:
@@ -204,10 +205,7 @@ def run_cmd(owner: str, db: str, as_json: bool, **opts: Any) -> None:
             "phase": err.phase,
             "message": str(err),
         }
-        if as_json:
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-        else:
-            click.echo(f"error: {err}", err=True)
+        _echo(data, as_json, f"error: {err}", error=True)
         raise SystemExit(1) from None
     if run.status == "generating":
         added = run.generated.added if run.generated else 0
