@@ -144,7 +144,7 @@ def read_side(
         receipt = read_receipt(source)
         check_signed_by(receipt, public_key, os.fspath(source))
         return _receipt_side(receipt, os.fspath(source))
-    from_store = store is not None and (_in_store(store, source) or not _exists(source))
+    from_store = _from_store(store, source)
     data = read_run_data(source, store=store if from_store else None, dataset=dataset)
     return Side(
         data.label,
@@ -156,16 +156,14 @@ def read_side(
     )
 
 
-def _exists(source: Any) -> bool:
-    return isinstance(source, (str, os.PathLike)) and Path(source).exists()
-
-
-def _in_store(store: Any, source: Any) -> bool:
-    """Whether ``source`` is the id of one of ``store``'s runs."""
-    if not isinstance(source, (str, os.PathLike)):
+def _from_store(store: Any, source: Any) -> bool:
+    """Whether ``source`` is read from ``store``: the id of one of its runs, or anything but an existing path."""
+    if store is None:
         return False
+    if not isinstance(source, (str, os.PathLike)):
+        return True
     opened = store if isinstance(store, StoredRuns) else open_store(store)
-    return os.fspath(source) in opened.run_ids
+    return os.fspath(source) in opened.run_ids or not Path(source).exists()
 
 
 def comparability(base: Side, new: Side) -> list[str]:
@@ -499,15 +497,6 @@ def _no_rows(metric: str) -> pl.DataFrame:
     return non_inferiority(empty, "", "", metric=metric)
 
 
-def _undecided_advice(overall: dict[str, Any]) -> str:
-    """What to do about an undecided gate (fewer than 2 haystacks: no test at any level)."""
-    k = int(overall["clusters"])
-    return (
-        f"gate on a benchmark with at least 2 haystacks (conversations, chats); no `--alpha` can decide with "
-        f"{k} haystack{'s' if k != 1 else ''}."
-    )
-
-
 # --- the Markdown summary ----------------------------------------------------------------------------------
 
 _ICONS = {
@@ -659,7 +648,11 @@ def _markdown(g: Gate) -> str:
     elif g.verdict == UNDECIDED:
         lines.append(f"**Verdict:** undecided: {g.reasons[0] if g.reasons else 'too few haystacks'}.")
         lines.append("")
-        lines.append(f"**What to do:** {_undecided_advice(overall)}")
+        k = int(overall["clusters"])  # fewer than 2 haystacks: no test at any level
+        lines.append(
+            "**What to do:** gate on a benchmark with at least 2 haystacks (conversations, chats); no `--alpha` "
+            f"can decide with {k} haystack{'s' if k != 1 else ''}."
+        )
     elif g.verdict == NOT_WORSE:
         lines.append(
             f"**Verdict:** not worse: NEW is shown no worse than BASE by more than {_margin(g.metric, g.margin)}: "

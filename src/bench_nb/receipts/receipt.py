@@ -126,10 +126,6 @@ def _name(source: Any) -> str:
     return os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)
 
 
-def _sha(value: Any) -> str:
-    return sha256_hex(canonical_json(value))
-
-
 def _verdicts(judgments: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
     rows = judgments.sort("question_id", "judge", "replicate").select(
         "question_id", "judge", "replicate", "score", "label", "explanation", "unscored"
@@ -179,7 +175,9 @@ def receipt_body(data: RunData) -> dict[str, Any]:
                 "searchMs": r["search_ms"],
                 "contextTokens": r["context_tokens"],
                 "answer": None if r["hypothesis"] is None else sha256_hex(r["hypothesis"].encode("utf-8")),
-                "verdicts": _sha({"primary": primary, "judgments": verdicts.get(r["question_id"], [])}),
+                "verdicts": sha256_hex(
+                    canonical_json({"primary": primary, "judgments": verdicts.get(r["question_id"], [])})
+                ),
             }
         )
     ms = memscore_frame(data.questions)
@@ -615,15 +613,15 @@ def receipt_checks(runs: RunSet | StoredRuns) -> list[tuple[str, ReceiptCheck]]:
     """(run id, check) for every run that has a receipt (``find_receipt``), each verified against the run
     (a run store's runs against the store; their receipts are looked for beside the directories they were
     exported from)."""
+    store = runs.store if isinstance(runs, StoredRuns) else None
+    each = (  # (run id, its directory, the run as verify_receipt reads it)
+        [(str(i), p, i) for i, p in runs.runs.select("run_id", "run_path").iter_rows()]
+        if isinstance(runs, StoredRuns)
+        else [(run.run_id, run.path, run) for run in runs]
+    )
     out = []
-    if isinstance(runs, StoredRuns):
-        for run_id, path in runs.runs.select("run_id", "run_path").iter_rows():
-            found = find_receipt(path) if path else None
-            if found is not None:
-                out.append((str(run_id), verify_receipt(found, run_id, store=runs.store)))
-        return out
-    for run in runs:
-        found = find_receipt(run.path) if run.path is not None else None
+    for run_id, path, run in each:
+        found = find_receipt(path) if path else None
         if found is not None:
-            out.append((run.run_id, verify_receipt(found, run)))
+            out.append((run_id, verify_receipt(found, run, store=store)))
     return out
