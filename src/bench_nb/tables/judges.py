@@ -11,7 +11,8 @@ from typing import Any
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
-from bench_nb.tables.html import STYLE, Cell, Table, esc, interval, labels_of, missing, num, render, run_cell
+from bench_nb.tables.html import Cell, Table, interval, labels_of, missing, num, pct, render, run_cell
+from bench_nb.text import STYLE, esc
 
 # An audit's false-positive rate (percent) above which a judge is not to be believed on that kind of answer.
 FPR_INVESTIGATE = 10.0
@@ -170,27 +171,18 @@ def table_judge_vs_human(versus: Any) -> Table:
     """``judge_vs_human`` output: per judge, sensitivity and specificity against the human labels with
     their intervals, agreement, Cohen's kappa and Gwet's AC1."""
     frame = _frame(versus)
-    rows = []
-    for r in frame.iter_rows(named=True):
-        rows.append(
-            [
-                Cell(r["judge"]),
-                Cell(
-                    str(r["n"]),
-                    "num",
-                    title=f"{r['n_correct']} right, {r['n_incorrect']} wrong by the labels",
-                ),
-                Cell(
-                    f"{_pct(r['sensitivity'])} {interval(r['sensitivity_low'], r['sensitivity_high'])}", "num"
-                ),
-                Cell(
-                    f"{_pct(r['specificity'])} {interval(r['specificity_low'], r['specificity_high'])}", "num"
-                ),
-                Cell(_pct(r["agreement"]), "num"),
-                Cell(num(r["cohen_kappa"], 3), "num"),
-                Cell(num(r["gwet_ac1"], 3), "num"),
-            ]
-        )
+    rows = [
+        [
+            Cell(r["judge"]),
+            Cell(str(r["n"]), "num", title=f"{r['n_correct']} right, {r['n_incorrect']} wrong by the labels"),
+            Cell(f"{pct(r['sensitivity'])} {interval(r['sensitivity_low'], r['sensitivity_high'])}", "num"),
+            Cell(f"{pct(r['specificity'])} {interval(r['specificity_low'], r['specificity_high'])}", "num"),
+            Cell(pct(r["agreement"]), "num"),
+            Cell(num(r["cohen_kappa"], 3), "num"),
+            Cell(num(r["gwet_ac1"], 3), "num"),
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
     html = render(
         [
             "judge",
@@ -210,10 +202,6 @@ def table_judge_vs_human(versus: Any) -> Table:
         ],
     )
     return Table(frame, html)
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None or missing(x) else f"{100 * x:.1f}%"
 
 
 def table_corrected(corrected: Any) -> Table:
@@ -382,8 +370,8 @@ def judge_verdict(
         if best["n"] < FEW_LABELS:
             caveat += f" Only {best['n']} labels: the intervals below are wide; label more to be sure."
         lines.append(
-            f"Trust {trust}: against {best['n']} human labels it accepts {_pct(best['sensitivity'])} of the "
-            f"answers people call right and rejects {_pct(best['specificity'])} of those they call wrong "
+            f"Trust {trust}: against {best['n']} human labels it accepts {pct(best['sensitivity'])} of the "
+            f"answers people call right and rejects {pct(best['specificity'])} of those they call wrong "
             f"(κ {num(best['cohen_kappa'], 2)}, AC1 {num(best['gwet_ac1'], 2)}).{caveat}"
         )
         data.append({"kind": "trust", "judge": trust, "basis": "human labels", "youden": best["youden"]})
