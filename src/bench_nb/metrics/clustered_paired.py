@@ -189,13 +189,6 @@ SPREAD_LEVEL = 0.99  # the F(ν, ν) quantile one run's haystack-level variance 
 UNSCORED_P = 0.05  # McNemar's p on the questions only one run scored below which the warning fires
 
 
-def _f_quantile(df: float) -> float:
-    """The ``SPREAD_LEVEL`` quantile of F(df, df) (scipy, imported on first use)."""
-    from scipy.special import fdtri
-
-    return float(fdtri(df, df, SPREAD_LEVEL))
-
-
 def paired_warning(ps: PairSums, run_a: str = "A", run_b: str = "B") -> str | None:
     """Why the clustered paired test may not hold its level for this pair (``None`` when there is no reason
     to think so): the conditions under which no paired test does (issue 39; calibrated by
@@ -213,9 +206,12 @@ def paired_warning(ps: PairSums, run_a: str = "A", run_b: str = "B") -> str | No
       answers, or a provider times out on hard questions, in one run only, that comparison is biased."""
     notes = []
     if len(ps.ids) >= 2 and ps.n:
+        from scipy.special import fdtri  # F's quantiles: scipy, imported on first use
+
         va, vb = cr2_variance(ps.a, ps.counts), cr2_variance(ps.b, ps.counts)
         low, high = sorted((va, vb))
-        if high > 0 and high > _f_quantile(bell_mccaffrey_df(ps.counts)) * low:
+        nu = bell_mccaffrey_df(ps.counts)
+        if high > 0 and high > float(fdtri(nu, nu, SPREAD_LEVEL)) * low:
             erratic = run_a if va > vb else run_b
             ratio = "all" if low == 0 else f"{high / low:.1f}x"
             notes.append(
