@@ -133,23 +133,21 @@ def table_prompt_sweep(sweep: Any) -> Table:
     prompt, and the run's rank under that prompt."""
     frame = _frame(sweep)
     labels = labels_of(frame) if not frame.is_empty() else {}
-    rows = []
-    for r in frame.iter_rows(named=True):
-        change = r["change"]
-        rows.append(
-            [
-                run_cell(r["run_id"], labels),
-                Cell(r["model"]),
-                Cell(r["judge_prompt"]),
-                Cell(
-                    f"{_pts(r['accuracy'])} {interval(r['ci_low'], r['ci_high'], scale=1)}",
-                    "num",
-                    title=f"{r['scored']} scored",
-                ),
-                Cell("" if change is None or missing(change) else f"{change:+.1f} pts", "num"),
-                Cell(str(r["rank"]), "num"),
-            ]
-        )
+    rows = [
+        [
+            run_cell(r["run_id"], labels),
+            Cell(r["model"]),
+            Cell(r["judge_prompt"]),
+            Cell(
+                f"{_pts(r['accuracy'])} {interval(r['ci_low'], r['ci_high'], scale=1)}",
+                "num",
+                title=f"{r['scored']} scored",
+            ),
+            Cell("" if missing(r["change"]) else f"{r['change']:+.1f} pts", "num"),
+            Cell(str(r["rank"]), "num"),
+        ]
+        for r in frame.iter_rows(named=True)
+    ]
     from bench_nb.metrics.judge_quality import ranking_moves
 
     moved = ranking_moves(frame) if not frame.is_empty() else None
