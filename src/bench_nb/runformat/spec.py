@@ -37,6 +37,7 @@ _MISSING = "(not recorded)"
 # LEGACY_CONTEXT_FORMAT, which this layer does not import): a resumed run keeps it.
 UNVERSIONED_CONTEXT_FORMAT = 1
 FINGERPRINT_CHARS = 12
+BENCH_NB_VERSION = 1  # the version of the benchNb record a run writes (``RunSpec.version``)
 # The checkpoint's own fields a RunSpec carries besides its benchNb record (their names as encoded).
 _TOP_LEVEL = ("runId", "provider", "benchmark", "questionIds", "writtenByBenchNb")
 
@@ -253,7 +254,6 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         answerer_spec: str | None,
         judges: Sequence[str],
         judge_specs: Sequence[str],
-        version: int,
         benchmark_sha256: str | None,
         prompt_hashes: Mapping[str, str],
         context_format: int | None,
@@ -278,7 +278,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             provider=provider,
             benchmark=benchmark,
             question_ids=tuple(question_ids),
-            version=version,
+            version=BENCH_NB_VERSION,
             k=k,
             answerer=answerer,
             judges=list(judges),

@@ -48,7 +48,6 @@ from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.selection import load_benchmark_spec, select_questions
 from bench_nb.runner.settings import (
-    BENCH_NB_VERSION,
     DEFAULT_ANSWERER,
     DEFAULT_K,
     ExecutionOptions,
@@ -425,7 +424,6 @@ def _found(
         answerer_spec=answerer if isinstance(answerer, str) else None,
         judges=[j.name for j in judge_objs],
         judge_specs=[s for s in split_specs(judges) if isinstance(s, str)],
-        version=BENCH_NB_VERSION,
         benchmark_sha256=bench.sha256,
         prompt_hashes=made.prompt_hashes,
         context_format=made.context_format,

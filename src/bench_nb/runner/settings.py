@@ -15,7 +15,6 @@ from bench_nb.redaction import redact
 from bench_nb.runformat.format import PHASES, Concurrency
 from bench_nb.runner.retry import RetryPolicy
 
-BENCH_NB_VERSION = 1
 DEFAULT_K = 10
 DEFAULT_CONCURRENCY = 8
 DEFAULT_ANSWERER = "extractive"
