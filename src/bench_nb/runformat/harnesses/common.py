@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -542,9 +543,7 @@ def _missing_rows(path: Path, index: LocomoIndex, found: set[str], problems: lis
     missing = [q for q in scored if q.question_id not in found]
     if not missing:
         return
-    per = {
-        c: sum(q.conversation == c for q in missing) for c in dict.fromkeys(q.conversation for q in missing)
-    }
+    per = Counter(q.conversation for q in missing)  # in order of first appearance
     where = ", ".join(f"{n} of conversation {c}" for c, n in per.items())
     named = ", ".join(q.question_id for q in missing[:5]) + (" ..." if len(missing) > 5 else "")
     problems.append(
