@@ -15,7 +15,7 @@ from bench_nb.judges.registry import calls_no_model, get_judge, list_judges, reg
 from bench_nb.models.answerers import get_answerer, list_answerers
 from bench_nb.providers import get_provider
 from bench_nb.registry import Registry
-from bench_nb.runformat.harnesses import HARNESS_FORMATS, list_importers
+from bench_nb.runformat.harnesses import HarnessFormat, list_importers
 from bench_nb.runformat.load import OWN_FORMATS, RunFormatName
 
 
@@ -96,5 +96,5 @@ def test_the_built_in_judges_and_answerers() -> None:
 def test_the_importers_are_the_harness_formats_once() -> None:
     """The one spelled-out list of harness names (``HarnessFormat``) is what is registered, and the run
     formats ``load_runs`` takes are derived from it (``RunFormatName`` once listed them again and drifted)."""
-    assert list_importers() == list(HARNESS_FORMATS)
-    assert get_args(RunFormatName) == (*HARNESS_FORMATS, *OWN_FORMATS)
+    assert list_importers() == list(get_args(HarnessFormat))
+    assert get_args(RunFormatName) == (*get_args(HarnessFormat), *OWN_FORMATS)

@@ -36,13 +36,13 @@ PAGE = REPO / "docs" / "frames.md"
 
 def _assert_declared(frame: pl.DataFrame, table: columns.Frame) -> None:
     """Exactly the table's columns, in its order, with its dtypes."""
-    assert frame.columns == list(table.names()), table.name
+    assert frame.columns == list(table.schema()), table.name
     assert frame.schema == pl.Schema(table.schema()), table.name
 
 
 def _assert_run_columns_constant(frame: pl.DataFrame, table: columns.Frame) -> None:
     """What the table says comes from the run has one value per run."""
-    names = [c for c in table.names("run") if c != "run_id"]
+    names = [c for c in table.schema("run") if c != "run_id"]
     assert names, table.name
     per_run = frame.group_by("run_id").agg(pl.col(names).n_unique())
     assert not per_run.is_empty()
@@ -66,10 +66,10 @@ def test_frames_of_the_fixture_runs_have_exactly_their_tables_columns(tmp_path: 
     for table, frame in built.items():
         assert not frame.is_empty(), table.name
         _assert_declared(frame, table)
-        if len(table.names("run")) > 1:
+        if len(table.schema("run")) > 1:
             _assert_run_columns_constant(frame, table)
     # no errata given: the errata columns are there and null
-    assert questions.select(QUESTIONS.names("errata")).null_count().row(0) == (150, 150, 150)
+    assert questions.select(list(QUESTIONS.schema("errata"))).null_count().row(0) == (150, 150, 150)
     # and the run store's tables: the same columns read back from Parquet, the runs table with the store's own
     export_runs(FIXTURES, tmp_path / "store")
     store = open_store(tmp_path / "store")
@@ -119,7 +119,7 @@ def test_an_imported_run_with_errata_has_the_same_columns(locomo_audit: Path) ->
 
 def test_every_table_is_well_formed() -> None:
     for table in FRAMES:
-        names = table.names()
+        names = [c.name for c in table.columns]
         assert len(set(names)) == len(names), f"{table.name} declares a column twice"
         for column in table.columns:
             assert column.source in SOURCES, f"{table.name}.{column.name}: unknown source {column.source!r}"
@@ -138,7 +138,7 @@ def test_docs_frames_md_is_what_the_tables_generate() -> None:
         section = page.split(f"### `{table.name}`", 1)[1].split("\n### ", 1)[0]
         rows = [line.split("|") for line in section.splitlines() if line.startswith("| ")]
         listed = [cells[2].strip().strip("`") for cells in rows[1:]]  # after the header
-        assert listed == list(table.names()), table.name
+        assert listed == list(table.schema()), table.name
 
 
 def test_write_replaces_only_the_generated_part(tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def _reasons(frame: pl.DataFrame, run_id: str) -> dict[str, str]:
 
 def test_each_wrong_answer_gets_its_reason(runs: Path) -> None:
     frame = bn.failure_reasons(runs, backend="polars")
-    assert frame.columns == list(FAILURES.names())
+    assert frame.columns == list(FAILURES.schema())
     # every answerable question is wrong in each run, the abstentions are right: 9 wrong answers per run
     assert frame.group_by("run_id").len().sort("run_id").rows() == [
         ("cut", 9),

@@ -78,10 +78,6 @@ class Frame:
         """Every column of the frame, in order, its groups flattened."""
         return tuple(c for g in self.groups for c in g.columns)
 
-    def names(self, source: Source | None = None) -> tuple[str, ...]:
-        """The column names in order (those from ``source`` only, when given)."""
-        return tuple(c.name for c in self.columns if source is None or c.source == source)
-
     def schema(self, source: Source | None = None) -> dict[str, Any]:
         """Column name -> polars dtype, in order (those from ``source`` only, when given)."""
         return {c.name: c.dtype for c in self.columns if source is None or c.source == source}

@@ -7,25 +7,17 @@ A run store keeps each run's record from export (``frames.store``), so the harne
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import polars as pl
 
 from bench_nb.frames.columns import HARNESSES
+from bench_nb.frames.questions import StoredFrames
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.runformat.spec import read_spec
 
 HARNESS_SCHEMA: dict[str, Any] = HARNESSES.schema()
 RUN_TOTALS = ("answer_input_tokens", "answer_output_tokens")  # ImportInfo.run_tokens' names
-
-
-@runtime_checkable
-class StoredHarnesses(Protocol):
-    """Runs whose harness records were kept at export (a run store, ``frames.store.StoredRuns``)."""
-
-    def harness_records(self) -> list[dict[str, Any]]:
-        """One harness record per run, as kept at export."""
-        ...
 
 
 def harness_record(run: Run) -> dict[str, Any]:
@@ -63,7 +55,7 @@ def _own_replicates(run: Run) -> int:
 
 def harness_frame(runs: Any) -> pl.DataFrame:
     """One row per run (``HARNESS_SCHEMA``): from a run store's records, else read from the runs."""
-    if isinstance(runs, StoredHarnesses):
+    if isinstance(runs, StoredFrames):
         records = runs.harness_records()
     else:
         records = [harness_record(run) for run in (runs if isinstance(runs, RunSet) else load_runs(runs))]
@@ -73,7 +65,7 @@ def harness_frame(runs: Any) -> pl.DataFrame:
 def run_origins(runs: Any) -> list[tuple[str, str, bool, tuple[str, ...]]]:
     """(run id, harness, imported, what it does not record) per run: ``harness_frame`` without the judge
     replicates (which read each run's judgments)."""
-    if isinstance(runs, StoredHarnesses):
+    if isinstance(runs, StoredFrames):
         return [
             (r["run_id"], r["harness"], r["imported"], tuple(r["not_recorded"]))
             for r in runs.harness_records()

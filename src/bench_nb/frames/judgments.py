@@ -18,7 +18,7 @@ replicates included; its checkpoint's verdict (the replicates' majority) is not 
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import polars as pl
 
@@ -378,16 +378,6 @@ def _question_context(runset: Any, disputed: pl.DataFrame, n_hits: int) -> pl.Da
     return questions.drop("run_id").with_columns(context=pl.Series(context, dtype=pl.Utf8))
 
 
-@runtime_checkable
-class StoredHits(Protocol):
-    """Runs whose search results were kept as texts at export (a run store, ``frames.store.StoredRuns``)."""
-
-    def stored_hit_texts(self, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]:
-        """The texts of the top ``n_hits`` results (all, for None) kept for each row of ``keys`` (run and
-        question)."""
-        ...
-
-
 def retrieved_texts(run: Run, qid: str, n_hits: int | None = 5) -> list[str]:
     """The texts of the top ``n_hits`` (None: all) results a run retrieved for a question (empty when not recorded)."""
     return [hit_text(h) for h in search_hits(run, qid)[:n_hits]]
@@ -397,7 +387,7 @@ def retrieved_texts_of(runs: Any, keys: pl.DataFrame, n_hits: int | None = None)
     """``retrieved_texts`` for each row of ``keys`` (``run_id``, ``question_id``; with ``run_path``, that
     picks the run of a ``RunSet``): the first ``n_hits`` texts (None: all), in rank order. ``runs``: a loaded
     ``RunSet`` or a run store (its hits table, read for those questions only)."""
-    if isinstance(runs, StoredHits):
+    if isinstance(runs, StoredFrames):
         return runs.stored_hit_texts(keys.select("run_id", "question_id"), n_hits)
     by_key = "run_path" if "run_path" in keys.columns else "run_id"
     found = {str(run.path) if by_key == "run_path" else run.run_id: run for run in runs}

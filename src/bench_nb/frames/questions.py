@@ -37,10 +37,19 @@ if TYPE_CHECKING:
 @runtime_checkable
 class StoredFrames(Protocol):
     """Runs whose frames were built already: a run store opened by ``frames.store.load_runs``. The frame
-    functions return its stored tables (same columns and dtypes) instead of decoding run directories."""
+    functions return its stored tables (same columns and dtypes) instead of decoding run directories, and its
+    search results' texts and harness records as kept at export."""
 
     def stored_frame(self, table: Literal["questions", "judgments", "runs"]) -> pl.DataFrame:
         """The stored ``table`` (questions, judgments or runs) as a polars frame."""
+        ...
+
+    def stored_hit_texts(self, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]:
+        """The texts of the top ``n_hits`` results (all, for None) of each row of ``keys`` (run, question)."""
+        ...
+
+    def harness_records(self) -> list[dict[str, Any]]:
+        """One harness record per run (``frames.harnesses.harness_record``)."""
         ...
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from bench_nb.errors import Problem, RunFormatError
 from bench_nb.registry import Registry
@@ -25,7 +25,6 @@ from bench_nb.runformat.harnesses.common import ImportInfo, first_json_line, rea
 from bench_nb.runformat.harnesses.locomo_ids import LocomoIndex, load_locomo_index
 
 __all__ = [
-    "HARNESS_FORMATS",
     "ImportInfo",
     "Importer",
     "LocomoIndex",
@@ -43,9 +42,8 @@ __all__ = [
 HarnessFormat = Literal[
     "longmemeval-v2", "longmemeval", "aml", "mem0-benchmarks", "evermemos", "zep", "mem0", "amb"
 ]
-"""The built-in importers' names, in the order they are tried (``tests/runformat/test_importers.py`` checks the
+"""The built-in importers' names, in the order they are tried (``tests/test_registry.py`` checks the
 registry holds exactly these)."""
-HARNESS_FORMATS: tuple[HarnessFormat, ...] = get_args(HarnessFormat)
 
 Runs = list[tuple[Checkpoint, ImportInfo]]
 

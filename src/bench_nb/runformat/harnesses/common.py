@@ -45,7 +45,7 @@ class ImportInfo:
     """What an imported run (another harness's result file) says about itself.
 
     Attributes:
-        harness: ``evermemos``, ``zep`` or ``mem0``.
+        harness: the importer's name (``evermemos``, ``zep``, ``mem0``, ...).
         judge: the judge as the file names it, or ``unknown``.
         answer_prompt: the answer prompt as the file names it (None: not recorded).
         not_recorded: what the file lacks (``latency``, ``tokens``, ``retrieved context``): null in the frames.
