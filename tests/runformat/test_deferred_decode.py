@@ -24,16 +24,16 @@ from run_writers import question, write_run
 def test_load_runs_holds_only_what_the_frames_read_until_the_checkpoint_is_read(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2", "incorrect")])
     (loaded,) = runs = load_runs(run)
-    assert isinstance(loaded.view, CheckpointView) and not loaded.decoded
+    assert isinstance(loaded.view, CheckpointView) and loaded._checkpoint is None  # not decoded
     frame = questions_df(runs, backend="polars")
     runs_df(runs)
     read_spec(loaded)
     assert repr(runs).startswith("RunSet(1 run: ") and loaded.run_id == loaded.view.runId
-    assert not loaded.decoded  # frames, settings and repr read the view only
+    assert loaded._checkpoint is None  # frames, settings and repr read the view only
     assert frame["correct"].to_list() == [True, False]
 
     checkpoint = loaded.checkpoint  # decoded now, once, with every field
-    assert isinstance(checkpoint, Checkpoint) and loaded.decoded and loaded.checkpoint is checkpoint
+    assert isinstance(checkpoint, Checkpoint) and loaded.checkpoint is checkpoint
     hits = decode_results(checkpoint.questions["q1"].phases.search.results)
     assert hits == [{"memory": "Priya adopted a greyhound named Biscuit", "similarity": 0.9}]
     assert questions_df(runs, backend="polars").equals(frame)
@@ -42,7 +42,7 @@ def test_load_runs_holds_only_what_the_frames_read_until_the_checkpoint_is_read(
 def test_strict_load_runs_decodes_every_field_at_once(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1")])
     (loaded,) = load_runs(run, strict=True)
-    assert loaded.decoded and isinstance(loaded.view, Checkpoint)
+    assert loaded._checkpoint is not None and isinstance(loaded.view, Checkpoint)  # decoded
 
 
 def test_a_question_damaged_outside_the_frames_fields_is_a_problem_when_the_checkpoint_is_read(

@@ -149,12 +149,6 @@ class Run(_RunInfo):
         """The fields the frames read: the view a lenient ``load_runs`` decoded, else the checkpoint."""
         return self._view if self._view is not None else self._checkpoint
 
-    @property
-    def decoded(self) -> bool:
-        """Whether the complete checkpoint is in memory (always, but for a lenient ``load_runs``'s run until
-        its ``checkpoint`` is read)."""
-        return self._stamp is None or self._checkpoint is not None
-
     def _decode_deferred(self, stamp: _Stamp) -> Checkpoint:
         try:
             data, now = _read_bytes(stamp.path)
