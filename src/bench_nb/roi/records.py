@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 ProbeMode = Literal["template", "paraphrase", "distractor", "llm"]
@@ -113,24 +113,7 @@ class RunSummary:
         return self.exclusive / self.judged if self.judged else None
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready, with ``exclusive_rate``."""
-        return {
-            "run_id": self.run_id,
-            "owner": self.owner,
-            "kind": self.kind,
-            "status": self.status,
-            "phase": self.phase,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "provider": self.provider,
-            "judge": self.judge,
-            "probes": self.probes,
-            "judged": self.judged,
-            "failed": self.failed,
-            "with_memory": self.with_memory,
-            "without_memory": self.without_memory,
-            "exclusive": self.exclusive,
-            "exclusive_rate": self.exclusive_rate,
-            "probe_mode": self.probe_mode,
-            "probe_modes": dict(self.probe_modes),
-        }
+        """JSON-ready, with ``exclusive_rate`` after ``exclusive``."""
+        data = asdict(self)  # the fields in order, probe_modes copied
+        last = {k: data.pop(k) for k in ("probe_mode", "probe_modes")}
+        return {**data, "exclusive_rate": self.exclusive_rate, **last}

@@ -43,11 +43,7 @@ def summarize_run(store: RoiStore, owner: str, run_id: str) -> RunSummary | None
         provider=run["provider"],
         judge=run["judge"],
         probes=sum(modes.values()),
-        judged=counts["judged"],
-        failed=counts["failed"],
-        with_memory=counts["with_memory"],
-        without_memory=counts["without_memory"],
-        exclusive=counts["exclusive"],
+        **counts,  # judged, failed, with_memory, without_memory, exclusive
         probe_mode=mode,
         probe_modes=modes,
     )
