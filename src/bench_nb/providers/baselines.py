@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from bench_nb.errors import ModelError, ProviderError
@@ -105,7 +105,7 @@ class FullContextProvider:
             if total + counted.n > self.max_context_tokens:
                 break
             total += counted.n
-            raw = {k: v for k, v in row.as_dict().items() if k != "text"}
+            raw = {k: v for k, v in asdict(row).items() if k != "text"}
             raw.update(tokens=counted.n, tokenizer=counted.tokenizer)
             kept.append(replace(hit, raw=raw))
         kept.reverse()

@@ -22,9 +22,8 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from bench_nb.errors import ProviderError
 from bench_nb.records import SearchHit, Session
@@ -79,10 +78,6 @@ class MessageRow:
     timestamp: str | None
     text: str
 
-    def as_dict(self) -> dict[str, Any]:
-        """The row as a plain dict (``SearchHit.raw``)."""
-        return {f: getattr(self, f) for f in _FIELDS}
-
     @property
     def date(self) -> str | None:
         """The message's own timestamp when it has one, else its session's date."""
@@ -101,11 +96,8 @@ class MessageRow:
             session_id=self.session_id,
             date=self.date,
             hit_id=self.message_id,
-            raw=self.as_dict(),
+            raw=asdict(self),
         )
-
-
-_FIELDS = tuple(f.name for f in fields(MessageRow))
 
 
 def container_file_name(container: str) -> str:
