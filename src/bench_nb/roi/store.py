@@ -287,11 +287,7 @@ class RoiStore:
 
     def active_probes(self, owner: str) -> list[Probe]:
         """The owner's probes not retired, oldest first (ties by id)."""
-        rows = self._rows(
-            f"SELECT {_PROBE_COLS} FROM probes WHERE owner = ? AND retired_at IS NULL ORDER BY created_at, id",
-            (owner,),
-        )
-        return [Probe(**r) for r in rows]
+        return [p for p in self.probes(owner) if p.retired_at is None]
 
     def probes(self, owner: str) -> list[Probe]:
         """All of the owner's probes, retired ones included."""
