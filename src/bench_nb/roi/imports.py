@@ -109,19 +109,16 @@ def read_memories(path: str | Path, *, lenient: bool = False) -> MemoryFile:
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for where, item in items:
+        if isinstance(item, Memory) and item.id in seen:
+            item = MemoryImportError(
+                where, f"duplicate memory id {item.id!r} (first at {seen[item.id]})", "id"
+            )
         if isinstance(item, MemoryImportError):
             if not lenient:
                 raise item
             problems.append(Problem(path=where, message=str(item), field=item.field))
         elif isinstance(item, ScopeMember):
             members.append(item)
-        elif item.id in seen:
-            err = MemoryImportError(
-                where, f"duplicate memory id {item.id!r} (first at {seen[item.id]})", "id"
-            )
-            if not lenient:
-                raise err
-            problems.append(Problem(path=where, message=str(err), field="id"))
         else:
             seen[item.id] = where
             memories.append(item)
@@ -206,36 +203,25 @@ def _allowed(
     for m in memories:
         label = scope_owner(m.scope)
         if m.owner != owner:
-            refused.append(
-                MemoryImportError(
-                    path,
-                    f"memory {m.id!r} is owned by {m.owner!r}, not by the importing owner {owner!r}",
-                    "owner",
-                )
-            )
+            why = f"memory {m.id!r} is owned by {m.owner!r}, not by the importing owner {owner!r}"
+            refused.append(MemoryImportError(path, why, "owner"))
         elif label != owner and not member_of.setdefault(m.scope, owner in store.members(m.scope)):
-            refused.append(
-                MemoryImportError(
-                    path,
-                    f"memory {m.id!r}: owner {owner!r} may not write into scope {m.scope!r} "
-                    f"(it belongs to {label!r} and {owner!r} is not a member)",
-                    "scope",
-                )
+            why = (
+                f"memory {m.id!r}: owner {owner!r} may not write into scope {m.scope!r} "
+                f"(it belongs to {label!r} and {owner!r} is not a member)"
             )
+            refused.append(MemoryImportError(path, why, "scope"))
         else:
             ok_memories.append(m)
     ok_members: list[ScopeMember] = []
     for g in members:
         label = scope_owner(g.scope)
         if label != owner:
-            refused.append(
-                MemoryImportError(
-                    path,
-                    f"membership of {g.member!r} in {g.scope!r}: only the scope's owner {label!r} may grant it, "
-                    f"not the importing owner {owner!r}",
-                    "scope",
-                )
+            why = (
+                f"membership of {g.member!r} in {g.scope!r}: only the scope's owner {label!r} may grant it, "
+                f"not the importing owner {owner!r}"
             )
+            refused.append(MemoryImportError(path, why, "scope"))
         else:
             ok_members.append(g)
     return ok_memories, ok_members, refused
