@@ -54,16 +54,6 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return 1 + np.asarray((filled[..., None, :] > filled[..., :, None]).sum(axis=-1))
 
 
-def _groups(order: list[str], qtype: str, pairs: dict[PairKey, PairSums], alpha: float) -> dict[str, int]:
-    groups: dict[str, int] = {}
-    group, leader = 0, None
-    for run in order:
-        if leader is None or _distinguishable(pairs, leader, run, qtype, alpha):
-            group, leader = group + 1, run
-        groups[run] = group
-    return groups
-
-
 def _distinguishable(pairs: dict[PairKey, PairSums], leader: str, run: str, qtype: str, alpha: float) -> bool:
     ps = pairs.get((leader, run, qtype)) or pairs.get((run, leader, qtype))
     if ps is None or not ps.n:
@@ -155,9 +145,15 @@ def ranks_of(
         rank = _ranks(observed)
         boot = _ranks(draws)
         a = expanded_alpha(len(clusters), 1 - alpha)
-        order = [runs[i] for i in np.argsort(-np.where(np.isnan(observed), -np.inf, observed), kind="stable")]
-        groups = _groups(order, str(key[0]) if key else ALL, pairs, alpha)
         qtype = str(key[0]) if key else ALL
+        # by accuracy, a new group from the first run the paired test tells from the current group's leader
+        groups: dict[str, int] = {}
+        group, leader = 0, None
+        order = [runs[i] for i in np.argsort(-np.where(np.isnan(observed), -np.inf, observed), kind="stable")]
+        for run in order:
+            if leader is None or _distinguishable(pairs, leader, run, qtype, alpha):
+                group, leader = group + 1, run
+            groups[run] = group
         for i, run in enumerate(runs):
             if len(clusters) < MIN_BOOTSTRAP_CLUSTERS:
                 low, high = _tested_rank_range(i, runs, observed, pairs, qtype, alpha)
