@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from bench_nb.errors import DeadlineExceeded, HoldBoardLost, MissingProviderKey, ProviderError
 from bench_nb.models.deadline import remaining as question_time_left
-from bench_nb.records import Session
+from bench_nb.records import SearchHit, Session
 from bench_nb.retry_after import Holds, status_of
 from bench_nb.retry_policy import TRANSIENT_STATUS as TRANSIENT_STATUS  # what a cloud call retries, and 5xx
 from bench_nb.retry_policy import Attempts, RetryPolicy, retry_call, transient_status, transport_failure
@@ -107,6 +107,20 @@ def chat_role(role: str) -> str:
 def session_text(session: Session) -> str:
     """A session as one document: a line per message, ``speaker: text``."""
     return "\n".join(f"{m.role}: {m.content}" for m in session.messages)
+
+
+def metadata_hit(raw: dict[str, Any], text: Any, score: Any, session_key: str) -> SearchHit:
+    """A search result as a hit: its session and date from the metadata bench_nb attached at ingest, its id,
+    ``raw`` as returned."""
+    meta = raw.get("metadata") or {}
+    return SearchHit(
+        text=str(text or ""),
+        score=float(score) if isinstance(score, int | float) else None,
+        session_id=meta.get(session_key),
+        date=meta.get("date"),
+        hit_id=raw.get("id"),
+        raw=raw,
+    )
 
 
 def to_dict(obj: Any) -> dict[str, Any]:

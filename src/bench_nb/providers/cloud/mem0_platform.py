@@ -35,6 +35,7 @@ from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
 from bench_nb.providers.cloud.common import (
     chat_role,
     container_name,
+    metadata_hit,
     speaker_line,
     unix_seconds,
 )
@@ -163,23 +164,11 @@ class Mem0PlatformProvider(CloudProvider):
             fields["threshold"] = self.threshold
         response = self.calls(f"searching memories of user {uid}", partial(client.search, query, **fields))
         results = response.get("results", []) if isinstance(response, dict) else response
-        hits = []
-        for raw in list(results or [])[:k]:
-            if not isinstance(raw, dict):
-                continue
-            meta = raw.get("metadata") or {}
-            score = raw.get("score")
-            hits.append(
-                SearchHit(
-                    text=str(raw.get("memory") or ""),
-                    score=float(score) if isinstance(score, int | float) else None,
-                    session_id=meta.get("session_id"),
-                    date=meta.get("date"),
-                    hit_id=raw.get("id"),
-                    raw=raw,
-                )
-            )
-        return hits
+        return [
+            metadata_hit(raw, raw.get("memory"), raw.get("score"), "session_id")
+            for raw in list(results or [])[:k]
+            if isinstance(raw, dict)
+        ]
 
     def clear(self, container: str) -> None:
         """Delete the container's user and its memories."""

@@ -24,7 +24,7 @@ from typing import Any, Unpack
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
-from bench_nb.providers.cloud.common import container_name, session_text, to_dict, utc_iso
+from bench_nb.providers.cloud.common import container_name, metadata_hit, session_text, to_dict, utc_iso
 from bench_nb.providers.sqlite import check_k
 from bench_nb.records import IngestResult, SearchHit, Session
 
@@ -138,22 +138,11 @@ class SupermemoryProvider(CloudProvider):
         if self.threshold is not None:
             fields["threshold"] = self.threshold
         response = self.calls(f"searching namespace {ns}", partial(client.search, ns, **fields))
-        hits = []
-        for result in list(getattr(response, "results", None) or [])[:k]:
-            raw = to_dict(result)
-            meta = raw.get("metadata") or {}
-            score = raw.get("similarity")
-            hits.append(
-                SearchHit(
-                    text=str(raw.get("memory") or raw.get("chunk") or ""),
-                    score=float(score) if isinstance(score, int | float) else None,
-                    session_id=meta.get("sessionId"),
-                    date=meta.get("date"),
-                    hit_id=raw.get("id"),
-                    raw=raw,
-                )
-            )
-        return hits
+        raws = [to_dict(result) for result in list(getattr(response, "results", None) or [])[:k]]
+        return [
+            metadata_hit(raw, raw.get("memory") or raw.get("chunk"), raw.get("similarity"), "sessionId")
+            for raw in raws
+        ]
 
     def clear(self, container: str) -> None:
         """Delete the container's namespace and everything in it."""
