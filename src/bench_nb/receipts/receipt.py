@@ -182,9 +182,8 @@ def receipt_body(data: RunData) -> dict[str, Any]:
         )
     ms = memscore_frame(data.questions)
     memscore = ms.row(0, named=True) if len(ms) else {}
-    from bench_nb.metrics.clustered import (
-        accuracy_intervals_frame,
-    )  # numpy: only when a receipt is made or checked
+    # numpy: only when a receipt is made or checked
+    from bench_nb.metrics.clustered import accuracy_intervals_frame
 
     overall = accuracy_intervals_frame(data.questions).with_columns(question_type=pl.lit("all"))
     by_type = accuracy_intervals_frame(data.questions, by="question_type").sort("question_type")

@@ -64,9 +64,5 @@ def deployment_usage(db: str | Path | RoiStore) -> dict[str, dict[str, int]]:
         rows = store.usage_totals()
     totals = {p: {"calls": 0, "input_tokens": 0, "output_tokens": 0} for p in ("prober", "judge")}
     for r in rows:
-        totals[r["purpose"]] = {
-            "calls": r["calls"],
-            "input_tokens": r["input_tokens"],
-            "output_tokens": r["output_tokens"],
-        }
+        totals[r.pop("purpose")] = r  # calls, input_tokens, output_tokens
     return totals

@@ -25,7 +25,7 @@ from bench_nb.providers.query import query_terms
 from bench_nb.records import SearchHit
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
 from bench_nb.roi.memory import Memory, ScopeMember, utc_now
-from bench_nb.roi.pg_schema import PG_SCHEMA_VERSION, SCHEMA, setup_sql
+from bench_nb.roi.pg_schema import DEFAULT_SERVER_ROLE, MIGRATE, PG_SCHEMA_VERSION, SCHEMA, setup_sql
 from bench_nb.roi.records import RunKind
 from bench_nb.roi.store import _MEMORY_COLS, RoiStore, describe_holder, redact
 
@@ -72,8 +72,6 @@ def _connect(dsn: str, *, autocommit: bool = True) -> Any:
 def setup_postgres(admin_dsn: str, *, server_role: str | None = None) -> bool:
     """Create the ROI schema, roles and policies in the database of ``admin_dsn`` (once; returns False when
     it is already set up). Run as a superuser, or the database owner with CREATEROLE."""
-    from bench_nb.roi.pg_schema import DEFAULT_SERVER_ROLE
-
     _need_psycopg()
     script = setup_sql(server_role or DEFAULT_SERVER_ROLE)
     try:
@@ -95,8 +93,6 @@ def migrate_postgres(admin_dsn: str) -> tuple[int, int]:
     Raises:
         StoreError: no ROI schema there, a newer one, or a step failed (nothing is changed then).
     """
-    from bench_nb.roi.pg_schema import MIGRATE
-
     _need_psycopg()
     try:
         with psycopg.connect(admin_dsn, autocommit=True) as conn, conn.transaction():

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from bench_nb.roi.memory import PROBE_KINDS
 from bench_nb.roi.records import RunProbeMode, RunSummary
 from bench_nb.roi.store import RoiStore, borrow_store
 
@@ -112,8 +113,6 @@ class RoiStatus:
 
 def roi_status(owner: str, db: str | Path | RoiStore) -> RoiStatus:
     """``owner``'s ROI status (reads only ``owner``'s rows)."""
-    from bench_nb.roi.memory import PROBE_KINDS
-
     with borrow_store(db) as store:
         probes = store.probes(owner)
         running = [r for r in store.runs(owner) if r["status"] == "running"]
