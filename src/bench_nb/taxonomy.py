@@ -41,18 +41,6 @@ NormType = Literal[
 NORM_TYPES: tuple[NormType, ...] = get_args(NormType)  # in the Literal's order
 
 # BEAM's ten abilities (its probing_questions.json keys), in the paper's order, and their normalised names.
-BEAM_ABILITIES: tuple[str, ...] = (
-    "abstention",
-    "contradiction_resolution",
-    "event_ordering",
-    "information_extraction",
-    "instruction_following",
-    "knowledge_update",
-    "multi_session_reasoning",
-    "preference_following",
-    "summarization",
-    "temporal_reasoning",
-)
 BEAM_TO_NORM: dict[str, NormType] = {
     "abstention": "abstention",
     "contradiction_resolution": "contradiction-resolution",
@@ -65,6 +53,7 @@ BEAM_TO_NORM: dict[str, NormType] = {
     "summarization": "summarization",
     "temporal_reasoning": "temporal",
 }
+BEAM_ABILITIES: tuple[str, ...] = tuple(BEAM_TO_NORM)
 
 # LoCoMo's category ids, as the paper and the data define them.
 LOCOMO_CATEGORIES: dict[int, str] = {

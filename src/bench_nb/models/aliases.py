@@ -55,11 +55,6 @@ class ModelSpec:
     base_url: str | None = None
     key_env: str | None = "OPENAI_API_KEY"
 
-    @property
-    def supports_temperature(self) -> bool:
-        """Whether the model takes a temperature (reasoning models do not)."""
-        return not self.reasoning
-
 
 def _openai(model_id: str, reasoning: bool = False) -> ModelSpec:
     return ModelSpec(model_id, model_id, "openai", "openai", reasoning=reasoning)

@@ -221,7 +221,7 @@ class LLMClient:
         if spec.api == "anthropic":
             if temperature is not None:  # the Messages API's default otherwise (the SDK no longer types it)
                 params["temperature"] = float(temperature)
-        elif spec.supports_temperature:
+        elif not spec.reasoning:  # reasoning models take no temperature
             params["temperature"] = 0.0 if temperature is None else float(temperature)
         if json:
             params["json"] = True
