@@ -230,23 +230,22 @@ class RunSizeWarning(BenchNbWarning):
     memory may hold (``start_warnings``)."""
 
 
-def few_haystacks_warning(
-    n_questions: int, n_haystacks: int, benchmark: str, available: int | None = None
-) -> str | None:
-    """A warning when the questions come from fewer than ``MIN_HAYSTACKS`` haystacks (the dry run and the run
-    itself, at its start, give it). ``available``: the benchmark's own number of haystacks; when it is below
-    ``MIN_HAYSTACKS`` too, no selection can help, and the advice says so instead of asking for more."""
+def few_haystacks_warning(bench: Benchmark, targets: Sequence[Question]) -> str | None:
+    """A warning when the questions ``targets`` come from fewer than ``MIN_HAYSTACKS`` haystacks (the dry run
+    and the run itself, at its start, give it). When ``bench`` has fewer than ``MIN_HAYSTACKS`` in all, no
+    selection can help, and the advice says so instead of asking for more."""
+    n_haystacks = len({q.haystack_id for q in targets})
     if n_haystacks >= MIN_HAYSTACKS:
         return None
     head = (
-        f"{n_questions} question(s) of {benchmark} from {n_haystacks} haystack(s): questions of one haystack "
+        f"{len(targets)} question(s) of {bench.name} from {n_haystacks} haystack(s): questions of one haystack "
         f"succeed and fail together, so with fewer than {MIN_HAYSTACKS} haystacks clustered intervals are wide "
         "and the paired test and the gate can tell runs apart only by very large differences; "
     )
-    if available is not None and available < MIN_HAYSTACKS:
+    if len(bench.haystacks) < MIN_HAYSTACKS:
         return head + (
-            f"{benchmark} has only {available} haystack(s) in all: it shows the tool at work, not which run is "
-            "better (use a benchmark with more, e.g. -b locomo)"
+            f"{bench.name} has only {len(bench.haystacks)} haystack(s) in all: it shows the tool at work, not "
+            "which run is better (use a benchmark with more, e.g. -b locomo)"
         )
     return head + "select questions from more (a larger --limit, or --sample)"
 
@@ -274,11 +273,7 @@ def start_warnings(
 ) -> list[str]:
     """What a run is warned of as it starts: too few haystacks, and (full-context) the memory its search
     results will take; the dry run prints the same."""
-    out = [
-        few_haystacks_warning(
-            len(targets), len({q.haystack_id for q in targets}), bench.name, len(bench.haystacks)
-        )
-    ]
+    out = [few_haystacks_warning(bench, targets)]
     if provider == "full-context":  # the others keep k hits a question: never near the limit
         hids = list(dict.fromkeys(q.haystack_id for q in targets))
         context = _Context(bench, hids, "gpt-4o", str(settings.get("model", "gpt-4o")))
@@ -392,11 +387,7 @@ def estimate_run(
         sessions=sum(len(bench.haystacks[h].sessions) for h in haystacks),
         messages=len(messages),
         conversation_tokens=sum(len(m.content) for m in messages) // CHARS_PER_TOKEN,
-        warnings=tuple(
-            w
-            for w in [few_haystacks_warning(len(targets), len(haystacks), bench.name, len(bench.haystacks))]
-            if w
-        ),
+        warnings=tuple(w for w in [few_haystacks_warning(bench, targets)] if w),
         unmetered=tuple(n for n in names if n not in reporting),
         missing_keys=tuple(missing),
         answerer=answerer_obj.name,

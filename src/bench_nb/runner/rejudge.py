@@ -20,10 +20,11 @@ from typing import Any
 
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
-from bench_nb.judges.registry import get_judge
+from bench_nb.judges.registry import calls_no_model, get_judge
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
 from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
@@ -66,8 +67,6 @@ def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[st
         JudgeError: a spec is a built-in (deterministic) judge or a Judge object, which have no prompt; or
             an unknown prompt.
     """
-    from bench_nb.judges.registry import calls_no_model, get_judge
-
     out: list[Judge] = []
     for spec in specs:
         name = spec.strip() if isinstance(spec, str) else getattr(spec, "name", repr(spec))
@@ -382,16 +381,7 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
         spec = RunSpec.recorded(data["benchNb"]).with_primary_judge(new, prompt_hash)
         data["benchNb"] = spec.written_over(data["benchNb"])
     data["updatedAt"] = now
-    _write_atomic(ckpt_path, dumps_js(data))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_atomic(ckpt_path, dumps_js(data).encode("utf-8"))
 
 
 def _majority_record(recs: list[dict[str, Any]], judge: str) -> dict[str, Any] | None:

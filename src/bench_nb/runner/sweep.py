@@ -250,7 +250,7 @@ def _run_kwargs(sweep: Sweep, point: SweepPoint) -> dict[str, Any]:
     retries = settings.pop("retries", None)
     if retries is not None:
         settings["retry"] = RetryPolicy(max_attempts=int(retries) + 1)
-    kwargs: dict[str, Any] = {
+    return {
         "dataset": point.dataset,
         "answerer": point.answerer,
         "judges": point.judges,
@@ -261,7 +261,6 @@ def _run_kwargs(sweep: Sweep, point: SweepPoint) -> dict[str, Any]:
         "provider_settings": sweep.provider_settings.get(point.provider, {}),
         **settings,
     }
-    return kwargs
 
 
 def run_point(point: SweepPoint, kwargs: dict[str, Any]) -> SweepRun:
