@@ -30,6 +30,7 @@ from bench_nb.judges.base import Judge
 from bench_nb.records import Question
 from bench_nb.runformat import format as mbf
 from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import Run, RunSet, load_runs, read_run
 from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.rejudge import RejudgeResult, answered_questions, rejudge
@@ -154,25 +155,20 @@ def _read_source(path: Path) -> Run:
     return runs[0]
 
 
-def _name(judge: str | Judge) -> str:
-    return judge if isinstance(judge, str) else judge.name
-
-
-def _hit_texts(run: object) -> dict[str, list[str]]:
+def _hit_texts(run: Run) -> dict[str, list[str]]:
     """question id -> the texts of its retrieved hits (from the checkpoint)."""
-    checkpoint = getattr(run, "checkpoint", None)
-    if checkpoint is None:
+    if run.checkpoint is None:
         return {}
-    out: dict[str, list[str]] = {}
-    for qid, q in checkpoint.questions.items():
-        out[qid] = [hit_text(h) for h in mbf.decode_results(q.phases.search.results)]
-    return out
+    return {
+        qid: [hit_text(h) for h in mbf.decode_results(q.phases.search.results)]
+        for qid, q in run.checkpoint.questions.items()
+    }
 
 
 def _write_run(
     path: Path,
     run_id: str,
-    source: object,
+    source: Run,
     by_id: dict[str, Question],
     answers: Sequence[AuditAnswer],
     *,
@@ -182,7 +178,7 @@ def _write_run(
 ) -> None:
     """The audit set as a run directory, answered and not yet graded (``judge`` empty until the first
     judge becomes primary, which writes each question's ``phases.evaluate``)."""
-    checkpoint = getattr(source, "checkpoint", None)
+    checkpoint = source.checkpoint
     src_questions = checkpoint.questions if checkpoint is not None else {}
     now = now_iso()
     questions: dict[str, mbf.Question] = {}
@@ -209,11 +205,8 @@ def _write_run(
             ),
             benchNb={"normType": q.norm_type, "auditHow": a.how},
         )
-    source_id = getattr(source, "run_id", "")
     provider = (
-        checkpoint.provider
-        if checkpoint is not None
-        else str((getattr(source, "report", None) or {}).get("provider", ""))
+        checkpoint.provider if checkpoint is not None else str((source.report or {}).get("provider", ""))
     )
     benchmark = checkpoint.benchmark if checkpoint is not None else ""
     ck = mbf.Checkpoint(
@@ -229,10 +222,8 @@ def _write_run(
         targetQuestionIds=list(questions),
         questions=questions,
         benchNb=RunSpec(
-            audit={"kind": kind, "generator": generator, "seed": seed, "sourceRunId": source_id}
+            audit={"kind": kind, "generator": generator, "seed": seed, "sourceRunId": source.run_id}
         ).bench_nb(),
     )
     path.mkdir(parents=True, exist_ok=True)
-    tmp = path / "checkpoint.json.tmp"
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(ck), indent=2))
-    os.replace(tmp, path / "checkpoint.json")
+    write_atomic(path / "checkpoint.json", msgspec.json.format(msgspec.json.encode(ck), indent=2))
