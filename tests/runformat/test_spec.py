@@ -128,6 +128,18 @@ def test_resume_differences_name_each_kept_setting_that_changed_and_skip_unrecor
     ]
 
 
+def test_a_prompt_hash_one_side_does_not_record_is_not_a_resume_difference() -> None:
+    """A BEAM run judged by ``rubric:<model>`` before its judge's prompt hashes were recorded resumes; a hash both
+    sides record and that changed still refuses it."""
+    old = RunSpec(prompt_hashes={"answer": "a1"})
+    now = RunSpec(prompt_hashes={"answer": "a1", "judge:rubric:m:beam-rubric": "r1"})
+    assert old.resume_differences(now) == []
+    changed = RunSpec(prompt_hashes={"answer": "a2", "judge:rubric:m:beam-rubric": "r1"})
+    assert old.resume_differences(changed) == [
+        "prompts: {'answer': 'a1'} in the run, {'answer': 'a2', 'judge:rubric:m:beam-rubric': 'r1'} now"
+    ]
+
+
 def test_the_benchnb_record_keeps_its_keys_and_their_order() -> None:
     """The on-disk record is today's: the same camelCase keys, in the order the runner always wrote them."""
     raw = json.loads((OLD / "killed" / "checkpoint.json").read_text())["benchNb"]

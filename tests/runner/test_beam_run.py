@@ -22,6 +22,9 @@ from beam_tier import write_tier
 from bench_nb.benchmarks import DatasetWarning
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError
+from bench_nb.judges.beam import RUBRIC_PROMPT_HASHES
+from bench_nb.runformat.load import read_run
+from bench_nb.runformat.spec import read_spec
 from bench_nb.runner.run import run_benchmark
 from bench_nb.taxonomy import BEAM_ABILITIES
 from llm_server import LLMServer, request_text
@@ -141,6 +144,11 @@ def test_an_llm_judged_run_gives_the_expected_scores(tmp_path: Path, llm_env: LL
             progress=False,
         )
     assert (result.status, result.evaluated) == ("completed", 20)
+    hashes = json.loads((result.run_dir / "checkpoint.json").read_text())["benchNb"]["promptHashes"]
+    assert (
+        hashes["judge:rubric:gpt-4o-mini:beam-rubric"] == RUBRIC_PROMPT_HASHES["beam-rubric"]
+    )  # recorded, so
+    assert read_spec(read_run(result.run_dir)).judge_prompt  # a changed judge prompt is not like for like
     expected_float = {
         "abstention": 0.5,
         "contradiction_resolution": 0.75,

@@ -434,13 +434,19 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     def resume_differences(self, wanted: RunSpec) -> list[str]:
         """How this run (on disk) and the run asked for (``wanted``, its settings found) differ on what a
         resume keeps (``RESUME_KEPT``; empty when they agree), e.g. ``"retrieval limit k: 4 in the run, 5
-        now"``. A setting either side does not record is not compared; judge replicates count 1 when not
-        recorded. Differing provider or benchmark names come first."""
+        now"``. A setting either side does not record is not compared, nor a prompt hash only one side
+        records (a BEAM or LongMemEval-V2 model judge's, which older runs did not record); judge replicates
+        count 1 when not recorded. Differing provider or benchmark names come first."""
         out = [
             f"{label}: {x!r} in the run, {y!r} now"
             for attr, label in (("benchmark", "benchmark"), ("provider", "provider"), *RESUME_KEPT)
             if (x := getattr(self, attr)) is not None and (y := getattr(wanted, attr)) is not None and x != y
         ]
+        mine, now = self.prompt_hashes or {}, wanted.prompt_hashes or {}
+        if any(
+            mine[k] != now[k] for k in mine.keys() & now.keys()
+        ):  # a hash one side lacks: not recorded then
+            out.append(f"prompts: {mine!r} in the run, {now!r} now")
         if self.replicates != wanted.replicates:
             out.append(f"judge replicates: {self.replicates!r} in the run, {wanted.replicates!r} now")
         return out
@@ -494,14 +500,13 @@ COMPARED: tuple[tuple[str, str], ...] = (
 )
 
 # What a resume keeps: what must be equal between the run on disk and the run asked for, with how each reads
-# in a sentence (besides the provider, the benchmark and judge replicates). Compared runs: ``COMPARED``.
+# in a sentence (besides the provider, the benchmark, the prompts and judge replicates). Compared runs: ``COMPARED``.
 RESUME_KEPT: tuple[tuple[str, str], ...] = (
     ("k", "retrieval limit k"),
     ("answerer", "answerer"),
     ("judges", "judges"),
     ("question_set_hash", "question set"),
     ("benchmark_sha256", "benchmark file"),
-    ("prompt_hashes", "prompts"),
     ("primary_judge", "primary judge"),
     ("isolate_per_question", "isolate per question"),
 )

@@ -120,7 +120,8 @@ class ProviderTraits:
 @dataclass(frozen=True)
 class ComponentTraits:
     """What a run reads of its answerer and judges besides their calls, read once when they are made (optional
-    attributes of the Answerer and Judge protocols): the hashes of their exact prompts (``prompt_hash``), the
+    attributes of the Answerer and Judge protocols): the hashes of their exact prompts (``prompt_hash``, or one
+    per rubric: ``prompt_hashes``, as BEAM's and LongMemEval-V2's model judges give them), the
     answerer's context format (``None``: it does not say) and tokenizer, whether any uses a provider's own
     prompt (``custom_prompt``), whether the answerer's time is its own CPU's (``cpu_bound``: its CPU time is
     recorded) and whether the primary judge grades (``graded``)."""
@@ -137,7 +138,7 @@ class ComponentTraits:
         """What ``answerer`` and ``judges`` (the primary first) tell of themselves."""
         hashes: dict[str, str] = {}
         for role, obj in (("answer", answerer), *((f"judge:{j.name}", j) for j in judges)):
-            value = getattr(obj, "prompt_hash", None)
+            value = getattr(obj, "prompt_hash", None) or getattr(obj, "prompt_hashes", None)
             if isinstance(value, str):
                 hashes[role] = value
             elif isinstance(value, Mapping):
