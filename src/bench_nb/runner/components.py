@@ -56,14 +56,11 @@ def make_provider(
     """A provider object from a registry name, a plugin spec, or an object passed through."""
     if not isinstance(spec, str):
         return spec
-    opts = dict(settings or {})
     if is_plugin(spec):
-        provider = load_plugin(spec)(run_dir=run_dir, **opts)
-    else:
-        from bench_nb.providers import get_provider
+        return load_plugin(spec)(run_dir=run_dir, **dict(settings or {}))  # type: ignore[no-any-return,unused-ignore]
+    from bench_nb.providers import get_provider
 
-        provider = get_provider(spec, run_dir=run_dir, **opts)
-    return provider  # type: ignore[no-any-return,unused-ignore]
+    return get_provider(spec, run_dir=run_dir, **dict(settings or {}))
 
 
 def close_provider(provider: Provider | None) -> None:

@@ -54,14 +54,6 @@ class ReanswerResult:
         )
 
 
-def _benchmark(run_dir: Path, name: str | None, dataset: str | None) -> Benchmark:
-    from bench_nb.benchmarks.registry import load_benchmark
-
-    if not name:
-        raise BenchNbError(f"{run_dir}: the run does not name its benchmark; give it (benchmark=...)")
-    return load_benchmark(name, dataset, progress=False)
-
-
 def reanswer(
     run_dir: str | os.PathLike[str],
     *,
@@ -111,15 +103,14 @@ def reanswer(
     reader = in_context_format(make_answerer(answerer_name, answerer_options), context_format, str(path))
     judge_name = primary_judge(run) or run.checkpoint.judge
     judge = resolve_judge(judge_name)
-    if isinstance(benchmark, Benchmark):
-        bench = benchmark
-    else:
+    bench = benchmark or (invocation.benchmark if invocation else None) or run.checkpoint.benchmark
+    if not bench:
+        raise BenchNbError(f"{path}: the run does not name its benchmark; give it (benchmark=...)")
+    if not isinstance(bench, Benchmark):
+        from bench_nb.benchmarks.registry import load_benchmark
+
         data = dataset if dataset is not None else (invocation.dataset if invocation else None)
-        bench = _benchmark(
-            path,
-            benchmark or (invocation.benchmark if invocation else None) or run.checkpoint.benchmark,
-            None if data is None else os.fspath(data),
-        )
+        bench = load_benchmark(bench, None if data is None else os.fspath(data), progress=False)
     by_id = {q.question_id: q for q in bench.questions}
     done, _ = read_reanswers(path)
     answered = skipped = no_evidence = still_wrong = 0

@@ -198,25 +198,14 @@ def parse_sweep(raw: Mapping[str, Any], path: str | Path = "<sweep>", *, base: P
         own = split_provider_settings(dict(raw.get("provider_settings", {})), providers)
     except BenchNbError as err:
         raise SweepError(path, str(err), "provider_settings") from None
+    paths = {name: str(base / dataset) for name, dataset in datasets.items()}
     points = []
     for provider, bench, k, answerer, judge, repeat in itertools.product(
         providers, benchmarks, ks, answerers, judges, range(1, repeats + 1)
     ):
         parts = [sweep_id, provider, bench, f"k{k}", answerer, (judge or "default").replace(",", "_")]
         run_id = "-".join(_slug(p) for p in parts) + f"-r{repeat}"
-        dataset = datasets.get(bench)
-        points.append(
-            SweepPoint(
-                run_id,
-                provider,
-                bench,
-                k,
-                answerer,
-                judge,
-                repeat,
-                str(base / dataset) if dataset is not None else None,
-            )
-        )
+        points.append(SweepPoint(run_id, provider, bench, k, answerer, judge, repeat, paths.get(bench)))
     seen: dict[str, SweepPoint] = {}
     for p in points:
         if p.run_id in seen:
