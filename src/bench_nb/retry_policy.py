@@ -98,19 +98,6 @@ class RetryPolicy:
         return backoff + float(jitter(state)), None
 
 
-class StopAtDeadline(tenacity.stop.stop_base):
-    """A tenacity ``stop``: no retry whose wait would end past the deadline ``remaining()`` tells (the
-    seconds left, or None for no deadline)."""
-
-    def __init__(self, remaining: Callable[[], float | None]) -> None:
-        self.remaining = remaining
-
-    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
-        """Whether to stop: the deadline leaves no more than the wait before the next attempt."""
-        left = self.remaining()
-        return left is not None and left <= float(getattr(retry_state, "upcoming_sleep", 0.0) or 0.0)
-
-
 class Attempts:
     """Counts the calls one ``retry_call`` made (read after it returns or raises)."""
 
@@ -157,9 +144,13 @@ def retry_call(
         slept_until[0] = max(slept_until[0], time.time()) + seconds
         return seconds
 
-    stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(max(1, policy.max_attempts))
-    if deadline is not None:
-        stop = stop | StopAtDeadline(deadline)
+    at_most = tenacity.stop_after_attempt(max(1, policy.max_attempts))
+
+    def stop(state: tenacity.RetryCallState) -> bool:  # attempts spent, or no time left for the wait
+        left = deadline() if deadline is not None else None
+        late = left is not None and left <= float(getattr(state, "upcoming_sleep", 0.0) or 0.0)
+        return bool(at_most(state)) or late
+
     retrying = tenacity.Retrying(
         wait=wait,
         stop=stop,

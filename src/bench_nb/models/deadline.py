@@ -16,9 +16,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from bench_nb.errors import DeadlineExceeded
-from bench_nb.retry_policy import StopAtDeadline
 
-__all__ = ["DeadlineExceeded", "attempt_timeout", "deadline", "exceeded", "remaining", "stop_at_deadline"]
+__all__ = ["DeadlineExceeded", "attempt_timeout", "deadline", "exceeded", "remaining"]
 
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("bench_nb_deadline", default=None)
 
@@ -60,8 +59,3 @@ def attempt_timeout(timeout_s: float) -> float:
     if left <= 0:
         raise exceeded()
     return min(timeout_s, left)
-
-
-#: A tenacity ``stop``: no retry whose wait would end past the deadline (what
-#: ``retry_policy.retry_call(deadline=remaining)`` adds to its stop).
-stop_at_deadline = StopAtDeadline(remaining)
