@@ -51,7 +51,7 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def chart_bundle(spec: dict[str, Any], **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The output (data, metadata) a chart is displayed as: Vega-Lite 5 for JupyterLab's own renderer."""
     title = _title(spec)
     data = {CHART_MIME: _json_safe(lab_spec(spec)), "text/plain": f"<chart {title!r}>"}
@@ -59,6 +59,4 @@ def chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return data, metadata
 
 
-def lab_renderer(spec: dict[str, Any], **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The altair renderer (``LAB_RENDERER``) of ``chart_bundle``."""
-    return chart_bundle(spec)
+lab_renderer = chart_bundle  # the altair renderer (``LAB_RENDERER``): altair passes its options as keywords

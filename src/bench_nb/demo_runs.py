@@ -80,15 +80,6 @@ def _questions(benchmark: Benchmark, n: int | None) -> list[tuple[str, Any]]:
     ]
 
 
-def _messages(benchmark: Benchmark, haystack_id: str) -> list[tuple[str, str, str | None]]:
-    hay = benchmark.haystacks[haystack_id]
-    return [
-        (m.message_id or f"{s.session_id}-{j}", m.content, s.date)
-        for s in hay.sessions
-        for j, m in enumerate(s.messages)
-    ]
-
-
 def write_synthetic_run(
     runs_dir: str | Path,
     provider: str,
@@ -129,7 +120,11 @@ def write_synthetic_run(
     verdict_lines: list[str] = []
     stamp = "2026-01-15T10:00:00.000Z"
     for i, (qid, q) in enumerate(_questions(benchmark, n_questions)):
-        msgs = _messages(benchmark, q.haystack_id)
+        msgs = [
+            (m.message_id or f"{s.session_id}-{j}", m.content, s.date)
+            for s in benchmark.haystacks[q.haystack_id].sessions
+            for j, m in enumerate(s.messages)
+        ]
         done: dict[str, Any] = {"status": "completed", "startedAt": stamp, "completedAt": stamp}
         ingest = IngestPhase(**done, durationMs=float(rng.randint(200, 900)), completedSessions=["s"])
         indexing = IndexingPhase(**done, durationMs=float(rng.randint(50, 300)))
