@@ -157,33 +157,21 @@ def _rounded(sums: dict[str, Any]) -> dict[str, Any]:
     return {**sums, "costUsd": round(sums["costUsd"], 9)}
 
 
-def judge_with_usage(
-    judge: Judge, question: Question, hypothesis: str
-) -> tuple[Verdict, dict[str, Any] | None]:
-    """The judge's verdict and the usage of its model calls.
+def judge_replicates_with_usage(
+    judge: Judge, question: Question, hypothesis: str, replicates: int
+) -> tuple[list[Verdict], dict[str, Any] | None]:
+    """The judge's verdicts on replicates 1..n (a replicable judge: ``judges.base.is_replicable``; any other
+    is graded once) and the usage of all their model calls.
 
     A judge that calls a model offers ``grade(question, hypothesis)`` returning an object with ``verdict``
     and ``completions`` (``bench_nb.judges.llm.Graded``); any other judge is asked ``judge(...)`` and
     records no usage.
     """
     grade = getattr(judge, "grade", None)
-    if callable(grade):
-        graded = grade(question, hypothesis)
-        return graded.verdict, calls_usage(graded.completions)
-    return judge.judge(question, hypothesis), None
-
-
-def judge_replicates_with_usage(
-    judge: Judge, question: Question, hypothesis: str, replicates: int
-) -> tuple[list[Verdict], dict[str, Any] | None]:
-    """The judge's verdicts on replicates 1..n (a replicable judge: ``judges.base.is_replicable``; any other
-    is graded once) and the usage of all their model calls."""
+    if not callable(grade):
+        return [judge.judge(question, hypothesis)], None
     if replicates <= 1 or not is_replicable(judge):
-        verdict, used = judge_with_usage(judge, question, hypothesis)
-        return [verdict], used
-    verdicts, completions = [], []
-    for n in range(1, replicates + 1):
-        graded = judge.grade(question, hypothesis, replicate=n)  # type: ignore[attr-defined]
-        verdicts.append(graded.verdict)
-        completions.extend(graded.completions)
-    return verdicts, calls_usage(completions)
+        graded = [grade(question, hypothesis)]
+    else:
+        graded = [grade(question, hypothesis, replicate=n) for n in range(1, replicates + 1)]
+    return [g.verdict for g in graded], calls_usage([c for g in graded for c in g.completions])
