@@ -315,9 +315,8 @@ def estimate_run(
     bench = load_benchmark_spec(benchmark, dataset, sha256)
     targets, _sampling = select_questions(bench, limit=limit, per_type=sample_per_type, exclude=exclude_types)
     k = DEFAULT_K if k is None else k
-    judge_spec = judges if judges is not None else ",".join(benchmark_traits(bench.name).default_judges)
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)
-    judge_objs = make_judges(judge_spec)
+    judge_objs = make_judges(judges if judges is not None else benchmark_traits(bench.name).default_judges)
     missing = missing_credentials(answerer_obj, judge_objs)
     own = split_provider_settings(provider_settings, names)
     haystacks = list(dict.fromkeys(q.haystack_id for q in targets))

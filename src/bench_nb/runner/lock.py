@@ -5,7 +5,6 @@ host and start time; a run killed with SIGKILL leaves no lock behind, and ``File
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 from typing import Any, NoReturn
@@ -50,16 +49,12 @@ def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> 
         raise RunFormatError(run_dir, f"cannot open the run's lock file {LOCK}: {err.strerror}") from None
 
 
-def remove_temporary_files(run_dir: str | os.PathLike[str]) -> list[Path]:
+def remove_temporary_files(run_dir: str | os.PathLike[str]) -> None:
     """Delete the temporary files a killed writer left (``*.tmp`` in the run directory and ``results/``).
 
-    Only call it holding the run's lock: then no live writer owns any of them. Returns what was deleted.
+    Only call it holding the run's lock: then no live writer owns any of them.
     """
     run_dir = Path(run_dir)
-    removed = []
     for folder in (run_dir, run_dir / "results"):
         for path in folder.glob("*.tmp"):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-                removed.append(path)
-    return removed
+            path.unlink(missing_ok=True)
