@@ -120,7 +120,7 @@ def resolve_model(alias: str, *, base_url: str | None = None) -> ModelSpec:
     if spec is None:
         lowered = name.lower()
         if lowered.startswith(("gpt-", *_REASONING_PREFIXES)):
-            spec = replace(_openai(name, reasoning=lowered.startswith(_REASONING_PREFIXES)), alias=name)
+            spec = _openai(name, reasoning=lowered.startswith(_REASONING_PREFIXES))
         elif lowered.startswith("claude-"):
             spec = _claude(name, name)
         elif lowered.startswith("gemini-"):

@@ -111,10 +111,8 @@ def warm_up_tokenizer(model: str | ModelSpec) -> None:
     build), so the first count does not pay for it; no-op for tokenizers that load nothing (and never a
     network call: Anthropic's count is not warmed)."""
     name = tokenizer_for(model)
-    if name.startswith("tiktoken:"):
-        encoding(name.removeprefix("tiktoken:")).encode("warm up")
-    elif name == "approx:cl100k_base":
-        encoding("cl100k_base").encode("warm up")
+    if name.startswith("tiktoken:") or name == "approx:cl100k_base":  # the encoding follows the colon
+        encoding(name.partition(":")[2]).encode("warm up")
 
 
 def _encode_len(text: str, encoding_name: str) -> int:
