@@ -325,25 +325,18 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
             extra = run.checkpoint.questions[qid].benchNb or {}
             graded = bool(extra.get("graded"))  # BEAM: a fractional score, kept as it is
             if extra.get("unscored") or ev.score is None or not (graded or ev.score in (0, 1)):
-                keep.append((qid, Verdict(None, "unscored", ev.explanation or "", judge=old)))
+                verdict = Verdict(None, "unscored", ev.explanation or "", judge=old)
             else:
                 label: VerdictLabel = "correct" if ev.score == 1 else "incorrect"
-                score = float(ev.score) if graded else int(ev.score)
-                items = tuple(extra.get("rubricScores") or ())
-                published = extra.get("publishedScore") if graded else None
-                keep.append(
-                    (
-                        qid,
-                        Verdict(
-                            score,
-                            label,
-                            ev.explanation or "",
-                            judge=old,
-                            items=items,
-                            published_score=published,
-                        ),
-                    )
+                verdict = Verdict(
+                    float(ev.score) if graded else int(ev.score),
+                    label,
+                    ev.explanation or "",
+                    judge=old,
+                    items=tuple(extra.get("rubricScores") or ()),
+                    published_score=extra.get("publishedScore") if graded else None,
                 )
+            keep.append((qid, verdict))
     append_verdicts(path, keep)
     ckpt_path = path / "checkpoint.json"
     data: dict[str, Any] = json.loads(ckpt_path.read_text(encoding="utf-8"))

@@ -344,18 +344,15 @@ class ManagedHoldBoard:
         """Every hold the board keeps (``HoldTable.holds``)."""
         return dict(self._call(lambda: self.table.holds()))
 
-    def lost(self, why: str) -> HoldBoardLost:
-        """The ``HoldBoardLost`` error for the manager process lost (``why`` says how): the sweep stops."""
-        return HoldBoardLost(
-            f"the sweep's hold manager process (pid {self.pid}, which shares Retry-After holds between the "
-            f"sweep's workers) {why}; the sweep stops: run it again to resume its runs"
-        )
-
     def _call(self, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except (OSError, EOFError) as err:  # refused, reset, broken pipe: the manager is gone
-            raise self.lost(f"is gone ({type(err).__name__}: {err})") from err
+            raise HoldBoardLost(
+                f"the sweep's hold manager process (pid {self.pid}, which shares Retry-After holds between the "
+                f"sweep's workers) is gone ({type(err).__name__}: {err}); the sweep stops: run it again to "
+                "resume its runs"
+            ) from err
 
 
 def _pool_worker(board: HoldBoard) -> None:
