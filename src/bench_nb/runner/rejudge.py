@@ -181,60 +181,49 @@ def rejudge(
         RunFormatError: not a run directory, or a primary switch the run cannot take.
         RunLockedError: another process is writing the run (``bench-nb run``, another rejudge).
     """
-    with lock_run(run_dir, command="bench-nb rejudge"):  # one writer per run (runner.lock)
-        return _rejudge(Path(run_dir), judges, primary, force, concurrency, judge_prompts, replicates)
-
-
-def _rejudge(
-    path: Path,
-    judges: Sequence[str | Judge],
-    primary: str | None,
-    force: bool,
-    concurrency: int,
-    judge_prompts: Sequence[str],
-    replicates: int = 1,
-) -> RejudgeResult:
-    run = read_run(path)
-    if judge_prompts:
-        resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts)
-    else:
-        resolved = [resolve_judge(j) for j in judges]
-    names = [j.name for j in resolved]
-    if len(set(names)) != len(names):
-        raise JudgeError(f"judge names must be distinct, got {names}")
-    if replicates < 1:
-        raise JudgeError(f"replicates must be at least 1, not {replicates}")
-    check_credentials(None, resolved)  # every missing key named before the first answer is graded
-    todo = answered_questions(run)
-    existing, _ = read_replicates(path)
-    graded: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    unscored: dict[str, int] = {}
-    for judge in resolved:
-        graded[judge.name] = skipped[judge.name] = unscored[judge.name] = 0
-        for replicate in range(1, (replicates if is_replicable(judge) else 1) + 1):
-            qids = [q for q in todo if force or (q, judge.name, replicate) not in existing]
-            skipped[judge.name] += len(todo) - len(qids)
-            items = [(q, *todo[q]) for q in qids]
-            verdicts = _grade(path, judge, items, max(1, concurrency), replicate=replicate)
-            graded[judge.name] += len(verdicts)
-            unscored[judge.name] += sum(v.label == "unscored" for v in verdicts)
-    old = primary_judge(run)
-    changed = primary is not None and primary != old
-    if changed:
-        assert primary is not None
-        chosen = next((j for j in resolved if j.name == primary), None)
-        _switch_primary(run, old, primary, getattr(chosen, "prompt_hash", None))
-    return RejudgeResult(
-        run_dir=path,
-        judges=tuple(names),
-        graded=graded,
-        skipped=skipped,
-        unscored=unscored,
-        primary=primary if changed and primary is not None else old,
-        primary_changed=changed,
-        report_stale=changed and (path / "report.json").is_file(),
-    )
+    path = Path(run_dir)
+    with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runner.lock)
+        run = read_run(path)
+        if judge_prompts:
+            resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts)
+        else:
+            resolved = [resolve_judge(j) for j in judges]
+        names = [j.name for j in resolved]
+        if len(set(names)) != len(names):
+            raise JudgeError(f"judge names must be distinct, got {names}")
+        if replicates < 1:
+            raise JudgeError(f"replicates must be at least 1, not {replicates}")
+        check_credentials(None, resolved)  # every missing key named before the first answer is graded
+        todo = answered_questions(run)
+        existing, _ = read_replicates(path)
+        graded: dict[str, int] = {}
+        skipped: dict[str, int] = {}
+        unscored: dict[str, int] = {}
+        for judge in resolved:
+            graded[judge.name] = skipped[judge.name] = unscored[judge.name] = 0
+            for replicate in range(1, (replicates if is_replicable(judge) else 1) + 1):
+                qids = [q for q in todo if force or (q, judge.name, replicate) not in existing]
+                skipped[judge.name] += len(todo) - len(qids)
+                items = [(q, *todo[q]) for q in qids]
+                verdicts = _grade(path, judge, items, max(1, concurrency), replicate=replicate)
+                graded[judge.name] += len(verdicts)
+                unscored[judge.name] += sum(v.label == "unscored" for v in verdicts)
+        old = primary_judge(run)
+        changed = primary is not None and primary != old
+        if changed:
+            assert primary is not None
+            chosen = next((j for j in resolved if j.name == primary), None)
+            _switch_primary(run, old, primary, getattr(chosen, "prompt_hash", None))
+        return RejudgeResult(
+            run_dir=path,
+            judges=tuple(names),
+            graded=graded,
+            skipped=skipped,
+            unscored=unscored,
+            primary=primary if changed and primary is not None else old,
+            primary_changed=changed,
+            report_stale=changed and (path / "report.json").is_file(),
+        )
 
 
 def _grade(
