@@ -37,8 +37,6 @@ class WindowPool:
     """
 
     def __init__(self, name: str, limit: int, results: queue.SimpleQueue[Done]) -> None:
-        if limit < 1:
-            raise ValueError(f"concurrency of {name} must be at least 1, not {limit}")
         self.name = name
         self.limit = limit
         self._results = results
