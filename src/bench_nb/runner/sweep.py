@@ -199,22 +199,17 @@ def parse_sweep(raw: Mapping[str, Any], path: str | Path = "<sweep>", *, base: P
     except BenchNbError as err:
         raise SweepError(path, str(err), "provider_settings") from None
     paths = {name: str(base / dataset) for name, dataset in datasets.items()}
-    points = []
+    points: dict[str, SweepPoint] = {}
     for provider, bench, k, answerer, judge, repeat in itertools.product(
         providers, benchmarks, ks, answerers, judges, range(1, repeats + 1)
     ):
         parts = [sweep_id, provider, bench, f"k{k}", answerer, (judge or "default").replace(",", "_")]
         run_id = "-".join(_slug(p) for p in parts) + f"-r{repeat}"
-        points.append(SweepPoint(run_id, provider, bench, k, answerer, judge, repeat, paths.get(bench)))
-    seen: dict[str, SweepPoint] = {}
-    for p in points:
-        if p.run_id in seen:
-            raise SweepError(
-                path, f"two grid points get the same run id {p.run_id!r}: rename one", "providers"
-            )
-        seen[p.run_id] = p
+        if run_id in points:
+            raise SweepError(path, f"two grid points get the same run id {run_id!r}: rename one", "providers")
+        points[run_id] = SweepPoint(run_id, provider, bench, k, answerer, judge, repeat, paths.get(bench))
     runs_dir = Path(raw.get("runs_dir", "data/runs"))
-    return Sweep(sweep_id, points, runs_dir, workers, settings, own)
+    return Sweep(sweep_id, list(points.values()), runs_dir, workers, settings, own)
 
 
 def load_sweep(path: str | Path) -> Sweep:
