@@ -159,3 +159,38 @@ def test_a_killed_callers_claim_is_taken_over(llm_server: LLMServer, tmp_path: P
     assert second.returncode == 0
     assert {text for text, _ in json.loads(out.strip().splitlines()[-1])} == {"reply-2"}
     assert llm_server.count() == 2
+
+
+OPENER = """
+import os, sys, time
+sys.path[:0] = [{src!r}]
+from bench_nb.models.cache import ResponseCache
+
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.001)
+for i in range(40):
+    ResponseCache(os.path.join(sys.argv[2], f"cache-{{i}}.sqlite")).put({{"i": i}}, "reply", 1, 1)
+"""
+
+
+def test_processes_opening_a_new_cache_file_at_once_all_open_it(tmp_path: Path) -> None:
+    """A client opens its cache on its first call, so processes started together (a sweep's runs sharing one
+    cache) open a new cache file at the same moment: each must open it, not fail with "database is locked"
+    (switching a new file to WAL does not wait SQLite's busy timeout)."""
+    script, go = tmp_path / "opener.py", tmp_path / "go"
+    script.write_text(textwrap.dedent(OPENER).format(src=str(SRC)))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(go), str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    go.touch()
+    errors = [proc.communicate(timeout=120)[1] for proc in procs]
+    assert [e for e in errors if e] == [] and all(p.returncode == 0 for p in procs)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import tenacity
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -78,10 +79,18 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.executescript(_SCHEMA)
-            self._conn.commit()
+        # Processes opening a new cache file at once: switching it to WAL can fail at once with "database is
+        # locked" (SQLite does not wait its busy timeout there), so opening is tried again for up to 30 s.
+        for attempt in tenacity.Retrying(
+            retry=tenacity.retry_if_exception(lambda e: "locked" in str(e)),
+            stop=tenacity.stop_after_delay(30),
+            wait=tenacity.wait_random(0.01, 0.1),
+            reraise=True,
+        ):
+            with attempt, self._lock:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.executescript(_SCHEMA)
+                self._conn.commit()
         self._flights: dict[str, threading.Event] = {}  # keys this process is calling for, by key
         self._flights_lock = threading.Lock()
 
