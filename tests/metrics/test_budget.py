@@ -229,7 +229,7 @@ def test_lafs_full_set_counts_every_record_as_longmemeval_v2s_overall_full_set()
     assert round(default["lafs"][0], 2) == 57.95
     assert full["lafs"][0] == pytest.approx(60 * (1 - math.log(2) / LN200))
     assert round(full["lafs"][0], 2) == 52.15
-    # a NaN score is no verdict under the one rule (metrics.verdicts): left out, or wrong in the full set
+    # a NaN score is no verdict under the one rule (frames.verdicts): left out, or wrong in the full set
     nan = frame(run_rows("r", 2, 4, 1000.0)).with_columns(
         score=pl.Series([1.0, 1.0, float("nan"), 0.0]), correct=pl.Series([True, True, None, False])
     )

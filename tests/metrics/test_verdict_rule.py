@@ -16,8 +16,8 @@ import pytest
 from metric_frames import frame, row
 
 import bench_nb
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.judge_quality import prompt_sweep
-from bench_nb.metrics.verdicts import with_verdicts
 
 CORRECT = {"a": 40, "b": 50}  # of the 80 questions with a verdict
 

@@ -8,8 +8,8 @@ statistic (never counted as wrong) and counted in ``unscored``. A value outside 
 input and raises, naming the run and the question. docs/statistics.md ("Null, NaN and unscored verdicts").
 
 It sits in the frames layer, below the metrics, so that the frames' own reading of verdicts
-(``frames.judgments.split_verdicts``, behind ``disputed_questions``) is this function too;
-``bench_nb.metrics.verdicts`` imports it for the metrics.
+(``frames.judgments.split_verdicts``, behind ``disputed_questions``) is this function too; the metrics
+import it from here.
 """
 
 from __future__ import annotations

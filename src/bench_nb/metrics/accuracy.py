@@ -17,8 +17,8 @@ import polars as pl
 
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
-from bench_nb.metrics.verdicts import with_verdicts
 
 
 def _with_ci(df: pl.DataFrame, cis: list[tuple[float, float]]) -> pl.DataFrame:
@@ -107,7 +107,7 @@ def unscored_bounds(data: Any, by: Literal["question_type"] | None = None) -> pl
 
     Columns: ``run_id``, [``question_type``], ``accuracy`` (the mean score of the questions with a verdict,
     the figure every table shows), ``scored``, ``unscored`` (questions of the run without a verdict, by the one
-    rule of ``metrics.verdicts``: evaluated and unscored, failed, pending), ``unscored_share`` (of all its
+    rule of ``frames.verdicts``: evaluated and unscored, failed, pending), ``unscored_share`` (of all its
     questions), ``all_wrong`` (the accuracy were every one of them wrong: Σ scores / all) and ``all_right``
     (were every one right: (Σ scores + unscored) / all), and ``show_bounds``: true for every row when some run
     has more than ``UNSCORED_SHARE`` of its questions without a verdict, or the runs' shares differ; then a

@@ -27,8 +27,8 @@ import polars as pl
 
 from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
-from bench_nb.metrics.verdicts import with_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -413,7 +413,7 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
         judge=pl.col("judge").cast(pl.Utf8),
         score=pl.col("score").cast(pl.Float64),
     )
-    # judgments: score is the verdict; an unscored one is null, one outside [0, 1] raises (metrics.verdicts)
+    # judgments: score is the verdict; an unscored one is null, one outside [0, 1] raises (frames.verdicts)
     df = with_verdicts(df.drop("status", "correct", strict=False))
     if judges is not None:
         df = df.filter(pl.col("judge").is_in(list(judges)))

@@ -33,9 +33,9 @@ import polars as pl
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import student_t_quantile
 from bench_nb.metrics.ordered import means_by
-from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 
 PartialCredit = Literal["float", "as-published"]
@@ -95,7 +95,7 @@ def _run_rows(
     run_id: str, run: pl.DataFrame, partial_credit: PartialCredit, confidence: float
 ) -> list[dict[str, Any]]:
     value = pl.col("score") if partial_credit == "float" else pl.coalesce("published_score", "score")
-    scored = with_verdicts(run).filter(pl.col("score").is_not_null())  # metrics.verdicts' one rule
+    scored = with_verdicts(run).filter(pl.col("score").is_not_null())  # frames.verdicts' one rule
     # each chat's mean per ability added in one fixed order (metrics.ordered): the same bits on every call
     per_chat = means_by(
         scored.with_columns(v=value.cast(pl.Float64)), ["haystack_id", "question_type"], ["v"]

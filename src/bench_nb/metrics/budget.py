@@ -28,7 +28,7 @@ import polars as pl
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
-from bench_nb.metrics.verdicts import with_verdicts
+from bench_nb.frames.verdicts import with_verdicts
 
 T_MIN = 1.0  # seconds: LongMemEval-V2's leaderboard budgets, compute_lafs.py's T_MIN and T_MAX
 T_MAX = 200.0
@@ -158,7 +158,7 @@ def _reference_points(reference: str | Sequence[tuple[float, float]] | None) -> 
 def run_points(data: Any, full_set: bool = False) -> pl.DataFrame:
     """Each run's operating point: ``run_id, provider, accuracy_pct, latency_s, n``.
 
-    By default over its questions with a verdict (``metrics.verdicts``: evaluated, scored; accuracy is the
+    By default over its questions with a verdict (``frames.verdicts``: evaluated, scored; accuracy is the
     mean score, failed and unscored questions left out). With ``full_set``, over every record of the run
     (LongMemEval-V2's ``overall_full_set``): a failed, pending or unscored question counts as 0, so
     ``n`` is every question. Latency: the mean search duration of the counted questions that have one, in

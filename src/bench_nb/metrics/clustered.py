@@ -9,7 +9,7 @@ Every function takes a questions frame (``questions_df``), any frame (pandas or 
 or run sources. When the frame has a ``score`` column its values are used instead of ``correct``: a score
 is any number in [0, 1], so a fractional score (BEAM's rubric scores, 0 / 0.5 / 1 per item, averaged) is
 handled like a 0/1 one, and "accuracy" is the mean score. Only rows with a verdict count, by the one rule
-of ``metrics.verdicts`` (evaluated, not ``unscored``, a score that is not null or NaN, else ``correct``).
+of ``frames.verdicts`` (evaluated, not ``unscored``, a score that is not null or NaN, else ``correct``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import polars as pl
 
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import (
     normal_z,
     student_t_quantile,
@@ -32,7 +33,6 @@ from bench_nb.metrics.intervals import (
     wilson_proportion_interval,
 )
 from bench_nb.metrics.ordered import segment_spread, segment_sums, sizes, sort_rows, starts
-from bench_nb.metrics.verdicts import with_verdicts
 
 IntervalMethod = Literal["clustered", "wilson"]
 RESAMPLES = 2000  # bootstrap resamples (over clusters)
@@ -76,7 +76,7 @@ def outcomes(data: Any, by: Literal["question_type"] | None = None) -> pl.DataFr
             f"the questions frame has no column {', '.join(missing)}: build it with bench_nb.questions_df "
             "or give run_id, question_id, haystack_id and correct (or score)"
         )
-    # the one rule (metrics.verdicts): ``score`` is the verdict, in [0, 1], null for a question without one
+    # the one rule (frames.verdicts): ``score`` is the verdict, in [0, 1], null for a question without one
     frame = with_verdicts(frame)
     out = frame.select(*question_keys(type_col), value="score").drop_nulls("value")
     dup = out.filter(pl.struct("run_id", "question_id").is_duplicated())

@@ -22,8 +22,8 @@ import polars as pl
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.questions import questions_frame
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.judges.registry import get_judge
-from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.records import Question
 
 
@@ -34,7 +34,7 @@ def _questions(errata: ErrataSource, runs: Any) -> pl.DataFrame:
         frame = questions_frame(runs, errata=errata)
     elif "gold_wrong" not in frame.columns or frame["gold_wrong"].null_count() == len(frame):
         frame = apply_errata(frame, as_errata(errata))
-    return with_verdicts(frame).filter(pl.col("score").is_not_null())  # a verdict (metrics.verdicts)
+    return with_verdicts(frame).filter(pl.col("score").is_not_null())  # a verdict (frames.verdicts)
 
 
 def _keys(by: str | None) -> list[str]:

@@ -1,6 +1,6 @@
 """Why each answer was wrong: one reason per wrong answer, in a fixed priority order.
 
-A **wrong answer** is a question of a run with a verdict (``metrics.verdicts``) that is not full marks:
+A **wrong answer** is a question of a run with a verdict (``frames.verdicts``) that is not full marks:
 ``score < 1`` (a binary judge's incorrect, a graded judge's partial or zero). Each gets the first reason that
 holds, in this order (``REASONS``; docs/statistics.md, "Why answers were wrong"):
 
@@ -34,7 +34,7 @@ from bench_nb.frames.columns import FAILURES
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.judgments import judgments_frame, replicates_as_raters, search_hits, split_verdicts
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
-from bench_nb.metrics.verdicts import with_verdicts
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.runformat.reanswer import read_reanswers
 

@@ -34,6 +34,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.frames.backend import as_polars
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.clustered import cluster_variance, question_keys
 from bench_nb.metrics.clustered_paired import PairedTest, paired_difference_test
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p
@@ -43,7 +44,6 @@ from bench_nb.metrics.power import (
     minimum_detectable_effect,
     paired_test_multiplier,
 )
-from bench_nb.metrics.verdicts import with_verdicts
 
 METRICS: tuple[str, ...] = ("accuracy", "quality", "latency_ms", "context_tokens")
 LOWER_IS_BETTER = frozenset({"latency_ms", "context_tokens"})
@@ -112,7 +112,7 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     """``run_id, question_id, haystack_id, question_type, value`` of ``metric`` for the questions that have one.
 
     ``accuracy``: ``correct`` as 0/1 and ``quality``: ``score``, both over the questions with a verdict
-    (``metrics.verdicts.with_verdicts``: evaluated, scored, not null or NaN);
+    (``frames.verdicts.with_verdicts``: evaluated, scored, not null or NaN);
     ``latency_ms``: ``search_ms``; ``context_tokens``: ``context_tokens`` (questions that recorded them). A
     question with no haystack is its own cluster; the type is the normalised one.
     """

@@ -20,11 +20,11 @@ import polars as pl
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions, questions_frame
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums
 from bench_nb.metrics.intervals import normal_z, student_t_quantile, wilson_proportion_interval
-from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
@@ -212,7 +212,7 @@ def ppi_accuracy(
 
 
 def _verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
-    """A judgments frame under the one rule for null, NaN and unscored verdicts (``metrics.verdicts``)."""
+    """A judgments frame under the one rule for null, NaN and unscored verdicts (``frames.verdicts``)."""
     return with_verdicts(judgments.drop("status", "correct", strict=False))
 
 

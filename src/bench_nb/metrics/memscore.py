@@ -27,8 +27,8 @@ import polars as pl
 
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
-from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.latency import memorybench_stats
 from bench_nb.runformat.report import format_memscore
 from bench_nb.runformat.rounding import js_round

@@ -45,8 +45,8 @@ from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend, with_
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import mcnemar_test, wilson_interval
-from bench_nb.metrics.verdicts import with_verdicts
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences

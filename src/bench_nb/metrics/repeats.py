@@ -17,8 +17,8 @@ import polars as pl
 
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.ordered import means_by
-from bench_nb.metrics.verdicts import with_verdicts
 
 _SETTINGS = ("provider", "benchmark", "judge", "answering_model", "k")
 

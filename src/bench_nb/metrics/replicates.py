@@ -16,7 +16,7 @@ import polars as pl
 
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
-from bench_nb.metrics.verdicts import with_verdicts
+from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.taxonomy import NORM_TYPES
 
 COLUMNS = (
@@ -61,7 +61,7 @@ def replicate_summary_frame(runs: Any, by: Literal["question_type"] | None = Non
         frame = frame.with_columns(replicate=pl.lit(1, pl.Int64))
     if "judge" not in frame.columns:
         frame = frame.with_columns(judge=pl.lit("", pl.Utf8))
-    frame = with_verdicts(frame.drop("status", "correct", strict=False))  # metrics.verdicts' one rule
+    frame = with_verdicts(frame.drop("status", "correct", strict=False))  # frames.verdicts' one rule
     keys = ["run_id"]
     if by is not None:
         frame = frame.with_columns(question_type=pl.col("question_type_norm").fill_null("other"))
