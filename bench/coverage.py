@@ -51,8 +51,8 @@ from bench_nb.metrics.clustered import (
     WORST_COVERAGE,
     ClusterSums,
     bell_mccaffrey_df,
-    bootstrap_t_interval,
     bootstrap_weights,
+    cluster_variance,
     clustered_interval,
     clustered_n,
     design_effect,
@@ -92,6 +92,41 @@ class Cell:
     type1_clustered: float
     type1_mcnemar: float
     type1_paired_comparison: float
+
+
+def bootstrap_t_interval(
+    weights: np.ndarray,
+    sums: np.ndarray,
+    counts: np.ndarray,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> tuple[float, float]:
+    """The cluster bootstrap-t (studentised) interval of the mean Σ sums / Σ counts.
+
+    Each resample b (a row of cluster counts W_b) gives its mean m*_b and its own CR1 standard error se*_b;
+    with t*_b = (m*_b − m) / se*_b, the interval is [m − t*_{1−α/2}·se, m − t*_{α/2}·se] (Efron & Tibshirani
+    1993, ch. 12; Field & Welsh 2007 for clusters), clipped to ``bounds``. Resamples with se* = 0 are left
+    out. ``(nan, nan)`` with fewer than 2 clusters or no spread between clusters.
+    """
+    s, c = np.asarray(sums, dtype=float)[:, None], np.asarray(counts, dtype=float)[:, None]
+    k = int((c > 0).sum())
+    se = math.sqrt(cluster_variance(s[:, 0], c[:, 0])) if k >= 2 else math.nan
+    if not se > 0:
+        return (math.nan, math.nan)
+    mean = s.sum(axis=0) / c.sum(axis=0)
+    # Σ_k W_bk (S_k − m*_b N_k)², expanded so that every resample is one matrix product.
+    den, ws, wss, wsc, wcc = np.split(weights @ np.hstack([c, s, s * s, s * c, c * c]), 5, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m_star = ws / den
+        spread = wss - 2 * m_star * wsc + m_star**2 * wcc
+        se_star = np.sqrt(k / (k - 1) * np.maximum(spread, 0.0)) / den
+        t_star = (m_star - mean) / se_star
+    t = t_star[se_star[:, 0] > 0, 0]
+    if not len(t):
+        return (math.nan, math.nan)
+    a = (1 - confidence) / 2
+    t_low, t_high = np.quantile(t, [a, 1 - a])
+    return (max(bounds[0], float(mean[0] - t_high * se)), min(bounds[1], float(mean[0] - t_low * se)))
 
 
 def _sums(sums: np.ndarray, counts: np.ndarray) -> ClusterSums:

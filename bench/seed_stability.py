@@ -15,6 +15,7 @@ BENCHMARKS.md ("Seed stability of the bootstraps").
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 
@@ -23,7 +24,7 @@ import polars as pl
 
 import bench_nb
 from bench_nb.metrics.beam import BEAM_ABILITIES, _ability_means, _overall, beam_scores_frame
-from bench_nb.metrics.clustered import bootstrap_weights, percentile_interval
+from bench_nb.metrics.clustered import bootstrap_weights, expanded_alpha
 from bench_nb.metrics.ranks import rank_intervals_frame
 
 SEEDS = range(20)
@@ -50,6 +51,17 @@ def chat_matrices(q: pl.DataFrame) -> list[np.ndarray]:
                 m[chats.index(hid), BEAM_ABILITIES.index(ability)] = v
         out.append(m)
     return out
+
+
+def percentile_interval(draws: np.ndarray, clusters: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The expanded percentile interval of bootstrap ``draws`` (NaN draws, resamples with no question,
+    are left out)."""
+    draws = draws[~np.isnan(draws)]
+    alpha = expanded_alpha(clusters, confidence)
+    if math.isnan(alpha) or not len(draws):
+        return (math.nan, math.nan)
+    low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+    return (float(low), float(high))
 
 
 def old_beam_intervals(matrices: list[np.ndarray], resamples: int, seed: int) -> np.ndarray:

@@ -21,7 +21,6 @@ from bench_nb.metrics.clustered import (
     ClusterSums,
     accuracy_intervals,
     bell_mccaffrey_df,
-    bootstrap_t_interval,
     bootstrap_weights,
     cluster_variance,
     clustered_interval,
@@ -406,20 +405,6 @@ def test_row_order_does_not_change_the_numbers() -> None:
         clustered_paired_comparisons(q, backend="polars"),
         clustered_paired_comparisons(shuffled, backend="polars"),
     )
-
-
-def test_paired_cluster_bootstrap_interval_covers_a_null_difference() -> None:
-    rng = np.random.default_rng(6)
-    hay = np.repeat(np.arange(len(LOCOMO_SIZES)), LOCOMO_SIZES)
-    counts = LOCOMO_SIZES.astype(float)
-    trials, covered = 600, 0
-    for i in range(trials):
-        ya, yb = paired_null(rng)
-        low, high = bootstrap_t_interval(
-            bootstrap_weights(10, i), np.bincount(hay, weights=ya - yb), counts, bounds=(-1.0, 1.0)
-        )
-        covered += low <= 0 <= high
-    assert covered / trials >= 0.93
 
 
 def test_bootstrap_weights_are_the_equal_probability_multinomial() -> None:
