@@ -6,11 +6,14 @@ recorded in BENCHMARKS.md, not asserted here: a timing ratio on a shared machine
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
+
+import pytest
 
 from bench_nb.frames.questions import questions_df
 from bench_nb.models.extractive import ExtractiveAnswerer
@@ -59,3 +62,28 @@ def test_a_warm_up_runs_once_before_the_first_timed_answer(tmp_path: Path) -> No
     assert result.evaluated == 16 and answerer.warm_ups == 1 and answerer.waited == 0
     answers = questions_df(result.run_dir, backend="polars")["answer_ms"]
     assert answers.max() < 1500  # not one answer's time holds the table's 2 s: loaded before any was timed
+
+
+class InterruptedWarmUp(ExtractiveAnswerer):
+    """Ctrl-C while the answerer warms up (a tokenizer's tables load for 1-2 s: a moment one may interrupt)."""
+
+    def warm_up(self) -> None:
+        raise KeyboardInterrupt
+
+
+def test_a_run_interrupted_in_its_warm_up_is_recorded_failed(tmp_path: Path) -> None:
+    # The warm-up is part of the run: interrupted there, the run ends as interrupted anywhere else does (its
+    # checkpoint says "failed", its journal is compacted and removed), not as a run still going.
+    with pytest.raises(KeyboardInterrupt):
+        run_benchmark(
+            "sqlite",
+            "sample",
+            answerer=InterruptedWarmUp(),
+            run_id="cut",
+            runs_dir=tmp_path,
+            progress=False,
+            limit=4,
+        )
+    checkpoint = json.loads((tmp_path / "cut" / "checkpoint.json").read_text(encoding="utf-8"))
+    assert checkpoint["status"] == "failed"
+    assert not (tmp_path / "cut" / "journal.jsonl").exists()

@@ -202,10 +202,10 @@ class Engine:
         )
         self._journal = JournalWriter(self.run_dir)
         self._journal.rotate()  # the checkpoint just written holds everything the journal had
-        self.warm_up()
-        self._next_compaction = time.monotonic() + self.settings.checkpoint_every_s
         status = "failed"
-        try:
+        try:  # from the warm-up on: a run interrupted there ends as anywhere else (failed, journal compacted)
+            self.warm_up()
+            self._next_compaction = time.monotonic() + self.settings.checkpoint_every_s
             for container in self.containers.values():
                 self._start_container(container)
             while self._outstanding:
