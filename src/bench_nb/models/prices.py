@@ -5,7 +5,8 @@ discount) as published by OpenAI, Anthropic and Google in 2025; prices change, s
 
 - in Python: ``set_price("gpt-4o", input_per_mtok=2.5, output_per_mtok=10)``;
 - from a file: ``$BENCH_NB_PRICES`` naming a JSON file ``{"gpt-4o": {"input": 2.5, "output": 10}, ...}``,
-  read once at first use (keys are model ids or aliases).
+  read again when the variable or the file changes (keys are model ids or aliases); ``set_price`` and
+  ``load_prices`` win over it.
 
 Local models (``local:``/``ollama:``) cost 0. A model with no price gets ``cost_usd = None`` (unknown), never 0.
 """
@@ -62,7 +63,7 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 _overrides: dict[str, Price] = {}
-_loaded_file = False
+_env_files: dict[tuple[str, int, int], dict[str, Price]] = {}  # by (path, mtime, size): read again if changed
 _lock = threading.Lock()
 
 
@@ -72,12 +73,7 @@ def set_price(model: str, input_per_mtok: float, output_per_mtok: float) -> None
         _overrides[model] = Price(float(input_per_mtok), float(output_per_mtok))
 
 
-def load_prices(path: str | Path) -> dict[str, Price]:
-    """Read a price file ``{"model": {"input": USD/1M, "output": USD/1M}}`` and apply it as overrides.
-
-    Raises:
-        ModelError: the file cannot be read or an entry lacks a number (the message names the entry).
-    """
+def _read_prices(path: str | Path) -> dict[str, Price]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
@@ -90,24 +86,48 @@ def load_prices(path: str | Path) -> dict[str, Price]:
             read[model] = Price(float(entry["input"]), float(entry["output"]))
         except (KeyError, TypeError, ValueError) as err:
             raise ModelError(f"{path} (entry {model!r}): needs numeric 'input' and 'output': {err}") from err
+    return read
+
+
+def load_prices(path: str | Path) -> dict[str, Price]:
+    """Read a price file ``{"model": {"input": USD/1M, "output": USD/1M}}`` and apply it as overrides.
+
+    Raises:
+        ModelError: the file cannot be read or an entry lacks a number (the message names the entry).
+    """
+    read = _read_prices(path)
     with _lock:
         _overrides.update(read)
     return read
 
 
+def _env_prices() -> dict[str, Price]:
+    """The prices in the file ``$BENCH_NB_PRICES`` names now; a thread asking while another reads it waits."""
+    path = os.environ.get("BENCH_NB_PRICES")
+    if not path:
+        return {}
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return _read_prices(path)  # raises, naming the file
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        if key not in _env_files:
+            _env_files[key] = _read_prices(path)
+        return _env_files[key]
+
+
 def price_for(spec: ModelSpec) -> Price | None:
-    """The price of a model: overrides first (by alias, then id), then the built-in table; None if unknown."""
-    global _loaded_file
-    if not _loaded_file:
-        _loaded_file = True
-        env = os.environ.get("BENCH_NB_PRICES")
-        if env:
-            load_prices(env)
-    if spec.family == "local" and spec.alias not in _overrides and spec.model_id not in _overrides:
+    """The price of a model: overrides, then the price file (by alias, then id), then the built-in table.
+
+    A local model not priced by either costs 0; any other model without a price gets None.
+    """
+    for table in (_overrides, _env_prices()):
+        for key in (spec.alias, spec.model_id):
+            if key in table:
+                return table[key]
+    if spec.family == "local":
         return Price(0.0, 0.0)
-    for key in (spec.alias, spec.model_id):
-        if key in _overrides:
-            return _overrides[key]
     return DEFAULT_PRICES.get(spec.model_id)
 
 
