@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -49,12 +49,15 @@ def _num(value: Any) -> float:
     return _NAN if value is None else float(value)
 
 
-def _tally(counts: Matrix) -> Tally:
-    """The distinct rows of an items × categories count table, each with its number of items."""
-    return list(Counter(tuple(float(c) for c in row) for row in counts).items())
+def _tally(counts: Matrix | Tally) -> Tally:
+    """The distinct rows of an items × categories count table, each with its number of items (a ``Tally``
+    is returned as it is)."""
+    if len(counts) and isinstance(counts[0][0], tuple):
+        return cast(Tally, list(counts))
+    return list(Counter(tuple(float(c) for c in row) for row in cast(Matrix, counts)).items())
 
 
-# --- the statistics, on counts: one row per item, one column per category ---------------------------------
+# --- the statistics, on counts (one row per item, one column per category) or their tally -------------------
 
 
 def rating_counts(ratings: Matrix, categories: Sequence[Any] = CATEGORIES) -> list[list[float]]:
@@ -66,61 +69,10 @@ def rating_counts(ratings: Matrix, categories: Sequence[Any] = CATEGORIES) -> li
     return [[float(sum(1 for v in row if v == c)) for c in categories] for row in rows]
 
 
-def percent_agreement(counts: Matrix) -> float:
+def percent_agreement(counts: Matrix | Tally) -> float:
     """Mean over items (with ≥ 2 ratings) of the share of agreeing rater pairs: Σₖ rₖ(rₖ−1) / r(r−1)."""
-    return _percent_agreement(_tally(counts))
-
-
-def fleiss_kappa(counts: Matrix) -> float:
-    """Fleiss' kappa (1971) on complete data (every item rated by the same number of raters m ≥ 2).
-
-    κ = (P̄ − P̄ₑ) / (1 − P̄ₑ), P̄ = mean percent agreement, P̄ₑ = Σⱼ pⱼ², pⱼ = share of all ratings in j.
-    ``nan`` when every rating falls in one category (P̄ₑ = 1), as statsmodels returns it.
-    """
-    return _fleiss_kappa(_tally(counts))
-
-
-def gwet_ac1(counts: Matrix) -> float:
-    """Gwet's AC1 (Gwet 2008; Handbook of Inter-Rater Reliability, 4th ed., 2014), missing ratings allowed.
-
-    AC1 = (pₐ − pₑ) / (1 − pₑ); pₐ = percent agreement over items with ≥ 2 ratings;
-    pₑ = Σₖ πₖ(1 − πₖ) / (q − 1), πₖ = mean over rated items of rₖ/r, q = number of categories.
-    """
-    return _gwet_ac1(_tally(counts))
-
-
-def krippendorff_alpha_nominal(counts: Matrix) -> float:
-    """Krippendorff's alpha for nominal data, from the coincidence matrix of pairable values.
-
-    α = 1 − (n − 1) · Σ_{c≠k} o_ck / Σ_{c≠k} n_c·n_k, over items with ≥ 2 ratings (n = their ratings).
-    ``nan`` when no item has two ratings or when every pairable rating is in one category.
-    """
-    return _krippendorff_alpha(_tally(counts))
-
-
-def cohen_kappa(a: Sequence[float], b: Sequence[float], categories: Sequence[Any] = CATEGORIES) -> float:
-    """Cohen's kappa of two raters on the same items: (pₒ − pₑ) / (1 − pₑ).
-
-    ``nan`` with zero expected disagreement (both raters constant in the same category), as
-    scikit-learn's ``cohen_kappa_score`` returns it.
-    """
-    return _cohen_kappa(confusion_counts(a, b, categories))
-
-
-def confusion_counts(
-    a: Sequence[float], b: Sequence[float], categories: Sequence[Any] = CATEGORIES
-) -> list[list[float]]:
-    """Counts of (a's category, b's category) over items both rated: rows a, columns b."""
-    pairs = Counter(zip(map(_num, a), map(_num, b), strict=True))
-    return [[float(pairs.get((x, y), 0)) for y in categories] for x in categories]
-
-
-# The same statistics on a tally (``Tally``): what judge_agreement computes them from.
-
-
-def _percent_agreement(t: Tally) -> float:
     agreeing = items = 0.0
-    for row, w in t:
+    for row, w in _tally(counts):
         r = sum(row)
         if r >= 2:
             agreeing += w * sum(c * (c - 1) for c in row) / (r * (r - 1))
@@ -128,7 +80,13 @@ def _percent_agreement(t: Tally) -> float:
     return agreeing / items if items else _NAN
 
 
-def _fleiss_kappa(t: Tally) -> float:
+def fleiss_kappa(counts: Matrix | Tally) -> float:
+    """Fleiss' kappa (1971) on complete data (every item rated by the same number of raters m ≥ 2).
+
+    κ = (P̄ − P̄ₑ) / (1 − P̄ₑ), P̄ = mean percent agreement, P̄ₑ = Σⱼ pⱼ², pⱼ = share of all ratings in j.
+    ``nan`` when every rating falls in one category (P̄ₑ = 1), as statsmodels returns it.
+    """
+    t = _tally(counts)
     if not t:
         return _NAN
     raters = {sum(row) for row, _ in t}
@@ -139,10 +97,16 @@ def _fleiss_kappa(t: Tally) -> float:
         return _NAN
     total = sum(per_category)
     p_e = sum((n / total) ** 2 for n in per_category)
-    return (_percent_agreement(t) - p_e) / (1 - p_e)
+    return (percent_agreement(t) - p_e) / (1 - p_e)
 
 
-def _gwet_ac1(t: Tally) -> float:
+def gwet_ac1(counts: Matrix | Tally) -> float:
+    """Gwet's AC1 (Gwet 2008; Handbook of Inter-Rater Reliability, 4th ed., 2014), missing ratings allowed.
+
+    AC1 = (pₐ − pₑ) / (1 − pₑ); pₐ = percent agreement over items with ≥ 2 ratings;
+    pₑ = Σₖ πₖ(1 − πₖ) / (q − 1), πₖ = mean over rated items of rₖ/r, q = number of categories.
+    """
+    t = _tally(counts)
     q = len(t[0][0]) if t else 0
     if q < 2 or not any(sum(row) >= 2 for row, _ in t):
         return _NAN
@@ -150,10 +114,16 @@ def _gwet_ac1(t: Tally) -> float:
     items = sum(w for _, w, _ in rated)
     pi = [sum(w * row[k] / r for row, w, r in rated) / items for k in range(q)]
     p_e = sum(x * (1 - x) for x in pi) / (q - 1)
-    return (_percent_agreement(t) - p_e) / (1 - p_e)
+    return (percent_agreement(t) - p_e) / (1 - p_e)
 
 
-def _krippendorff_alpha(t: Tally) -> float:
+def krippendorff_alpha_nominal(counts: Matrix | Tally) -> float:
+    """Krippendorff's alpha for nominal data, from the coincidence matrix of pairable values.
+
+    α = 1 − (n − 1) · Σ_{c≠k} o_ck / Σ_{c≠k} n_c·n_k, over items with ≥ 2 ratings (n = their ratings).
+    ``nan`` when no item has two ratings or when every pairable rating is in one category.
+    """
+    t = _tally(counts)
     pairable = [(row, w) for row, w in t if sum(row) >= 2]
     if not pairable:
         return _NAN
@@ -171,6 +141,16 @@ def _krippendorff_alpha(t: Tally) -> float:
     if expected == 0:
         return _NAN
     return 1 - observed / expected
+
+
+def cohen_kappa(a: Sequence[float], b: Sequence[float], categories: Sequence[Any] = CATEGORIES) -> float:
+    """Cohen's kappa of two raters on the same items: (pₒ − pₑ) / (1 − pₑ).
+
+    ``nan`` with zero expected disagreement (both raters constant in the same category), as
+    scikit-learn's ``cohen_kappa_score`` returns it.
+    """
+    pairs = Counter(zip(map(_num, a), map(_num, b), strict=True))  # (a's category, b's category) -> items
+    return _cohen_kappa([[float(pairs.get((x, y), 0)) for y in categories] for x in categories])
 
 
 def _cohen_kappa(table: list[list[float]]) -> float:
@@ -470,11 +450,11 @@ def _statistics(every: Tally, n_judges: int) -> dict[str, Any]:
         nan_stats = ("percent_agreement", "unanimous", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1")
         return out | dict.fromkeys(nan_stats, _NAN) | {"krippendorff_items": 0}
     unanimous = sum(w for row, w in complete if max(row) == n_judges)
-    out["percent_agreement"] = _percent_agreement(complete)
+    out["percent_agreement"] = percent_agreement(complete)
     out["unanimous"] = unanimous / n_items if n_items else _NAN
-    out["fleiss_kappa"] = _fleiss_kappa(complete)
-    out["gwet_ac1"] = _gwet_ac1(complete) if n_items else _NAN
-    out["krippendorff_alpha"] = _krippendorff_alpha(every)
+    out["fleiss_kappa"] = fleiss_kappa(complete)
+    out["gwet_ac1"] = gwet_ac1(complete) if n_items else _NAN
+    out["krippendorff_alpha"] = krippendorff_alpha_nominal(every)
     out["krippendorff_items"] = sum(w for row, w in every if sum(row) >= 2)
     return out
 
@@ -523,9 +503,9 @@ def _pairwise(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.DataFrame, 
                     "n": n_both,
                     "n_dropped": sum(n for (x, y), n in joint.items() if x is not None or y is not None)
                     - n_both,
-                    "percent_agreement": _percent_agreement(counts),
+                    "percent_agreement": percent_agreement(counts),
                     "cohen_kappa": _cohen_kappa(table),
-                    "gwet_ac1": _gwet_ac1(counts),
+                    "gwet_ac1": gwet_ac1(counts),
                 }
             )
             for x, sx in enumerate(CATEGORIES):
