@@ -59,6 +59,17 @@ def test_judge_agreement_on_graded_scores_reports_the_interval_alpha() -> None:
         judge_agreement(pl.DataFrame([dict(rows[0], score=1.5), rows[6]]))
 
 
+def test_a_score_out_of_range_names_its_judge() -> None:
+    # Judges' verdicts on one question: the error names the run, the question and the judge whose score is bad
+    # (the verdict rule's message lost the judge when agreement stopped checking scores itself).
+    rows = [
+        {"run_id": "r", "question_id": "q1", "judge": "contains", "score": 1.0},
+        {"run_id": "r", "question_id": "q1", "judge": "rubric:gpt-4o", "score": 1.5},
+    ]
+    with pytest.raises(ValueError, match=r"run 'r', question 'q1', judge 'rubric:gpt-4o': score 1.5"):
+        judge_agreement(pl.DataFrame(rows))
+
+
 def test_graded_accuracy_per_judge_is_the_mean_score_not_the_share_of_perfect_scores() -> None:
     # issue 27, item 9: on graded scores `.accuracy` was the share of scores equal to 1 (here 2/5 = 0.4)
     scores = {"rubric": [1.0, 0.5, 0.25, 1.0, 0.75, None], "rubric:gpt-4o": [0.5, 0.5, 0.5, 0.0, 1.0, 1.0]}

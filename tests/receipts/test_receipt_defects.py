@@ -101,8 +101,10 @@ def test_verify_on_a_score_of_1_0000000000000002_names_the_question(
     (copy_dir / "checkpoint.json").write_text(json.dumps(data))
     with pytest.warns(RunFormatWarning, match="score 1.0000000000000002 of judge 'gpt-4o' is not in"):
         check = bn.verify_receipt(receipt.to_bytes(), copy_dir)
-    assert not check.ok and f"question {qid!r}: score 1.0000000000000002 is not in [0, 1]" in str(
-        check.difference
+    assert (
+        not check.ok
+        and f"question {qid!r}, judge 'gpt-4o': score 1.0000000000000002 is not in [0, 1]"
+        in str(check.difference)
     )
     body = copy.deepcopy(receipt.body)
     body["questions"][0]["score"] = 1.0000000000000002

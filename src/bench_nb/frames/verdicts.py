@@ -39,9 +39,10 @@ def with_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
     bad = out.filter(pl.col("score").is_infinite() | (pl.col("score") < 0) | (pl.col("score") > 1))
     if len(bad):
         r = bad.row(0, named=True)
+        judge = f", judge {r['judge']!r}" if r.get("judge") is not None else ""  # a judgments frame's row
         raise ValueError(
-            f"run {r.get('run_id', r.get('run'))!r}, question {r.get('question_id')!r}: score {r['score']} is "
-            "not in [0, 1]: a score must be in [0, 1] (0 or 1, or a graded score) or null (null and NaN are no "
+            f"run {r.get('run_id', r.get('run'))!r}, question {r.get('question_id')!r}{judge}: score "
+            f"{r['score']} is not in [0, 1]: a score must be in [0, 1] (0 or 1, or a graded score) or null (null and NaN are no "
             "verdict)"
         )
     return out
