@@ -139,7 +139,7 @@ def test_a_checkpoint_not_laid_out_in_lines_or_damaged_is_decoded_whole(tmp_path
     ck = json.loads(path.read_text())
     path.write_text(json.dumps(ck))  # one line
     assert load._decode_views_in_batches(path, CheckpointView) is None
-    assert list(load.read_run_view(run).view.questions) == ["q1", "q2"]  # type: ignore[union-attr]
+    assert list(load.read_run_deferred(run).view.questions) == ["q1", "q2"]  # type: ignore[union-attr]
     ck["questions"]["q2"]["phases"]["answer"]["promptTokens"] = "many"
     del ck["questions"]["q1"]["phases"]["ingest"]
     path.write_text(dumps_js(ck))

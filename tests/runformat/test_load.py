@@ -11,7 +11,7 @@ import pytest
 from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError, RunFormatWarning
 from bench_nb.frames.questions import questions_frame, runs_frame
-from bench_nb.runformat.load import Run, RunView, read_run, read_run_view
+from bench_nb.runformat.load import read_run, read_run_deferred
 from run_writers import question, write_run
 
 
@@ -71,7 +71,7 @@ def test_run_level_errors_raise_in_both_modes(tmp_path: Path) -> None:
     assert info.value.path == str(run / "checkpoint.json")
     (run / "checkpoint.json").write_text("{not json")
     with pytest.raises(RunFormatError):
-        read_run_view(run)
+        read_run_deferred(run)
     with pytest.warns(RunFormatWarning, match="checkpoint.json"):
         runs = load_runs(run)  # lenient load_runs lists the run that could not be read
     assert len(runs) == 0 and runs.problems[0].path == str(run / "checkpoint.json")
@@ -84,7 +84,7 @@ def test_missing_results_files_are_problems_not_errors_while_the_checkpoint_has_
         tmp_path / "r", [question("q1"), question("q2"), question("q3", "failed", failed_phase="search")]
     )
     (run / "results" / "q2.json").unlink()
-    for read in (read_run, read_run_view):
+    for read in (read_run, read_run_deferred):
         loaded = read(run, strict=True)
         (p,) = loaded.problems
         assert (
@@ -171,10 +171,10 @@ def test_compare_manifest_lists_its_runs_in_order_and_reports_missing_ones(tmp_p
 
 def test_frames_read_views_and_take_loaded_runs_as_they_are(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2", "incorrect")])
-    assert isinstance(read_run_view(run), RunView) and isinstance(read_run(run), Run)
+    assert read_run_deferred(run)._checkpoint is None and read_run(run)._checkpoint is not None
     from_path = questions_frame(run)
     from_runset = questions_frame(load_runs(run))
-    from_view = questions_frame(read_run_view(run))
+    from_view = questions_frame(read_run_deferred(run))
     assert from_path.equals(from_runset) and from_path.equals(from_view)
     assert runs_frame(run).equals(runs_frame(load_runs(run)))
 
@@ -182,7 +182,7 @@ def test_frames_read_views_and_take_loaded_runs_as_they_are(tmp_path: Path) -> N
 def test_journal_runs_are_read_completely_so_the_journal_replays(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1")])
     (run / "journal.jsonl").write_text("")
-    assert isinstance(read_run_view(run), Run)
+    assert read_run_deferred(run)._checkpoint is not None
 
 
 def test_report_json_only_run(tmp_path: Path, mb_example: Path) -> None:

@@ -22,7 +22,7 @@ RUN_TOTALS = ("answer_input_tokens", "answer_output_tokens")  # ImportInfo.run_t
 
 def harness_record(run: Run) -> dict[str, Any]:
     """One run's record (``HARNESS_SCHEMA``'s fields; ``not_recorded`` a list, empty when it records all)."""
-    ck = run.checkpoint
+    ck = run.view
     info = run.imported
     spec = read_spec(run)
     judge = info.judge if info is not None else spec.judge
@@ -48,7 +48,7 @@ def _own_replicates(run: Run) -> int:
     """The most replicates of the primary judge in a bench_nb run's judgments (1 without replicates)."""
     from bench_nb.runformat.verdicts import read_replicates
 
-    judge = read_spec(run).judge if run.checkpoint is not None else None
+    judge = read_spec(run).judge if run.view is not None else None
     seen = [rep for (_, j, rep) in read_replicates(run.path)[0] if j == judge]
     return max(seen, default=1)
 

@@ -25,7 +25,7 @@ from bench_nb.gc_pause import gc_paused
 from bench_nb.redaction import redact
 from bench_nb.runformat.dataset import DatasetQuestion, read_memorybench_dataset
 from bench_nb.runformat.format import PHASES, Question
-from bench_nb.runformat.load import Run, RunSet, RunView, Sources, load_run_views
+from bench_nb.runformat.load import Run, RunSet, Sources, load_run_views
 from bench_nb.runformat.question_types import question_type_columns, question_types
 from bench_nb.runformat.spec import read_spec
 from bench_nb.runformat.view import QuestionView
@@ -84,7 +84,7 @@ def _dataset_index(dataset: str | Path | None) -> dict[str, DatasetQuestion] | N
 
 #: What a function that reads runs takes: run directories, files or glob patterns (one or several), a loaded
 #: ``RunSet`` or ``Run``, or a run store's runs (``load_runs(STORE, runs=[...])``).
-RunsLike: TypeAlias = Sources | RunSet | Run | RunView | StoredFrames
+RunsLike: TypeAlias = Sources | RunSet | Run | StoredFrames
 #: What a metric takes: runs as ``RunsLike``, or a questions frame (``questions_df``, pandas or polars).
 QuestionsLike: TypeAlias = Union[RunsLike, pl.DataFrame, "pd.DataFrame"]
 
@@ -144,7 +144,7 @@ def questions_frame(
         if problems is not None:
             problems.extend([*found, *(p for run in runset for p in run.problems)])
         parts = [
-            _checkpoint_frame(run, index) if run.checkpoint is not None else _report_frame(run, index)
+            _checkpoint_frame(run, index) if run.view is not None else _report_frame(run, index)
             for run in runset
         ]
         del runset
@@ -168,11 +168,11 @@ def as_questions(data: QuestionsLike) -> pl.DataFrame:
 _NO_ERROR = "(no error message recorded)"
 
 
-def _checkpoint_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:
+def _checkpoint_frame(run: Run, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:
     """One run's rows, built column by column (a comprehension per column over the run's questions; what
     every row shares is a literal; statuses are derived in polars) rather than row by row: at 100,000
     questions the per-row appends were most of the frame's cost."""
-    ck = run.checkpoint
+    ck = run.view
     assert ck is not None
     run_extra = ck.benchNb or {}
     qids = list(ck.questions)
@@ -337,7 +337,7 @@ def _published(extra: dict[str, Any], evaluated: bool, score: float | None) -> f
     return float(published) if isinstance(published, int | float) else None
 
 
-def _report_frame(run: Run | RunView, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:
+def _report_frame(run: Run, index: dict[str, DatasetQuestion] | None) -> pl.DataFrame:
     """The rows of a run that has only its report.json (no per-question phases or tokens)."""
     cols: dict[str, list[Any]] = {name: [] for name in QUESTION_SCHEMA}
     rep = run.report or {}
@@ -414,8 +414,8 @@ def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
             "settings_fingerprint": read_spec(run).fingerprint,
             "problems": len(run.problems),
         }
-        if run.checkpoint is not None:
-            ck = run.checkpoint
+        if run.view is not None:
+            ck = run.view
             n = len(ck.questions)
             row.update(
                 provider=ck.provider,

@@ -25,7 +25,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -65,50 +65,7 @@ more), MemoryBench's and bench_nb's own."""
 OWN_FORMATS = ("memorybench", "bench_nb")
 
 
-class _RunInfo:
-    """What ``Run`` and ``RunView`` tell the same way."""
-
-    path: Path
-    report: dict[str, Any] | None
-    imported: ImportInfo | None
-
-    @property
-    def view(self) -> Checkpoint | CheckpointView | None:
-        """The checkpoint's run-level fields and each question's fields the frames read (``None``: a run with
-        only its report.json), without decoding more of the checkpoint."""
-        raise NotImplementedError
-
-    @property
-    def run_id(self) -> str:
-        if self.view is not None:
-            return self.view.runId
-        if self.report is not None:
-            return str(self.report.get("runId", self.path.name))
-        return self.path.name
-
-    @property
-    def source(self) -> Literal["checkpoint", "report"]:
-        return "checkpoint" if self.view is not None else "report"
-
-    @property
-    def harness(self) -> str:
-        """Who wrote the run: ``bench_nb``, ``memorybench``, or the harness an imported file came from."""
-        if self.imported is not None:
-            return self.imported.harness
-        return "bench_nb" if self.is_bench_nb else "memorybench"
-
-    @property
-    def is_bench_nb(self) -> bool:
-        """Written by bench_nb's runner (its labels are true labels), not by MemoryBench or another harness."""
-        return self.imported is None and self.view is not None and self.view.benchNb is not None
-
-    @property
-    def has_true_labels(self) -> bool:
-        """Its question types are true names (bench_nb's runs, imported files), not MemoryBench's labels."""
-        return self.is_bench_nb or self.imported is not None
-
-
-class Run(_RunInfo):
+class Run:
     """One loaded run: its checkpoint (when it has one), its report.json (when present) and problems.
 
     A run of a lenient ``load_runs`` has decoded only what the frames read (``view``). Its ``checkpoint``, the
@@ -149,6 +106,37 @@ class Run(_RunInfo):
         """The fields the frames read: the view a lenient ``load_runs`` decoded, else the checkpoint."""
         return self._view if self._view is not None else self._checkpoint
 
+    @property
+    def run_id(self) -> str:
+        """The checkpoint's ``runId``, else report.json's, else the directory's name."""
+        if self.view is not None:
+            return self.view.runId
+        if self.report is not None:
+            return str(self.report.get("runId", self.path.name))
+        return self.path.name
+
+    @property
+    def source(self) -> Literal["checkpoint", "report"]:
+        """What the run was read from."""
+        return "checkpoint" if self.view is not None else "report"
+
+    @property
+    def harness(self) -> str:
+        """Who wrote the run: ``bench_nb``, ``memorybench``, or the harness an imported file came from."""
+        if self.imported is not None:
+            return self.imported.harness
+        return "bench_nb" if self.is_bench_nb else "memorybench"
+
+    @property
+    def is_bench_nb(self) -> bool:
+        """Written by bench_nb's runner (its labels are true labels), not by MemoryBench or another harness."""
+        return self.imported is None and self.view is not None and self.view.benchNb is not None
+
+    @property
+    def has_true_labels(self) -> bool:
+        """Its question types are true names (bench_nb's runs, imported files), not MemoryBench's labels."""
+        return self.is_bench_nb or self.imported is not None
+
     def _decode_deferred(self, stamp: _Stamp) -> Checkpoint:
         try:
             data, now = _read_bytes(stamp.path)
@@ -177,22 +165,6 @@ class Run(_RunInfo):
         return (
             f"Run({_run_line(self)}, {n} questions, {len(self.problems)} problems, path={str(self.path)!r})"
         )
-
-
-@dataclass
-class RunView(_RunInfo):
-    """A run as the frames read it: ``Run`` with only the checkpoint fields rows need."""
-
-    path: Path
-    checkpoint: CheckpointView | Checkpoint | None
-    report: dict[str, Any] | None = None
-    problems: list[Problem] = field(default_factory=list)
-    imported: ImportInfo | None = None
-
-    @property
-    def view(self) -> Checkpoint | CheckpointView | None:
-        """The checkpoint as the frames read it."""
-        return self.checkpoint
 
 
 @dataclass(frozen=True)
@@ -266,18 +238,18 @@ class RunSet(list[Run]):
         )
 
 
-def _field(run: _RunInfo, name: str) -> str:
+def _field(run: Run, name: str) -> str:
     if run.view is not None:
         return str(getattr(run.view, name, "") or "")
     return str((run.report or {}).get(name, "") or "")
 
 
-def _run_line(run: _RunInfo) -> str:
+def _run_line(run: Run) -> str:
     provider = _field(run, "provider")
     return f"{run.run_id} ({provider})" if provider else run.run_id
 
 
-def check_run_ids(runs: Iterable[_RunInfo]) -> None:
+def check_run_ids(runs: Iterable[Run]) -> None:
     """Refuse runs of one set that share a run id (``RunFormatError`` naming both paths).
 
     Frames, MemScore, summaries and reports tell runs apart by their id: two runs with one id (two
@@ -490,29 +462,17 @@ def read_run(path: RunSource, *, strict: bool = False) -> Run:
 
 
 def read_run_deferred(path: RunSource, *, strict: bool = False) -> Run:
-    """``read_run`` for a lenient ``load_runs``: the checkpoint decoded as the frames read it, the rest
-    when ``Run.checkpoint`` is first read (``Run``). Strict, or with a journal to replay, it is ``read_run``."""
+    """``read_run`` for a lenient ``load_runs`` and the frames: the checkpoint decoded as the frames read it
+    (``strict`` checks only those fields), the rest when ``Run.checkpoint`` is first read (``Run``). With a
+    journal to replay (a bench_nb run that is running or was killed), it is ``read_run``."""
     run_dir = Path(path)
-    if strict or (run_dir / "journal.jsonl").is_file():
+    if (run_dir / "journal.jsonl").is_file():
         return read_run(run_dir, strict=strict)
-    view, report, problems, stamp = _read(run_dir, CheckpointView, QuestionView, strict=False)
+    view, report, problems, stamp = _read(run_dir, CheckpointView, QuestionView, strict=strict)
     run = Run(run_dir, None, report, problems)
     if view is not None and stamp is not None:  # its complete checkpoint decoded from that file on first use
         run._view, run._stamp = view, stamp
     return run
-
-
-def read_run_view(path: RunSource, *, strict: bool = False) -> Run | RunView:
-    """Read one run directory with only the fields the frames need (``runformat.view``).
-
-    A run with a ``journal.jsonl`` (a bench_nb run that is running or was killed) is read completely, so its
-    journal can be replayed: the result is then a ``Run``.
-    """
-    run_dir = Path(path)
-    if (run_dir / "journal.jsonl").is_file():
-        return read_run(run_dir, strict=strict)
-    checkpoint, report, problems, _ = _read(run_dir, CheckpointView, QuestionView, strict=strict)
-    return RunView(run_dir, checkpoint, report, problems)
 
 
 # A checkpoint laid out as JSON.stringify(checkpoint, null, 2) writes it (MemoryBench, and bench_nb's
@@ -802,7 +762,7 @@ def load_runs(
         return sources
     if isinstance(sources, Run):
         return RunSet([sources])
-    reader = read_run if complete else read_run_deferred
+    reader = read_run if complete or strict else read_run_deferred
     runs, problems = _load(sources, reader, strict=strict, fmt=format, dataset=dataset)
     return RunSet(runs, problems)
 
@@ -833,28 +793,20 @@ def _each_source(sources: Sources) -> Iterator[tuple[RunSource, list[Path], list
 
 
 def load_run_views(
-    sources: Sources | RunSet | Run | RunView, *, strict: bool = False
-) -> tuple[list[Run | RunView], list[Problem]]:  # harness files are read as by load_runs (a Run each)
-    """``load_runs`` for the frames: each run read with ``read_run_view``; runs already loaded are read as they
-    are, through their ``view`` (a lenient ``load_runs``'s run is not decoded completely for its frames).
+    sources: Sources | RunSet | Run, *, strict: bool = False
+) -> tuple[list[Run], list[Problem]]:
+    """``load_runs`` for the frames: each run read with ``read_run_deferred`` (strict or not); runs already
+    loaded are read as they are, through their ``view`` (a lenient ``load_runs``'s run is not decoded
+    completely for its frames).
 
     Returns:
         The runs, and the problems met finding them (each run's own problems are in ``run.problems``).
     """
     if isinstance(sources, RunSet):
-        return [_as_view(run) for run in sources], sources.problems
-    if isinstance(sources, (Run, RunView)):
-        return [_as_view(sources)], []
-    return _load(sources, read_run_view, strict=strict)
-
-
-def _as_view(run: Run | RunView) -> RunView:
-    if isinstance(run, RunView):
-        return run
-    return RunView(run.path, run.view, run.report, run.problems, run.imported)
-
-
-_R = TypeVar("_R", Run, Run | RunView)
+        return list(sources), sources.problems
+    if isinstance(sources, Run):
+        return [sources], []
+    return _load(sources, read_run_deferred, strict=strict)
 
 
 class _Locomo:
@@ -895,16 +847,16 @@ def read_imported_runs(
 
 def _load(
     sources: Sources,
-    reader: Callable[..., _R],
+    reader: Callable[..., Run],
     *,
     strict: bool,
     fmt: str | None = None,
     dataset: RunSource | None = None,
-) -> tuple[list[_R], list[Problem]]:
+) -> tuple[list[Run], list[Problem]]:
     formats = (*list_importers(), *OWN_FORMATS)
     if fmt is not None and fmt not in formats:
         raise ValueError(f"format must be one of {', '.join(formats)}, not {fmt!r}")
-    runs: list[_R] = []
+    runs: list[Run] = []
     all_problems: list[Problem] = []
     warned: list[Problem] = []
     locomo = _Locomo(dataset)

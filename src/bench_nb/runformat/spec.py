@@ -30,7 +30,7 @@ import msgspec
 from bench_nb.errors import BenchNbError
 
 if TYPE_CHECKING:  # loading runs is imported where it is used: the command line builds a RunSpec without it
-    from bench_nb.runformat.load import Run, RunSet, RunView, Sources
+    from bench_nb.runformat.load import Run, RunSet, Sources
 
 _MISSING = "(not recorded)"
 # The context format of a run that records none (made before formats had versions; models.prompt's
@@ -452,7 +452,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         return out
 
 
-def read_spec(run: Run | RunView) -> RunSpec:
+def read_spec(run: Run) -> RunSpec:
     """The one reader of a run's settings: its checkpoint's ``benchNb`` (with the checkpoint's provider,
     benchmark and target question ids), or a shared report.json's fields.
 
@@ -482,7 +482,7 @@ def read_spec(run: Run | RunView) -> RunSpec:
     )
 
 
-def primary_judge(run: Run | RunView) -> str:
+def primary_judge(run: Run) -> str:
     """The judge whose verdict the checkpoint holds: ``benchNb.primaryJudge``, else the run's ``judge``."""
     return read_spec(run).judge or ""
 
