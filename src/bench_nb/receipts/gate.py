@@ -61,6 +61,20 @@ DEFAULT_MARGIN = 0.02
 _SHOWN = 5  # questions named in a message
 
 
+#: The members of a receipt's question the gate reads (``receipt.receipt_body``): each one's column in the
+#: questions frame (``Side.questions``), and its type.
+_RECEIPT_QUESTION: dict[str, tuple[str, Any]] = {
+    "id": ("question_id", pl.Utf8),
+    "haystack": ("haystack_id", pl.Utf8),
+    "type": ("question_type_norm", pl.Utf8),
+    "status": ("status", pl.Utf8),
+    "unscored": ("unscored", pl.Boolean),
+    "score": ("score", pl.Float64),
+    "searchMs": ("search_ms", pl.Float64),
+    "contextTokens": ("context_tokens", pl.Float64),
+}
+
+
 @dataclass(frozen=True)
 class Side:
     """One side of a gate: where it came from, its questions (the columns ``gate_values`` reads), settings."""
@@ -78,31 +92,10 @@ def _receipt_side(receipt: Receipt, label: str) -> Side:
     body = receipt.body
     s, run, dataset = body["settings"], body["run"], body["dataset"]
     qs = body["questions"]
-    questions = pl.DataFrame(
-        {
-            "run_id": [run["id"]] * len(qs),
-            "question_id": [q["id"] for q in qs],
-            "haystack_id": [q["haystack"] for q in qs],
-            "question_type_norm": [q["type"] for q in qs],
-            "status": [q["status"] for q in qs],
-            "unscored": [q["unscored"] for q in qs],
-            "score": [q["score"] for q in qs],
-            "correct": [None if q["score"] is None else q["score"] == 1 for q in qs],
-            "search_ms": [q["searchMs"] for q in qs],
-            "context_tokens": [q["contextTokens"] for q in qs],
-        },
-        schema={
-            "run_id": pl.Utf8,
-            "question_id": pl.Utf8,
-            "haystack_id": pl.Utf8,
-            "question_type_norm": pl.Utf8,
-            "status": pl.Utf8,
-            "unscored": pl.Boolean,
-            "score": pl.Float64,
-            "correct": pl.Boolean,
-            "search_ms": pl.Float64,
-            "context_tokens": pl.Float64,
-        },
+    questions = (
+        pl.DataFrame(qs, schema={member: kind for member, (_, kind) in _RECEIPT_QUESTION.items()})
+        .rename({member: column for member, (column, _) in _RECEIPT_QUESTION.items()})
+        .with_columns(run_id=pl.lit(run["id"]), correct=pl.col("score") == 1)
     )
     ids = tuple(q["id"] for q in qs)
     settings = RunSpec(

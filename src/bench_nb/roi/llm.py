@@ -7,7 +7,6 @@ response cache made no call and is not metered). Keys come from the environment 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ from bench_nb.errors import ModelError
 from bench_nb.judges.llm import json_object
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import Completion, LLMClient
+from bench_nb.models.client import check_key as client_check_key
 from bench_nb.roi.judges import JudgeReply, JudgmentFailed
 from bench_nb.roi.memory import Memory
 from bench_nb.roi.probers import ProberFailed, ProberReply
@@ -44,14 +44,10 @@ def check_key(model: str) -> None:
         ModelError: the model's key variable is unset (or the model is unknown).
     """
     spec = resolve_model(model)
-    names = [spec.key_env] if spec.key_env else []
-    if spec.key_env == "GEMINI_API_KEY":
-        names.append("GOOGLE_API_KEY")
-    if names and not any(os.environ.get(n) for n in names):
-        raise ModelError(
-            f"{names[0]} is not set: export it to use {model!r} as the ROI prober or judge, "
-            "or run the keyless deterministic mode (--deterministic)"
-        )
+    try:
+        client_check_key(spec)
+    except ModelError as err:
+        raise ModelError(f"{err}; or run the ROI prober and judge keyless (--deterministic)") from None
 
 
 def _usage(reply: Completion) -> tuple[ModelUsage, ...]:

@@ -191,20 +191,15 @@ class Calls:
         if max_retries < 0:
             raise ProviderError(f"provider {provider!r}: max_retries must be 0 or more, not {max_retries}")
         self.provider = provider
-        self.max_retries = int(max_retries)
-        self.initial_s = float(initial_s)
-        self.max_s = float(max_s)
-        self.retry_after_cap_s = float(retry_after_cap_s)
         self.policy = RetryPolicy(
-            max_attempts=self.max_retries + 1,
-            initial_s=self.initial_s,
-            max_s=self.max_s,
+            max_attempts=int(max_retries) + 1,
+            initial_s=float(initial_s),
+            max_s=float(max_s),
             jitter_s=0.0,
             jitter_ratio=0.1,
-            retry_after_cap_s=self.retry_after_cap_s,
+            retry_after_cap_s=float(retry_after_cap_s),
         )
         self._slots = threading.BoundedSemaphore(int(max_concurrency))
-        self.budget = budget
         self.holds = Holds(budget)
 
     def __call__(self, what: str, fn: Callable[[], T]) -> T:
