@@ -77,11 +77,11 @@ def test_custom_prompt_runs_are_flagged_and_warned(tmp_path: Path) -> None:
 def test_runs_that_are_not_like_for_like_carry_a_warning(tmp_path: Path) -> None:
     a = write_synthetic_run(tmp_path, "sqlite")
     b = write_synthetic_run(tmp_path, "full-context")
-    assert tables.like_for_like_warnings([a, b]) == []
+    assert tables.table_settings([a, b]).warnings == ()
     ck = json.loads((b / "checkpoint.json").read_text())
     ck["benchNb"]["k"] = 30
     (b / "checkpoint.json").write_text(json.dumps(ck))
-    warnings = tables.like_for_like_warnings([a, b])
+    warnings = tables.table_settings([a, b]).warnings
     assert warnings and "30" in warnings[0]
     html = tables.table_memscore([a, b], warnings=warnings).html
     assert html.count('class="bnb-warning"') == len(warnings)

@@ -179,25 +179,22 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _settings(opts: dict[str, Any]) -> dict[str, Any]:
-    """What the user typed, as ``run_benchmark``'s options (``run_comparison`` passes them on): an option not
-    typed is None, so a new run takes the default and a resumed run (``-r``) its own setting."""
-    options = _options(opts)
+    """What the user typed, as ``run_benchmark``'s options (``run_comparison`` passes them on): the request's
+    settings (``_spec``) and how the run is executed (``_options``); an option not typed is None, so a new run
+    takes the default and a resumed run (``-r``) its own setting."""
+    request, options = _spec(None, opts), _options(opts)
+    given = {
+        f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in _NOT_OPTIONS
+    }
     return {
-        "dataset": opts["dataset"],
-        "answerer": opts["answerer"],
-        "judges": opts["judges"] or None,  # None: the run's, or the benchmark's default (rubric for BEAM)
-        "k": opts["k"],
-        "limit": opts["limit"],
-        "sample_per_type": opts["per_type"],
-        "isolate_per_question": opts["isolate_per_question"],
+        **given,
         "runs_dir": opts["runs_dir"],
-        "provider_settings": _key_values(opts["provider_setting"], "--provider-setting") or None,
-        "allow_provider_prompts": opts["allow_provider_prompts"] or None,
-        "sha256": opts["sha256"],
-        "judge_replicates": opts.get("judge_replicates"),
-        "exclude_types": opts.get("exclude_types"),
         **{f.name: getattr(options, f.name) for f in dataclasses.fields(options)},
     }
+
+
+# The request's fields that are not options of ``run_benchmark`` or that the CLI never sets (``question_ids``).
+_NOT_OPTIONS = ("provider", "benchmark", "question_ids", "context_format")
 
 
 def _spec(provider: str | None, opts: dict[str, Any]) -> RunRequest:

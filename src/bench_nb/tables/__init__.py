@@ -14,7 +14,6 @@ from bench_nb.tables.bands import accuracy_band, latency_band
 from bench_nb.tables.beam import has_beam, table_beam
 from bench_nb.tables.budget import table_budget
 from bench_nb.tables.comparisons import (
-    like_for_like_warnings,
     table_agreement,
     table_disputed,
     table_paired,
@@ -72,7 +71,6 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.tables.beam": ["has_beam", "table_beam"],
         "bench_nb.tables.budget": ["table_budget"],
         "bench_nb.tables.comparisons": [
-            "like_for_like_warnings",
             "table_agreement",
             "table_disputed",
             "table_paired",

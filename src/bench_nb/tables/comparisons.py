@@ -29,15 +29,6 @@ if TYPE_CHECKING:
     from bench_nb.metrics.paired import PairedMethod
 
 
-def like_for_like_warnings(runs: Any) -> list[str]:
-    """One sentence per setting in which the runs differ (question set, k, answerer, judge, prompts,
-    benchmark file), naming runs by their labels: the settings table's warnings; empty when they compare
-    fairly."""
-    from bench_nb.tables.settings import table_settings
-
-    return list(table_settings(runs).warnings)
-
-
 def table_paired(
     runs: Any,
     *,

@@ -129,7 +129,7 @@ def table_memscore(data: Any, *, warnings: Sequence[str] = ()) -> Table:
     latency with its band, context tokens, evaluated / target and failures.
 
     A run graded with a provider's own judge prompt is flagged; ``warnings`` (e.g. from
-    ``like_for_like_warnings``) are shown above the table.
+    ``table_settings(runs).warnings``) are shown above the table.
     """
     q = as_questions(data)
     labels = labels_of(q)
