@@ -167,7 +167,6 @@ def test_a_pinned_download_is_verified_and_cached(
     from functools import partial
 
     from bench_nb.benchmarks import register_benchmark, sha256_file
-    from bench_nb.benchmarks.lmev2 import folder_files
 
     src = write_dataset(tmp_path / "src")
     rels = ["questions.jsonl", "trajectories.jsonl", "haystacks/lme_v2_small.json"]
@@ -178,7 +177,6 @@ def test_a_pinned_download_is_verified_and_cached(
         partial(read_longmemeval_v2, tier="small"),
         files=tuple((rel, file_server.url(f"d/{rel}"), sha256_file(src / rel)) for rel in rels),
         source="a local test server",
-        folder_files=partial(folder_files, tier="small"),
     )
     bench = load_benchmark("lmev2-test", cache_dir=tmp_path / "cache", progress=False)
     assert len(bench.questions) == len(QUESTIONS) and len(file_server.requests) == 3

@@ -136,6 +136,17 @@ def chat_folders(root: Path) -> list[Path]:
     return sorted(folders, key=lambda p: int(p.name))
 
 
+def folder_files(root: Path) -> list[str]:
+    """The files of a local tier folder the reader reads: each chat folder's chat and questions, in numeric
+    order."""
+    return [
+        f"{c.name}/{rel}"
+        for c in chat_folders(root)
+        for rel in (CHAT_FILE, QUESTIONS_FILE)
+        if (c / rel).is_file()
+    ]
+
+
 def read_beam(path: Path, problems: list[Problem] | None = None, *, tier: str | None = None) -> Benchmark:
     """Read a BEAM tier folder.
 

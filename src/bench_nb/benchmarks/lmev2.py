@@ -83,11 +83,6 @@ def normalize_tier(tier: str) -> str:
     return key
 
 
-def folder_files(root: Path, tier: str) -> list[str]:
-    """The files of a local dataset folder the reader reads for ``tier`` (those present)."""
-    return [rel for rel in (QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file(tier)) if (root / rel).is_file()]
-
-
 def read_jsonl(path: Path, problems: list[Problem] | None) -> list[tuple[int, dict[str, Any]]]:
     """The objects of a JSON-lines file with their line numbers (blank lines skipped). A line that is not a
     JSON object is a problem naming the file and line.

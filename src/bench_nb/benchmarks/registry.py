@@ -26,12 +26,12 @@ from bench_nb.records import Benchmark
 from bench_nb.registry import Registry
 
 from .beam import TIERS, read_beam, tier_pins
+from .beam import folder_files as beam_folder_files
 from .download import DatasetWarning, check_sha256, download_file, sha256_file
 from .jsonfile import read_json
 from .lmev2 import OWN_TYPES as LMEV2_TYPES
 from .lmev2 import QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file, read_longmemeval_v2
 from .lmev2 import TIERS as LMEV2_TIERS
-from .lmev2 import folder_files as lmev2_folder_files
 from .locomo import locomo_haystack, read_locomo
 from .longmemeval import read_longmemeval
 
@@ -92,8 +92,8 @@ class BenchmarkSpec:
         files: a folder benchmark's files: ``(relative path, url, sha256 or None)``; a file without a hash is
             known upstream but unpinned, and refused for download.
         source: where a folder benchmark comes from (repository and commit), for messages and docs.
-        folder_files: a folder benchmark's files in a local copy, ``folder_files(root)`` (default: BEAM's
-            chat folders).
+        folder_files: a folder benchmark's files in a local copy, ``folder_files(root)`` (default: those of
+            ``files`` the copy holds).
         traits: what the rest of bench_nb knows about it (``BenchmarkTraits``).
     """
 
@@ -313,9 +313,9 @@ def _local_copy(spec: BenchmarkSpec) -> str:
 
 def folder_layout(spec: BenchmarkSpec) -> str:
     """How a folder benchmark's local copy is laid out, for messages."""
-    if spec.folder_files is not None:
-        return "a folder holding " + ", ".join(rel for rel, _, _ in spec.files)
-    return "a folder of chat folders (1/, 2/, ..., each holding chat.json)"
+    if spec.folder_files is beam_folder_files:
+        return "a folder of chat folders (1/, 2/, ..., each holding chat.json)"
+    return "a folder holding " + ", ".join(rel for rel, _, _ in spec.files)
 
 
 def folder_sha256(root: str | Path, relpaths: list[str]) -> str:
@@ -323,13 +323,6 @@ def folder_sha256(root: str | Path, relpaths: list[str]) -> str:
     the given order (``sha256sum``'s format, so ``sha256sum -c`` can check a copy)."""
     lines = "".join(f"{sha256_file(Path(root) / rel)}  {rel}\n" for rel in relpaths)
     return hashlib.sha256(lines.encode("utf-8")).hexdigest()
-
-
-def _folder_files(root: Path) -> list[str]:
-    """The files of a local folder benchmark copy that the reader reads (chat folders in numeric order)."""
-    chats = sorted((p for p in root.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name))
-    rels = ("chat.json", "probing_questions/probing_questions.json")
-    return [f"{chat.name}/{rel}" for chat in chats for rel in rels if (chat / rel).is_file()]
 
 
 def _load_folder(
@@ -345,7 +338,11 @@ def _load_folder(
         root = Path(path)
         if not root.is_dir():
             raise DatasetError(f"{root}: not a folder (benchmark {spec.name} is {folder_layout(spec)})")
-        rels = (spec.folder_files or _folder_files)(root)
+        rels = (
+            spec.folder_files(root)
+            if spec.folder_files is not None
+            else [rel for rel, _, _ in spec.files if (root / rel).is_file()]
+        )
         pins = {rel: sha for rel, _, sha in spec.files}
         differ = [rel for rel in rels if pins.get(rel) and sha256_file(root / rel) != pins[rel]]
         unknown = [rel for rel in rels if rel not in pins]
@@ -364,8 +361,6 @@ def _load_folder(
                     DatasetWarning,
                     stacklevel=3,
                 )
-        if not rels and spec.folder_files is None:
-            raise DatasetError(f"{root}: no chat folders with chat.json (benchmark {spec.name})")
     else:
         root = _cached_folder(spec, cache_dir, download=download, progress=progress)
         rels = [rel for rel, _, _ in spec.files]
@@ -510,6 +505,7 @@ for _tier in TIERS:
         "no license file upstream: cite the paper)",
         files=tuple((rel, _pins.url(rel), _pins.sha256.get(rel)) for rel in _pins.files()),
         source=f"github.com/{_pins.repository} at {_pins.commit[:7]}",
+        folder_files=beam_folder_files,
         aliases=("beam",) if _tier == "100K" else (),
         traits=BenchmarkTraits(
             default_judges=("rubric",),  # BEAM is scored by its rubric (bench_nb.judges.beam)
@@ -548,7 +544,6 @@ for _tier in LMEV2_TIERS:
             for rel in (QUESTIONS_FILE, TRAJECTORIES_FILE, haystack_file(_tier))
         ),
         source=f"huggingface.co/datasets/xiaowu0162/longmemeval-v2 at {LMEV2_REVISION[:7]}",
-        folder_files=partial(lmev2_folder_files, tier=_tier),
         aliases=("longmemeval-v2", "lme-v2") if _tier == "small" else ("lme-v2-medium",),
         traits=_LMEV2,
     )
