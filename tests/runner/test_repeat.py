@@ -3,7 +3,9 @@ response cache), resumable, and their between-run variance; against the local AP
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +92,34 @@ def test_two_runs_in_one_process_with_different_caches_never_share_a_client(
         assert result.status == "completed"
     assert llm_env.count() == 6  # no run replayed another's replies
     assert {p.name for p in tmp_path.glob("*.sqlite")} == {"a.sqlite", "b.sqlite", "b.repeat-2.sqlite"}
+
+
+def test_a_rejudge_or_reanswer_of_a_repeat_used_the_first_repeats_cache(
+    llm_env: LLMServer, tmp_path: Path
+) -> None:
+    """A rejudge and a reanswer of repeat 2 read and write repeat 2's response cache, as its run did
+    (``benchNb.repeat``). They made their model judge and answerer from the environment, so repeat 2's verdicts
+    were replayed from repeat 1's cache when its answers were the same."""
+    from bench_nb.runner.reanswer import reanswer
+    from bench_nb.runner.rejudge import rejudge
+    from bench_nb.runner.run import run_benchmark
+
+    def rows(name: str) -> int:
+        with contextlib.closing(sqlite3.connect(tmp_path / "cache" / name)) as db:
+            return int(db.execute("SELECT count(*) FROM responses").fetchone()[0])
+
+    runs = []
+    for repeat in (1, 2):  # the offline answerer: both repeats answer alike
+        kwargs = dict(limit=2, answerer="extractive", judges="f1", runs_dir=tmp_path / "runs", progress=False)
+        result = run_benchmark("no-memory", "sample", repeat=repeat, run_id=f"rep-r{repeat}", **kwargs)
+        runs.append(result.run_dir)
+    llm_env.responder = lambda path, body: '{"score": 0, "label": "incorrect"}'
+    assert rejudge(runs[0], ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert llm_env.count() == 2 and rows("llm.sqlite") == 2
+    assert rejudge(runs[1], ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert llm_env.count() == 4 and rows("llm.repeat-2.sqlite") == 2  # asked afresh, into repeat 2's cache
+    rejudge(runs[1], ["gpt-4o-mini"], force=True)
+    assert llm_env.count() == 4  # read back from repeat 2's cache
+    again = reanswer(runs[1], answerer="gpt-4o-mini")
+    assert again.answered > 0 and rows("llm.repeat-2.sqlite") == 2 + again.answered
+    assert rows("llm.sqlite") == 2

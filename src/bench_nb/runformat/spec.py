@@ -196,6 +196,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     benchmark_sha256: str | None = None
     question_set_hash: str | None = None
     judge_replicates: int | None = None
+    repeat: int | None = None  # repeat i > 1 of its settings (runner.repeats: its own LLM response cache)
     prompt_hashes: dict[str, str] | None = None
     context_format: int | None = None
     custom_prompt: bool = False
@@ -261,15 +262,16 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
         tokenizer: str | None,
         evidence_level: str | None,
         provider_settings: Mapping[str, Any] | None,
+        repeat: int = 1,
     ) -> RunSpec:
         """What a run asked as ``request`` is made with, once it is resolved: the components' names
         (``provider``, ``answerer``, ``judges``, primary first) and the names the answerer and judges were made
         from (``*_spec``: ``None`` for an object; the provider's and benchmark's are the asked ones), the
         question ids, the retrieval limit, the benchmark file's sha256, the prompts' hashes, the answer
         prompt's context format (``None``: an answerer that does not say), whether a provider's own prompt was
-        used, the answerer's tokenizer and the provider's evidence level. What it records is ``bench_nb()``:
-        judge replicates only above 1, a custom prompt only when used, the provider settings with JSON
-        values."""
+        used, the answerer's tokenizer, the provider's evidence level and which repeat the run is. What it
+        records is ``bench_nb()``: judge replicates and the repeat only above 1, a custom prompt only when used,
+        the provider settings with JSON values."""
         plain = (str, int, float, bool, type(None))
         replicates = request.judge_replicates if (request.judge_replicates or 1) > 1 else None
         excluded = list(request.exclude_types) if request.exclude_types else None
@@ -287,6 +289,7 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
             benchmark_sha256=benchmark_sha256,
             question_set_hash=question_set_hash(question_ids),
             judge_replicates=replicates,
+            repeat=repeat if repeat > 1 else None,
             prompt_hashes=dict(prompt_hashes) or None,
             context_format=context_format,
             custom_prompt=custom_prompt,

@@ -432,5 +432,6 @@ def _found(
         tokenizer=made.tokenizer,
         evidence_level=traits.evidence_level,
         provider_settings=own_settings,
+        repeat=order.options.repeat,
     )
     return answerer_obj, judge_objs, made, spec

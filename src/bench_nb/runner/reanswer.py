@@ -27,9 +27,11 @@ from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.jsonl import repair_tail
 from bench_nb.runformat.load import read_run
 from bench_nb.runformat.reanswer import REANSWER_FILE, Reanswer, read_reanswers
-from bench_nb.runformat.spec import primary_judge, read_spec
+from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT, primary_judge, read_spec
+from bench_nb.runner.components import check_credentials, component_options, in_context_format, make_answerer
 from bench_nb.runner.lock import lock_run
 from bench_nb.runner.rejudge import resolve_judge
+from bench_nb.runner.repeats import run_client
 
 SOURCES = ("gold-evidence",)
 
@@ -95,14 +97,13 @@ def reanswer(
         answerer_name = spec.answerer
     if answerer_name is None:
         raise BenchNbError(f"{path}: the run does not record its answerer by name; give one (answerer=...)")
-    from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT
-    from bench_nb.runner.components import check_credentials, in_context_format, make_answerer
-
+    client = run_client(spec.repeat or 1)  # the run's own response cache (a repeat's)
+    options, _ = component_options(answerer_name, [], answerer_options, None, client=client)
     # The run's own context format, so the re-answer sees its hits as the run's answers did.
     context_format = spec.context_format or UNVERSIONED_CONTEXT_FORMAT
-    reader = in_context_format(make_answerer(answerer_name, answerer_options), context_format, str(path))
+    reader = in_context_format(make_answerer(answerer_name, options), context_format, str(path))
     judge_name = primary_judge(run) or run.checkpoint.judge
-    judge = resolve_judge(judge_name)
+    judge = resolve_judge(judge_name, client)
     bench = benchmark or (invocation.benchmark if invocation else None) or run.checkpoint.benchmark
     if not bench:
         raise BenchNbError(f"{path}: the run does not name its benchmark; give it (benchmark=...)")

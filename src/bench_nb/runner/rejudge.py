@@ -21,6 +21,7 @@ from typing import Any
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
 from bench_nb.judges.registry import calls_no_model, get_judge
+from bench_nb.models.client import LLMClient
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
 from bench_nb.runformat.format import now_iso
@@ -28,10 +29,11 @@ from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
-from bench_nb.runformat.spec import RunSpec, primary_judge
+from bench_nb.runformat.spec import RunSpec, primary_judge, read_spec
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
 from bench_nb.runner.components import check_credentials
 from bench_nb.runner.lock import lock_run
+from bench_nb.runner.repeats import run_client
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
 
@@ -50,18 +52,22 @@ class RejudgeResult:
     report_stale: bool  # report.json was written under another primary judge: regenerate it
 
 
-def resolve_judge(spec: str | Judge) -> Judge:
-    """A Judge from a spec (``"f1"``, ``"contains"``, a model alias...) through the judge registry."""
+def resolve_judge(spec: str | Judge, client: LLMClient | None = None) -> Judge:
+    """A Judge from a spec (``"f1"``, ``"contains"``, a model alias...) through the judge registry; one that
+    calls a model calls it through ``client`` (a run's own, ``runner.repeats.run_client``) when given."""
     if isinstance(spec, str):
-        return get_judge(spec)
+        return get_judge(spec, **({} if client is None or calls_no_model(spec) else {"client": client}))
     if not isinstance(spec, Judge):
         raise JudgeError(f"{spec!r} is not a judge (needs a name and a judge(question, hypothesis) method)")
     return spec
 
 
-def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[str]) -> list[Judge]:
+def judges_with_prompts(
+    specs: Sequence[str | Judge], judge_prompts: Sequence[str], client: LLMClient | None = None
+) -> list[Judge]:
     """One LLM judge per (spec, judge prompt): ``gpt-4o-mini`` with ``lenient,standard,strict`` gives
-    ``gpt-4o-mini[lenient]``, ``gpt-4o-mini`` and ``gpt-4o-mini[strict]`` (``bench_nb.judges.prompts``).
+    ``gpt-4o-mini[lenient]``, ``gpt-4o-mini`` and ``gpt-4o-mini[strict]`` (``bench_nb.judges.prompts``),
+    calling through ``client`` when given.
 
     Raises:
         JudgeError: a spec is a built-in (deterministic) judge or a Judge object, which have no prompt; or
@@ -74,7 +80,7 @@ def judges_with_prompts(specs: Sequence[str | Judge], judge_prompts: Sequence[st
             raise JudgeError(
                 f"judge {name!r} has no prompt to vary: --judge-prompts needs LLM judges (model aliases)"
             )
-        out.extend(get_judge(name, judge_prompt=p) for p in judge_prompts)
+        out.extend(get_judge(name, judge_prompt=p, client=client) for p in judge_prompts)
     return out
 
 
@@ -184,10 +190,11 @@ def rejudge(
     path = Path(run_dir)
     with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runner.lock)
         run = read_run(path)
+        client = run_client(read_spec(run).repeat or 1)  # the run's own response cache (a repeat's)
         if judge_prompts:
-            resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts)
+            resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts, client)
         else:
-            resolved = [resolve_judge(j) for j in judges]
+            resolved = [resolve_judge(j, client) for j in judges]
         names = [j.name for j in resolved]
         if len(set(names)) != len(names):
             raise JudgeError(f"judge names must be distinct, got {names}")
