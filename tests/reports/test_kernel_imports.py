@@ -1,6 +1,6 @@
 """The compare report's kernel never imports pandas, pyarrow, pydantic (the custom benchmark format's
-models), altair or jsonschema (its charts are Vega-Lite dicts there), and numpy only for its uncertainty
-section (the cluster bootstrap); together 0.8 s of a report's time.
+models), altair or jsonschema (its charts are Vega-Lite dicts there), nor scipy.optimize, and numpy only for
+its uncertainty section (the cluster bootstrap); together 1 s of a report's time.
 
 One fresh interpreter runs what notebooks/compare.ipynb's cells call, on the fixture runs, with everything
 kept in polars (as the notebook does) and ``BENCH_NB_REPORT=1`` (as ``build_report`` runs it): every table's
@@ -23,7 +23,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = REPO / "tests" / "fixtures" / "runs"
-HEAVY = ("pandas", "pyarrow", "numpy", "pydantic", "altair", "jsonschema")
+# scipy.optimize: 0.2 s of CPU (linear programming, spatial, fft...) for one root finder (metrics.power.brentq)
+HEAVY = ("pandas", "pyarrow", "numpy", "pydantic", "altair", "jsonschema", "scipy.optimize")
 
 # What compare.ipynb's code cells call, in order (its parameters at their defaults: dataset and judges
 # None, max_disputed 15, max_questions 120, no ROI tile).
