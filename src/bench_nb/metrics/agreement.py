@@ -28,7 +28,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.verdicts import with_verdicts
-from bench_nb.metrics.intervals import mean_interval, wilson_interval
+from bench_nb.metrics.accuracy import accuracy_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -541,26 +541,11 @@ _CONFUSION_SCHEMA = {
 
 
 def _accuracy(long: pl.DataFrame, keys: list[str], *, graded: bool = False) -> pl.DataFrame:
-    """Per group of ``keys``: scored, correct (scores of 1), accuracy, its 95% interval, unscored. For graded
-    scores ``accuracy`` is the mean score with ``mean_interval`` (as ``metrics.accuracy`` has it), not the
-    share of perfect scores; else correct / scored with Wilson's interval."""
-    out = long.group_by(keys, maintain_order=True).agg(
-        scored=pl.col("score").is_not_null().sum().cast(pl.Int64),
-        correct=(pl.col("score") == 1).sum().cast(pl.Int64),
-        unscored=pl.col("score").is_null().sum().cast(pl.Int64),
-        _scores=pl.col("score").drop_nulls(),
-    )
-    if graded:
-        cis = [mean_interval(list(s)) for s in out["_scores"].to_list()]
-        accuracy = pl.when(pl.col("scored") > 0).then(pl.col("_scores").list.mean()).otherwise(None)
-    else:
-        cis = [wilson_interval(c, n) for c, n in zip(out["correct"], out["scored"], strict=True)]
-        accuracy = pl.when(pl.col("scored") > 0).then(pl.col("correct") / pl.col("scored")).otherwise(None)
-    return out.with_columns(
-        accuracy=accuracy.cast(pl.Float64),
-        ci_low=pl.Series([lo for lo, _ in cis], dtype=pl.Float64),
-        ci_high=pl.Series([hi for _, hi in cis], dtype=pl.Float64),
-    ).select(*keys, "scored", "correct", "accuracy", "ci_low", "ci_high", "unscored")
+    """Per group of ``keys``: scored, correct (scores of 1), accuracy, its 95% interval, unscored: the
+    verdicts read as ``metrics.accuracy`` reads questions (for graded scores ``accuracy`` is the mean score
+    with ``mean_interval``, not the share of perfect scores; else correct / scored with Wilson's interval)."""
+    verdicts = long.with_columns(status=pl.lit("evaluated"), graded=pl.lit(graded))
+    return accuracy_frame(verdicts, by=keys).drop("measure")
 
 
 def _accuracy_by_run(
