@@ -23,7 +23,7 @@ from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions,
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.judges.labels import HUMAN, read_labels
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
-from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums
+from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums, question_keys
 from bench_nb.metrics.intervals import normal_z, student_t_quantile, wilson_proportion_interval
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
@@ -524,20 +524,10 @@ def corrected_accuracy_table_frame(
         acc = acc.filter(pl.col("judge").is_in(list(judges)))
     # each run and judge's verdicts per haystack: the clustering its intervals respect (a question with no
     # haystack is its own)
-    clusters = dict(
-        grouped_cluster_sums(
-            judged.select(
-                pl.col("run_id").cast(pl.Utf8),
-                pl.col("judge").cast(pl.Utf8),
-                pl.col("question_id").cast(pl.Utf8),
-                pl.coalesce(pl.col("haystack_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)).alias(
-                    "haystack_id"
-                ),
-                pl.col("score").cast(pl.Float64).alias("value"),
-            ),
-            ["run_id", "judge"],
-        )
+    keyed = judged.select(
+        *question_keys(), pl.col("judge").cast(pl.Utf8), value=pl.col("score").cast(pl.Float64)
     )
+    clusters = dict(grouped_cluster_sums(keyed, ["run_id", "judge"]))
     by_judge = {r["judge"]: r for r in versus.iter_rows(named=True)}
     rows = []
     for r in acc.iter_rows(named=True):
