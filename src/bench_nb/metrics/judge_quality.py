@@ -22,6 +22,7 @@ from bench_nb.frames.judgments import judgments_frame
 from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions, questions_frame
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.judges.labels import HUMAN, read_labels
+from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums, question_keys
 from bench_nb.metrics.intervals import normal_z, student_t_quantile, wilson_proportion_interval
@@ -615,30 +616,13 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
     )
     swept = frame.group_by("model").agg(pl.col("judge_prompt").n_unique().alias("k")).filter(pl.col("k") > 1)
     frame = frame.join(swept.select("model"), on="model", how="semi")
-    acc = frame.group_by("run_id", "model", "judge_prompt", "judge", maintain_order=True).agg(
-        pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum()
+    # each (run, prompt)'s accuracy and Wilson interval as metrics.accuracy has them, in percent
+    keys = ["run_id", "provider", "model", "judge_prompt", "judge"]
+    verdicts = frame.with_columns(
+        pl.col("provider").cast(pl.Utf8), status=pl.lit("evaluated"), graded=pl.lit(False)
     )
-    rows = []
-    for r in acc.iter_rows(named=True):
-        p = r["correct"] / r["scored"]
-        lo, hi = wilson_proportion_interval(p, r["scored"])
-        rows.append({**r, "accuracy": 100 * p, "ci_low": 100 * lo, "ci_high": 100 * hi})
+    table = accuracy_frame(verdicts, by=keys).with_columns(pl.col("accuracy", "ci_low", "ci_high") * 100)
     order = {"lenient": 0, "standard": 1, "strict": 2}
-    schema: dict[str, Any] = {
-        "run_id": pl.Utf8,
-        "model": pl.Utf8,
-        "judge_prompt": pl.Utf8,
-        "judge": pl.Utf8,
-        "provider": pl.Utf8,
-    }
-    schema |= {
-        "scored": pl.Int64,
-        "correct": pl.Int64,
-        "accuracy": pl.Float64,
-        "ci_low": pl.Float64,
-        "ci_high": pl.Float64,
-    }
-    table = pl.DataFrame(rows, schema=schema)
     standard = table.filter(pl.col("judge_prompt") == "standard").select(
         "run_id", "model", std=pl.col("accuracy")
     )
