@@ -24,6 +24,7 @@ from bench_nb.roi import (
     run_roi,
     top_up,
 )
+from bench_nb.roi.memory import utc_now
 from bench_nb.roi.pg_schema import SCHEMA
 
 BOB_ROLE = "bench_nb_roi_owner_bob"
@@ -168,7 +169,9 @@ def test_a_finished_run_is_frozen_and_a_probe_is_only_retired(store_url: str) ->
         probe = store.active_probes("alice")[0]
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             store.execute("UPDATE probes SET question = 'rewritten' WHERE id = ?", (probe.id,))
-        store.retire_probe(probe.id, "test")
+        store.execute(
+            "UPDATE probes SET retired_at = ?, retired_reason = 'test' WHERE id = ?", (utc_now(), probe.id)
+        )
         with pytest.raises(psycopg.errors.RaiseException, match="only be retired"):
             store.execute("UPDATE probes SET retired_reason = 'again' WHERE id = ?", (probe.id,))
 

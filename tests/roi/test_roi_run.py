@@ -92,6 +92,17 @@ def test_paraphrase_mode_is_said_in_every_result(jsonl_file: Path, db: Path) -> 
     assert status["probe_mode"] == "paraphrase"
 
 
+def test_status_json_before_the_first_run_has_the_keys_it_has_after(jsonl_file: Path, db: Path) -> None:
+    # docs/roi.md: status --json prints probe_modes (and every number of the latest run); before the first
+    # run those were missing rather than null
+    import_memories(jsonl_file, db, admin=True)
+    before = roi_status("alice", db).to_dict()
+    assert before["probe_modes"] is None and before["exclusive_rate"] is None
+    run_roi("alice", db)
+    run_roi("alice", db)
+    assert set(roi_status("alice", db).to_dict()) == set(before)
+
+
 def test_a_second_call_reports_the_run_in_progress_and_top_up_follows(
     tmp_path: Path, jsonl_file: Path, db: Path
 ) -> None:

@@ -7,6 +7,7 @@ import pytest
 from roi_memsets import mem, write_jsonl
 
 from bench_nb.roi import RoiStore, StoreError, import_memories, top_up
+from bench_nb.roi.memory import utc_now
 from bench_nb.roi.probers import TemplateProber
 from bench_nb.roi.schema import SCHEMA_VERSION
 
@@ -84,7 +85,9 @@ def test_probes_are_never_deleted_only_retired_once(tmp_path: Path) -> None:
         store.execute("DELETE FROM probes")
     with pytest.raises(sqlite3.IntegrityError, match="only be retired"):
         store.execute("UPDATE probes SET question = 'rewritten'")
-    store.retire_probe(probe.id, "test")
+    store.execute(
+        "UPDATE probes SET retired_at = ?, retired_reason = 'test' WHERE id = ?", (utc_now(), probe.id)
+    )
     assert store.active_probes("alice") == []
     with pytest.raises(sqlite3.IntegrityError, match="only be retired"):
         store.execute("UPDATE probes SET retired_reason = 'again'")

@@ -7,11 +7,11 @@ never probed; a memory is probed at most once, ever. A probe whose source memory
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bench_nb.roi.memory import PROBE_KINDS, Memory, pinned_scopes, utc_now
+from bench_nb.roi.memory import PROBE_KINDS, pinned_scopes, utc_now
 from bench_nb.roi.metering import Meter
 from bench_nb.roi.probers import Prober, ProberFailed
 from bench_nb.roi.records import Probe
@@ -37,18 +37,6 @@ def probe_id(owner: str, memory_id: str) -> str:
     return "probe-" + hashlib.sha256(f"{owner}\x00{memory_id}".encode()).hexdigest()[:16]
 
 
-def _read_sets(store: RoiStore, owner: str) -> Callable[[Memory], Sequence[Memory]]:
-    """A memory's pinned read set (what its probe's recall may surface), read once per scope."""
-    cache: dict[str, list[Memory]] = {}
-
-    def read_set(memory: Memory) -> list[Memory]:
-        if memory.scope not in cache:
-            cache[memory.scope] = store.readable_memories(owner, pinned_scopes(owner, memory.scope))
-        return cache[memory.scope]
-
-    return read_set
-
-
 def top_up(
     store: RoiStore, owner: str, prober: Prober, *, target: int = POOL_SIZE, meter: Meter | None = None
 ) -> TopUp:
@@ -61,7 +49,9 @@ def top_up(
     retired = store.retire_invalidated(owner)
     bind = getattr(prober, "with_read_sets", None)
     if callable(bind):  # a prober that reads each memory's neighbours (mode distractor)
-        prober = bind(_read_sets(store, owner))
+        # a memory's pinned read set (what its probe's recall may surface), read once per scope
+        read_set = functools.cache(lambda scope: store.readable_memories(owner, pinned_scopes(owner, scope)))
+        prober = bind(lambda memory: read_set(memory.scope))
     added = dropped = 0
     attempted: list[str] = []
     for _ in range(MAX_ROUNDS):

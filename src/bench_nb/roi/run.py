@@ -193,8 +193,7 @@ def _recall_all(
             if isinstance(provider, str):
                 from bench_nb.providers import get_provider
 
-                settings.setdefault("run_dir", Path(tmp))
-                run_dir = settings.pop("run_dir")
+                run_dir = settings.pop("run_dir", Path(tmp))
                 provider = get_provider(provider, run_dir=run_dir, **settings)
             assert not isinstance(provider, str)
             found = pinned_recalls(store, provider, run.probes, run_id=run.run_id, k=run.k)

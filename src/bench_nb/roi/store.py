@@ -307,14 +307,6 @@ class RoiStore:
             )
             return int(cur.rowcount)
 
-    def retire_probe(self, probe_id: str, reason: str) -> None:
-        """Retire a probe with its reason (a probe already retired keeps its first reason)."""
-        with self.write():
-            self.execute(
-                "UPDATE probes SET retired_at = ?, retired_reason = ? WHERE id = ? AND retired_at IS NULL",
-                (utc_now(), reason, probe_id),
-            )
-
     def unprobed_memories(
         self, owner: str, kinds: Iterable[str], *, limit: int, skip: Iterable[str] = ()
     ) -> list[Memory]:

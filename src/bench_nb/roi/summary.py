@@ -7,7 +7,7 @@ whose judgment failed (skipped); ``exclusive`` = judged probes with ``with_memor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import cast
 
@@ -75,23 +75,8 @@ class RoiStatus:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: the latest run's numbers at the top level (None before the first run)."""
-        empty: dict[str, object] = dict.fromkeys(
-            (
-                "run_id",
-                "probes",
-                "judged",
-                "failed",
-                "with_memory",
-                "without_memory",
-                "exclusive",
-                "exclusive_rate",
-                "probe_mode",
-                "started_at",
-                "finished_at",
-                "provider",
-                "judge",
-            )
-        )
+        # before the first run: the same keys, every one None
+        empty: dict[str, object] = dict.fromkeys([*(f.name for f in fields(RunSummary)), "exclusive_rate"])
         latest = self.latest.to_dict() if self.latest else empty
         return {
             **latest,
