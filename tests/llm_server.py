@@ -60,6 +60,7 @@ class Call:
     headers: dict[str, str]
     outcome: str = ""
     at: float = field(default_factory=time.time)  # wall-clock time the request arrived (its body read)
+    port: int = 0  # the client's port: requests with the same port came over one kept-alive connection
 
 
 def fake_token_count(text: str) -> int:
@@ -174,7 +175,7 @@ class LLMServer:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b"{}"
         body = json.loads(raw or b"{}")
-        call = Call(h.path, body, {k.lower(): v for k, v in h.headers.items()})
+        call = Call(h.path, body, {k.lower(): v for k, v in h.headers.items()}, port=h.client_address[1])
         is_count = h.path.endswith("/count_tokens")
         with self._lock:
             self.calls.append(call)

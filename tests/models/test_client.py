@@ -191,6 +191,28 @@ def test_anthropic_tokens_come_from_count_tokens_when_a_key_is_set(
     assert llm_server.count() == 1  # cached
 
 
+def test_the_extractive_answerer_counts_claude_tokens_through_one_client(
+    llm_server: LLMServer, keys: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each answer's token fields are two counts (the prompt with and without its hits) by Anthropic's API: the
+    # answerer asks through one client of its own, one connection for all, not a new client for each count.
+    from bench_nb.models.extractive import ExtractiveAnswerer
+    from bench_nb.records import Question, SearchHit
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
+    answerer = ExtractiveAnswerer(token_model="sonnet-4.5")
+    hits = [SearchHit(text="Melanie painted a sunrise in 2022.")]
+    for i in range(3):
+        text = f"When did Melanie paint sunrise number {i}?"
+        question = Question(f"q{i}", text, "2022", "temporal", "temporal", "h")
+        answer = answerer.answer(question, hits)
+        assert answer.tokenizer == "anthropic:count_tokens"
+    counts = [c for c in llm_server.calls if c.path.endswith("/count_tokens")]
+    assert len(counts) == 6
+    assert len({c.port for c in counts}) == 1
+
+
 def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("BENCH_NB_LLM_CACHE", "off")
     monkeypatch.setenv("BENCH_NB_LLM_TIMEOUT", "7.5")

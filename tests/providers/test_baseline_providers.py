@@ -9,6 +9,9 @@ from bench_nb.errors import ProviderError
 from bench_nb.models.tokens import count_tokens
 from bench_nb.providers import FullContextProvider, NoMemoryProvider, get_provider
 from bench_nb.records import Message, Session
+from llm_server import LLMServer, fake_token_count, llm_server
+
+__all__ = ["llm_server"]
 
 ALL_IDS = [m.message_id for s in CONVERSATION for m in s.messages]
 
@@ -127,3 +130,21 @@ def test_no_memory_stores_and_finds_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # nothing written
     with pytest.raises(ProviderError, match="positive integer"):
         p.search("c", "Biscuit", 0)
+
+
+def test_full_context_counts_claude_tokens_through_one_client(
+    tmp_path: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With Claude's tokenizer every message is counted by Anthropic's count_tokens API. The provider asks
+    # through one client of its own: one connection for the haystack, not a client (a new connection and a
+    # cache file opened again) per message, as when there was a process-wide client to fall back on.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("BENCH_NB_LLM_CACHE", str(tmp_path / "llm.sqlite"))
+    p = _full(tmp_path, model="sonnet-4.5")
+    p.await_indexing("c", p.ingest("c", CONVERSATION), timeout_s=5)
+    hits = p.search("c", "anything", 5)
+    counts = [c for c in llm_server.calls if c.path.endswith("/count_tokens")]
+    assert len(hits) == len(counts) == MESSAGE_COUNT
+    assert [h.raw["tokens"] for h in hits] == [fake_token_count(h.text) for h in hits]
+    assert len({c.port for c in counts}) == 1

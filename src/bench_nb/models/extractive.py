@@ -18,11 +18,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar
 
 from bench_nb.models.prompt import CONTEXT_FORMAT, answer_prompt_hash, check_context_format, prompt_tokens
 from bench_nb.models.tokens import tokenizer_for, warm_up_tokenizer
 from bench_nb.records import Answer, Question, SearchHit
+
+if TYPE_CHECKING:
+    from bench_nb.models.client import LLMClient
 
 ABSTAIN = "I don't know."
 
@@ -95,6 +99,16 @@ class ExtractiveAnswerer:
         """Load the tokenizer its token fields are counted with (outside any timed answer)."""
         warm_up_tokenizer(self.token_model)
 
+    @cached_property
+    def _client(self) -> LLMClient | None:
+        """The one client Claude's token counts are asked through (None for a tokenizer that calls no API):
+        not a client, its connection and its cache file, made again for every count."""
+        if not self.tokenizer.startswith("anthropic:"):
+            return None
+        from bench_nb.models.client import LLMClient  # the SDKs: imported only when a count calls one
+
+        return LLMClient()
+
     def best_sentence(
         self, question: Question, hits: Sequence[SearchHit]
     ) -> tuple[str, SearchHit | None, float]:
@@ -131,7 +145,9 @@ class ExtractiveAnswerer:
             text = " ".join(words[: self.max_words]) + (" …" if len(words) > self.max_words else "")
             if question.question.strip().lower().startswith("when") and hit.date:
                 text = f"{text} (on {_day(hit.date)})"
-        counted = prompt_tokens(question, hits, self.token_model, context_format=self.context_format)
+        counted = prompt_tokens(
+            question, hits, self.token_model, context_format=self.context_format, client=self._client
+        )
         return Answer(
             hypothesis=text,
             prompt_tokens=counted.prompt_tokens,

@@ -19,7 +19,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict, replace
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench_nb.errors import ModelError, ProviderError
 from bench_nb.models.tokens import count_tokens, tokenizer_for
@@ -27,6 +29,9 @@ from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.store import MessageStore
 from bench_nb.records import IngestResult, SearchHit, Session
+
+if TYPE_CHECKING:
+    from bench_nb.models.client import LLMClient
 
 DEFAULT_MAX_CONTEXT_TOKENS = 100_000
 DEFAULT_TOKEN_MODEL = "gpt-4o"
@@ -79,6 +84,16 @@ class FullContextProvider:
             self._cache.pop(container, None)
         return IngestResult(document_ids=tuple(r.message_id for r in rows))
 
+    @cached_property
+    def _client(self) -> LLMClient | None:
+        """The one client Claude's token counts are asked through (None for a tokenizer that calls no API):
+        not a client, its connection and its cache file, made again for every message counted."""
+        if not self.tokenizer.startswith("anthropic:"):
+            return None
+        from bench_nb.models.client import LLMClient  # the SDKs: imported only when a count calls one
+
+        return LLMClient()
+
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """Nothing to wait for; checks the container exists."""
         self.store.check(container)
@@ -101,7 +116,7 @@ class FullContextProvider:
         rows = self.store.rows(container)
         for row in reversed(rows):
             hit = row.to_hit()
-            counted = count_tokens(hit.text, self.model)
+            counted = count_tokens(hit.text, self.model, client=self._client)
             if total + counted.n > self.max_context_tokens:
                 break
             total += counted.n
