@@ -229,8 +229,10 @@ def _type_entry(type_id: str, t: CustomType) -> dict[str, str]:
     return {"id": type_id, "alias": t.alias or type_id, "description": t.description}
 
 
-def custom_document(benchmark: Benchmark) -> dict[str, Any]:
-    """A Benchmark as one custom-format JSON object (the inverse of ``read_custom``)."""
+def write_custom(benchmark: Benchmark, path: str | Path) -> Path:
+    """Write a Benchmark in the custom format (the inverse of ``read_custom``): JSONL when the name ends in
+    ``.jsonl``, else one JSON object."""
+    p = Path(path)
     header = CustomBenchmarkHeader(
         name=benchmark.name,
         types={
@@ -241,13 +243,6 @@ def custom_document(benchmark: Benchmark) -> dict[str, Any]:
     doc = header.model_dump(mode="json", exclude_defaults=True)
     doc["conversations"] = [_dump_conversation(h) for h in benchmark.haystacks.values()]
     doc["questions"] = [_dump_question(q) for q in benchmark.questions]
-    return doc
-
-
-def write_custom(benchmark: Benchmark, path: str | Path) -> Path:
-    """Write a Benchmark in the custom format: JSONL when the name ends in ``.jsonl``, else one JSON object."""
-    p = Path(path)
-    doc = custom_document(benchmark)
     if p.suffix.lower() == ".jsonl":
         lines = [
             {"kind": "benchmark", **{k: v for k, v in doc.items() if k not in ("conversations", "questions")}}

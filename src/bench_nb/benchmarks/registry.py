@@ -311,13 +311,6 @@ def _local_copy(spec: BenchmarkSpec) -> str:
     )
 
 
-def folder_layout(spec: BenchmarkSpec) -> str:
-    """How a folder benchmark's local copy is laid out, for messages."""
-    if spec.folder_files is beam_folder_files:
-        return "a folder of chat folders (1/, 2/, ..., each holding chat.json)"
-    return "a folder holding " + ", ".join(rel for rel, _, _ in spec.files)
-
-
 def folder_sha256(root: str | Path, relpaths: list[str]) -> str:
     """The hash of a folder benchmark: sha256 of the lines ``"<sha256>  <relative path>"``, one per file, in
     the given order (``sha256sum``'s format, so ``sha256sum -c`` can check a copy)."""
@@ -337,7 +330,12 @@ def _load_folder(
     if path is not None:
         root = Path(path)
         if not root.is_dir():
-            raise DatasetError(f"{root}: not a folder (benchmark {spec.name} is {folder_layout(spec)})")
+            layout = (
+                "a folder of chat folders (1/, 2/, ..., each holding chat.json)"
+                if spec.folder_files is beam_folder_files
+                else "a folder holding " + ", ".join(rel for rel, _, _ in spec.files)
+            )
+            raise DatasetError(f"{root}: not a folder (benchmark {spec.name} is {layout})")
         rels = (
             spec.folder_files(root)
             if spec.folder_files is not None

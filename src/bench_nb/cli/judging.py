@@ -3,7 +3,6 @@ they agree; ``bench-nb judge-audit``: how often a judge accepts answers known to
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
@@ -14,10 +13,7 @@ from bench_nb.judges.prompts import check_strictness
 from bench_nb.metrics.agreement import judge_agreement
 from bench_nb.registry import did_you_mean
 from bench_nb.runner.rejudge import rejudge as rejudge_run
-
-
-def _fmt(x: float | None) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+from bench_nb.tables.html import num
 
 
 @click.command()
@@ -222,18 +218,19 @@ def _print_agreement(run_dir: Path) -> None:
     click.echo("")
     click.echo(f"{'judge':<24} {'accuracy':>9} {'scored':>7} {'unscored':>9}")
     for r in acc.iter_rows(named=True):
-        click.echo(f"{r['judge'][:24]:<24} {_fmt(r['accuracy']):>9} {r['scored']:>7} {r['unscored']:>9}")
+        click.echo(f"{r['judge'][:24]:<24} {num(r['accuracy'], 3):>9} {r['scored']:>7} {r['unscored']:>9}")
     click.echo("")
     click.echo(
         f"agreement over {agreement.n_items} answers every judge scored ({agreement.n_dropped} dropped): "
-        f"percent {_fmt(agreement.percent_agreement)}, Fleiss' kappa {_fmt(agreement.fleiss_kappa)}, "
-        f"Gwet's AC1 {_fmt(agreement.gwet_ac1)}, Krippendorff's alpha {_fmt(agreement.krippendorff_alpha)}"
+        f"percent {num(agreement.percent_agreement, 3)}, Fleiss' kappa {num(agreement.fleiss_kappa, 3)}, "
+        f"Gwet's AC1 {num(agreement.gwet_ac1, 3)}, "
+        f"Krippendorff's alpha {num(agreement.krippendorff_alpha, 3)}"
     )
     pairs = agreement.frames["pairwise"]
     for r in pairs.iter_rows(named=True):
         click.echo(
-            f"  {r['judge_a']} vs {r['judge_b']}: n={r['n']} agreement {_fmt(r['percent_agreement'])} "
-            f"kappa {_fmt(r['cohen_kappa'])} AC1 {_fmt(r['gwet_ac1'])}"
+            f"  {r['judge_a']} vs {r['judge_b']}: n={r['n']} agreement {num(r['percent_agreement'], 3)} "
+            f"kappa {num(r['cohen_kappa'], 3)} AC1 {num(r['gwet_ac1'], 3)}"
         )
 
 

@@ -9,15 +9,10 @@ from bench_nb.metrics.failures import failure_reasons_frame, failure_summary_fra
 from bench_nb.tables.html import Cell, Table, labels_of, pct, render, run_cell
 from bench_nb.text import question_href
 
-# How the table names each reason (``metrics.failures.REASONS``)
+# How the table names the reasons (``metrics.failures.REASONS``) that are not their names with spaces for "_"
 REASON_LABELS = {
     "answer_key_erratum": "answer-key erratum",
-    "judge_dispute": "judge dispute",
-    "truncation": "truncation",
-    "retrieval_miss": "retrieval miss",
     "reader_error_confirmed": "reader error, confirmed",
-    "reader_error": "reader error",
-    "unknown": "unknown",
 }
 
 
@@ -50,7 +45,7 @@ def table_failures(
         rows.append(
             [
                 run_cell(r["run_id"], labels) if first else "",
-                Cell(REASON_LABELS.get(r["failure_reason"], r["failure_reason"])),
+                Cell(REASON_LABELS.get(r["failure_reason"], r["failure_reason"].replace("_", " "))),
                 Cell(f"{r['n']:,}", "num"),
                 Cell(pct(r["share"]), "num"),
                 Cell(f"{r['wrong']:,}" if first else "", "num"),
