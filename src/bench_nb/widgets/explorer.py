@@ -57,9 +57,10 @@ def _control() -> w.Layout:
 
 
 def _select(options: list[str], description: str) -> w.SelectMultiple:
-    """A list box that shows every option (up to 8 rows), narrow enough for four in a row."""
+    """A list box that shows every option (up to 8 rows), narrow enough for four in a row; all selected."""
     return w.SelectMultiple(
         options=options,
+        value=tuple(options),
         description=description,
         rows=max(2, min(len(options), 8)),
         style=_LABEL,
@@ -100,9 +101,6 @@ class Explorer:
             options=[PRIMARY, *judges], value=PRIMARY, description="judge", style=_LABEL, layout=_control()
         )
         self.outcomes = _select(list(OUTCOMES), "outcome")
-        for sel in (self.providers, self.benchmarks, self.types):
-            sel.value = tuple(sel.options)
-        self.outcomes.value = tuple(OUTCOMES)
         self.question = w.Dropdown(
             description="question", style=_LABEL, layout=w.Layout(width="100%", max_width="760px")
         )
