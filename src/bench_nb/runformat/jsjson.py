@@ -13,13 +13,12 @@ in its place must be the same bytes. msgspec encodes and indents (``msgspec.json
   an object's own keys;
 - a lone surrogate in a string prints as ``\udXXX`` (msgspec cannot encode one at all).
 
-``decode_js`` decodes JSON text (a provider's raw search results) straight into such values: its float hook
-applies the number rule while decoding, so results need no second walk before they are written (text that may
-hold an index key or an integer beyond 2**53, which the hook cannot see, is walked by ``to_js``).
-``decode_js_floats`` applies the float hook only, for ``js_list_items``, which looks for those two in the
-compact text of each batch it encodes (shorter than the indented text, and searched once per batch) and
-re-encodes a batch through ``to_js`` where one may be. tests/runformat/test_jsjson.py checks all of it against
-``JSON.stringify`` in node.
+``decode_js_floats`` decodes JSON text (a provider's raw search results, retrieval metrics) straight into such
+values as far as numbers go: its float hook applies the number rule while decoding. What the hook cannot see,
+an index key or an integer beyond 2**53, ``js_list_items`` looks for in the compact text of each batch it
+encodes (shorter than the indented text, and searched once per batch), and re-encodes a batch through
+``to_js`` where one may be. tests/runformat/test_jsjson.py checks all of it against ``JSON.stringify`` in
+node.
 """
 
 from __future__ import annotations
@@ -35,9 +34,6 @@ import msgspec
 _MAX_SAFE = 2**53
 # An object key JavaScript treats as an array index (canonical decimal, below 2**32 - 1).
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,9}")
-# Raw JSON is searched for such a key and for an integer beyond 2**53 with its digits all made "0" (one C pass
-# and two finds instead of a regex, which would cost more than the decoding).
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SIXTEEN_ZEROS = b"0" * 16
 
 
@@ -192,56 +188,10 @@ def _float_hook(
 _JS_DECODER = msgspec.json.Decoder(float_hook=_float_hook)
 
 
-def _needs_walk(raw: bytes) -> bool:
-    """Whether ``raw`` may hold an object key that is an array index or an integer beyond 2**53 (which the
-    float hook cannot see). False positives (such digits inside a string) only cost the slower path."""
-    if b"\\" in raw and b"\\u" in raw:  # a key written with escapes ("\\u0031") may be an index once decoded
-        return True
-    # Digits made "0" and whitespace dropped: a key is then always `"000":`, an integer a run of zeros.
-    zeros = raw.translate(_DIGITS_TO_ZERO, b" \t\n\r")
-    i = zeros.find(b'0":')
-    while i >= 0:  # a key ending in a digit: is it all digits?
-        j = i
-        while j > 0 and zeros[j - 1] == 0x30:
-            j -= 1
-        if j > 0 and zeros[j - 1] == 0x22:
-            return True
-        i = zeros.find(b'0":', i + 3)
-    i = zeros.find(_SIXTEEN_ZEROS)
-    while i >= 0:  # 16+ digits: an integer unless part of a fraction or followed by a fraction/exponent
-        j = i
-        while j > 0 and zeros[j - 1] == 0x30:
-            j -= 1
-        k = i + 16
-        while k < len(zeros) and zeros[k] == 0x30:
-            k += 1
-        if (j == 0 or zeros[j - 1] != 0x2E) and zeros[k : k + 1] not in (b".", b"e", b"E"):
-            return True
-        i = zeros.find(_SIXTEEN_ZEROS, k)
-    return False
-
-
-def decode_js(raw: bytes | msgspec.Raw) -> Any:
-    """Decode JSON text into values ``msgspec.json.encode`` writes as ``JSON.stringify(JSON.parse(raw))``."""
-    data = bytes(raw)
-    if _needs_walk(data):
-        return to_js(msgspec.json.decode(data))
-    return _JS_DECODER.decode(data)
-
-
-def decode_js_each(texts: list[bytes | msgspec.Raw]) -> list[Any]:
-    """``[decode_js(t) for t in texts]``, in one msgspec call when none of them needs walking."""
-    joined = b"[" + b",".join(texts) + b"]"
-    if _needs_walk(joined):
-        return [decode_js(t) for t in texts]
-    result: list[Any] = _JS_DECODER.decode(joined)
-    return result
-
-
 def decode_js_floats(raw: bytes | msgspec.Raw) -> Any:
-    """Decode JSON text with ``decode_js``'s float rule only, for ``js_list_items``, which finds what is left
-    (an integer beyond 2**53, an array-index key) in the compact text it encodes: shorter than ``raw``'s
-    indented text, and searched 256 items at a time."""
+    """Decode JSON text with JavaScript's number rule for floats only, for ``js_list_items``, which finds what
+    is left (an integer beyond 2**53, an array-index key) in the compact text it encodes: shorter than
+    ``raw``'s indented text, and searched 256 items at a time."""
     return _JS_DECODER.decode(raw)
 
 

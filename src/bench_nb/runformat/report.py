@@ -38,7 +38,6 @@ from bench_nb.runformat.format import (
     now_iso,
 )
 from bench_nb.runformat.jsjson import (
-    decode_js_each,
     decode_js_floats,
     js_float,
     js_list_items,
@@ -371,8 +370,11 @@ class _Report:
 
 
 def _js_metrics(questions: list[Any]) -> list[Any]:
-    """Each question's retrieval metrics as ``to_js`` values, keys in the checkpoint's order."""
-    return decode_js_each([_metrics_text(q.phases.evaluate.retrievalMetrics) for q in questions])
+    """Each question's retrieval metrics as ``decode_js_floats`` values (``js_list_items`` checks what it
+    encodes), keys in the checkpoint's order, decoded in one call."""
+    texts = [_metrics_text(q.phases.evaluate.retrievalMetrics) for q in questions]
+    metrics: list[Any] = decode_js_floats(b"[" + b",".join(texts) + b"]")
+    return metrics
 
 
 def _results_text(raw: msgspec.Raw | list[msgspec.Raw] | None) -> bytes | msgspec.Raw:
