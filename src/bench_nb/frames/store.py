@@ -43,7 +43,6 @@ Filesystems: a local path, a URI pyarrow understands (``s3://bucket/store``, ``g
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import io
 import json
@@ -62,7 +61,7 @@ import msgspec
 import polars as pl
 
 from bench_nb.errors import Problem, RunFormatError
-from bench_nb.frames.columns import HITS, STORE_RUNS
+from bench_nb.frames.columns import HITS, JUDGMENTS, QUESTIONS, RUNS, STORE_RUNS
 from bench_nb.frames.harnesses import harness_record
 from bench_nb.frames.judgments import judgments_frame, search_hits
 from bench_nb.frames.questions import questions_frame, runs_frame
@@ -91,17 +90,13 @@ Table = Literal["questions", "judgments", "hits", "runs"]
 HITS_SCHEMA: dict[str, Any] = HITS.schema()
 # The store's own columns of the runs table, after runs_df's.
 STORE_COLUMNS: dict[str, Any] = STORE_RUNS.schema()
-
-
-@functools.cache
-def _schemas() -> dict[str, dict[str, Any]]:
-    """The frames' columns and dtypes, as the JSON path builds them (the frames of no run)."""
-    return {
-        "questions": dict(questions_frame([]).schema),
-        "judgments": dict(judgments_frame([]).schema),
-        "hits": HITS_SCHEMA,
-        "runs": dict(runs_frame([]).schema),
-    }
+# Each table's columns and dtypes: its frame's (frames.columns).
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    "questions": QUESTIONS.schema(),
+    "judgments": JUDGMENTS.schema(),
+    "hits": HITS_SCHEMA,
+    "runs": RUNS.schema(),
+}
 
 
 # --- filesystems ------------------------------------------------------------------------------------------
@@ -517,8 +512,7 @@ def _export(
     if problems and strict:
         raise RunFormatError(problems[0].path, problems[0].message, problems[0].field)
     result = ExportResult(store=os.fspath(to), problems=list(problems))
-    schemas = _schemas()
-    runs_columns = {**schemas["runs"], **STORE_COLUMNS}
+    runs_columns = {**_SCHEMAS["runs"], **STORE_COLUMNS}
     damage = f"no {RUNS_FILE}"
     try:
         table = _read_runs_table(fs, root)
@@ -570,7 +564,7 @@ def _export(
                     f"run id {run.run_id!r} is also the id of {other}: a store keys runs by id",
                     "runId",
                 )
-            table = _write_run(fs, root, run, runset, table, fingerprint, ds, schemas, source)
+            table = _write_run(fs, root, run, runset, table, fingerprint, ds, source)
             result.written.append(run.run_id)
     return result
 
@@ -690,7 +684,6 @@ def _write_run(
     table: pl.DataFrame,
     fingerprint: str,
     dataset: str | None,
-    schemas: dict[str, dict[str, Any]],
     source: str,
 ) -> pl.DataFrame:
     """Write one run's files under a new version, then make it current in runs.parquet. ``source``: the path
@@ -744,7 +737,6 @@ class StoredRuns:
         self._root = root
         self.runs = runs
         self.problems: list[Problem] = []
-        self._schemas = _schemas()
         self._frames: dict[str, pl.DataFrame] = {}
         self._recorded: list[tuple[RunSpec, dict[str, Any]]] | None = None
 
@@ -816,7 +808,7 @@ class StoredRuns:
         return self._scan(table, self.files(table))
 
     def _scan(self, table: Literal["questions", "judgments", "hits"], files: list[str]) -> pl.LazyFrame:
-        schema = self._schemas[table]
+        schema = _SCHEMAS[table]
         if not files:
             return pl.LazyFrame(schema=schema)
         if self._fs is None:  # a local store: polars reads it, no pyarrow
@@ -878,7 +870,7 @@ class StoredRuns:
     def stored_frame(self, table: Table) -> pl.DataFrame:
         """The table collected (kept: the tables and metrics of one report read it once)."""
         if table == "runs":
-            return self.runs.select([pl.col(c).cast(t) for c, t in self._schemas["runs"].items()])
+            return self.runs.select([pl.col(c).cast(t) for c, t in _SCHEMAS["runs"].items()])
         if table not in self._frames:
             self._frames[table] = self._collect(table)
         return self._frames[table]
@@ -977,7 +969,7 @@ def open_store(
             raise RunFormatError(os.fspath(store), f"not a run store (no {MARKER})")
         table = _read_runs_table(fs, root)
     if table is None:
-        table = pl.DataFrame(schema={**_schemas()["runs"], **STORE_COLUMNS})
+        table = pl.DataFrame(schema={**_SCHEMAS["runs"], **STORE_COLUMNS})
     if runs is not None:
         wanted = [runs] if isinstance(runs, str) else list(runs)
         missing = sorted(set(wanted) - set(table["run_id"].to_list()))
