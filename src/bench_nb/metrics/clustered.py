@@ -111,24 +111,6 @@ class ClusterSums:
         return float(self.sums.sum() / self.counts.sum()) if self.n else _NAN
 
 
-def cluster_sums(values: pl.DataFrame, clusters: list[str] | None = None) -> ClusterSums:
-    """Sum a frame of ``haystack_id, value`` per cluster, over ``clusters`` (zeros where it has none)."""
-    # Sorted by haystack (and question): the same questions in any row order give the same sums, bit for bit.
-    rows = sort_rows(values, ["haystack_id"])
-    first = starts(rows, ["haystack_id"])
-    found = rows["haystack_id"].to_numpy()[first].tolist()
-    ids = found if clusters is None else clusters
-    index = {h: i for i, h in enumerate(ids)}
-    sums = np.zeros(len(ids))
-    counts = np.zeros(len(ids))
-    pos = np.array([index[h] for h in found], dtype=np.int64)
-    y = rows["value"].to_numpy()
-    sums[pos] = segment_sums(y, first)
-    counts[pos] = sizes(first, len(rows))
-    spread = segment_spread(y, np.zeros(1 if len(y) else 0, dtype=np.int64))
-    return ClusterSums(np.array(ids, dtype=object), sums, counts, float(spread.sum()))
-
-
 def _residual_sums(sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
     """(S_k − ȳ·N_k, N_k, n) over the K clusters that have questions; None when K < 2 or n = 0."""
     present = counts > 0
@@ -456,8 +438,8 @@ def per_cluster(data: pl.DataFrame, keys: list[str]) -> PerCluster:
 
 
 def grouped_cluster_sums(data: pl.DataFrame, keys: list[str]) -> list[tuple[tuple[Any, ...], ClusterSums]]:
-    """``cluster_sums`` of every group of ``keys`` in an ``outcomes`` frame (groups in order of appearance,
-    clusters sorted), from one sort instead of one query per group; the same bits on every call."""
+    """Every group of ``keys`` in an ``outcomes`` frame (``keys`` empty: the whole frame) summed per cluster
+    (groups in order of appearance, clusters sorted), from one sort; the same bits on every call."""
     per = per_cluster(data, keys)
     sums, spread = per.sums("value"), per.spread("value")
     return [
