@@ -143,9 +143,10 @@ class ModelJudge:
         """The LLM client the judge calls: the one given (a run's), else its own from the environment."""
         return self._client or LLMClient()
 
-    def judge(self, question: Question, hypothesis: str) -> Verdict:
-        """Grade ``hypothesis`` as an answer to ``question`` (``grade`` without the calls)."""
-        return self.grade(question, hypothesis).verdict
+    def judge(self, question: Question, hypothesis: str, **grading: Any) -> Verdict:
+        """Grade ``hypothesis`` as an answer to ``question`` (``grade`` without the calls; ``grading``: what
+        ``grade`` takes besides, the LLM judge's ``replicate``)."""
+        return self.grade(question, hypothesis, **grading).verdict
 
     def grade(self, question: Question, hypothesis: str) -> Graded:
         """The verdict and the model calls it took."""
@@ -236,10 +237,6 @@ class LLMJudge(ModelJudge):
             self.prompt_hashes = prompt_hashes(judge_prompt)
 
     replicable = True  # grading again can give another verdict: judge replicates (judges.base)
-
-    def judge(self, question: Question, hypothesis: str, *, replicate: int = 1) -> Verdict:
-        """Grade ``hypothesis`` as an answer to ``question`` (unscored when the reply stays unreadable)."""
-        return self.grade(question, hypothesis, replicate=replicate).verdict
 
     def grade(self, question: Question, hypothesis: str, *, replicate: int = 1) -> Graded:
         """``judge`` with the model calls it made (tokens and cost of each). ``replicate`` n > 1 is the n-th

@@ -28,7 +28,6 @@ must be pinned. A spec is ``name|key=value|...`` (``norm_phrase_set_match|separa
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -36,6 +35,7 @@ from typing import Any
 
 from bench_nb.judges.base import build_judge
 from bench_nb.judges.llm import MODEL_OPTIONS, Graded, ModelJudge, json_object
+from bench_nb.judges.prompts import prompt_sha
 from bench_nb.models.client import Completion
 from bench_nb.records import Question, Verdict
 
@@ -304,9 +304,7 @@ def judge_messages(rule: str, question: str, reference: str, reply: str) -> list
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-PROMPT_HASHES: dict[str, str] = {
-    rule: hashlib.sha256(json.dumps(list(p)).encode("utf-8")).hexdigest()[:16] for rule, p in _PROMPTS.items()
-}
+PROMPT_HASHES: dict[str, str] = {rule: prompt_sha(json.dumps(list(p))) for rule, p in _PROMPTS.items()}
 
 
 def parse_label(text: str) -> tuple[int, str] | None:
