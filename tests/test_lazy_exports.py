@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import pkgutil
 import subprocess
 import sys
@@ -179,6 +180,22 @@ print(sorted(before & {"bench_nb.models.settings", "bench_nb.metrics.clustered",
 def test_a_lazy_name_is_imported_on_first_access_and_kept() -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["[]", "True", "True", "True", "True"]
+
+
+ROI_PROBE = """
+import json, sys
+import bench_nb.roi as roi
+before = sorted(m for m in sys.modules if m.startswith("bench_nb.roi.") or m in ("polars", "numpy", "pydantic"))
+run_roi = roi.run_roi
+print(json.dumps([before, "bench_nb.roi.run" in sys.modules]))
+"""
+
+
+def test_bench_nb_roi_imported_its_modules_eagerly_beside_its_lazy_names() -> None:
+    """``import bench_nb.roi`` imports none of its modules (nor polars, numpy, pydantic: half a second), like
+    every other front: a name is imported when it is first asked for."""
+    out = subprocess.run([sys.executable, "-c", ROI_PROBE], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [[], True]
 
 
 def test_the_helper_on_a_package_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

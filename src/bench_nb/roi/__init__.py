@@ -20,29 +20,34 @@ See docs/roi.md for the memory model, the import formats, the store and the inte
 
 from __future__ import annotations
 
-from bench_nb.lazy import attach
-from bench_nb.roi.errors import MemoryImportError, RoiError, RunInProgressError, StoreError
-from bench_nb.roi.frames import roi_results_df, roi_runs_df
-from bench_nb.roi.imports import ImportSummary, MemoryFile, import_memories, read_memories
-from bench_nb.roi.judges import DeterministicRoiJudge, JudgeReply, JudgmentFailed, RoiJudge
-from bench_nb.roi.memory import Memory, ScopeMember, can_read, pinned_scopes, scope_owner
-from bench_nb.roi.metering import deployment_usage, usage_df
-from bench_nb.roi.options import RoiOptions
-from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
-from bench_nb.roi.probers import (
-    DistractorProber,
-    ParaphraseProber,
-    Prober,
-    ProberReply,
-    TemplateProber,
-    deterministic_prober,
-)
-from bench_nb.roi.records import Judgment, ModelUsage, Probe, ProbeDraft, Recall, RunSummary
-from bench_nb.roi.run import RoiRun, run_roi, start_run
-from bench_nb.roi.store import RoiStore, require_store
-from bench_nb.roi.summary import RoiStatus, roi_status
-from bench_nb.roi.tile import RoiTile, chart_roi_trend, roi_tile, roi_tile_html
+from typing import TYPE_CHECKING
 
+from bench_nb.lazy import attach
+
+if TYPE_CHECKING:
+    from bench_nb.roi.errors import MemoryImportError, RoiError, RunInProgressError, StoreError
+    from bench_nb.roi.frames import roi_results_df, roi_runs_df
+    from bench_nb.roi.imports import ImportSummary, MemoryFile, import_memories, read_memories
+    from bench_nb.roi.judges import DeterministicRoiJudge, JudgeReply, JudgmentFailed, RoiJudge
+    from bench_nb.roi.memory import Memory, ScopeMember, can_read, pinned_scopes, scope_owner
+    from bench_nb.roi.metering import deployment_usage, usage_df
+    from bench_nb.roi.options import RoiOptions
+    from bench_nb.roi.pool import POOL_SIZE, TopUp, top_up
+    from bench_nb.roi.probers import (
+        DistractorProber,
+        ParaphraseProber,
+        Prober,
+        ProberReply,
+        TemplateProber,
+        deterministic_prober,
+    )
+    from bench_nb.roi.records import Judgment, ModelUsage, Probe, ProbeDraft, Recall, RunSummary
+    from bench_nb.roi.run import RoiRun, run_roi, start_run
+    from bench_nb.roi.store import RoiStore, require_store
+    from bench_nb.roi.summary import RoiStatus, roi_status
+    from bench_nb.roi.tile import RoiTile, chart_roi_trend, roi_tile, roi_tile_html
+
+# Every name is imported on first use: the store, frames and judges bring polars, numpy and pydantic.
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
