@@ -15,7 +15,7 @@ import pytest
 from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
 from bench_nb.metrics.paired import paired_comparison
-from bench_nb.runformat.harnesses import detect_format
+from bench_nb.runformat.harnesses import find_importer
 from stats_fixtures import write_run
 
 FIXTURE = (
@@ -32,7 +32,7 @@ IDS = {"conv-26-q0": 1.0, "conv-26-q1": 0.0, "conv-30-q2": 1.0}
 
 
 def test_amb_output_loads_on_locomos_ids_with_latency_tokens_and_judge() -> None:
-    assert detect_format(FIXTURE) == "amb"
+    assert find_importer(FIXTURE)[0].name == "amb"
     runs = load_runs(FIXTURE)
     assert runs.all_problems == []
     (run,) = runs

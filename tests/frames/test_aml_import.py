@@ -14,7 +14,7 @@ import pytest
 
 from bench_nb import load_runs, questions_df
 from bench_nb.metrics.paired import paired_comparison
-from bench_nb.runformat.harnesses import detect_format
+from bench_nb.runformat.harnesses import find_importer
 from stats_fixtures import write_native_run
 
 # AML's ids in the forms the importer reads, and the LoCoMo id each one is.
@@ -53,8 +53,8 @@ def _aml_pair(folder: Path) -> Path:
 
 def test_an_aml_pair_loads_on_locomo_ids_with_answers_and_verdicts(tmp_path: Path) -> None:
     judged = _aml_pair(tmp_path / "aml-run")
-    assert detect_format(judged) == "aml" and detect_format(judged.parent) == "aml"
-    assert detect_format(judged.parent / "answers.jsonl") is None  # the answers alone are not a run
+    assert find_importer(judged)[0].name == "aml" and find_importer(judged.parent)[0].name == "aml"
+    assert find_importer(judged.parent / "answers.jsonl") is None  # the answers alone are not a run
     runs = load_runs(judged.parent)
     assert runs.all_problems == []
     (run,) = runs

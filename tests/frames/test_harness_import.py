@@ -11,7 +11,7 @@ import pytest
 
 from bench_nb import judgments_df, load_runs, questions_df
 from bench_nb.errors import RunFormatError, RunFormatWarning
-from bench_nb.runformat.harnesses import detect_format
+from bench_nb.runformat.harnesses import find_importer
 
 FC_RUNS = ("gpt-4o-mini-memos", "gpt-4o-mini-cot")
 
@@ -139,7 +139,7 @@ def test_the_judge_stress_test_loads_with_an_unknown_judge(locomo_audit: Path) -
     run = runs[0]
     assert run.run_id == "ap_eval_results_scored" and run.harness == "evermemos"
     assert run.imported is not None and run.imported.judge == "unknown" and run.imported.replicates == 3
-    assert detect_format(Path(run.path)) == "evermemos"
+    assert find_importer(Path(run.path))[0].name == "evermemos"
     j = judgments_df(runs, backend="polars")
     assert (
         set(j["judge"]) == {"unknown (evermemos)"} and len(j) == 3 * 1540

@@ -16,7 +16,7 @@ import pytest
 from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
 from bench_nb.metrics.paired import paired_comparison
-from bench_nb.runformat.harnesses import detect_format
+from bench_nb.runformat.harnesses import find_importer
 from stats_fixtures import write_native_run
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "harnesses" / "lme_hyps.jsonl.eval-results-gpt-4o"
@@ -24,7 +24,7 @@ LABELS = {"e47becba": True, "118b2229": False, "gpt4_2655b836": True, "0a995998_
 
 
 def test_the_judged_file_loads_on_longmemevals_own_ids_with_its_judge() -> None:
-    assert detect_format(FIXTURE) == "longmemeval"
+    assert find_importer(FIXTURE)[0].name == "longmemeval"
     runs = load_runs(FIXTURE)
     assert runs.all_problems == []
     (run,) = runs

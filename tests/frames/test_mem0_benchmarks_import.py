@@ -14,7 +14,7 @@ import pytest
 from bench_nb import load_runs, questions_df
 from bench_nb.errors import RunFormatError
 from bench_nb.metrics.paired import paired_comparison
-from bench_nb.runformat.harnesses import detect_format
+from bench_nb.runformat.harnesses import find_importer
 from stats_fixtures import write_run
 
 FIXTURE = (
@@ -27,7 +27,7 @@ FIXTURE = (
 
 
 def test_one_run_per_retrieval_depth_on_locomos_ids() -> None:
-    assert detect_format(FIXTURE) == "mem0-benchmarks"
+    assert find_importer(FIXTURE)[0].name == "mem0-benchmarks"
     runs = load_runs(FIXTURE)
     assert runs.all_problems == []
     assert [r.run_id for r in runs] == ["oss-top_10", "oss-top_50"]

@@ -28,7 +28,6 @@ __all__ = [
     "ImportInfo",
     "Importer",
     "LocomoIndex",
-    "detect_format",
     "find_importer",
     "import_runs",
     "list_importers",
@@ -118,12 +117,6 @@ def find_importer(path: Path, data: Any = None) -> tuple[Importer, Path] | None:
         if imp.looks_like is not None and imp.looks_like(data):
             return imp, path
     return None
-
-
-def detect_format(path: Path, data: Any = None) -> str | None:
-    """Which harness wrote this file (None: none of them). ``data``: the file already decoded (JSON files)."""
-    found = find_importer(path, data)
-    return found[0].name if found else None
 
 
 def needs_locomo(path: Path, fmt: str | None) -> bool:
