@@ -267,6 +267,21 @@ def test_disputes_of_a_judgments_frame_reuse_the_loaded_runs_given(two_judges: P
     assert reread["question"].to_list() == [None, None] and reread["context"].to_list() == [None, None]
 
 
+def test_the_judgments_of_loaded_runs_are_read_once_until_a_verdict_is_written(two_judges: Path) -> None:
+    # A report's failures and judges sections both ask for the judgments of its loaded runs.
+    runs = load_runs(two_judges)
+    first = judgments_df(runs, backend="polars")
+    found: list[Problem] = []
+    assert judgments_df(runs, backend="polars", problems=found) is first
+    assert found == runs.all_problems
+    assert judgments_df(runs, backend="polars", strict=True) is not first  # another key: read again
+    append_verdicts(two_judges, [("q2", Verdict(1, "correct", "late", judge="late-judge"))])
+    again = judgments_df(runs, backend="polars")
+    assert again.filter(pl.col("judge") == "late-judge")["question_id"].to_list() == ["q2"]
+    assert_frame_equal(again.filter(pl.col("judge") != "late-judge"), first)
+    assert judgments_df(load_runs(two_judges), backend="polars").equals(again)
+
+
 def test_a_pandas_frame_reads_its_runs_from_disk(two_judges: Path) -> None:
     runs = load_runs(two_judges)
     frame = judgments_df(runs)

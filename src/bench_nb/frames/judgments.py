@@ -18,6 +18,7 @@ replicates included; its checkpoint's verdict (the replicates' majority) is not 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -28,10 +29,11 @@ from bench_nb.frames.columns import JUDGMENTS
 from bench_nb.frames.questions import StoredFrames, questions_frame, stored
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.gc_pause import gc_paused
-from bench_nb.judges.labels import read_labels
+from bench_nb.judges.labels import labels_path, read_labels
 from bench_nb.runformat.format import decode_results, result_file_name
 from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
 from bench_nb.runformat.spec import primary_judge
+from bench_nb.runformat.verdicts import FILENAME as VERDICTS_FILE
 from bench_nb.runformat.verdicts import PlainVerdict, read_plain_verdicts, read_replicates
 from bench_nb.text import hit_text, one_line
 
@@ -54,10 +56,22 @@ def judgments_frame(
             skipping it, listing it in the run's ``problems`` and warning (``RunFormatWarning``).
         problems: a list that receives the problems of the runs the frame was built from, beside the frame
             (as in ``questions_df``).
+
+    Given a loaded ``RunSet``, the frame is remembered on it as the questions frame is (keyed by its runs,
+    ``dataset``, ``strict`` and the size and modification time of each run's verdict and label files, so a
+    verdict written since is read): a report's failures and judges sections read the files once.
     """
     if isinstance(runs, StoredFrames):
         return stored(runs, "judgments", problems, dataset=dataset)
     runset = load_runs(runs, strict=strict)  # warns (RunFormatWarning) of what it skipped
+    key = None
+    if isinstance(runs, RunSet):
+        key = (tuple(id(r) for r in runs), None if dataset is None else str(dataset), strict, _stamps(runs))
+        cached = runs.judgments_frame_cache
+        if cached is not None and cached[0] == key:
+            if problems is not None:
+                problems.extend(runs.all_problems)
+            return cached[1]
     known = [len(run.problems) for run in runset]
     questions = questions_frame(runset, dataset=dataset, strict=strict)
     # One row per question of each run (the last, as a dict keyed by id would keep), in order of first
@@ -80,7 +94,24 @@ def judgments_frame(
     if problems is not None:
         problems.extend(runset.all_problems)
     # Every run's verdicts in one query: joined to their questions' provider and types.
-    return _with_info(pl.concat(frames), info).collect() if frames else JUDGMENTS.empty()
+    frame = _with_info(pl.concat(frames), info).collect() if frames else JUDGMENTS.empty()
+    if isinstance(runs, RunSet):
+        runs.judgments_frame_cache = (key, frame)
+    return frame
+
+
+def _stamps(runs: RunSet) -> tuple[tuple[int, int] | None, ...]:
+    """The (size, modification time) of each run's ``judgments.jsonl`` and labels file (None: absent)."""
+    out: list[tuple[int, int] | None] = []
+    for run in runs:
+        for path in (Path(run.path) / VERDICTS_FILE, labels_path(run.path)):
+            try:
+                st = path.stat()
+            except OSError:
+                out.append(None)
+                continue
+            out.append((st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 judgments_df = with_backend(judgments_frame, "judgments_df")

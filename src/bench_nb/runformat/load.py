@@ -193,6 +193,8 @@ class RunSet(list[Run]):
         self.problems: list[Problem] = list(problems)
         # (key, frame) of the last questions frame built from these runs: see frames.questions.questions_frame.
         self.questions_frame_cache: tuple[object, pl.DataFrame] | None = None
+        # The same for the judgments frame (frames.judgments.judgments_frame), keyed by its files' stamps too.
+        self.judgments_frame_cache: tuple[object, pl.DataFrame] | None = None
 
     @property
     def all_problems(self) -> list[Problem]:
