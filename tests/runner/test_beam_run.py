@@ -25,6 +25,7 @@ from bench_nb.errors import BenchNbError
 from bench_nb.judges.beam import RUBRIC_PROMPT_HASHES
 from bench_nb.runformat.load import read_run
 from bench_nb.runformat.spec import read_spec
+from bench_nb.runner.estimate import estimate_run
 from bench_nb.runner.run import run_benchmark
 from bench_nb.taxonomy import BEAM_ABILITIES
 from llm_server import LLMServer, request_text
@@ -98,6 +99,15 @@ def test_beam_refuses_a_binary_primary_judge_and_tiers_of_other_benchmarks(tmp_p
         result.exit_code != 0
         and "--tier 1M is not a tier of sample (it has none; beam-1m has it: -b beam-1m)" in result.output
     )
+
+
+def test_the_dry_run_of_beam_refuses_a_binary_primary_judge_as_the_run_does(tmp_path: Path) -> None:
+    tier = write_tier(tmp_path / "100K", chats=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DatasetWarning)
+        with pytest.raises(BenchNbError, match="scored by its rubric: the first judge must be 'rubric'"):
+            estimate_run("sqlite", "beam", dataset=tier, judges="contains")
+        assert estimate_run("sqlite", "beam", dataset=tier).judges[0] == "rubric"  # its default judges
 
 
 # Chat 1 and 2 share these markers, except abstention (FULL in chat 1, NONE in chat 2).

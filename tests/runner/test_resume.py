@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cli_helpers import exit_code
 from click.testing import CliRunner
@@ -21,9 +22,9 @@ from runner_fakes import CountingProvider, call_log, completed_phases, make_benc
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.runformat.format import DECODE_COUNTS, PHASES
-from bench_nb.runformat.spec import RunRequest, RunSpec
+from bench_nb.runformat.spec import RunRequest, check_resume
 from bench_nb.runner import RetryPolicy, run_benchmark
-from bench_nb.runner.resume import resume_checkpoint, resume_spec
+from bench_nb.runner.lock import RunLockedError, lock_run, open_run
 
 FAST_RETRY = RetryPolicy(max_attempts=2, initial_s=0.001, max_s=0.002, jitter_s=0.001)
 
@@ -297,26 +298,26 @@ def test_what_may_change_on_a_resume_is_taken_alike(finished_runs: Path) -> None
     assert _stamps(finished_runs / "s") == before  # a finished run: nothing to do, by either path
 
 
-def test_the_settings_are_read_without_decoding_a_question_and_the_locked_read_decodes_each_once(
-    finished_runs: Path,
-) -> None:
+def test_a_resumed_run_is_read_once_under_its_lock_each_question_decoded_once(finished_runs: Path) -> None:
     run_dir = finished_runs / "s"
-    DECODE_COUNTS.reset()
-    request = resume_spec(RunRequest(), run_dir)
-    assert DECODE_COUNTS.questions == 0  # the pre-lock read leaves every question undecoded
+    with open_run(run_dir) as resumed:
+        assert DECODE_COUNTS.questions == 6  # the one read: every question decoded once
+        with pytest.raises(RunLockedError):  # read under the lock, one writer per run
+            lock_run(run_dir)
+        assert resumed is not None
+        checkpoint, stored = resumed
+    assert len(checkpoint.questions) == 6
+    request = RunRequest().resumed(stored, where=str(run_dir))
     assert (request.provider, request.benchmark, request.k, request.sample_per_type) == (
         "sqlite",
         "sample",
         4,
         1,
     )
-    stored = json.loads((run_dir / "checkpoint.json").read_text())
-    ids = list(stored["targetQuestionIds"])
-    wanted = RunSpec.recorded(
-        stored["benchNb"], provider="sqlite", benchmark="sample", question_ids=tuple(ids)
-    )
-    checkpoint = resume_checkpoint(run_dir, wanted)
-    assert DECODE_COUNTS.questions == len(ids) == len(checkpoint.questions) == 6
+    wanted = msgspec.structs.replace(stored, k=5)
+    with pytest.raises(ComparisonError, match="retrieval limit k: 4 in the run, 5 now"):
+        check_resume(checkpoint, wanted, str(run_dir))
+    check_resume(checkpoint, stored, str(run_dir))  # the run's own settings resume it
 
 
 def test_a_run_made_with_objects_needs_them_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

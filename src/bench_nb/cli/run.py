@@ -4,7 +4,7 @@ Defaults: answerer ``extractive`` (offline), judges ``contains,f1`` (``contains`
 answerer answers with a whole sentence, which token F1 penalises; ``rubric`` for BEAM), k 10, concurrency 8 per phase. Rerunning
 with the same ``-r RUN_ID`` resumes the run; ``bench-nb run -r RUN_ID`` alone resumes it with the options it
 was started with. The CLI passes only what was typed: the runner reads the rest of a resumed run's settings
-from its directory (``runner.resume``), as it does for ``run_benchmark(run_id=...)`` in a notebook.
+from its directory (``runner.plan``), as it does for ``run_benchmark(run_id=...)`` in a notebook.
 """
 
 from __future__ import annotations

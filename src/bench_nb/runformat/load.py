@@ -51,7 +51,8 @@ from bench_nb.runformat.harnesses import (
     locate_importer,
     needs_locomo,
 )
-from bench_nb.runformat.journal import apply_journal
+from bench_nb.runformat.journal import CHECKPOINT, apply_journal
+from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.view import CheckpointView, QuestionView
 
 if TYPE_CHECKING:
@@ -282,15 +283,14 @@ def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, li
     return _decode_checkpoint(path, path.read_bytes(), Checkpoint, Question, strict=strict)
 
 
-def read_checkpoint_shell(path: Path) -> CheckpointShell:
-    """The checkpoint's run-level fields, each question left undecoded (``msgspec.Raw``): what reading a run's
-    settings needs (``runformat.spec.read_spec`` takes the question ids from the keys when
-    ``targetQuestionIds`` is empty), for a fraction of ``read_checkpoint``'s time. No question is checked."""
-    try:
-        with gc_paused():
-            return msgspec.json.decode(path.read_bytes(), type=CheckpointShell)
-    except msgspec.DecodeError as err:
-        raise RunFormatError(path, *_decode_error(err)) from None
+def read_resumed(run_dir: Path) -> tuple[Checkpoint, RunSpec] | None:
+    """What a resumed run starts from, read once (under the run's lock): its checkpoint, strictly, with the journal
+    replayed, and its settings (``runformat.spec.read_spec``); ``None`` before its checkpoint is written."""
+    path = run_dir / CHECKPOINT
+    if not path.is_file():
+        return None
+    checkpoint = apply_journal(read_checkpoint(path, strict=True)[0], run_dir)
+    return checkpoint, read_spec(Run(run_dir, checkpoint))
 
 
 _C = TypeVar("_C", Checkpoint, CheckpointView)

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from bench_nb.errors import BenchNbError
+from bench_nb.errors import BenchNbError, ComparisonError
 
 if TYPE_CHECKING:  # loading runs is imported where it is used: the command line builds a RunSpec without it
+    from bench_nb.runformat.format import Checkpoint
     from bench_nb.runformat.load import Run, RunSet, Sources
 
 _MISSING = "(not recorded)"
@@ -483,6 +484,25 @@ def read_spec(run: Run) -> RunSpec:
         answerer=spec.answerer or ck.answeringModel or None,
         primary_judge=spec.primary_judge or ck.judge,
     )
+
+
+def check_resume(checkpoint: Checkpoint, wanted: RunSpec, where: str) -> None:
+    """Refuse to resume ``checkpoint``'s run (at ``where``) as the run ``wanted`` (its settings found,
+    ``RunSpec.found``) when a setting a resume keeps differs (``RunSpec.resume_differences``, over what the run
+    records) or a question asked is not in the run: ``ComparisonError`` naming each (``"retrieval limit k: 4
+    in the run, 5 now"``)."""
+    stored = RunSpec.recorded(
+        checkpoint.benchNb, provider=checkpoint.provider, benchmark=checkpoint.benchmark
+    )
+    problems = stored.resume_differences(wanted)
+    missing = [qid for qid in wanted.question_ids or () if qid not in checkpoint.questions]
+    if missing and not problems:
+        problems.append(f"question set: {len(missing)} question(s) not in the run, e.g. {missing[0]}")
+    if problems:
+        raise ComparisonError(
+            f"run {checkpoint.runId} at {where} was made with other settings, so it cannot be resumed with "
+            "these: " + "; ".join(problems) + ". Use another run id (-r) for a new run."
+        )
 
 
 def primary_judge(run: Run) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbError, ModelError
 from bench_nb.judges.base import Judge
 from bench_nb.judges.registry import calls_no_model, get_judge, is_registered_judge
@@ -190,14 +191,25 @@ def split_specs(specs: str | Judge | Sequence[str | Judge]) -> list[str | Judge]
     return out
 
 
+def judges_for(benchmark: str, specs: str | Judge | Sequence[str | Judge] | None = None) -> list[str | Judge]:
+    """The judges a run of ``benchmark`` is graded by: ``specs`` (``split_specs``), else the benchmark's own
+    (``BenchmarkTraits.default_judges``)."""
+    return split_specs(specs) if specs else list(benchmark_traits(benchmark).default_judges)
+
+
 def make_judges(
-    specs: str | Judge | Sequence[str | Judge], options: Mapping[str, Mapping[str, Any]] | None = None
+    specs: str | Judge | Sequence[str | Judge],
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    benchmark: str = "",
 ) -> list[Judge]:
     """Judges from names, plugin specs or objects; the first is the primary judge.
 
     Args:
         specs: ``"f1,contains"``, or a list of names, plugin specs and Judge objects.
         options: per judge name, the keyword options it is made with (``{"f1": {"threshold": 0.6}}``).
+        benchmark: the benchmark they grade: one scored by its rubric (``BenchmarkTraits.graded``) refuses a
+            primary judge that does not grade (``graded``).
     """
     judges: list[Judge] = []
     for spec in split_specs(specs):
@@ -214,4 +226,11 @@ def make_judges(
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise BenchNbError(f"each judge of a run must have its own name, got {names}")
+    traits = benchmark_traits(benchmark)
+    if traits.graded and getattr(judges[0], "graded", False) is not True:
+        graded = traits.default_judges[0]
+        raise BenchNbError(
+            f"{benchmark} is scored by its rubric: the first judge must be {graded!r} (offline) or "
+            f"'{graded}:<model>', not {names[0]!r} (-j {graded} or -j {graded}:gpt-4o)"
+        )
     return judges

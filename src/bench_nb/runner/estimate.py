@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbWarning, MissingProviderKey
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runner.components import (
     close_provider,
+    judges_for,
     make_answerer,
     make_judges,
     make_provider,
@@ -316,7 +316,7 @@ def estimate_run(
     targets, _sampling = select_questions(bench, limit=limit, per_type=sample_per_type, exclude=exclude_types)
     k = DEFAULT_K if k is None else k
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)
-    judge_objs = make_judges(judges if judges is not None else benchmark_traits(bench.name).default_judges)
+    judge_objs = make_judges(judges_for(bench.name, judges), benchmark=bench.name)
     missing = missing_credentials(answerer_obj, judge_objs)
     own = split_provider_settings(provider_settings, names)
     haystacks = list(dict.fromkeys(q.haystack_id for q in targets))

@@ -1,16 +1,27 @@
 """One writer per run directory: the run's lock (``<run_dir>/.lock``, ``runformat.lock``) for as long as a
 process writes it. ``lock_run`` takes it or refuses at once (``RunLockedError``) naming the holder's pid,
 host and start time; a run killed with SIGKILL leaves no lock behind, and ``FileLock.stale`` says who held it.
+``open_run`` is how a run starts: its directory made and locked, then the run read back once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 from bench_nb.errors import BenchNbError, RunFormatError
+from bench_nb.runformat.format import Checkpoint
+from bench_nb.runformat.journal import CHECKPOINT
+from bench_nb.runformat.load import read_resumed
 from bench_nb.runformat.lock import FileLock, take_lock
+from bench_nb.runformat.spec import RunSpec
+
+log = logging.getLogger(__name__)
 
 LOCK = ".lock"
 
@@ -49,12 +60,29 @@ def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> 
         raise RunFormatError(run_dir, f"cannot open the run's lock file {LOCK}: {err.strerror}") from None
 
 
-def remove_temporary_files(run_dir: str | os.PathLike[str]) -> None:
-    """Delete the temporary files a killed writer left (``*.tmp`` in the run directory and ``results/``).
-
-    Only call it holding the run's lock: then no live writer owns any of them.
-    """
-    run_dir = Path(run_dir)
-    for folder in (run_dir, run_dir / "results"):
-        for path in folder.glob("*.tmp"):
-            path.unlink(missing_ok=True)
+@contextlib.contextmanager
+def open_run(run_dir: Path) -> Iterator[tuple[Checkpoint, RunSpec] | None]:
+    """The run directory made and locked (``lock_run``) for the block, cleared of the temporary files a killed
+    writer left (no live writer owns them now), and the run read back once under the lock: its checkpoint with
+    its journal replayed and its settings (``runformat.load.read_resumed``), ``None`` for a new run. A
+    directory made here is removed again if the block fails before the run's checkpoint is written."""
+    created = not run_dir.exists()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with lock_run(run_dir) as lock:
+        if lock.stale:
+            log.warning(
+                "%s: took over the lock of process %s (started %s), which is gone",
+                run_dir,
+                lock.stale.get("pid"),
+                lock.stale.get("startedAt"),
+            )
+        for folder in (run_dir, run_dir / "results"):
+            for path in folder.glob("*.tmp"):
+                path.unlink(missing_ok=True)
+        (run_dir / "results").mkdir(exist_ok=True)
+        try:
+            yield read_resumed(run_dir)
+        except BaseException:
+            if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise

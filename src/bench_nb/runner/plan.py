@@ -1,9 +1,10 @@
 """A run resolved once: what the user asked for (``RunOrder``: ``run_benchmark``'s arguments or ``bench-nb
-run``'s options) becomes what the engine runs (``RunPlan``, made by ``resolve``): a resumed run's own settings
-merged in (``runner.resume``), the benchmark loaded and its sha256 pin checked, the questions selected, the
-containers named, the provider, answerer and judges made, what the provider tells of itself read one time
-(``ProviderTraits``) and of the answerer and judges (``ComponentTraits``), and the run's record (``RunSpec``,
-``RunPlan.spec``: what the checkpoint holds, made by ``RunSpec.found``) with the checkpoint the run starts from.
+run``'s options) becomes what the engine runs (``RunPlan``, made by ``resolve``): the run read back once under
+its lock (``runner.lock.open_run``) and a resumed run's own settings merged in, the benchmark loaded and its
+sha256 pin checked, the questions selected, the containers named, the provider, answerer and judges made, what
+the provider tells of itself read one time (``ProviderTraits``) and of the answerer and judges
+(``ComponentTraits``), and the run's record (``RunSpec``, ``RunPlan.spec``: what the checkpoint holds, made by
+``RunSpec.found``) with the checkpoint the run starts from.
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ import dataclasses
 import logging
 import re
 import secrets
-import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
@@ -30,21 +29,19 @@ from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
 from bench_nb.runformat.format import Checkpoint, SessionRef, now_iso, now_stamp
 from bench_nb.runformat.format import Question as QuestionRecord
-from bench_nb.runformat.journal import CHECKPOINT
-from bench_nb.runformat.spec import RunRequest, RunSpec
+from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume
 from bench_nb.runner.components import (
     check_credentials,
     close_provider,
     component_options,
     in_context_format,
+    judges_for,
     make_answerer,
     make_judges,
     make_provider,
-    split_specs,
 )
-from bench_nb.runner.lock import lock_run, remove_temporary_files
+from bench_nb.runner.lock import open_run
 from bench_nb.runner.repeats import run_client
-from bench_nb.runner.resume import resume_checkpoint, resume_spec
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.selection import load_benchmark_spec, select_questions
 from bench_nb.runner.settings import (
@@ -123,15 +120,14 @@ class ComponentTraits:
     attributes of the Answerer and Judge protocols): the hashes of their exact prompts (``prompt_hash``, or one
     per rubric: ``prompt_hashes``, as BEAM's and LongMemEval-V2's model judges give them), the
     answerer's context format (``None``: it does not say) and tokenizer, whether any uses a provider's own
-    prompt (``custom_prompt``), whether the answerer's time is its own CPU's (``cpu_bound``: its CPU time is
-    recorded) and whether the primary judge grades (``graded``)."""
+    prompt (``custom_prompt``) and whether the answerer's time is its own CPU's (``cpu_bound``: its CPU time is
+    recorded)."""
 
     prompt_hashes: dict[str, str]
     context_format: int | None
     tokenizer: str | None
     custom_prompt: bool
     cpu_bound: bool
-    graded: bool
 
     @classmethod
     def of(cls, answerer: Answerer, judges: Sequence[Judge]) -> ComponentTraits:
@@ -150,7 +146,6 @@ class ComponentTraits:
             tokenizer=tokenizer if isinstance(tokenizer, str) else None,
             custom_prompt=any(getattr(x, "custom_prompt", False) is True for x in (answerer, *judges)),
             cpu_bound=getattr(answerer, "cpu_bound", False) is True,
-            graded=getattr(judges[0], "graded", False) is True,
         )
 
 
@@ -207,8 +202,9 @@ class RunPlan:
 @contextlib.contextmanager
 def resolve(order: RunOrder) -> Iterator[RunPlan]:
     """The run ``order`` asks for, resolved once, with the run directory locked (one writer per run: a
-    second process is refused at once) and the provider open until the block ends. A run directory made for a
-    run that fails before its checkpoint is written is removed again.
+    second process is refused at once) and the provider open until the block ends. The run is read back once,
+    under its lock (``runner.lock.open_run``): a resumed run's own settings fill in what ``order`` leaves out.
+    A run directory made for a run that fails before its checkpoint is written is removed again.
 
     Raises:
         BenchNbError: a bad run id, no provider or benchmark to run, a resume that would change the run's
@@ -217,81 +213,66 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
     objects, run_id = order.objects, order.run_id
     if run_id is not None and not _RUN_ID.match(run_id):
         raise RunFormatError(run_id, "a run id may hold letters, digits, '.', '_' and '-' only")
-    asked = order.request
-    if run_id is not None:
-        asked = resume_spec(asked, order.runs_dir / run_id, objects=objects)
-    provider = objects.get("provider") or asked.provider
-    benchmark = _loaded(objects.get("benchmark") or asked.benchmark, asked.dataset)
-    if provider is None or benchmark is None:
-        raise BenchNbError(
-            "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
-            if run_id is None
-            else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
-            f"{order.runs_dir} to resume"
+    asked, resumed = order.request, None
+    with contextlib.ExitStack() as opened:  # the provider is closed before its run directory may go
+        if run_id is not None:
+            resumed = opened.enter_context(open_run(order.runs_dir / run_id))
+            if resumed is not None:
+                asked = asked.resumed(resumed[1], objects=objects, where=str(order.runs_dir / run_id))
+        provider = objects.get("provider") or asked.provider
+        benchmark = _loaded(objects.get("benchmark") or asked.benchmark, asked.dataset)
+        if provider is None or benchmark is None:
+            raise BenchNbError(
+                "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
+                if run_id is None
+                else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
+                f"{order.runs_dir} to resume"
+            )
+        bench = load_benchmark_spec(benchmark, asked.dataset, asked.sha256 or None)
+        provider_name = provider if isinstance(provider, str) else provider.name
+        if run_id is None:
+            run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{now_stamp()}"
+            resumed = opened.enter_context(open_run(order.runs_dir / run_id))
+        run_dir = order.runs_dir / run_id
+        targets, sampling = select_questions(
+            bench,
+            limit=asked.limit,
+            per_type=asked.sample_per_type,
+            question_ids=asked.question_ids,
+            exclude=asked.exclude_types,
         )
-    bench = load_benchmark_spec(benchmark, asked.dataset, asked.sha256 or None)
-    targets, sampling = select_questions(
-        bench,
-        limit=asked.limit,
-        per_type=asked.sample_per_type,
-        question_ids=asked.question_ids,
-        exclude=asked.exclude_types,
-    )
-    provider_name = provider if isinstance(provider, str) else provider.name
-    own = split_provider_settings(asked.provider_settings, [provider_name])[provider_name]
-    if run_id is None:
-        run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{now_stamp()}"
-    run_dir = order.runs_dir / run_id
-    containers = _containers(run_id, bench, targets, bool(asked.isolate_per_question))
-    created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with lock_run(run_dir) as lock:
-        if lock.stale:
-            log.warning(
-                "%s: took over the lock of process %s (started %s), which is gone",
-                run_dir,
-                lock.stale.get("pid"),
-                lock.stale.get("startedAt"),
-            )
-        remove_temporary_files(run_dir)  # what a killed writer left: no live writer owns them now
-        (run_dir / "results").mkdir(exist_ok=True)
-        with contextlib.ExitStack() as opened:
-            try:
-                provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
-                opened.callback(close_provider, provider_obj)
-                traits = ProviderTraits.of(provider_obj, prompts=bool(asked.allow_provider_prompts))
-                client = run_client(order.options.repeat)
-                answerer_obj, judge_objs, made, spec = _found(
-                    run_dir, asked, order, traits, bench, targets, own, client
-                )
-                resumed = (run_dir / CHECKPOINT).is_file()
-                if resumed:  # refused if made with other settings
-                    checkpoint = resume_checkpoint(run_dir, spec)
-                    containers = _recorded_names(containers, checkpoint)
-                else:
-                    checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
-            except BaseException:
-                opened.close()  # the provider closed before its run directory may go
-                if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
-                    shutil.rmtree(run_dir, ignore_errors=True)
-                raise
-            yield RunPlan(
-                run_dir=run_dir,
-                spec=spec,
-                options=order.options,
-                benchmark=bench,
-                questions=targets,
-                containers=containers,
-                provider=provider_obj,
-                traits=traits,
-                settings=own,
-                answerer=answerer_obj,
-                judges=judge_objs,
-                component_traits=made,
-                client=client,
-                checkpoint=checkpoint,
-                resumed=resumed,
-            )
+        own = split_provider_settings(asked.provider_settings, [provider_name])[provider_name]
+        containers = _containers(run_id, bench, targets, bool(asked.isolate_per_question))
+        provider_obj = make_provider(provider, run_dir=run_dir, settings=own)
+        opened.callback(close_provider, provider_obj)
+        traits = ProviderTraits.of(provider_obj, prompts=bool(asked.allow_provider_prompts))
+        client = run_client(order.options.repeat)
+        answerer_obj, judge_objs, made, spec = _found(
+            run_dir, asked, order, traits, bench, targets, own, client
+        )
+        if resumed is not None:  # refused if made with other settings
+            checkpoint = resumed[0]
+            check_resume(checkpoint, spec, str(run_dir))
+            containers = _recorded_names(containers, checkpoint)
+        else:
+            checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
+        yield RunPlan(
+            run_dir=run_dir,
+            spec=spec,
+            options=order.options,
+            benchmark=bench,
+            questions=targets,
+            containers=containers,
+            provider=provider_obj,
+            traits=traits,
+            settings=own,
+            answerer=answerer_obj,
+            judges=judge_objs,
+            component_traits=made,
+            client=client,
+            checkpoint=checkpoint,
+            resumed=resumed is not None,
+        )
 
 
 def _new_checkpoint(
@@ -391,29 +372,21 @@ def _found(
     (``RunSpec.found``)."""
     objects = order.objects
     answerer = objects.get("answerer") or asked.answerer or DEFAULT_ANSWERER
-    bench_traits = benchmark_traits(bench.name)
-    judges = objects.get("judges") or asked.judges or list(bench_traits.default_judges)
+    judges = judges_for(bench.name, objects.get("judges") or asked.judges)
     answerer_options, judge_options = component_options(
         answerer,
-        split_specs(judges),
+        judges,
         order.answerer_options,
         order.judge_options,
         prompts=traits.prompts,
         client=client,
     )
-    # A resumed run's answerer shows the hits as the run's first answers saw them (RunRequest.context_format).
-    answerer_obj = in_context_format(
-        make_answerer(answerer, answerer_options), asked.context_format, str(run_dir)
-    )
-    judge_objs = make_judges(judges, judge_options)
+    answerer_obj = make_answerer(answerer, answerer_options)
+    judge_objs = make_judges(judges, judge_options, benchmark=bench.name)
     check_credentials(answerer_obj, judge_objs)  # before ingest: nothing paid for a run that fails
+    # A resumed run's answerer shows the hits as the run's first answers saw them (RunRequest.context_format).
+    answerer_obj = in_context_format(answerer_obj, asked.context_format, str(run_dir))
     made = ComponentTraits.of(answerer_obj, judge_objs)
-    if bench_traits.graded and not made.graded:
-        graded = bench_traits.default_judges[0]
-        raise BenchNbError(
-            f"{bench.name} is scored by its rubric: the first judge must be {graded!r} (offline) or "
-            f"'{graded}:<model>', not {judge_objs[0].name!r} (-j {graded} or -j {graded}:gpt-4o)"
-        )
     spec = RunSpec.found(
         asked,
         run_id=run_dir.name,
@@ -424,7 +397,7 @@ def _found(
         answerer=answerer_obj.name,
         answerer_spec=answerer if isinstance(answerer, str) else None,
         judges=[j.name for j in judge_objs],
-        judge_specs=[s for s in split_specs(judges) if isinstance(s, str)],
+        judge_specs=[s for s in judges if isinstance(s, str)],
         benchmark_sha256=bench.sha256,
         prompt_hashes=made.prompt_hashes,
         context_format=made.context_format,

@@ -100,7 +100,7 @@ def run_benchmark(
     """Run ``provider`` on ``benchmark``: ingest, indexing, search, answer, evaluate, then report.json.
 
     Resume: ``run_benchmark(run_id="loc200", runs_dir=...)`` alone resumes that run, as ``bench-nb run -r
-    loc200`` does: every setting not given (``None``) is read from the run directory (``runner.resume``):
+    loc200`` does: every setting not given (``None``) is read from the run directory (``runner.plan``):
     provider, benchmark and dataset, answerer, judges, k, the question selection, isolation, provider
     prompts, provider settings and judge replicates. A setting given that differs from the run's is refused
     (``ComparisonError``, naming it: ``"retrieval limit k: 4 in the run, 5 now"``). Concurrency, retries,
