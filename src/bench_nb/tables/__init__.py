@@ -51,7 +51,6 @@ from bench_nb.tables.runs import (
 from bench_nb.tables.settings import (
     SettingsRow,
     run_settings,
-    settings_differences,
     settings_line,
     table_settings,
 )
@@ -108,7 +107,6 @@ __getattr__, __dir__, __all__ = attach(
         "bench_nb.tables.settings": [
             "SettingsRow",
             "run_settings",
-            "settings_differences",
             "settings_line",
             "table_settings",
         ],

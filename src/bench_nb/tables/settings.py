@@ -19,7 +19,6 @@ from bench_nb.runformat.spec import RunSpec, differences, read_spec
 from bench_nb.tables.html import STYLE, Cell, Table, esc, labelled, labels_of, render
 from bench_nb.text import short_hashes
 
-settings_differences = differences  # the run format's, public in bench_nb.tables under this name
 NOT_RECORDED = "not recorded"
 NO_PROMPT = "no prompt"  # a deterministic judge or answerer: nothing to hash
 HASH_CHARS = 12
@@ -116,7 +115,7 @@ def settings_line(settings: list[SettingsRow]) -> str | None:
     3c4d5e6f7a8b". Runs that agree on all of these can still differ in what only the fingerprint covers (the
     other judges, the provider's settings): then each run's fingerprint is named.
     """
-    if not settings or settings_differences([s.recorded for s in settings]):
+    if not settings or differences([s.recorded for s in settings]):
         return None
     s = settings[0]
     names = names_of(settings)
@@ -172,7 +171,7 @@ def table_settings(runs: Any) -> Table:
     # The shown fields only: asdict would deep-copy ``recorded`` too, every question id of every run.
     shown = [f.name for f in fields(SettingsRow) if f.name != "recorded"]
     data = pl.DataFrame([{k: getattr(s, k) for k in shown} for s in settings], infer_schema_length=None)
-    diffs = settings_differences([s.recorded for s in settings])
+    diffs = differences([s.recorded for s in settings])
     names = names_of(settings)
     warnings = tuple(f"Not like for like: {labelled(short_hashes(d), names)}." for d in diffs)
     line = settings_line(settings)
