@@ -127,14 +127,9 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
     click.echo(f"file: {path}")
     click.echo(f"benchmark: {spec.name}")
     click.echo(f"sha256: {actual}")
-    ok = True
-    if pin is None:
-        click.echo("pin: none (unpinned: the hash above is what a run records)")
-    elif pin == actual:
-        click.echo("pin: matches")
-    else:
-        click.echo(f"pin: MISMATCH, expected {pin}")
-        ok = False
+    ok = pin in (None, actual)
+    unpinned = "pin: none (unpinned: the hash above is what a run records)"
+    click.echo(unpinned if pin is None else "pin: matches" if ok else f"pin: MISMATCH, expected {pin}")
     _holds(spec, path, ok, cache_dir)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -161,15 +162,7 @@ def import_cmd(file: Path, db: str, lenient: bool, owner: str | None, admin: boo
     from bench_nb.roi.imports import import_memories
 
     s = import_memories(file, db, lenient=lenient, owner=owner, admin=admin)
-    data = {
-        "path": s.path,
-        "inserted": s.inserted,
-        "updated": s.updated,
-        "members": s.members,
-        "owners": list(s.owners),
-        "importer": s.importer,
-        "problems": [str(p) for p in s.problems],
-    }
+    data = dataclasses.asdict(s) | {"problems": [str(p) for p in s.problems]}
     from bench_nb.roi.store import redact
 
     text = (
