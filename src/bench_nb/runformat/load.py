@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -811,37 +812,16 @@ def load_run_views(
     return _load(sources, read_run_deferred, strict=strict)
 
 
-class _Locomo:
-    """LoCoMo's question index, read once per ``load_runs`` call and only when a harness file needs it."""
-
-    def __init__(self, dataset: RunSource | None) -> None:
-        self.dataset = dataset
-        self.loaded = False
-        self.index: LocomoIndex | None = None
-
-    def get(self) -> LocomoIndex | None:
-        if not self.loaded:
-            self.index = load_locomo_index(self.dataset)
-            self.loaded = True
-        return self.index
-
-
-def read_imported_runs(
-    path: RunSource,
-    *,
-    fmt: str | None = None,
-    dataset: RunSource | None = None,
-    strict: bool = False,
-    locomo: _Locomo | None = None,
+def _read_imported(
+    path: Path, fmt: str | None, strict: bool, locomo: Callable[[], LocomoIndex | None]
 ) -> list[Run]:
     """Every run of another harness's result file (or a folder holding one; mem0's memory-benchmarks file holds
-    one per retrieval depth), each a ``Run``."""
-    file = Path(path)
+    one per retrieval depth), each a ``Run``; ``locomo`` gives LoCoMo's question index, asked only when needed."""
     try:
-        index = (locomo or _Locomo(dataset)).get() if needs_locomo(file, fmt) else None
+        index = locomo() if needs_locomo(path, fmt) else None
     except DatasetError as err:  # dataset= is not LoCoMo's file
-        raise RunFormatError(file, f"cannot match its questions to LoCoMo's: {err}") from None
-    file, runs = import_runs(file, fmt, index)
+        raise RunFormatError(path, f"cannot match its questions to LoCoMo's: {err}") from None
+    file, runs = import_runs(path, fmt, index)
     if strict and runs[0][2]:
         raise RunFormatError.of(runs[0][2][0])
     return [Run(file, ck, None, problems, imported=info) for ck, info, problems in runs]
@@ -861,7 +841,8 @@ def _load(
     runs: list[Run] = []
     all_problems: list[Problem] = []
     warned: list[Problem] = []
-    locomo = _Locomo(dataset)
+    # LoCoMo's question index: read once per load, and only when a harness file needs it
+    locomo = cache(partial(load_locomo_index, dataset))
     for item, dirs, problems in _each_source(sources):
         if problems and strict:
             raise RunFormatError.of(problems[0])
@@ -876,7 +857,7 @@ def _load(
             )
             try:
                 if imported:
-                    runs.extend(read_imported_runs(d, fmt=fmt, strict=strict, locomo=locomo))
+                    runs.extend(_read_imported(d, fmt, strict, locomo))
                 elif d.is_file():
                     raise RunFormatError(d, f"not a run directory of the {fmt} format (a file)")
                 else:
