@@ -397,16 +397,12 @@ def _metrics_text(m: msgspec.Raw | RetrievalMetrics | None) -> bytes | msgspec.R
 
 def _js_duration(x: float | None) -> int | float | msgspec.Raw | None:
     """``to_js(_num(x))`` for a duration (``0`` when absent)."""
-    if type(x) is int and -_MAX_SAFE <= x <= _MAX_SAFE:  # the commonest case first
-        return x
-    if x is None:
-        return 0
-    return js_float(x) if type(x) is float else to_js(x)
+    return 0 if x is None else _js_score(x)
 
 
 def _js_score(x: float | None) -> int | float | msgspec.Raw | None:
     """``to_js(x)`` for a score (None when absent)."""
-    if type(x) is int and -_MAX_SAFE <= x <= _MAX_SAFE:
+    if type(x) is int and -_MAX_SAFE <= x <= _MAX_SAFE:  # the commonest case first
         return x
     return js_float(x) if type(x) is float else to_js(x)
 
