@@ -29,6 +29,7 @@ from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.accuracy import accuracy_frame
+from bench_nb.text import Cell, fmt_number, render
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,8 +268,6 @@ class JudgeAgreement:
 
     def _repr_html_(self) -> str:
         """The overall statistics and each pair, rounded for reading (exact: ``summary()``, ``pairwise``)."""
-        from bench_nb.text import Cell, fmt_number, render
-
         pct = "{:.1%}".format
         rows = [
             [label, Cell(fmt(value), "num"), Cell(str(items), "num")]

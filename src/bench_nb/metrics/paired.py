@@ -38,6 +38,7 @@ from itertools import combinations
 from typing import Any, Literal
 
 import msgspec
+import numpy as np
 import polars as pl
 
 from bench_nb.errors import ComparisonError
@@ -46,10 +47,14 @@ from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.frames.verdicts import with_verdicts
+from bench_nb.metrics.clustered_paired import PairSums, paired_difference_test, paired_warning
 from bench_nb.metrics.intervals import mcnemar_test, wilson_interval
+from bench_nb.metrics.ordered import sums_by
+from bench_nb.metrics.signed_rank import clustered_signed_rank
 from bench_nb.runformat.load import load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences
+from bench_nb.text import Cell, fmt_number, render
 
 PairedMethod = Literal["clustered", "independent", "signed-rank"]
 METHODS: tuple[PairedMethod, ...] = ("clustered", "independent", "signed-rank")
@@ -165,8 +170,6 @@ class PairedComparison:
     def _repr_html_(self) -> str:
         """One row: both accuracies, the difference with its interval, the discordant pairs and the test
         (rounded for reading; the exact values are the attributes, or ``as_dict()``)."""
-        from bench_nb.text import Cell, fmt_number, render
-
         ci = (
             "[n/a]"
             if math.isnan(self.ci_low) or math.isnan(self.ci_high)
@@ -228,9 +231,6 @@ def _test_warning(
 ) -> str | None:
     """``clustered_paired.paired_warning`` of the paired questions (per haystack, sorted) and the questions
     only one run scored: why no clustered paired test may hold its level for these runs."""
-    from bench_nb.metrics.clustered_paired import PairSums, paired_warning
-    from bench_nb.metrics.ordered import sums_by
-
     per = sums_by(
         pairs.select("haystack_id", "question_id", _value("a"), _value("b")), ["haystack_id"], ["a", "b"]
     )
@@ -275,11 +275,6 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod) -> dict[str, Any]:
             "p_value": p,
             "clusters": clusters,
         }
-    import numpy as np
-
-    from bench_nb.metrics.clustered_paired import paired_difference_test
-    from bench_nb.metrics.ordered import sums_by
-
     # Per haystack, in sorted order, added in the questions' order: the same questions in any row order give
     # the same sums to the bit, and so the same p and interval.
     per = sums_by(
@@ -289,8 +284,6 @@ def _stats(pairs: pl.DataFrame, method: PairedMethod) -> dict[str, Any]:
     out |= {"ci_low": test.low, "ci_high": test.high, "clusters": clusters}
     if method == "clustered":
         return out | {"test": test.test, "statistic": test.statistic, "p_value": test.p}
-    from bench_nb.metrics.signed_rank import clustered_signed_rank
-
     diff = pairs.select(_value("a") - _value("b")).to_series().to_numpy()
     _, index = np.unique(pairs["haystack_id"].to_numpy().astype(str), return_inverse=True)
     z, p_value = clustered_signed_rank(diff, index)

@@ -18,6 +18,8 @@ import polars as pl
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.frames.verdicts import with_verdicts
+from bench_nb.metrics.clustered import outcomes
+from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame
 from bench_nb.metrics.ordered import means_by
 
 _SETTINGS = ("provider", "benchmark", "judge", "answering_model", "k")
@@ -50,8 +52,6 @@ def _replicate_accuracies(questions: pl.DataFrame, judgments: pl.DataFrame | Non
         j = with_verdicts(j.drop("status", "correct", strict=False)).filter(pl.col("score").is_not_null())
         j = j.with_columns(accuracy=pl.col("score").cast(pl.Float64))
         return means_by(j, ["run_id", "replicate"], ["accuracy"])  # one fixed order: the same bits every call
-    from bench_nb.metrics.clustered import outcomes
-
     values = outcomes(questions).rename({"value": "accuracy"})
     return means_by(values, ["run_id"], ["accuracy"]).with_columns(replicate=pl.lit(1, pl.Int64))
 
@@ -150,8 +150,6 @@ def pool_repeats(questions: Any) -> pl.DataFrame:
     """One pseudo-run per group of repeats: ``run_id`` = the group, ``provider``, ``question_id``,
     ``haystack_id``, ``question_type``, and ``score`` = the question's mean score over the repeats that
     scored it (a fractional score, which the clustered metrics take)."""
-    from bench_nb.metrics.clustered import outcomes
-
     q = as_questions(questions)
     groups = repeat_groups(q)
     values = outcomes(q, "question_type").with_columns(group=pl.col("run_id").replace_strict(groups))
@@ -171,8 +169,6 @@ def pooled_paired_comparisons_frame(
 ) -> pl.DataFrame:
     """The clustered paired comparisons between groups of repeated runs, each group pooled: a question's
     score is its mean over the group's repeats (``clustered_paired_comparisons`` on ``pool_repeats``)."""
-    from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame
-
     return clustered_paired_comparisons_frame(pool_repeats(questions), by=by)
 
 
