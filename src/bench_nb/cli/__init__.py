@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import importlib
-import importlib.util
 import os
 import sys
 import warnings
@@ -62,22 +61,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _available(target: str) -> bool:
-    module = target.split(":")[0]
-    return importlib.util.find_spec(module) is not None
-
-
 class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name, (target, _) in COMMANDS.items() if _available(target))
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name, ("", ""))[0]
-        if not target or not _available(target):
+        if cmd_name not in COMMANDS:
             return None
-        module, attr = target.split(":")
-        command = getattr(importlib.import_module(module), attr, None)
-        return command if isinstance(command, click.Command) else None
+        module, attr = COMMANDS[cmd_name][0].split(":")
+        command: click.Command = getattr(importlib.import_module(module), attr)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from ``COMMANDS``' summaries: click's own would import every command's module
