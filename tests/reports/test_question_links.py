@@ -1,7 +1,7 @@
 """Links from the compare report to a question's detail in the explore report built beside it
 (``explore.html#q=<question id>``): from the outcome matrix's cells, the disputed questions and the "why answers
-were wrong" rows; without an explore report beside it the page says so and links nowhere. The browser test
-clicks a link in the compare report and lands on that question's detail."""
+were wrong" rows; without an explore report of the same runs beside it the page says so and links nowhere. The
+browser test clicks a link in the compare report and lands on that question's detail."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ SHOTS = Path("/tmp/bench-nb-shots")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """explore.html, then compare.html beside it (the order `bench-nb demo` builds them in)."""
     out = tmp_path_factory.mktemp("site")
-    build_report("explore", {"runs": FIXTURES}, out / "explore.html", index=False)
+    build_report("explore", {"runs": FIXTURES}, out / "explore.html")  # index.json: the runs it shows
     build_report("compare", {"runs": FIXTURES}, out / "compare.html", index=False)
     return out
 
@@ -54,7 +54,19 @@ def test_without_an_explore_report_beside_it_the_page_says_so_and_links_nowhere(
     built = build_report("compare", {"runs": FIXTURES}, tmp_path / "compare.html", index=False)
     page = built.path.read_text()
     assert "explore.html#q=" not in page
-    assert "No explore report (explore.html) beside this report" in page
+    assert "No explore report of these runs (explore.html) beside this report" in page
+
+
+def test_the_compare_report_linked_to_an_explore_report_of_other_runs(tmp_path: Path) -> None:
+    """An explore report beside the compare report that shows other runs (index.json says which) is not linked:
+    its details would show other runs' answers. The page says there is no explore report of these runs."""
+    one_run = str(Path(FIXTURES).parent / "synthetic-sqlite")
+    build_report("explore", {"runs": one_run}, tmp_path / "explore.html")
+    page = build_report(
+        "compare", {"runs": FIXTURES}, tmp_path / "compare.html", index=False
+    ).path.read_text()
+    assert "explore.html#q=" not in page
+    assert "No explore report of these runs (explore.html) beside this report" in page
 
 
 @pytest.mark.browser

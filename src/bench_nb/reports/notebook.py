@@ -19,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import html
+import json
 import os
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -58,14 +60,23 @@ def _display_spec(chart: Any) -> None:
     display(data, raw=True, metadata=metadata)
 
 
-def beside(name: str | None) -> str | None:
+def beside(name: str | None, run_ids: Collection[str] | None = None) -> str | None:
     """``name`` when a file of that name sits beside the report being built (``build_report`` tells its
     kernel the output's folder), for a relative link to it (the compare report's links to question details
-    in ``explore.html``); None outside a report, for no name, or when there is no such file."""
+    in ``explore.html``); None outside a report, for no name, or when there is no such file. With
+    ``run_ids``, also None unless the folder's ``index.json`` lists that report with every one of those runs:
+    an explore report of other runs would show other answers under each link."""
     folder = os.environ.get("BENCH_NB_REPORT_DIR")
-    if not name or not in_report() or not folder:
+    if not name or not in_report() or not folder or not (Path(folder) / name).is_file():
         return None
-    return name if (Path(folder) / name).is_file() else None
+    if run_ids is None:
+        return name
+    try:  # plain JSON: reports.index's pydantic model would cost a report's kernel 0.2 s to import
+        entries = json.loads((Path(folder) / "index.json").read_text(encoding="utf-8"))["reports"]
+        shown = {r["run_id"] for e in entries if e["file"] == name for r in e["runs"]}
+    except (OSError, ValueError, LookupError, TypeError):  # no index, or not one build_report wrote
+        shown = set()
+    return name if set(run_ids) <= shown else None
 
 
 def setup_notebook(*, static: bool | None = None) -> None:
