@@ -270,6 +270,22 @@ class CompareManifest(_Struct):
     runs: list[CompareRun] = msgspec.field(default_factory=list)
 
 
+# The ``Question.extra`` fields a judge reads, each with its name in a question's ``benchNb`` and its type: BEAM's
+# rubric, LongMemEval-V2's scoring rule. A new run records them (runner.plan); a rejudge reads them back.
+_JUDGE_FIELDS = (("rubric", "rubric", list), ("eval_function", "evalFunction", str))
+
+
+def judge_fields(fields: dict[str, Any], *, recorded: bool = False) -> dict[str, Any]:
+    """The judges' fields of a question's ``extra``, under their ``benchNb`` names; with ``recorded``, those of
+    a ``benchNb``, under their ``extra`` names (what a rejudge gives its judges). Other types are left out."""
+    out: dict[str, Any] = {}
+    for name, key, kind in _JUDGE_FIELDS:
+        src, dst = (key, name) if recorded else (name, key)
+        if isinstance(fields.get(src), kind):
+            out[dst] = list(fields[src]) if kind is list else fields[src]
+    return out
+
+
 def decode_results(raw: list[msgspec.Raw] | None) -> list[Any]:
     """Decode a question's raw search results into plain Python objects."""
     if not raw:

@@ -27,7 +27,7 @@ from bench_nb.models.client import LLMClient
 from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
-from bench_nb.runformat.format import Checkpoint, SessionRef, now_iso, now_stamp
+from bench_nb.runformat.format import Checkpoint, SessionRef, judge_fields, now_iso, now_stamp
 from bench_nb.runformat.format import Question as QuestionRecord
 from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume
 from bench_nb.runner.components import (
@@ -294,10 +294,7 @@ def _new_checkpoint(
         }
         if q.category is not None:
             extra["category"] = q.category
-        if isinstance(q.extra.get("rubric"), list):  # BEAM: re-judging needs the rubric
-            extra["rubric"] = list(q.extra["rubric"])
-        if isinstance(q.extra.get("eval_function"), str):  # LongMemEval-V2: re-judging needs each rule
-            extra["evalFunction"] = q.extra["eval_function"]
+        extra.update(judge_fields(q.extra))  # BEAM's rubric, LongMemEval-V2's rule: re-judging needs them
         hay = benchmark.haystacks[q.haystack_id]
         questions[q.question_id] = QuestionRecord(
             questionId=q.question_id,

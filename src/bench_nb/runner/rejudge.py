@@ -24,7 +24,7 @@ from bench_nb.judges.registry import calls_no_model, get_judge
 from bench_nb.models.client import LLMClient
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
-from bench_nb.runformat.format import now_iso
+from bench_nb.runformat.format import judge_fields, now_iso
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
@@ -114,7 +114,7 @@ def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
                 question_date=q.questionDate,
                 evidence_ids=tuple(extra.get("evidenceIds") or ()),
                 category=category,
-                extra=_judge_extra(extra),
+                extra=judge_fields(extra, recorded=True),
             )
             out[qid] = (question, hypothesis)
         return out
@@ -138,17 +138,6 @@ def answered_questions(run: Run) -> dict[str, tuple[Question, str]]:
             category=category,
         )
         out[qid] = (question, str(hypothesis))
-    return out
-
-
-def _judge_extra(recorded: dict[str, Any]) -> dict[str, Any]:
-    """What a judge needs from ``Question.extra`` that the run recorded: BEAM's rubric, LongMemEval-V2's
-    ``eval_function``."""
-    out: dict[str, Any] = {}
-    if isinstance(recorded.get("rubric"), list):
-        out["rubric"] = list(recorded["rubric"])
-    if isinstance(recorded.get("evalFunction"), str):
-        out["eval_function"] = recorded["evalFunction"]
     return out
 
 
