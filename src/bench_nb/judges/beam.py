@@ -77,22 +77,6 @@ def rubric_score(items: Sequence[float], partial_credit: PartialCredit = "float"
     return sum(values) / len(values)
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b of two rankings (ties allowed): ``scipy.stats.kendalltau(x, y, variant="b")``.
-
-    ``(C - D) / sqrt((n0 - n1) (n0 - n2))`` with C and D the concordant and discordant pairs, n0 = n(n-1)/2
-    and n1, n2 the pairs tied in x and in y; NaN when either ranking is constant. scipy.stats is imported on
-    first use (a second of import that only BEAM's ordering items need).
-    """
-    if len(x) != len(y):
-        raise ValueError("the two rankings must have the same length")
-    if len(x) < 2:
-        return math.nan
-    from scipy.stats import kendalltau
-
-    return float(kendalltau(x, y, variant="b").statistic)
-
-
 def ordering_score(positions: Sequence[int | None]) -> float:
     """The normalised tau-b of an alignment: ``positions[i]`` is the answer item (0-based) that states the
     i-th reference event, or None when the answer does not state it (those share the rank after the last
@@ -105,7 +89,9 @@ def ordering_score(positions: Sequence[int | None]) -> float:
         return 1.0
     last = max(found) + 1
     ranks = [float(last if p is None else p) for p in positions]
-    tau = kendall_tau_b([float(i) for i in range(len(positions))], ranks)
+    from scipy.stats import kendalltau  # imported on first use: a second of import only ordering items need
+
+    tau = float(kendalltau([float(i) for i in range(len(positions))], ranks, variant="b").statistic)
     return 0.0 if math.isnan(tau) else (tau + 1) / 2
 
 
