@@ -37,12 +37,6 @@ def _questions(errata: ErrataSource, runs: Any) -> pl.DataFrame:
     return with_verdicts(frame).filter(pl.col("score").is_not_null())  # a verdict (frames.verdicts)
 
 
-def _keys(by: str | None) -> list[str]:
-    if by not in (None, "question_type"):
-        raise ValueError(f"by must be None or 'question_type', not {by!r}")
-    return ["run_id", "question_type"] if by else ["run_id"]
-
-
 def answer_key_ceiling_frame(
     errata: ErrataSource, runs: Any, by: Literal["question_type"] | None = None
 ) -> pl.DataFrame:
@@ -59,7 +53,9 @@ def answer_key_ceiling_frame(
         ``accuracy``, ``accuracy_gold_right`` (accuracy on the n − wrong_gold questions), ``correct_on_wrong_gold``
         (correct verdicts on wrong-gold questions), ``above_ceiling`` (accuracy > ceiling). Percent.
     """
-    keys = _keys(by)
+    if by not in (None, "question_type"):
+        raise ValueError(f"by must be None or 'question_type', not {by!r}")
+    keys = ["run_id", "question_type"] if by else ["run_id"]
     q = _questions(errata, runs).with_columns(
         question_type=pl.col("question_type_norm").fill_null("other"),
         _wrong=pl.col("gold_wrong").fill_null(False),

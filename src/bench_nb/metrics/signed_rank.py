@@ -63,11 +63,6 @@ def clustered_signed_rank(diff: np.ndarray, cluster: np.ndarray) -> tuple[np.nda
     if k < FEW_CLUSTERS:
         p = np.where(v > 0, sign_flip_p(per_cluster), 1.0)
     else:
-        p = np.where(v > 0, _normal_two_sided(z), 1.0)
+        erfc = np.vectorize(math.erfc, otypes=[float])  # 2·Φ(−|z|) = erfc(|z|/√2), elementwise
+        p = np.where(v > 0, erfc(np.abs(np.nan_to_num(z)) / math.sqrt(2)), 1.0)
     return z.reshape(lead), p.reshape(lead)
-
-
-def _normal_two_sided(z: np.ndarray) -> np.ndarray:
-    """2·Φ(−|z|) = erfc(|z|/√2), elementwise."""
-    erfc = np.vectorize(math.erfc, otypes=[float])
-    return np.asarray(erfc(np.abs(np.nan_to_num(z)) / math.sqrt(2)))
