@@ -79,16 +79,9 @@ def chart_context_tokens(data: Any, *, bins: int = 30, title: str = "Context tok
         summary.select("run_id", "mean_context_tokens").filter(pl.col("mean_context_tokens").is_not_null()),
         labels,
     )
+    # one frame for both layers: a bin's row has no mean, a mean's row no bin (null)
     layered = pl.concat(
-        [
-            hist.with_columns(kind=pl.lit("bin"), mean_context_tokens=pl.lit(None, dtype=pl.Float64)),
-            means.with_columns(
-                kind=pl.lit("mean"),
-                start=pl.lit(None, dtype=pl.Float64),
-                end=pl.lit(None, dtype=pl.Float64),
-                questions=pl.lit(None, dtype=pl.Int64),
-            ).select([*hist.columns, "kind", "mean_context_tokens"]),
-        ]
+        [hist.with_columns(kind=pl.lit("bin")), means.with_columns(kind=pl.lit("mean"))], how="diagonal"
     )
     order = list(labels.values())
     colors = color_scale(run_colors(questions, labels))
