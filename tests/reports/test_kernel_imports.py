@@ -23,7 +23,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = REPO / "tests" / "fixtures" / "runs"
-# scipy.optimize: 0.2 s of CPU (linear programming, spatial, fft...) for one root finder (metrics.power.brentq)
+# scipy.optimize: 0.2 s of CPU (linear programming, spatial, fft...) for one root (metrics.power bisects instead)
 HEAVY = ("pandas", "pyarrow", "numpy", "pydantic", "altair", "jsonschema", "scipy.optimize")
 
 # What compare.ipynb's code cells call, in order (its parameters at their defaults: dataset and judges

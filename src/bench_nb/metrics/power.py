@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from statistics import NormalDist
@@ -95,62 +94,14 @@ def paired_test_multiplier(clusters: int, alpha: float = 0.05, power: float = 0.
     high = max(1.25 * _t_sum(alpha, power, df), 1.0)  # the sum falls short by at most 14% (K = 2, 80% power)
     while short(high) < 0:
         high *= 1.25
-    return brentq(short, 0.0, high, xtol=1e-12, rtol=1e-12)
-
-
-def brentq(
-    f: Callable[[float], float], a: float, b: float, xtol: float, rtol: float, maxiter: int = 100
-) -> float:
-    """A root of ``f`` in [a, b], where f(a) and f(b) differ in sign: Brent's method (Brent 1973, ch. 4) as
-    ``scipy.optimize.brentq`` runs it, step for step, so the same root to the last bit (a test compares the
-    two). Here because importing ``scipy.optimize`` costs a report's kernel 0.2 s of CPU (linear programming,
-    spatial, fft...) for this one function; ``scipy.special``, which the t and F quantiles need, is loaded
-    anyway. Stops once the root is bracketed within xtol + rtol·|x|; ``RuntimeError`` after ``maxiter``
-    steps, ``ValueError`` when f(a) and f(b) have the same sign or f returns nan."""
-
-    def value(x: float) -> float:
-        fx = f(x)
-        if math.isnan(fx):
-            raise ValueError(f"the function value at x={x} is NaN; brentq cannot continue")
-        return fx
-
-    xpre, xcur = a, b
-    fpre, fcur = value(xpre), value(xcur)
-    if fpre == 0:
-        return xpre
-    if fcur == 0:
-        return xcur
-    if math.copysign(1, fpre) == math.copysign(1, fcur):
-        raise ValueError("f(a) and f(b) must have different signs")
-    xblk = fblk = spre = scur = 0.0
-    for _ in range(maxiter):
-        if fpre != 0 and fcur != 0 and math.copysign(1, fpre) != math.copysign(1, fcur):
-            xblk, fblk = xpre, fpre
-            spre = scur = xcur - xpre
-        if abs(fblk) < abs(fcur):  # xcur the best estimate, xblk the other end of the bracket
-            xpre, xcur, xblk = xcur, xblk, xcur
-            fpre, fcur, fblk = fcur, fblk, fcur
-        delta = (xtol + rtol * abs(xcur)) / 2
-        sbis = (xblk - xcur) / 2
-        if fcur == 0 or abs(sbis) < delta:
-            return xcur
-        if abs(spre) > delta and abs(fcur) < abs(fpre):
-            if xpre == xblk:  # interpolate (secant)
-                stry = -fcur * (xcur - xpre) / (fcur - fpre)
-            else:  # extrapolate (inverse quadratic)
-                dpre = (fpre - fcur) / (xpre - xcur)
-                dblk = (fblk - fcur) / (xblk - xcur)
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
-            if 2 * abs(stry) < min(abs(spre), 3 * abs(sbis) - delta):  # a good short step
-                spre, scur = scur, stry
-            else:  # bisect
-                spre = scur = sbis
-        else:  # bisect
-            spre = scur = sbis
-        xpre, fpre = xcur, fcur
-        xcur += scur if abs(scur) > delta else (delta if sbis > 0 else -delta)
-        fcur = value(xcur)
-    raise RuntimeError(f"brentq did not converge in {maxiter} steps")
+    low = 0.0  # short(low) < 0 <= short(high), and power rises with the noncentrality: bisect
+    while high - low > 1e-12 * (1 + high):
+        mid = (low + high) / 2
+        if short(mid) < 0:
+            low = mid
+        else:
+            high = mid
+    return high
 
 
 def minimum_detectable_effect(
