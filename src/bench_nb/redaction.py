@@ -13,7 +13,8 @@ names look secret (``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*PASS
 and anything shaped like a credential: API keys (``sk-...``, ``sk_live_...``, ``key-`` and 16+ random letters and
 digits, not an id like ``key-value-store-1``), GitHub and GitLab tokens,
 AWS access key ids, Google API keys, Slack tokens, JWTs, private keys, ``Bearer ...`` and ``Basic ...``
-credentials, and ``password=...``-style assignments. What it cannot catch is listed in docs/runner.md.
+credentials, ``password=...``-style assignments and a URL's password (``postgresql://user:password@host``).
+What it cannot catch is listed in docs/runner.md.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ _SHAPES = re.compile(
         )
     )
 )
+_URL_PASSWORD = re.compile(r"(://[^/\s@:]*:)[^/\s@]+@")  # the password of scheme://user:password@host
 _BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}")
 _BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{4,}={0,2})")
 _ASSIGNED = re.compile(
@@ -72,6 +74,7 @@ def redact(text: str) -> str:
     for value in _env_secrets():
         text = text.replace(value, REDACTED)
     text = _SHAPES.sub(REDACTED, text)
+    text = _URL_PASSWORD.sub(rf"\1{REDACTED}@", text)
     text = _BEARER.sub("Bearer " + REDACTED, text)
     text = _BASIC.sub(
         lambda m: "Basic " + REDACTED if _is_basic_credentials(m.group(1)) else m.group(0), text

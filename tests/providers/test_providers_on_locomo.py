@@ -42,7 +42,7 @@ def test_search_latency_reports_a_full_conversation(locomo_path: Path, tmp_path:
     assert result.searches == len(queries)
     assert 0 < result.p50_ms <= result.p95_ms <= result.max_ms
     assert 9 < result.mean_hits <= 10
-    assert not p.store.exists(f"latency-{haystack.haystack_id}")  # cleared
+    assert not p.store.path(f"latency-{haystack.haystack_id}").is_file()  # cleared
 
 
 def test_full_context_fits_a_locomo_conversation_in_budget(locomo_path: Path, tmp_path: Path) -> None:

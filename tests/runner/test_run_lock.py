@@ -166,7 +166,7 @@ def test_clean_is_refused_while_the_run_is_written(tmp_path: Path) -> None:
         clean_run(result.run_dir)
     assert SqliteProvider(result.run_dir).store.count(tag) == stored
     assert clean_run(result.run_dir) == [tag]
-    assert not SqliteProvider(result.run_dir).store.exists(tag)
+    assert not SqliteProvider(result.run_dir).store.path(tag).is_file()
 
 
 def test_a_run_directory_that_cannot_hold_a_lock_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -86,3 +86,14 @@ def test_error_messages_are_redacted_of_the_new_shapes() -> None:
     for secret in (GITHUB, BASIC.split()[1], STRIPE, AWS, "opensesame"):
         assert secret not in out
     assert redact("Basic retrieval was used") == "Basic retrieval was used"
+
+
+def test_a_url_password_in_an_error_message_is_redacted() -> None:
+    # docs/runner.md: errors are redacted of the shapes the secret check knows, `user:password@` in a URL among
+    # them; redact left a URL's password in (a proxy's or a database's URL quoted by an error)
+    out = redact("could not connect to postgresql://bob:hunter2hunter2@db.internal:5432/roi (timeout)")
+    assert "hunter2" not in out
+    assert out == "could not connect to postgresql://bob:[redacted]@db.internal:5432/roi (timeout)"
+    assert redact("see https://example.com:8080/docs and mailto:bob@example.com") == (
+        "see https://example.com:8080/docs and mailto:bob@example.com"
+    )

@@ -146,9 +146,7 @@ def _prefixed(prefix: str, model_id: str, alias: str) -> ModelSpec | None:
     if not model_id:
         return None
     if prefix == "openai":
-        return ModelSpec(
-            alias, model_id, "openai", "openai", reasoning=model_id.startswith(_REASONING_PREFIXES)
-        )
+        return replace(_openai(model_id, reasoning=model_id.startswith(_REASONING_PREFIXES)), alias=alias)
     if prefix == "anthropic":
         return _claude(alias, model_id)
     if prefix in ("gemini", "google"):

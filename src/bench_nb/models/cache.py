@@ -94,10 +94,6 @@ class ResponseCache:
         self._flights: dict[str, threading.Event] = {}  # keys this process is calling for, by key
         self._flights_lock = threading.Lock()
 
-    def get(self, request: dict[str, Any]) -> CachedReply | None:
-        """The stored reply to ``request``, if any."""
-        return self._get(cache_key(request))
-
     def _get(self, key: str) -> CachedReply | None:
         with self._lock:
             row = self._conn.execute(

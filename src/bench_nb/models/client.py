@@ -187,11 +187,9 @@ class LLMClient:
         return done
 
     def count_anthropic_tokens(self, text: str, spec: ModelSpec) -> int:
-        """Anthropic's count of ``text`` as one user message (count_tokens API, cached like replies)."""
+        """Anthropic's count of ``text`` as one user message (count_tokens API, cached like replies, identical
+        counts at once sharing one call)."""
         request = {"api": "anthropic", "endpoint": "count_tokens", "model": spec.model_id, "text": text}
-        cache = self.cache
-        if cache is not None and (hit := cache.get(request)) is not None and hit.input_tokens is not None:
-            return hit.input_tokens
 
         def count() -> tuple[str, int | None, int | None]:
             sdk = self._endpoint(spec)[0]
@@ -200,10 +198,13 @@ class LLMClient:
             )
             return "", int(result.input_tokens), None
 
-        _, n, _ = self._retrying(spec, count)
-        if cache is not None:
-            cache.put(request, "", n, None)
-        return int(n or 0)
+        cache = self.cache
+        if cache is None:
+            return int(self._retrying(spec, count)[1] or 0)
+        reply, _ = cache.get_or_call(
+            request, lambda: self._retrying(spec, count), time_left=remaining, on_timeout=exceeded
+        )
+        return int(reply.input_tokens or 0)
 
     # -- internals ---------------------------------------------------------------------------------------
     def _request(

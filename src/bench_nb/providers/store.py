@@ -121,10 +121,6 @@ class MessageStore:
         """The SQLite file of ``container`` (which may not exist yet)."""
         return self.root / container_file_name(container)
 
-    def exists(self, container: str) -> bool:
-        """True once ``container`` was ingested (and not cleared since)."""
-        return self.path(container).is_file()
-
     def check(self, container: str) -> None:
         """Raise ProviderError unless ``container`` was ingested (and not cleared since)."""
         path = self.path(container)

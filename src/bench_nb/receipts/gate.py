@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -321,15 +323,15 @@ def gate(
     if estimand not in ESTIMANDS:
         raise ValueError(f"estimand must be 'conversations' or 'benchmark', not {estimand!r}")
     by = "question_type" if by in ("type", "question_type") else by
+    read = partial(read_side, store=store, dataset=dataset, public_key=public_key)
     if estimand == BENCHMARK:
         return _benchmark_gate(
-            base, new, metric=metric, margin=margin, alpha=alpha, by=by, store=store, dataset=dataset,
-            public_key=public_key, on_inconclusive=on_inconclusive,
-        )  # fmt: skip
+            base, new, read, metric=metric, margin=margin, alpha=alpha, by=by, on_inconclusive=on_inconclusive
+        )
     if isinstance(base, (list, tuple)) or isinstance(new, (list, tuple)):
         raise ValueError("lists of repeated runs are gated with estimand='benchmark' (--estimand benchmark)")
-    b = read_side(base, store=store, dataset=dataset, public_key=public_key)
-    n = read_side(new, store=store, dataset=dataset, public_key=public_key)
+    b = read(base)
+    n = read(new)
     if public_key is not None and "receipt" not in (b.kind, n.kind):
         raise ReceiptError("a public key was given, but neither BASE nor NEW is a receipt")
     reasons = comparability(b, n)
@@ -369,14 +371,12 @@ def gate(
 def _benchmark_gate(
     base: Any,
     new: Any,
+    read: Callable[[Any], Side],
     *,
     metric: str,
     margin: float,
     alpha: float,
     by: str | None,
-    store: Any,
-    dataset: str | os.PathLike[str] | None,
-    public_key: str | os.PathLike[str] | None,
     on_inconclusive: str,
 ) -> Gate:
     """``gate(estimand="benchmark")``: BASE's and NEW's repeats, each run's accuracy over the questions some
@@ -386,10 +386,7 @@ def _benchmark_gate(
         raise ValueError(f"the benchmark estimand gates accuracy or quality, not {metric}")
     if by is not None:
         raise ValueError("by type is not available with the benchmark estimand (gate all questions)")
-    bs, ns = (
-        [read_side(x, store=store, dataset=dataset, public_key=public_key) for x in _repeats(side)]
-        for side in (base, new)
-    )
+    bs, ns = ([read(x) for x in _repeats(side)] for side in (base, new))
     if not bs or not ns:
         raise ValueError("the benchmark estimand needs at least 2 runs of BASE and 2 of NEW")
     why = [f"{o.label}: {r}" for o in [*bs[1:], *ns] for r in comparability(bs[0], o)]

@@ -402,12 +402,15 @@ def _check_layout(body: dict[str, Any], where: str) -> None:
             raise ReceiptError(f"{where}: question {qid}: score {score!r} is not a number in [0, 1] or null")
 
 
-def check_signed_by(receipt: Receipt, public_key: str | os.PathLike[str] | None, where: str) -> str | None:
+def check_signed_by(
+    receipt: Receipt, public_key: str | os.PathLike[str] | None, where: str, *, key_required: bool = True
+) -> str | None:
     """The signature check of a reader that acts on a receipt (the gate): a signed receipt must be signed by
     ``public_key`` (a PEM Ed25519 public key file); without one it is refused, since a signature checked only
     against the key the receipt carries shows it intact, not who made it (anyone can re-sign an edited
     receipt with their own key). ``public_key`` with an unsigned receipt is refused too. Returns the signing
-    key's id (``None``: unsigned, no key given).
+    key's id (``None``: unsigned, no key given). ``key_required=False`` (``verify_receipt``, which reports
+    whether the key was one given): a signed receipt without ``public_key`` is checked against its own key.
 
     Raises:
         ReceiptError: naming ``where`` and what failed.
@@ -417,9 +420,10 @@ def check_signed_by(receipt: Receipt, public_key: str | os.PathLike[str] | None,
         if public_key is not None:
             raise ReceiptError(f"{where}: not signed, and a public key was given")
         return None
-    signed_by = check_signature(
-        body, receipt.signature, None, where
-    )  # a forged or stale signature fails here
+    # a forged or stale signature fails here
+    signed_by = check_signature(body, receipt.signature, None, where)
+    if public_key is None and not key_required:
+        return signed_by
     if public_key is None:
         raise ReceiptError(
             f"{where}: signed by key {signed_by}; give the public key it must be signed with (--public-key, "
@@ -506,13 +510,9 @@ def verify_receipt(
         parsed = parse_receipt(receipt, where) if isinstance(receipt, bytes) else read_receipt(receipt)
     except ReceiptError as err:
         return ReceiptCheck(where, False, None, False, difference=str(err))
-    signed_by, trusted = None, public_key is not None
+    trusted = public_key is not None
     try:
-        if parsed.signature is not None:
-            key = load_public_key(os.fspath(public_key)) if public_key is not None else None
-            signed_by = check_signature(canonical_json(parsed.body), parsed.signature, key, where)
-        elif public_key is not None:
-            raise ReceiptError(f"{where}: not signed, and a public key was given")
+        signed_by = check_signed_by(parsed, public_key, where, key_required=False)
     except ReceiptError as err:
         return ReceiptCheck(where, False, parsed.sha256, False, difference=str(err))
     if run is None and store is None and not isinstance(receipt, bytes):

@@ -72,9 +72,7 @@ def roi_results_frame(owner: str, db: str | Path | RoiStore, *, run_id: str | No
     """
     with borrow_store(db) as store:
         fetched = store.result_rows(owner, run_id)
-    rows = []
-    for r in fetched:
-        row = dict(r)
+    for row in fetched:  # each row a dict of its own, completed here
         surfaced = json.loads(row["surfaced"]) if row["surfaced"] else []
         judged = row["status"] == "judged"
         row["with_memory"] = bool(row["with_memory"]) if judged else None
@@ -82,8 +80,7 @@ def roi_results_frame(owner: str, db: str | Path | RoiStore, *, run_id: str | No
         row["exclusive"] = (row["with_memory"] and not row["without_memory"]) if judged else None
         row["surfaced"] = surfaced
         row["source_surfaced"] = row["memory_id"] in surfaced
-        rows.append(row)
-    return pl.DataFrame(rows, schema=RESULTS_SCHEMA)
+    return pl.DataFrame(fetched, schema=RESULTS_SCHEMA)
 
 
 roi_results_df = with_backend(roi_results_frame, "roi_results_df")

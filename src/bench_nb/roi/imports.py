@@ -244,19 +244,14 @@ def _to_memory(where: str, data: dict[str, Any], *, owner: str | None = None) ->
     if source is not None and not isinstance(source, str):
         source = json.dumps(source, ensure_ascii=False, separators=(",", ":"))
     return Memory(
-        id=line.id,
+        **line.model_dump(include={"id", "scope", "visibility", "kind", "content", "lang"}),
         owner=mem_owner,
-        scope=line.scope,
-        visibility=line.visibility,
-        kind=line.kind,
-        content=line.content,
         created_at=normalize_time(line.created_at, where=where, field="created_at"),
         invalidated_at=(
             None
             if line.invalidated_at in (None, "")
             else normalize_time(line.invalidated_at, where=where, field="invalidated_at")
         ),
-        lang=line.lang,
         source=source,
     )
 

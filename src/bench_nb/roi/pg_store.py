@@ -23,11 +23,12 @@ from typing import Any
 
 from bench_nb.providers.query import query_terms
 from bench_nb.records import SearchHit
+from bench_nb.redaction import redact
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
 from bench_nb.roi.memory import Memory, ScopeMember, utc_now
 from bench_nb.roi.pg_schema import DEFAULT_SERVER_ROLE, MIGRATE, PG_SCHEMA_VERSION, SCHEMA, setup_sql
 from bench_nb.roi.records import RunKind
-from bench_nb.roi.store import _MEMORY_COLS, RoiStore, describe_holder, redact
+from bench_nb.roi.store import _MEMORY_COLS, RoiStore, describe_holder
 
 try:
     import psycopg

@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import re
 import socket
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -31,7 +30,7 @@ from typing import Any, ClassVar
 import psutil
 
 from bench_nb.records import SearchHit
-from bench_nb.redaction import redact as redact_secrets
+from bench_nb.redaction import redact as redact  # the name cli.roi imports for a store's URL
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
 from bench_nb.roi.memory import Memory, ScopeMember, can_read, normalize_time, utc_now
 from bench_nb.roi.records import ModelUsage, Probe, Purpose, Recall, RunKind, RunStatus
@@ -48,12 +47,6 @@ Row = Mapping[str, Any]
 POSTGRES_STORE = "bench_nb.roi.pg_store:PostgresRoiStore"
 _MEMORY_COLS = "id, owner, scope, visibility, kind, content, created_at, invalidated_at, lang, source"
 _PROBE_COLS = "id, owner, memory_id, scope, question, mode, model, created_at, retired_at, retired_reason"
-
-
-def redact(db: str | Path) -> str:
-    """A store's name for messages: a connection URL without its password."""
-    text = re.sub(r"(://[^:/@?]*):[^@/?]*@", r"\1:***@", str(db))
-    return re.sub(r"(password=)[^&\s]*", r"\1***", text)
 
 
 def is_postgres(db: object) -> bool:
@@ -360,7 +353,7 @@ class RoiStore:
         self.execute(
             "UPDATE runs SET status = 'abandoned', phase = NULL, finished_at = ?, error = ? "
             "WHERE id = ? AND status = 'running'",
-            (utc_now(), redact_secrets(reason), run_id),
+            (utc_now(), redact(reason), run_id),
         )
 
     def _insert_run(self, owner: str, kind: RunKind, run: Mapping[str, Any]) -> None:
@@ -397,7 +390,7 @@ class RoiStore:
             self.execute(
                 "UPDATE runs SET status = ?, phase = NULL, finished_at = ?, error = ? "
                 "WHERE id = ? AND status = 'running'",
-                (status, utc_now(), None if error is None else redact_secrets(error), run_id),
+                (status, utc_now(), None if error is None else redact(error), run_id),
             )
         self.release_run(run_id)
 
@@ -469,7 +462,7 @@ class RoiStore:
                     confidence,
                     judge,
                     explanation,
-                    None if error is None else redact_secrets(error),
+                    None if error is None else redact(error),
                     utc_now(),
                 ),
             )

@@ -19,9 +19,8 @@ from typing import Any, TypeVar
 
 from bench_nb.errors import DeadlineExceeded, HoldBoardLost, MissingProviderKey, ProviderError
 from bench_nb.models.deadline import remaining as question_time_left
-from bench_nb.records import SearchHit, Session
+from bench_nb.records import SearchHit
 from bench_nb.retry_after import Holds, status_of
-from bench_nb.retry_policy import TRANSIENT_STATUS as TRANSIENT_STATUS  # what a cloud call retries, and 5xx
 from bench_nb.retry_policy import Attempts, RetryPolicy, retry_call, transient_status, transport_failure
 
 T = TypeVar("T")
@@ -88,12 +87,6 @@ def utc_iso(value: str | None) -> str | None:
     return parsed.astimezone(UTC).isoformat().replace("+00:00", "Z") if parsed else None
 
 
-def unix_seconds(value: str | None) -> int | None:
-    """``value`` as Unix seconds (None if absent or unparseable)."""
-    parsed = parse_date(value)
-    return int(parsed.timestamp()) if parsed else None
-
-
 def speaker_line(role: str, content: str) -> str:
     """A message as one line of text; speakers other than user/assistant are named (``Caroline: ...``)."""
     return content if role in ("user", "assistant") else f"{role}: {content}"
@@ -102,11 +95,6 @@ def speaker_line(role: str, content: str) -> str:
 def chat_role(role: str) -> str:
     """The chat role a provider understands: ``assistant`` stays, every other speaker is a ``user``."""
     return "assistant" if role == "assistant" else "user"
-
-
-def session_text(session: Session) -> str:
-    """A session as one document: a line per message, ``speaker: text``."""
-    return "\n".join(f"{m.role}: {m.content}" for m in session.messages)
 
 
 def metadata_hit(raw: dict[str, Any], text: Any, score: Any, session_key: str) -> SearchHit:

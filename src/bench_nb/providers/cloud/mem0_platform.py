@@ -36,8 +36,8 @@ from bench_nb.providers.cloud.common import (
     chat_role,
     container_name,
     metadata_hit,
+    parse_date,
     speaker_line,
-    unix_seconds,
 )
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.switches import mem0_telemetry_off
@@ -124,9 +124,9 @@ class Mem0PlatformProvider(CloudProvider):
             if message_ids:
                 metadata["message_ids"] = message_ids
             fields: dict[str, Any] = {"user_id": uid, "metadata": metadata, "infer": self.infer}
-            timestamp = unix_seconds(s.date)
-            if timestamp is not None:
-                fields["timestamp"] = timestamp
+            date = parse_date(s.date)
+            if date is not None:
+                fields["timestamp"] = int(date.timestamp())
             response = self.calls(
                 f"adding session {s.session_id} for user {uid}", partial(client.add, messages, **fields)
             )

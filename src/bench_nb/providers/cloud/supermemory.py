@@ -24,7 +24,7 @@ from typing import Any, Unpack
 from bench_nb.errors import ProviderError
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.cloud.adapter import CloudProvider, CloudSettings
-from bench_nb.providers.cloud.common import container_name, metadata_hit, session_text, to_dict, utc_iso
+from bench_nb.providers.cloud.common import container_name, metadata_hit, to_dict, utc_iso
 from bench_nb.providers.sqlite import check_k
 from bench_nb.records import IngestResult, SearchHit, Session
 
@@ -95,7 +95,7 @@ class SupermemoryProvider(CloudProvider):
             if message_ids:
                 metadata["messageIds"] = message_ids
             fields: dict[str, Any] = {
-                "content": session_text(s),
+                "content": "\n".join(f"{m.role}: {m.content}" for m in s.messages),  # a line per message
                 "id": container_name(s.session_id, max_len=MAX_NAME),
                 "metadata": metadata,
             }
