@@ -16,7 +16,7 @@ from runner_llm import llm_env, llm_server
 import bench_nb
 from bench_nb.cli import cli
 from bench_nb.metrics.repeats import repeat_groups, repeat_variance
-from llm_server import LLMServer
+from llm_server import Fault, LLMServer
 
 __all__ = ["llm_env", "llm_server"]
 
@@ -123,3 +123,29 @@ def test_a_rejudge_or_reanswer_of_a_repeat_used_the_first_repeats_cache(
     again = reanswer(runs[1], answerer="gpt-4o-mini")
     assert again.answered > 0 and rows("llm.repeat-2.sqlite") == 2 + again.answered
     assert rows("llm.sqlite") == 2
+
+
+def test_a_repeat_resumed_by_its_run_id_alone_used_the_first_repeats_cache(
+    llm_env: LLMServer, tmp_path: Path
+) -> None:
+    """``bench-nb run -r RUN-r2`` (no ``--repeat``) resumes repeat 2 with repeat 2's response cache, which the
+    run records (``benchNb.repeat``); it took repeat 1's, the default of ``--repeat``."""
+    from bench_nb.runner.run import run_benchmark
+
+    cache = tmp_path / "cache"
+    llm_env.script(Fault("400"))  # one answer fails: the run is left to resume
+    first = run_benchmark(
+        "no-memory",
+        "sample",
+        limit=2,
+        answerer="gpt-4o-mini",
+        judges="f1",
+        repeat=2,
+        run_id="rep-r2",
+        runs_dir=tmp_path / "runs",
+        progress=False,
+    )
+    assert first.failed and [p.name for p in cache.glob("*.sqlite")] == ["llm.repeat-2.sqlite"]
+    again = run_benchmark(run_id="rep-r2", runs_dir=tmp_path / "runs", progress=False)
+    assert again.status == "completed" and not again.failed
+    assert [p.name for p in cache.glob("*.sqlite")] == ["llm.repeat-2.sqlite"]
