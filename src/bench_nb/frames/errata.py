@@ -24,18 +24,15 @@ def as_errata(errata: ErrataSource) -> Errata:
     return errata if isinstance(errata, Errata) else load_errata(Path(os.fspath(errata)))
 
 
-def errata_table(errata: Errata) -> pl.DataFrame:
-    """One row per erratum: ``question_id`` and the three errata columns."""
-    rows = [(e.question_id, e.error_type, e.corrected, e.gold_wrong) for e in errata]
-    return pl.DataFrame(rows, schema={"question_id": pl.Utf8, **ERRATA_COLUMNS}, orient="row")
-
-
-def apply_errata(frame: pl.DataFrame, errata: Errata | None) -> pl.DataFrame:
-    """``frame`` with the errata columns filled for the runs on ``errata.benchmark`` (null elsewhere)."""
-    if errata is None:
-        return frame.with_columns(pl.lit(None, dtype).alias(c) for c, dtype in ERRATA_COLUMNS.items())
+def apply_errata(frame: pl.DataFrame, errata: ErrataSource) -> pl.DataFrame:
+    """``frame`` with the errata columns filled for the runs on the errata's benchmark (null elsewhere)."""
+    errata = as_errata(errata)
     base = frame.drop([c for c in ERRATA_COLUMNS if c in frame.columns])
-    table = errata_table(errata).with_columns(_benchmark=pl.lit(errata.benchmark.lower()))
+    table = pl.DataFrame(  # one row per erratum
+        [(e.question_id, e.error_type, e.corrected, e.gold_wrong) for e in errata],
+        schema={"question_id": pl.Utf8, **ERRATA_COLUMNS},
+        orient="row",
+    ).with_columns(_benchmark=pl.lit(errata.benchmark.lower()))
     on_benchmark = pl.col("benchmark").str.to_lowercase()
     return (
         base.with_columns(_benchmark=on_benchmark)

@@ -19,7 +19,7 @@ from bench_nb.benchmarks.registry import haystack_id_of
 from bench_nb.errors import Problem
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import QUESTIONS, RETRIEVAL, RUN_COUNTS, RUNS
-from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata, as_errata
+from bench_nb.frames.errata import ERRATA_COLUMNS, ErrataSource, apply_errata
 from bench_nb.frames.usage import usage_columns
 from bench_nb.gc_pause import gc_paused
 from bench_nb.redaction import redact
@@ -120,7 +120,7 @@ def questions_frame(
     """
     if isinstance(runs, StoredFrames):
         frame = stored(runs, "questions", problems, dataset=dataset)
-        return frame if errata is None else apply_errata(frame, as_errata(errata))
+        return frame if errata is None else apply_errata(frame, errata)
     key = None
     cache_on = runs if isinstance(runs, RunSet) else None
     if cache_on is not None:
@@ -150,7 +150,7 @@ def questions_frame(
         del runset
     frame = pl.concat(parts) if parts else QUESTIONS.empty()
     if errata is not None:
-        frame = apply_errata(frame, as_errata(errata))
+        frame = apply_errata(frame, errata)
     if cache_on is not None:
         cache_on.questions_frame_cache = (key, frame)
     return frame
