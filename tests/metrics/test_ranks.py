@@ -6,8 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pytest
 
 import bench_nb as bn
+from bench_nb.metrics import ranks as ranks_module
 from bench_nb.metrics.ranks import rank_intervals_frame, rank_resamples
 from clustered_sim import LOCOMO_SIZES
 
@@ -114,3 +116,37 @@ def test_rank_intervals_do_not_move_with_the_seed() -> None:
         for seed in range(20)
     }
     assert len(tables) == 1
+
+
+def test_types_with_as_many_haystacks_share_one_weights_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rank bootstrap's weights depend on the number of haystacks alone: two types over 12 haystacks
+    each draw one matrix between them (a report's 32 MB matrix each), and every type's ranks are those of
+    its questions ranked alone."""
+    rng = np.random.default_rng(3)
+    sizes = {"x": 12, "y": 12, "z": 15}
+    q = pl.concat(
+        pl.DataFrame(
+            {
+                "run_id": run,
+                "question_id": [f"{t}{h}-{i}" for t, k in sizes.items() for h in range(k) for i in range(3)],
+                "haystack_id": [f"{t}{h}" for t, k in sizes.items() for h in range(k) for _ in range(3)],
+                "question_type": [t for t, k in sizes.items() for _ in range(3 * k)],
+                "score": rng.integers(0, 5, 3 * sum(sizes.values())) / 4 + shift,
+            }
+        ).with_columns(pl.col("score").clip(0, 1))
+        for run, shift in (("a", 0.0), ("b", 0.1), ("c", -0.1))
+    )
+    drawn, draw = [], ranks_module.bootstrap_weights
+
+    def counted(clusters: int, seed: int, resamples: int) -> np.ndarray:
+        drawn.append(clusters)
+        return draw(clusters, seed, resamples)
+
+    monkeypatch.setattr(ranks_module, "bootstrap_weights", counted)
+    by_type = rank_intervals_frame(q, by="question_type")
+    assert sorted(drawn) == [12, 15]
+    columns = ["run_id", "accuracy", "rank", "rank_low", "rank_high", "group"]
+    assert by_type["question_type"].to_list() == ["x"] * 3 + ["y"] * 3 + ["z"] * 3
+    for t in sizes:
+        alone = rank_intervals_frame(q.filter(pl.col("question_type") == t))
+        assert by_type.filter(pl.col("question_type") == t).select(columns).equals(alone.select(columns))

@@ -127,8 +127,14 @@ def ranks_of(
     for key, cs in cluster_sums:
         per_type.setdefault(key[1:], []).append((key[0], cs))
     rows: list[dict[str, Any]] = []
-    for key, run_sums in per_type.items():
-        clusters = sorted(set().union(*(cs.ids.tolist() for _, cs in run_sums)))
+    groups_of = [
+        (key, run_sums, sorted(set().union(*(cs.ids.tolist() for _, cs in run_sums))))
+        for key, run_sums in per_type.items()
+    ]
+    # The weights matrix depends on the number of haystacks alone (one seed): types with as many share one,
+    # drawn once, the types taken in order of that number (the rows are sorted at the end).
+    shared: tuple[tuple[int, int], np.ndarray] | None = None
+    for key, run_sums, clusters in sorted(groups_of, key=lambda g: len(g[2])):
         index = {h: i for i, h in enumerate(clusters)}
         runs = [run for run, _ in run_sums]
         s = np.zeros((len(clusters), len(runs)))  # clusters × runs, zero where a run has no question
@@ -136,8 +142,11 @@ def ranks_of(
         for j, (_, cs) in enumerate(run_sums):
             pos = np.array([index[h] for h in cs.ids.tolist()], dtype=np.int64)
             s[pos, j], n[pos, j] = cs.sums, cs.counts
-        draws_of = rank_resamples(len(clusters)) if resamples is None else resamples
-        weights = bootstrap_weights(len(clusters), seed, draws_of)
+        shape = (rank_resamples(len(clusters)) if resamples is None else resamples, len(clusters))
+        if shared is None or shared[0] != shape:
+            shared = None  # freed before the next is drawn: its memory serves the next matrix
+            shared = (shape, bootstrap_weights(len(clusters), seed, shape[0]))
+        weights = shared[1]
         with np.errstate(invalid="ignore", divide="ignore"):
             resampled = weights @ np.hstack([s, n])
             draws = resampled[:, : len(runs)] / resampled[:, len(runs) :]
