@@ -93,9 +93,9 @@ def test_merge_bench_nb() -> None:
     }
 
 
-def test_a_writer_repairs_a_torn_tail_before_appending(tmp_path: Path) -> None:
-    """A journal whose last line was torn (a run killed mid-write) is repaired when a writer opens it, as
-    judgments.jsonl's appends are: no record lands after the damaged line, so strict reads keep working."""
+def test_a_writer_starts_the_journal_empty_so_nothing_is_appended_after_a_torn_line(tmp_path: Path) -> None:
+    """A writer is opened right after a checkpoint that holds the journal replayed: it empties it, so a line a
+    killed run tore is never followed by a record, and strict reads keep working."""
     good = make_record(["a"], "answer", msgspec.convert({"status": "completed"}, type=IngestPhase), None)
     later = make_record(["b"], "answer", msgspec.convert({"status": "completed"}, type=IngestPhase), None)
     path = tmp_path / "journal.jsonl"
@@ -103,11 +103,5 @@ def test_a_writer_repairs_a_torn_tail_before_appending(tmp_path: Path) -> None:
     writer = JournalWriter(tmp_path)
     writer.append(later)
     writer.close()
-    assert path.read_bytes() == good + later
-    assert [r.q for r in read_journal(tmp_path, strict=True)] == [["a"], ["b"]]
-    # A whole record that only lacked its newline is kept, closed with one.
-    path.write_bytes(good + later[:-1])
-    writer = JournalWriter(tmp_path)
-    writer.append(good)
-    writer.close()
-    assert path.read_bytes() == good + later + good
+    assert path.read_bytes() == later
+    assert [r.q for r in read_journal(tmp_path, strict=True)] == [["b"]]

@@ -7,8 +7,8 @@ atomically (temporary file, fsync, ``os.replace``) and then empties the journal.
 idempotent, so a crash between the two steps only replays records the checkpoint already holds.
 
 Reading a run (``apply_journal``) replays the journal over the checkpoint; a torn last line (a run killed
-mid-write) is ignored, and repaired when a writer opens the journal again (``JournalWriter``: the same rule as
-``judgments.jsonl``'s appends, ``runformat.jsonl.repair_tail``), so no record is ever appended after it.
+mid-write) is ignored. A writer (``JournalWriter``) is opened right after a checkpoint that holds the replayed
+journal, and starts it empty, so no record is ever appended after a torn one.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from bench_nb.runformat.format import (
     Phase,
     SearchPhase,
 )
-from bench_nb.runformat.jsonl import repair_tail
 
 JOURNAL = "journal.jsonl"
 CHECKPOINT = "checkpoint.json"
@@ -220,21 +219,17 @@ def write_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> int:
 class JournalWriter:
     """Appends records to ``journal.jsonl`` from a background thread, fsync'ing every batch.
 
+    Open it right after a checkpoint that holds everything the journal had: it starts the file empty.
     ``append`` never blocks on the disk. ``rotate`` waits until everything appended so far is on disk and
-    empties the file (call it right after a checkpoint that holds all of it). A write error is raised by the
-    next ``append``/``rotate``/``close``.
+    empties the file (call it right after each later checkpoint). A write error is raised by the next
+    ``append``/``rotate``/``close``.
     """
 
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / JOURNAL
         try:
-            self._fh = open(self.path, "ab+")  # noqa: SIM115 - closed by close()
+            self._fh = open(self.path, "wb")  # noqa: SIM115 - closed by close()
         except OSError as err:
-            raise naming_file(err, self.path) from err
-        try:
-            repair_tail(self._fh)  # a torn last line (a killed writer) is closed or cut, never appended after
-        except OSError as err:
-            self._fh.close()
             raise naming_file(err, self.path) from err
         self._queue: queue.SimpleQueue[bytes | threading.Event | None] = queue.SimpleQueue()
         self._error: BaseException | None = None

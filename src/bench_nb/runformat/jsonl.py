@@ -9,7 +9,7 @@ the all-or-nothing form a caller tries first when it can check every line at onc
 appends after one. A write cut short (disk full, a file-size limit) is truncated back to where it started
 before the error is raised; a tail left by a process killed mid-write (the last line has no newline) is
 repaired before the next append: closed with its newline if it is a whole JSON value, else cut off
-(``repair_tail``; the run's ``journal.jsonl`` gets the same repair when its writer opens it).
+(``repair_tail``; the run's ``journal.jsonl`` is emptied when its writer opens it).
 
 ``GroupAppender`` is ``append_lines`` for many threads appending to one file (the runner's evaluate workers
 and ``judgments.jsonl``): group commit, one write and one fsync for all the lines waiting together, each

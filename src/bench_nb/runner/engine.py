@@ -200,8 +200,7 @@ class Engine:
         self._bars = PhaseBars(
             len(self.questions), completed, progress_enabled(self.settings.progress), label
         )
-        self._journal = JournalWriter(self.run_dir)
-        self._journal.rotate()  # the checkpoint just written holds everything the journal had
+        self._journal = JournalWriter(self.run_dir)  # emptied: the checkpoint just written holds what it had
         status = "failed"
         try:  # from the warm-up on: a run interrupted there ends as anywhere else (failed, journal compacted)
             self.warm_up()
@@ -455,25 +454,23 @@ class Engine:
         }
         bench_nb: dict[str, Any] = {"attempts": {phase: out.attempts}}
         assert self._bars is not None
-        if out.error is not None:
-            message = error_text(out.error)
-            rec = PHASE_TYPES[phase](status="failed", error=message, **timing)
-            bench_nb["errors"] = {
-                phase: {
-                    "type": type(out.error).__name__,
-                    "message": message,
-                    "attempts": out.attempts,
-                    "retryable": is_retryable(out.error),
-                }
-            }
-            self._record(qids, phase, rec, bench_nb)
-            self._bars.update(phase, len(qids), failed=True)
-            if self.settings.fail_fast:
-                self._stop()
+        self._bars.update(phase, len(qids), failed=out.error is not None)
+        if out.error is None:
+            bench_nb["errors"] = {phase: None}
+            getattr(self, f"_completed_{phase}")(key, qids, out, timing, bench_nb)
             return
-        bench_nb["errors"] = {phase: None}
-        self._bars.update(phase, len(qids))
-        getattr(self, f"_completed_{phase}")(key, qids, out, timing, bench_nb)
+        retryable, message = is_retryable(out.error), error_text(out.error)
+        bench_nb["errors"] = {
+            phase: {
+                "type": type(out.error).__name__,
+                "message": message,
+                "attempts": out.attempts,
+                "retryable": retryable,
+            }
+        }
+        self._record(qids, phase, PHASE_TYPES[phase](status="failed", error=message, **timing), bench_nb)
+        if self.settings.fail_fast:
+            self._stop()
 
     def _completed_ingest(
         self, key: str, qids: Sequence[str], out: _Outcome, timing: dict[str, Any], bn: dict[str, Any]
