@@ -172,6 +172,15 @@ def _cohen_kappa(table: list[list[float]]) -> float:
 # --- frames -> result -----------------------------------------------------------------------------------------
 
 
+def _table(name: str) -> cached_property[Frame]:
+    """``JudgeAgreement.table(name)`` as an attribute, converted on first access (the class lists the tables)."""
+
+    def get(self: JudgeAgreement) -> Frame:
+        return self.table(name)
+
+    return cached_property(get)
+
+
 @dataclass(frozen=True)
 class JudgeAgreement:
     """Agreement among judges on the same items (see the module docstring for how gaps are handled).
@@ -212,30 +221,11 @@ class JudgeAgreement:
             raise KeyError(f"no table {name!r}; tables are {sorted(self.frames)}")
         return to_backend(self.frames[name], backend or self.backend)
 
-    @cached_property
-    def pairwise(self) -> Frame:
-        """Per pair of judges: n, n_dropped, percent_agreement, cohen_kappa, gwet_ac1."""
-        return self.table("pairwise")
-
-    @cached_property
-    def by_type(self) -> Frame:
-        """Per question type: n_items, n_dropped and the overall statistics."""
-        return self.table("by_type")
-
-    @cached_property
-    def confusion(self) -> Frame:
-        """Per pair of judges and (score_a, score_b): n."""
-        return self.table("confusion")
-
-    @cached_property
-    def accuracy(self) -> Frame:
-        """Per judge: scored, correct, accuracy with its Wilson 95% interval, unscored."""
-        return self.table("accuracy")
-
-    @cached_property
-    def accuracy_by_run(self) -> Frame:
-        """Per run and judge: the accuracy and the run's ``rank`` under that judge."""
-        return self.table("accuracy_by_run")
+    pairwise = _table("pairwise")
+    by_type = _table("by_type")
+    confusion = _table("confusion")
+    accuracy = _table("accuracy")
+    accuracy_by_run = _table("accuracy_by_run")
 
     def summary(self, backend: Backend = "pandas") -> Frame:
         """One row per overall statistic: statistic, value, items used, items dropped (pandas by default,
