@@ -231,6 +231,3 @@ def failure_summary_frame(
 
 
 failure_summary = with_backend(failure_summary_frame, "failure_summary")
-
-
-__all__ = ["REASONS", "failure_reasons", "failure_reasons_frame", "failure_summary", "failure_summary_frame"]
