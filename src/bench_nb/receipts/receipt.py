@@ -41,6 +41,7 @@ from bench_nb.frames.store import StoredRuns, is_store, open_store
 from bench_nb.metrics.memscore import memscore_frame
 from bench_nb.receipts.canonical import canonical_json, canonical_value, sha256_hex
 from bench_nb.receipts.signing import check_signature, load_private_key, load_public_key, sign
+from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import RECEIPT_SUFFIX, Run, RunSet, load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 
@@ -267,12 +268,9 @@ class Receipt:
         return canonical_json(self.envelope())
 
     def write(self, path: str | os.PathLike[str]) -> Path:
-        """Write the receipt file to ``path`` atomically (through a temporary file beside it); returns its
-        path."""
+        """Write the receipt file to ``path`` atomically (``runformat.journal.write_atomic``); returns its path."""
         out = Path(path)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_bytes(self.to_bytes())
-        os.replace(tmp, out)
+        write_atomic(out, self.to_bytes())
         return out
 
     @property
