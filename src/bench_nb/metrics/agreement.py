@@ -345,14 +345,14 @@ def judge_agreement(
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
     graded = bool(long.filter(pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0])).height)
     if graded:
-        return _graded_agreement(long, judge_names, type_column, backend)
-    # One row per item with its counts and type: the overall statistics and those per type read it.
-    items = _item_counts(long, type_column if type_column in long.columns else None)
-    stats = _statistics(_tallies(items)[None], len(judge_names))
-    by_type = _by_type(items, judge_names, type_column)
-    pairwise, confusion = _pairwise(long, judge_names)
-    acc = _accuracy(long, ["judge"])
-    by_run, changes = _accuracy_by_run(long, judge_names)
+        stats, by_type, pairwise, confusion = _graded(long, judge_names, type_column)
+    else:
+        # One row per item with its counts and type: the overall statistics and those per type read it.
+        items = _item_counts(long, type_column if type_column in long.columns else None)
+        stats = _statistics(_tallies(items)[None], len(judge_names))
+        by_type = _by_type(items, judge_names, type_column)
+        pairwise, confusion = _pairwise(long, judge_names)
+    by_run, changes = _accuracy_by_run(long, judge_names, graded=graded)
     return JudgeAgreement(
         judges=judge_names,
         ranking_changes=changes,
@@ -360,10 +360,11 @@ def judge_agreement(
             "pairwise": pairwise,
             "by_type": by_type,
             "confusion": confusion,
-            "accuracy": acc,
+            "accuracy": _accuracy(long, ["judge"], graded=graded),
             "accuracy_by_run": by_run,
         },
         backend=backend,
+        alpha_level="interval" if graded else "nominal",
         **stats,
     )
 
@@ -598,10 +599,10 @@ def _graded_stats(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
     }
 
 
-def _graded_agreement(
-    long: pl.DataFrame, judges: tuple[str, ...], type_column: str | None, backend: Backend
-) -> JudgeAgreement:
-    stats = _graded_stats(long, len(judges))
+def _graded(
+    long: pl.DataFrame, judges: tuple[str, ...], type_column: str | None
+) -> tuple[dict[str, Any], pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The statistics, ``by_type``, ``pairwise`` and ``confusion`` of graded scores (``_graded_stats``)."""
     by_rows = []
     if type_column is not None and type_column in long.columns:
         for (qtype,), part in long.group_by(type_column, maintain_order=True):
@@ -627,18 +628,9 @@ def _graded_agreement(
                     "krippendorff_alpha_interval": st["krippendorff_alpha"],
                 }
             )
-    by_run, changes = _accuracy_by_run(long, judges, graded=True)
-    return JudgeAgreement(
-        judges=judges,
-        ranking_changes=changes,
-        frames={
-            "pairwise": pl.DataFrame(pair_rows, infer_schema_length=None),
-            "by_type": pl.DataFrame(by_rows, infer_schema_length=None),
-            "confusion": pl.DataFrame(schema=_CONFUSION_SCHEMA),
-            "accuracy": _accuracy(long, ["judge"], graded=True),
-            "accuracy_by_run": by_run,
-        },
-        backend=backend,
-        alpha_level="interval",
-        **stats,
+    return (
+        _graded_stats(long, len(judges)),
+        pl.DataFrame(by_rows, infer_schema_length=None),
+        pl.DataFrame(pair_rows, infer_schema_length=None),
+        pl.DataFrame(schema=_CONFUSION_SCHEMA),
     )
