@@ -25,7 +25,7 @@ from bench_nb.providers.query import query_terms
 from bench_nb.records import SearchHit
 from bench_nb.redaction import redact
 from bench_nb.roi.errors import MemoryImportError, RunInProgressError, StoreError
-from bench_nb.roi.memory import Memory, ScopeMember, utc_now
+from bench_nb.roi.memory import Memory, utc_now
 from bench_nb.roi.pg_schema import DEFAULT_SERVER_ROLE, MIGRATE, PG_SCHEMA_VERSION, SCHEMA, setup_sql
 from bench_nb.roi.records import RunKind
 from bench_nb.roi.store import _MEMORY_COLS, RoiStore, describe_holder
@@ -263,27 +263,15 @@ class PostgresRoiStore(RoiStore):
             for r in rows
         ]
 
-    def upsert_memories(
-        self, memories: Iterable[Memory], *, where: str = "", owner: str | None = None
-    ) -> tuple[int, int]:
-        """As ``RoiStore.upsert_memories``; a write the database's row rules refuse is a
-        ``MemoryImportError``."""
+    @contextmanager
+    def _importing(self, owner: str | None, where: str) -> Iterator[Any]:
+        """An import's transaction; a write the database's row rules refuse is a ``MemoryImportError``."""
         try:
-            return super().upsert_memories(memories, where=where, owner=owner)
+            with super()._importing(owner, where) as conn:
+                yield conn
         except psycopg.errors.InsufficientPrivilege as err:
             raise MemoryImportError(
                 where, f"refused by the database for owner {owner!r}: {err.diag.message_primary}"
-            ) from err
-
-    def add_members(self, members: Iterable[ScopeMember], *, owner: str | None = None) -> int:
-        """As ``RoiStore.add_members``; a membership the database's rules refuse is a ``MemoryImportError``."""
-        try:
-            return super().add_members(members, owner=owner)
-        except psycopg.errors.InsufficientPrivilege as err:
-            raise MemoryImportError(
-                "",
-                f"membership refused by the database for owner {owner!r}: {err.diag.message_primary}",
-                "scope",
             ) from err
 
     # -- runs -----------------------------------------------------------------------------------------

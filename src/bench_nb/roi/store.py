@@ -143,6 +143,11 @@ class RoiStore:
         pinned to ``scopes``); the SQLite store has no roles (it filters in Python): a write transaction."""
         return self.write()
 
+    def _importing(self, owner: str | None, where: str) -> Any:
+        """An import's transaction: as ``owner`` (Postgres: in the owner's role, so the database refuses what
+        the owner may not write), or as the server for an admin import (``owner`` None); ``where``: the file."""
+        return self.write() if owner is None else self._as_owner(owner)
+
     def readable_memories(self, reader: str, scopes: Iterable[str]) -> list[Memory]:
         """The live memories of ``scopes`` that ``reader`` may read (see ``memory.can_read``), oldest first."""
         raise NotImplementedError
@@ -213,7 +218,7 @@ class RoiStore:
                         where, f"memory {m.id!r} already belongs to owner {row['owner']!r}", field="owner"
                     )
                 known[m.id] = row is not None
-        with self.write() if owner is None else self._as_owner(owner):
+        with self._importing(owner, where):
             for m in memories:
                 self.execute(
                     f"INSERT INTO memories ({_MEMORY_COLS}, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
@@ -234,7 +239,7 @@ class RoiStore:
         membership in a scope the owner does not administer); None for an admin import.
         """
         n = 0
-        with self.write() if owner is None else self._as_owner(owner):
+        with self._importing(owner, ""):
             for m in members:
                 cur = self.execute(
                     "INSERT INTO scope_members (scope, member) VALUES (?, ?) ON CONFLICT DO NOTHING",
