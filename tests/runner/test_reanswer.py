@@ -182,3 +182,21 @@ def test_reanswer_checks_its_keys_before_the_first_call(
     [error] = capsys.readouterr().err.splitlines()
     assert error.startswith("error: answerer 'gpt-4o-mini': OPENAI_API_KEY is not set")
     assert read_reanswers(tmp_path / "s1") == ({}, [])
+
+
+def test_a_reanswer_line_whose_evidence_ids_is_a_string_is_skipped_not_split_into_characters(
+    tmp_path: Path,
+) -> None:
+    """The reader took ``str()`` of each field and iterated ``evidenceIds``: a string ``"D1:3"`` was read as the
+    evidence ids D, 1, : and 3, silently. A line with a field of the wrong type is skipped, naming it."""
+    good = (
+        '{"questionId": "q1", "hypothesis": "Paris", "score": 1, "judge": "contains", "answerer": "extractive", '
+        '"evidenceIds": ["D1:3"], "source": "gold-evidence", "createdAt": "2026-01-01T00:00:00.000Z"}'
+    )
+    (tmp_path / "reanswer.jsonl").write_text(
+        good + "\n" + good.replace('["D1:3"]', '"D1:3"').replace("q1", "q2") + "\n"
+    )
+    records, problems = read_reanswers(tmp_path)
+    assert list(records) == ["q1"] and records["q1"].evidence_ids == ("D1:3",) and records["q1"].score == 1.0
+    (problem,) = problems
+    assert problem.field == "line 2" and "evidenceIds" in problem.message and "skipped" in problem.message

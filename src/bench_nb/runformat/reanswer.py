@@ -12,9 +12,8 @@ later has a later line; the last line of a question is its re-answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 import msgspec
 
@@ -24,13 +23,13 @@ from bench_nb.runformat.jsonl import read_json_lines
 REANSWER_FILE = "reanswer.jsonl"
 
 
-@dataclass(frozen=True)
-class Reanswer:
-    """One question answered again from its gold evidence, and the run's primary judge's verdict on it."""
+class Reanswer(msgspec.Struct, frozen=True, rename="camel"):
+    """One question answered again from its gold evidence, and the run's primary judge's verdict on it (a line
+    of ``reanswer.jsonl``, its fields named in camelCase there)."""
 
     question_id: str
     hypothesis: str
-    score: float | None
+    score: Annotated[float, msgspec.Meta(ge=0, le=1)] | None
     judge: str
     answerer: str
     evidence_ids: tuple[str, ...]
@@ -39,41 +38,13 @@ class Reanswer:
 
     def line(self) -> bytes:
         """The record as one line of ``reanswer.jsonl`` (newline included)."""
-        record = {
-            "questionId": self.question_id,
-            "hypothesis": self.hypothesis,
-            "score": self.score,
-            "judge": self.judge,
-            "answerer": self.answerer,
-            "evidenceIds": list(self.evidence_ids),
-            "source": self.source,
-            "createdAt": self.created_at,
-        }
-        return msgspec.json.encode(record) + b"\n"
-
-
-def _read(obj: Any) -> Reanswer:
-    if not isinstance(obj, dict):
-        raise TypeError("not a JSON object")
-    score = obj.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-        raise ValueError(f"score must be a number or null, not {score!r}")
-    if score is not None and not 0 <= score <= 1:
-        raise ValueError(f"score {score} is not in [0, 1]")
-    return Reanswer(
-        question_id=str(obj["questionId"]),
-        hypothesis=str(obj.get("hypothesis") or ""),
-        score=None if score is None else float(score),
-        judge=str(obj.get("judge") or ""),
-        answerer=str(obj.get("answerer") or ""),
-        evidence_ids=tuple(str(e) for e in obj.get("evidenceIds") or ()),
-        source=str(obj.get("source") or "gold-evidence"),
-        created_at=str(obj.get("createdAt") or ""),
-    )
+        return msgspec.json.encode(self) + b"\n"
 
 
 def read_reanswers(run_dir: str | Path) -> tuple[dict[str, Reanswer], list[Problem]]:
     """The run's re-answers by question id (a question's last line wins), and the lines skipped (each a
-    ``Problem`` naming the file and line). No file: none."""
-    items, problems = read_json_lines(Path(run_dir) / REANSWER_FILE, _read)
+    ``Problem`` naming the file, the line and the field at fault). No file: none."""
+    items, problems = read_json_lines(
+        Path(run_dir) / REANSWER_FILE, lambda obj: msgspec.convert(obj, Reanswer)
+    )
     return {r.question_id: r for r in items}, problems
