@@ -453,7 +453,6 @@ def judge_vs_human_frame(
         se_lo, se_hi = wilson_proportion_interval(se, se_n)
         sp_lo, sp_hi = wilson_proportion_interval(sp, sp_n)
         n = len(f)
-        counts = rating_counts([[a, b] for a, b in zip(f, y, strict=True)]) if n else []
         rows.append(
             {
                 "judge": j,
@@ -470,7 +469,7 @@ def judge_vs_human_frame(
                 "specificity_n_eff": sp_n,
                 "agreement": sum(a == b for a, b in zip(f, y, strict=True)) / n if n else math.nan,
                 "cohen_kappa": cohen_kappa(f, y) if n else math.nan,
-                "gwet_ac1": gwet_ac1(counts) if n else math.nan,
+                "gwet_ac1": gwet_ac1(rating_counts([[a, b] for a, b in zip(f, y, strict=True)])),
             }
         )
     schema = {"judge": pl.Utf8, "n": pl.Int64, "n_correct": pl.Int64, "n_incorrect": pl.Int64}
@@ -622,7 +621,6 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
         pl.col("provider").cast(pl.Utf8), status=pl.lit("evaluated"), graded=pl.lit(False)
     )
     table = accuracy_frame(verdicts, by=keys).with_columns(pl.col("accuracy", "ci_low", "ci_high") * 100)
-    order = {"lenient": 0, "standard": 1, "strict": 2}
     standard = table.filter(pl.col("judge_prompt") == "standard").select(
         "run_id", "model", std=pl.col("accuracy")
     )
@@ -631,7 +629,7 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
         .with_columns(
             change=pl.col("accuracy") - pl.col("std"),
             rank=pl.col("accuracy").rank("min", descending=True).over("model", "judge_prompt").cast(pl.Int64),
-            _o=pl.col("judge_prompt").replace_strict(order, default=3),
+            _o=pl.col("judge_prompt").replace_strict({"lenient": 0, "standard": 1, "strict": 2}, default=3),
         )
         .sort("model", "_o", "rank", "run_id")
         .select(
