@@ -242,21 +242,15 @@ def _item_rates(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 def _rate_table(items: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """n (questions), the mean per-question rate in percent, its Wilson interval over the n questions."""
-    agg = items.group_by(keys, maintain_order=True).agg(n=pl.len().cast(pl.Int64), p=pl.col("rate").mean())
-    rows = []
-    for r in agg.sort(keys).iter_rows(named=True):
-        low, high = wilson_proportion_interval(r["p"], r["n"])
-        rows.append(
-            {
-                **{k: r[k] for k in keys},
-                "n": r["n"],
-                "accept_rate": 100 * r["p"],
-                "ci_low": 100 * low,
-                "ci_high": 100 * high,
-            }
-        )
-    schema = {k: pl.Utf8 for k in keys} | {"n": pl.Int64, "accept_rate": pl.Float64}
-    return pl.DataFrame(rows, schema=schema | {"ci_low": pl.Float64, "ci_high": pl.Float64})
+    agg = items.group_by(keys).agg(n=pl.len().cast(pl.Int64), p=pl.col("rate").mean()).sort(keys)
+    cis = [wilson_proportion_interval(p, n) for p, n in agg.select("p", "n").iter_rows()]
+    return agg.select(
+        *(pl.col(k).cast(pl.Utf8) for k in keys),
+        "n",
+        accept_rate=100 * pl.col("p").cast(pl.Float64),
+        ci_low=100 * pl.Series([lo for lo, _ in cis], dtype=pl.Float64),
+        ci_high=100 * pl.Series([hi for _, hi in cis], dtype=pl.Float64),
+    )
 
 
 def judge_audit_frame(
