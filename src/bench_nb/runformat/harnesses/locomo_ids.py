@@ -40,13 +40,12 @@ def normalise_text(text: object) -> str:
 
 @dataclass(frozen=True)
 class LocomoQuestion:
-    """One LoCoMo question: its canonical id, conversation number, full-list index, text, answer and category."""
+    """One LoCoMo question: its canonical id, conversation number, full-list index, text and category."""
 
     question_id: str
     conversation: int
     index: int
     question: str
-    answer: str
     category: int
 
 
@@ -70,7 +69,7 @@ class LocomoIndex:
             if m is None or q.category is None:
                 continue
             item = LocomoQuestion(
-                q.question_id, samples.index(q.haystack_id), int(m["index"]), q.question, q.answer, q.category
+                q.question_id, samples.index(q.haystack_id), int(m["index"]), q.question, q.category
             )
             index.by_position[(item.conversation, item.index)] = item
             if item.category in SCORED_CATEGORIES:
