@@ -113,9 +113,7 @@ def test_a_runs_type_columns_are_question_types_of_each_question() -> None:
     qids = ["conv-1-q1", "conv-1-q2", "e47becba_abs", "conv-2-q9", "conv-3-q1", "conv-3-q2", "conv-3-q3"]
     raws = ["single-hop", "single-hop", "single-hop", "temporal", "billing", "billing", "multi-hop"]
     recorded: list[object] = [None, "temporal", None, None, "single-hop", "not-a-type", None]
-    index = {
-        "conv-3-q3": DatasetQuestion("conv-3-q3", "adversarial", "Q?", "A", "adversarial", "abstention", 5)
-    }
+    index = {"conv-3-q3": DatasetQuestion("conv-3-q3", "adversarial", "Q?", "A", "abstention", 5)}
     for benchmark, true_labels, idx in (
         ("locomo", False, None),
         ("locomo", True, index),

@@ -67,7 +67,6 @@ class DatasetQuestion(msgspec.Struct, frozen=True):
     question_type: str  # MemoryBench's label
     question: str
     ground_truth: str
-    true_type: str  # the dataset's true label (LoCoMo category name / LongMemEval type)
     norm_type: NormType
     category: int | None = None
 
@@ -104,10 +103,7 @@ def read_memorybench_dataset(path: str | Path) -> MemoryBenchDataset:
 
 def _locomo(path: Path, data: list[Any]) -> Any:
     # each category's labels, looked up once
-    labels = {
-        c: (MEMORYBENCH_LOCOMO_LABELS[c], LOCOMO_CATEGORIES[c], locomo_norm_type(c))
-        for c in LOCOMO_CATEGORIES
-    }
+    labels = {c: (MEMORYBENCH_LOCOMO_LABELS[c], locomo_norm_type(c)) for c in LOCOMO_CATEGORIES}
     for s_index, sample in enumerate(data):
         sample_id = sample.get("sample_id")
         if sample_id is None:
@@ -116,14 +112,13 @@ def _locomo(path: Path, data: list[Any]) -> Any:
             category = qa.get("category")
             if category not in labels:
                 raise DatasetError(f"{path}: {sample_id}-q{i}: unknown category {category!r}")
-            label, true_type, norm_type = labels[category]
+            label, norm_type = labels[category]
             answer = qa.get("answer", _MISSING)
             yield DatasetQuestion(
                 f"{sample_id}-q{i}",
                 label,
                 str(qa.get("question", "")),
                 answer if type(answer) is str else js_string(answer),
-                true_type,
                 norm_type,
                 category,
             )
@@ -138,6 +133,5 @@ def _longmemeval(data: list[Any]) -> Any:
             question_type=qtype,
             question=str(item.get("question", "")),
             ground_truth=js_string(item.get("answer", _MISSING)),
-            true_type=qtype,
             norm_type=normalize_question_type(qtype, question_id=qid),
         )

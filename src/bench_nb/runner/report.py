@@ -43,7 +43,6 @@ def benchmark_dataset(benchmark: Benchmark) -> MemoryBenchDataset:
             question_type=q.question_type,
             question=q.question,
             ground_truth=q.answer,
-            true_type=q.question_type,
             norm_type=q.norm_type,  # type: ignore[arg-type]
             category=q.category,
         )
