@@ -212,6 +212,14 @@ def test_an_import_granting_bob_membership_in_alices_scope_is_refused(
         assert not any(m.content == "edited" for m in store.readable_memories("alice", ["proj.alice.web"]))
 
 
+def test_a_membership_the_database_refuses_names_the_scope_field(store_url: str) -> None:
+    # the refusal of a membership (not of a memory) says so: the field at fault is the scope
+    with RoiStore(store_url) as store, pytest.raises(MemoryImportError) as err:
+        store.add_members([ScopeMember("proj.alice.web", "bob")], owner="bob")
+    assert err.value.field == "scope"
+    assert "(field scope): membership refused by the database for owner 'bob'" in str(err.value)
+
+
 def _memories(tmp_path: Path, scope: str, *, owner: str) -> list[Any]:
     from bench_nb.roi import read_memories
 

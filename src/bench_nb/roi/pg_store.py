@@ -264,14 +264,18 @@ class PostgresRoiStore(RoiStore):
         ]
 
     @contextmanager
-    def _importing(self, owner: str | None, where: str) -> Iterator[Any]:
-        """An import's transaction; a write the database's row rules refuse is a ``MemoryImportError``."""
+    def _importing(self, owner: str | None, where: str, *, membership: bool = False) -> Iterator[Any]:
+        """An import's transaction; a write the database's row rules refuse is a ``MemoryImportError`` (a
+        membership's names the field ``scope``)."""
         try:
-            with super()._importing(owner, where) as conn:
+            with super()._importing(owner, where, membership=membership) as conn:
                 yield conn
         except psycopg.errors.InsufficientPrivilege as err:
             raise MemoryImportError(
-                where, f"refused by the database for owner {owner!r}: {err.diag.message_primary}"
+                where,
+                f"{'membership ' if membership else ''}refused by the database for owner {owner!r}: "
+                f"{err.diag.message_primary}",
+                "scope" if membership else None,
             ) from err
 
     # -- runs -----------------------------------------------------------------------------------------

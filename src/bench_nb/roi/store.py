@@ -143,9 +143,10 @@ class RoiStore:
         pinned to ``scopes``); the SQLite store has no roles (it filters in Python): a write transaction."""
         return self.write()
 
-    def _importing(self, owner: str | None, where: str) -> Any:
+    def _importing(self, owner: str | None, where: str, *, membership: bool = False) -> Any:
         """An import's transaction: as ``owner`` (Postgres: in the owner's role, so the database refuses what
-        the owner may not write), or as the server for an admin import (``owner`` None); ``where``: the file."""
+        the owner may not write), or as the server for an admin import (``owner`` None); ``where``: the file;
+        ``membership``: it writes scope memberships (a refusal then names the field ``scope``)."""
         return self.write() if owner is None else self._as_owner(owner)
 
     def readable_memories(self, reader: str, scopes: Iterable[str]) -> list[Memory]:
@@ -239,7 +240,7 @@ class RoiStore:
         membership in a scope the owner does not administer); None for an admin import.
         """
         n = 0
-        with self._importing(owner, ""):
+        with self._importing(owner, "", membership=True):
             for m in members:
                 cur = self.execute(
                     "INSERT INTO scope_members (scope, member) VALUES (?, ?) ON CONFLICT DO NOTHING",
