@@ -116,11 +116,8 @@ def _check_settings(name: str, factory: ProviderFactory, settings: dict[str, Any
     for part in (factory, *getattr(factory, "__mro__", ())[1:]):
         try:
             params = inspect.signature(part).parameters
-        except (
-            TypeError,
-            ValueError,
-        ):  # builtins and some C callables have no signature: let the call decide
-            return
+        except (TypeError, ValueError):
+            return  # builtins and some C callables have no signature: let the call decide
         accepted += [
             p.name
             for p in params.values()

@@ -148,7 +148,6 @@ class MessageStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)) as conn:
-                conn.row_factory = sqlite3.Row
                 if create:
                     conn.execute("PRAGMA journal_mode=WAL")
                     conn.executescript(_SCHEMA)

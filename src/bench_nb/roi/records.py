@@ -70,11 +70,6 @@ class Judgment:
     confidence: float
     explanation: str = ""
 
-    @property
-    def exclusive(self) -> bool:
-        """Whether the probe was answerable only with memory (with it, not without it)."""
-        return self.with_memory and not self.without_memory
-
 
 @dataclass(frozen=True)
 class ModelUsage:
