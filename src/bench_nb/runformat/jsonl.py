@@ -22,6 +22,7 @@ import copy
 import os
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -104,15 +105,13 @@ def _append(path: Path, data: bytes, durable: bool) -> None:
             raise naming_file(err, path) from err
 
 
+@dataclass(slots=True)
 class _Waiting:
     """One ``GroupAppender.append`` call's text, and what became of it."""
 
-    __slots__ = ("data", "done", "error")
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.done = False
-        self.error: BaseException | None = None
+    data: bytes
+    done: bool = False
+    error: BaseException | None = None
 
 
 class GroupAppender:
