@@ -183,11 +183,10 @@ def _num(x: float | None) -> int | float:
 
 
 def _metrics(q: Any) -> RetrievalMetrics | None:
-    m = q.phases.evaluate.retrievalMetrics
-    if m is None or isinstance(m, RetrievalMetrics):
-        return m
+    """One question's retrieval metrics, decoded alone: an error names the question."""
     try:
-        return msgspec.json.decode(m, type=RetrievalMetrics | None) if m else None
+        text = _metrics_text(q.phases.evaluate.retrievalMetrics)
+        return msgspec.json.decode(text, type=RetrievalMetrics | None)
     except msgspec.ValidationError as err:
         raise RunFormatError(
             "checkpoint.json",
