@@ -153,7 +153,6 @@ class NoMemoryProvider:
 
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """Return at once: there is nothing to index."""
-        return None
 
     def search(self, container: str, query: str, k: int) -> list[SearchHit]:
         """No hits, whatever the query (``k`` is still checked)."""
@@ -162,4 +161,3 @@ class NoMemoryProvider:
 
     def clear(self, container: str) -> None:
         """Nothing to clear."""
-        return None

@@ -116,11 +116,9 @@ class RoiStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def write(self) -> Iterator[Any]:
+    def write(self) -> AbstractContextManager[Any]:
         """A write transaction: committed on success, rolled back on error."""
         raise NotImplementedError
-        yield
 
     def execute(self, sql: str, params: Iterable[Any] = ()) -> Any:
         """Raw SQL with ``?`` placeholders, as the server (for inspection and tests); returns a cursor."""
