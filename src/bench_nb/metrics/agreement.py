@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import combinations
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
@@ -473,42 +474,38 @@ def _pairwise(long: pl.DataFrame, judges: Sequence[str]) -> tuple[pl.DataFrame, 
     rows: list[dict[str, Any]] = []
     conf_rows: list[dict[str, Any]] = []
     wide = long.pivot(on="judge", index=["run_id", "question_id"], values="score") if judges else long
-    for i in range(len(judges)):
-        for j in range(i + 1, len(judges)):
-            a, b = (
-                pl.col(x) if x in wide.columns else pl.lit(None, pl.Float64) for x in (judges[i], judges[j])
-            )
-            # (a's score, b's score) -> items; a score is null where that judge did not score the item.
-            joint = {(x, y): n for x, y, n in wide.group_by(a.alias("a"), b.alias("b")).len().iter_rows()}
-            both = {(x, y): n for (x, y), n in joint.items() if x is not None and y is not None}
-            table = [[float(both.get((x, y), 0)) for y in CATEGORIES] for x in CATEGORIES]
-            counts: Tally = [
-                (tuple(float((x == c) + (y == c)) for c in CATEGORIES), n) for (x, y), n in both.items()
-            ]
-            n_both = sum(both.values())
-            rows.append(
-                {
-                    "judge_a": judges[i],
-                    "judge_b": judges[j],
-                    "n": n_both,
-                    "n_dropped": sum(n for (x, y), n in joint.items() if x is not None or y is not None)
-                    - n_both,
-                    "percent_agreement": percent_agreement(counts),
-                    "cohen_kappa": _cohen_kappa(table),
-                    "gwet_ac1": gwet_ac1(counts),
-                }
-            )
-            for x, sx in enumerate(CATEGORIES):
-                for y, sy in enumerate(CATEGORIES):
-                    conf_rows.append(
-                        {
-                            "judge_a": judges[i],
-                            "judge_b": judges[j],
-                            "score_a": sx,
-                            "score_b": sy,
-                            "n": int(table[x][y]),
-                        }
-                    )
+    for ja, jb in combinations(judges, 2):
+        a, b = (pl.col(x) if x in wide.columns else pl.lit(None, pl.Float64) for x in (ja, jb))
+        # (a's score, b's score) -> items; a score is null where that judge did not score the item.
+        joint = {(x, y): n for x, y, n in wide.group_by(a.alias("a"), b.alias("b")).len().iter_rows()}
+        both = {(x, y): n for (x, y), n in joint.items() if x is not None and y is not None}
+        table = [[float(both.get((x, y), 0)) for y in CATEGORIES] for x in CATEGORIES]
+        counts: Tally = [
+            (tuple(float((x == c) + (y == c)) for c in CATEGORIES), n) for (x, y), n in both.items()
+        ]
+        n_both = sum(both.values())
+        rows.append(
+            {
+                "judge_a": ja,
+                "judge_b": jb,
+                "n": n_both,
+                "n_dropped": sum(n for (x, y), n in joint.items() if x is not None or y is not None) - n_both,
+                "percent_agreement": percent_agreement(counts),
+                "cohen_kappa": _cohen_kappa(table),
+                "gwet_ac1": gwet_ac1(counts),
+            }
+        )
+        for x, sx in enumerate(CATEGORIES):
+            for y, sy in enumerate(CATEGORIES):
+                conf_rows.append(
+                    {
+                        "judge_a": ja,
+                        "judge_b": jb,
+                        "score_a": sx,
+                        "score_b": sy,
+                        "n": int(table[x][y]),
+                    }
+                )
     pair_schema = {
         "judge_a": pl.Utf8,
         "judge_b": pl.Utf8,
@@ -613,21 +610,20 @@ def _graded(
                 | {"krippendorff_alpha": st["krippendorff_alpha"], "gwet_ac1": _NAN}
             )
     pair_rows = []
-    for i in range(len(judges)):
-        for j in range(i + 1, len(judges)):
-            st = _graded_stats(long.filter(pl.col("judge").is_in([judges[i], judges[j]])), 2)
-            pair_rows.append(
-                {
-                    "judge_a": judges[i],
-                    "judge_b": judges[j],
-                    "n": st["n_items"],
-                    "n_dropped": st["n_dropped"],
-                    "percent_agreement": st["percent_agreement"],
-                    "cohen_kappa": _NAN,
-                    "gwet_ac1": _NAN,
-                    "krippendorff_alpha_interval": st["krippendorff_alpha"],
-                }
-            )
+    for ja, jb in combinations(judges, 2):
+        st = _graded_stats(long.filter(pl.col("judge").is_in([ja, jb])), 2)
+        pair_rows.append(
+            {
+                "judge_a": ja,
+                "judge_b": jb,
+                "n": st["n_items"],
+                "n_dropped": st["n_dropped"],
+                "percent_agreement": st["percent_agreement"],
+                "cohen_kappa": _NAN,
+                "gwet_ac1": _NAN,
+                "krippendorff_alpha_interval": st["krippendorff_alpha"],
+            }
+        )
     return (
         _graded_stats(long, len(judges)),
         pl.DataFrame(by_rows, infer_schema_length=None),
