@@ -344,3 +344,10 @@ def test_resuming_a_run_that_is_not_there_says_so_alike(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["run", "-r", "nope", "--runs-dir", str(tmp_path)])
     assert isinstance(result.exception, BenchNbError) and str(result.exception) == str(notebook.value)
     assert not (tmp_path / "nope").exists()
+
+
+def test_resuming_a_run_that_is_not_there_leaves_no_runs_folder_behind(tmp_path: Path) -> None:
+    # a mistyped --runs-dir: the folders made to lock the run are removed with it
+    with pytest.raises(BenchNbError, match="there is no run 'nope' in"):
+        run_benchmark(run_id="nope", runs_dir=tmp_path / "typo" / "runs")
+    assert list(tmp_path.iterdir()) == []

@@ -65,8 +65,9 @@ def open_run(run_dir: Path) -> Iterator[tuple[Checkpoint, RunSpec] | None]:
     """The run directory made and locked (``lock_run``) for the block, cleared of the temporary files a killed
     writer left (no live writer owns them now), and the run read back once under the lock: its checkpoint with
     its journal replayed and its settings (``runformat.load.read_resumed``), ``None`` for a new run. A
-    directory made here is removed again if the block fails before the run's checkpoint is written."""
-    created = not run_dir.exists()
+    directory made here is removed again if the block fails before the run's checkpoint is written (and the
+    folders made above it, left empty)."""
+    made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]  # the run's folder and those above it
     run_dir.mkdir(parents=True, exist_ok=True)
     with lock_run(run_dir) as lock:
         if lock.stale:
@@ -83,6 +84,9 @@ def open_run(run_dir: Path) -> Iterator[tuple[Checkpoint, RunSpec] | None]:
         try:
             yield read_resumed(run_dir)
         except BaseException:
-            if created and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
+            if made and not (run_dir / CHECKPOINT).exists():  # leave no empty run directory behind
                 shutil.rmtree(run_dir, ignore_errors=True)
+                for folder in made[1:]:  # nor the folders made for it, if nothing else is in them now
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
             raise
