@@ -89,9 +89,7 @@ class RoiRun:
                 store.finish_run(self.run_id, "failed", f"{type(err).__name__}: {err}")
                 raise
             self.status = "done"
-            summary = summarize_run(store, self.owner, self.run_id)
-        assert summary is not None
-        return summary
+        return self.summary()
 
 
 def new_run_id() -> str:
