@@ -134,6 +134,18 @@ def test_a_corrupted_cache_is_reported_and_force_refetches(
     assert len(file_server.requests) == 2
 
 
+def test_a_failed_forced_download_keeps_the_good_cached_copy(
+    file_server, sample_bytes: bytes, tmp_path: Path
+) -> None:
+    file_server.files["remote.json"] = sample_bytes
+    _register(file_server.url("remote.json"), hashlib.sha256(sample_bytes).hexdigest())
+    cached = fetch_benchmark("remote", cache_dir=tmp_path, progress=False)
+    file_server.files["remote.json"] = sample_bytes[:-10]  # upstream changed: the download fails its pin
+    with pytest.raises(DatasetError, match="sha256 mismatch"):
+        fetch_benchmark("remote", cache_dir=tmp_path, progress=False, force=True)
+    assert cached.read_bytes() == sample_bytes
+
+
 def test_explicit_path_that_differs_from_the_pin_warns(tmp_path: Path, sample_bytes: bytes) -> None:
     copy = tmp_path / "modified.json"
     copy.write_bytes(sample_bytes.replace(b"Pilot", b"Pilat"))

@@ -8,17 +8,33 @@ import hashlib
 import json
 import shutil
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bench_nb import load_errata
-from bench_nb.benchmarks import DatasetWarning
-from bench_nb.benchmarks import errata as errata_module
-from bench_nb.benchmarks.errata import ERRATA, ERRATA_FORMAT, fetch_errata
+from bench_nb.benchmarks import DatasetWarning, fetch_benchmark, get_benchmark_spec, register_benchmark
+from bench_nb.benchmarks.errata import ERRATA_FORMAT
+from bench_nb.benchmarks.registry import get_errata_spec
 from bench_nb.errors import DatasetError
 
-PIN = ERRATA["locomo-errata"].sha256
+PIN = get_errata_spec("locomo").sha256
+
+
+@pytest.fixture
+def served_errata(file_server, locomo_audit: Path) -> Iterator[bytes]:
+    """LoCoMo registered with its errata file served by the test server at ``errors.json`` (restored after)."""
+    body = (locomo_audit / "errors.json").read_bytes()
+    file_server.files["errors.json"] = body
+    locomo = get_benchmark_spec("locomo")
+    fields = {f.name: getattr(locomo, f.name) for f in dataclasses.fields(locomo)}
+    del fields["name"], fields["reader"]
+    assert locomo.errata is not None
+    served = dataclasses.replace(locomo.errata, url=file_server.url("errors.json"))
+    register_benchmark("locomo", locomo.reader, replace=True, **{**fields, "errata": served})
+    yield body
+    register_benchmark("locomo", locomo.reader, replace=True, **fields)
 
 
 def test_the_audits_errata_load_with_their_published_counts(locomo_audit: Path) -> None:
@@ -50,7 +66,8 @@ def test_errata_ids_are_bench_nbs_locomo_ids_and_their_texts_match_the_dataset(
     errata = load_errata(locomo_audit / "errors.json")
     data = json.loads(locomo_path.read_text())
     by_id = {f"{s['sample_id']}-q{i}": item for s in data for i, item in enumerate(s["qa"])}
-    assert "conv-26-q1" in errata and errata.entries["conv-26-q1"].source_id == "locomo_0_qa1"
+    # locomo_0_qa1 is conv-26-q1 (conversation 0 in file order); every entry's text matches its mapped question
+    assert "conv-26-q1" in errata and errata.entries["conv-26-q1"].question == by_id["conv-26-q1"]["question"]
     for e in errata:
         item = by_id[e.question_id]
         assert item["question"] == e.question and item["category"] == e.category
@@ -59,7 +76,8 @@ def test_errata_ids_are_bench_nbs_locomo_ids_and_their_texts_match_the_dataset(
 def test_a_registered_errata_file_is_verified_against_its_pin(locomo_audit: Path, tmp_path: Path) -> None:
     cached = tmp_path / "locomo-errata" / "errors.json"
     with pytest.raises(
-        DatasetError, match="locomo-errata is not downloaded; run `bench-nb datasets download"
+        DatasetError,
+        match=r"locomo-errata is not downloaded \(download=False\); run `bench-nb datasets download",
     ):
         load_errata("locomo", cache_dir=tmp_path, download=False)
     cached.parent.mkdir()
@@ -76,20 +94,17 @@ def test_a_registered_errata_file_is_verified_against_its_pin(locomo_audit: Path
 
 
 def test_download_goes_through_the_datasets_machinery(
-    file_server, locomo_audit: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    file_server, served_errata: bytes, tmp_path: Path
 ) -> None:
-    body = (locomo_audit / "errors.json").read_bytes()
-    file_server.files["audit/errors.json"] = body
-    spec = dataclasses.replace(ERRATA["locomo-errata"], url=file_server.url("audit/errors.json"))
-    monkeypatch.setitem(errata_module.ERRATA, "locomo-errata", spec)
+    body = served_errata
     errata = load_errata("locomo", cache_dir=tmp_path)
     assert len(errata) == 156 and (tmp_path / "locomo-errata" / "errors.json").read_bytes() == body
-    assert file_server.requests == ["/audit/errors.json"]
+    assert file_server.requests == ["/errors.json"]
     load_errata("locomo", cache_dir=tmp_path)  # cached: no second request
     assert len(file_server.requests) == 1
-    file_server.files["audit/errors.json"] = body[:-2] + b"]"
+    file_server.files["errors.json"] = body[:-2] + b"]"
     with pytest.raises(DatasetError, match="sha256 mismatch"):
-        fetch_errata("locomo-errata", cache_dir=tmp_path, force=True, progress=False)
+        fetch_benchmark("locomo-errata", cache_dir=tmp_path, force=True, progress=False)
     assert (tmp_path / "locomo-errata" / "errors.json").read_bytes() == body  # the good copy is kept
 
 
@@ -120,17 +135,12 @@ def test_bench_nbs_own_errata_format_and_bad_entries(tmp_path: Path) -> None:
         load_errata(tmp_path / "missing.json")
 
 
-def test_datasets_cli_lists_downloads_and_verifies_the_errata(
-    file_server, locomo_audit: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_datasets_cli_lists_downloads_and_verifies_the_errata(served_errata: bytes, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from bench_nb.cli import cli
 
-    body = (locomo_audit / "errors.json").read_bytes()
-    file_server.files["errors.json"] = body
-    spec = dataclasses.replace(ERRATA["locomo-errata"], url=file_server.url("errors.json"))
-    monkeypatch.setitem(errata_module.ERRATA, "locomo-errata", spec)
+    body = served_errata
     cache = ["--cache-dir", str(tmp_path)]
     listed = CliRunner().invoke(cli, ["datasets", "list", *cache])
     assert (

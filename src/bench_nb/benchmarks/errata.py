@@ -2,8 +2,8 @@
 
 LoCoMo's answer key is wrong for 99 of its 1,540 scored questions (the public LoCoMo audit, dial481/locomo-audit):
 a perfect system tops out at 93.57%. ``load_errata`` reads the audit's ``errors.json`` (downloaded from the
-audit's repository, pinned by sha256 like the datasets) or a file in bench_nb's own errata format, which any
-team can write for its benchmark (docs/benchmarks.md, "Errata"):
+audit's repository, pinned by sha256 in LoCoMo's registration: ``registry.ErrataSpec``) or a file in bench_nb's
+own errata format, which any team can write for its benchmark (docs/benchmarks.md, "Errata"):
 
     {"format": "bench_nb-errata/1", "benchmark": "locomo",
      "entries": [{"question_id": "conv-26-q43", "error_type": "AMBIGUOUS", "gold_wrong": true,
@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_nb.benchmarks.download import DatasetWarning, check_sha256, download_file, sha256_file
+from bench_nb.benchmarks.download import DatasetWarning, check_sha256, sha256_file
 from bench_nb.benchmarks.jsonfile import read_json
 from bench_nb.benchmarks.locomo import locomo_id_from_numbered
-from bench_nb.benchmarks.registry import DEFAULT_CACHE_DIR
+from bench_nb.benchmarks.registry import DEFAULT_CACHE_DIR, ErrataSpec, _cached, get_errata_spec
 from bench_nb.errors import DatasetError, Problem
-from bench_nb.registry import did_you_mean
 
 ERRATA_FORMAT = "bench_nb-errata/1"
 # The audit's error types whose gold answer is right (only its evidence ids are wrong).
@@ -44,18 +43,18 @@ class Erratum:
         error_type: the kind of error, as the errata file names it (``HALLUCINATION``, ``TEMPORAL_ERROR``...).
         gold_wrong: the gold answer itself is wrong (False: e.g. only its cited evidence is).
         corrected: the right answer, when the file gives one.
-        gold: the gold answer the file says is in the dataset; question, category: as the file gives them.
+        question, category: as the file gives them.
+
+    The file's other fields (the gold answer it quotes, its reasoning, its own question id) are for people
+    auditing the file, which ``Errata.source`` and ``Errata.sha256`` name; bench_nb reads none of them.
     """
 
     question_id: str
     error_type: str
     gold_wrong: bool
     corrected: str | None = None
-    gold: str | None = None
     question: str | None = None
     category: int | None = None
-    reasoning: str | None = None
-    source_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,69 +97,6 @@ class Errata:
         return dict(collections.Counter(e.error_type for e in self).most_common())
 
 
-@dataclass(frozen=True)
-class ErrataSpec:
-    """A published errata file: where to download it and the sha256 it must have."""
-
-    name: str
-    benchmark: str
-    url: str
-    sha256: str
-    filename: str
-    description: str
-
-    def cache_path(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> Path:
-        """Where the downloaded errata file lives in ``cache_dir``."""
-        return Path(cache_dir) / self.name / self.filename
-
-
-ERRATA: dict[str, ErrataSpec] = {
-    "locomo-errata": ErrataSpec(
-        name="locomo-errata",
-        benchmark="locomo",
-        url=(
-            "https://raw.githubusercontent.com/dial481/locomo-audit/"
-            "9493fb4b4af4256ed17a18e8fd0b3cfdeec29539/errors.json"
-        ),
-        sha256="f298ef46263fada20688a1d672be37d4f488c6da3b19343eea55ae5c1b5fe55e",
-        filename="errors.json",
-        description="LoCoMo answer-key errata: 156 entries, 99 wrong gold answers (dial481/locomo-audit; CC BY-NC 4.0)",
-    )
-}
-_ALIASES = {"locomo": "locomo-errata"}
-
-
-def get_errata_spec(name: str) -> ErrataSpec:
-    """The published errata file registered as ``name`` (``locomo-errata``, or its benchmark's name)."""
-    key = _ALIASES.get(name.lower(), name.lower())
-    if key not in ERRATA:
-        raise DatasetError(
-            f"unknown errata {name!r}{did_you_mean(name, ERRATA)}; known: {', '.join(sorted(ERRATA))}"
-        )
-    return ERRATA[key]
-
-
-def fetch_errata(
-    name: str = "locomo-errata",
-    *,
-    cache_dir: str | Path = DEFAULT_CACHE_DIR,
-    progress: bool = True,
-    force: bool = False,
-) -> Path:
-    """Download a published errata file into the cache (verified against its pin) and return its path."""
-    spec = get_errata_spec(name)
-    target = spec.cache_path(cache_dir)
-    if force or not target.is_file():
-        download_file(
-            spec.url,
-            target,
-            sha256=spec.sha256,
-            progress=progress,
-            instead="pass a local copy of the file instead: load_errata('errors.json')",
-        )
-    return target
-
-
 def load_errata(
     path: str | Path,
     *,
@@ -188,20 +124,14 @@ def load_errata(
             spec = get_errata_spec(str(path))
         except DatasetError:
             raise DatasetError(f"{path}: no such errata file (and not a registered errata name)") from None
-        file = spec.cache_path(cache_dir)
-        if not file.is_file():
-            if not download:
-                raise DatasetError(
-                    f"{file}: {spec.name} is not downloaded; run `bench-nb datasets download {spec.name}`"
-                )
-            fetch_errata(spec.name, cache_dir=cache_dir, progress=False)
+        file = _cached(spec, cache_dir, download=download, pin=spec.sha256, progress=False)
     actual = sha256_file(file)
     expected = sha256 if sha256 is not None else spec.sha256 if spec is not None else None
     check_sha256(actual, expected, source=str(file))
     data = read_json(file)
     if isinstance(data, list):
         errata = _read_audit(file, data, actual)
-        pin = ERRATA["locomo-errata"].sha256
+        pin = get_errata_spec("locomo").sha256
         if spec is None and sha256 is None and actual != pin:
             warnings.warn(
                 f"{file}: sha256 {actual} differs from the published LoCoMo audit's errors.json ({pin}); "
@@ -249,11 +179,8 @@ def _read_audit(file: Path, data: list[Any], sha: str) -> Errata:
             error_type=item["error_type"],
             gold_wrong=item["error_type"] not in AUDIT_GOLD_RIGHT,
             corrected=_text(item.get("correct_answer")),
-            gold=_text(item.get("golden_answer")),
             question=_text(item.get("question")),
             category=category if isinstance(category, int) and not isinstance(category, bool) else None,
-            reasoning=_text(item.get("reasoning")),
-            source_id=raw_id,
         )
     return Errata("locomo", entries, str(file), sha, tuple(problems))
 
@@ -289,10 +216,7 @@ def _read_own(file: Path, data: dict[str, Any], sha: str) -> Errata:
             error_type=etype,
             gold_wrong=wrong,
             corrected=_text(item.get("corrected_answer")),
-            gold=_text(item.get("gold")),
             question=_text(item.get("question")),
             category=category if isinstance(category, int) and not isinstance(category, bool) else None,
-            reasoning=_text(item.get("reasoning")),
-            source_id=qid,
         )
     return Errata(benchmark, entries, str(file), sha, tuple(problems))

@@ -23,7 +23,7 @@ from typing import Any
 
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
-from bench_nb.registry import Registry
+from bench_nb.registry import Registry, did_you_mean
 
 from .beam import TIERS, read_beam, tier_pins
 from .beam import folder_files as beam_folder_files
@@ -77,6 +77,34 @@ _HF = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/ma
 
 
 @dataclass(frozen=True)
+class ErrataSpec:
+    """A benchmark's published answer-key errata file (``BenchmarkSpec.errata``; ``load_errata`` reads it):
+    registered as ``<benchmark>-errata``, cached as ``<cache_dir>/<benchmark>-errata/<the url's file name>``,
+    downloaded and verified against its pin as the benchmark's own file is.
+
+    Attributes:
+        url: where it is published.
+        sha256: the pinned hash a download or cached copy must have.
+        description: one line for ``bench-nb datasets list``.
+        benchmark: the benchmark it corrects (``register_benchmark`` sets it).
+    """
+
+    url: str
+    sha256: str
+    description: str = ""
+    benchmark: str = ""
+
+    @property
+    def name(self) -> str:
+        """The name ``load_errata`` and ``bench-nb datasets`` take (besides the benchmark's own)."""
+        return f"{self.benchmark}-errata"
+
+    def cache_path(self, cache_dir: str | Path = DEFAULT_CACHE_DIR) -> Path:
+        """Where the downloaded errata file lives in ``cache_dir``."""
+        return Path(cache_dir) / self.name / self.url.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """One registered benchmark.
 
@@ -95,6 +123,7 @@ class BenchmarkSpec:
         folder_files: a folder benchmark's files in a local copy, ``folder_files(root)`` (default: those of
             ``files`` the copy holds).
         traits: what the rest of bench_nb knows about it (``BenchmarkTraits``).
+        errata: its answer key's published errata file (``ErrataSpec``), if any.
     """
 
     name: str
@@ -109,6 +138,7 @@ class BenchmarkSpec:
     source: str = ""
     folder_files: Callable[[Path], list[str]] | None = None
     traits: BenchmarkTraits = BenchmarkTraits()
+    errata: ErrataSpec | None = None
 
     @property
     def is_folder(self) -> bool:
@@ -146,7 +176,7 @@ def register_benchmark(
         replace: allow replacing an existing registration of ``name``.
         fields: the rest of its ``BenchmarkSpec``: ``description``, ``url``, ``sha256`` (the pinned hex digest a
             download or cached copy must have), ``filename`` (default: the url's last segment), ``aliases``,
-            ``bundled``, ``files``, ``source``, ``folder_files``, ``traits``.
+            ``bundled``, ``files``, ``source``, ``folder_files``, ``traits``, ``errata``.
 
     Raises:
         DatasetError: the name or an alias is taken and ``replace`` is False, or a field is not a spec's.
@@ -156,6 +186,8 @@ def register_benchmark(
     fields["sha256"] = (fields.get("sha256") or "").lower() or None
     fields["aliases"] = tuple(a.lower() for a in fields.get("aliases", ()))
     fields["files"] = tuple(fields.get("files", ()))
+    if fields.get("errata") is not None:
+        fields["errata"] = dataclasses.replace(fields["errata"], benchmark=name.strip().lower())
     try:
         spec = BenchmarkSpec(name.strip().lower(), reader, **fields)
     except TypeError as err:
@@ -180,6 +212,25 @@ def get_benchmark_spec(name: str) -> BenchmarkSpec:
         DatasetError: no such benchmark; the message lists the known names.
     """
     return _BENCHMARKS.get(name)
+
+
+def list_errata() -> list[str]:
+    """The registered errata names (``<benchmark>-errata``), in the order of their benchmarks."""
+    return [s.errata.name for s in map(_BENCHMARKS.get, _BENCHMARKS.names()) if s.errata is not None]
+
+
+def get_errata_spec(name: str) -> ErrataSpec:
+    """The published errata file registered as ``name``: ``<benchmark>-errata``, or the benchmark's name or an
+    alias (``locomo``).
+
+    Raises:
+        DatasetError: no such errata; the message lists the known names.
+    """
+    spec = _BENCHMARKS.find(name.strip().lower().removesuffix("-errata"))
+    if spec is None or spec.errata is None:
+        known = list_errata()
+        raise DatasetError(f"unknown errata {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}")
+    return spec.errata
 
 
 def benchmark_traits(name: str) -> BenchmarkTraits:
@@ -283,15 +334,23 @@ def load_benchmark(
 
 
 def _cached(
-    spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool, pin: str | None, progress: bool
+    spec: BenchmarkSpec | ErrataSpec,
+    cache_dir: str | Path,
+    *,
+    download: bool,
+    pin: str | None,
+    progress: bool,
+    force: bool = False,
 ) -> Path:
+    """A benchmark's (or errata's) file in the cache, downloaded and verified against ``pin`` when it is missing
+    (or ``force``: a failed download keeps the copy there)."""
     target = spec.cache_path(cache_dir)
     if target is None or spec.url is None:
         raise DatasetError(
             f"benchmark {spec.name!r} has no download URL: pass the file, "
             f"e.g. load_benchmark({spec.name!r}, 'questions.json') in Python, --dataset FILE on the command line"
         )
-    if target.is_file():
+    if target.is_file() and not force:
         return target
     if not download:
         raise DatasetError(
@@ -302,8 +361,10 @@ def _cached(
     return target
 
 
-def _local_copy(spec: BenchmarkSpec) -> str:
-    """What to do when a benchmark cannot be downloaded, for both places it is asked for."""
+def _local_copy(spec: BenchmarkSpec | ErrataSpec) -> str:
+    """What to do when a benchmark (or errata) cannot be downloaded, for both places it is asked for."""
+    if isinstance(spec, ErrataSpec):
+        return f"pass a local copy of the file instead: load_errata({spec.cache_path().name!r})"
     what, path = ("folder", "DIR") if spec.is_folder else ("file", "FILE")
     return (
         f"pass a local copy of the {what} instead: load_benchmark({spec.name!r}, {path!r}) in Python, "
@@ -398,7 +459,11 @@ def _cached_folder(spec: BenchmarkSpec, cache_dir: str | Path, *, download: bool
 def fetch_benchmark(
     name: str, *, cache_dir: str | Path = DEFAULT_CACHE_DIR, progress: bool = True, force: bool = False
 ) -> Path:
-    """Download a benchmark's official file into the cache (verified when pinned) and return its path."""
+    """Download a benchmark's official file (or, named ``<benchmark>-errata``, its errata file) into the cache,
+    verified when pinned, and return its path; ``force`` downloads it again (a failed download keeps the copy)."""
+    if name.strip().lower() in list_errata():
+        errata = get_errata_spec(name)
+        return _cached(errata, cache_dir, download=True, pin=errata.sha256, progress=progress, force=force)
     spec = get_benchmark_spec(name)
     target = spec.cache_path(cache_dir)
     if spec.is_folder:
@@ -407,9 +472,7 @@ def fetch_benchmark(
                 if sha is not None:
                     (target / rel).unlink(missing_ok=True)
         return _cached_folder(spec, cache_dir, download=True, progress=progress)
-    if force and target is not None and target.is_file():
-        target.unlink()
-    return _cached(spec, cache_dir, download=True, pin=spec.sha256, progress=progress)
+    return _cached(spec, cache_dir, download=True, pin=spec.sha256, progress=progress, force=force)
 
 
 def detect_benchmark(path: str | Path) -> str:
@@ -455,6 +518,14 @@ register_benchmark(
     url="https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
     sha256="79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
     traits=BenchmarkTraits(locomo_questions=True),
+    errata=ErrataSpec(
+        url=(
+            "https://raw.githubusercontent.com/dial481/locomo-audit/"
+            "9493fb4b4af4256ed17a18e8fd0b3cfdeec29539/errors.json"
+        ),
+        sha256="f298ef46263fada20688a1d672be37d4f488c6da3b19343eea55ae5c1b5fe55e",
+        description="LoCoMo answer-key errata: 156 entries, 99 wrong gold answers (dial481/locomo-audit; CC BY-NC 4.0)",
+    ),
 )
 _LONGMEMEVAL = BenchmarkTraits(haystack_per_question=True)
 register_benchmark(

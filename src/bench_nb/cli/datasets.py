@@ -18,8 +18,8 @@ from bench_nb.benchmarks import (
     load_benchmark,
 )
 from bench_nb.benchmarks.download import sha256_file
-from bench_nb.benchmarks.errata import ERRATA, fetch_errata, get_errata_spec, load_errata
-from bench_nb.benchmarks.registry import folder_sha256
+from bench_nb.benchmarks.errata import load_errata
+from bench_nb.benchmarks.registry import folder_sha256, get_errata_spec, list_errata
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.registry import did_you_mean
 
@@ -58,11 +58,11 @@ def list_cmd(cache_dir: Path) -> None:
         else:
             pin = f"sha256 {spec.sha256}" if spec.sha256 else ("unpinned" if spec.url else "")
         click.echo("    " + "; ".join(x for x in (where, pin) if x))
-    for name, errata in ERRATA.items():
-        click.echo(f"{name} (answer-key errata for {errata.benchmark}): {errata.description}")
-        cached = errata.cache_path(cache_dir)
-        where = f"cached at {cached}" if cached.is_file() else "not downloaded"
-        click.echo(f"    {where}; sha256 {errata.sha256}")
+        if (errata := spec.errata) is not None:
+            click.echo(f"{errata.name} (answer-key errata for {name}): {errata.description}")
+            cached = errata.cache_path(cache_dir)
+            where = f"cached at {cached}" if cached.is_file() else "not downloaded"
+            click.echo(f"    {where}; sha256 {errata.sha256}")
 
 
 @datasets.command()
@@ -71,8 +71,8 @@ def list_cmd(cache_dir: Path) -> None:
 @click.option("--force", is_flag=True, help="Download again even when a cached copy exists.")
 def download(name: str, cache_dir: Path, force: bool) -> None:
     """Download NAME from its official URL into the cache, verifying its sha256."""
-    if name.lower() in ERRATA:
-        path = fetch_errata(name, cache_dir=cache_dir, force=force)
+    if name.lower() in list_errata():
+        path = fetch_benchmark(name, cache_dir=cache_dir, force=force)
         click.echo(f"{name.lower()}: {path}")
         click.echo(f"sha256 {sha256_file(path)} (verified)")
         return
@@ -103,7 +103,8 @@ def verify(target: str, benchmark: str | None, expected: str | None, cache_dir: 
     cannot be read is listed. Exits with status 1 on a hash mismatch or unreadable records.
     """
     path = Path(target)
-    if (benchmark or "").lower() in ERRATA or (not path.exists() and target.lower() in ERRATA):
+    errata = list_errata()
+    if (benchmark or "").lower() in errata or (not path.exists() and target.lower() in errata):
         _verify_errata(path if path.exists() else None, benchmark or target, expected, cache_dir)
         return
     if path.exists():
@@ -140,7 +141,7 @@ def _dataset_spec(name: str) -> Any:
         return get_benchmark_spec(name)
     except DatasetError:
         benchmarks = {a for b in list_benchmarks() for a in (b, *get_benchmark_spec(b).aliases)}
-        known = sorted({*benchmarks, *ERRATA})
+        known = sorted({*benchmarks, *list_errata()})
         raise DatasetError(
             f"unknown dataset {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"
         ) from None
