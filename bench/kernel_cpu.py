@@ -13,6 +13,7 @@ change to the statistics or to what they import shows.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import resource
 import statistics
@@ -54,6 +55,10 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=2000)
     args = ap.parse_args()
     sources = {"this": REPO / "src", "baseline": baseline_sources(args.baseline)}
+    for (
+        src
+    ) in sources.values():  # both imported from bytecode (with PYTHONDONTWRITEBYTECODE set, else source)
+        compileall.compile_dir(src / "bench_nb", quiet=1)
     with tempfile.TemporaryDirectory(prefix="bench-kernel-") as tmp:
         write_synthetic_runs(Path(tmp) / "runs", n_questions=args.questions)
         runs = str(Path(tmp) / "runs" / "*")
