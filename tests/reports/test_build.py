@@ -134,6 +134,30 @@ def test_parse_params() -> None:
     assert parse_params((("ids", '["a", "b"]'),)) == {"ids": ["a", "b"]}
 
 
+def test_run_s_and_report_p_read_a_value_by_one_rule() -> None:
+    """``bench-nb run -s KEY=VALUE`` reads its value as ``bench-nb report -p KEY VALUE`` does (docs/reports.md);
+    before, ``-s`` read JSON: ``True`` and ``none`` stayed text, a quoted ``"x"`` lost its quotes."""
+    from bench_nb.cli.run import _key_values
+
+    texts = [
+        "True",
+        "none",
+        "null",
+        '"quoted"',
+        "1_000",
+        "inf",
+        "10",
+        "0.5",
+        "[1, 2]",
+        '{"a": 1}',
+        "episodes",
+        "",
+    ]
+    for text in texts:
+        assert _key_values((f"k={text}",), "--provider-setting") == parse_params((("k", text),)), text
+    assert _key_values(("infer=True", "mode=none"), "--provider-setting") == {"infer": True, "mode": None}
+
+
 def test_serve_binds_loopback_and_serves_reports(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("<h1>hello</h1>")
     server = make_server(tmp_path, port=0)

@@ -10,7 +10,6 @@ from its directory (``runner.plan``), as it does for ``run_benchmark(run_id=...)
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import click
 
 from bench_nb.benchmarks.registry import benchmark_traits, list_benchmarks
+from bench_nb.cli.reporting import parse_value
 from bench_nb.errors import BenchNbError
 from bench_nb.runformat.format import PHASES
 from bench_nb.runformat.spec import RunRequest
@@ -34,16 +34,14 @@ from bench_nb.runner.settings import (
 
 
 def _key_values(pairs: tuple[str, ...], what: str) -> dict[str, Any]:
-    """``("a=1", "b=x")`` -> ``{"a": 1, "b": "x"}`` (values read as JSON when they parse)."""
+    """``("a=1", "b=x")`` -> ``{"a": 1, "b": "x"}``, each value read as ``bench-nb report``'s ``-p`` values are
+    (``parse_value``)."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint=what)
-        try:
-            out[key.strip()] = json.loads(value)
-        except ValueError:
-            out[key.strip()] = value
+        out[key.strip()] = parse_value(value)
     return out
 
 
