@@ -13,8 +13,8 @@ import pytest
 from bench_nb.demo_runs import write_synthetic_run
 from bench_nb.errors import BenchNbError
 from bench_nb.frames.questions import questions_frame, runs_frame
-from bench_nb.runformat.load import read_run
-from bench_nb.runformat.spec import RunRequest, RunSpec, check_like_for_like, differences, read_spec
+from bench_nb.runformat.load import check_like_for_like, read_run
+from bench_nb.runformat.spec import RunRequest, RunSpec, differences, read_spec
 
 OLD = Path(__file__).parents[1] / "fixtures" / "old_runs"
 

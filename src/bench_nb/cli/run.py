@@ -428,7 +428,7 @@ def compare(
     import warnings
 
     from bench_nb.runformat.format import now_stamp
-    from bench_nb.runformat.spec import check_like_for_like
+    from bench_nb.runformat.load import check_like_for_like
     from bench_nb.runner.comparison import run_comparison as run_compare
     from bench_nb.runner.comparison import write_compare_manifest
 

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 from bench_nb.lazy import attach
 
 if TYPE_CHECKING:
-    from bench_nb.runformat.load import Run, RunSet
+    from bench_nb.runformat.load import Run, RunSet, check_like_for_like
     from bench_nb.runformat.report import memorybench_report
-    from bench_nb.runformat.spec import RunSpec, check_like_for_like, read_spec
+    from bench_nb.runformat.spec import RunSpec, read_spec
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "bench_nb.runformat.load": ["Run", "RunSet"],
+        "bench_nb.runformat.load": ["Run", "RunSet", "check_like_for_like"],
         "bench_nb.runformat.report": ["memorybench_report"],
-        "bench_nb.runformat.spec": ["RunSpec", "check_like_for_like", "read_spec"],
+        "bench_nb.runformat.spec": ["RunSpec", "read_spec"],
     },
 )

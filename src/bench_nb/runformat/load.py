@@ -24,7 +24,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
@@ -53,7 +53,7 @@ from bench_nb.runformat.harnesses import (
     needs_locomo,
 )
 from bench_nb.runformat.journal import CHECKPOINT, apply_journal
-from bench_nb.runformat.spec import RunSpec, read_spec
+from bench_nb.runformat.spec import RunSpec, differences, read_spec
 from bench_nb.runformat.view import CheckpointView, QuestionView
 
 if TYPE_CHECKING:
@@ -768,6 +768,24 @@ def load_runs(
     reader = read_run if complete or strict else read_run_deferred
     runs, problems = _load(sources, reader, strict=strict, fmt=format, dataset=dataset)
     return RunSet(runs, problems)
+
+
+def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
+    """How the runs differ in question set, k, answerer, judge, prompts or benchmark file (empty: like for like).
+
+    ``differences`` over each run's ``read_spec``; the prompts are compared by hash (the answer prompt and the
+    primary judge's).
+    """
+    stored = getattr(runs, "recorded_settings", None)  # a run store (frames.store.StoredRuns)
+    if callable(stored):
+        return differences(stored())
+    if isinstance(runs, RunSet):
+        loaded: list[Run] = list(runs)
+    elif isinstance(runs, Sequence) and not isinstance(runs, str) and all(isinstance(r, Run) for r in runs):
+        loaded = list(runs)  # type: ignore[arg-type]
+    else:
+        loaded = list(load_runs(runs))  # type: ignore[arg-type]
+    return differences([read_spec(run) for run in loaded])
 
 
 def find_run_paths(sources: Sources) -> tuple[list[Path], list[Problem]]:

@@ -31,7 +31,7 @@ from bench_nb.errors import BenchNbError, ComparisonError
 
 if TYPE_CHECKING:  # loading runs is imported where it is used: the command line builds a RunSpec without it
     from bench_nb.runformat.format import Checkpoint
-    from bench_nb.runformat.load import Run, RunSet, Sources
+    from bench_nb.runformat.load import Run
 
 _MISSING = "(not recorded)"
 # The context format of a run that records none (made before formats had versions; models.prompt's
@@ -567,23 +567,3 @@ def differences(
             f"custom prompt: {', '.join(custom)} used a provider's own prompt, not graded like the others"
         )
     return out
-
-
-def check_like_for_like(runs: Sources | RunSet | Sequence[Run]) -> list[str]:
-    """How the runs differ in question set, k, answerer, judge, prompts or benchmark file (empty: like for like).
-
-    ``differences`` over each run's ``read_spec``; the prompts are compared by hash (the answer prompt and the
-    primary judge's).
-    """
-    from bench_nb.runformat.load import Run, RunSet, load_runs
-
-    stored = getattr(runs, "recorded_settings", None)  # a run store (frames.store.StoredRuns)
-    if callable(stored):
-        return differences(stored())
-    if isinstance(runs, RunSet):
-        loaded: list[Run] = list(runs)
-    elif isinstance(runs, Sequence) and not isinstance(runs, str) and all(isinstance(r, Run) for r in runs):
-        loaded = list(runs)  # type: ignore[arg-type]
-    else:
-        loaded = list(load_runs(runs))  # type: ignore[arg-type]
-    return differences([read_spec(run) for run in loaded])

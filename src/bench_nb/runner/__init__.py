@@ -16,7 +16,7 @@ from bench_nb.lazy import attach
 
 if TYPE_CHECKING:
     from bench_nb.runformat.journal import apply_journal
-    from bench_nb.runformat.spec import check_like_for_like
+    from bench_nb.runformat.load import check_like_for_like
     from bench_nb.runner.comparison import CompareResult, run_comparison, write_compare_manifest
     from bench_nb.runner.maintenance import clean_run
     from bench_nb.runner.retry import RetryPolicy
@@ -27,7 +27,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "bench_nb.runformat.journal": ["apply_journal"],
-        "bench_nb.runformat.spec": ["check_like_for_like"],
+        "bench_nb.runformat.load": ["check_like_for_like"],
         "bench_nb.runner.comparison": [
             "CompareResult",
             "run_comparison",

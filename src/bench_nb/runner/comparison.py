@@ -20,8 +20,7 @@ import msgspec
 from bench_nb.errors import ComparisonError
 from bench_nb.runformat.format import CompareManifest, CompareRun, now_iso, now_stamp
 from bench_nb.runformat.journal import write_atomic
-from bench_nb.runformat.load import Run, RunSet, Sources, load_runs
-from bench_nb.runformat.spec import check_like_for_like
+from bench_nb.runformat.load import Run, RunSet, Sources, check_like_for_like, load_runs
 from bench_nb.runner.plan import shared_benchmark
 from bench_nb.runner.run import RunResult, run_benchmark
 from bench_nb.runner.selection import load_benchmark_spec
