@@ -158,6 +158,19 @@ def test_run_s_and_report_p_read_a_value_by_one_rule() -> None:
     assert _key_values(("infer=True", "mode=none"), "--provider-setting") == {"infer": True, "mode": None}
 
 
+def test_an_id_with_leading_zeros_or_underscores_stays_text_for_run_s_and_report_p() -> None:
+    """``-s user_id=007`` is the id "007", not the number 7 (``-s`` read JSON numbers before it took ``-p``'s
+    rule, and JSON has no leading zeros or underscores); numbers as people write them still are numbers."""
+    from bench_nb.cli.run import _key_values
+
+    for text in ("007", "-007", "0042", "2024_01", "1_000"):
+        assert _key_values((f"user_id={text}",), "--provider-setting") == {"user_id": text}
+        assert parse_params((("user_id", text),)) == {"user_id": text}
+    numbers = {"0": 0, "7": 7, "-3": -3, "0.5": 0.5, ".5": 0.5, "1e5": 100000.0, "-0.25": -0.25, "10": 10}
+    for text, value in numbers.items():
+        assert _key_values((f"k={text}",), "--provider-setting") == {"k": value}
+
+
 def test_serve_binds_loopback_and_serves_reports(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("<h1>hello</h1>")
     server = make_server(tmp_path, port=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,19 +11,26 @@ import click
 
 from bench_nb.errors import ReportError
 
+_LEADING_ZERO = re.compile(r"[+-]?0[0-9]")  # "007": an id as a number would lose its zeros
+
 
 def parse_value(text: str) -> Any:
-    """A parameter value from the command line: int, float, true/false, none, JSON list/object, else text."""
+    """A parameter value from the command line: int, float, true/false, none, JSON list/object, else text.
+
+    Digits with a leading zero or an underscore (``007``, ``2024_01``) stay text: ids, not numbers, though
+    Python's int() reads them.
+    """
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
     if low in ("none", "null"):
         return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
+    if "_" not in text and not _LEADING_ZERO.match(low):
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
     if text.strip()[:1] in ("[", "{"):
         try:
             return json.loads(text)
