@@ -10,12 +10,12 @@ import pytest
 
 from bench_nb.benchmarks import (
     DatasetWarning,
-    download_file,
     fetch_benchmark,
     load_benchmark,
     read_custom,
     register_benchmark,
 )
+from bench_nb.benchmarks.download import download_file
 from bench_nb.benchmarks.registry import get_benchmark_spec
 from bench_nb.errors import DatasetError
 

@@ -166,7 +166,8 @@ def test_a_pinned_download_is_verified_and_cached(
 ) -> None:
     from functools import partial
 
-    from bench_nb.benchmarks import register_benchmark, sha256_file
+    from bench_nb.benchmarks import register_benchmark
+    from bench_nb.benchmarks.download import sha256_file
 
     src = write_dataset(tmp_path / "src")
     rels = ["questions.jsonl", "trajectories.jsonl", "haystacks/lme_v2_small.json"]

@@ -6,8 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.benchmarks import load_benchmark, parse_locomo_date, read_locomo
-from bench_nb.benchmarks.locomo import LOCOMO_TYPE_REGISTRY, normalize_evidence
+from bench_nb.benchmarks import load_benchmark
+from bench_nb.benchmarks.locomo import (
+    LOCOMO_TYPE_REGISTRY,
+    normalize_evidence,
+    parse_locomo_date,
+    read_locomo,
+)
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
 from bench_nb.runformat.dataset import read_memorybench_dataset

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.benchmarks import load_benchmark, parse_longmemeval_date, read_longmemeval
+from bench_nb.benchmarks import load_benchmark
+from bench_nb.benchmarks.longmemeval import parse_longmemeval_date, read_longmemeval
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
 from bench_nb.runformat.dataset import read_memorybench_dataset

@@ -17,9 +17,10 @@ import msgspec
 import pytest
 
 from beam_tier import write_tier
-from bench_nb.benchmarks import load_benchmark, read_longmemeval
+from bench_nb.benchmarks import load_benchmark
 from bench_nb.benchmarks.beam import read_beam
 from bench_nb.benchmarks.lmev2 import read_longmemeval_v2
+from bench_nb.benchmarks.longmemeval import read_longmemeval
 from bench_nb.providers import register_provider, unregister_provider
 from bench_nb.records import Benchmark, IngestResult, SearchHit, Session
 from bench_nb.runformat.format import Checkpoint

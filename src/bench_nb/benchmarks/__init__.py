@@ -11,9 +11,7 @@ Registered: ``locomo``, ``longmemeval`` (alias ``longmemeval-oracle``), ``longme
 
 from typing import TYPE_CHECKING
 
-from bench_nb.benchmarks.download import DatasetWarning, download_file, sha256_file
-from bench_nb.benchmarks.locomo import LOCOMO_TYPE_REGISTRY, parse_locomo_date, read_locomo
-from bench_nb.benchmarks.longmemeval import parse_longmemeval_date, read_longmemeval
+from bench_nb.benchmarks.download import DatasetWarning
 from bench_nb.benchmarks.registry import (
     BenchmarkReader,
     BenchmarkSpec,
@@ -37,9 +35,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "bench_nb.benchmarks.custom": ["read_custom", "write_custom"],
-        "bench_nb.benchmarks.download": ["DatasetWarning", "download_file", "sha256_file"],
-        "bench_nb.benchmarks.locomo": ["LOCOMO_TYPE_REGISTRY", "parse_locomo_date", "read_locomo"],
-        "bench_nb.benchmarks.longmemeval": ["parse_longmemeval_date", "read_longmemeval"],
+        "bench_nb.benchmarks.download": ["DatasetWarning"],
         "bench_nb.benchmarks.registry": [
             "BenchmarkReader",
             "BenchmarkSpec",
