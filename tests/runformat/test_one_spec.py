@@ -21,12 +21,11 @@ import bench_nb
 from bench_nb.cli import cli
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.questions import questions_frame
-from bench_nb.runformat.load import read_run
+from bench_nb.runformat.load import check_like_for_like, read_run
 from bench_nb.runformat.spec import (
     Invocation,
     RunRequest,
     RunSpec,
-    check_like_for_like,
     differences,
     read_spec,
 )
