@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 import warnings
@@ -22,11 +23,13 @@ from pathlib import Path
 import polars as pl
 
 from bench_nb import charts, tables
-from bench_nb.demo_runs import write_synthetic_runs
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.budget import default_budgets
 from bench_nb.metrics.clustered import accuracy_intervals_frame
 from bench_nb.metrics.uncertainty import ClusterBootstrap
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from synthetic_runs import write_synthetic_runs
 
 KINDS = {"latency_ms": "search_ms", "context_tokens": "context_tokens"}
 

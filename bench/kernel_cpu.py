@@ -29,7 +29,7 @@ sys.path[:0] = [str(REPO / "bench"), str(REPO / "tests" / "reports"), str(REPO /
 from load import baseline_sources  # noqa: E402
 from test_kernel_imports import KERNEL  # noqa: E402
 
-from bench_nb.demo_runs import write_synthetic_runs  # noqa: E402
+from synthetic_runs import write_synthetic_runs  # noqa: E402
 
 
 def _measure(src: Path, runs: str) -> tuple[float, float]:

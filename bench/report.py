@@ -2,7 +2,7 @@
 
 Both are measured in the same process, alternately, with the ``python3`` kernel: the empty notebook with
 papermill's own ``execute_notebook`` (its defaults, progress bar off), the report with ``build_report``
-(execution, chart rendering and the HTML export). The runs are synthetic (bench_nb.demo_runs:
+(execution, chart rendering and the HTML export). The runs are synthetic (tests/synthetic_runs.py:
 every phase completed, two judges, retrieved context in the checkpoint). Target: at most 3x.
 
     .venv/bin/python bench/report.py [--repeat 5] [--questions 2000] [--cells] [--fresh]
@@ -36,8 +36,10 @@ import nbformat
 import papermill as pm
 
 import bench_nb
-from bench_nb.demo_runs import write_synthetic_runs
 from bench_nb.reports import build_report, execute_notebook, find_notebook
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from synthetic_runs import write_synthetic_runs
 
 
 def _empty_notebook(path: Path) -> Path:

@@ -25,11 +25,11 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "bench")]
+sys.path[:0] = [str(REPO / "bench"), str(REPO / "tests")]
 
 from load import baseline_sources  # noqa: E402
 
-from bench_nb.demo_runs import write_synthetic_runs  # noqa: E402
+from synthetic_runs import write_synthetic_runs  # noqa: E402
 
 # Runs in the child: each code cell of the notebook (argv[1]) in one shell, the runs (argv[2]) after the
 # parameters cell; prints the CPU seconds of each cell, with its first line, as JSON.

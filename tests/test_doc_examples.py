@@ -1,5 +1,5 @@
 """Every fenced Python block of README.md and docs/*.md runs, offline, on synthetic runs of the bundled sample
-(``bench_nb.demo_runs``) laid out where the examples look: ``data/demo/runs/*`` (run ids ``run-a``, ``run-b``,
+(``tests/synthetic_runs.py``) laid out where the examples look: ``data/demo/runs/*`` (run ids ``run-a``, ``run-b``,
 ``run-c``) and ``data/runs/*`` (those, ``main``, ``pr-123`` and ``my-run``). A block that cannot run here says
 so in the line before its fence, ``<!-- not run: why -->`` (an API key, a download, your own file), and is
 only checked to parse. The blocks of one file run in order in one namespace (a later block uses an earlier
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.demo_runs import write_synthetic_run
+from synthetic_runs import write_synthetic_run
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

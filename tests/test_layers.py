@@ -42,7 +42,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         {"metrics"},
         {"tables", "charts", "roi", "receipts"},
         {"widgets", "reports"},
-        {"demo", "demo_runs"},
+        {"demo"},
         {"cli", "__main__"},
     )
 )

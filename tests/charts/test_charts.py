@@ -10,7 +10,7 @@ import pytest
 import bench_nb
 from bench_nb import charts
 from bench_nb.charts.save import chart_spec
-from bench_nb.demo_runs import write_synthetic_runs
+from synthetic_runs import write_synthetic_runs
 
 FIXTURE_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 

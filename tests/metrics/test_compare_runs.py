@@ -12,10 +12,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import bench_nb as bn
-from bench_nb.demo_runs import write_synthetic_runs
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame, tell_apart_frame
 from bench_nb.metrics.paired import paired_comparison, paired_comparisons_frame
 from bench_nb.metrics.repeats import pooled_paired_comparisons_frame
+from synthetic_runs import write_synthetic_runs
 
 
 @pytest.fixture(scope="module")

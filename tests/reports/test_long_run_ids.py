@@ -12,8 +12,8 @@ import pytest
 import bench_nb
 from bench_nb import charts, tables
 from bench_nb.charts.save import chart_spec
-from bench_nb.demo_runs import write_synthetic_run
 from bench_nb.reports.svg import spec_to_svg
+from synthetic_runs import write_synthetic_run
 
 IDS = {
     "sqlite-locomo-exclude-adversarial-k10-extractive-20261202T040000Z": "sqlite",

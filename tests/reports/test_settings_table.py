@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bench_nb import tables
-from bench_nb.demo_runs import CUSTOM_JUDGE_PROMPT_HASH, write_synthetic_run
 from bench_nb.models.prompt import answer_prompt_hash
 from bench_nb.runformat.load import read_run
 from bench_nb.runformat.spec import question_set_hash, read_spec
+from synthetic_runs import CUSTOM_JUDGE_PROMPT_HASH, write_synthetic_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 # The fixtures were written before context formats had versions: the answer prompt hash of format 1.

@@ -8,7 +8,7 @@ import pytest
 
 import bench_nb
 from bench_nb import tables
-from bench_nb.demo_runs import write_synthetic_run
+from synthetic_runs import write_synthetic_run
 
 FIXTURE_GLOB = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from bench_nb.demo_runs import write_synthetic_run
 from bench_nb.errors import BenchNbError
 from bench_nb.frames.questions import questions_frame, runs_frame
 from bench_nb.runformat.load import check_like_for_like, read_run
 from bench_nb.runformat.spec import RunRequest, RunSpec, differences, read_spec
+from synthetic_runs import write_synthetic_run
 
 OLD = Path(__file__).parents[1] / "fixtures" / "old_runs"
 

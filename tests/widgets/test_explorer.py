@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 
 import bench_nb
-from bench_nb.demo_runs import HOSTILE_TEXT
 from bench_nb.widgets import PRIMARY, Explorer
+from synthetic_runs import HOSTILE_TEXT
 
 RUNS = str(Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "*")
 

@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 
 import bench_nb
-from bench_nb.demo_runs import HOSTILE_TEXT
 from bench_nb.judges.labels import labels_path, read_labels
 from bench_nb.widgets import LabelWidget, label_answers, stratified_sample
+from synthetic_runs import HOSTILE_TEXT
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 

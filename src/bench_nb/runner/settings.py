@@ -96,8 +96,6 @@ PLAIN_ENVIRONMENT = frozenset(
 )
 MIN_ENV_VALUE = 8  # shorter environment values are too common ("1", "true", "utf-8") to refuse
 
-_URL_USERINFO = re.compile(r"://[^/\s@:]+:[^/\s@]+@")  # https://user:password@host
-
 
 def _secret_name(name: str) -> bool:
     words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
@@ -159,7 +157,7 @@ def check_provider_settings(provider: str, settings: Mapping[str, Any]) -> dict[
                     f"variable {env}; settings are written to the run, so they never carry what the "
                     "environment holds (a provider reads its keys from the environment itself)"
                 )
-            if redact(text) != text or _URL_USERINFO.search(text):
+            if redact(text) != text:  # a credential's shape, a URL's password
                 raise ProviderError(
                     f"provider {provider!r}: the value of setting {name!r} looks like a key or token; keys "
                     "and tokens are read from the environment, never passed as settings"
