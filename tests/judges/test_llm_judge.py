@@ -8,7 +8,7 @@ import pytest
 
 from bench_nb.errors import JudgeError
 from bench_nb.judges.llm import FORMAT_REMINDER, LLMJudge, make_llm_judge, parse_verdict
-from bench_nb.judges.prompts import PROMPT_SET_HASH, RUBRICS, prompt_hashes, rubric_for
+from bench_nb.judges.prompts import RUBRICS, prompt_hashes, prompt_set_hash, rubric_for
 from bench_nb.judges.registry import get_judge
 from bench_nb.models.client import LLMClient
 from bench_nb.models.settings import ClientSettings
@@ -140,13 +140,13 @@ def test_a_reply_with_an_out_of_range_score_is_unscored(client: LLMClient, llm_s
 def test_a_custom_judge_prompt_needs_permission(client: LLMClient, llm_server: LLMServer) -> None:
     lenient = "Is '{hypothesis}' roughly like '{answer}' for '{question}'? Be generous."
     denied = LLMJudge("gpt-4o", client=client, prompt=lenient)
-    assert (denied.custom_prompt, denied.prompt_hash) == (False, PROMPT_SET_HASH)
+    assert (denied.custom_prompt, denied.prompt_hash) == (False, prompt_set_hash())
     allowed = LLMJudge("gpt-4o", client=client, prompt=lenient, allow_custom_prompt=True)
     allowed.judge(q("temporal"), "May")
     (message,) = llm_server.calls[-1].body["messages"]
     assert message["content"].startswith("Is 'May' roughly like '7 May 2023' for 'When did Caroline")
     assert '"score": 1' in message["content"]  # the verdict format is still asked for
-    assert allowed.custom_prompt is True and allowed.prompt_hash != PROMPT_SET_HASH
+    assert allowed.custom_prompt is True and allowed.prompt_hash != prompt_set_hash()
 
 
 def test_prompt_hashes_are_stable_and_distinct() -> None:
@@ -158,7 +158,7 @@ def test_prompt_hashes_are_stable_and_distinct() -> None:
 
 def test_registry_and_factory(client: LLMClient) -> None:
     judge = get_judge("gpt-4o", client=client)
-    assert isinstance(judge, LLMJudge) and judge.name == "gpt-4o" and judge.prompt_hash == PROMPT_SET_HASH
+    assert isinstance(judge, LLMJudge) and judge.name == "gpt-4o" and judge.prompt_hash == prompt_set_hash()
     with pytest.raises(JudgeError, match="unknown option"):
         make_llm_judge("gpt-4o", strictness=3)
     with pytest.raises(JudgeError, match="unknown judge 'not-a-model'"):

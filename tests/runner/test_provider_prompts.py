@@ -17,7 +17,7 @@ from runner_llm import LLM_KEY, llm_env, llm_server
 from bench_nb.cli import cli
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.questions import questions_df
-from bench_nb.judges.prompts import PROMPT_SET_HASH, custom_prompt_hash
+from bench_nb.judges.prompts import custom_prompt_hash, prompt_set_hash
 from bench_nb.models.prompt import answer_prompt_hash
 from bench_nb.runner import check_like_for_like, run_benchmark, write_compare_manifest
 from llm_server import LLMServer, request_text
@@ -56,7 +56,7 @@ def test_provider_prompts_are_used_only_when_allowed_and_the_run_is_marked(
     assert len(sent) == 4 and not any("PROVIDER" in t for t in sent)  # the provider offers prompts: not used
     extra = _bench_nb(off.run_dir)
     assert "customPrompt" not in extra
-    assert extra["promptHashes"] == {"answer": answer_prompt_hash(), "judge:gpt-4o": PROMPT_SET_HASH}
+    assert extra["promptHashes"] == {"answer": answer_prompt_hash(), "judge:gpt-4o": prompt_set_hash()}
 
     server.reset()
     on = _run(tmp_path, "on", allow_provider_prompts=True)
@@ -78,7 +78,7 @@ def test_provider_prompts_are_used_only_when_allowed_and_the_run_is_marked(
     diffs = check_like_for_like([off.run_dir, on.run_dir])
     assert diffs == [
         f"answer prompt differs: off={answer_prompt_hash()}, on={answer_prompt_hash(PROVIDER_ANSWER_PROMPT)}",
-        f"judge prompt differs: off={PROMPT_SET_HASH}, on={custom_prompt_hash(PROVIDER_JUDGE_PROMPT)}",
+        f"judge prompt differs: off={prompt_set_hash()}, on={custom_prompt_hash(PROVIDER_JUDGE_PROMPT)}",
         "custom prompt: on used a provider's own prompt, not graded like the others",
     ]
     with pytest.raises(ComparisonError, match="custom prompt"):

@@ -17,7 +17,7 @@ lenient,standard,strict``):
   the same generosity, with knowledge-update accepting any value the user held and preference any answer that
   mentions the user. Abstention keeps its rubric at every level (an answer to an unanswerable question is
   never "roughly right").
-- ``standard``: the table above (the default; what ``PROMPT_SET_HASH`` records).
+- ``standard``: the table above (the default; what ``prompt_set_hash()`` records).
 - ``strict``: the reference's facts exactly, every item of a list, no contradicting or unsupported extra
   claim, no hedging; temporal: the same date or period exactly, no off-by-one tolerance; knowledge-update: only
   the current value, stated as current; preference: uses the user's preferences and covers the rubric's main
@@ -27,9 +27,8 @@ Every rubric asks for the same JSON verdict ``{"score": 0|1, "label": "correct"|
 The rubric is chosen by the question's normalised type (``Question.norm_type``), never by a substring of the
 raw type, so LongMemEval ``_abs`` questions are graded as abstention whatever their raw type.
 
-``prompt_hashes()`` gives a short sha256 per rubric and ``PROMPT_SET_HASH`` one for the whole standard set,
-recorded in runs so reports can show that every run was graded with the same prompts; ``prompt_set_hash(
-strictness)`` gives the hash of another level's set.
+``prompt_hashes()`` gives a short sha256 per rubric and ``prompt_set_hash(strictness)`` one for the whole set
+of a level, recorded in runs so reports can show that every run was graded with the same prompts.
 """
 
 from __future__ import annotations
@@ -250,10 +249,6 @@ def prompt_hashes(strictness: str = "standard") -> dict[RubricName, str]:
 def prompt_set_hash(strictness: str = "standard") -> str:
     """One hash for the whole set of judge prompts at a strictness level."""
     return prompt_sha("\n".join(f"{k}={v}" for k, v in sorted(prompt_hashes(strictness).items())))
-
-
-PROMPT_SET_HASH: str = prompt_set_hash()
-"""One hash for the whole set of standard judge prompts."""
 
 
 def custom_prompt_hash(template: str) -> str:

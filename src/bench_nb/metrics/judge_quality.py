@@ -391,7 +391,7 @@ def _label_weights(runset: RunSet) -> pl.DataFrame:
 
 
 def _weighted_share(hit: list[float], w: list[float]) -> tuple[float, float]:
-    """Weighted share of hits and Kish's effective sample size (Σw)²/Σw²."""
+    """Weighted share of hits and Kish's effective sample size (Σw)²/Σw²; ``(nan, 0)`` with no weight."""
     total = sum(w)
     if total <= 0:
         return (math.nan, 0.0)
@@ -439,11 +439,10 @@ def judge_vs_human_frame(
             .select("run_id", "question_id", f=pl.col("score"))
             .join(people, on=["run_id", "question_id"], how="inner", maintain_order="left")
         )
-        f, y, w = both["f"].to_list(), both["y"].to_list(), both["weight"].to_list()
-        pos = [(fi, wi) for fi, yi, wi in zip(f, y, w, strict=True) if yi == 1]
-        neg = [(1 - fi, wi) for fi, yi, wi in zip(f, y, w, strict=True) if yi == 0]
-        se, se_n = _weighted_share([a for a, _ in pos], [b for _, b in pos]) if pos else (math.nan, 0.0)
-        sp, sp_n = _weighted_share([a for a, _ in neg], [b for _, b in neg]) if neg else (math.nan, 0.0)
+        f, y = both["f"].to_list(), both["y"].to_list()
+        pos, neg = both.filter(pl.col("y") == 1), both.filter(pl.col("y") == 0)
+        se, se_n = _weighted_share(pos["f"].to_list(), pos["weight"].to_list())
+        sp, sp_n = _weighted_share([1 - v for v in neg["f"].to_list()], neg["weight"].to_list())
         se_lo, se_hi = wilson_proportion_interval(se, se_n)
         sp_lo, sp_hi = wilson_proportion_interval(sp, sp_n)
         n = len(f)
@@ -451,8 +450,8 @@ def judge_vs_human_frame(
             {
                 "judge": j,
                 "n": n,
-                "n_correct": len(pos),
-                "n_incorrect": len(neg),
+                "n_correct": pos.height,
+                "n_incorrect": neg.height,
                 "sensitivity": se,
                 "sensitivity_low": se_lo,
                 "sensitivity_high": se_hi,
