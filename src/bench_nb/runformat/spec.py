@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from bench_nb.errors import BenchNbError, ComparisonError
+from bench_nb.records import Benchmark, Question
+from bench_nb.runformat.format import Checkpoint, Concurrency, Sampling, SessionRef, judge_fields, now_iso
+from bench_nb.runformat.format import Question as QuestionRecord
 
 if TYPE_CHECKING:  # loading runs is imported where it is used: the command line builds a RunSpec without it
-    from bench_nb.runformat.format import Checkpoint
     from bench_nb.runformat.load import Run
 
 _MISSING = "(not recorded)"
@@ -503,6 +505,59 @@ def check_resume(checkpoint: Checkpoint, wanted: RunSpec, where: str) -> None:
             f"run {checkpoint.runId} at {where} was made with other settings, so it cannot be resumed with "
             "these: " + "; ".join(problems) + ". Use another run id (-r) for a new run."
         )
+
+
+def new_checkpoint(
+    spec: RunSpec,
+    benchmark: Benchmark,
+    targets: Sequence[Question],
+    *,
+    sampling: Sampling,
+    concurrency: int,
+    phase_concurrency: Mapping[str, int],
+    tags: Mapping[str, str],
+) -> Checkpoint:
+    """A new run's checkpoint: every target question pending in its container (``tags``: question id ->
+    container tag), the run's record (``spec``, ``RunSpec.found``) in ``benchNb``."""
+    questions: dict[str, QuestionRecord] = {}
+    for q in targets:
+        extra: dict[str, Any] = {
+            "normType": q.norm_type,
+            "evidenceIds": list(q.evidence_ids),
+            "haystackId": q.haystack_id,
+        }
+        if q.category is not None:
+            extra["category"] = q.category
+        extra.update(judge_fields(q.extra))  # BEAM's rubric, LongMemEval-V2's rule: re-judging needs them
+        hay = benchmark.haystacks[q.haystack_id]
+        questions[q.question_id] = QuestionRecord(
+            questionId=q.question_id,
+            containerTag=tags[q.question_id],
+            question=q.question,
+            groundTruth=q.answer,
+            questionType=q.question_type,
+            questionDate=q.question_date,
+            sessions=[SessionRef(s.session_id, s.date, len(s.messages)) for s in hay.sessions],
+            benchNb=extra,
+        )
+    created = now_iso()
+    return Checkpoint(
+        runId=spec.run_id,
+        dataSourceRunId=spec.run_id,
+        status="running",
+        provider=spec.provider or "",
+        benchmark=benchmark.name,
+        judge=spec.primary_judge or "",
+        answeringModel=spec.answerer or "",
+        createdAt=created,
+        updatedAt=created,
+        limit=spec.asked_for.limit,
+        sampling=sampling,
+        targetQuestionIds=[q.question_id for q in targets],
+        concurrency=Concurrency(default=concurrency, **{p: int(n) for p, n in phase_concurrency.items()}),
+        questions=questions,
+        benchNb=spec.bench_nb(),
+    )
 
 
 def primary_judge(run: Run) -> str:

@@ -27,9 +27,8 @@ from bench_nb.models.client import LLMClient
 from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
-from bench_nb.runformat.format import Checkpoint, SessionRef, judge_fields, now_iso, now_stamp
-from bench_nb.runformat.format import Question as QuestionRecord
-from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume
+from bench_nb.runformat.format import Checkpoint, now_stamp
+from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume, new_checkpoint
 from bench_nb.runner.components import (
     check_credentials,
     close_provider,
@@ -259,7 +258,15 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             check_resume(checkpoint, spec, str(run_dir))
             containers = _recorded_names(containers, checkpoint)
         else:
-            checkpoint = _new_checkpoint(spec, bench, targets, sampling, order.options, containers)
+            checkpoint = new_checkpoint(
+                spec,
+                bench,
+                targets,
+                sampling=sampling,
+                concurrency=order.options.concurrency,
+                phase_concurrency=order.options.phase_concurrency,
+                tags={qid: c.tag for c in containers for qid in c.question_ids},
+            )
         yield RunPlan(
             run_dir=run_dir,
             spec=spec,
@@ -277,57 +284,6 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             checkpoint=checkpoint,
             resumed=resumed is not None,
         )
-
-
-def _new_checkpoint(
-    spec: RunSpec,
-    benchmark: Benchmark,
-    targets: list[Question],
-    sampling: Any,
-    options: ExecutionOptions,
-    containers: list[Container],
-) -> Checkpoint:
-    """A new run's checkpoint: every target question pending, the run's record (``spec``) in ``benchNb``."""
-    tag_of = {qid: c.tag for c in containers for qid in c.question_ids}
-    questions: dict[str, QuestionRecord] = {}
-    for q in targets:
-        extra: dict[str, Any] = {
-            "normType": q.norm_type,
-            "evidenceIds": list(q.evidence_ids),
-            "haystackId": q.haystack_id,
-        }
-        if q.category is not None:
-            extra["category"] = q.category
-        extra.update(judge_fields(q.extra))  # BEAM's rubric, LongMemEval-V2's rule: re-judging needs them
-        hay = benchmark.haystacks[q.haystack_id]
-        questions[q.question_id] = QuestionRecord(
-            questionId=q.question_id,
-            containerTag=tag_of[q.question_id],
-            question=q.question,
-            groundTruth=q.answer,
-            questionType=q.question_type,
-            questionDate=q.question_date,
-            sessions=[SessionRef(s.session_id, s.date, len(s.messages)) for s in hay.sessions],
-            benchNb=extra,
-        )
-    created = now_iso()
-    return Checkpoint(
-        runId=spec.run_id,
-        dataSourceRunId=spec.run_id,
-        status="running",
-        provider=spec.provider or "",
-        benchmark=benchmark.name,
-        judge=spec.primary_judge or "",
-        answeringModel=spec.answerer or "",
-        createdAt=created,
-        updatedAt=created,
-        limit=spec.asked_for.limit,
-        sampling=sampling,
-        targetQuestionIds=[q.question_id for q in targets],
-        concurrency=options.concurrency_record(),
-        questions=questions,
-        benchNb=spec.bench_nb(),
-    )
 
 
 def _containers(run_id: str, benchmark: Benchmark, targets: list[Question], isolate: bool) -> list[Container]:

@@ -12,7 +12,7 @@ from typing import Any
 from bench_nb.benchmarks.registry import BenchmarkTraits
 from bench_nb.errors import BenchNbError, ProviderError
 from bench_nb.redaction import redact
-from bench_nb.runformat.format import PHASES, Concurrency
+from bench_nb.runformat.format import PHASES
 from bench_nb.runner.retry import RetryPolicy
 
 DEFAULT_K = 10
@@ -72,10 +72,6 @@ class ExecutionOptions:
     def limit(self, phase: str) -> int:
         """How many questions ``phase`` works on at once: its own limit, else ``concurrency``."""
         return int(self.phase_concurrency.get(phase, self.concurrency))
-
-    def concurrency_record(self) -> Concurrency:
-        """MemoryBench's ``concurrency`` record."""
-        return Concurrency(default=self.concurrency, **{p: int(n) for p, n in self.phase_concurrency.items()})
 
 
 # -- provider settings -------------------------------------------------------------------------------------
