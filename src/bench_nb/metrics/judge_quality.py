@@ -622,22 +622,14 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
         .with_columns(
             change=pl.col("accuracy") - pl.col("std"),
             rank=pl.col("accuracy").rank("min", descending=True).over("model", "judge_prompt").cast(pl.Int64),
-            _o=pl.col("judge_prompt").replace_strict({"lenient": 0, "standard": 1, "strict": 2}, default=3),
         )
-        .sort("model", "_o", "rank", "run_id")
-        .select(
-            "run_id",
-            "provider",
+        .sort(
             "model",
-            "judge_prompt",
-            "judge",
-            "scored",
-            "accuracy",
-            "ci_low",
-            "ci_high",
-            "change",
+            pl.col("judge_prompt").replace_strict({"lenient": 0, "standard": 1, "strict": 2}, default=3),
             "rank",
+            "run_id",
         )
+        .drop("correct", "unscored", "measure", "std")  # accuracy_frame's columns the sweep does not show
     )
     return table
 
