@@ -504,11 +504,9 @@ def corrected_accuracy_table_frame(
     runs: Any = data if isinstance(data, StoredFrames) else load_runs(data)  # a run store: its frames
     frame = judgments_frame(runs)
     versus = judge_vs_human_frame(frame, human=human)
-    rates = None
-    if audit is not None:
-        rates = as_polars(audit)
-        if rates is None:
-            rates = judge_error_rates_frame(audit)
+    rates = None if audit is None else as_polars(audit)
+    if audit is not None and rates is None:  # audit runs: their rates
+        rates = judge_error_rates_frame(audit)
     judged = frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
     acc = judged.group_by("run_id", "judge", maintain_order=True).agg(
         pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum()

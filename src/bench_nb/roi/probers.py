@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Protocol, runtime_checkable
 
 from bench_nb.errors import ModelError
@@ -190,17 +191,8 @@ def _words(text: str) -> list[str]:
 
 def longest_shared_run(question: str, content: str) -> int:
     """The most consecutive words ``question`` and ``content`` share (case and punctuation ignored)."""
-    a, b = _words(question), _words(content)
-    best = 0
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0] * (len(b) + 1)
-        for j, y in enumerate(b, 1):
-            if x == y:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best
+    # no junk and no autojunk: the longest matching block is the longest common run, exactly
+    return SequenceMatcher(None, _words(question), _words(content), autojunk=False).find_longest_match().size
 
 
 def paraphrase(memory: Memory) -> str:
