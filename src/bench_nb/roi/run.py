@@ -207,15 +207,7 @@ def _judge_one(
     store: RoiStore, meter: Meter, judge: RoiJudge, run_id: str, probe: Probe, recall: Recall
 ) -> None:
     def failed(error: str) -> None:
-        store.add_result(
-            run_id,
-            probe,
-            judge=judge.name,
-            with_memory=None,
-            without_memory=None,
-            confidence=None,
-            error=error,
-        )
+        store.add_result(run_id, probe, judge=judge.name, error=error)
 
     source = store.memory(probe.memory_id)
     if source is None:  # cannot happen through the API (probes reference memories), kept as a clear record

@@ -438,9 +438,9 @@ class RoiStore:
         probe: Probe,
         *,
         judge: str,
-        with_memory: bool | None,
-        without_memory: bool | None,
-        confidence: float | None,
+        with_memory: bool | None = None,
+        without_memory: bool | None = None,
+        confidence: float | None = None,
         explanation: str | None = None,
         error: str | None = None,
     ) -> None:
