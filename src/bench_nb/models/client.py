@@ -20,7 +20,6 @@ that endpoint and key waits it out first, and on a sweep's Ray tasks every task'
 from __future__ import annotations
 
 import json as jsonlib
-import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -34,6 +33,7 @@ import openai
 from bench_nb.errors import DeadlineExceeded, HoldBoardLost, ModelError
 from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
 from bench_nb.models.cache import ResponseCache
+from bench_nb.models.credentials import check_key
 from bench_nb.models.deadline import attempt_timeout, exceeded, remaining
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings
@@ -314,25 +314,6 @@ def is_retryable(err: BaseException | None) -> bool:
     if isinstance(err, openai.APIConnectionError | anthropic.APIConnectionError):
         return True  # includes timeouts and bodies cut short
     return isinstance(err, jsonlib.JSONDecodeError | openai.APIResponseValidationError)
-
-
-def check_key(spec: ModelSpec) -> str:
-    """The API key ``spec`` is called with, from the environment; a run checks its answerer's and judges' keys
-    before ingest, so nothing is paid for before the first answer would fail.
-
-    Raises:
-        ModelError: the key variable is unset, naming it.
-    """
-    if spec.key_env is None:
-        return os.environ.get("OPENAI_API_KEY") or "not-needed"  # local servers ignore it
-    key = os.environ.get(spec.key_env)
-    if not key and spec.key_env == "GEMINI_API_KEY":
-        key = os.environ.get("GOOGLE_API_KEY")
-    if not key:
-        raise ModelError(
-            f"{spec.key_env} is not set: export it to call {spec.alias!r} (keys come from the environment only)"
-        )
-    return key
 
 
 def _endpoint_name(api: str, base_url: Any) -> str:

@@ -21,6 +21,7 @@ shows it once, in the block's head. A resumed run keeps its own format (docs/run
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,7 +29,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bench_nb.errors import BenchNbError
 from bench_nb.models.aliases import ModelSpec
+from bench_nb.models.base import Answerer
 from bench_nb.models.tokens import count_tokens
 from bench_nb.records import Question, SearchHit
 
@@ -77,6 +80,27 @@ def check_context_format(version: int) -> int:
         known = ", ".join(map(str, CONTEXT_FORMATS))
         raise ValueError(f"unknown context format {version!r}; known: {known}")
     return version
+
+
+def in_context_format(answerer: Answerer, version: int | None, where: str = "") -> Answerer:
+    """``answerer`` showing hits in context format ``version`` (``CONTEXT_FORMATS``): itself when it already
+    does, when ``version`` is None, or when it has no ``context_format`` to set; else a copy set to it (an
+    object the caller passed is not changed). A resumed run's answerer gets the run's own format this way, so
+    its remaining prompts are built as its first ones were.
+
+    Raises:
+        BenchNbError: ``version`` is not a known format (``where`` names the run).
+    """
+    current = getattr(answerer, "context_format", None)
+    if version is None or current is None or current == version:
+        return answerer
+    try:
+        check_context_format(version)
+    except ValueError as err:
+        raise BenchNbError(f"{where}: {err} (made by a newer bench_nb?)" if where else str(err)) from None
+    changed = copy.copy(answerer)
+    changed.context_format = version  # type: ignore[attr-defined]
+    return changed
 
 
 @contextmanager

@@ -10,14 +10,13 @@ touching bench_nb: ``bench-nb run -p mypkg.memory:MyProvider -b locomo``. Model 
 
 from __future__ import annotations
 
-import copy
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.errors import BenchNbError, ModelError
+from bench_nb.errors import BenchNbError
 from bench_nb.judges.base import Judge
 from bench_nb.judges.registry import calls_no_model, get_judge, is_registered_judge
 from bench_nb.models.aliases import MODEL_PREFIXES
@@ -82,29 +81,6 @@ def make_answerer(spec: str | Answerer, options: Mapping[str, Any] | None = None
     return get_answerer(spec, **dict(options or {}))
 
 
-def in_context_format(answerer: Answerer, version: int | None, where: str = "") -> Answerer:
-    """``answerer`` showing hits in context format ``version`` (``models.prompt.CONTEXT_FORMATS``): itself when
-    it already does, when ``version`` is None, or when it has no ``context_format`` to set; else a copy set to
-    it (an object the caller passed is not changed). A resumed run's answerer gets the run's own format this
-    way, so its remaining prompts are built as its first ones were.
-
-    Raises:
-        BenchNbError: ``version`` is not a known format (``where`` names the run).
-    """
-    from bench_nb.models.prompt import check_context_format
-
-    current = getattr(answerer, "context_format", None)
-    if version is None or current is None or current == version:
-        return answerer
-    try:
-        check_context_format(version)
-    except ValueError as err:
-        raise BenchNbError(f"{where}: {err} (made by a newer bench_nb?)" if where else str(err)) from None
-    changed = copy.copy(answerer)
-    changed.context_format = version  # type: ignore[attr-defined]
-    return changed
-
-
 def component_options(
     answerer: str | Answerer,
     judges: Sequence[str | Judge],
@@ -145,38 +121,6 @@ def component_options(
         if client is not None and not offline(spec):
             opts.setdefault("client", client)
     return a_opts, j_opts
-
-
-def missing_credentials(answerer: Answerer | None, judges: Sequence[Judge]) -> list[str]:
-    """Every API key the answerer and the judges would call a model with (their ``spec``) that the
-    environment does not hold, one line each naming the answerer or judge and the variable."""
-    from bench_nb.models.aliases import ModelSpec
-
-    missing = []
-    roles = [("answerer", answerer)] if answerer is not None else []
-    for role, obj in (*roles, *(("judge", j) for j in judges)):
-        spec = getattr(obj, "spec", None)
-        if isinstance(spec, ModelSpec):
-            from bench_nb.models.client import check_key  # the SDKs: only for a run that calls a model
-
-            try:
-                check_key(spec)
-            except ModelError as err:
-                missing.append(f"{role} {getattr(obj, 'name', spec.alias)!r}: {err}")
-    return missing
-
-
-def check_credentials(answerer: Answerer | None, judges: Sequence[Judge]) -> None:
-    """Check the API key of every model the answerer and the judges call (their ``spec``), before a run
-    ingests anything (or a rejudge grades anything): a missing key fails at once, not every question at its
-    answer or evaluate phase.
-
-    Raises:
-        ModelError: keys the environment does not hold, every one named with its answerer or judge.
-    """
-    missing = missing_credentials(answerer, judges)
-    if missing:
-        raise ModelError("; ".join(missing))
 
 
 def split_specs(specs: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:

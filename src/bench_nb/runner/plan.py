@@ -24,16 +24,16 @@ from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
 from bench_nb.models.client import LLMClient
+from bench_nb.models.credentials import check_credentials
+from bench_nb.models.prompt import in_context_format
 from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
 from bench_nb.runformat.format import Checkpoint, now_stamp
 from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume, new_checkpoint
 from bench_nb.runner.components import (
-    check_credentials,
     close_provider,
     component_options,
-    in_context_format,
     judges_for,
     make_answerer,
     make_judges,

@@ -22,13 +22,15 @@ from typing import Any
 from bench_nb.benchmarks.gold import gold_hits
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.models.base import Answerer
+from bench_nb.models.credentials import check_credentials
+from bench_nb.models.prompt import in_context_format
 from bench_nb.records import Benchmark
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.jsonl import repair_tail
 from bench_nb.runformat.load import read_run
 from bench_nb.runformat.reanswer import REANSWER_FILE, Reanswer, read_reanswers
 from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT, primary_judge, read_spec
-from bench_nb.runner.components import check_credentials, component_options, in_context_format, make_answerer
+from bench_nb.runner.components import component_options, make_answerer
 from bench_nb.runner.lock import lock_run
 from bench_nb.runner.rejudge import resolve_judge
 from bench_nb.runner.repeats import run_client

@@ -22,6 +22,7 @@ from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
 from bench_nb.judges.registry import calls_no_model, get_judge
 from bench_nb.models.client import LLMClient
+from bench_nb.models.credentials import check_credentials
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
 from bench_nb.runformat.format import judge_fields, now_iso
@@ -31,7 +32,6 @@ from bench_nb.runformat.load import Run, read_run
 from bench_nb.runformat.question_types import question_types
 from bench_nb.runformat.spec import RunSpec, primary_judge, read_spec
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
-from bench_nb.runner.components import check_credentials
 from bench_nb.runner.lock import lock_run
 from bench_nb.runner.repeats import run_client
 
