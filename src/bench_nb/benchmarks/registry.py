@@ -11,10 +11,12 @@ A folder benchmark (BEAM's tiers) is many files, each pinned (``BenchmarkSpec.fi
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from importlib import resources
@@ -271,8 +273,26 @@ def haystack_id_of(
     return question_id
 
 
+# The benchmark a comparison loaded once for all its runs: (name, dataset, Benchmark); see ``shared_benchmark``.
+_SHARED: contextvars.ContextVar[tuple[str, str | None, Benchmark] | None] = contextvars.ContextVar(
+    "bench_nb_shared_benchmark", default=None
+)
+
+
+@contextlib.contextmanager
+def shared_benchmark(name: str, dataset: str | Path | None, loaded: Benchmark) -> Iterator[None]:
+    """Within it, ``load_benchmark(name, dataset)`` (a run asked for them) takes ``loaded`` instead of reading the
+    file again (a comparison reads it once for all its runs), while recording the name and the file as a run of
+    its own does, so ``bench-nb run -r`` and ``bench-nb reanswer`` find them again."""
+    token = _SHARED.set((name, None if dataset is None else str(dataset), loaded))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def load_benchmark(
-    name: str,
+    name: str | Benchmark,
     path: str | Path | None = None,
     *,
     cache_dir: str | Path = DEFAULT_CACHE_DIR,
@@ -281,11 +301,12 @@ def load_benchmark(
     problems: list[Problem] | None = None,
     progress: bool = True,
 ) -> Benchmark:
-    """Load a benchmark by name.
+    """Load a benchmark by name (or take one ``shared_benchmark`` shares), or pass a loaded one through with
+    its ``path``'s sha256 when it has none and ``path`` is given.
 
     Args:
         name: a registered name (see ``list_benchmarks``): "locomo", "longmemeval" (or "longmemeval-oracle"),
-            "longmemeval-s", "longmemeval-m", "custom" (needs ``path``), "sample" (bundled).
+            "longmemeval-s", "longmemeval-m", "custom" (needs ``path``), "sample" (bundled); or a Benchmark.
         path: read this file directly instead of the cache. If it differs from the pinned hash a
             DatasetWarning names both hashes (a modified copy is allowed, never hidden).
         cache_dir: where downloads are kept, one folder per benchmark.
@@ -299,8 +320,27 @@ def load_benchmark(
         The Benchmark, with ``sha256`` set to the hash of the file read.
 
     Raises:
-        DatasetError: unknown name, missing file, failed download, hash mismatch, or a malformed dataset.
+        DatasetError: unknown name, missing file, failed download, hash mismatch (a Benchmark not read from a
+            file has none to check), or a malformed dataset.
     """
+    sha256 = sha256.strip() if sha256 else None
+    shared = _SHARED.get()
+    if (
+        shared is not None
+        and isinstance(name, str)
+        and shared[:2] == (name, None if path is None else str(path))
+    ):
+        name = shared[2]
+    if isinstance(name, Benchmark):
+        if name.sha256 is None and path is not None:
+            name = dataclasses.replace(name, sha256=sha256_file(path))
+        if sha256 is not None:  # the pin the user gave (--sha256)
+            if name.sha256 is None:
+                raise DatasetError(
+                    f"benchmark {name.name!r} was not read from a file, so it has no sha256 to check"
+                )
+            check_sha256(name.sha256, sha256, source=str(path or name.name))
+        return name
     spec = get_benchmark_spec(name)
     if spec.is_folder:
         return _load_folder(

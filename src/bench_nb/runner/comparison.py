@@ -17,13 +17,12 @@ from typing import Any
 
 import msgspec
 
+from bench_nb.benchmarks.registry import load_benchmark, shared_benchmark
 from bench_nb.errors import ComparisonError
 from bench_nb.runformat.format import CompareManifest, CompareRun, now_iso, now_stamp
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import Run, RunSet, Sources, check_like_for_like, load_runs
-from bench_nb.runner.plan import shared_benchmark
 from bench_nb.runner.run import RunResult, run_benchmark
-from bench_nb.runner.selection import load_benchmark_spec
 from bench_nb.runner.settings import split_provider_settings
 from bench_nb.text import HtmlFields
 
@@ -147,7 +146,7 @@ def run_comparison(
     if len(set(names)) != len(names):
         raise ComparisonError(f"each provider may appear once in a comparison, got {names}")
     per_provider = split_provider_settings(provider_settings, names)
-    bench = load_benchmark_spec(benchmark, dataset)
+    bench = load_benchmark(benchmark, dataset)
     if compare_id is None:
         compare_id = f"compare-{bench.name}-" + now_stamp()
     # A benchmark given by name is read once and shared, and each run records its name and file as a run of

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.registry import load_benchmark
 from bench_nb.errors import BenchNbWarning, MissingProviderKey
 from bench_nb.models.credentials import missing_credentials
 from bench_nb.providers.usage import reports_usage
@@ -43,7 +44,7 @@ from bench_nb.runner.components import (
     make_provider,
     split_specs,
 )
-from bench_nb.runner.selection import load_benchmark_spec, select_questions
+from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import DEFAULT_ANSWERER, DEFAULT_K, split_provider_settings
 
 CHARS_PER_TOKEN = 4  # the benchmark's conversation size line (a rough count)
@@ -312,7 +313,7 @@ def estimate_run(
     from bench_nb.models.prices import cost_usd
 
     names = [p for p in split_specs(providers) if isinstance(p, str)]
-    bench = load_benchmark_spec(benchmark, dataset, sha256)
+    bench = load_benchmark(benchmark, dataset, sha256=sha256)
     targets, _sampling = select_questions(bench, limit=limit, per_type=sample_per_type, exclude=exclude_types)
     k = DEFAULT_K if k is None else k
     answerer_obj = make_answerer(answerer or DEFAULT_ANSWERER)

@@ -1,7 +1,7 @@
 """A run resolved once: what the user asked for (``RunOrder``: ``run_benchmark``'s arguments or ``bench-nb
 run``'s options) becomes what the engine runs (``RunPlan``, made by ``resolve``): the run read back once under
 its lock (``runner.lock.open_run``) and a resumed run's own settings merged in, the benchmark loaded and its
-sha256 pin checked, the questions selected, the containers named, the provider, answerer and judges made, what
+sha256 pin checked (``benchmarks.load_benchmark``), the questions selected, the containers named, the provider, answerer and judges made, what
 the provider tells of itself read one time (``ProviderTraits``) and of the answerer and judges
 (``ComponentTraits``), and the run's record (``RunSpec``, ``RunPlan.spec``: what the checkpoint holds, made by
 ``RunSpec.found``) with the checkpoint the run starts from.
@@ -10,7 +10,6 @@ the provider tells of itself read one time (``ProviderTraits``) and of the answe
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import dataclasses
 import logging
 import re
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_nb.benchmarks.registry import load_benchmark
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
 from bench_nb.models.base import Answerer
@@ -42,7 +42,7 @@ from bench_nb.runner.components import (
 from bench_nb.runner.lock import open_run
 from bench_nb.runner.repeats import run_client
 from bench_nb.runner.retrieval import declared_evidence_level
-from bench_nb.runner.selection import load_benchmark_spec, select_questions
+from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import (
     DEFAULT_ANSWERER,
     DEFAULT_K,
@@ -53,32 +53,6 @@ from bench_nb.runner.settings import (
 log = logging.getLogger(__name__)
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
-
-
-# The benchmark a comparison loaded once for all its runs: (name, dataset, Benchmark); see ``shared_benchmark``.
-_SHARED: contextvars.ContextVar[tuple[str, str | None, Benchmark] | None] = contextvars.ContextVar(
-    "bench_nb_shared_benchmark", default=None
-)
-
-
-@contextlib.contextmanager
-def shared_benchmark(name: str, dataset: str | Path | None, loaded: Benchmark) -> Iterator[None]:
-    """Within it, a run asked for benchmark ``name`` from ``dataset`` takes ``loaded`` instead of reading the
-    file again (a comparison reads it once for all its runs), while recording the name and the file as a run of
-    its own does, so ``bench-nb run -r`` and ``bench-nb reanswer`` find them again."""
-    token = _SHARED.set((name, None if dataset is None else str(dataset), loaded))
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _loaded(benchmark: str | Benchmark | None, dataset: str | None) -> str | Benchmark | None:
-    """``benchmark``, or the shared copy of it (``shared_benchmark``)."""
-    shared = _SHARED.get()
-    if shared is not None and isinstance(benchmark, str) and shared[:2] == (benchmark, dataset):
-        return shared[2]
-    return benchmark
 
 
 @dataclass(frozen=True)
@@ -223,7 +197,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                         order, options=dataclasses.replace(order.options, repeat=resumed[1].repeat)
                     )
         provider = objects.get("provider") or asked.provider
-        benchmark = _loaded(objects.get("benchmark") or asked.benchmark, asked.dataset)
+        benchmark = objects.get("benchmark") or asked.benchmark
         if provider is None or benchmark is None:
             raise BenchNbError(
                 "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
@@ -231,7 +205,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
                 f"{order.runs_dir} to resume"
             )
-        bench = load_benchmark_spec(benchmark, asked.dataset, asked.sha256 or None)
+        bench = load_benchmark(benchmark, asked.dataset, sha256=asked.sha256)
         provider_name = provider if isinstance(provider, str) else provider.name
         if run_id is None:
             run_id = f"{provider_name.replace(':', '_').replace('.', '_')}-{bench.name}-{now_stamp()}"

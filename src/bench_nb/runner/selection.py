@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 
-from bench_nb.errors import BenchNbError, DatasetError, RunFormatError
+from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.records import Benchmark, Question
 from bench_nb.registry import did_you_mean
 from bench_nb.runformat.format import Sampling
@@ -94,26 +93,3 @@ def exclude_types(benchmark: Benchmark, types: str | Sequence[str]) -> Benchmark
         q for q in benchmark.questions if not ({q.question_type.lower(), q.norm_type.lower()} & dropped)
     )
     return dataclasses.replace(benchmark, questions=kept)
-
-
-def load_benchmark_spec(
-    benchmark: str | Benchmark, dataset: str | Path | None, sha256: str | None = None
-) -> Benchmark:
-    """A loaded benchmark with its file's sha256 (``Benchmark.sha256``; a benchmark passed as an object has
-    its ``dataset``'s, when given): passed through, or loaded by name (from ``dataset`` when given); with
-    ``sha256``, one whose file has another hash is refused (``DatasetError``)."""
-    if not isinstance(benchmark, Benchmark):
-        from bench_nb.benchmarks import load_benchmark
-
-        return load_benchmark(benchmark, dataset, sha256=sha256.strip() if sha256 else None)
-    from bench_nb.benchmarks.download import check_sha256, sha256_file
-
-    if benchmark.sha256 is None and dataset is not None:
-        benchmark = dataclasses.replace(benchmark, sha256=sha256_file(dataset))
-    if sha256 is not None:  # the pin the user gave (--sha256)
-        if benchmark.sha256 is None:
-            raise DatasetError(
-                f"benchmark {benchmark.name!r} was not read from a file, so it has no sha256 to check"
-            )
-        check_sha256(benchmark.sha256, sha256.strip(), source=str(dataset or benchmark.name))
-    return benchmark
