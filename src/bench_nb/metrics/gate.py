@@ -132,12 +132,12 @@ def gate_values(questions: Any, metric: str) -> pl.DataFrame:
     )
 
 
-def _one_sided(test: PairedTest, worse: bool) -> float:
-    """The one-sided p of "no regression beyond the margin" from the two-sided p of the test at the margin:
-    half of it when the estimate lies on the bad side, else one minus that."""
-    if math.isnan(test.p):
-        return _NAN
-    return test.p / 2 if worse else 1 - test.p / 2
+def _at_margin(test: PairedTest, worse: bool, alpha: float) -> dict[str, Any]:
+    """A row's decision from the two-sided test at the margin: the one-sided p of "no regression beyond the
+    margin" (half the two-sided p when the estimate lies on the bad side, else one minus that), the test,
+    and whether the row fails (the estimate on the bad side and the test rejecting at the one-sided alpha)."""
+    p = _NAN if math.isnan(test.p) else test.p / 2 if worse else 1 - test.p / 2
+    return {"p_value": p, "test": test.test, "fail": worse and test.p < 2 * alpha}
 
 
 def _difference_row(
@@ -152,9 +152,7 @@ def _difference_row(
         "change": mean,
         "ci_low": interval.low,
         "ci_high": interval.high,
-        "p_value": _one_sided(at_margin, worse),
-        "test": at_margin.test,
-        "fail": worse and at_margin.p < 2 * alpha,
+        **_at_margin(at_margin, worse, alpha),
         "shown_not_worse": bool(interval.low > -margin) if not math.isnan(interval.low) else False,
     }
 
@@ -238,9 +236,7 @@ def _ratio_row(b: np.ndarray, n: np.ndarray, c: np.ndarray, margin: float, alpha
         "change": ratio - 1,
         "ci_low": low - 1,
         "ci_high": high - 1,
-        "p_value": _one_sided(at_margin, worse),
-        "test": at_margin.test,
-        "fail": worse and at_margin.p < 2 * alpha,
+        **_at_margin(at_margin, worse, alpha),
         "shown_not_worse": bool(high < limit) if not math.isnan(high) else False,
     }
 
