@@ -206,7 +206,6 @@ def failure_summary_frame(
         )
     if reasons.is_empty():
         return pl.DataFrame(schema=_SUMMARY_SCHEMA)
-    order = pl.Enum(REASONS)
     counts = (
         reasons.group_by("run_id", "provider", "failure_reason", maintain_order=True)
         .agg(n=pl.len().cast(pl.Int64))
@@ -218,16 +217,10 @@ def failure_summary_frame(
     else:
         counts = counts.join(scored, on="run_id", how="left")
     runs_order = reasons["run_id"].unique(maintain_order=True).to_list()
-    return (
-        counts.with_columns(
-            _run=pl.col("run_id").replace_strict(
-                runs_order, list(range(len(runs_order))), return_dtype=pl.Int64
-            ),
-            _reason=pl.col("failure_reason").cast(order),
-        )
-        .sort("_run", "_reason")
-        .select([pl.col(c).cast(t) for c, t in _SUMMARY_SCHEMA.items()])
-    )
+    return counts.sort(
+        pl.col("run_id").replace_strict(runs_order, list(range(len(runs_order))), return_dtype=pl.Int64),
+        pl.col("failure_reason").cast(pl.Enum(REASONS)),
+    ).select([pl.col(c).cast(t) for c, t in _SUMMARY_SCHEMA.items()])
 
 
 failure_summary = with_backend(failure_summary_frame, "failure_summary")
