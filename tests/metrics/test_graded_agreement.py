@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -90,3 +91,34 @@ def test_graded_accuracy_per_judge_is_the_mean_score_not_the_share_of_perfect_sc
     assert acc["rubric:gpt-4o"]["accuracy"] == pytest.approx(3.5 / 6)
     by_run = ag.accuracy_by_run.filter(pl.col("judge") == "rubric").row(0, named=True)
     assert by_run["accuracy"] == pytest.approx(0.7)
+
+
+def test_the_interval_alpha_is_the_same_bits_in_any_row_order_and_on_every_call() -> None:
+    # Its sums ran over the items in the order of a polars group_by without maintain_order (another on every
+    # call), so one frame gave alphas a few ulps apart from call to call; summed per item in sorted order, the
+    # same verdicts give the same bits whatever their row order.
+    rng = random.Random(3)
+    rows = [
+        {
+            "run_id": run,
+            "question_id": f"q{q}",
+            "judge": judge,
+            "score": rng.choice([0.0, 1 / 3, 0.5, 2 / 3, 1.0]),  # a rubric of three items: thirds
+        }
+        for run in ("r1", "r2", "r3")
+        for q in range(40)
+        for judge in ("rubric", "rubric:gpt-4o", "rubric:claude")
+    ]
+    first = judge_agreement(pl.DataFrame(rows), backend="polars")
+    for seed in range(8):
+        shuffled = rows[:]
+        random.Random(seed).shuffle(shuffled)
+        again = judge_agreement(pl.DataFrame(shuffled), backend="polars")
+        assert again.krippendorff_alpha.hex() == first.krippendorff_alpha.hex()
+        assert _pair_alphas(again) == _pair_alphas(first)
+
+
+def _pair_alphas(ag: Any) -> dict[frozenset[str], str]:
+    """Each pair of judges' interval alpha, in hex (the pairs' order follows the judges' order in the rows)."""
+    rows = ag.pairwise.iter_rows(named=True)
+    return {frozenset((r["judge_a"], r["judge_b"])): r["krippendorff_alpha_interval"].hex() for r in rows}

@@ -578,7 +578,13 @@ def krippendorff_alpha_interval(units: Sequence[Sequence[float]]) -> float:
 
 def _graded_stats(long: pl.DataFrame, n_judges: int) -> dict[str, Any]:
     """The statistics of graded scores: interval alpha, and identical-score agreement on complete items."""
-    items = long.filter(pl.col("score").is_not_null()).group_by("run_id", "question_id").agg(pl.col("score"))
+    # each item's scores sorted, the items in order: the alpha's sums are the same bits in any row order
+    items = (
+        long.filter(pl.col("score").is_not_null())
+        .group_by("run_id", "question_id")
+        .agg(pl.col("score").sort())
+        .sort("run_id", "question_id")
+    )
     units = [list(u) for u in items["score"].to_list()]
     complete = [u for u in units if len(u) == n_judges]
     total = long.select("run_id", "question_id").unique().height
