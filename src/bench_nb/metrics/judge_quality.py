@@ -615,7 +615,7 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
     standard = table.filter(pl.col("judge_prompt") == "standard").select(
         "run_id", "model", std=pl.col("accuracy")
     )
-    table = (
+    return (
         table.join(standard, on=["run_id", "model"], how="left", maintain_order="left")
         .with_columns(
             change=pl.col("accuracy") - pl.col("std"),
@@ -629,7 +629,6 @@ def prompt_sweep_frame(data: Any) -> pl.DataFrame:
         )
         .drop("correct", "unscored", "measure", "std")  # accuracy_frame's columns the sweep does not show
     )
-    return table
 
 
 prompt_sweep = with_backend(prompt_sweep_frame, "prompt_sweep")
@@ -666,7 +665,7 @@ def answer_lengths_frame(data: QuestionsLike) -> pl.DataFrame:
         words=pl.col("hypothesis").map_elements(_words, return_dtype=pl.Int64)
     )
     w = pl.col("words")
-    table = q.group_by("run_id", maintain_order=True).agg(
+    return q.group_by("run_id", maintain_order=True).agg(
         pl.col("provider").first(),
         n=pl.len().cast(pl.Int64),
         mean=w.mean(),
@@ -676,7 +675,6 @@ def answer_lengths_frame(data: QuestionsLike) -> pl.DataFrame:
         p90=w.quantile(0.9, "linear"),
         max=w.max().cast(pl.Float64),
     )
-    return table
 
 
 answer_lengths = with_backend(answer_lengths_frame, "answer_lengths")
