@@ -31,9 +31,8 @@ import httpx
 import openai
 
 from bench_nb.errors import DeadlineExceeded, HoldBoardLost, ModelError
-from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, resolve_model
+from bench_nb.models.aliases import GEMINI_BASE_URL, ModelSpec, check_key, resolve_model
 from bench_nb.models.cache import ResponseCache
-from bench_nb.models.credentials import check_key
 from bench_nb.models.deadline import attempt_timeout, exceeded, remaining
 from bench_nb.models.prices import cost_usd
 from bench_nb.models.settings import ClientSettings

@@ -12,9 +12,9 @@ from typing import Any
 
 from bench_nb.errors import ModelError
 from bench_nb.judges.llm import json_object
+from bench_nb.models.aliases import check_key as client_check_key
 from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import Completion, LLMClient
-from bench_nb.models.credentials import check_key as client_check_key
 from bench_nb.roi.judges import JudgeReply, JudgmentFailed
 from bench_nb.roi.memory import Memory
 from bench_nb.roi.probers import ProberFailed, ProberReply

@@ -2,7 +2,7 @@
 
 ``estimate_run`` loads the benchmark, selects the questions exactly as a run would, makes each provider in a
 temporary directory (a cloud provider checks its key there) and the answerer and judges (their models' keys
-checked by ``models.credentials.missing_credentials``), then counts (every missing key is listed in ``missing_keys``, all
+checked by ``models.aliases.missing_credentials``), then counts (every missing key is listed in ``missing_keys``, all
 at once, beside the estimate; the command line prints the estimate, then fails naming them): containers to ingest, searches, model calls, the
 answer prompts' context tokens, their list price, and the run directory's disk and peak memory.
 
@@ -33,7 +33,7 @@ from typing import Any
 
 from bench_nb.benchmarks.registry import load_benchmark
 from bench_nb.errors import BenchNbWarning, MissingProviderKey
-from bench_nb.models.credentials import missing_credentials
+from bench_nb.models.aliases import missing_credentials
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question, SearchHit
 from bench_nb.runner.components import (

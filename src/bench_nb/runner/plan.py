@@ -22,9 +22,9 @@ from typing import Any
 from bench_nb.benchmarks.registry import load_benchmark
 from bench_nb.errors import BenchNbError, RunFormatError
 from bench_nb.judges.base import Judge
+from bench_nb.models.aliases import check_credentials
 from bench_nb.models.base import Answerer
 from bench_nb.models.client import LLMClient
-from bench_nb.models.credentials import check_credentials
 from bench_nb.models.prompt import in_context_format
 from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage

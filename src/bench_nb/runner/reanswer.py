@@ -21,8 +21,8 @@ from typing import Any
 
 from bench_nb.benchmarks.gold import gold_hits
 from bench_nb.errors import BenchNbError, RunFormatError
+from bench_nb.models.aliases import check_credentials
 from bench_nb.models.base import Answerer
-from bench_nb.models.credentials import check_credentials
 from bench_nb.models.prompt import in_context_format
 from bench_nb.records import Benchmark
 from bench_nb.runformat.format import now_iso

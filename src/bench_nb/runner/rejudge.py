@@ -21,8 +21,8 @@ from typing import Any
 from bench_nb.errors import JudgeError, RunFormatError
 from bench_nb.judges.base import Judge, is_replicable, majority_verdict
 from bench_nb.judges.registry import calls_no_model, get_judge
+from bench_nb.models.aliases import check_credentials
 from bench_nb.models.client import LLMClient
-from bench_nb.models.credentials import check_credentials
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
 from bench_nb.runformat.format import judge_fields, now_iso
