@@ -193,3 +193,35 @@ def test_a_run_and_a_store_are_locked_by_the_one_implementation(tmp_path: Path) 
         assert run_holder["pid"] == store_holder["pid"] == os.getpid()
         assert (run_holder["command"], store_holder["command"]) == ("bench-nb run", "bench-nb export")
     assert (run_dir / LOCK).read_text() == "" and not (tmp_path / "store" / ".lock").exists()
+
+
+@pytest.mark.parametrize("writer", ["rejudge", "clean"])
+def test_a_killed_rejudges_temporary_files_are_deleted_by_the_next_writer(
+    tmp_path: Path, writer: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every writer that takes the run's lock (not only a resumed run) clears what a killed one left."""
+    from bench_nb.runner import run_benchmark
+    from bench_nb.runner.maintenance import clean_run
+    from bench_nb.runner.rejudge import rejudge
+
+    run_dir = run_benchmark(
+        "sqlite", "sample", limit=3, runs_dir=tmp_path, run_id="r", progress=False
+    ).run_dir
+    code = "import sys, runner_fakes as f, bench_nb.runner.rejudge as r; r.rejudge(sys.argv[1], [f.LoggedJudge()], force=True)"
+    command = [sys.executable, "-c", code, str(run_dir)]
+    env = {**_env(tmp_path / "calls.jsonl", 0), "BENCH_NB_TEST_DIE_AFTER": "2"}  # SIGKILLs itself mid-way
+    killed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    pid = json.loads((run_dir / LOCK).read_text())["pid"]
+    left = [
+        run_dir / f".checkpoint.json.{pid}.140.tmp",  # a primary switch killed mid-write
+        run_dir / "results" / f".conv-1-q1.json.{pid}.141.tmp",
+    ]
+    for path in left:
+        path.write_bytes(b"{partial")
+    if writer == "rejudge":
+        assert rejudge(run_dir, ["f1"], primary="f1").primary_changed
+    else:
+        assert clean_run(run_dir)
+    assert not list(run_dir.rglob("*.tmp"))
+    assert f"took over the lock of process {pid}" in caplog.text

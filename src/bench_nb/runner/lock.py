@@ -43,7 +43,9 @@ class RunLockedError(BenchNbError):
 
 
 def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> FileLock:
-    """Take the run directory's lock, or raise ``RunLockedError`` at once if a live process holds it.
+    """Take the run directory's lock, or raise ``RunLockedError`` at once if a live process holds it; then
+    delete the temporary files a killed writer left (no live writer owns them now), whatever it was doing
+    (a run, rejudge, reanswer, clean).
 
     Args:
         run_dir: an existing run directory.
@@ -55,31 +57,31 @@ def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> 
         raise RunLockedError(run_dir, holder)
 
     try:
-        return take_lock(run_dir / LOCK, command, refuse)
+        lock = take_lock(run_dir / LOCK, command, refuse)
     except OSError as err:
         raise RunFormatError(run_dir, f"cannot open the run's lock file {LOCK}: {err.strerror}") from None
+    if lock.stale:
+        log.warning(
+            "%s: took over the lock of process %s (started %s), which is gone",
+            run_dir,
+            lock.stale.get("pid"),
+            lock.stale.get("startedAt"),
+        )
+    for folder in (run_dir, run_dir / "results"):
+        for path in folder.glob("*.tmp"):
+            path.unlink(missing_ok=True)
+    return lock
 
 
 @contextlib.contextmanager
 def open_run(run_dir: Path) -> Iterator[tuple[Checkpoint, RunSpec] | None]:
-    """The run directory made and locked (``lock_run``) for the block, cleared of the temporary files a killed
-    writer left (no live writer owns them now), and the run read back once under the lock: its checkpoint with
-    its journal replayed and its settings (``runformat.load.read_resumed``), ``None`` for a new run. A
-    directory made here is removed again if the block fails before the run's checkpoint is written (and the
-    folders made above it, left empty)."""
+    """The run directory made and locked (``lock_run``) for the block, and the run read back once under the
+    lock: its checkpoint with its journal replayed and its settings (``runformat.load.read_resumed``), ``None``
+    for a new run. A directory made here is removed again if the block fails before the run's checkpoint is
+    written (and the folders made above it, left empty)."""
     made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]  # the run's folder and those above it
     run_dir.mkdir(parents=True, exist_ok=True)
-    with lock_run(run_dir) as lock:
-        if lock.stale:
-            log.warning(
-                "%s: took over the lock of process %s (started %s), which is gone",
-                run_dir,
-                lock.stale.get("pid"),
-                lock.stale.get("startedAt"),
-            )
-        for folder in (run_dir, run_dir / "results"):
-            for path in folder.glob("*.tmp"):
-                path.unlink(missing_ok=True)
+    with lock_run(run_dir):
         (run_dir / "results").mkdir(exist_ok=True)
         try:
             yield read_resumed(run_dir)
