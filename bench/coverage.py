@@ -51,13 +51,13 @@ from bench_nb.metrics.clustered import (
     WORST_COVERAGE,
     ClusterSums,
     bell_mccaffrey_df,
-    bootstrap_weights,
     cluster_variance,
     clustered_interval,
     clustered_n,
     design_effect,
     design_wilson_interval,
     independent_interval,
+    resampled_sums,
 )
 from bench_nb.metrics.clustered_paired import paired_difference_test
 from bench_nb.metrics.judge_quality import corrected_accuracy
@@ -141,7 +141,7 @@ def _previous(cs: ClusterSums, deff: float, seed: int) -> tuple[float, float]:
     p = cs.mean
     events = cs.n / max(1.0, deff) * min(p, 1 - p) if not math.isnan(deff) else 0.0
     if cs.clusters >= 10 and events >= 10:
-        low, high = bootstrap_t_interval(bootstrap_weights(cs.clusters, seed), cs.sums, cs.counts)
+        low, high = bootstrap_t_interval(resampled_sums(np.eye(cs.clusters), seed), cs.sums, cs.counts)
         if not math.isnan(low):
             return (low, high)
     return design_wilson_interval(float(cs.sums.sum()), cs.n, deff, cs.clusters)

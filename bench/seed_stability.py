@@ -24,7 +24,7 @@ import polars as pl
 
 import bench_nb
 from bench_nb.metrics.beam import BEAM_ABILITIES, _ability_means, _overall, beam_scores_frame
-from bench_nb.metrics.clustered import bootstrap_weights, expanded_alpha
+from bench_nb.metrics.clustered import expanded_alpha, resampled_sums
 from bench_nb.metrics.ranks import rank_intervals_frame
 
 SEEDS = range(20)
@@ -68,7 +68,7 @@ def old_beam_intervals(matrices: list[np.ndarray], resamples: int, seed: int) ->
     """The interval ends of the chat bootstrap beam_scores used until session 9 (expanded percentile)."""
     ends = []
     for m in matrices:
-        draws = _ability_means(bootstrap_weights(len(m), seed, resamples), m)
+        draws = _ability_means(resampled_sums(np.eye(len(m)), seed, resamples), m)
         for j in range(m.shape[1]):
             ends.append(percentile_interval(draws[:, j], int((~np.isnan(m[:, j])).sum())))
         ends.append(percentile_interval(_overall(draws), len(m)))

@@ -21,13 +21,13 @@ from bench_nb.metrics.clustered import (
     ClusterSums,
     accuracy_intervals,
     bell_mccaffrey_df,
-    bootstrap_weights,
     cluster_variance,
     clustered_interval,
     cr2_variance,
     design_effect,
     design_wilson_interval,
     intraclass_correlation,
+    resampled_sums,
 )
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons, paired_difference_test, tell_apart
 from bench_nb.metrics.intervals import student_t_quantile, student_t_two_sided_p, wilson_interval
@@ -365,8 +365,8 @@ def test_paired_comparisons_and_tell_apart() -> None:
 
 
 def test_bootstrap_of_2000_resamples_is_seeded() -> None:
-    assert np.array_equal(bootstrap_weights(10, 7), bootstrap_weights(10, 7))
-    w = bootstrap_weights(10, 7)
+    assert np.array_equal(resampled_sums(np.eye(10), 7), resampled_sums(np.eye(10), 7))
+    w = resampled_sums(np.eye(10), 7)
     assert w.shape == (2000, 10) and (w.sum(axis=1) == 10).all()
 
 
@@ -407,27 +407,31 @@ def test_row_order_does_not_change_the_numbers() -> None:
     )
 
 
-def test_bootstrap_weights_are_the_equal_probability_multinomial() -> None:
-    # Counts of K clusters drawn K times: each row sums to K; a cell's mean is 1 and its variance K·(1/K)·(1 − 1/K),
-    # the multinomial's moments; the same seed gives the same matrix.
+def test_the_bootstrap_weights_are_the_equal_probability_multinomial() -> None:
+    # Counts of K clusters drawn K times (the sums of the identity's rows): each row sums to K; a cell's mean
+    # is 1 and its variance K·(1/K)·(1 − 1/K), the multinomial's moments; the same seed gives the same matrix.
     k, resamples = 40, 20_000
-    w = bootstrap_weights(k, seed=3, resamples=resamples)
+    w = resampled_sums(np.eye(k), seed=3, resamples=resamples)
     assert w.shape == (resamples, k) and (w.sum(axis=1) == k).all()
     assert abs(w.mean() - 1) < 0.01
     assert abs(w.var(axis=0).mean() - (1 - 1 / k)) < 0.02
     cov = np.cov(w[:, 0], w[:, 1])[0, 1]  # multinomial covariance −n·p_i·p_j = −1/K
     assert abs(cov - (-1 / k)) < 0.02
-    assert np.array_equal(w, bootstrap_weights(k, seed=3, resamples=resamples))
-    assert not np.array_equal(w, bootstrap_weights(k, seed=4, resamples=resamples))
+    assert np.array_equal(w, resampled_sums(np.eye(k), seed=3, resamples=resamples))
+    assert not np.array_equal(w, resampled_sums(np.eye(k), seed=4, resamples=resamples))
 
 
 @pytest.mark.parametrize("clusters", [1, 3, 519, 1999, 70_000])
-def test_bootstrap_weights_count_default_rngs_draws_whatever_the_block_size(clusters: int) -> None:
-    # The documented definition: row b counts the b-th row of default_rng(seed).integers(0, K, (B, K)).
-    # The weights are drawn a block of rows at a time; blocks of one row or of many give that same matrix.
+def test_resampled_sums_count_default_rngs_draws_whatever_the_block_size(clusters: int) -> None:
+    # The documented definition: resample b sums x's rows drawn in the b-th row of
+    # default_rng(seed).integers(0, K, (B, K)). W is drawn a block of rows at a time; blocks of one row or of
+    # many give the sums of that same matrix (integer x: exact in any order).
     draws = np.random.default_rng(5).integers(0, clusters, size=(300, clusters))
-    expected = np.stack([np.bincount(row, minlength=clusters) for row in draws]).astype(float)
-    assert np.array_equal(bootstrap_weights(clusters, seed=5, resamples=300), expected)
+    weights = np.stack([np.bincount(row, minlength=clusters) for row in draws]).astype(float)
+    x = np.random.default_rng(1).integers(0, 3, size=(clusters, 2)).astype(float)
+    assert np.array_equal(resampled_sums(x, seed=5, resamples=300), weights @ x)
+    if clusters < 3000:
+        assert np.array_equal(resampled_sums(np.eye(clusters), seed=5, resamples=300), weights)
 
 
 def test_effective_n_is_never_above_n() -> None:

@@ -120,8 +120,8 @@ def test_rank_intervals_do_not_move_with_the_seed() -> None:
 
 def test_types_with_as_many_haystacks_share_one_weights_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
     """The rank bootstrap's weights depend on the number of haystacks alone: two types over 12 haystacks
-    each draw one matrix between them (a report's 32 MB matrix each), and every type's ranks are those of
-    its questions ranked alone."""
+    each are resampled in one draw between them (a report's 4 million draws each), and every type's ranks are
+    those of its questions ranked alone."""
     rng = np.random.default_rng(3)
     sizes = {"x": 12, "y": 12, "z": 15}
     q = pl.concat(
@@ -136,13 +136,13 @@ def test_types_with_as_many_haystacks_share_one_weights_matrix(monkeypatch: pyte
         ).with_columns(pl.col("score").clip(0, 1))
         for run, shift in (("a", 0.0), ("b", 0.1), ("c", -0.1))
     )
-    drawn, draw = [], ranks_module.bootstrap_weights
+    drawn, draw = [], ranks_module.resampled_sums
 
-    def counted(clusters: int, seed: int, resamples: int) -> np.ndarray:
-        drawn.append(clusters)
-        return draw(clusters, seed, resamples)
+    def counted(x: np.ndarray, seed: int, resamples: int) -> np.ndarray:
+        drawn.append(len(x))
+        return draw(x, seed, resamples)
 
-    monkeypatch.setattr(ranks_module, "bootstrap_weights", counted)
+    monkeypatch.setattr(ranks_module, "resampled_sums", counted)
     by_type = rank_intervals_frame(q, by="question_type")
     assert sorted(drawn) == [12, 15]
     columns = ["run_id", "accuracy", "rank", "rank_low", "rank_high", "group"]

@@ -208,31 +208,29 @@ def expanded_alpha(clusters: int, confidence: float = 0.95) -> float:
 _CHUNK = 1 << 16  # draws counted at a time: a block of rows that stays in cache
 
 
-def bootstrap_weights(clusters: int, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
-    """How often each of ``clusters`` clusters is drawn in each resample: a (resamples × clusters) matrix
-    of multinomial counts (``numpy.random.default_rng(seed)``).
+def resampled_sums(x: np.ndarray, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
+    """The sums of ``x``'s rows (one row per cluster) over each of ``resamples`` cluster bootstrap resamples:
+    the (resamples × columns) matrix W @ x, where W, the bootstrap weights, counts how often each of the K
+    clusters is drawn in each resample (``resampled_sums(np.eye(K), ...)`` is W itself).
 
-    Each resample draws ``clusters`` cluster indices uniformly with replacement and counts them, which is the
-    multinomial with equal probabilities. ``Generator.multinomial`` draws one binomial per cell, about 50 times
-    slower at LongMemEval's 500 or a synthetic run's 2,000 clusters.
-
-    Not remembered: a report asks for each (clusters, resamples) once (the rank intervals, overall and per
-    type), and a freed matrix's memory serves the next one, where six kept 32 MB matrices each took fresh
-    pages (0.6 s of CPU against 0.23 s for the six, their page faults on these machines)."""
-    # Drawn a block of rows at a time from the one generator: the same stream, so the same matrix, as
-    # drawing all (resamples × clusters) indices at once, without the two transient matrices of that size
-    # (a fresh process pays for every new page of them).
+    Resample b draws K cluster indices uniformly with replacement, the b-th row of
+    ``numpy.random.default_rng(seed).integers(0, K, (resamples, K))``, and counts them: the multinomial with
+    equal probabilities (``Generator.multinomial`` draws one binomial per cell, about 50 times slower at
+    LongMemEval's 500 or a synthetic run's 2,000 clusters). W is drawn and multiplied a block of rows at a time
+    from the one generator (the same stream, so the same numbers), never whole: a whole W of a report's
+    4 million entries cost a fresh process 32 MB of new pages per matrix, twice the CPU of the draws."""
+    clusters = len(x)
     rng = np.random.default_rng(seed)
-    weights = np.empty((resamples, clusters))
-    rows = max(1, _CHUNK // clusters)
+    out = np.empty((resamples, x.shape[1]))
+    rows = max(1, _CHUNK // max(clusters, 1))
     offsets = np.arange(0, rows * clusters, clusters)[:, None]  # resample b counts into row b of a block
     for start in range(0, resamples, rows):
         block = min(rows, resamples - start)
         draws = rng.integers(0, clusters, size=(block, clusters))
         draws += offsets[:block]
-        counts = np.bincount(draws.ravel(), minlength=block * clusters)
-        weights[start : start + block] = counts.reshape(block, clusters)
-    return weights
+        counts = np.bincount(draws.ravel(), minlength=block * clusters).reshape(block, clusters)
+        out[start : start + block] = counts @ x
+    return out
 
 
 MIN_EFFECTIVE_EVENTS = 10  # below this many effective wrong (or right) answers the interval carries a warning

@@ -22,10 +22,10 @@ from bench_nb.metrics.clustered import (
     MIN_BOOTSTRAP_CLUSTERS,
     RESAMPLES,
     ClusterSums,
-    bootstrap_weights,
     expanded_alpha,
     grouped_cluster_sums,
     outcomes,
+    resampled_sums,
 )
 from bench_nb.metrics.clustered_paired import (
     ALL,
@@ -37,7 +37,7 @@ from bench_nb.metrics.clustered_paired import (
 )
 
 RANK_RESAMPLES = 20_000  # resamples of the rank bootstrap (fewer with many haystacks: ``rank_resamples``)
-RANK_WEIGHTS = 4_000_000  # at most this many entries (32 MB) in the resampling's weights matrix
+RANK_WEIGHTS = 4_000_000  # at most this many entries in the resampling's weights matrix (draws)
 
 
 def rank_resamples(clusters: int) -> int:
@@ -127,29 +127,29 @@ def ranks_of(
     for key, cs in cluster_sums:
         per_type.setdefault(key[1:], []).append((key[0], cs))
     rows: list[dict[str, Any]] = []
-    groups_of = [
-        (key, run_sums, sorted(set().union(*(cs.ids.tolist() for _, cs in run_sums))))
-        for key, run_sums in per_type.items()
-    ]
-    # The weights matrix depends on the number of haystacks alone (one seed): types with as many share one,
-    # drawn once, the types taken in order of that number (the rows are sorted at the end).
-    shared: tuple[tuple[int, int], np.ndarray] | None = None
-    for key, run_sums, clusters in sorted(groups_of, key=lambda g: len(g[2])):
+    types = []  # per type: its key, runs, haystacks and (haystacks × 2·runs) sums then counts
+    for key, run_sums in per_type.items():
+        clusters = sorted(set().union(*(cs.ids.tolist() for _, cs in run_sums)))
         index = {h: i for i, h in enumerate(clusters)}
-        runs = [run for run, _ in run_sums]
-        s = np.zeros((len(clusters), len(runs)))  # clusters × runs, zero where a run has no question
-        n = np.zeros((len(clusters), len(runs)))
+        sn = np.zeros((len(clusters), 2 * len(run_sums)))  # zero where a run has no question
         for j, (_, cs) in enumerate(run_sums):
             pos = np.array([index[h] for h in cs.ids.tolist()], dtype=np.int64)
-            s[pos, j], n[pos, j] = cs.sums, cs.counts
-        shape = (rank_resamples(len(clusters)) if resamples is None else resamples, len(clusters))
-        if shared is None or shared[0] != shape:
-            shared = None  # freed before the next is drawn: its memory serves the next matrix
-            shared = (shape, bootstrap_weights(len(clusters), seed, shape[0]))
-        weights = shared[1]
+            sn[pos, j], sn[pos, len(run_sums) + j] = cs.sums, cs.counts
+        types.append((key, run_sums, clusters, sn))
+    # The draw depends on the number of haystacks alone (one seed): types with as many share it, their sums
+    # and counts resampled side by side in one pass.
+    resampled: dict[tuple[Any, ...], np.ndarray] = {}
+    for size in sorted({len(t[2]) for t in types}):
+        same = [t for t in types if len(t[2]) == size]
+        both = resampled_sums(
+            np.hstack([t[3] for t in same]), seed, rank_resamples(size) if resamples is None else resamples
+        )
+        ends = np.cumsum([t[3].shape[1] for t in same])[:-1]
+        resampled |= {t[0]: part for t, part in zip(same, np.split(both, ends, axis=1), strict=True)}
+    for key, run_sums, clusters, _ in types:
+        runs = [run for run, _ in run_sums]
         with np.errstate(invalid="ignore", divide="ignore"):
-            resampled = weights @ np.hstack([s, n])
-            draws = resampled[:, : len(runs)] / resampled[:, len(runs) :]
+            draws = resampled[key][:, : len(runs)] / resampled[key][:, len(runs) :]
         observed = np.array([cs.mean for _, cs in run_sums])
         rank = _ranks(observed)
         boot = _ranks(draws)

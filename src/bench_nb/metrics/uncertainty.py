@@ -4,8 +4,8 @@ The compare report's uncertainty, tell-apart and Pareto sections all resample th
 intervals feed the leaderboard, its chart and the Pareto frontier; the pairs' per-haystack sums feed the
 paired comparisons and the rank groups. Given a ``ClusterBootstrap`` instead of the frame, the tables and
 charts of those sections (``bench_nb.tables.uncertainty``, ``bench_nb.charts.uncertainty``) share one: the
-frame is checked and summed per haystack once per ``by``, every statistic is computed once, and the weights
-matrix of a set of haystacks is drawn once (``bootstrap_weights``). The numbers are those of the functions
+frame is checked and summed per haystack once per ``by``, every statistic is computed once, and the resamples
+of a set of haystacks are drawn once (``resampled_sums``). The numbers are those of the functions
 of the same names (``accuracy_intervals``, ``rank_intervals``, ``clustered_paired_comparisons``,
 ``tell_apart``, ``pareto_frontier``) for the same seed. The budget section's table and charts
 (``table_budget``, ``chart_budget_curve``) share its ``budget_curve`` the same way.
