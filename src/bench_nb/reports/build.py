@@ -169,6 +169,7 @@ def _exporter() -> Any:
         exclude_input=True,
         exclude_input_prompt=True,
         exclude_output_prompt=True,
+        optimistic_validation=True,  # the notebook validated once, not after each of its 11 preprocessors
     )
 
 
