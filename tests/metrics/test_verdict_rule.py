@@ -186,3 +186,15 @@ def test_disputed_questions_apply_the_one_verdict_rule() -> None:
     assert set(got) == {"nan", "null", "correct", "graded-unscored", "agree"}
     nan = got["nan"]
     assert (nan["n_correct"], nan["n_incorrect"], nan["n_unscored"], nan["split"]) == (1, 1, 1, 0.5)
+
+
+def test_with_verdicts_of_frames_made_and_dropped_in_turn_is_each_ones_own() -> None:
+    # Results are shared by frame identity while a frame lives; a frame made after another was dropped may
+    # get its id, and must still get its own verdicts.
+    ids = set()
+    for i in range(50):
+        scores = pl.DataFrame({"run_id": ["r"], "question_id": ["q"], "score": [i / 49]})
+        ids.add(id(scores))
+        assert with_verdicts(scores)["score"].to_list() == [i / 49]
+        del scores
+    assert len(ids) < 50  # ids were reused: the case this checks

@@ -59,7 +59,7 @@ def segment_spread(values: np.ndarray, first: np.ndarray) -> np.ndarray:
 def sums_by(frame: pl.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> pl.DataFrame:
     """``keys``, the sum of each of ``columns`` (Float64) and ``c`` (the rows, Int64) per group of ``keys``,
     sorted by them: ``frame.group_by(keys).agg(col.sum(), c=pl.len()).sort(keys)``, the same bits every call."""
-    rows = sort_rows(frame, keys)
+    rows = sort_rows(_read_only(frame, keys, columns), keys)
     first = starts(rows, keys)
     out = rows.select(*keys)[first] if len(first) else rows.select(*keys).clear()
     sums = {c: segment_sums(rows[c].cast(pl.Float64).to_numpy(), first) for c in columns}
@@ -69,11 +69,16 @@ def sums_by(frame: pl.DataFrame, keys: Sequence[str], columns: Sequence[str]) ->
     )
 
 
+def _read_only(frame: pl.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> pl.DataFrame:
+    """The columns a sum reads: sorting moves every column (a questions frame has 70, text among them)."""
+    return frame.select(list(dict.fromkeys([*keys, *columns, *(c for c in ORDER if c in frame.columns)])))
+
+
 def means_by(frame: pl.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> pl.DataFrame:
     """``keys`` and the mean of each of ``columns`` (Float64, nulls left out, null when a group has no value)
     per group of ``keys``, groups in order of appearance: ``frame.group_by(keys, maintain_order=True)
     .agg(col.mean())``, the same bits every call."""
-    rows = sort_rows(frame, keys)
+    rows = sort_rows(_read_only(frame, keys, columns), keys)
     first = starts(rows, keys)
     bounds = [*first.tolist(), len(rows)]
     means = {}

@@ -115,15 +115,16 @@ def not_recorded_note(runs: Any, what: str) -> str | None:
     from bench_nb.frames.questions import runs_frame
 
     loaded: Any = _runs(runs)
-    labels = labels_of(runs_frame(loaded))
     by_harness: dict[str, list[str]] = {}
     for run_id, harness, _, lacks in run_origins(loaded):
         lacked = next((x for x in lacks if x == what or x.startswith(f"{what} per ")), None)
         if lacked is not None:
             label = harness if lacked == what else f"{harness}, which states run totals only"
-            by_harness.setdefault(label, []).append(labels.get(run_id, run_id))
-    if not by_harness:
+            by_harness.setdefault(label, []).append(run_id)
+    if not by_harness:  # the runs' labels (a pass over every question) only for a note
         return None
+    labels = labels_of(runs_frame(loaded))
+    by_harness = {h: [labels.get(run_id, run_id) for run_id in ids] for h, ids in by_harness.items()}
     parts = [f"by {h}" + ("" if ids == [h] else f" ({', '.join(ids)})") for h, ids in by_harness.items()]
     note = f"{what.capitalize()}: not recorded " + "; ".join(parts) + ": blank below, never zero."
     if any(h.endswith("only") for h in by_harness):
