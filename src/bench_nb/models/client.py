@@ -125,6 +125,16 @@ class LLMClient:
                 self._cache = ResponseCache(self.settings.cache_path)
             return self._cache
 
+    def close(self) -> None:
+        """Close the response cache's SQLite file and the SDK clients' connections (opened again if called)."""
+        with self._lock:
+            for sdk, _ in self._sdk.values():
+                sdk.close()
+            self._sdk.clear()
+            if self._cache is not None:
+                self._cache.close()
+            self._cache = None
+
     # -- public ------------------------------------------------------------------------------------------
     def complete(
         self,

@@ -224,6 +224,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
         opened.callback(close_provider, provider_obj)
         traits = ProviderTraits.of(provider_obj, prompts=bool(asked.allow_provider_prompts))
         client = run_client(order.options.repeat)
+        opened.callback(client.close)
         answerer_obj, judge_objs, made, spec = _found(
             run_dir, asked, order, traits, bench, targets, own, client
         )

@@ -14,6 +14,7 @@ cache included: a second call costs nothing).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,7 +118,7 @@ def reanswer(
     by_id = {q.question_id: q for q in bench.questions}
     done, _ = read_reanswers(path)
     answered = skipped = no_evidence = still_wrong = 0
-    with lock_run(path, "bench-nb reanswer"):
+    with lock_run(path, "bench-nb reanswer"), contextlib.closing(client):  # no file left open after
         out = (path / REANSWER_FILE).open("ab+")
         try:
             repair_tail(out)  # a torn last line (a killed reanswer) is closed or cut, never appended after

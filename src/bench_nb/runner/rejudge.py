@@ -10,6 +10,7 @@ rename). The previous primary verdicts are first copied into ``judgments.jsonl``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -180,46 +181,47 @@ def rejudge(
     with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runner.lock)
         run = read_run(path)
         client = run_client(read_spec(run).repeat or 1)  # the run's own response cache (a repeat's)
-        if judge_prompts:
-            resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts, client)
-        else:
-            resolved = [resolve_judge(j, client) for j in judges]
-        names = [j.name for j in resolved]
-        if len(set(names)) != len(names):
-            raise JudgeError(f"judge names must be distinct, got {names}")
-        if replicates < 1:
-            raise JudgeError(f"replicates must be at least 1, not {replicates}")
-        check_credentials(None, resolved)  # every missing key named before the first answer is graded
-        todo = answered_questions(run)
-        existing, _ = read_replicates(path)
-        graded: dict[str, int] = {}
-        skipped: dict[str, int] = {}
-        unscored: dict[str, int] = {}
-        for judge in resolved:
-            graded[judge.name] = skipped[judge.name] = unscored[judge.name] = 0
-            for replicate in range(1, (replicates if is_replicable(judge) else 1) + 1):
-                qids = [q for q in todo if force or (q, judge.name, replicate) not in existing]
-                skipped[judge.name] += len(todo) - len(qids)
-                items = [(q, *todo[q]) for q in qids]
-                verdicts = _grade(path, judge, items, max(1, concurrency), replicate=replicate)
-                graded[judge.name] += len(verdicts)
-                unscored[judge.name] += sum(v.label == "unscored" for v in verdicts)
-        old = primary_judge(run)
-        changed = primary is not None and primary != old
-        if changed:
-            assert primary is not None
-            chosen = next((j for j in resolved if j.name == primary), None)
-            _switch_primary(run, old, primary, getattr(chosen, "prompt_hash", None))
-        return RejudgeResult(
-            run_dir=path,
-            judges=tuple(names),
-            graded=graded,
-            skipped=skipped,
-            unscored=unscored,
-            primary=primary if changed and primary is not None else old,
-            primary_changed=changed,
-            report_stale=changed and (path / "report.json").is_file(),
-        )
+        with contextlib.closing(client):  # its files closed when the rejudge ends
+            if judge_prompts:
+                resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts, client)
+            else:
+                resolved = [resolve_judge(j, client) for j in judges]
+            names = [j.name for j in resolved]
+            if len(set(names)) != len(names):
+                raise JudgeError(f"judge names must be distinct, got {names}")
+            if replicates < 1:
+                raise JudgeError(f"replicates must be at least 1, not {replicates}")
+            check_credentials(None, resolved)  # every missing key named before the first answer is graded
+            todo = answered_questions(run)
+            existing, _ = read_replicates(path)
+            graded: dict[str, int] = {}
+            skipped: dict[str, int] = {}
+            unscored: dict[str, int] = {}
+            for judge in resolved:
+                graded[judge.name] = skipped[judge.name] = unscored[judge.name] = 0
+                for replicate in range(1, (replicates if is_replicable(judge) else 1) + 1):
+                    qids = [q for q in todo if force or (q, judge.name, replicate) not in existing]
+                    skipped[judge.name] += len(todo) - len(qids)
+                    items = [(q, *todo[q]) for q in qids]
+                    verdicts = _grade(path, judge, items, max(1, concurrency), replicate=replicate)
+                    graded[judge.name] += len(verdicts)
+                    unscored[judge.name] += sum(v.label == "unscored" for v in verdicts)
+            old = primary_judge(run)
+            changed = primary is not None and primary != old
+            if changed:
+                assert primary is not None
+                chosen = next((j for j in resolved if j.name == primary), None)
+                _switch_primary(run, old, primary, getattr(chosen, "prompt_hash", None))
+            return RejudgeResult(
+                run_dir=path,
+                judges=tuple(names),
+                graded=graded,
+                skipped=skipped,
+                unscored=unscored,
+                primary=primary if changed and primary is not None else old,
+                primary_changed=changed,
+                report_stale=changed and (path / "report.json").is_file(),
+            )
 
 
 def _grade(
