@@ -165,3 +165,11 @@ def test_what_to_fix_on_a_run_at_zero_percent_says_so(fixture_glob: str) -> None
         r.topic != "overall"
         for r in tables.what_to_fix(bench_nb.questions_df(fixture_glob, backend="polars"))
     )
+
+
+def test_a_tables_text_form_is_its_numbers_not_its_html_again(fixture_glob: str) -> None:
+    # A notebook's text/plain of a table (and a console's view) was the dataclass repr: the frame and then
+    # the whole HTML again, escaped, doubling what a report's kernel sent and its notebook held.
+    table = tables.table_memscore(bench_nb.questions_df(fixture_glob, backend="polars"))
+    assert repr(table) == repr(table.frame)
+    assert "<table" not in repr(table) and "<table" in table._repr_html_()

@@ -48,7 +48,7 @@ def band_badge(band: str | None) -> tuple[tuple[str, str], ...]:
     return () if not band else ((band, f"bnb-band bnb-{band}"),)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Table:
     """A rendered table: ``data`` (the numbers, a pandas frame) and ``html`` (what notebooks display).
 
@@ -67,6 +67,9 @@ class Table:
 
     def _repr_html_(self) -> str:
         return self.html
+
+    def __repr__(self) -> str:  # a console's view, and a notebook's text/plain: the numbers, not the HTML again
+        return repr(self.frame)
 
     def __str__(self) -> str:
         return self.data.to_string(index=False)
