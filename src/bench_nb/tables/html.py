@@ -68,7 +68,8 @@ class Table:
     def _repr_html_(self) -> str:
         return self.html
 
-    def __repr__(self) -> str:  # a console's view, and a notebook's text/plain: the numbers, not the HTML again
+    def __repr__(self) -> str:
+        """A console's view and a notebook's text/plain: the numbers (not the HTML again)."""
         return repr(self.frame)
 
     def __str__(self) -> str:
