@@ -54,3 +54,17 @@ def test_a_thread_reads_the_built_in_price_while_another_loads_the_file(
     for t in threads:
         t.join()
     assert seen == [Price(1.0, 2.0)] * 8
+
+
+def test_a_price_file_changed_many_times_keeps_only_its_current_prices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench_nb.models import prices
+
+    path = tmp_path / "prices.json"
+    monkeypatch.setenv("BENCH_NB_PRICES", str(path))
+    monkeypatch.setattr(prices, "_env_files", {})
+    for n in range(1, 21):  # a file edited 20 times in one process: one entry remembered, not 20
+        _price_file(path, float(n), filler=n)
+        assert price_for(GPT4O) == Price(float(n), 2.0 * n)
+    assert len(prices._env_files) == 1

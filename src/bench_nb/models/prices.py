@@ -63,7 +63,7 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 _overrides: dict[str, Price] = {}
-_env_files: dict[tuple[str, int, int], dict[str, Price]] = {}  # by (path, mtime, size): read again if changed
+_env_files: dict[str, tuple[tuple[int, int], dict[str, Price]]] = {}  # path -> (mtime, size), its prices
 _lock = threading.Lock()
 
 
@@ -110,11 +110,11 @@ def _env_prices() -> dict[str, Price]:
         stat = os.stat(path)
     except OSError:
         return _read_prices(path)  # raises, naming the file
-    key = (path, stat.st_mtime_ns, stat.st_size)
+    version = (stat.st_mtime_ns, stat.st_size)
     with _lock:
-        if key not in _env_files:
-            _env_files[key] = _read_prices(path)
-        return _env_files[key]
+        if _env_files.get(path, (None,))[0] != version:  # read again if changed, the old prices dropped
+            _env_files[path] = (version, _read_prices(path))
+        return _env_files[path][1]
 
 
 def price_for(spec: ModelSpec) -> Price | None:
