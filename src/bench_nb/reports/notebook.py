@@ -48,7 +48,7 @@ def _display_spec(chart: Any) -> None:
     from bench_nb.charts.spec import VegaLiteChart
 
     if isinstance(chart, VegaLiteChart):
-        spec = chart.to_dict()
+        spec = chart.spec  # no copy (``to_dict``'s): chart_bundle builds the output's spec anew
     else:  # an altair chart a notebook made itself: altair is loaded already
         from bench_nb.charts.theme import themed
 
