@@ -66,6 +66,26 @@ def test_a_question_damaged_outside_the_frames_fields_is_a_problem_when_the_chec
     assert "question skipped" in bad.message
 
 
+def test_a_sound_load_decodes_each_sound_checkpoint_once_and_keeps_a_damaged_question_in_the_frames(
+    tmp_path: Path,
+) -> None:
+    # complete="sound" (a report's load): one complete decode for a sound run, the same frame as the views'
+    sound = write_run(tmp_path / "sound", [question("q1"), question("q2", "incorrect")])
+    (loaded,) = runs = load.load_runs(sound, complete="sound")
+    assert isinstance(loaded.view, Checkpoint) and loaded.checkpoint is loaded.view  # decoded once, now
+    assert questions_df(runs, backend="polars").equals(questions_df(load_runs(sound), backend="polars"))
+    # a question damaged outside the frames' fields: the run is read as by default, the question in its frames
+    damaged = write_run(tmp_path / "damaged", [question("q1"), question("q2")])
+    ck = json.loads((damaged / "checkpoint.json").read_text())
+    ck["questions"]["q1"]["phases"]["ingest"]["completedSessions"] = "s1"  # should be a list
+    (damaged / "checkpoint.json").write_text(json.dumps(ck))
+    (loaded,) = runs = load.load_runs(damaged, complete="sound")
+    assert not runs.all_problems and isinstance(loaded.view, CheckpointView)
+    assert questions_df(runs, backend="polars")["question_id"].to_list() == ["q1", "q2"]
+    with pytest.warns(RunFormatWarning, match="completedSessions"):
+        assert list(loaded.checkpoint.questions) == ["q2"]  # type: ignore[union-attr]
+
+
 def test_problems_of_the_load_are_not_listed_twice_when_the_checkpoint_is_read(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2")])
     ck = json.loads((run / "checkpoint.json").read_text())

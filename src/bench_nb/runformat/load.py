@@ -295,6 +295,7 @@ def read_resumed(run_dir: Path) -> tuple[Checkpoint, RunSpec] | None:
 
 
 _C = TypeVar("_C", Checkpoint, CheckpointView)
+SKIPPED = "; question skipped"  # the end of a problem's message for a question that does not decode
 #: What a JSON value nested deeper than the decoder goes (msgspec raises RecursionError) is, as a problem.
 TOO_DEEP = "JSON nested too deeply to read (a value inside hundreds of arrays or objects); the run is skipped"
 
@@ -339,7 +340,7 @@ def _decode_questions(
             where = f"questions.{qid}" + (at or "$")[1:]
             if strict:
                 raise RunFormatError(path, f"question {qid}: {message}", where, qid) from None
-            problems.append(Problem(str(path), f"{message}; question skipped", where, question_id=qid))
+            problems.append(Problem(str(path), f"{message}{SKIPPED}", where, question_id=qid))
     if not problems:  # the error is at the run level, where the shell is laxer (e.g. an unknown status)
         raise RunFormatError(path, *_decode_error(first_error))
     fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
@@ -464,13 +465,18 @@ def read_run(path: RunSource, *, strict: bool = False) -> Run:
     return Run(run_dir, checkpoint, report, problems)
 
 
-def read_run_deferred(path: RunSource, *, strict: bool = False) -> Run:
+def read_run_deferred(path: RunSource, *, strict: bool = False, sound: bool = False) -> Run:
     """``read_run`` for a lenient ``load_runs`` and the frames: the checkpoint decoded as the frames read it
     (``strict`` checks only those fields), the rest when ``Run.checkpoint`` is first read (``Run``). With a
-    journal to replay (a bench_nb run that is running or was killed), it is ``read_run``."""
+    journal to replay (a bench_nb run that is running or was killed), it is ``read_run``; with ``sound``,
+    ``read_run`` too when every question decodes completely (one decode, not two, for a caller that reads
+    the checkpoint anyway)."""
     run_dir = Path(path)
-    if (run_dir / "journal.jsonl").is_file():
-        return read_run(run_dir, strict=strict)
+    journal = (run_dir / "journal.jsonl").is_file()
+    if journal or sound:
+        run = read_run(run_dir, strict=strict)
+        if journal or not any(p.message.endswith(SKIPPED) for p in run.problems):
+            return run
     view, report, problems, stamp = _read(run_dir, CheckpointView, QuestionView, strict=strict)
     run = Run(run_dir, None, report, problems)
     if view is not None and stamp is not None:  # its complete checkpoint decoded from that file on first use
@@ -738,7 +744,7 @@ def load_runs(
     format: RunFormatName | None = None,
     dataset: str | os.PathLike[str] | None = None,
     strict: bool = False,
-    complete: bool = False,
+    complete: bool | Literal["sound"] = False,
 ) -> RunSet:
     """Load runs from directories, globs, a runs folder, a compare manifest, or other harnesses' files.
 
@@ -756,7 +762,9 @@ def load_runs(
         strict: raise ``RunFormatError`` on the first problem instead of collecting problems.
         complete: decode each checkpoint completely now (as ``strict`` does), for a caller that reads every
             question's search results (an export); by default a lenient load decodes what the frames read
-            and ``Run.checkpoint`` the rest when it is first read.
+            and ``Run.checkpoint`` the rest when it is first read. ``"sound"``: a lenient load that decodes
+            completely now each run whose every question decodes so, for a caller that reads most questions'
+            search results (a report): a question damaged in a field the frames do not read stays in them.
 
     Returns:
         A ``RunSet`` (a list of ``Run``) whose ``problems`` lists what could not be read.
@@ -765,7 +773,7 @@ def load_runs(
         return sources
     if isinstance(sources, Run):
         return RunSet([sources])
-    reader = read_run if complete or strict else read_run_deferred
+    reader = read_run if complete is True or strict else partial(read_run_deferred, sound=bool(complete))
     runs, problems = _load(sources, reader, strict=strict, fmt=format, dataset=dataset)
     return RunSet(runs, problems)
 
