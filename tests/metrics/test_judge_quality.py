@@ -446,3 +446,27 @@ def test_corrected_accuracy_table_uses_the_runs_clustering(make_run) -> None:
     )
     plain = corrected_accuracy(0.55, 1.0, 1.0, (4, 4), n=40)
     assert row["corrected_high"] - row["corrected_low"] > 100 * (plain.ci_high - plain.ci_low) + 10
+
+
+def test_audit_accept_rate_and_corrected_accuracy_are_the_same_bits_whatever_the_verdicts_order(
+    make_run,
+) -> None:
+    """Two runs with the same graded verdicts, written in opposite orders (a shuffled judgments frame): the
+    accept rate, its interval and the raw accuracy are the same bits (polars' group sums added the scores in
+    the rows' order, and the questions' rates in the order of a hash)."""
+    import polars as pl
+
+    from bench_nb.metrics.judge_quality import corrected_accuracy_table
+
+    answers = {f"q{i}": "x" for i in range(1, 7)}
+    scores = dict(zip(answers, [0.452, 0.56, 0.924, 0.466, 0.508, 0.587], strict=True))
+    runs = [
+        make_run(name, answers=answers, primary="contains", bench_nb={}, verdicts={"g": verdicts})
+        for name, verdicts in (("forward", scores), ("backward", dict(reversed(scores.items()))))
+    ]
+    audit = pl.concat([judge_audit(runs, judge="g", backend="polars") for _ in range(5)])
+    assert audit["n"].to_list() == [6] * 10
+    assert audit.select(pl.exclude("run_id")).n_unique() == 1, audit  # both runs, every call: one row of bits
+    acc = corrected_accuracy_table(runs, judges=["g"], backend="polars")
+    assert acc["accuracy"].n_unique() == 1 and acc["ci_low"].n_unique() == 1, acc
+    assert acc["accuracy"][0] == pytest.approx(100 * sum(scores.values()) / 6)

@@ -26,6 +26,7 @@ from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.metrics.agreement import cohen_kappa, gwet_ac1, rating_counts
 from bench_nb.metrics.clustered import clustered_interval, clustered_n, grouped_cluster_sums, question_keys
 from bench_nb.metrics.intervals import normal_z, student_t_quantile, wilson_proportion_interval
+from bench_nb.metrics.ordered import means_by, sums_by
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
@@ -235,14 +236,12 @@ def _audit_kind(run: Run) -> AuditKind:
 def _item_rates(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """Per (keys..., question): the share of the judge's scored verdicts (over replicates) that accept."""
     scored = _verdicts(frame).filter(pl.col("score").is_not_null())
-    return scored.group_by([*keys, "question_id"]).agg(
-        rate=pl.col("score").cast(pl.Float64).mean(), verdicts=pl.len()
-    )
+    return means_by(scored, [*keys, "question_id"], ["score"]).rename({"score": "rate"})
 
 
 def _rate_table(items: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """n (questions), the mean per-question rate in percent, its Wilson interval over the n questions."""
-    agg = items.group_by(keys).agg(n=pl.len().cast(pl.Int64), p=pl.col("rate").mean()).sort(keys)
+    agg = sums_by(items, keys, ["rate"]).select(*keys, n="c", p=pl.col("rate") / pl.col("c"))
     cis = [wilson_proportion_interval(p, n) for p, n in agg.select("p", "n").iter_rows()]
     return agg.select(
         *(pl.col(k).cast(pl.Utf8) for k in keys),
@@ -509,7 +508,10 @@ def corrected_accuracy_table_frame(
         rates = judge_error_rates_frame(audit)
     judged = frame.filter(pl.col("score").is_not_null() & ~pl.col("judge").str.starts_with(HUMAN))
     acc = judged.group_by("run_id", "judge", maintain_order=True).agg(
-        pl.col("provider").first(), scored=pl.len(), correct=pl.col("score").sum()
+        pl.col("provider").first(), scored=pl.len()
+    )
+    acc = acc.join(
+        means_by(judged, ["run_id", "judge"], ["score"]), on=["run_id", "judge"], maintain_order="left"
     )
     if judges is not None:
         acc = acc.filter(pl.col("judge").is_in(list(judges)))
@@ -522,8 +524,7 @@ def corrected_accuracy_table_frame(
     by_judge = {r["judge"]: r for r in versus.iter_rows(named=True)}
     rows = []
     for r in acc.iter_rows(named=True):
-        n, k = int(r["scored"]), float(r["correct"])
-        p = k / n
+        n, p = int(r["scored"]), float(r["score"])
         cs = clusters[(r["run_id"], r["judge"])]
         # the raw accuracy's clustered interval, and the questions it is worth to the correction's (n*)
         lo, hi = wilson_proportion_interval(p, n)
