@@ -57,6 +57,7 @@ def test_search_hits_table_holds_every_result_in_rank_order(tmp_path: Path) -> N
 
     qid = hits["question_id"][0]
     raw = search_hits(runs[0], qid)
+    assert len(raw) > 2 and search_hits(runs[0], qid, 2) == raw[:2]  # only the first two decoded
     mine = hits.filter(pl.col("question_id") == qid).sort("rank")
     assert mine["rank"].to_list() == list(range(1, len(raw) + 1))
     assert [json.loads(r) for r in mine["raw"]] == raw

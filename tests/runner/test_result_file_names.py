@@ -65,6 +65,7 @@ def test_a_run_with_awkward_question_ids_completes_resumes_and_loads(tmp_path: P
     (run,) = runs
     for qid in IDS:
         assert search_hits(run, qid)
+        assert search_hits(run, qid, 1) == search_hits(run, qid)[:1]  # from the results file, the first only
 
 
 def test_a_run_with_an_older_results_file_name_still_loads_and_resumes(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ replicates included; its checkpoint's verdict (the replicates' majority) is not 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -411,7 +412,7 @@ def _question_context(runset: Any, disputed: pl.DataFrame, n_hits: int) -> pl.Da
 
 def retrieved_texts(run: Run, qid: str, n_hits: int | None = 5) -> list[str]:
     """The texts of the top ``n_hits`` (None: all) results a run retrieved for a question (empty when not recorded)."""
-    return [hit_text(h) for h in search_hits(run, qid)[:n_hits]]
+    return [hit_text(h) for h in search_hits(run, qid, n_hits)]
 
 
 def retrieved_texts_of(runs: Any, keys: pl.DataFrame, n_hits: int | None = None) -> list[list[str]]:
@@ -429,26 +430,27 @@ def retrieved_texts_of(runs: Any, keys: pl.DataFrame, n_hits: int | None = None)
     return out
 
 
-def search_hits(run: Run, qid: str) -> list[Any]:
-    """The question's raw search results: checkpoint, else results/<qid>.json, else report.json."""
+def search_hits(run: Run, qid: str, n: int | None = None) -> list[Any]:
+    """The question's raw search results, the first ``n`` (None: all): checkpoint, else results/<qid>.json,
+    else report.json."""
     if run.checkpoint is not None:
         q = run.checkpoint.questions.get(qid)
         if q is not None and q.phases.search.results:
-            return decode_results(q.phases.search.results)
+            return decode_results(q.phases.search.results[:n])  # only those asked for decoded
         recorded = q.phases.search.resultFile if q is not None else None
         name = recorded.replace("\\", "/").rsplit("/", 1)[-1] if recorded else result_file_name(qid)
-        path = run.path / "results" / name
-        if path.is_file():
+        path = os.path.join(run.path, "results", name)  # not pathlib: a report looks for thousands of files
+        if os.path.isfile(path):
             try:
-                results = json.loads(path.read_text(encoding="utf-8")).get("results")
+                results = json.loads(Path(path).read_text(encoding="utf-8")).get("results")
             except (OSError, ValueError, AttributeError):
                 return []
-            return results if isinstance(results, list) else []
+            return results[:n] if isinstance(results, list) else []
         return []
     for ev in (run.report or {}).get("evaluations", []):
         if str(ev.get("questionId")) == qid:
             results = ev.get("searchResults")
-            return results if isinstance(results, list) else []
+            return results[:n] if isinstance(results, list) else []
     return []
 
 

@@ -191,6 +191,7 @@ def lafs_frame(
     reference: str | Sequence[tuple[float, float]] | None = None,
     floor: float = 0.0,
     full_set: bool = False,
+    points: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """LAFS per run (or per system of several runs), as LongMemEval-V2's leaderboard computes it.
 
@@ -212,11 +213,12 @@ def lafs_frame(
         full_set: count every record of a run, a failed or unscored question as wrong (LongMemEval-V2's
             ``overall_full_set``: 60 right, 30 wrong and 10 failed give 60.0%). The default counts the
             questions with a verdict (66.7% there), as every other accuracy in bench_nb does.
+        points: ``run_points(questions, full_set)`` when the caller has them (not computed again).
     """
     ref = _reference_points(reference)
     q = as_questions(questions)
     _check_reference(reference, q)
-    pts = run_points(q, full_set)
+    pts = run_points(q, full_set) if points is None else points
     if by is not None:
         if by not in q.columns:
             raise ValueError(f"by={by!r}: the frame has no such column")

@@ -85,7 +85,7 @@ def _cut_contexts(runset: Any, wrong: pl.DataFrame) -> list[bool]:
         out = []
         for run_path, qid in wrong.select("run_path", "question_id").iter_rows():
             run = by_path.get(run_path)
-            first = search_hits(run, qid)[:1] if run is not None else []
+            first = search_hits(run, qid, 1) if run is not None else []
             raw = first[0].get("raw") if first and isinstance(first[0], dict) else None
             q = run.checkpoint.questions.get(qid) if run is not None and run.checkpoint is not None else None
             said = bool(q is not None and (q.benchNb or {}).get(CONTEXT_CUT) is True)  # an importer read it
