@@ -35,10 +35,11 @@ def usage_columns(
     """The usage columns of ``n`` questions from their ``benchNb`` dicts (None: no ``benchNb`` at all) and
     the run's own ``benchNb`` (``run_extra``: which answerer and judges it used)."""
     components = _Components.of(run_extra or {})
+    unrecorded = _row(None, components)  # the row of each question that records no usage
     rows = (
-        [_row(e.get("usage"), components) for e in extras]
+        [_row(u, components) if isinstance(u := e.get("usage"), dict) else unrecorded for e in extras]
         if extras is not None
-        else [_row(None, components)] * n
+        else [unrecorded] * n
     )
     return {c: [r.get(c) for r in rows] for c in USAGE_COLUMNS}
 
