@@ -67,6 +67,14 @@ class _ChartsFailed(Exception):
     """Every cell ran, but a chart could not be rendered (the message names it)."""
 
 
+def _keep(executed: Path, failed_copy: Path) -> Path | None:
+    """The executed notebook copied to ``failed_copy`` (beside the report) for a look, if it was written."""
+    if not executed.is_file():
+        return None
+    failed_copy.write_bytes(executed.read_bytes())
+    return failed_copy
+
+
 def _failure(notebook: Path, err: Exception, kept: Path | None) -> ReportError:
     index = getattr(err, "cell_index", None)
     source = str(getattr(err, "source", "") or "").strip().splitlines()
@@ -125,6 +133,18 @@ def execute_notebook(
         papermill's ``PapermillExecutionError`` for a failing cell; ``ReportError`` (from ``_ChartsFailed``)
         naming each chart that could not be rendered.
     """
+    nb, charts = _execute(notebook, params, output, timeout)
+    try:
+        charts.put_in_place(nb)
+    except ReportError as err:
+        raise _ChartsFailed(str(err).removeprefix("charts that could not be rendered: ")) from None
+    return nb
+
+
+def _execute(
+    notebook: str | os.PathLike[str], params: Mapping[str, Any] | None, output: Path, timeout: int
+) -> tuple[Any, NotebookCharts]:
+    """``execute_notebook`` without waiting for its charts: the notebook, and its charts still rendering."""
     load_jsonschema()  # before papermill and nbformat import it: 1.5-2 s less in a new process
     import papermill as pm
 
@@ -146,11 +166,7 @@ def execute_notebook(
         # with pandas/altair/polars loaded to finalize its interpreter.
         shutdown_kernel="immediate",
     )
-    try:
-        charts.put_in_place(nb)
-    except ReportError as err:
-        raise _ChartsFailed(str(err).removeprefix("charts that could not be rendered: ")) from None
-    return nb
+    return nb, charts
 
 
 _SLOT = '<div class="bnb-chart-slot" data-slot="{}"></div>'
@@ -182,30 +198,42 @@ def _warm_exporter() -> None:
     _exporter().from_notebook_node(nb)
 
 
-def export_html(nb: Any, title: str) -> str:
+def export_html(nb: Any, title: str, charts: NotebookCharts | None = None) -> str:
     """The executed notebook as self-contained HTML, input cells and prompts hidden.
 
-    A chart still in Vega-Lite (a notebook executed some other way than ``execute_notebook``) is rendered
-    to SVG here. nbconvert's exporter ends by re-parsing the whole page with BeautifulSoup (to give images
-    alt text and output areas a tabindex): with a few thousand SVG elements in it that took 0.2-0.4 s, so
-    each chart's figure goes into the page as an empty slot and is put in place after the export.
+    A chart still in Vega-Lite is rendered to SVG: by ``charts``, the ``NotebookCharts`` still rendering the
+    notebook's charts (the page is exported while the last of them render), or else in this process (a
+    notebook executed some other way than ``execute_notebook``). nbconvert's exporter ends by re-parsing the
+    whole page with BeautifulSoup (to give images alt text and output areas a tabindex): with a few thousand SVG
+    elements in it that took 0.2-0.4 s, so each chart's figure goes into the page as an empty slot and is put
+    in place after the export.
+
+    Raises:
+        ReportError: naming each chart that could not be rendered.
     """
-    figures: list[str] = []
-    for cell in nb.cells:
+    shown: list[tuple[int, Any, Any]] = []  # each chart: its cell's index, the cell, the output as it was
+    for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code":
             continue
         cell["outputs"] = [o for o in cell.get("outputs", []) if SUMMARY_MIME not in o.get("data", {})]
         for out in cell["outputs"]:
             data = out.get("data", {})
-            spec = chart_output_spec(data)
-            markup = figure(spec_to_svg(spec)) if spec is not None else data.get("text/html")
-            if isinstance(markup, str) and markup.startswith(FIGURE_START):
-                out["data"] = {"text/html": _SLOT.format(len(figures))}
+            if chart_output_spec(data) is not None or str(data.get("text/html", "")).startswith(FIGURE_START):
+                shown.append((index, cell, {"data": data, "metadata": out.get("metadata", {})}))
+                out["data"] = {"text/html": _SLOT.format(len(shown) - 1)}
                 out["metadata"] = {}
-                figures.append(markup)
     nb.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb)
     page = fold_sections(str(body), nb.cells)
+    if charts is not None:
+        figures = charts.figures(shown)
+    else:
+        figures = [
+            figure(spec_to_svg(spec))
+            if (spec := chart_output_spec(out["data"]))
+            else out["data"]["text/html"]
+            for _, _, out in shown
+        ]
     for i, markup in enumerate(figures):
         slot = _SLOT.format(i)
         if page.count(slot) != 1:
@@ -317,25 +345,25 @@ def build_report(
         executed = Path(tmp) / source.name
         folder = _REPORT_DIR.set(str(out.parent.resolve()))
         try:
-            nb = execute_notebook(source, params, executed, timeout=timeout)
+            nb, charts = _execute(source, params, executed, timeout)
         except Exception as err:
-            kept = None
-            if executed.is_file():
-                failed_copy.write_bytes(executed.read_bytes())
-                kept = failed_copy
-            raise _failure(source, err, kept) from None
+            raise _failure(source, err, _keep(executed, failed_copy)) from None
         finally:
             _REPORT_DIR.reset(folder)
+        summary = _summary(nb)
+        warm.join()
+        title = str(summary.get("title") or (params or {}).get("title") or source.stem)
+        try:  # exported while the last charts render
+            page = export_html(nb, title, charts)
+        except ReportError as err:
+            failed = _ChartsFailed(str(err).removeprefix("charts that could not be rendered: "))
+            raise _failure(source, failed, _keep(executed, failed_copy)) from None
         kept_notebook = None
         if notebook is not None:
             kept_notebook = Path(notebook)
             kept_notebook.parent.mkdir(parents=True, exist_ok=True)
             kept_notebook.write_bytes(executed.read_bytes())
     failed_copy.unlink(missing_ok=True)
-    summary = _summary(nb)
-    warm.join()
-    title = str(summary.get("title") or (params or {}).get("title") or source.stem)
-    page = export_html(nb, title)
     write_atomic(out, page.encode("utf-8"), durable=False)  # no temporary file is left if it fails
     entry = ReportEntry(
         file=out.name,

@@ -253,21 +253,34 @@ class NotebookCharts:
         Raises:
             ReportError: naming each chart vl-convert could not render, and the cell that displayed it.
         """
-        failures = []
-        for index, cell in enumerate(nb.cells):
-            for k, out in enumerate(_chart_outputs(cell)):
-                future = self._futures.pop((index, k), None) or self.worker.submit(_spec(out))
-                title = str(out.get("metadata", {}).get(CHART_META, {}).get("title", "chart"))
-                try:
-                    markup = figure(future.result(timeout=timeout))
-                except Exception as err:  # a ReportError from the worker, or a timeout
-                    where = f"In [{cell.get('execution_count')}]"
-                    failures.append(f"chart {title!r} (displayed by {where}, cell {index}): {err}")
-                    continue
-                out["data"] = {"text/html": markup}
-                out["metadata"] = {}
+        shown = [(i, cell, out) for i, cell in enumerate(nb.cells) for out in _chart_outputs(cell)]
+        for (_, _, out), markup in zip(shown, self.figures(shown, timeout=timeout), strict=True):
+            out["data"] = {"text/html": markup}
+            out["metadata"] = {}
+
+    def figures(self, shown: list[tuple[int, Any, Any]], *, timeout: float = 120.0) -> list[str]:
+        """The SVG figure of each chart output in ``shown`` (its cell's index, the cell, the output), waiting
+        for those still rendering; an output already a figure is kept as it is.
+
+        Raises:
+            ReportError: naming each chart vl-convert could not render, and the cell that displayed it.
+        """
+        markups, failures, seen = [], [], collections.Counter[int]()
+        for index, cell, out in shown:
+            if chart_output_spec(out.get("data", {})) is None:  # rendered already (put_in_place)
+                markups.append(out["data"]["text/html"])
+                continue
+            k, seen[index] = seen[index], seen[index] + 1  # its place among the cell's charts
+            future = self._futures.pop((index, k), None) or self.worker.submit(_spec(out))
+            title = str(out.get("metadata", {}).get(CHART_META, {}).get("title", "chart"))
+            try:
+                markups.append(figure(future.result(timeout=timeout)))
+            except Exception as err:  # a ReportError from the worker, or a timeout
+                where = f"In [{cell.get('execution_count')}]"
+                failures.append(f"chart {title!r} (displayed by {where}, cell {index}): {err}")
         if failures:
             raise ReportError("charts that could not be rendered: " + "; ".join(failures))
+        return markups
 
 
 WORKER_NICENESS = 10  # below the kernel: see main()
