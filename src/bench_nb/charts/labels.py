@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import weakref
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
+
+from bench_nb.frames.backend import once_per_frame
 
 OUTCOMES = ("correct", "incorrect", "unscored", "failed", "in_progress", "pending")
 
@@ -23,7 +24,8 @@ def run_labels(frame: pl.DataFrame) -> dict[str, str]:
     than ``LABEL_CHARS`` keeps what tells its run apart: the run id without the prefix the provider's runs
     share (``sqlite · …T040000Z`` for ``sqlite-locomo-20261202T040000Z``), its end if still too long, so
     long run ids neither overlap in a chart nor cut to the same text."""
-    return dict(_once_per_frame("labels", frame, _run_labels))
+    # once per frame: every table and chart labels and orders the runs (0.1 s a pass at 200,000 rows)
+    return dict(once_per_frame("labels", frame, _run_labels))
 
 
 def _run_labels(frame: pl.DataFrame) -> dict[str, str]:
@@ -48,25 +50,12 @@ def _run_labels(frame: pl.DataFrame) -> dict[str, str]:
     return out
 
 
-_PER_FRAME: dict[tuple[str, int], Any] = {}  # (what, id of a live frame) -> what was worked out from it
-
-
-def _once_per_frame(what: str, frame: pl.DataFrame, compute: Any) -> Any:
-    """``compute(frame)``, worked out once while ``frame`` lives: a report labels and orders its runs for every
-    table and chart (on 200,000 rows each pass costs about 0.1 s). bench_nb never changes a frame in place."""
-    key = (what, id(frame))
-    if key not in _PER_FRAME:
-        _PER_FRAME[key] = compute(frame)
-        weakref.finalize(frame, _PER_FRAME.pop, key, None)
-    return _PER_FRAME[key]
-
-
 def leaderboard_order(frame: pl.DataFrame) -> list[str]:
     """The run ids of a questions frame in the MemScore leaderboard's order: best accuracy first (the mean score
     of the scored questions, ``metrics.accuracy``), runs with none scored last, ties in order of first
     appearance. Another frame (without a question's status, verdict and score) keeps its order of first
     appearance."""
-    return list(_once_per_frame("order", frame, _leaderboard_order))
+    return list(once_per_frame("order", frame, _leaderboard_order))
 
 
 def _leaderboard_order(frame: pl.DataFrame) -> list[str]:

@@ -35,8 +35,20 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeAlias, TypeGuard, cast, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    ParamSpec,
+    Protocol,
+    TypeAlias,
+    TypeGuard,
+    TypeVar,
+    cast,
+    overload,
+)
 
 import polars as pl
 
@@ -47,6 +59,7 @@ Backend = Literal["pandas", "polars"]
 # What a public frame function returns: pandas by default, polars with ``backend="polars"``.
 Frame: TypeAlias = "pd.DataFrame | pl.DataFrame"
 P = ParamSpec("P")
+T = TypeVar("T")
 
 BACKEND_DOC = '``backend``: ``"pandas"`` (default) or ``"polars"``: the library of the frame returned.'
 
@@ -103,6 +116,21 @@ def with_backend(core: Callable[P, pl.DataFrame], name: str) -> FrameFunction[P]
     public.__qualname__ = core.__qualname__.removesuffix(core.__name__) + name
     public.__doc__ = inspect.cleandoc(core.__doc__ or "") + "\n\n" + BACKEND_DOC
     return cast("FrameFunction[P]", public)
+
+
+_PER_FRAME: dict[tuple[str, int], Any] = {}  # (what, id of a live frame) -> what was worked out from it
+
+
+def once_per_frame(what: str, frame: pl.DataFrame, compute: Callable[[pl.DataFrame], T]) -> T:
+    """``compute(frame)``, worked out once while ``frame`` lives (``what`` names the computation): a report's
+    questions frame reaches the same verdicts, labels and MemScore through many tables and charts,
+    each a few polars passes over it. polars frames are immutable (nothing in bench_nb changes one in place),
+    so one result serves every caller; it is forgotten with the frame, whose id may then be reused."""
+    key = (what, id(frame))
+    if key not in _PER_FRAME:
+        _PER_FRAME[key] = compute(frame)
+        weakref.finalize(frame, _PER_FRAME.pop, key, None)
+    return cast(T, _PER_FRAME[key])
 
 
 def is_pandas_frame(data: object) -> TypeGuard[pd.DataFrame]:

@@ -14,15 +14,9 @@ import it from here.
 
 from __future__ import annotations
 
-import weakref
-
 import polars as pl
 
-# The rule's result for each frame it was applied to, by identity, while that frame lives: a report's
-# questions frame reaches ``with_verdicts`` through 20-odd tables and charts, and each application is a few
-# polars passes over it (2-4 ms at 6,000 rows). polars frames are immutable (nothing in bench_nb changes one
-# in place), so one result serves every caller.
-_APPLIED: dict[int, pl.DataFrame] = {}
+from bench_nb.frames.backend import once_per_frame
 
 
 def with_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
@@ -33,8 +27,10 @@ def with_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
     Raises:
         ValueError: a score (or a ``correct`` read as 0/1) outside [0, 1], naming the run and question.
     """
-    if (done := _APPLIED.get(id(frame))) is not None:
-        return done
+    return once_per_frame("verdicts", frame, _apply)  # a report's questions frame: 20-odd times
+
+
+def _apply(frame: pl.DataFrame) -> pl.DataFrame:
     cols = frame.columns
     evaluated = (pl.col("status") == "evaluated").fill_null(False) if "status" in cols else pl.lit(True)
     flagged = pl.col("unscored").cast(pl.Boolean).fill_null(False) if "unscored" in cols else pl.lit(False)
@@ -55,6 +51,4 @@ def with_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
             f"{r['score']} is not in [0, 1]: a score must be in [0, 1] (0 or 1, or a graded score) or null (null and NaN are no "
             "verdict)"
         )
-    _APPLIED[id(frame)] = out
-    weakref.finalize(frame, _APPLIED.pop, id(frame), None)  # forgotten with the frame (its id may be reused)
     return out

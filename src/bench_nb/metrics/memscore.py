@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from bench_nb.frames.backend import with_backend
+from bench_nb.frames.backend import once_per_frame, with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
@@ -109,8 +109,12 @@ def memscore_frame(data: QuestionsLike) -> pl.DataFrame:
     """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
     Wilson 95% interval and the counts behind it: one row per run, ``run_id, provider, benchmark, quality,
     latency_ms, context_tokens, memscore, ...``."""
+    return once_per_frame("memscore", as_questions(data), _memscore)  # a report's table, summary, chart...
+
+
+def _memscore(questions: pl.DataFrame) -> pl.DataFrame:
     rows = []
-    for run in _per_run(with_verdicts(as_questions(data))).iter_rows(named=True):
+    for run in _per_run(with_verdicts(questions)).iter_rows(named=True):
         row: dict[str, Any] = {
             "run_id": run["run_id"],
             "provider": run["provider"],
