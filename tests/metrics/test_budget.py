@@ -245,7 +245,8 @@ def test_budget_curve_at_every_budget_is_accuracy_intervals_of_the_capped_outcom
         r["haystack_id"] = "h0" if i % 60 < 40 else r["haystack_id"]
         r["search_ms"] = None if i % 17 == 0 else float(10 * ((i * 7) % 50 + 1))
     df = frame(rows)
-    budgets = [5, 60, 200, 480, 1000]
+    # 1 and 5, 1000 and 2000: the same questions within (each run's interval computed once for both)
+    budgets = [1, 5, 60, 200, 480, 1000, 2000]
     curve = budget_curve(df, budgets=budgets, backend="polars")
     assert curve["budget"].to_list() == [float(b) for b in budgets for _ in ("a", "b")]
     for b in budgets:

@@ -384,25 +384,30 @@ def budget_curve_frame(
     if not grid:
         return pl.DataFrame(schema=_CURVE_SCHEMA)
     # every budget at once: the questions that count checked and sorted per run and haystack once, then each
-    # budget's per-haystack sums taken from that order (a question over the budget counts 0)
+    # budget's per-haystack sums taken from that order (a question over the budget counts 0); a run with the
+    # same questions within two budgets has the same sums there, and its interval is computed once
     ids = [pl.col("run_id").cast(pl.Utf8), pl.col("question_id").cast(pl.Utf8)]
     data = outcomes(q).join(q.select(*ids, _spent=value), on=["run_id", "question_id"], how="left")
     per = per_cluster(data, ["run_id"])
     spent, scored = per.rows["_spent"].to_numpy(), per.rows["value"].to_numpy()
-    groups = []
-    for level, b in enumerate(grid):
-        capped = np.where(spent <= b, scored, 0.0)  # no value (NaN): over every budget
+    groups, rows = [], []
+    seen: dict[tuple[Any, ...], str] = {}  # (run, its questions within a budget) -> their sums' key
+    for b in grid:
+        within = spent <= b  # no value (NaN): over every budget
+        capped = np.where(within, scored, 0.0)
         sums, spread = segment_sums(capped, per.cluster_rows), segment_spread(capped, per.group_rows)
-        groups += [
-            ((str(level), *name), ClusterSums(per.ids[r], sums[r], per.counts[r], float(spread[g])))
-            for g, (name, r) in enumerate(zip(per.names, per.groups, strict=True))
-        ]
-    ci = intervals_of(data, ["_level", "run_id"], "clustered", confidence, groups)
-    budget = dict(enumerate(float(b) for b in grid))
-    frames = ci.with_columns(
-        budget=pl.col("_level").cast(pl.Int64).replace_strict(budget, return_dtype=pl.Float64)
-    )
-    curve = _with_break_even(q, frames)
+        for g, (name, r, n) in enumerate(
+            zip(per.names, per.groups, per.per_group(within.astype(int)), strict=True)
+        ):
+            if (*name, n) not in seen:
+                seen[(*name, n)] = key = str(len(seen))
+                groups.append(
+                    ((key, *name), ClusterSums(per.ids[r], sums[r], per.counts[r], float(spread[g])))
+                )
+            rows.append((float(b), seen[(*name, n)], *name))
+    ci = intervals_of(data, ["_sums", "run_id"], "clustered", confidence, groups)
+    at = pl.DataFrame(rows, schema={"budget": pl.Float64, "_sums": pl.Utf8, "run_id": pl.Utf8}, orient="row")
+    curve = _with_break_even(q, at.join(ci, on=["_sums", "run_id"], how="left", maintain_order="left"))
     return curve.select(list(_CURVE_SCHEMA)).cast(_CURVE_SCHEMA)  # type: ignore[arg-type]
 
 
