@@ -206,6 +206,10 @@ NOT_PLAIN = [
     (b'{"questionId": 2, "judge": "f1", "score": 1}', None, ("2", 1.0, False)),  # a number as question id
     (b'{"questionId": "q2", "judge": "f1", "score": 1, "unscored": 1}', None, ("q2", None, True)),
     (b'{"questionId": "q2", "judge": "f1", "score": 7, "unscored": true}', None, ("q2", None, True)),
+    # a field nobody writes: its value checked as a line-by-line read checks it, the same row when good
+    (b'{"questionId": "q2", "judge": "f1", "note": "\xff"}', "line 2", None),
+    (b'{"questionId": "q2", "judge": "f1", "score": 1, "note": 1e999}', "line 2", None),
+    (b'{"questionId": "q2", "judge": "f1", "score": 1, "note": [1]}', None, ("q2", 1.0, False)),
 ]
 
 

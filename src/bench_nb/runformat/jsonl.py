@@ -60,11 +60,12 @@ def read_json_lines(path: Path, read: Callable[[Any], T]) -> tuple[list[T], list
     return items, problems
 
 
-def decode_lines(path: Path) -> list[Any]:
+def decode_lines(path: Path, decoder: msgspec.json.Decoder[Any] = _DECODER) -> list[Any]:
     """Every non-blank line of ``path`` decoded, in file order, with the decoder ``read_json_lines`` uses (so
-    a line decodes here exactly when it decodes there); raises ``msgspec.DecodeError`` at the first line that
-    does not, which ``read_json_lines`` would name. A missing file has no lines."""
-    return [_DECODER.decode(line) for _, line in _lines(path)]
+    a line decodes here exactly when it decodes there) or a typed ``decoder`` (each line decoded and checked
+    in one call); raises ``msgspec.DecodeError`` at the first line that does not, which ``read_json_lines``
+    would name. A missing file has no lines."""
+    return [decoder.decode(line) for _, line in _lines(path)]
 
 
 def _lines(path: Path) -> list[tuple[int, bytes]]:

@@ -89,10 +89,13 @@ def _keyed(rec: Any) -> tuple[tuple[str, str, int], dict[str, Any]]:
     return (str(rec["questionId"]), str(rec["judge"]), replicate), rec
 
 
-class PlainVerdict(msgspec.Struct, frozen=True):
+class PlainVerdict(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A judgments.jsonl line as ``append_verdicts`` writes it, with the fields a judgments frame reads: the
     question id and judge strings, a score in [0, 1] or null, a string or null label and explanation, a bool
-    or null ``unscored``, a whole-number ``replicate`` from 1 (default 1). Other fields are left out."""
+    or null ``unscored``, a whole-number ``replicate`` from 1 (default 1). The other fields it writes (``at``,
+    ``publishedScore``, ``items``) are decoded as any JSON and not read; a line with a field beyond these is
+    not plain: every field decoded, so that a line decodes here exactly when it decodes as JSON there
+    (msgspec would skip an unknown field's value unchecked)."""
 
     questionId: str
     judge: str
@@ -101,6 +104,12 @@ class PlainVerdict(msgspec.Struct, frozen=True):
     explanation: str | None = None
     unscored: bool | None = None
     replicate: Annotated[int, msgspec.Meta(ge=1)] = 1
+    at: Any = None
+    publishedScore: Any = None
+    items: Any = None
+
+
+_PLAIN = msgspec.json.Decoder(PlainVerdict)
 
 
 def read_plain_verdicts(run_dir: str | Path) -> dict[tuple[str, str, int], PlainVerdict] | None:
@@ -108,11 +117,11 @@ def read_plain_verdicts(run_dir: str | Path) -> dict[tuple[str, str, int], Plain
     None as soon as one is not (not JSON, not an object, a field missing or of another type, a score
     outside [0, 1]), with nothing reported: the caller then reads the file with ``read_replicates``.
 
-    Each line is decoded as ``read_replicates`` decodes it, and the records are checked and converted in one
-    msgspec call instead of one Python call per line; keys and the last-line-wins rule are the same.
+    Each line is decoded straight into a ``PlainVerdict``, checked as it is decoded (not through a dict and a
+    Python check per line); keys and the last-line-wins rule are those of ``read_replicates``.
     """
     try:
-        verdicts = msgspec.convert(decode_lines(Path(run_dir) / FILENAME), list[PlainVerdict])
+        verdicts = decode_lines(Path(run_dir) / FILENAME, _PLAIN)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return {(v.questionId, v.judge, v.replicate): v for v in verdicts}
