@@ -149,3 +149,58 @@ def test_a_repeat_resumed_by_its_run_id_alone_used_the_first_repeats_cache(
     again = run_benchmark(run_id="rep-r2", runs_dir=tmp_path / "runs", progress=False)
     assert again.status == "completed" and not again.failed
     assert [p.name for p in cache.glob("*.sqlite")] == ["llm.repeat-2.sqlite"]
+
+
+def test_a_rejudge_or_reanswer_of_a_repeat_made_before_runs_recorded_it_used_the_first_repeats_cache(
+    llm_env: LLMServer, tmp_path: Path
+) -> None:
+    """A repeat made before runs recorded which repeat they are (``benchNb.version`` 1, no ``repeat``) is known
+    by its run id's ``-r<i>``, the name ``--repeat`` and sweeps gave it: a rejudge and a reanswer of old repeat
+    2 read and write repeat 2's response cache (they took repeat 1's); a run of version 2 that records no
+    repeat is repeat 1, whatever its id."""
+    from bench_nb.runner.reanswer import reanswer
+    from bench_nb.runner.rejudge import rejudge
+    from bench_nb.runner.run import run_benchmark
+
+    def rows(name: str) -> int:
+        with contextlib.closing(sqlite3.connect(tmp_path / "cache" / name)) as db:
+            return int(db.execute("SELECT count(*) FROM responses").fetchone()[0])
+
+    kwargs = dict(limit=2, answerer="extractive", judges="f1", runs_dir=tmp_path / "runs", progress=False)
+    old = run_benchmark("no-memory", "sample", repeat=2, run_id="rep-r2", **kwargs).run_dir
+    _as_before_runs_recorded_their_repeat(old)
+    plain = run_benchmark("no-memory", "sample", run_id="plain-r3", **kwargs).run_dir  # answers alike
+    llm_env.responder = lambda path, body: '{"score": 0, "label": "incorrect"}'
+    assert rejudge(plain, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert llm_env.count() == 2 and rows("llm.sqlite") == 2
+    assert rejudge(old, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert llm_env.count() == 4 and rows("llm.repeat-2.sqlite") == 2  # asked afresh, into repeat 2's cache
+    again = reanswer(old, answerer="gpt-4o-mini")
+    assert again.answered > 0 and rows("llm.repeat-2.sqlite") == 2 + again.answered
+    assert rows("llm.sqlite") == 2
+
+
+def _as_before_runs_recorded_their_repeat(run_dir: Path) -> None:
+    """The run's checkpoint as bench_nb wrote it before runs recorded their repeat: version 1, no ``repeat``."""
+    import json
+
+    checkpoint = json.loads((run_dir / "checkpoint.json").read_text())
+    assert checkpoint["benchNb"].pop("repeat") == 2
+    checkpoint["benchNb"]["version"] = 1
+    (run_dir / "checkpoint.json").write_text(json.dumps(checkpoint))
+
+
+def test_a_repeat_made_before_runs_recorded_it_resumed_by_its_run_id_alone_used_the_first_repeats_cache(
+    llm_env: LLMServer, tmp_path: Path
+) -> None:
+    from bench_nb.runner.run import run_benchmark
+
+    cache = tmp_path / "cache"
+    llm_env.script(Fault("400"))  # one answer fails: the run is left to resume
+    kwargs: dict[str, Any] = dict(answerer="gpt-4o-mini", judges="f1", run_id="rep-r2", progress=False)
+    first = run_benchmark("no-memory", "sample", limit=2, repeat=2, runs_dir=tmp_path / "runs", **kwargs)
+    assert first.failed
+    _as_before_runs_recorded_their_repeat(first.run_dir)
+    again = run_benchmark(run_id="rep-r2", runs_dir=tmp_path / "runs", progress=False)
+    assert again.status == "completed" and not again.failed
+    assert [p.name for p in cache.glob("*.sqlite")] == ["llm.repeat-2.sqlite"]

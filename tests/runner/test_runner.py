@@ -47,7 +47,7 @@ def test_end_to_end_writes_a_memorybench_run_that_loads(tmp_path: Path) -> None:
     assert ck.targetQuestionIds == [q.question_id for q in bench.questions]
     extra = ck.benchNb or {}
     assert extra["k"] == 5 and extra["judges"] == ["contains", "f1"] and extra["primaryJudge"] == "contains"
-    assert extra["version"] == 1 and extra["isolatePerQuestion"] is False
+    assert extra["version"] == 2 and extra["isolatePerQuestion"] is False
     assert extra["tokenizer"] == "tiktoken:o200k_base" and "answer" in extra["promptHashes"]
     q = ck.questions["h1-q2"]
     assert re.fullmatch(r"r1-[0-9a-f]{16}", q.containerTag)  # opaque: nothing of the question or haystack

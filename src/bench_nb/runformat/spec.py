@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,7 +41,8 @@ _MISSING = "(not recorded)"
 # LEGACY_CONTEXT_FORMAT, which this layer does not import): a resumed run keeps it.
 UNVERSIONED_CONTEXT_FORMAT = 1
 FINGERPRINT_CHARS = 12
-BENCH_NB_VERSION = 1  # the version of the benchNb record a run writes (``RunSpec.version``)
+# The version of the benchNb record a run writes (``RunSpec.version``); 2: it records its ``repeat`` above 1.
+BENCH_NB_VERSION = 2
 # The checkpoint's own fields a RunSpec carries besides its benchNb record (their names as encoded).
 _TOP_LEVEL = ("runId", "provider", "benchmark", "questionIds", "writtenByBenchNb")
 
@@ -206,6 +208,15 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     tokenizer: str | None = None
     evidence_level: str | None = None
     invocation: Invocation | None = None
+
+    @property
+    def repeat_number(self) -> int:
+        """Which repeat of its settings the run is (``runner.repeats``): ``repeat``, else 1. A bench_nb run of
+        version 1 did not record it; it was then a repeat i > 1 only if ``bench-nb run --repeat`` or a sweep
+        made it, and both name repeat i ``<id>-r<i>``: its run id says."""
+        old = self.written_by_bench_nb and (self.version or 1) < 2 and self.repeat is None
+        found = re.fullmatch(r".+-r([1-9][0-9]*)", self.run_id) if old else None
+        return int(found.group(1)) if found else self.repeat or 1
 
     @property
     def asked_for(self) -> Invocation:

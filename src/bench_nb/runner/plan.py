@@ -192,9 +192,10 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             resumed = opened.enter_context(open_run(order.runs_dir / run_id))
             if resumed is not None:
                 asked = asked.resumed(resumed[1], objects=objects, where=str(order.runs_dir / run_id))
-                if resumed[1].repeat:  # a repeat resumes with its own response cache (runner.repeats)
+                repeat = resumed[1].repeat_number  # its own response cache (runner.repeats)
+                if repeat > 1:
                     order = dataclasses.replace(
-                        order, options=dataclasses.replace(order.options, repeat=resumed[1].repeat)
+                        order, options=dataclasses.replace(order.options, repeat=repeat)
                     )
         provider = objects.get("provider") or asked.provider
         benchmark = objects.get("benchmark") or asked.benchmark

@@ -100,7 +100,7 @@ def reanswer(
         answerer_name = spec.answerer
     if answerer_name is None:
         raise BenchNbError(f"{path}: the run does not record its answerer by name; give one (answerer=...)")
-    client = run_client(spec.repeat or 1)  # the run's own response cache (a repeat's)
+    client = run_client(spec.repeat_number)  # the run's own response cache (a repeat's)
     options, _ = component_options(answerer_name, [], answerer_options, None, client=client)
     # The run's own context format, so the re-answer sees its hits as the run's answers did.
     context_format = spec.context_format or UNVERSIONED_CONTEXT_FORMAT

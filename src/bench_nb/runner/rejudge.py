@@ -180,7 +180,7 @@ def rejudge(
     path = Path(run_dir)
     with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runner.lock)
         run = read_run(path)
-        client = run_client(read_spec(run).repeat or 1)  # the run's own response cache (a repeat's)
+        client = run_client(read_spec(run).repeat_number)  # the run's own response cache (a repeat's)
         with contextlib.closing(client):  # its files closed when the rejudge ends
             if judge_prompts:
                 resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts, client)
