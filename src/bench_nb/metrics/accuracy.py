@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from bench_nb.frames.backend import with_backend
+from bench_nb.frames.backend import once_per_frame, with_backend
 from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.intervals import mean_interval, wilson_interval
@@ -31,8 +31,13 @@ def _with_ci(df: pl.DataFrame, cis: list[tuple[float, float]]) -> pl.DataFrame:
 
 def accuracy_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
-    questions = with_verdicts(as_questions(data))
     keys = as_columns(by)
+    # once per frame: a report's tables and charts ask for the same accuracy per run and per type
+    return once_per_frame(f"accuracy by {keys}", as_questions(data), lambda frame: _accuracy(frame, keys))
+
+
+def _accuracy(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    questions = with_verdicts(frame)
     graded = pl.col("graded").fill_null(False) if "graded" in questions.columns else pl.lit(False)
     out = (
         questions.lazy()  # lazy: only the columns used are copied by the filter (a frame has ~60)

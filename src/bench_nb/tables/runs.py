@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from bench_nb.frames.backend import once_per_frame
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.accuracy import accuracy_across_benchmarks, accuracy_by_type_frame, success_rate_frame
 from bench_nb.metrics.latency import latency_stats_frame
@@ -20,8 +21,11 @@ CUSTOM_PROMPT = "provider's own judge prompt"
 
 
 def _most_results(q: pl.DataFrame) -> pl.DataFrame:
-    """Per run the most results its search returned for a question, null when no count is recorded."""
-    return q.group_by("run_id").agg(pl.col("search_result_count").max().alias("most"))
+    """Per run the most results its search returned for a question, null when no count is recorded (once per
+    frame: a report's tables ask four times)."""
+    return once_per_frame(
+        "most results", q, lambda q: q.group_by("run_id").agg(most=pl.col("search_result_count").max())
+    )
 
 
 def retrieved_nothing(q: pl.DataFrame) -> set[str]:
