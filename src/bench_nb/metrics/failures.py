@@ -68,8 +68,11 @@ def _sources(
     if given is None:
         runset: Any = data if isinstance(data, (RunSet, StoredFrames)) else load_runs(data)
         return questions_frame(runset, errata=errata), runset
-    # a pandas frame's all-null columns come back as text: the questions frame's dtypes again
-    frame = given.with_columns(pl.col(c).cast(t) for c, t in QUESTION_SCHEMA.items() if c in given.columns)
+    # a pandas frame's all-null columns come back as text: the questions frame's dtypes again (a frame that has
+    # them stays itself, and so keeps what was worked out from it: frames.backend.once_per_frame)
+    schema = given.schema
+    casts = [pl.col(c).cast(t) for c, t in QUESTION_SCHEMA.items() if c in schema and schema[c] != t]
+    frame = given.with_columns(casts) if casts else given
     if errata is not None and (
         "gold_wrong" not in frame.columns or frame["gold_wrong"].null_count() == len(frame)
     ):
