@@ -186,6 +186,7 @@ def failure_summary_frame(
     errata: ErrataSource | None = None,
     judges: list[str] | None = None,
     runs: RunSet | StoredFrames | None = None,
+    reasons: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Per run and reason: how many wrong answers (``n``) and their share of the run's wrong answers
     (``share`` = n / ``wrong``), beside the run's scored answers (``scored``); reasons in ``REASONS`` order.
@@ -194,13 +195,15 @@ def failure_summary_frame(
         data: what ``failure_reasons`` takes, or its frame (then ``scored`` is null: the frame has only the
             wrong answers).
         errata, judges, runs: as ``failure_reasons``.
+        reasons: ``failure_reasons``' frame of ``data`` (with these errata and judges) when the caller has it.
     """
     given = as_polars(data)
     if given is not None and "failure_reason" in given.columns:
         reasons, scored = given, None
     else:
         questions, runset = _sources(data, runs, errata)
-        reasons = failure_reasons_frame(questions, runs=runset, judges=judges)
+        if reasons is None:
+            reasons = failure_reasons_frame(questions, runs=runset, judges=judges)
         scored = (
             with_verdicts(questions)
             .filter(pl.col("score").is_not_null())

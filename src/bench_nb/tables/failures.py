@@ -29,11 +29,11 @@ def table_failures(
 
     ``explore``: the explore report's address relative to the page (``explore.html``): each row then names
     its first question, a link to that question's detail there."""
-    frame = failure_summary_frame(data, errata=errata, judges=judges, runs=runs)
+    reasons = failure_reasons_frame(data, errata=errata, judges=judges, runs=runs) if explore else None
+    frame = failure_summary_frame(data, errata=errata, judges=judges, runs=runs, reasons=reasons)
     labels = labels_of(frame)
     example: dict[tuple[str, str], str] = {}
-    if explore:
-        reasons = failure_reasons_frame(data, errata=errata, judges=judges, runs=runs)
+    if reasons is not None:  # each row's first question, from the reasons its counts were taken from
         for rid, reason, qid in reasons.select("run_id", "failure_reason", "question_id").iter_rows():
             example.setdefault((rid, reason), qid)
     rows = []
