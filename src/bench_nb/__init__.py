@@ -8,6 +8,7 @@ spelling. Names are imported on first use (``bench_nb.load_runs`` loads the fram
 altair), so ``import bench_nb`` is cheap.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -10,7 +10,8 @@ the name lives when another package of the same root declares it (``bench_nb.cha
 bench_nb.charts.chart_memscore"). A name the package imports eagerly is listed too (its ``__getattr__`` is
 then never asked). A type checker does not run ``attach``: each package keeps an
 ``if TYPE_CHECKING:`` block importing the same names from the same modules, and ``tests/test_lazy_exports.py``
-checks that block, the mapping and ``__all__`` agree. A deprecated alias resolves to its new name with a
+checks that block, the mapping and ``__all__`` agree; its ``# mypy: implicit-reexport`` line makes mypy take
+those imports for exports in a user's ``--strict`` check too (wherever the package is installed). A deprecated alias resolves to its new name with a
 ``DeprecationWarning`` and is left out of ``__all__``; its new name may be another package's
 (``"bench_nb.runformat.Run"``: a name moved off the top level).
 """

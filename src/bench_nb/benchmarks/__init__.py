@@ -9,6 +9,7 @@ Registered: ``locomo``, ``longmemeval`` (alias ``longmemeval-oracle``), ``longme
 ``custom`` (your own file, docs/benchmarks.md) and ``sample`` (bundled). See docs/benchmarks.md.
 """
 
+# mypy: implicit-reexport
 from typing import TYPE_CHECKING
 
 from bench_nb.benchmarks.download import DatasetWarning

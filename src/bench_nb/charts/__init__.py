@@ -19,6 +19,7 @@ text that reports embed; ``chart_spec`` the themed spec; all three take either k
 ``use_theme()`` makes it the session's theme (``save``/``to_svg`` always use it).
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

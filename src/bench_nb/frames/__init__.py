@@ -5,6 +5,7 @@ The frame functions users call are at the top level (``bench_nb.load_runs``, ``q
 returns for a run store. The other modules (``columns``, ``backend``, ``verdicts``, ...) are internal.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

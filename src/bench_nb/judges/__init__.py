@@ -5,6 +5,7 @@ the lenient, standard or strict prompt). The deterministic judges work offline. 
 ``prompts``, ``audit``, ``labels``, ``beam``, ...) are internal; docs/statistics.md describes them.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -7,6 +7,7 @@ is what code inside bench_nb calls (the rule, written once: ``bench_nb.frames.ba
 pandas is imported only when a pandas frame is asked for.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

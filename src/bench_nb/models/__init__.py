@@ -7,6 +7,7 @@
 - ``llm``: the LLM answerer (``make_llm_answerer``)
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -9,6 +9,7 @@ and with the optional ``mem0`` extra ``mem0-local`` (mem0's open-source Memory, 
 ``register_provider`` it (docs/providers.md).
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from bench_nb.lazy import attach

@@ -9,6 +9,7 @@ a run worse.
 docs/gate.md shows both in a CI workflow.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

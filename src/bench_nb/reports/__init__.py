@@ -10,6 +10,7 @@
 Names are imported on first use, so a notebook's ``from bench_nb import reports`` stays cheap.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -18,6 +18,7 @@ Typical use::
 See docs/roi.md for the memory model, the import formats, the store and the interfaces.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

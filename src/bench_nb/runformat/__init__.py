@@ -5,6 +5,7 @@ Public here: ``Run`` and ``RunSet`` (what ``bench_nb.load_runs`` reads a run dir
 ``memorybench_report`` (the report.json MemoryBench would write). The other modules are internal.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

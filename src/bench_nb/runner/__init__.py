@@ -8,6 +8,7 @@ Names are imported on first use, so ``bench_nb.runformat.journal`` (which run lo
 See docs/runner.md.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

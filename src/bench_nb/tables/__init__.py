@@ -5,6 +5,7 @@ table (Jupyter displays it). All run text is escaped. Bands: ``accuracy_band``, 
 ``table_settings`` shows the k, prompts, judge and question set the runs share, or how they differ.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,6 +1,7 @@
 """ipywidgets for JupyterLab: ``Explorer`` / ``explore(runs)`` to read runs side by side, ``LabelWidget`` /
 ``label_answers(runs)`` to label a stratified sample of answers by keyboard (the ``human`` judge)."""
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

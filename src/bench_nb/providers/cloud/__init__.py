@@ -9,6 +9,7 @@ from the ``base_url`` setting or ``SUPERMEMORY_BASE_URL`` / ``MEM0_BASE_URL`` / 
 come with the optional ``cloud`` extra. See docs/cloud-providers.md.
 """
 
+# mypy: implicit-reexport
 from __future__ import annotations
 
 from bench_nb.lazy import attach
