@@ -64,6 +64,23 @@ def test_search_hits_table_holds_every_result_in_rank_order(tmp_path: Path) -> N
     assert (hits["run_id"] == "synthetic-sqlite").all()
 
 
+def test_search_hits_of_a_question_that_found_nothing_read_no_results_file(tmp_path: Path) -> None:
+    # issue 41: the checkpoint's empty results (no-memory's every question) are the results; the file would
+    # repeat them (a report looked for, and read, one file per such wrong answer)
+    from bench_nb.frames.judgments import search_hits
+    from bench_nb.runformat.format import result_file_name
+
+    run_dir = tmp_path / "synthetic-no-memory"
+    shutil.copytree(FIXTURES / "synthetic-no-memory", run_dir)
+    (run,) = bn.load_runs(run_dir)
+    assert run.checkpoint is not None
+    qid = next(q for q, v in run.checkpoint.questions.items() if v.phases.search.results == [])
+    (run_dir / "results").mkdir()
+    stale = {"questionId": qid, "results": [{"content": "not what the checkpoint holds"}]}
+    (run_dir / "results" / result_file_name(qid)).write_text(json.dumps(stale))
+    assert search_hits(run, qid) == [] and search_hits(run, qid, 1) == []
+
+
 def test_locomo_run_round_trips(tmp_path: Path, locomo_audit: Path) -> None:
     run_dir = locomo_audit / "fc-baseline" / "gpt-4o-mini-cot"
     export_runs(run_dir, tmp_path / "store")

@@ -431,11 +431,11 @@ def retrieved_texts_of(runs: Any, keys: pl.DataFrame, n_hits: int | None = None)
 
 
 def search_hits(run: Run, qid: str, n: int | None = None) -> list[Any]:
-    """The question's raw search results, the first ``n`` (None: all): checkpoint, else results/<qid>.json,
-    else report.json."""
+    """The question's raw search results, the first ``n`` (None: all): checkpoint (none, ``[]``, included),
+    else results/<qid>.json, else report.json."""
     if run.checkpoint is not None:
         q = run.checkpoint.questions.get(qid)
-        if q is not None and q.phases.search.results:
+        if q is not None and q.phases.search.results is not None:  # the file would repeat them
             return decode_results(q.phases.search.results[:n])  # only those asked for decoded
         recorded = q.phases.search.resultFile if q is not None else None
         name = recorded.replace("\\", "/").rsplit("/", 1)[-1] if recorded else result_file_name(qid)
