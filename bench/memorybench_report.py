@@ -421,7 +421,9 @@ def main() -> None:
             wait_for_idle(args.idle)
             rows["memorybench-cli"].append(timed(cli, cwd=mb, env=mb_env))
             r = rows["memorybench-cli"][-1]
-            print(f"  memorybench-cli      wall {r['seconds']:6.2f} s  CPU {r['cpu']:6.2f} s  load {r['load']:.1f}")
+            print(
+                f"  memorybench-cli      wall {r['seconds']:6.2f} s  CPU {r['cpu']:6.2f} s  load {r['load']:.1f}"
+            )
         shutil.move(module_out, theirs_out)
         same_run: bool | None = _untimed((work / "memorybench-module-report.json").read_bytes()) == _untimed(
             theirs_out.read_bytes()
