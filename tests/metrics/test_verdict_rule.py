@@ -188,9 +188,12 @@ def test_disputed_questions_apply_the_one_verdict_rule() -> None:
     assert (nan["n_correct"], nan["n_incorrect"], nan["n_unscored"], nan["split"]) == (1, 1, 1, 0.5)
 
 
-def test_with_verdicts_of_frames_made_and_dropped_in_turn_is_each_ones_own() -> None:
-    # Results are shared by frame identity while a frame lives; a frame made after another was dropped may
-    # get its id, and must still get its own verdicts.
+def test_with_verdicts_of_frames_made_and_dropped_in_turn_is_each_ones_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # In a report kernel results are shared by frame identity while a frame lives; a frame made after another
+    # was dropped may get its id, and must still get its own verdicts.
+    monkeypatch.setenv("BENCH_NB_REPORT", "1")
     ids = set()
     for i in range(50):
         scores = pl.DataFrame({"run_id": ["r"], "question_id": ["q"], "score": [i / 49]})
@@ -198,3 +201,53 @@ def test_with_verdicts_of_frames_made_and_dropped_in_turn_is_each_ones_own() -> 
         assert with_verdicts(scores)["score"].to_list() == [i / 49]
         del scores
     assert len(ids) < 50  # ids were reused: the case this checks
+
+
+def _two_runs() -> pl.DataFrame:
+    rows = [
+        row(i < right, run_id=run, provider=run, question_id=f"q{i}", haystack_id=f"h{i}")
+        for run, right in (("a", 6), ("b", 4))
+        for i in range(10)
+    ]
+    return frame(*rows)
+
+
+def test_a_frame_changed_in_place_is_not_served_what_was_worked_out_from_its_old_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # d2c28cd, 1a481f2, eed4c22 remembered verdicts, accuracy, MemScore and the leaderboard's order by the
+    # frame's id in every process; a user's frame changed in place (df[i, c] = v) keeps its id, and got the
+    # numbers of its old values.
+    from bench_nb.charts.labels import leaderboard_order
+    from bench_nb.metrics.accuracy import accuracy_frame
+    from bench_nb.metrics.memscore import memscore_frame
+
+    monkeypatch.delenv("BENCH_NB_REPORT", raising=False)
+    q = _two_runs()
+    assert with_verdicts(q)["score"].sum() == 10
+    assert accuracy_frame(q)["accuracy"].to_list() == [0.6, 0.4]
+    assert memscore_frame(q)["quality"].to_list() == [60, 40]
+    assert leaderboard_order(q) == ["a", "b"]
+    for i in range(3):  # run a's first three answers judged wrong after all: 3 of 10
+        q[i, "score"], q[i, "correct"] = 0.0, False
+    assert with_verdicts(q)["score"].sum() == 7
+    assert accuracy_frame(q)["accuracy"].to_list() == [0.3, 0.4]
+    assert memscore_frame(q)["quality"].to_list() == [30, 40]
+    assert leaderboard_order(q) == ["b", "a"]
+
+
+def test_a_result_changed_in_place_is_not_handed_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1a481f2 handed every caller the one remembered MemScore frame: a caller that changed it changed the next.
+    from bench_nb.metrics.memscore import memscore_frame
+
+    monkeypatch.delenv("BENCH_NB_REPORT", raising=False)
+    q = _two_runs()
+    mine = memscore_frame(q)
+    mine[0, "quality"] = 99
+    assert memscore_frame(q)["quality"].to_list() == [60, 40]
+
+
+def test_a_report_kernel_works_out_the_verdicts_once_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCH_NB_REPORT", "1")  # the report's notebook never changes a frame in place
+    q = _two_runs()
+    assert with_verdicts(q) is with_verdicts(q)

@@ -52,6 +52,8 @@ from typing import (
 
 import polars as pl
 
+from bench_nb.chart_output import in_report
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -122,10 +124,15 @@ _PER_FRAME: dict[tuple[str, int], Any] = {}  # (what, id of a live frame) -> wha
 
 
 def once_per_frame(what: str, frame: pl.DataFrame, compute: Callable[[pl.DataFrame], T]) -> T:
-    """``compute(frame)``, worked out once while ``frame`` lives (``what`` names the computation): a report's
-    questions frame reaches the same verdicts, labels and MemScore through many tables and charts,
-    each a few polars passes over it. polars frames are immutable (nothing in bench_nb changes one in place),
-    so one result serves every caller; it is forgotten with the frame, whose id may then be reused."""
+    """``compute(frame)``, worked out once while ``frame`` lives (``what`` names the computation) in a report
+    kernel (``chart_output.in_report``), and every time elsewhere: a report's questions frame reaches the same
+    verdicts, labels and MemScore through many tables and charts, each a few polars passes over it. A report's
+    frames are its own notebook's, which never changes one in place, so one result serves every caller; it is
+    forgotten with the frame, whose id may then be reused. A user's frame may be changed in place
+    (``df[i, "score"] = 0.0``, ``insert_column``: the same object, so the same id), and a result handed out
+    may be too: outside a report nothing is remembered."""
+    if not in_report():
+        return compute(frame)
     key = (what, id(frame))
     if key not in _PER_FRAME:
         _PER_FRAME[key] = compute(frame)
