@@ -289,3 +289,27 @@ def test_budget_curves_computed_once_per_report_shared_by_table_and_charts(monke
     assert table.html == table_budget(df).html
     again = [chart_budget_curve(df, by=by) for by in ("latency_ms", "context_tokens")]
     assert [c.to_dict() for c in charts] == [c.to_dict() for c in again]
+
+
+def test_lafs_takes_no_points_of_another_full_set_or_frame(monkeypatch) -> None:
+    # 8189279 gave lafs_frame a public points= (run_points(questions, full_set) "when the caller has them"):
+    # points of the other full_set, or of another frame, gave a wrong LAFS with no word. The budget table's
+    # points and LAFS's are now one computation per frame in a report kernel instead.
+    from bench_nb.metrics.budget import run_points
+    from bench_nb.tables import table_budget
+
+    rows = run_rows("r", 60, 100, 2000.0)
+    for r in rows[90:]:
+        r.update({"status": "failed", "correct": None})
+    q = frame(rows)
+    with pytest.raises(TypeError, match="points"):
+        lafs(q, full_set=True, points=run_points(q))
+    monkeypatch.setenv("BENCH_NB_REPORT", "1")
+    assert run_points(q) is run_points(q) and run_points(q, full_set=True) is not run_points(q)
+    assert lafs(q, full_set=True, backend="polars")["lafs"][0] == pytest.approx(
+        60 * (1 - math.log(2) / LN200)
+    )
+    assert lafs(q, backend="polars")["lafs"][0] == pytest.approx(200 / 3 * (1 - math.log(2) / LN200))
+    html = table_budget(q).html
+    monkeypatch.delenv("BENCH_NB_REPORT")
+    assert table_budget(q).html == html

@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
-from bench_nb.frames.backend import with_backend
+from bench_nb.frames.backend import once_per_frame, with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.frames.verdicts import with_verdicts
 
@@ -163,7 +163,14 @@ def run_points(data: Any, full_set: bool = False) -> pl.DataFrame:
     (LongMemEval-V2's ``overall_full_set``): a failed, pending or unscored question counts as 0, so
     ``n`` is every question. Latency: the mean search duration of the counted questions that have one, in
     seconds."""
-    q = with_verdicts(as_questions(data))
+    # once per frame in a report: the budget table asks for the points, and LAFS for them again
+    return once_per_frame(
+        f"run points, full set {full_set}", as_questions(data), lambda q: _points(q, full_set)
+    )
+
+
+def _points(questions: pl.DataFrame, full_set: bool) -> pl.DataFrame:
+    q = with_verdicts(questions)
     provider = pl.col("provider").first() if "provider" in q.columns else pl.lit(None, pl.Utf8)
     kept = (q if full_set else q.filter(pl.col("score").is_not_null())).with_columns(
         _value=pl.col("score").fill_null(0.0) if full_set else pl.col("score"),
@@ -191,7 +198,6 @@ def lafs_frame(
     reference: str | Sequence[tuple[float, float]] | None = None,
     floor: float = 0.0,
     full_set: bool = False,
-    points: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """LAFS per run (or per system of several runs), as LongMemEval-V2's leaderboard computes it.
 
@@ -213,12 +219,11 @@ def lafs_frame(
         full_set: count every record of a run, a failed or unscored question as wrong (LongMemEval-V2's
             ``overall_full_set``: 60 right, 30 wrong and 10 failed give 60.0%). The default counts the
             questions with a verdict (66.7% there), as every other accuracy in bench_nb does.
-        points: ``run_points(questions, full_set)`` when the caller has them (not computed again).
     """
     ref = _reference_points(reference)
     q = as_questions(questions)
     _check_reference(reference, q)
-    pts = run_points(q, full_set) if points is None else points
+    pts = run_points(q, full_set)
     if by is not None:
         if by not in q.columns:
             raise ValueError(f"by={by!r}: the frame has no such column")

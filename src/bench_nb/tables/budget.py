@@ -46,7 +46,7 @@ def table_budget(data: Any) -> Table:
     labels = labels_of(q)
     with labelled_warnings(labels):  # "left out [...]": runs by their labels, as in the table
         points = run_points(q)
-        scores = dict(lafs_frame(q, points=points).select("system", "lafs").iter_rows())
+        scores = dict(lafs_frame(q).select("system", "lafs").iter_rows())
         even_ms, even_tok = _break_even(q, "latency_ms", boot), _break_even(q, "context_tokens", boot)
     frame = points.with_columns(
         lafs=pl.col("run_id").replace_strict(scores, default=None, return_dtype=pl.Float64),
