@@ -171,3 +171,19 @@ def test_a_checkpoint_not_laid_out_in_lines_or_damaged_is_decoded_whole(tmp_path
         ("q1", "questions.q1.phases.ingest"),
     }
     assert caught
+
+
+def test_a_sound_load_keeps_a_run_damaged_at_its_level_in_a_field_the_frames_do_not_read(
+    tmp_path: Path,
+) -> None:
+    # 948bd85's complete="sound" decoded the whole checkpoint first and let its error through: a run whose
+    # "limit" (or "sampling", "concurrency") was damaged left the report, where the default load keeps it
+    run = write_run(tmp_path / "r", [question("q1"), question("q2", "incorrect")])
+    ck = json.loads((run / "checkpoint.json").read_text())
+    ck["limit"] = "ten"
+    (run / "checkpoint.json").write_text(json.dumps(ck))
+    (loaded,) = runs = load.load_runs(run, complete="sound")
+    assert not runs.all_problems and isinstance(loaded.view, CheckpointView)
+    assert questions_df(runs, backend="polars").equals(questions_df(load_runs(run), backend="polars"))
+    with pytest.raises(RunFormatError, match=r"\$\.limit"):  # as by default, naming the field
+        _ = loaded.checkpoint

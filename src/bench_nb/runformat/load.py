@@ -469,14 +469,19 @@ def read_run_deferred(path: RunSource, *, strict: bool = False, sound: bool = Fa
     """``read_run`` for a lenient ``load_runs`` and the frames: the checkpoint decoded as the frames read it
     (``strict`` checks only those fields), the rest when ``Run.checkpoint`` is first read (``Run``). With a
     journal to replay (a bench_nb run that is running or was killed), it is ``read_run``; with ``sound``,
-    ``read_run`` too when every question decodes completely (one decode, not two, for a caller that reads
-    the checkpoint anyway)."""
+    ``read_run`` too when the whole checkpoint decodes completely (one decode, not two, for a caller that
+    reads the checkpoint anyway)."""
     run_dir = Path(path)
-    journal = (run_dir / "journal.jsonl").is_file()
-    if journal or sound:
-        run = read_run(run_dir, strict=strict)
-        if journal or not any(p.message.endswith(SKIPPED) for p in run.problems):
-            return run
+    if (run_dir / "journal.jsonl").is_file():
+        return read_run(run_dir, strict=strict)
+    if sound:
+        try:
+            run = read_run(run_dir, strict=strict)
+        except RunFormatError:  # perhaps in a field the frames do not read (``limit``): read as by default
+            pass
+        else:
+            if not any(p.message.endswith(SKIPPED) for p in run.problems):
+                return run
     view, report, problems, stamp = _read(run_dir, CheckpointView, QuestionView, strict=strict)
     run = Run(run_dir, None, report, problems)
     if view is not None and stamp is not None:  # its complete checkpoint decoded from that file on first use
