@@ -4,8 +4,9 @@
     .venv/bin/python bench/memorybench_report.py --memorybench URL --questions 10000       # a smaller run
 
 One run of this script measures, each in a fresh child process, one after the other (never two at once):
-1 and 3 alternated ``--repeat`` times (default 5: 1, 3, 1, 3, ...), then 2 ``--cli-repeat`` times (default
-once) and 4 once (``--no-cli`` and ``--no-loading`` skip them). It prints each measurement's median and min-max, the ratios of the medians, and
+1, 3 and 2 alternated ``--repeat`` times (default 5: 1, 3, 2, 1, 3, 2, ...), then 4 once (``--no-cli`` and
+``--no-loading`` skip 2 and 4; each of 1-3 moves by a quarter between runs on this machine, so the ratios
+are of medians and of each alternation's own measurements). It prints each measurement's median and min-max, the ratios of the medians, and
 the CPU-time ratio of each (1, 3) pair; CPU time is the figure to judge by on a shared machine.
 
 1. ``bench-nb memorybench-report RUN --dataset DATASET -o OUT`` (``python -m bench_nb``);
@@ -333,9 +334,6 @@ def main() -> None:
         help="skip MemoryBench's full report phase",
     )
     ap.add_argument(
-        "--cli-repeat", type=int, default=1, help="how many times MemoryBench's full report phase is measured"
-    )
-    ap.add_argument(
         "--no-loading",
         dest="loading",
         action="store_false",
@@ -394,37 +392,33 @@ def main() -> None:
     print(f"$ (cd {mb} && {' '.join(only)})")
     print(f"alternated, {args.repeat} times each:", flush=True)
     module_out = mb_run / "report.json"
-    fresh_checkpoint()  # the report function only reads it
+    cli = [str(bun), "run", "src/index.ts", "run", "-r", load_bench.RUN_ID, "-f", "report"]
+    if args.cli:
+        print(f"$ (cd {mb} && {' '.join(cli)})")
+    kinds = ["bench_nb", "memorybench-module", *(["memorybench-cli"] if args.cli else [])]
+    rows["memorybench-cli"] = []
+    print(f"alternated, {args.repeat} times each:", flush=True)
+    theirs_out = work / "memorybench-report.json"
     for i in range(args.repeat):
         ours_out.unlink(missing_ok=True)  # as MemoryBench's report.json below: no earlier file to replace
         wait_for_idle(args.idle)
         rows["bench_nb"].append(timed([*cmd, "-o", str(ours_out)], env=py_env))
+        fresh_checkpoint()  # the report function only reads it; its CLI rewrites it
         wait_for_idle(args.idle)
         rows["memorybench-module"].append(timed(only, cwd=mb, env=mb_env))
-        if i == 0:
-            shutil.move(module_out, work / "memorybench-module-report.json")
-        else:
-            module_out.unlink()
-        for kind in ("bench_nb", "memorybench-module"):
+        shutil.move(module_out, work / "memorybench-module-report.json")
+        if args.cli:
+            fresh_checkpoint()
+            wait_for_idle(args.idle)
+            rows["memorybench-cli"].append(timed(cli, cwd=mb, env=mb_env))
+            shutil.move(module_out, theirs_out)
+        for kind in kinds:
             r = rows[kind][-1]
             print(
                 f"  {i + 1}. {kind:<20} wall {r['seconds']:6.2f} s  CPU {r['cpu']:6.2f} s "
                 f"(user {r['user']:.2f}, system {r['sys']:.2f})  load {r['load']:.1f}"
             )
-    theirs_out = work / "memorybench-report.json"
     if args.cli:
-        cli = [str(bun), "run", "src/index.ts", "run", "-r", load_bench.RUN_ID, "-f", "report"]
-        print(f"$ (cd {mb} && {' '.join(cli)})  ({args.cli_repeat} time(s))")
-        rows["memorybench-cli"] = []
-        for _ in range(args.cli_repeat):
-            fresh_checkpoint()  # its CLI rewrites the checkpoint: each time from the same one
-            wait_for_idle(args.idle)
-            rows["memorybench-cli"].append(timed(cli, cwd=mb, env=mb_env))
-            r = rows["memorybench-cli"][-1]
-            print(
-                f"  memorybench-cli      wall {r['seconds']:6.2f} s  CPU {r['cpu']:6.2f} s  load {r['load']:.1f}"
-            )
-        shutil.move(module_out, theirs_out)
         same_run: bool | None = _untimed((work / "memorybench-module-report.json").read_bytes()) == _untimed(
             theirs_out.read_bytes()
         )
@@ -459,7 +453,7 @@ def main() -> None:
     )
     med: dict[str, dict[str, float]] = {}
     for kind, label in labels.items():
-        if kind not in rows:
+        if not rows.get(kind):
             continue
         rs = rows[kind]
         med[kind] = {
@@ -491,11 +485,11 @@ def main() -> None:
         user = statistics.median([r["user"] for r in rows[kind]])
         system = statistics.median([r["sys"] for r in rows[kind]])
         print(f"{labels[kind]}: median user {user:.2f} s, median system {system:.2f} s")
-    pairs = [a["cpu"] / b["cpu"] for a, b in zip(rows["bench_nb"], rows["memorybench-module"], strict=True)]
-    print(
-        f"bench_nb / {labels['memorybench-module']}, CPU time of each pair: "
-        + ", ".join(f"{p:.2f}" for p in pairs)
-    )
+    for ref in kinds[1:]:
+        pairs = [a["cpu"] / b["cpu"] for a, b in zip(rows["bench_nb"], rows[ref], strict=True)]
+        print(
+            f"bench_nb / {labels[ref]}, CPU time of each alternation: " + ", ".join(f"{p:.2f}" for p in pairs)
+        )
     if "bare" in med:
         bare, pol = med["bare"], med["polars"]
         print(
