@@ -200,3 +200,28 @@ def test_a_reanswer_line_whose_evidence_ids_is_a_string_is_skipped_not_split_int
     assert list(records) == ["q1"] and records["q1"].evidence_ids == ("D1:3",) and records["q1"].score == 1.0
     (problem,) = problems
     assert problem.field == "line 2" and "evidenceIds" in problem.message and "skipped" in problem.message
+
+
+def test_a_reanswer_reads_the_run_and_reanswer_jsonl_under_the_runs_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reanswer read the run and reanswer.jsonl before it took the run's lock: a reanswer by another process
+    that ended in between (or a rejudge) was not seen, and its questions were answered again, twice in the
+    file. Here the other reanswer (a real ``bench-nb reanswer``) ends just before this one takes the lock."""
+    import bench_nb.runner.reanswer as module
+
+    run_benchmark("sqlite", "sample", k=1, run_id="s1", runs_dir=tmp_path, progress=False)
+    run = tmp_path / "s1"
+    take, others = module.lock_run, []
+
+    def another_reanswer_ends_first(path: Path, command: str) -> Any:
+        others.append(_cli("reanswer", str(run)))
+        return take(path, command)
+
+    monkeypatch.setattr(module, "lock_run", another_reanswer_ends_first)
+    mine = reanswer(run)
+    assert len(others) == 1 and others[0].returncode == 0, others[0].stderr
+    records, problems = read_reanswers(run)
+    assert records and problems == []
+    assert mine.answered == 0 and mine.skipped == len(records)  # all done by the other, none twice
+    assert len((run / "reanswer.jsonl").read_text().splitlines()) == len(records)

@@ -5,7 +5,7 @@ For each question the run's primary judge scored below full marks, the run's ans
 the messages the question's evidence ids name (a session id names every message of that session), rendered as
 the sqlite provider renders a hit (``[date] speaker: text``), in haystack order. The run's primary judge grades
 the new answer. Each result is a line of ``reanswer.jsonl`` beside the run (``runformat.reanswer``), appended as
-it comes under the run's lock; the checkpoint, journal and judgments are not touched. A question already
+it comes under the run's lock (the run and the file are read under it too); the checkpoint, journal and judgments are not touched. A question already
 re-answered is skipped unless ``force``. Model calls go through the LLM client like every other (its response
 cache included: a second call costs nothing).
 
@@ -88,6 +88,23 @@ def reanswer(
     if source not in SOURCES:
         raise BenchNbError(f"reanswer: unknown source {source!r}; known: {', '.join(SOURCES)}")
     path = Path(run_dir)
+    if not path.is_dir():
+        read_run(path)  # what is wrong, named as read_run names it (no lock file made)
+    # one writer per run (runner.lock); the run and reanswer.jsonl read under its lock, as they stand once no
+    # other writer can change them
+    with lock_run(path, "bench-nb reanswer"):
+        return _reanswer(path, source, answerer, answerer_options, benchmark, dataset, force)
+
+
+def _reanswer(
+    path: Path,
+    source: str,
+    answerer: str | Answerer | None,
+    answerer_options: dict[str, Any] | None,
+    benchmark: str | Benchmark | None,
+    dataset: str | os.PathLike[str] | None,
+    force: bool,
+) -> ReanswerResult:
     run = read_run(path)
     if run.checkpoint is None:
         raise RunFormatError(
@@ -118,7 +135,7 @@ def reanswer(
     by_id = {q.question_id: q for q in bench.questions}
     done, _ = read_reanswers(path)
     answered = skipped = no_evidence = still_wrong = 0
-    with lock_run(path, "bench-nb reanswer"), contextlib.closing(client):  # no file left open after
+    with contextlib.closing(client):  # no file left open after
         out = (path / REANSWER_FILE).open("ab+")
         try:
             repair_tail(out)  # a torn last line (a killed reanswer) is closed or cut, never appended after
