@@ -6,8 +6,8 @@ the messages the question's evidence ids name (a session id names every message 
 the sqlite provider renders a hit (``[date] speaker: text``), in haystack order. The run's primary judge grades
 the new answer. Each result is a line of ``reanswer.jsonl`` beside the run (``runformat.reanswer``), appended as
 it comes under the run's lock (the run and the file are read under it too); the checkpoint, journal and
-judgments are not touched. A question already re-answered is skipped unless ``force``. Model calls go through the LLM client like every other (its response
-cache included: a second call costs nothing).
+judgments are not touched. A question already re-answered is skipped unless ``force``. Model calls go through
+the LLM client like every other (its response cache included: a second call costs nothing).
 
 ``bn.failure_reasons`` reads the file: a reader error whose re-answer is still wrong is ``reader_error_confirmed``.
 """
