@@ -186,3 +186,19 @@ def test_a_run_store_gives_the_same_reasons(runs: Path, tmp_path: Path) -> None:
         "truncation",
         "unknown",
     }
+
+
+def test_failure_summary_takes_no_reasons_of_other_errata_or_judges(runs: Path, errata: Path) -> None:
+    # 99b381a gave failure_summary a public reasons= ("failure_reasons' frame of data when the caller has it"):
+    # reasons worked out with errata (or judges) the summary was not given were counted with no word, beside
+    # the scored answers of the questions without them. The table takes its examples from the reasons its
+    # counts come from instead.
+    from bench_nb.tables import table_failures
+
+    with_errata = bn.failure_reasons(runs, errata=errata, backend="polars")
+    with pytest.raises(TypeError, match="reasons"):
+        bn.metrics.failure_summary(runs, reasons=with_errata, backend="polars")
+    table = table_failures(runs, errata=errata, explore="explore.html")
+    assert table.frame.equals(bn.metrics.failure_summary(runs, errata=errata, backend="polars"))
+    assert "answer-key erratum" in table.html and "explore.html#" in table.html
+    assert table.html.count(">h0-q0<") == 5  # each run's erratum row names its one question

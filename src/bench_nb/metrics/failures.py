@@ -186,7 +186,6 @@ def failure_summary_frame(
     errata: ErrataSource | None = None,
     judges: list[str] | None = None,
     runs: RunSet | StoredFrames | None = None,
-    reasons: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Per run and reason: how many wrong answers (``n``) and their share of the run's wrong answers
     (``share`` = n / ``wrong``), beside the run's scored answers (``scored``); reasons in ``REASONS`` order.
@@ -195,15 +194,25 @@ def failure_summary_frame(
         data: what ``failure_reasons`` takes, or its frame (then ``scored`` is null: the frame has only the
             wrong answers).
         errata, judges, runs: as ``failure_reasons``.
-        reasons: ``failure_reasons``' frame of ``data`` (with these errata and judges) when the caller has it.
     """
+    return summary_and_reasons(data, errata=errata, judges=judges, runs=runs)[0]
+
+
+def summary_and_reasons(
+    data: Any,
+    *,
+    errata: ErrataSource | None = None,
+    judges: list[str] | None = None,
+    runs: RunSet | StoredFrames | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``failure_summary_frame``'s frame and the ``failure_reasons`` frame it counted (``table_failures``
+    names an example question of each row from it: the reasons worked out once, and those counted)."""
     given = as_polars(data)
     if given is not None and "failure_reason" in given.columns:
         reasons, scored = given, None
     else:
         questions, runset = _sources(data, runs, errata)
-        if reasons is None:
-            reasons = failure_reasons_frame(questions, runs=runset, judges=judges)
+        reasons = failure_reasons_frame(questions, runs=runset, judges=judges)
         scored = (
             with_verdicts(questions)
             .filter(pl.col("score").is_not_null())
@@ -211,7 +220,7 @@ def failure_summary_frame(
             .agg(scored=pl.len().cast(pl.Int64))
         )
     if reasons.is_empty():
-        return pl.DataFrame(schema=_SUMMARY_SCHEMA)
+        return pl.DataFrame(schema=_SUMMARY_SCHEMA), reasons
     counts = (
         reasons.group_by("run_id", "provider", "failure_reason", maintain_order=True)
         .agg(n=pl.len().cast(pl.Int64))
@@ -223,10 +232,11 @@ def failure_summary_frame(
     else:
         counts = counts.join(scored, on="run_id", how="left")
     runs_order = reasons["run_id"].unique(maintain_order=True).to_list()
-    return counts.sort(
+    summary = counts.sort(
         pl.col("run_id").replace_strict(runs_order, list(range(len(runs_order))), return_dtype=pl.Int64),
         pl.col("failure_reason").cast(pl.Enum(REASONS)),
     ).select([pl.col(c).cast(t) for c, t in _SUMMARY_SCHEMA.items()])
+    return summary, reasons
 
 
 failure_summary = with_backend(failure_summary_frame, "failure_summary")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench_nb.frames.errata import ErrataSource
-from bench_nb.metrics.failures import failure_reasons_frame, failure_summary_frame
+from bench_nb.metrics.failures import summary_and_reasons
 from bench_nb.tables.html import Cell, Table, labels_of, pct, render, run_cell
 from bench_nb.text import question_href
 
@@ -29,11 +29,10 @@ def table_failures(
 
     ``explore``: the explore report's address relative to the page (``explore.html``): each row then names
     its first question, a link to that question's detail there."""
-    reasons = failure_reasons_frame(data, errata=errata, judges=judges, runs=runs) if explore else None
-    frame = failure_summary_frame(data, errata=errata, judges=judges, runs=runs, reasons=reasons)
+    frame, reasons = summary_and_reasons(data, errata=errata, judges=judges, runs=runs)
     labels = labels_of(frame)
     example: dict[tuple[str, str], str] = {}
-    if reasons is not None:  # each row's first question, from the reasons its counts were taken from
+    if explore:  # each row's first question, from the reasons its counts were taken from
         for rid, reason, qid in reasons.select("run_id", "failure_reason", "question_id").iter_rows():
             example.setdefault((rid, reason), qid)
     rows = []
