@@ -768,8 +768,9 @@ def load_runs(
         complete: decode each checkpoint completely now (as ``strict`` does), for a caller that reads every
             question's search results (an export); by default a lenient load decodes what the frames read
             and ``Run.checkpoint`` the rest when it is first read. ``"sound"``: a lenient load that decodes
-            completely now each run whose every question decodes so, for a caller that reads most questions'
-            search results (a report): a question damaged in a field the frames do not read stays in them.
+            completely now each run whose whole checkpoint decodes so, for a caller that reads most
+            questions' search results (a report): a run damaged in a field the frames do not read (a
+            question's, or the run's own) is read as by default, so it and its questions stay in the frames.
 
     Returns:
         A ``RunSet`` (a list of ``Run``) whose ``problems`` lists what could not be read.
