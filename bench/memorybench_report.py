@@ -390,7 +390,6 @@ def main() -> None:
     only = [str(bun), "run", "report_only.ts", load_bench.RUN_ID]
     print("\n$ " + " ".join([*cmd, "-o", str(ours_out)]))
     print(f"$ (cd {mb} && {' '.join(only)})")
-    print(f"alternated, {args.repeat} times each:", flush=True)
     module_out = mb_run / "report.json"
     cli = [str(bun), "run", "src/index.ts", "run", "-r", load_bench.RUN_ID, "-f", "report"]
     if args.cli:
