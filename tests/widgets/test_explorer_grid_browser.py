@@ -55,6 +55,11 @@ def test_grid_sorts_filters_a_wrong_b_right_and_opens_gold_evidence(
     page.locator(f"{TABLE} thead th", has_text="type").first.locator(
         ".dt-column-order"
     ).click()  # the sort icon
+    page.wait_for_function(  # DataTables redraws after the click: read the rows once it has
+        "(sel) => document.querySelector(sel).classList.contains('dt-ordering-asc')",
+        arg=f"{TABLE} thead th:nth-child({type_col + 1})",
+        timeout=30_000,
+    )
     types = _first_rows(page, type_col)
     assert types == sorted(types) and types[0] == "multi-hop"
     # The "A wrong, B right" pane: every row left is one where A is wrong and B right (107 of them).
