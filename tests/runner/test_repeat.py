@@ -104,10 +104,6 @@ def test_a_rejudge_or_reanswer_of_a_repeat_used_the_first_repeats_cache(
     from bench_nb.runner.rejudge import rejudge
     from bench_nb.runner.run import run_benchmark
 
-    def rows(name: str) -> int:
-        with contextlib.closing(sqlite3.connect(tmp_path / "cache" / name)) as db:
-            return int(db.execute("SELECT count(*) FROM responses").fetchone()[0])
-
     runs = []
     for repeat in (1, 2):  # the offline answerer: both repeats answer alike
         kwargs = dict(limit=2, answerer="extractive", judges="f1", runs_dir=tmp_path / "runs", progress=False)
@@ -115,14 +111,16 @@ def test_a_rejudge_or_reanswer_of_a_repeat_used_the_first_repeats_cache(
         runs.append(result.run_dir)
     llm_env.responder = lambda path, body: '{"score": 0, "label": "incorrect"}'
     assert rejudge(runs[0], ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
-    assert llm_env.count() == 2 and rows("llm.sqlite") == 2
+    assert llm_env.count() == 2 and rows(tmp_path, "llm.sqlite") == 2
     assert rejudge(runs[1], ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
-    assert llm_env.count() == 4 and rows("llm.repeat-2.sqlite") == 2  # asked afresh, into repeat 2's cache
+    assert (
+        llm_env.count() == 4 and rows(tmp_path, "llm.repeat-2.sqlite") == 2
+    )  # asked afresh, into repeat 2's cache
     rejudge(runs[1], ["gpt-4o-mini"], force=True)
     assert llm_env.count() == 4  # read back from repeat 2's cache
     again = reanswer(runs[1], answerer="gpt-4o-mini")
-    assert again.answered > 0 and rows("llm.repeat-2.sqlite") == 2 + again.answered
-    assert rows("llm.sqlite") == 2
+    assert again.answered > 0 and rows(tmp_path, "llm.repeat-2.sqlite") == 2 + again.answered
+    assert rows(tmp_path, "llm.sqlite") == 2
 
 
 def test_a_repeat_resumed_by_its_run_id_alone_used_the_first_repeats_cache(
@@ -155,29 +153,34 @@ def test_a_rejudge_or_reanswer_of_a_repeat_made_before_runs_recorded_it_used_the
     llm_env: LLMServer, tmp_path: Path
 ) -> None:
     """A repeat made before runs recorded which repeat they are (``benchNb.version`` 1, no ``repeat``) is known
-    by its run id's ``-r<i>``, the name ``--repeat`` and sweeps gave it: a rejudge and a reanswer of old repeat
-    2 read and write repeat 2's response cache (they took repeat 1's); a run of version 2 that records no
-    repeat is repeat 1, whatever its id."""
+    by its run id's ``-r<i>``, the name ``--repeat`` and sweeps gave it, with repeat 1 beside it: a rejudge and
+    a reanswer of old repeat 2 read and write repeat 2's response cache (they took repeat 1's); a run of
+    version 2 that records no repeat is repeat 1, whatever its id."""
     from bench_nb.runner.reanswer import reanswer
     from bench_nb.runner.rejudge import rejudge
     from bench_nb.runner.run import run_benchmark
 
-    def rows(name: str) -> int:
-        with contextlib.closing(sqlite3.connect(tmp_path / "cache" / name)) as db:
-            return int(db.execute("SELECT count(*) FROM responses").fetchone()[0])
-
     kwargs = dict(limit=2, answerer="extractive", judges="f1", runs_dir=tmp_path / "runs", progress=False)
-    old = run_benchmark("no-memory", "sample", repeat=2, run_id="rep-r2", **kwargs).run_dir
-    _as_before_runs_recorded_their_repeat(old)
+    for repeat in (1, 2):  # as --repeat made them: repeat 1 beside repeat 2
+        old = run_benchmark("no-memory", "sample", repeat=repeat, run_id=f"rep-r{repeat}", **kwargs).run_dir
+        _as_before_runs_recorded_their_repeat(old)
     plain = run_benchmark("no-memory", "sample", run_id="plain-r3", **kwargs).run_dir  # answers alike
     llm_env.responder = lambda path, body: '{"score": 0, "label": "incorrect"}'
     assert rejudge(plain, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
-    assert llm_env.count() == 2 and rows("llm.sqlite") == 2
+    assert llm_env.count() == 2 and rows(tmp_path, "llm.sqlite") == 2
     assert rejudge(old, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
-    assert llm_env.count() == 4 and rows("llm.repeat-2.sqlite") == 2  # asked afresh, into repeat 2's cache
+    assert (
+        llm_env.count() == 4 and rows(tmp_path, "llm.repeat-2.sqlite") == 2
+    )  # asked afresh, into repeat 2's cache
     again = reanswer(old, answerer="gpt-4o-mini")
-    assert again.answered > 0 and rows("llm.repeat-2.sqlite") == 2 + again.answered
-    assert rows("llm.sqlite") == 2
+    assert again.answered > 0 and rows(tmp_path, "llm.repeat-2.sqlite") == 2 + again.answered
+    assert rows(tmp_path, "llm.sqlite") == 2
+
+
+def rows(tmp_path: Path, name: str) -> int:
+    """How many responses the response cache ``name`` holds."""
+    with contextlib.closing(sqlite3.connect(tmp_path / "cache" / name)) as db:
+        return int(db.execute("SELECT count(*) FROM responses").fetchone()[0])
 
 
 def _as_before_runs_recorded_their_repeat(run_dir: Path) -> None:
@@ -185,7 +188,7 @@ def _as_before_runs_recorded_their_repeat(run_dir: Path) -> None:
     import json
 
     checkpoint = json.loads((run_dir / "checkpoint.json").read_text())
-    assert checkpoint["benchNb"].pop("repeat") == 2
+    checkpoint["benchNb"].pop("repeat", None)
     checkpoint["benchNb"]["version"] = 1
     (run_dir / "checkpoint.json").write_text(json.dumps(checkpoint))
 
@@ -195,12 +198,50 @@ def test_a_repeat_made_before_runs_recorded_it_resumed_by_its_run_id_alone_used_
 ) -> None:
     from bench_nb.runner.run import run_benchmark
 
-    cache = tmp_path / "cache"
-    llm_env.script(Fault("400"))  # one answer fails: the run is left to resume
-    kwargs: dict[str, Any] = dict(answerer="gpt-4o-mini", judges="f1", run_id="rep-r2", progress=False)
-    first = run_benchmark("no-memory", "sample", limit=2, repeat=2, runs_dir=tmp_path / "runs", **kwargs)
-    assert first.failed
-    _as_before_runs_recorded_their_repeat(first.run_dir)
+    kwargs: dict[str, Any] = dict(answerer="gpt-4o-mini", judges="f1", limit=2, progress=False)
+    for repeat in (1, 2):  # as --repeat made them: repeat 1 first, beside repeat 2
+        if repeat == 2:
+            llm_env.script(Fault("400"))  # one answer fails: the run is left to resume
+        run = run_benchmark(
+            "no-memory",
+            "sample",
+            repeat=repeat,
+            run_id=f"rep-r{repeat}",
+            runs_dir=tmp_path / "runs",
+            **kwargs,
+        )
+        assert bool(run.failed) == (repeat == 2)
+        _as_before_runs_recorded_their_repeat(run.run_dir)
     again = run_benchmark(run_id="rep-r2", runs_dir=tmp_path / "runs", progress=False)
     assert again.status == "completed" and not again.failed
-    assert [p.name for p in cache.glob("*.sqlite")] == ["llm.repeat-2.sqlite"]
+    assert rows(tmp_path, "llm.repeat-2.sqlite") == 2 and rows(tmp_path, "llm.sqlite") == 2  # none replayed
+
+
+def test_a_run_of_version_1_a_user_named_x_r2_was_read_as_repeat_2(
+    llm_env: LLMServer, tmp_path: Path
+) -> None:
+    """A run of ``benchNb.version`` 1 records no repeat: it is repeat i > 1 only if ``--repeat`` or a sweep made
+    it, and they leave what a run named ``x-r2`` by hand lacks: ``<id>-r1``, made first beside it with the same
+    settings. A rejudge of a v1 ``x-r2`` alone, or of a v1 ``y-r2`` beside a ``y-r1`` on other questions, took
+    repeat 2's response cache (its run id alone said repeat 2); they are repeat 1 and use the usual one."""
+    from bench_nb.runner.rejudge import rejudge
+    from bench_nb.runner.run import run_benchmark
+
+    kwargs: dict[str, Any] = dict(
+        answerer="extractive", judges="f1", runs_dir=tmp_path / "runs", progress=False
+    )
+    made = [
+        run_benchmark("no-memory", "sample", limit=2, repeat=i, run_id=f"rep-r{i}", **kwargs) for i in (1, 2)
+    ]
+    named = run_benchmark("no-memory", "sample", limit=2, run_id="x-r2", **kwargs)
+    other = [run_benchmark("no-memory", "sample", limit=1 + i, run_id=f"y-r{i}", **kwargs) for i in (1, 2)]
+    for result in (*made, named, *other):
+        _as_before_runs_recorded_their_repeat(result.run_dir)
+    llm_env.responder = lambda path, body: '{"score": 0, "label": "incorrect"}'
+    assert rejudge(named.run_dir, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert rows(tmp_path, "llm.sqlite") == 2 and not (tmp_path / "cache" / "llm.repeat-2.sqlite").exists()
+    assert rejudge(other[1].run_dir, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 3}
+    # x-r2's two verdicts replayed from the usual cache
+    assert llm_env.count() == 3 and rows(tmp_path, "llm.sqlite") == 3
+    assert rejudge(made[1].run_dir, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert llm_env.count() == 5 and rows(tmp_path, "llm.repeat-2.sqlite") == 2  # the repeat: its own cache

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -208,15 +207,6 @@ class RunSpec(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     tokenizer: str | None = None
     evidence_level: str | None = None
     invocation: Invocation | None = None
-
-    @property
-    def repeat_number(self) -> int:
-        """Which repeat of its settings the run is (``runner.repeats``): ``repeat``, else 1. A bench_nb run of
-        version 1 did not record it; it was then a repeat i > 1 only if ``bench-nb run --repeat`` or a sweep
-        made it, and both name repeat i ``<id>-r<i>``: its run id says."""
-        old = self.written_by_bench_nb and (self.version or 1) < 2 and self.repeat is None
-        found = re.fullmatch(r".+-r([1-9][0-9]*)", self.run_id) if old else None
-        return int(found.group(1)) if found else self.repeat or 1
 
     @property
     def asked_for(self) -> Invocation:

@@ -40,7 +40,7 @@ from bench_nb.runner.components import (
     make_provider,
 )
 from bench_nb.runner.lock import open_run
-from bench_nb.runner.repeats import run_client
+from bench_nb.runner.repeats import repeat_number, run_client
 from bench_nb.runner.retrieval import declared_evidence_level
 from bench_nb.runner.selection import select_questions
 from bench_nb.runner.settings import (
@@ -192,7 +192,8 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
             resumed = opened.enter_context(open_run(order.runs_dir / run_id))
             if resumed is not None:
                 asked = asked.resumed(resumed[1], objects=objects, where=str(order.runs_dir / run_id))
-                repeat = resumed[1].repeat_number  # its own response cache (runner.repeats)
+                # its own response cache (runner.repeats)
+                repeat = repeat_number(order.runs_dir / run_id, resumed[1])
                 if repeat > 1:
                     order = dataclasses.replace(
                         order, options=dataclasses.replace(order.options, repeat=repeat)

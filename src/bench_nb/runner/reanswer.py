@@ -34,7 +34,7 @@ from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT, primary_judge, r
 from bench_nb.runner.components import component_options, make_answerer
 from bench_nb.runner.lock import lock_run
 from bench_nb.runner.rejudge import resolve_judge
-from bench_nb.runner.repeats import run_client
+from bench_nb.runner.repeats import repeat_number, run_client
 
 SOURCES = ("gold-evidence",)
 
@@ -117,7 +117,7 @@ def _reanswer(
         answerer_name = spec.answerer
     if answerer_name is None:
         raise BenchNbError(f"{path}: the run does not record its answerer by name; give one (answerer=...)")
-    client = run_client(spec.repeat_number)  # the run's own response cache (a repeat's)
+    client = run_client(repeat_number(path, spec))  # the run's own response cache (a repeat's)
     options, _ = component_options(answerer_name, [], answerer_options, None, client=client)
     # The run's own context format, so the re-answer sees its hits as the run's answers did.
     context_format = spec.context_format or UNVERSIONED_CONTEXT_FORMAT

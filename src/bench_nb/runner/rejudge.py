@@ -34,7 +34,7 @@ from bench_nb.runformat.question_types import question_types
 from bench_nb.runformat.spec import RunSpec, primary_judge, read_spec
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
 from bench_nb.runner.lock import lock_run
-from bench_nb.runner.repeats import run_client
+from bench_nb.runner.repeats import repeat_number, run_client
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
 
@@ -180,7 +180,7 @@ def rejudge(
     path = Path(run_dir)
     with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runner.lock)
         run = read_run(path)
-        client = run_client(read_spec(run).repeat_number)  # the run's own response cache (a repeat's)
+        client = run_client(repeat_number(path, read_spec(run)))  # the run's own response cache (a repeat's)
         with contextlib.closing(client):  # its files closed when the rejudge ends
             if judge_prompts:
                 resolved = judges_with_prompts(list(judges) or [primary_judge(run)], judge_prompts, client)
