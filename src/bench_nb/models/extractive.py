@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from bench_nb.models.prompt import CONTEXT_FORMAT, answer_prompt_hash, check_context_format, prompt_tokens
-from bench_nb.models.tokens import tokenizer_for, warm_up_tokenizer
+from bench_nb.models.tokens import counting_client, tokenizer_for, warm_up_tokenizer
 from bench_nb.records import Answer, Question, SearchHit
 
 if TYPE_CHECKING:
@@ -101,13 +101,7 @@ class ExtractiveAnswerer:
 
     @cached_property
     def _client(self) -> LLMClient | None:
-        """The one client Claude's token counts are asked through (None for a tokenizer that calls no API):
-        not a client, its connection and its cache file, made again for every count."""
-        if not self.tokenizer.startswith("anthropic:"):
-            return None
-        from bench_nb.models.client import LLMClient  # the SDKs: imported only when a count calls one
-
-        return LLMClient()
+        return counting_client(self.tokenizer)  # one for every count it makes
 
     def best_sentence(
         self, question: Question, hits: Sequence[SearchHit]

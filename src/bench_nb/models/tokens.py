@@ -106,6 +106,16 @@ def count_tokens(
     return TokenCount(_encode_len(text, "cl100k_base"), name, False)
 
 
+def counting_client(tokenizer: str) -> LLMClient | None:
+    """The client a provider or an answerer asks Claude's token counts through, made once and kept (not a
+    client, its connection and its cache file for every count); None for a tokenizer that calls no API."""
+    if not tokenizer.startswith("anthropic:"):
+        return None
+    from bench_nb.models.client import LLMClient  # the SDKs: imported only when a count calls one
+
+    return LLMClient()
+
+
 def warm_up_tokenizer(model: str | ModelSpec) -> None:
     """Load the tokenizer ``count_tokens`` uses for ``model`` now (tiktoken's tables take a second or more to
     build), so the first count does not pay for it; no-op for tokenizers that load nothing (and never a

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench_nb.errors import ModelError, ProviderError
-from bench_nb.models.tokens import count_tokens, tokenizer_for
+from bench_nb.models.tokens import count_tokens, counting_client, tokenizer_for
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.store import MessageStore
@@ -86,13 +86,7 @@ class FullContextProvider:
 
     @cached_property
     def _client(self) -> LLMClient | None:
-        """The one client Claude's token counts are asked through (None for a tokenizer that calls no API):
-        not a client, its connection and its cache file, made again for every message counted."""
-        if not self.tokenizer.startswith("anthropic:"):
-            return None
-        from bench_nb.models.client import LLMClient  # the SDKs: imported only when a count calls one
-
-        return LLMClient()
+        return counting_client(self.tokenizer)  # one for every count it makes
 
     def await_indexing(self, container: str, ingested: IngestResult, timeout_s: float) -> None:
         """Nothing to wait for; checks the container exists."""
