@@ -13,10 +13,12 @@ every output is in.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -119,6 +121,20 @@ def _kernel_manager_class() -> type:
             super().cleanup_ipc_files()
             if getattr(self, "_socket_dir", None):
                 shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+        # AsyncKernelManager's shutdown_kernel is a coroutine; mypy reads KernelManager's (sync) signature
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:  # type: ignore[override]
+            """``now`` (a report's): the kernel's process group killed and its end awaited in 5 ms steps
+            first. jupyter_client's own kill checks once, then every 0.1 s: the kernel, with its frames
+            and imports to unmap, was still there at the check, so a build waited 0.1 s between its last
+            cell and its export."""
+            if now and await self.is_alive():
+                await self.signal_kernel(signal.SIGKILL)
+                for _ in range(200):  # a second at most: jupyter_client's own wait follows
+                    if not await self.is_alive():
+                        break
+                    await asyncio.sleep(0.005)
+            await super().shutdown_kernel(now=now, restart=restart)
 
     return ReportKernelManager
 
