@@ -117,5 +117,5 @@ def test_the_compare_report_shows_corrected_accuracy_where_labels_exist(make_run
     out = tmp_path / "compare.html"
     build_report("compare", {"runs": str(run)}, out, index=False)
     html = out.read_text()
-    assert "Accuracy corrected for the judge's errors (Rogan-Gladen)" in html
+    assert "Accuracy corrected for the judge&#x27;s errors (Rogan-Gladen)" in html  # the table's own escaping
     assert "human labels" in html

@@ -46,7 +46,7 @@ def test_the_compare_report_links_each_question_to_its_detail_in_the_explore_rep
     # every link names a question whose detail the explore report holds
     for href in set(_links(page)):
         anchor = href.split("#", 1)[1]
-        assert f'id="{anchor}"' in explore, anchor
+        assert f"id='{anchor}'" in explore, anchor  # the explorer's HTML as it displayed it
     assert "No explore report" not in page
 
 

@@ -185,7 +185,8 @@ def _execute(
     return nb, charts
 
 
-_SLOT = '<div class="bnb-chart-slot" data-slot="{}"></div>'
+_SLOT = '<div class="bnb-slot" data-slot="{}"></div>'
+_SLOTS = re.compile(_SLOT.format(r"(\d+)"))
 
 
 @functools.cache
@@ -221,23 +222,31 @@ def export_html(nb: Any, title: str, charts: NotebookCharts | None = None) -> st
     notebook's charts (the page is exported while the last of them render), or else in this process (a
     notebook executed some other way than ``execute_notebook``). nbconvert's exporter ends by re-parsing the
     whole page with BeautifulSoup (to give images alt text and output areas a tabindex): with a few thousand SVG
-    elements in it that took 0.2-0.4 s, so each chart's figure goes into the page as an empty slot and is put
-    in place after the export.
+    elements in it that took 0.2-0.4 s, and a compare report's tables are 1,350 of its other 1,700 tags, so
+    each chart's figure and each HTML output without an image goes into the page as an empty slot and is put
+    in place after the export (the HTML as the notebook displayed it, not as BeautifulSoup writes it again).
 
     Raises:
         ReportError: naming each chart that could not be rendered.
     """
     shown: list[tuple[int, Any, Any]] = []  # each chart: its cell's index, the cell, the output as it was
+    parts: list[str | int] = []  # each slot's content: an output's HTML, or its chart's place in ``shown``
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code":
             continue
         cell["outputs"] = [o for o in cell.get("outputs", []) if SUMMARY_MIME not in o.get("data", {})]
         for out in cell["outputs"]:
             data = out.get("data", {})
-            if chart_output_spec(data) is not None or str(data.get("text/html", "")).startswith(FIGURE_START):
+            markup = str(data.get("text/html", ""))
+            if chart_output_spec(data) is not None or markup.startswith(FIGURE_START):
                 shown.append((index, cell, {"data": data, "metadata": out.get("metadata", {})}))
-                out["data"] = {"text/html": _SLOT.format(len(shown) - 1)}
-                out["metadata"] = {}
+                parts.append(len(shown) - 1)
+            elif "text/html" in data and "<img" not in markup:  # an image gets nbconvert's alt text
+                parts.append(markup)
+            else:
+                continue
+            out["data"] = {"text/html": _SLOT.format(len(parts) - 1)}
+            out["metadata"] = {}
     nb.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb)
     page = fold_sections(str(body), nb.cells)
@@ -250,11 +259,9 @@ def export_html(nb: Any, title: str, charts: NotebookCharts | None = None) -> st
             else out["data"]["text/html"]
             for _, _, out in shown
         ]
-    for i, markup in enumerate(figures):
-        slot = _SLOT.format(i)
-        if page.count(slot) != 1:
-            raise ReportError(f"chart {i} has no single place in the exported page")
-        page = page.replace(slot, markup)
+    page, placed = _SLOTS.subn(lambda m: p if isinstance(p := parts[int(m[1])], str) else figures[p], page)
+    if placed != len(parts):
+        raise ReportError(f"{len(parts) - placed} output(s) have no single place in the exported page")
     return page
 
 
