@@ -11,6 +11,7 @@ from bench_nb.errors import RunFormatError
 from bench_nb.runformat.dataset import read_memorybench_dataset
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.jsjson import dumps_js
+from bench_nb.runformat.lock import RunLockedError, lock_run
 from bench_nb.runformat.report import (
     ReportCheckpoint,
     build_memorybench_report,
@@ -138,3 +139,37 @@ def test_bad_retrieval_metrics_name_the_question(mb_example: Path, tmp_path: Pat
     with pytest.raises(RunFormatError, match=r"retrievalMetrics") as err:
         write_memorybench_report(run, mb_example.joinpath(*DATASET), tmp_path / "r.json")
     assert "question conv-fx1-q0: Expected `float`, got `str`" in str(err.value)
+
+
+def test_a_report_written_into_the_run_was_not_under_the_runs_lock(
+    mb_example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report's temporary files sit in the run directory, where a rejudge or a resumed run taking the run's
+    lock deletes every *.tmp: the report now holds that lock while it writes there, and is refused while
+    another bench-nb writer holds it; written elsewhere it takes no lock."""
+    from bench_nb.runformat import report as report_module
+
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+    dataset = mb_example.joinpath(*DATASET)
+    refused = []
+    write = report_module._write_report
+
+    def write_while_a_rejudge_starts(*args: object) -> None:
+        with pytest.raises(RunLockedError, match=r"bench-nb memorybench-report"):
+            lock_run(run, "bench-nb rejudge")  # before: taken, and report.json.tmp deleted under the writer
+        refused.append(True)
+        write(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(report_module, "_write_report", write_while_a_rejudge_starts)
+    write_memorybench_report(run, dataset, run / "report.json", timestamp="t")
+    assert refused and json.loads((run / "report.json").read_text())["timestamp"] == "t"
+    assert sorted(p.name for p in run.glob("*.tmp")) == []
+
+    with lock_run(run, "bench-nb rejudge"):
+        with pytest.raises(RunLockedError, match=r"being written by process .* \(bench-nb rejudge\)"):
+            write_memorybench_report(run, dataset, run / "report.json", timestamp="u")
+        assert json.loads((run / "report.json").read_text())["timestamp"] == "t"  # the earlier report stays
+        monkeypatch.setattr(report_module, "_write_report", write)
+        write_memorybench_report(run, dataset, tmp_path / "elsewhere.json", timestamp="v")  # no lock needed
+    assert json.loads((tmp_path / "elsewhere.json").read_text())["timestamp"] == "v"

@@ -22,9 +22,10 @@ from runner_fakes import CountingProvider, call_log, completed_phases, make_benc
 from bench_nb.cli import cli
 from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
 from bench_nb.runformat.format import DECODE_COUNTS, PHASES
+from bench_nb.runformat.lock import RunLockedError, lock_run
 from bench_nb.runformat.spec import RunRequest, check_resume
 from bench_nb.runner import RetryPolicy, run_benchmark
-from bench_nb.runner.lock import RunLockedError, lock_run, open_run
+from bench_nb.runner.lock import open_run
 
 FAST_RETRY = RetryPolicy(max_attempts=2, initial_s=0.001, max_s=0.002, jitter_s=0.001)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.runner.lock import LOCK, RunLockedError, lock_run
+from bench_nb.runformat.lock import LOCK, RunLockedError, lock_run
 
 HERE = Path(__file__).resolve().parent
 
@@ -118,7 +118,7 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_its_temporary_files_remov
 def test_the_lock_refuses_a_second_holder_in_another_process(tmp_path: Path) -> None:
     held = lock_run(tmp_path, command="test")
     code = (
-        "import sys; from bench_nb.runner.lock import lock_run, RunLockedError\n"
+        "import sys; from bench_nb.runformat.lock import lock_run, RunLockedError\n"
         "try:\n    lock_run(sys.argv[1]).release()\nexcept RunLockedError as e:\n    print(e.holder['pid'])\n"
     )
     out = subprocess.run(
@@ -178,7 +178,7 @@ def test_a_run_directory_that_cannot_hold_a_lock_file_is_a_clear_error(tmp_path:
 
 
 def test_a_run_and_a_store_are_locked_by_the_one_implementation(tmp_path: Path) -> None:
-    """runner.lock and frames.store both hold runformat.lock's FileLock: the same holder record, the run's file
+    """lock_run and frames.store both hold runformat.lock's FileLock: the same holder record, the run's file
     kept and emptied on release, the store's removed."""
     from bench_nb.frames.store import lock_store
     from bench_nb.runformat.lock import FileLock

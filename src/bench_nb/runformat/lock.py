@@ -1,5 +1,5 @@
 """One writer at a time: an exclusive ``flock`` on a lock file, held for as long as a process writes. The one
-lock implementation of bench_nb: a run directory's (``<run_dir>/.lock``, ``runner.lock.lock_run``) and a run
+lock implementation of bench_nb: a run directory's (``<run_dir>/.lock``, ``lock_run``) and a run
 store's (``STORE/.lock``, ``frames.store.lock_store``).
 
 The holder writes its pid, host, start time and command into the file right after taking the lock, so a
@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import socket
 import time
@@ -28,7 +29,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+from bench_nb.errors import BenchNbError, RunFormatError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -120,3 +125,53 @@ def same_file(path: Path, fd: int) -> bool:
         return False
     own = os.fstat(fd)
     return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+LOCK = ".lock"
+
+
+class RunLockedError(BenchNbError):
+    """Another process is writing the run directory."""
+
+    def __init__(self, run_dir: Path, holder: dict[str, Any]) -> None:
+        self.run_dir = run_dir
+        self.holder = holder
+        who = f"process {holder.get('pid', '?')}"
+        if holder.get("host"):
+            who += f" on {holder['host']}"
+        super().__init__(
+            f"{run_dir} is being written by {who}, started {holder.get('startedAt', 'at an unknown time')} "
+            f"({holder.get('command', 'bench-nb')}); one process writes a run at a time: wait for it to "
+            "finish, or stop it and run again to resume"
+        )
+
+
+def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> FileLock:
+    """Take the run directory's lock, or raise ``RunLockedError`` at once if a live process holds it; then
+    delete the temporary files a killed writer left (no live writer owns them now), whatever it was doing
+    (a run, rejudge, reanswer, clean).
+
+    Args:
+        run_dir: an existing run directory.
+        command: what the holder is doing, shown to a process that is refused.
+    """
+    run_dir = Path(run_dir)
+
+    def refuse(holder: dict[str, Any]) -> NoReturn:
+        raise RunLockedError(run_dir, holder)
+
+    try:
+        lock = take_lock(run_dir / LOCK, command, refuse)
+    except OSError as err:
+        raise RunFormatError(run_dir, f"cannot open the run's lock file {LOCK}: {err.strerror}") from None
+    if lock.stale:
+        log.warning(
+            "%s: took over the lock of process %s (started %s), which is gone",
+            run_dir,
+            lock.stale.get("pid"),
+            lock.stale.get("startedAt"),
+        )
+    for folder in (run_dir, run_dir / "results"):
+        for path in folder.glob("*.tmp"):
+            path.unlink(missing_ok=True)
+    return lock

@@ -15,6 +15,7 @@ measures it against MemoryBench itself).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from functools import cached_property, partial
@@ -46,6 +47,7 @@ from bench_nb.runformat.jsjson import (
     to_js,
 )
 from bench_nb.runformat.latency import memorybench_stats
+from bench_nb.runformat.lock import lock_run
 from bench_nb.runformat.rounding import js_round, js_sum
 
 _MAX_SAFE = 2**53
@@ -433,24 +435,30 @@ def write_memorybench_report(
 ) -> dict[str, Any]:
     """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts.
 
+    Written into the run directory (the default), it is written under the run's lock (``lock.lock_run``,
+    ``RunLockedError`` while bench-nb runs, rejudges or reanswers it): a writer taking the lock deletes the
+    temporary files it finds there.
+
     ``parallel``: encode the second half of the evaluations in a forked child process (``runformat.forked``)
     while this one encodes the first; the bytes are the same. None (the default): where a fork is safe and
     worth it (POSIX, a second CPU and an idle one, no other thread) and the report has at least
     ``_PARALLEL_BATCHES`` batches of evaluations to encode. True forces it wherever ``os.fork`` exists; False never forks.
     """
-    checkpoint = read_report_checkpoint(run_dir)
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    try:
-        with gc_paused():
-            report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
-            with open(tmp, "wb") as f:
-                _write_report(report, f, out.with_name(out.name + ".part.tmp"), parallel)
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # an earlier report.json stays as it was
-        raise
-    tmp.replace(out)
+    in_run = Path(run_dir).is_dir() and os.path.samefile(out.parent, run_dir)
+    with lock_run(run_dir, "bench-nb memorybench-report") if in_run else contextlib.nullcontext():
+        checkpoint = read_report_checkpoint(run_dir)
+        tmp = out.with_name(out.name + ".tmp")
+        try:
+            with gc_paused():
+                report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
+                with open(tmp, "wb") as f:
+                    _write_report(report, f, out.with_name(out.name + ".part.tmp"), parallel)
+        except BaseException:
+            tmp.unlink(missing_ok=True)  # an earlier report.json stays as it was
+            raise
+        tmp.replace(out)
     return report.head
 
 

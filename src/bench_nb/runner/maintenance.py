@@ -9,9 +9,9 @@ from typing import Any
 from bench_nb.errors import RunFormatError
 from bench_nb.providers.base import Provider
 from bench_nb.runformat.load import read_run
+from bench_nb.runformat.lock import lock_run
 from bench_nb.runformat.spec import read_spec
 from bench_nb.runner.components import close_provider, make_provider
-from bench_nb.runner.lock import lock_run
 from bench_nb.runner.settings import check_provider_settings
 
 

@@ -29,10 +29,10 @@ from bench_nb.records import Benchmark
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.jsonl import repair_tail
 from bench_nb.runformat.load import read_run
+from bench_nb.runformat.lock import lock_run
 from bench_nb.runformat.reanswer import REANSWER_FILE, Reanswer, read_reanswers
 from bench_nb.runformat.spec import UNVERSIONED_CONTEXT_FORMAT, primary_judge, read_spec
 from bench_nb.runner.components import component_options, make_answerer
-from bench_nb.runner.lock import lock_run
 from bench_nb.runner.rejudge import resolve_judge
 from bench_nb.runner.repeats import repeat_number, run_client
 
@@ -90,7 +90,7 @@ def reanswer(
     path = Path(run_dir)
     if not path.is_dir():
         read_run(path)  # what is wrong, named as read_run names it (no lock file made)
-    # one writer per run (runner.lock); the run and reanswer.jsonl read under its lock, as they stand once no
+    # one writer per run (runformat.lock.lock_run); the run and reanswer.jsonl read under its lock, as they stand once no
     # other writer can change them
     with lock_run(path, "bench-nb reanswer"):
         return _reanswer(path, source, answerer, answerer_options, benchmark, dataset, force)

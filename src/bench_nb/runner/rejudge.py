@@ -30,10 +30,10 @@ from bench_nb.runformat.format import judge_fields, now_iso
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.jsjson import dumps_js
 from bench_nb.runformat.load import Run, read_run
+from bench_nb.runformat.lock import lock_run
 from bench_nb.runformat.question_types import question_types
 from bench_nb.runformat.spec import RunSpec, primary_judge, read_spec
 from bench_nb.runformat.verdicts import append_verdicts, read_replicates, read_verdicts
-from bench_nb.runner.lock import lock_run
 from bench_nb.runner.repeats import repeat_number, run_client
 
 FLUSH_EVERY = 50  # verdicts buffered before an append (each append is one fsync)
@@ -178,7 +178,7 @@ def rejudge(
         RunLockedError: another process is writing the run (``bench-nb run``, another rejudge).
     """
     path = Path(run_dir)
-    with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runner.lock)
+    with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runformat.lock.lock_run)
         run = read_run(path)
         client = run_client(repeat_number(path, read_spec(run)))  # the run's own response cache (a repeat's)
         with contextlib.closing(client):  # its files closed when the rejudge ends
