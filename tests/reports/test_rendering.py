@@ -91,6 +91,27 @@ def test_a_chart_that_cannot_render_fails_the_report_naming_it(tmp_path: Path) -
     assert not (tmp_path / "bad.html").exists()
 
 
+def test_export_puts_an_html_output_in_the_page_as_it_was_displayed() -> None:
+    # A table or a note goes in after nbconvert's parse of the page, byte for byte; an output with an image,
+    # or one nbconvert shows as something else, stays in the page it parses (the image gets alt text).
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("tables")
+    table = "<table><caption>it&#x27;s a &quot;table&quot;</caption><tr><td>1</td></tr></table>"
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/html": table, "text/plain": "frame"}),
+        nbformat.v4.new_output("display_data", data={"text/html": "<img src='data:,'>"}),
+        nbformat.v4.new_output(
+            "display_data", data={"text/html": "<b>it&#x27;s</b>", "text/markdown": "**it's**"}
+        ),
+    ]
+    nb.cells = [cell]
+    page = export_html(nb, "t")
+    assert table in page and "bnb-slot" not in page
+    assert '<img alt="No description has been provided for this image" src="data:,"/>' in page
+    assert "<b>it's</b>" in page  # nbconvert's own HTML (parsed and written again): as before
+    assert page.count("No description has been provided") == 1
+
+
 def test_export_renders_a_chart_left_as_vega_lite() -> None:
     # A notebook executed by plain papermill or JupyterLab keeps its charts as Vega-Lite: the export draws them.
     nb = nbformat.v4.new_notebook()

@@ -215,6 +215,19 @@ def _warm_exporter() -> None:
     _exporter().from_notebook_node(nb)
 
 
+def _html_as_is(output: Any) -> bool:
+    """Whether nbconvert shows ``output`` as its HTML as it is (a table, a note): nothing it ranks above HTML
+    (a widget view, JavaScript), no metadata that could change how it is shown, and no image (the parse of
+    the page gives an image alt text)."""
+    data = output.get("data", {})
+    return (
+        "text/html" in data
+        and data.keys() <= {"text/html", "text/plain"}
+        and not output.get("metadata")
+        and "<img" not in str(data["text/html"])
+    )
+
+
 def export_html(nb: Any, title: str, charts: NotebookCharts | None = None) -> str:
     """The executed notebook as self-contained HTML, input cells and prompts hidden.
 
@@ -241,7 +254,7 @@ def export_html(nb: Any, title: str, charts: NotebookCharts | None = None) -> st
             if chart_output_spec(data) is not None or markup.startswith(FIGURE_START):
                 shown.append((index, cell, {"data": data, "metadata": out.get("metadata", {})}))
                 parts.append(len(shown) - 1)
-            elif "text/html" in data and "<img" not in markup:  # an image gets nbconvert's alt text
+            elif _html_as_is(out):
                 parts.append(markup)
             else:
                 continue
