@@ -446,7 +446,8 @@ def write_memorybench_report(
     """
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    in_run = Path(run_dir).is_dir() and os.path.samefile(out.parent, run_dir)
+    # a run's folder (a checkpoint in it): another folder is refused by the reader untouched, not locked first
+    in_run = (Path(run_dir) / "checkpoint.json").is_file() and os.path.samefile(out.parent, run_dir)
     with lock_run(run_dir, "bench-nb memorybench-report") if in_run else contextlib.nullcontext():
         checkpoint = read_report_checkpoint(run_dir)
         tmp = out.with_name(out.name + ".tmp")
