@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +247,68 @@ def test_a_run_of_version_1_a_user_named_x_r2_was_read_as_repeat_2(
     assert llm_env.count() == 3 and rows(tmp_path, "llm.sqlite") == 3
     assert rejudge(made[1].run_dir, ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
     assert llm_env.count() == 5 and rows(tmp_path, "llm.repeat-2.sqlite") == 2  # the repeat: its own cache
+
+
+def test_a_rejudge_of_an_old_repeat_given_as_dot_or_a_link_took_repeat_1s_cache(
+    llm_env: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of ``benchNb.version`` 1 is told a repeat by its folder's name (``<id>-r2`` beside ``<id>-r1``):
+    a rejudge given ``.`` from inside the folder (its name ``""``) or a link to it (the link's name) read no
+    such name, took old repeat 2 for repeat 1 and judged it with repeat 1's response cache."""
+    from bench_nb.runner.rejudge import rejudge
+    from bench_nb.runner.run import run_benchmark
+
+    kwargs: dict[str, Any] = dict(
+        limit=2, answerer="extractive", judges="f1", runs_dir=tmp_path / "runs", progress=False
+    )
+    for repeat in (1, 2):  # as --repeat made them: repeat 1 beside repeat 2
+        old = run_benchmark("no-memory", "sample", repeat=repeat, run_id=f"rep-r{repeat}", **kwargs).run_dir
+        _as_before_runs_recorded_their_repeat(old)
+    llm_env.responder = lambda path, body: '{"score": 0, "label": "incorrect"}'
+    monkeypatch.chdir(old)
+    assert rejudge(Path("."), ["gpt-4o-mini"]).graded == {"gpt-4o-mini": 2}
+    assert not (tmp_path / "cache" / "llm.sqlite").exists()  # was asked into repeat 1's cache
+    assert rows(tmp_path, "llm.repeat-2.sqlite") == 2
+    (tmp_path / "latest").symlink_to(old)
+    rejudge(tmp_path / "latest", ["gpt-4o-mini"], force=True)
+    assert llm_env.count() == 2  # read back from repeat 2's cache
+    assert not (tmp_path / "cache" / "llm.sqlite").exists()
+
+
+def test_an_old_repeat_whose_first_repeat_cannot_be_read_raised_instead_of_being_repeat_1() -> None:
+    """``repeat_number`` takes a run of ``benchNb.version`` 1 whose repeat 1 does not read for repeat 1: a
+    repeat 1 whose checkpoint this user may not read raised PermissionError instead, so its repeat 2 could be
+    neither rejudged, reanswered nor resumed. Asked as a user who may not read it (``nobody`` under root, in
+    a forked child: its Python is not that user's to start)."""
+    from bench_nb.runformat.load import read_run
+    from bench_nb.runformat.spec import read_spec
+    from bench_nb.runner.repeats import repeat_number
+    from bench_nb.runner.run import run_benchmark
+
+    with tempfile.TemporaryDirectory() as tmp:  # not pytest's folder: that is its user's alone
+        Path(tmp).chmod(0o755)
+        kwargs: dict[str, Any] = dict(
+            limit=2, answerer="extractive", judges="f1", runs_dir=Path(tmp), progress=False
+        )
+        for repeat in (1, 2):
+            old = run_benchmark(
+                "no-memory", "sample", repeat=repeat, run_id=f"rep-r{repeat}", **kwargs
+            ).run_dir
+            _as_before_runs_recorded_their_repeat(old)
+        spec = read_spec(read_run(old))
+        assert repeat_number(old, spec) == 2  # repeat 1 readable
+        (Path(tmp) / "rep-r1" / "checkpoint.json").chmod(0)
+        if os.geteuid() != 0:
+            assert repeat_number(old, spec) == 1
+            return
+        pid = os.fork()
+        if pid == 0:  # the child: as nobody, its answer as its exit status (99: it raised)
+            code = 99
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                code = repeat_number(old, spec)
+            finally:
+                os._exit(code)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 1

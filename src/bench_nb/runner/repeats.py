@@ -11,6 +11,7 @@ environment is not touched, so runs in one process (threads, a sweep) never shar
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 
@@ -48,15 +49,18 @@ def repeat_number(run_dir: Path, spec: RunSpec) -> int:
     """
     if not spec.written_by_bench_nb or (spec.version or 1) >= 2 or spec.repeat is not None:
         return spec.repeat or 1
+    run_dir = Path(os.path.abspath(run_dir))  # ``.`` or ``..``: the name of the folder it is
+    if run_dir.name != spec.run_id:
+        run_dir = run_dir.resolve()  # a link to the run's folder
     found = re.fullmatch(r"(.+)-r([1-9][0-9]*)", run_dir.name)
     if found is None or run_dir.name != spec.run_id:
         return 1
     first = run_dir.parent / f"{found.group(1)}-r1"
     if not (first / "checkpoint.json").is_file():
         return 1
-    try:
+    try:  # a repeat 1 that does not read, or that this user may not read, shows no settings
         sibling = read_spec(read_run_deferred(first))
-    except (RunFormatError, msgspec.ValidationError):  # a repeat 1 that does not read shows no settings
+    except (OSError, RunFormatError, msgspec.ValidationError):
         return 1
     same = all(getattr(sibling, name) == getattr(spec, name) for name in _SHARED)
     return int(found.group(2)) if same else 1
