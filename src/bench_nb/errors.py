@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class BenchNbError(Exception):
@@ -40,6 +41,22 @@ class RunFormatError(BenchNbError):
     def problem(self) -> Problem:
         """This error as lenient mode lists it."""
         return Problem(self.path, self.message, self.field, self.question_id)
+
+
+class RunLockedError(BenchNbError):
+    """Another process is writing the run directory."""
+
+    def __init__(self, run_dir: Path, holder: dict[str, Any]) -> None:
+        self.run_dir = run_dir
+        self.holder = holder
+        who = f"process {holder.get('pid', '?')}"
+        if holder.get("host"):
+            who += f" on {holder['host']}"
+        super().__init__(
+            f"{run_dir} is being written by {who}, started {holder.get('startedAt', 'at an unknown time')} "
+            f"({holder.get('command', 'bench-nb')}); one process writes a run at a time: wait for it to "
+            "finish, or stop it and run again to resume"
+        )
 
 
 class DatasetError(BenchNbError):

@@ -7,11 +7,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import RunFormatError, RunLockedError
 from bench_nb.runformat.dataset import read_memorybench_dataset
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.jsjson import dumps_js
-from bench_nb.runformat.lock import RunLockedError, lock_run
+from bench_nb.runformat.lock import lock_run
 from bench_nb.runformat.report import (
     ReportCheckpoint,
     build_memorybench_report,

@@ -20,9 +20,9 @@ from click.testing import CliRunner
 from runner_fakes import CountingProvider, call_log, completed_phases, make_benchmark, pet_question, touched
 
 from bench_nb.cli import cli
-from bench_nb.errors import BenchNbError, ComparisonError, ProviderError
+from bench_nb.errors import BenchNbError, ComparisonError, ProviderError, RunLockedError
 from bench_nb.runformat.format import DECODE_COUNTS, PHASES
-from bench_nb.runformat.lock import RunLockedError, lock_run
+from bench_nb.runformat.lock import lock_run
 from bench_nb.runformat.spec import RunRequest, check_resume
 from bench_nb.runner import RetryPolicy, run_benchmark
 from bench_nb.runner.lock import open_run

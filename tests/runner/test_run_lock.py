@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_nb.runformat.lock import LOCK, RunLockedError, lock_run
+from bench_nb.errors import RunLockedError
+from bench_nb.runformat.lock import LOCK, lock_run
 
 HERE = Path(__file__).resolve().parent
 
@@ -118,7 +119,7 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_its_temporary_files_remov
 def test_the_lock_refuses_a_second_holder_in_another_process(tmp_path: Path) -> None:
     held = lock_run(tmp_path, command="test")
     code = (
-        "import sys; from bench_nb.runformat.lock import lock_run, RunLockedError\n"
+        "import sys; from bench_nb.errors import RunLockedError; from bench_nb.runformat.lock import lock_run\n"
         "try:\n    lock_run(sys.argv[1]).release()\nexcept RunLockedError as e:\n    print(e.holder['pid'])\n"
     )
     out = subprocess.run(

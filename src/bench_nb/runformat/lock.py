@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bench_nb.errors import BenchNbError, RunFormatError
+from bench_nb.errors import RunFormatError, RunLockedError
 
 log = logging.getLogger(__name__)
 
@@ -128,22 +128,6 @@ def same_file(path: Path, fd: int) -> bool:
 
 
 LOCK = ".lock"
-
-
-class RunLockedError(BenchNbError):
-    """Another process is writing the run directory."""
-
-    def __init__(self, run_dir: Path, holder: dict[str, Any]) -> None:
-        self.run_dir = run_dir
-        self.holder = holder
-        who = f"process {holder.get('pid', '?')}"
-        if holder.get("host"):
-            who += f" on {holder['host']}"
-        super().__init__(
-            f"{run_dir} is being written by {who}, started {holder.get('startedAt', 'at an unknown time')} "
-            f"({holder.get('command', 'bench-nb')}); one process writes a run at a time: wait for it to "
-            "finish, or stop it and run again to resume"
-        )
 
 
 def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> FileLock:
