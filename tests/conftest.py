@@ -167,3 +167,17 @@ def make_run(tmp_path: Path) -> Any:
         return write_run(tmp_path / "runs", run_id, **kwargs)
 
     return make
+
+
+@pytest.fixture
+def not_a_run(tmp_path: Path) -> Iterator[Path]:
+    """A folder that is no run (no checkpoint.json) holding a user's own *.tmp files, in it and in results/; after
+    the test it must be exactly as it was (a writer refusing it must not take the run's lock first: lock_run
+    deletes every *.tmp it finds)."""
+    folder = tmp_path / "downloads"
+    (folder / "results").mkdir(parents=True)
+    (folder / "draft.tmp").write_text("mine")
+    (folder / "results" / "notes.tmp").write_text("mine too")
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    yield folder
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before

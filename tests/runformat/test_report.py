@@ -176,16 +176,11 @@ def test_a_report_written_into_the_run_was_not_under_the_runs_lock(
 
 
 def test_a_report_asked_of_a_folder_that_is_no_run_deleted_its_tmp_files(
-    mb_example: Path, tmp_path: Path
+    mb_example: Path, not_a_run: Path
 ) -> None:
     """A folder without a checkpoint is no run: the report is refused naming it, and the folder is left as it
     was. Since the report took the run's lock before reading, the lock (``lock_run``) deleted every *.tmp in
     the folder and its results/ and left a .lock there first."""
-    folder = tmp_path / "downloads"
-    (folder / "results").mkdir(parents=True)
-    (folder / "draft.tmp").write_text("mine")
-    (folder / "results" / "notes.tmp").write_text("mine too")
-    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    folder = not_a_run  # left as it was: the fixture checks it after the test
     with pytest.raises(RunFormatError, match=r"downloads: not a run directory"):
         write_memorybench_report(folder, mb_example.joinpath(*DATASET), folder / "report.json")
-    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
