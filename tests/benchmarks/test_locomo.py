@@ -15,8 +15,8 @@ from bench_nb.benchmarks.locomo import (
 )
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark
-from bench_nb.runformat.dataset import read_memorybench_dataset
-from bench_nb.taxonomy import LOCOMO_CATEGORIES
+from bench_nb.runformat.dataset import MEMORYBENCH_LOCOMO_TYPE_REGISTRY, read_memorybench_dataset
+from bench_nb.taxonomy import LOCOMO_CATEGORIES, MEMORYBENCH_LOCOMO_LABELS
 
 LOCOMO_SHA = "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
 
@@ -111,6 +111,14 @@ def test_type_registry_has_true_names_in_category_order(locomo: Benchmark) -> No
     assert list(locomo.type_registry) == ["multi-hop", "temporal", "open-domain", "single-hop", "adversarial"]
     assert locomo.type_registry is LOCOMO_TYPE_REGISTRY
     assert all(set(v) == {"id", "alias", "description"} for v in LOCOMO_TYPE_REGISTRY.values())
+
+
+def test_memorybench_reading_has_memorybench_registry_under_its_labels(locomo_path: Path) -> None:
+    mb = read_memorybench_dataset(locomo_path)
+    assert mb.type_registry is MEMORYBENCH_LOCOMO_TYPE_REGISTRY
+    assert list(mb.type_registry) == list(MEMORYBENCH_LOCOMO_LABELS.values())  # its labels, in category order
+    assert mb.type_registry["single-hop"] == LOCOMO_TYPE_REGISTRY["single-hop"]
+    assert "world-knowledge" in mb.type_registry and "open-domain" not in mb.type_registry
 
 
 @pytest.mark.parametrize(

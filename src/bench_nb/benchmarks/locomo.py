@@ -31,7 +31,6 @@ from bench_nb.taxonomy import LOCOMO_CATEGORIES, locomo_norm_type
 
 from .jsonfile import read_json, report
 
-# questionTypeRegistry in MemoryBench's shape, with the true names, in category-id order.
 # The ten conversations of locomo10.json in file order (the pinned file, sha256 79fa87e9...): harnesses that
 # number conversations 0-9 (EverMemOS's pipeline, the public LoCoMo audit) mean these.
 LOCOMO_SAMPLE_IDS: tuple[str, ...] = (
@@ -66,6 +65,8 @@ def locomo_id_from_numbered(question_id: str) -> str | None:
     return f"{LOCOMO_SAMPLE_IDS[int(m.group(1))]}-q{int(m.group(2))}"
 
 
+# questionTypeRegistry in MemoryBench's shape, with the true categories' names, in category-id order
+# (MemoryBench's own, under its wrong labels, is ``runformat.dataset.MEMORYBENCH_LOCOMO_TYPE_REGISTRY``).
 LOCOMO_TYPE_REGISTRY: dict[str, dict[str, str]] = {
     "multi-hop": {"id": "multi-hop", "alias": "multi", "description": "Multi-hop reasoning across sessions"},
     "temporal": {"id": "temporal", "alias": "temporal", "description": "Temporal reasoning"},

@@ -26,8 +26,10 @@ from bench_nb.taxonomy import (
 
 _MISSING = object()
 
-# questionTypeRegistry as MemoryBench's LoCoMo benchmark declares it (key order matters).
-LOCOMO_TYPE_REGISTRY: dict[str, dict[str, str]] = {
+# questionTypeRegistry as MemoryBench's LoCoMo benchmark declares it, under its own (wrong) labels
+# (``MEMORYBENCH_LOCOMO_LABELS``; key order matters): what its report.json carries. The true categories'
+# registry is ``bench_nb.benchmarks.locomo.LOCOMO_TYPE_REGISTRY``.
+MEMORYBENCH_LOCOMO_TYPE_REGISTRY: dict[str, dict[str, str]] = {
     "single-hop": {"id": "single-hop", "alias": "single", "description": "Single-hop fact recall"},
     "multi-hop": {"id": "multi-hop", "alias": "multi", "description": "Multi-hop reasoning across sessions"},
     "temporal": {"id": "temporal", "alias": "temporal", "description": "Temporal reasoning"},
@@ -95,7 +97,7 @@ def read_memorybench_dataset(path: str | Path) -> MemoryBenchDataset:
         raise DatasetError(f"{p}: expected a non-empty JSON list of samples or questions")
     first = data[0]
     if isinstance(first, dict) and "qa" in first:
-        return MemoryBenchDataset("locomo", list(_locomo(p, data)), LOCOMO_TYPE_REGISTRY)
+        return MemoryBenchDataset("locomo", list(_locomo(p, data)), MEMORYBENCH_LOCOMO_TYPE_REGISTRY)
     if isinstance(first, dict) and "question_id" in first:
         return MemoryBenchDataset("longmemeval", list(_longmemeval(data)), LONGMEMEVAL_TYPE_REGISTRY)
     raise DatasetError(f"{p}: neither LoCoMo (samples with 'qa') nor LongMemEval (items with 'question_id')")
