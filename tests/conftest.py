@@ -172,8 +172,8 @@ def make_run(tmp_path: Path) -> Any:
 @pytest.fixture
 def not_a_run(tmp_path: Path) -> Iterator[Path]:
     """A folder that is no run (no checkpoint.json) holding a user's own *.tmp files, in it and in results/; after
-    the test it must be exactly as it was (a writer refusing it must not take the run's lock first: lock_run
-    deletes every *.tmp it finds)."""
+    the test it must be exactly as it was (lock_run refuses it before it makes a .lock or deletes a temporary
+    file there)."""
     folder = tmp_path / "downloads"
     (folder / "results").mkdir(parents=True)
     (folder / "draft.tmp").write_text("mine")

@@ -175,6 +175,22 @@ def test_a_report_written_into_the_run_was_not_under_the_runs_lock(
     assert json.loads((tmp_path / "elsewhere.json").read_text())["timestamp"] == "v"
 
 
+def test_a_report_written_into_a_run_keeps_a_users_tmp_files(mb_example: Path, tmp_path: Path) -> None:
+    """The report takes the run's lock (``lock_run``), which deleted every *.tmp in the run folder and its
+    results/: now only the names bench-nb's writers make (what a killed one left), a user's own stay."""
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+    (run / "results").mkdir(exist_ok=True)
+    mine = [run / "notes.tmp", run / "results" / "notes.tmp"]
+    left = [run / ".checkpoint.json.4242.140.tmp", run / "report.json.part.tmp"]  # a killed writer's
+    for path in [*mine, *left]:
+        path.write_text("mine" if path in mine else "{partial")
+    write_memorybench_report(run, mb_example.joinpath(*DATASET), run / "report.json", timestamp="t")
+    assert [p.read_text() for p in mine] == ["mine", "mine"]
+    assert [p.name for p in left if p.exists()] == []
+    assert json.loads((run / "report.json").read_text())["timestamp"] == "t"
+
+
 def test_a_report_asked_of_a_folder_that_is_no_run_deleted_its_tmp_files(
     mb_example: Path, not_a_run: Path
 ) -> None:

@@ -117,6 +117,7 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_its_temporary_files_remov
 
 
 def test_the_lock_refuses_a_second_holder_in_another_process(tmp_path: Path) -> None:
+    (tmp_path / "checkpoint.json").write_text("{}")  # a run (lock_run refuses a folder that is none)
     held = lock_run(tmp_path, command="test")
     code = (
         "import sys; from bench_nb.errors import RunLockedError; from bench_nb.runformat.lock import lock_run\n"
@@ -175,6 +176,8 @@ def test_a_run_directory_that_cannot_hold_a_lock_file_is_a_clear_error(tmp_path:
 
     missing = tmp_path / "not-made"
     with pytest.raises(RunFormatError, match=r"cannot open the run's lock file \.lock"):
+        lock_run(missing, new=True)  # a new run's (open_run makes the folder first)
+    with pytest.raises(RunFormatError, match=r"not-made: no such run directory: no checkpoint\.json"):
         lock_run(missing)
 
 
@@ -186,7 +189,7 @@ def test_a_run_and_a_store_are_locked_by_the_one_implementation(tmp_path: Path) 
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    with lock_run(run_dir) as run_lock, lock_store(tmp_path / "store") as store_lock:
+    with lock_run(run_dir, new=True) as run_lock, lock_store(tmp_path / "store") as store_lock:
         assert isinstance(run_lock, FileLock) and isinstance(store_lock, FileLock)
         run_holder = json.loads((run_dir / LOCK).read_text())
         store_holder = json.loads((tmp_path / "store" / ".lock").read_text())
@@ -245,3 +248,35 @@ def test_a_rejudge_or_reanswer_of_a_folder_that_is_no_run_deleted_its_tmp_files(
             rejudge(folder, ["f1"])
         else:
             reanswer(folder, answerer="extractive")
+
+
+@pytest.mark.parametrize("writer", ["rejudge", "resume", "reanswer", "clean"])
+def test_a_users_tmp_files_in_a_run_survive_a_writer_taking_its_lock(tmp_path: Path, writer: str) -> None:
+    """``lock_run`` deletes only the temporary names bench-nb's writers make (``RUN_TEMP_FILES``: what a killed
+    writer left), not every ``*.tmp``: a user's own files in the run folder and its results/ stay."""
+    from bench_nb.runner import run_benchmark
+    from bench_nb.runner.maintenance import clean_run
+    from bench_nb.runner.reanswer import reanswer
+    from bench_nb.runner.rejudge import rejudge
+
+    run_dir = run_benchmark(
+        "sqlite", "sample", limit=3, runs_dir=tmp_path, run_id="r", progress=False
+    ).run_dir
+    mine = [run_dir / "notes.tmp", run_dir / ".draft.tmp", run_dir / "results" / "notes.tmp"]
+    left = [  # one of each name a killed writer leaves (runformat.lock.RUN_TEMP_FILES; process 4242, thread 140)
+        *(run_dir / f".{name}.4242.140.tmp" for name in ("checkpoint.json", "report.json")),  # write_atomic's
+        run_dir / "results" / ".conv-1-q1.json.4242.140.tmp",
+        *(run_dir / name for name in ("report.json.tmp", "report.json.part.tmp", "checkpoint.json.tmp")),
+    ]
+    for path in [*mine, *left]:
+        path.write_text("mine" if path in mine else "{partial")
+    if writer == "rejudge":
+        assert rejudge(run_dir, ["f1"], force=True).graded == {"f1": 3}
+    elif writer == "resume":
+        run_benchmark("sqlite", "sample", limit=3, runs_dir=tmp_path, run_id="r", progress=False)
+    elif writer == "reanswer":
+        reanswer(run_dir)
+    else:
+        assert clean_run(run_dir)
+    assert [p.read_text() for p in mine] == ["mine"] * len(mine)
+    assert [p.name for p in left if p.exists()] == []  # what a killed writer left is still deleted

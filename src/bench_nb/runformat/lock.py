@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from bench_nb.errors import RunFormatError, RunLockedError
+from bench_nb.runformat.journal import CHECKPOINT
 
 log = logging.getLogger(__name__)
 
@@ -129,17 +130,40 @@ def same_file(path: Path, fd: int) -> bool:
 
 LOCK = ".lock"
 
+#: The temporary files bench-nb's own writers make in a run directory (glob patterns relative to it): what a writer
+#: killed mid-write leaves, and all that ``lock_run`` deletes (a user's own ``notes.tmp`` stays). A writer that
+#: makes another name adds it here, and to docs/runner.md ("What a kill can lose").
+RUN_TEMP_FILES = (
+    ".checkpoint.json.*.tmp",  # journal.write_atomic: checkpoint.json (the runner's compaction, rejudge)
+    ".report.json.*.tmp",  # journal.write_atomic: report.json at the end of a run (runner/report.py)
+    "results/.*.json.*.tmp",  # journal.write_atomic: results/<questionId>.json (the search phase, a resume)
+    "report.json.tmp",  # report.write_memorybench_report (bench-nb memorybench-report): the new report.json
+    "report.json.part.tmp",  # ... and the part its forked child encodes (runformat/forked.py)
+    "checkpoint.json.tmp",  # an audit set's checkpoint, written so before 5002f9a (runs of earlier releases)
+)
 
-def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> FileLock:
+
+def lock_run(
+    run_dir: str | os.PathLike[str], command: str = "bench-nb run", *, new: bool = False
+) -> FileLock:
     """Take the run directory's lock, or raise ``RunLockedError`` at once if a live process holds it; then
-    delete the temporary files a killed writer left (no live writer owns them now), whatever it was doing
-    (a run, rejudge, reanswer, clean).
+    delete the temporary files a killed writer left (``RUN_TEMP_FILES``: no live writer owns them now),
+    whatever it was doing (a run, rejudge, reanswer, clean, memorybench-report).
 
     Args:
-        run_dir: an existing run directory.
+        run_dir: an existing run directory (its ``checkpoint.json`` in it).
         command: what the holder is doing, shown to a process that is refused.
+        new: the directory need hold no run yet (``runner.lock.open_run``, which starts or resumes one).
+
+    Raises:
+        RunFormatError: ``run_dir`` is no run (and not ``new``), refused before anything in it is touched (no
+            ``.lock`` made there, nothing deleted); or it cannot hold the lock file.
+        RunLockedError: another process holds the lock.
     """
     run_dir = Path(run_dir)
+    if not new and not (run_dir / CHECKPOINT).is_file():
+        what = "not a run directory" if run_dir.is_dir() else "no such run directory"
+        raise RunFormatError(run_dir, f"{what}: no {CHECKPOINT}")
 
     def refuse(holder: dict[str, Any]) -> NoReturn:
         raise RunLockedError(run_dir, holder)
@@ -155,7 +179,7 @@ def lock_run(run_dir: str | os.PathLike[str], command: str = "bench-nb run") -> 
             lock.stale.get("pid"),
             lock.stale.get("startedAt"),
         )
-    for folder in (run_dir, run_dir / "results"):
-        for path in folder.glob("*.tmp"):
+    for pattern in RUN_TEMP_FILES:
+        for path in run_dir.glob(pattern):
             path.unlink(missing_ok=True)
     return lock

@@ -437,7 +437,7 @@ def write_memorybench_report(
 
     Written into the run directory (the default), it is written under the run's lock (``lock.lock_run``,
     ``RunLockedError`` while bench-nb runs, rejudges or reanswers it): a writer taking the lock deletes the
-    temporary files it finds there.
+    temporary files bench-nb's writers make there (``lock.RUN_TEMP_FILES``, this one's among them).
 
     ``parallel``: encode the second half of the evaluations in a forked child process (``runformat.forked``)
     while this one encodes the first; the bytes are the same. None (the default): where a fork is safe and
@@ -446,8 +446,8 @@ def write_memorybench_report(
     """
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    # a run's folder (a checkpoint in it): another folder is refused by the reader untouched, not locked first
-    in_run = (Path(run_dir) / "checkpoint.json").is_file() and os.path.samefile(out.parent, run_dir)
+    # into the run's folder: under its lock (lock_run refuses a folder that is no run, leaving it as it was)
+    in_run = Path(run_dir).is_dir() and os.path.samefile(out.parent, run_dir)
     with lock_run(run_dir, "bench-nb memorybench-report") if in_run else contextlib.nullcontext():
         checkpoint = read_report_checkpoint(run_dir)
         tmp = out.with_name(out.name + ".tmp")

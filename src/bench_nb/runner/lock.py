@@ -24,7 +24,7 @@ def open_run(run_dir: Path) -> Iterator[tuple[Checkpoint, RunSpec] | None]:
     written (and the folders made above it, left empty)."""
     made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]  # the run's folder and those above it
     run_dir.mkdir(parents=True, exist_ok=True)
-    with lock_run(run_dir):
+    with lock_run(run_dir, new=True):
         (run_dir / "results").mkdir(exist_ok=True)
         try:
             yield read_resumed(run_dir)

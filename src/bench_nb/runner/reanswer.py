@@ -88,10 +88,8 @@ def reanswer(
     if source not in SOURCES:
         raise BenchNbError(f"reanswer: unknown source {source!r}; known: {', '.join(SOURCES)}")
     path = Path(run_dir)
-    if not (path / "checkpoint.json").is_file():
-        read_run(path)  # what is wrong, named as read_run names it (a folder that is no run is not locked)
-    # one writer per run (runformat.lock.lock_run); the run and reanswer.jsonl read under its lock, as they stand once no
-    # other writer can change them
+    # one writer per run (runformat.lock.lock_run, which refuses a folder that is no run, leaving it as it was); the
+    # run and reanswer.jsonl read under its lock, as they stand once no other writer can change them
     with lock_run(path, "bench-nb reanswer"):
         return _reanswer(path, source, answerer, answerer_options, benchmark, dataset, force)
 

@@ -178,9 +178,8 @@ def rejudge(
         RunLockedError: another process is writing the run (``bench-nb run``, another rejudge).
     """
     path = Path(run_dir)
-    if not (path / "checkpoint.json").is_file():
-        read_run(path)  # what is wrong, named as read_run names it (a folder that is no run is not locked)
-    with lock_run(path, command="bench-nb rejudge"):  # one writer per run (runformat.lock.lock_run)
+    # one writer per run (runformat.lock.lock_run, which refuses a folder that is no run, leaving it as it was)
+    with lock_run(path, command="bench-nb rejudge"):
         run = read_run(path)
         client = run_client(repeat_number(path, read_spec(run)))  # the run's own response cache (a repeat's)
         with contextlib.closing(client):  # its files closed when the rejudge ends
