@@ -175,6 +175,25 @@ def test_a_report_written_into_the_run_was_not_under_the_runs_lock(
     assert json.loads((tmp_path / "elsewhere.json").read_text())["timestamp"] == "v"
 
 
+@pytest.mark.parametrize("where", [("results", "report.json"), ("mine", "sub", "r.json")])
+def test_a_report_written_inside_the_run_but_not_at_its_top_held_no_lock(
+    mb_example: Path, tmp_path: Path, where: tuple[str, ...]
+) -> None:
+    """``-o RUN/results/report.json``: the report's temporary files went into the run's results/ without the
+    run's lock (only an output directly in the run folder took it). Anywhere inside the run, the report is now
+    refused while another writer holds the lock, before it makes a folder or a file there."""
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+    out = run.joinpath(*where)
+    with lock_run(run, "bench-nb rejudge"):
+        before = sorted(p.relative_to(run) for p in run.rglob("*"))
+        with pytest.raises(RunLockedError, match=r"being written by process .* \(bench-nb rejudge\)"):
+            write_memorybench_report(run, mb_example.joinpath(*DATASET), out, timestamp="t")
+        assert sorted(p.relative_to(run) for p in run.rglob("*")) == before  # nothing made in the run
+    write_memorybench_report(run, mb_example.joinpath(*DATASET), out, timestamp="t")  # free: written
+    assert json.loads(out.read_text())["timestamp"] == "t"
+
+
 def test_a_report_written_into_a_run_keeps_a_users_tmp_files(mb_example: Path, tmp_path: Path) -> None:
     """The report takes the run's lock (``lock_run``), which deleted every *.tmp in the run folder and its
     results/: now only the names bench-nb's writers make (what a killed one left), a user's own stay."""

@@ -435,7 +435,7 @@ def write_memorybench_report(
 ) -> dict[str, Any]:
     """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts.
 
-    Written into the run directory (the default), it is written under the run's lock (``lock.lock_run``,
+    Written into the run directory (the default) or anywhere inside it, it is written under the run's lock (``lock.lock_run``,
     ``RunLockedError`` while bench-nb runs, rejudges or reanswers it): a writer taking the lock deletes the
     temporary files bench-nb's writers make there (``lock.RUN_TEMP_FILES``, this one's among them).
 
@@ -445,10 +445,11 @@ def write_memorybench_report(
     ``_PARALLEL_BATCHES`` batches of evaluations to encode. True forces it wherever ``os.fork`` exists; False never forks.
     """
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # into the run's folder: under its lock (lock_run refuses a folder that is no run, leaving it as it was)
-    in_run = Path(run_dir).is_dir() and os.path.samefile(out.parent, run_dir)
+    # anywhere inside the run's folder (its results/ too): under its lock (lock_run refuses a folder that is no
+    # run, leaving it as it was), where another writer taking it cannot delete this one's temporary files
+    in_run = Path(run_dir).is_dir() and out.parent.resolve().is_relative_to(Path(run_dir).resolve())
     with lock_run(run_dir, "bench-nb memorybench-report") if in_run else contextlib.nullcontext():
+        out.parent.mkdir(parents=True, exist_ok=True)
         checkpoint = read_report_checkpoint(run_dir)
         tmp = out.with_name(out.name + ".tmp")
         try:
