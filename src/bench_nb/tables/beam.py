@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.metrics import as_questions
 from bench_nb.tables.html import Cell, Table, render
-
-if TYPE_CHECKING:
-    from bench_nb.metrics.beam import PartialCredit
-
-# As bench_nb.metrics.beam names them (imported from there only when BEAM runs are present: it needs numpy).
-OVERALL = "overall"
-PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
-READINGS = {"float": "0.5 as 0.5", "as-published": "as published (0.5 counted as 0)"}
 
 
 def _points(x: float | None) -> str:
@@ -61,7 +53,12 @@ def table_beam(data: Any) -> Table:
         )
         return Table(q.head(0), html)
     from bench_nb.charts.labels import run_labels
-    from bench_nb.metrics.beam import beam_scores_frame  # numpy: only for BEAM runs
+    from bench_nb.metrics.beam import (  # numpy: only for BEAM runs
+        OVERALL,
+        PARTIAL_CREDITS,
+        READINGS,
+        beam_scores_frame,
+    )
 
     labels = run_labels(q)
     both = pl.concat([beam_scores_frame(q, reading) for reading in PARTIAL_CREDITS])
