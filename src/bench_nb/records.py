@@ -64,6 +64,12 @@ class Question:
         return self.norm_type == "abstention"
 
 
+# The key that says a provider cut the context to a budget: in a hit's ``raw`` (full-context's
+# ``max_context_tokens``) or an imported question's ``benchNb`` (LongMemEval-V2's truncation flag). Failure
+# attribution reads it as the truncation reason (``metrics.failures``).
+CONTEXT_CUT = "contextCut"
+
+
 @dataclass(frozen=True)
 class SearchHit:
     """One retrieved item, normalised across providers; ``raw`` is the provider's own object."""

@@ -35,6 +35,7 @@ from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
 from bench_nb.frames.judgments import judgments_frame, replicates_as_raters, search_hits, split_verdicts
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.frames.verdicts import with_verdicts
+from bench_nb.records import CONTEXT_CUT
 from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.runformat.reanswer import read_reanswers
 
@@ -47,7 +48,6 @@ REASONS: tuple[str, ...] = (
     "reader_error",
     "unknown",
 )
-CONTEXT_CUT = "contextCut"  # the key a provider's hit raw carries when its context was cut to a budget
 FAILURE_SCHEMA: dict[str, Any] = FAILURES.schema()
 _SUMMARY_SCHEMA = {
     "run_id": pl.Utf8,

@@ -28,14 +28,13 @@ from bench_nb.models.tokens import count_tokens, counting_client, tokenizer_for
 from bench_nb.providers.base import EvidenceLevel
 from bench_nb.providers.sqlite import check_k
 from bench_nb.providers.store import MessageStore
-from bench_nb.records import IngestResult, SearchHit, Session
+from bench_nb.records import CONTEXT_CUT, IngestResult, SearchHit, Session
 
 if TYPE_CHECKING:
     from bench_nb.models.client import LLMClient
 
 DEFAULT_MAX_CONTEXT_TOKENS = 100_000
 DEFAULT_TOKEN_MODEL = "gpt-4o"
-CONTEXT_CUT = "contextCut"  # the raw key of a hit whose context was cut to the budget
 
 
 class FullContextProvider:

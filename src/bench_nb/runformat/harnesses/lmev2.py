@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_nb.errors import Problem, RunFormatError
+from bench_nb.records import CONTEXT_CUT
 from bench_nb.runformat.format import Checkpoint, Question
 from bench_nb.runformat.harnesses.common import (
     UNKNOWN,
@@ -183,7 +184,7 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         if isinstance(row.get("is_unknown"), bool):
             extra["isUnknown"] = row["is_unknown"]
         if row.get("memory_context_was_truncated") is True:
-            extra["contextCut"] = True  # failure attribution's truncation reason (metrics.failures)
+            extra[CONTEXT_CUT] = True  # failure attribution's truncation reason (metrics.failures)
         post = measure(
             row.get("memory_post_query_duration_seconds"),
             "s",
