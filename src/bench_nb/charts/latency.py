@@ -11,13 +11,10 @@ from bench_nb.charts.labels import color_scale, provider_colors, provider_order,
 from bench_nb.charts.spec import Chart, chart, field, mark, note_chart, values
 from bench_nb.metrics import as_questions
 from bench_nb.metrics.latency import latency_stats_frame
+from bench_nb.runformat.format import PHASES
 
-DEFAULT_PHASES = ("ingest", "indexing", "search", "answer", "evaluate")
 
-
-def chart_latency(
-    data: Any, *, phases: Sequence[str] = DEFAULT_PHASES, title: str = "Latency per phase"
-) -> Chart:
+def chart_latency(data: Any, *, phases: Sequence[str] = PHASES, title: str = "Latency per phase") -> Chart:
     """Per phase (one panel each, own scale) and run: min-max line, p50-p95 bar, median tick.
 
     The statistics come from ``bench_nb.latency_stats`` (interpolated ``p50_linear``/``p95_linear``).
