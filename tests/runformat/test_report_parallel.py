@@ -5,6 +5,10 @@ interrupted loses nothing and leaves nothing behind."""
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -114,6 +118,68 @@ def test_an_interrupted_parent_ends_its_child_and_leaves_no_files(
     with pytest.raises(ChildProcessError):  # the child was ended and reaped: no zombie left
         os.waitpid(children[0], os.WNOHANG)
     assert list(out.parent.iterdir()) == []  # neither half's file, nor a report
+
+
+_SLOW_CHILD = """
+import os, sys, time
+from bench_nb.runformat import report
+parent, real = os.getpid(), report._write_items
+def slow(f, items, first):  # the forked child says who it is, then takes its time
+    if os.getpid() != parent:
+        print(os.getpid(), flush=True)
+        time.sleep(120)
+    real(f, items, first)
+report._write_items = slow
+report.write_memorybench_report(sys.argv[1], sys.argv[2], sys.argv[1] + "/report.json", parallel=True)
+"""
+
+
+def _dead(pid: int) -> bool:
+    """The process is gone, or a zombie nobody has reaped yet (it holds nothing)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def test_a_killed_parents_child_does_not_keep_the_runs_lock(big_run: Path, mb_example: Path) -> None:
+    """``bench-nb memorybench-report`` into a run holds the run's lock and forks a child to encode half the
+    evaluations; the ``flock`` is the open file's, which the fork shared, so a ``kill -9`` of the parent left
+    the run locked for as long as the child lived. The child now drops its copy of the lock at once and dies
+    with its parent (Linux: ``PR_SET_PDEATHSIG``)."""
+    from bench_nb.errors import RunLockedError
+    from bench_nb.runformat.lock import lock_run
+
+    command = [sys.executable, "-c", _SLOW_CHILD, str(big_run), str(mb_example.joinpath(*DATASET))]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    child = 0
+    try:
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline())  # the child is encoding: the parent holds the lock
+        with pytest.raises(RunLockedError, match=rf"process {proc.pid} .*bench-nb memorybench-report"):
+            lock_run(big_run, "test")
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 15  # a bound far above the kernel's time to act, far below the child's
+        taken = None
+        while taken is None and time.monotonic() < deadline:
+            try:
+                taken = lock_run(big_run, "test")  # the next writer: free, once nothing holds the lock
+            except RunLockedError:
+                time.sleep(0.05)
+        assert taken is not None, "the run stayed locked after its writer was killed"
+        taken.release()
+        if sys.platform.startswith("linux"):
+            while not _dead(child) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _dead(child), "the forked child outlived its parent"
+    finally:
+        if child and not _dead(child):
+            os.kill(child, signal.SIGKILL)  # the child this test made
+        proc.kill()
+        if proc.stdout:
+            proc.stdout.close()
+        proc.wait(timeout=30)
 
 
 def test_small_reports_and_threaded_processes_are_written_in_one_process(

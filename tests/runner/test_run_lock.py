@@ -4,6 +4,7 @@ the killed writer left are deleted."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -280,3 +281,48 @@ def test_a_users_tmp_files_in_a_run_survive_a_writer_taking_its_lock(tmp_path: P
         assert clean_run(run_dir)
     assert [p.read_text() for p in mine] == ["mine"] * len(mine)
     assert [p.name for p in left if p.exists()] == []  # what a killed writer left is still deleted
+
+
+_FORKS = """
+import os, sys, time
+from bench_nb.runformat.lock import lock_run
+lock = lock_run(sys.argv[1], "bench-nb test")
+child = os.fork()
+if child == 0:  # a child that outlives its parent (not runformat.forked's, which dies with it)
+    time.sleep(120)
+    os._exit(0)
+print(child, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_forked_child_of_the_holder_does_not_keep_the_lock_after_the_holder_dies(tmp_path: Path) -> None:
+    """A ``flock`` is the open file's, which a fork shares: a child of the holder kept the run locked after the
+    holder was killed, for as long as it lived. A forked child now closes its copy at once
+    (``os.register_at_fork`` in ``runformat.lock``), without unlocking the parent's."""
+    (tmp_path / "checkpoint.json").write_text("{}")
+    proc = subprocess.Popen([sys.executable, "-c", _FORKS, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    child = 0
+    try:
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline())
+        with pytest.raises(RunLockedError, match=rf"process {proc.pid} "):
+            lock_run(tmp_path)  # the child's closing its copy left its parent's lock held
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline, taken = time.monotonic() + 15, None
+        while taken is None and time.monotonic() < deadline:
+            try:
+                taken = lock_run(tmp_path)
+            except RunLockedError:
+                time.sleep(0.05)
+        assert taken is not None, "the holder's forked child kept the run locked"
+        taken.release()
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        if proc.stdout:
+            proc.stdout.close()
+        if child:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)  # the child this test made

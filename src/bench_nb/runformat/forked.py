@@ -10,7 +10,10 @@ A fork is used only where it is safe and worth it: a POSIX system, more than one
 one of them idle (``cpu_to_spare``), and no other thread in it (the command line; not a Jupyter kernel, whose threads a fork would copy in the middle of
 whatever they hold). The child exits with ``os._exit`` (no atexit handlers, no flush of the parent's
 buffers); if it fails for any reason, the parent writes that part itself, so a failure costs time, never
-output.
+output. It dies with its parent (on Linux the kernel kills it, ``PR_SET_PDEATHSIG``; elsewhere it ends when its
+part is written), and holds none of its parent's locks
+(``runformat.lock`` closes their descriptors in a forked child): a killed ``bench-nb memorybench-report``
+leaves the run free at once, its part file for the next writer to delete (``lock.RUN_TEMP_FILES``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +54,21 @@ def fork_is_safe() -> bool:
     return hasattr(os, "fork") and cpus() > 1 and threading.active_count() == 1
 
 
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with(parent: int) -> None:
+    """In a forked child: have the kernel kill it when ``parent`` dies (Linux), and leave at once if it already
+    has (the child was re-parented before the request took hold)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes  # here: in the child only, the parent never pays for it
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 class ForkedWrite:
     """``write(file)`` run in a forked child on ``path``; ``join`` waits for it.
 
@@ -60,10 +79,12 @@ class ForkedWrite:
     def __init__(self, path: Path, write: Callable[[BinaryIO], None]) -> None:
         self.path = path
         self.pid: int | None = None
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: write, then leave without running any of the parent's cleanup
             code = 1
             try:
+                _die_with(parent)
                 with open(path, "wb") as f:
                     write(f)
                 code = 0

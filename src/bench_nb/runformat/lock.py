@@ -5,7 +5,9 @@ store's (``STORE/.lock``, ``frames.store.lock_store``).
 The holder writes its pid, host, start time and command into the file right after taking the lock, so a
 process that finds the lock held can name it. The kernel releases a ``flock`` when its process dies, so a
 writer killed with SIGKILL leaves no lock behind: the next process takes it over, and ``FileLock.stale`` says
-who held it (a clean release empties the file). A run directory's file is never deleted (a process that
+who held it (a clean release empties the file). A forked child closes its copy of a held lock's descriptor at
+once (``os.register_at_fork``: a ``flock`` is the open file's, which a fork shares), so a killed holder's
+children do not keep its lock. A run directory's file is never deleted (a process that
 opened it just before a deletion would lock a file nobody else sees); a store's is, on release, and a process
 that waited on the removed file takes the lock again on the new one.
 
@@ -56,6 +58,7 @@ class FileLock:
         """Give the lock up, leaving its file empty (or removed); a second call does nothing."""
         if self.fd < 0:
             return
+        _HELD.pop(self.fd, None)
         with contextlib.suppress(OSError):
             os.ftruncate(self.fd, 0)  # a clean release: the next holder finds nothing stale
         if self.remove:
@@ -71,6 +74,28 @@ class FileLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+_HELD: dict[int, FileLock] = {}  # the locks this process holds, by file descriptor
+
+
+def _drop_in_child() -> None:
+    """In a forked child: close its copies of the held locks' descriptors, without unlocking them.
+
+    A ``flock`` belongs to the open file, which a fork shares: the lock lasts until every process holding a
+    descriptor of it has closed it or died. A child (``runformat.forked``'s, which encodes half a report) kept
+    the run's lock for as long as it lived after its parent was killed; it never writes as the lock's holder,
+    so it drops its copy at once (``LOCK_UN`` would release the parent's lock, so only ``close``).
+    """
+    for lock in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(lock.fd)
+        lock.fd = -1  # its release does nothing in the child
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_in_child)
 
 
 def read_holder(fd: int, *, wait: bool = True) -> dict[str, Any]:
@@ -115,7 +140,8 @@ def take_lock(
     }
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
-    return FileLock(path, fd, stale, remove)
+    lock = _HELD[fd] = FileLock(path, fd, stale, remove)
+    return lock
 
 
 def same_file(path: Path, fd: int) -> bool:
