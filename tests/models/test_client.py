@@ -10,8 +10,9 @@ import pytest
 from llm_settings import SECRET, fast_settings
 
 from bench_nb.errors import ModelError
+from bench_nb.models.aliases import resolve_model
 from bench_nb.models.client import LLMClient
-from bench_nb.models.prices import DEFAULT_PRICES, load_prices, set_price
+from bench_nb.models.prices import DEFAULT_PRICES, set_price
 from bench_nb.models.settings import ClientSettings
 from bench_nb.models.tokens import count_tokens
 from llm_server import Fault, LLMServer, Reply, fake_token_count
@@ -161,23 +162,21 @@ def test_local_models_need_no_key_and_cost_nothing(
     assert llm_server.calls[-1].body["model"] == "llama3.1-8b"
 
 
-def test_prices_can_be_overridden(client: LLMClient, tmp_path: Path) -> None:
-    set_price("gpt-4.1-nano", 1.0, 2.0)
+def test_prices_can_be_overridden(client: LLMClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench_nb.models import prices
+
+    monkeypatch.setattr(prices, "_overrides", {})  # set_price's overrides go with the test
+    file = tmp_path / "prices.json"
+    file.write_text(json.dumps({"gpt-4.1-nano": {"input": 1, "output": 2}}))
+    monkeypatch.setenv("BENCH_NB_PRICES", str(file))
     reply = client.complete("gpt-4.1-nano", MSGS)
     assert reply.cost_usd == pytest.approx((reply.input_tokens * 1.0 + reply.output_tokens * 2.0) / 1e6)
-    file = tmp_path / "prices.json"
-    file.write_text(json.dumps({"gpt-4.1-nano": {"input": 10, "output": 20}}))
-    load_prices(file)
+    set_price("gpt-4.1-nano", 10.0, 20.0)  # wins over the file
     again = client.complete("gpt-4.1-nano", MSGS)  # cached, but priced with today's table
     assert again.cached and again.cost_usd == pytest.approx(reply.cost_usd * 10)
-    file.write_text(json.dumps({"gpt-4o": {"input": "cheap"}}))
+    file.write_text(json.dumps({"gpt-4o": {"input": "cheap"}}))  # another size: read again
     with pytest.raises(ModelError, match="entry 'gpt-4o'"):
-        load_prices(file)
-    set_price(
-        "gpt-4.1-nano",
-        DEFAULT_PRICES["gpt-4.1-nano"].input_per_mtok,
-        DEFAULT_PRICES["gpt-4.1-nano"].output_per_mtok,
-    )
+        prices.price_for(resolve_model("gpt-4o"))
 
 
 def test_anthropic_tokens_come_from_count_tokens_when_a_key_is_set(

@@ -5,8 +5,8 @@ discount) as published by OpenAI, Anthropic and Google in 2025; prices change, s
 
 - in Python: ``set_price("gpt-4o", input_per_mtok=2.5, output_per_mtok=10)``;
 - from a file: ``$BENCH_NB_PRICES`` naming a JSON file ``{"gpt-4o": {"input": 2.5, "output": 10}, ...}``,
-  read again when the variable or the file changes (keys are model ids or aliases); ``set_price`` and
-  ``load_prices`` win over it.
+  read again when the variable or the file changes (keys are model ids or aliases); ``set_price`` wins over
+  it.
 
 Local models (``local:``/``ollama:``) cost 0. A model with no price gets ``cost_usd = None`` (unknown), never 0.
 """
@@ -86,18 +86,6 @@ def _read_prices(path: str | Path) -> dict[str, Price]:
             read[model] = Price(float(entry["input"]), float(entry["output"]))
         except (KeyError, TypeError, ValueError) as err:
             raise ModelError(f"{path} (entry {model!r}): needs numeric 'input' and 'output': {err}") from err
-    return read
-
-
-def load_prices(path: str | Path) -> dict[str, Price]:
-    """Read a price file ``{"model": {"input": USD/1M, "output": USD/1M}}`` and apply it as overrides.
-
-    Raises:
-        ModelError: the file cannot be read or an entry lacks a number (the message names the entry).
-    """
-    read = _read_prices(path)
-    with _lock:
-        _overrides.update(read)
     return read
 
 
