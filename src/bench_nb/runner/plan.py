@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import logging
 import re
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
@@ -49,8 +48,6 @@ from bench_nb.runner.settings import (
     ExecutionOptions,
     split_provider_settings,
 )
-
-log = logging.getLogger(__name__)
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 

@@ -21,9 +21,6 @@ from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.tables.html import Cell, Table, labels_of, render, run_cell
 from bench_nb.taxonomy import NORM_TYPES
 
-# What a run format records, by the harness it came from (bench_nb's and MemoryBench's runs record all).
-_ALL = ("latency", "tokens", "retrieved context")
-
 
 def _runs(runs: Any) -> RunSet | StoredRuns:
     return runs if isinstance(runs, (RunSet, StoredRuns)) else load_runs(runs)
