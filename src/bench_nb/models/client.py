@@ -300,14 +300,20 @@ class LLMClient:
         _, holds = self._endpoint(spec)
         try:
             return retry_call(
-                fn, policy, is_retryable, attempts=made, what=spec.alias, deadline=remaining, holds=holds
+                fn,
+                policy,
+                is_retryable_api_error,
+                attempts=made,
+                what=spec.alias,
+                deadline=remaining,
+                holds=holds,
             )
         except (ModelError, DeadlineExceeded, HoldBoardLost):  # a lost board is the sweep's failure, not ours
             raise
         except Exception as err:
             if (left := remaining()) is not None and left <= 0:
                 raise exceeded() from err
-            retryable = is_retryable(err)
+            retryable = is_retryable_api_error(err)
             cut = retryable and made.count < policy.max_attempts  # the deadline stopped the retries
             raise ModelError(
                 _describe(
@@ -316,7 +322,7 @@ class LLMClient:
             ) from err
 
 
-def is_retryable(err: BaseException | None) -> bool:
+def is_retryable_api_error(err: BaseException | None) -> bool:
     """408, 409, 425, 429, 5xx, timeouts, dropped connections and unreadable (non-JSON or cut) bodies."""
     if isinstance(err, openai.APIStatusError | anthropic.APIStatusError):
         return transient_status(err.status_code, also={409})
