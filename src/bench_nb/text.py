@@ -72,6 +72,22 @@ def esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+_SCRIPT_UNSAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def json_in_script(text: str) -> str:
+    r"""JSON text made safe as the content of an HTML ``<script>`` element, decoding to the same value: every
+    ``<``, ``>`` and ``&`` written as its ``\u`` escape (as Django's ``json_script`` does). Escaping ``/``
+    (``<\/script>``, nbconvert's ``escape_html_script``) keeps a string's ``</script>`` from ending the element,
+    but not its ``<!--<script``, which puts the HTML parser in the script's "double escaped" state, where the
+    element's own ``</script>`` no longer ends it: the rest of the page would be read as the script's text.
+
+    For JSON text only: outside a string JSON has no ``<``, ``>`` or ``&``, so only strings change (in
+    JavaScript code ``\u003c`` outside a string would be an error).
+    """
+    return text.translate(_SCRIPT_UNSAFE)
+
+
 @dataclass(frozen=True)
 class Cell:
     """One table cell: ``text`` (escaped when written), an optional CSS class, tooltip and badges."""

@@ -36,6 +36,7 @@ from bench_nb.reports.locate import find_notebook, resolve_runs
 from bench_nb.reports.notebook import SUMMARY_MIME
 from bench_nb.reports.svg import FIGURE_START, NotebookCharts, chart_output_spec, figure, spec_to_svg
 from bench_nb.runformat.journal import write_atomic
+from bench_nb.text import json_in_script
 
 KERNEL = "python3"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -203,6 +204,9 @@ def _exporter() -> Any:
         exclude_input_prompt=True,
         exclude_output_prompt=True,
         optimistic_validation=True,  # the notebook validated once, not after each of its 11 preprocessors
+        # The JSON the page carries in <script> elements (ipywidgets' state and views: nbconvert's templates apply
+        # this filter only to json_dumps' output) with every < escaped, not only / (text.json_in_script)
+        filters={"escape_html_script": json_in_script},
     )
 
 
