@@ -112,14 +112,14 @@ def answer_items(answer: str) -> list[str]:
     return parts or ([answer.strip()] if answer.strip() else [])
 
 
-def content_words(text: str) -> list[str]:
+def _content_words(text: str) -> list[str]:
     """The words an overlap is counted on: normalised (``normalize_answer``), stopwords removed."""
     return [w for w in normalize_answer(_LEAD_IN.sub("", text)).split() if w not in _STOP]
 
 
 def overlap(criterion: str, text: str) -> float:
     """The share of the criterion's content words found in ``text`` (1.0 for a criterion without any)."""
-    need = content_words(criterion)
+    need = _content_words(criterion)
     if not need:
         return 1.0
     have = set(normalize_answer(text).split())

@@ -98,11 +98,11 @@ def read(path: Path, problems: list[Problem]) -> tuple[Checkpoint, ImportInfo]:
         not_recorded=NOT_RECORDED,
         verdicts=verdicts,
     )
-    checkpoint = completed(info, questions, run_name(path), UNKNOWN, "longmemeval")
+    checkpoint = completed(info, questions, _run_name(path), UNKNOWN, "longmemeval")
     return checkpoint, info
 
 
-def run_name(path: Path) -> str:
+def _run_name(path: Path) -> str:
     """The hypothesis file's stem with the judge: ``hyps.jsonl.eval-results-gpt-4o`` -> ``hyps-gpt-4o``."""
     head, _, judge = path.name.removesuffix(".gz").partition(MARK)
     if not judge:  # a renamed copy: its stem
