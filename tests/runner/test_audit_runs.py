@@ -63,6 +63,36 @@ def test_audit_sets_are_run_directories_graded_and_resumable(make_run) -> None:
         write_audit_runs(source, [])
 
 
+def test_an_audit_set_is_replaced_only_under_its_lock(make_run) -> None:
+    """``replace=True`` deleted a set's directory and wrote its new checkpoint without the set's lock, so under a
+    rejudge of that set in another process (only the grading after it took the lock). The set is now cleared and
+    written under its lock: refused while another writer holds it, and left as it was."""
+    from bench_nb.errors import RunLockedError
+    from bench_nb.runformat.lock import LOCK, lock_run
+
+    source = make_run("src", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
+    write_audit_runs(source, ["contains"], generators=["specific"])
+    path = source / "audit" / "specific"
+
+    def files() -> dict[str, bytes]:
+        return {
+            str(p.relative_to(path)): p.read_bytes()
+            for p in path.rglob("*")
+            if p.is_file() and p.name != LOCK
+        }
+
+    before = files()
+    with lock_run(path, "bench-nb rejudge"):
+        with pytest.raises(RunLockedError, match=r"bench-nb rejudge"):
+            write_audit_runs(source, ["overlap"], generators=["specific"], replace=True)
+        assert files() == before
+    made = write_audit_runs(source, ["overlap"], generators=["specific"], replace=True)  # free: replaced
+    assert set(made[0].graded.graded) == {"overlap"} and (path / LOCK).is_file()  # the lock file kept
+    assert {json.loads(line)["judge"] for line in (path / "judgments.jsonl").read_text().splitlines()} == {
+        "overlap"
+    }
+
+
 def test_known_wrong_answers_are_copied_as_one_set(make_run, tmp_path: Path) -> None:
     source = make_run("wrong", answers=ANSWERS, primary="contains", bench_nb={"k": 10})
     made = write_audit_runs(source, ["overlap"], known_wrong=True, out_dir=tmp_path / "out")

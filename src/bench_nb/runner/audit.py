@@ -32,6 +32,7 @@ from bench_nb.runformat import format as mbf
 from bench_nb.runformat.format import now_iso
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import Run, RunSet, load_runs, read_run
+from bench_nb.runformat.lock import LOCK, lock_run
 from bench_nb.runformat.spec import RunSpec
 from bench_nb.runner.rejudge import RejudgeResult, answered_questions, rejudge
 from bench_nb.text import hit_text
@@ -124,11 +125,14 @@ def write_audit_runs(
     for generator, answers in sets.items():
         kind = "wrong" if generator == "imported" else kind_of(generator)
         path = root / generator
-        if replace and path.exists():
-            shutil.rmtree(path)
         run_id = f"{source.run_id}.audit-{generator}"
-        if not (path / "checkpoint.json").is_file():
-            _write_run(path, run_id, source, by_id, answers, generator=generator, kind=kind, seed=seed)
+        path.mkdir(parents=True, exist_ok=True)
+        # the set is a run directory: written (or cleared for ``replace``) under its lock, never under a rejudge
+        with lock_run(path, "bench-nb judge-audit", new=True):
+            if replace:
+                _clear(path)
+            if not (path / "checkpoint.json").is_file():
+                _write_run(path, run_id, source, by_id, answers, generator=generator, kind=kind, seed=seed)
         graded = rejudge(path, judges, concurrency=concurrency)
         primary = graded.judges[0]
         if graded.primary != primary:  # the switch, keeping what the grading did (graded, unscored)
@@ -141,6 +145,17 @@ def write_audit_runs(
             )
         out.append(AuditRun(path, run_id, generator, kind, len(answers), graded))
     return out
+
+
+def _clear(path: Path) -> None:
+    """Everything in a run directory but its lock file (which a run keeps: ``runformat.lock``)."""
+    for child in path.iterdir():
+        if child.name == LOCK:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
 
 
 def _read_source(path: Path) -> Run:
