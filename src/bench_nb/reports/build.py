@@ -6,15 +6,17 @@ inline SVG, and every table escapes run text.
 Speed (BENCHMARKS.md): the notebook's charts are rendered to SVG by a worker process the first report
 starts before its kernel (``bench_nb.reports.svg``): its engine starts while the kernel starts, each chart is
 rendered while the next cells run, and the worker is kept for the next report. The HTML exporter is made
-and its templates compiled on a thread while the kernel runs, and kept too. jsonschema is imported without
-its format-checker grammars (``bench_nb.fast_imports``), and the kernel is killed, not shut down, once
-every output is in.
+and its templates compiled on a thread while the kernel runs, and kept too. A notebook that lists its
+libraries in its metadata (``bench_nb.preload``) has its kernel import them while it waits for the client's
+first cell (``bench_nb.reports.preload``). jsonschema is imported without its format-checker grammars
+(``bench_nb.fast_imports``), and the kernel is killed, not shut down, once every output is in.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import os
 import re
 import shutil
@@ -34,6 +36,8 @@ from bench_nb.registry import did_you_mean
 from bench_nb.reports.index import ReportEntry, RunEntry, record_report
 from bench_nb.reports.locate import find_notebook, resolve_runs
 from bench_nb.reports.notebook import SUMMARY_MIME
+from bench_nb.reports.preload import EXTENSION as PRELOAD_EXTENSION
+from bench_nb.reports.preload import PRELOAD_ENV
 from bench_nb.reports.svg import FIGURE_START, NotebookCharts, chart_output_spec, figure, spec_to_svg
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.text import json_in_script
@@ -43,6 +47,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 REPORT_ENV = {"BENCH_NB_QUIET": "1", "BENCH_NB_REPORT": "1"}
 # The folder of the report being built, for its kernel (``BENCH_NB_REPORT_DIR``: ``reports.beside``).
 _REPORT_DIR: ContextVar[str | None] = ContextVar("bench_nb_report_dir", default=None)
+# What the notebook being executed has its kernel import before its first cell (``bench_nb.reports.preload``).
+_PRELOAD: ContextVar[tuple[str, ...]] = ContextVar("bench_nb_preload", default=())
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,25 @@ def _kernel_environment() -> dict[str, str]:
     kernel's process only (``ReportKernelManager``): this process's own environment is left as it is."""
     threads = {name: os.environ.get(name, "1") for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")}
     folder = _REPORT_DIR.get()
-    return {**os.environ, **REPORT_ENV, **threads, **({"BENCH_NB_REPORT_DIR": folder} if folder else {})}
+    preload = _PRELOAD.get()
+    return {
+        **os.environ,
+        **REPORT_ENV,
+        **threads,
+        **({"BENCH_NB_REPORT_DIR": folder} if folder else {}),
+        **({PRELOAD_ENV: ",".join(preload)} if preload else {}),
+    }
+
+
+def notebook_preload(notebook: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The modules a notebook asks its report kernel to import before its first cell: its metadata's
+    ``bench_nb.preload`` list (none when it has no such list, or is no notebook JSON)."""
+    try:
+        meta = json.loads(Path(notebook).read_bytes())["metadata"].get("bench_nb", {})
+    except (OSError, ValueError, LookupError, AttributeError, TypeError):
+        return ()
+    names = meta.get("preload", []) if isinstance(meta, dict) else []
+    return tuple(n for n in names if isinstance(n, str) and n) if isinstance(names, list) else ()
 
 
 class _ChartsFailed(Exception):
@@ -166,23 +190,30 @@ def _execute(
     import papermill as pm
 
     charts = NotebookCharts()  # first: a new chart worker's engine starts while the kernel does
-    # the kernel runs in report mode: _kernel_environment, given to its process by the kernel manager
-    nb = pm.execute_notebook(
-        str(notebook),
-        str(output),
-        parameters=dict(params or {}),
-        kernel_name=KERNEL,
-        progress_bar=False,
-        log_output=False,
-        request_save_on_cell_execute=False,
-        execution_timeout=timeout,
-        on_cell_executed=charts.on_cell_executed,
-        kernel_manager_class=_kernel_manager_class(),
-        # Every output is in once the last cell has replied: kill the kernel's process group
-        # (whatever the notebook started goes with it) instead of waiting 0.3-0.5 s for a kernel
-        # with pandas/altair/polars loaded to finalize its interpreter.
-        shutdown_kernel="immediate",
-    )
+    preload = notebook_preload(notebook)
+    # the kernel runs in report mode: _kernel_environment, given to its process by the kernel manager;
+    # with a preload, the extension imports the notebook's libraries while the kernel waits for its client
+    token = _PRELOAD.set(preload)
+    try:
+        nb = pm.execute_notebook(
+            str(notebook),
+            str(output),
+            parameters=dict(params or {}),
+            kernel_name=KERNEL,
+            progress_bar=False,
+            log_output=False,
+            request_save_on_cell_execute=False,
+            execution_timeout=timeout,
+            on_cell_executed=charts.on_cell_executed,
+            kernel_manager_class=_kernel_manager_class(),
+            extra_arguments=[f"--ext={PRELOAD_EXTENSION}"] if preload else [],
+            # Every output is in once the last cell has replied: kill the kernel's process group
+            # (whatever the notebook started goes with it) instead of waiting 0.3-0.5 s for a kernel
+            # with pandas/altair/polars loaded to finalize its interpreter.
+            shutdown_kernel="immediate",
+        )
+    finally:
+        _PRELOAD.reset(token)
     return nb, charts
 
 
