@@ -172,6 +172,24 @@ def test_paired_comparisons_all_pairs_with_holm(make_run) -> None:
     assert ab_types["n_pairs"].sum() == 4
 
 
+def test_a_report_kernel_works_out_the_paired_frame_of_its_runs_once(make_run, monkeypatch) -> None:
+    # The compare report's summary (neighbours) and its full paired table ask for the same pairs of the same
+    # loaded runs: in a report kernel the second gets the first's frame; elsewhere each call computes it.
+    from bench_nb.metrics.paired import paired_comparisons_frame
+    from bench_nb.runformat.load import load_runs
+
+    a, b = _pair(make_run)
+    runs = load_runs([a, b])
+    alone = paired_comparisons_frame(runs)
+    assert paired_comparisons_frame(runs) is not alone
+    monkeypatch.setenv("BENCH_NB_REPORT", "1")
+    first = paired_comparisons_frame(runs)
+    assert paired_comparisons_frame(runs) is first and first.equals(alone)
+    assert paired_comparisons_frame(runs, by_type=True) is not first  # another frame: worked out on its own
+    assert paired_comparisons_frame(runs, method="independent")["test"].to_list() == ["McNemar exact"]
+    assert paired_comparisons_frame(runs, judge="strict")["n_pairs"].to_list() == [5]  # not the primary's
+
+
 def test_holm_adjust_equals_statsmodels_on_random_p_values_with_ties() -> None:
     import numpy as np
     from statsmodels.stats.multitest import multipletests

@@ -42,7 +42,7 @@ import numpy as np
 import polars as pl
 
 from bench_nb.errors import ComparisonError
-from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend, with_backend
+from bench_nb.frames.backend import Backend, Frame, as_polars, once_per_frame, to_backend, with_backend
 from bench_nb.frames.judgments import collapse_replicates, judgments_frame
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
@@ -51,7 +51,7 @@ from bench_nb.metrics.clustered_paired import PairSums, paired_difference_test, 
 from bench_nb.metrics.intervals import mcnemar_test, wilson_interval
 from bench_nb.metrics.ordered import sums_by
 from bench_nb.metrics.signed_rank import clustered_signed_rank
-from bench_nb.runformat.load import load_runs
+from bench_nb.runformat.load import RunSet, load_runs
 from bench_nb.runformat.spec import RunSpec, read_spec
 from bench_nb.runformat.spec import differences as settings_differences
 from bench_nb.text import Cell, fmt_number, render
@@ -336,8 +336,22 @@ def paired_comparisons_frame(
     overall row has ``"all"``). ``p_value_holm`` adjusts the overall rows for the number of pairs.
     ``method`` as for ``paired_comparison``. A pair that shares no question both scored gets a row with
     no p-value and its ``warning`` saying so (``paired_comparison`` refuses it).
+
+    Of a loaded ``RunSet`` graded by its primary judges, the frame is worked out once per report kernel
+    (``once_per_frame`` of the runs' questions frame, which the ``RunSet`` keeps): the compare report's
+    summary (neighbours) and its full paired table are the same pairs.
     """
     _check_method(method)
+    if judge is None and isinstance(data, RunSet):
+        return once_per_frame(
+            f"paired comparisons of the runs, {method}{', by type' if by_type else ''}",
+            questions_frame(data),
+            lambda _: _paired_comparisons(data, judge, by_type, method),
+        )
+    return _paired_comparisons(data, judge, by_type, method)
+
+
+def _paired_comparisons(data: Any, judge: str | None, by_type: bool, method: PairedMethod) -> pl.DataFrame:
     outcomes, settings = _outcomes(data, judge)
     run_ids = outcomes["run_id"].unique(maintain_order=True).to_list()
     rows: list[dict[str, Any]] = []
