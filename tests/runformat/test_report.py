@@ -210,6 +210,54 @@ def test_a_report_written_into_a_run_keeps_a_users_tmp_files(mb_example: Path, t
     assert json.loads((run / "report.json").read_text())["timestamp"] == "t"
 
 
+_KILLED_MID_WRITE = """
+import sys, time
+from bench_nb.runformat import report
+def stalled(rep, f, part, parallel):  # the report and its forked child's part begun, then the command killed
+    f.write(b"{partial"); f.flush()
+    part.write_bytes(b"partial")
+    print("writing", flush=True)
+    time.sleep(120)
+report._write_report = stalled
+report.write_memorybench_report(sys.argv[1], sys.argv[2], sys.argv[3], timestamp="t")
+"""
+
+
+@pytest.mark.parametrize("where", [("report.json",), ("mb.json",), ("results", "report.json")])
+def test_a_killed_report_inside_the_run_leaves_no_temporary_file_behind_the_next_writer(
+    mb_example: Path, tmp_path: Path, where: tuple[str, ...]
+) -> None:
+    """A ``memorybench-report`` killed while it writes (SIGKILL: no cleanup) leaves its temporary files, which
+    the next writer taking the run's lock deletes (``lock.RUN_TEMP_FILES``). With ``-o RUN/mb.json`` or
+    ``-o RUN/results/report.json`` they were named after the output (``mb.json.tmp``, ``results/report.json.tmp``),
+    names no writer deletes (since 0b36249 lock_run deletes only its list; before, every *.tmp in the run and its
+    results/): they stayed in the run for good. Inside a run they now take the listed names."""
+    run = tmp_path / "run"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+    out = run.joinpath(*where)
+    command = [
+        sys.executable,
+        "-c",
+        _KILLED_MID_WRITE,
+        str(run),
+        str(mb_example.joinpath(*DATASET)),
+        str(out),
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "writing\n"
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        if proc.stdout:
+            proc.stdout.close()
+    left = sorted(str(p.relative_to(run)) for p in run.rglob("*.tmp"))
+    assert len(left) == 2  # the report's and its part's
+    lock_run(run, "bench-nb rejudge").release()  # the next writer
+    assert sorted(str(p.relative_to(run)) for p in run.rglob("*.tmp")) == []
+    assert not out.exists()
+
+
 def test_a_report_asked_of_a_folder_that_is_no_run_deleted_its_tmp_files(
     mb_example: Path, not_a_run: Path
 ) -> None:

@@ -156,6 +156,11 @@ def same_file(path: Path, fd: int) -> bool:
 
 LOCK = ".lock"
 
+#: ``report.write_memorybench_report``'s (``bench-nb memorybench-report``) temporary files in a run, whatever its
+#: output is called and wherever in the run it goes: the new report, and the part its forked child encodes.
+REPORT_TEMP = "report.json.tmp"
+REPORT_PART_TEMP = "report.json.part.tmp"
+
 #: The temporary files bench-nb's own writers make in a run directory (glob patterns relative to it): what a writer
 #: killed mid-write leaves, and all that ``lock_run`` deletes (a user's own ``notes.tmp`` stays). A writer that
 #: makes another name adds it here, and to docs/runner.md ("What a kill can lose").
@@ -163,8 +168,8 @@ RUN_TEMP_FILES = (
     ".checkpoint.json.*.tmp",  # journal.write_atomic: checkpoint.json (the runner's compaction, rejudge)
     ".report.json.*.tmp",  # journal.write_atomic: report.json at the end of a run (runner/report.py)
     "results/.*.json.*.tmp",  # journal.write_atomic: results/<questionId>.json (the search phase, a resume)
-    "report.json.tmp",  # report.write_memorybench_report (bench-nb memorybench-report): the new report.json
-    "report.json.part.tmp",  # ... and the part its forked child encodes (runformat/forked.py)
+    REPORT_TEMP,  # bench-nb memorybench-report: the new report (-o anywhere in the run)
+    REPORT_PART_TEMP,  # ... and the part its forked child encodes (runformat/forked.py)
     "checkpoint.json.tmp",  # an audit set's checkpoint, written so before 5002f9a (runs of earlier releases)
 )
 

@@ -47,7 +47,7 @@ from bench_nb.runformat.jsjson import (
     to_js,
 )
 from bench_nb.runformat.latency import memorybench_stats
-from bench_nb.runformat.lock import lock_run
+from bench_nb.runformat.lock import REPORT_PART_TEMP, REPORT_TEMP, lock_run
 from bench_nb.runformat.rounding import js_round, js_sum
 
 _MAX_SAFE = 2**53
@@ -451,12 +451,16 @@ def write_memorybench_report(
     with lock_run(run_dir, "bench-nb memorybench-report") if in_run else contextlib.nullcontext():
         out.parent.mkdir(parents=True, exist_ok=True)
         checkpoint = read_report_checkpoint(run_dir)
-        tmp = out.with_name(out.name + ".tmp")
+        # Inside the run, the temporary files take the names the next writer deletes if this one is killed
+        # (lock.RUN_TEMP_FILES), in the run's folder, whatever the output is called and wherever in the run it
+        # goes; elsewhere they sit beside the output.
+        tmp = Path(run_dir) / REPORT_TEMP if in_run else out.with_name(out.name + ".tmp")
+        part = Path(run_dir) / REPORT_PART_TEMP if in_run else out.with_name(out.name + ".part.tmp")
         try:
             with gc_paused():
                 report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
                 with open(tmp, "wb") as f:
-                    _write_report(report, f, out.with_name(out.name + ".part.tmp"), parallel)
+                    _write_report(report, f, part, parallel)
         except BaseException:
             tmp.unlink(missing_ok=True)  # an earlier report.json stays as it was
             raise
