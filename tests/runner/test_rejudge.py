@@ -55,6 +55,20 @@ def test_rejudge_appends_verdicts_and_leaves_checkpoint(bench_run: Path) -> None
     assert sorted(contains.calls) == ["q1", "q2", "q3", "q4", "q6"]
 
 
+def test_a_report_only_run_is_rejudged(mb_example: Path, tmp_path: Path) -> None:
+    """A MemoryBench report.json alone is a run (``read_run``, the frames): rejudge grades its answers into
+    judgments.jsonl beside it, which the judgments frame reads. 0b36249's lock refused it as "not a run
+    directory: no checkpoint.json"."""
+    run = tmp_path / "report-only"
+    run.mkdir()
+    shutil.copy(mb_example / "expected" / "report.json", run / "report.json")
+    result = rejudge(run, [ContainsJudge()])
+    assert result.graded["t-contains"] > 0
+    df = judgments_df(run, backend="polars")
+    assert df.filter(pl.col("judge") == "t-contains").height == result.graded["t-contains"]
+    assert sorted(p.name for p in run.iterdir()) == [".lock", "judgments.jsonl", "report.json"]
+
+
 def test_rejudge_again_skips_graded_answers_unless_forced(bench_run: Path) -> None:
     judge = ContainsJudge()
     rejudge(bench_run, [judge])

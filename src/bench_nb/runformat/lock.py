@@ -156,6 +156,10 @@ def same_file(path: Path, fd: int) -> bool:
 
 LOCK = ".lock"
 
+#: A run directory holds one of these (what ``load.read_run`` reads as a run: a report-only run is MemoryBench's
+#: report.json alone, which ``rejudge`` grades into judgments.jsonl beside it).
+RUN_FILES = (CHECKPOINT, "report.json")
+
 #: ``report.write_memorybench_report``'s (``bench-nb memorybench-report``) temporary files in a run, whatever its
 #: output is called and wherever in the run it goes: the new report, and the part its forked child encodes.
 REPORT_TEMP = "report.json.tmp"
@@ -182,19 +186,19 @@ def lock_run(
     whatever it was doing (a run, rejudge, reanswer, clean, memorybench-report).
 
     Args:
-        run_dir: an existing run directory (its ``checkpoint.json`` in it).
+        run_dir: an existing run directory (its ``checkpoint.json``, or a report-only run's ``report.json``, in it).
         command: what the holder is doing, shown to a process that is refused.
         new: the directory need hold no run yet (``runner.lock.open_run``, which starts or resumes one).
 
     Raises:
-        RunFormatError: ``run_dir`` is no run (and not ``new``), refused before anything in it is touched (no
+        RunFormatError: ``run_dir`` is no run (neither file of ``RUN_FILES``; and not ``new``), refused before anything in it is touched (no
             ``.lock`` made there, nothing deleted); or it cannot hold the lock file.
         RunLockedError: another process holds the lock.
     """
     run_dir = Path(run_dir)
-    if not new and not (run_dir / CHECKPOINT).is_file():
+    if not new and not any((run_dir / name).is_file() for name in RUN_FILES):
         what = "not a run directory" if run_dir.is_dir() else "no such run directory"
-        raise RunFormatError(run_dir, f"{what}: no {CHECKPOINT}")
+        raise RunFormatError(run_dir, f"{what}: no {' and no '.join(RUN_FILES)}")
 
     def refuse(holder: dict[str, Any]) -> NoReturn:
         raise RunLockedError(run_dir, holder)
