@@ -284,3 +284,32 @@ def test_an_erratic_run_carries_a_warning_and_steady_ones_do_not() -> None:
         frame({"s": steady, "t": (rng.random(len(hay)) < 0.7).astype(float)}, sizes), backend="polars"
     ).row(0, named=True)
     assert calm["warning"] is None
+
+
+def test_a_run_steady_on_every_type_warns_once_per_pair_naming_the_types() -> None:
+    """A run the same in every haystack (a no-memory baseline at 0%) against one that varies fires the
+    exchangeability warning on every question type: the table says it once per pair, naming the types, flags
+    each verdict it concerns, and does not call a zero variance a ratio ("all as much")."""
+    from bench_nb import tables
+
+    rng = np.random.default_rng(7)
+    sizes = np.full(12, 30)
+    hay = np.repeat(np.arange(12), sizes)
+    varying = (rng.random(len(hay)) < np.where(rng.random(12) < 0.5, 0.2, 0.9)[hay]).astype(float)
+    q = frame({"v": varying, "z": np.zeros(len(hay))}, sizes)
+    kinds = pl.Series(["t1", "t2", "t3"] * (len(hay) // 3))
+    q = q.with_columns(
+        provider=pl.col("run_id"),
+        question_type_norm=pl.concat([kinds, kinds]),
+        status=pl.lit("evaluated"),
+    )
+    warnings = clustered_paired_comparisons(q, by="question_type", backend="polars")["warning"].to_list()
+    assert len(warnings) == 3 and all(
+        w.startswith("not exchangeable within haystacks: v's accuracy varies across haystacks while the other's")
+        for w in warnings
+    )
+    table = tables.table_tell_apart(q)
+    assert table.html.count("not exchangeable within haystacks") == 1 + table.html.count('title="not exchangeable')
+    assert "v vs z (overall, t1, t2, t3): not exchangeable" in table.html
+    assert "as much (variance)" not in table.html
+    assert table.html.count("may not hold its level") >= 1

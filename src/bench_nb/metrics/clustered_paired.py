@@ -213,11 +213,15 @@ def paired_warning(ps: PairSums, run_a: str = "A", run_b: str = "B") -> str | No
         nu = bell_mccaffrey_df(ps.counts)
         if high > 0 and high > float(fdtri(nu, nu, SPREAD_LEVEL)) * low:
             erratic = run_a if va > vb else run_b
-            ratio = "all" if low == 0 else f"{high / low:.1f}x"
+            spread = (
+                "while the other's is the same in every haystack"
+                if low == 0
+                else f"{high / low:.1f}x as much (variance) as the other's"
+            )
             notes.append(
-                f"not exchangeable within haystacks: {erratic}'s accuracy varies across haystacks {ratio} as "
-                "much (variance) as the other's, so no paired test holds its level (false alarms tend to call "
-                f"the steadier-looking run better); compare per haystack before trusting a verdict"
+                f"not exchangeable within haystacks: {erratic}'s accuracy varies across haystacks {spread}, so "
+                "no paired test holds its level (false alarms tend to call the steadier-looking run better); "
+                "compare per haystack before trusting a verdict"
             )
     if ps.unscored_a + ps.unscored_b:
         p = mcnemar_test(ps.unscored_a, ps.unscored_b)[1]

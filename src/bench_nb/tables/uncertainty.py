@@ -8,7 +8,7 @@ when a table is built (they resample with numpy, which the other tables never im
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
@@ -385,7 +385,11 @@ def table_tell_apart(data: Any, *, alpha: float = 0.05) -> Table:
                 Cell(f"{r['n']} / {r['clusters']}", "num"),
                 _difference_cell(r),
                 Cell("n/a" if missing(r["p_value"]) else f"{r['p_value']:.3g}", "num"),
-                Cell(_verdict_text(r["verdict"], a, b)),
+                Cell(
+                    _verdict_text(r["verdict"], a, b),
+                    title=labelled(r["warning"], labels) if r["warning"] else "",
+                    badges=(("may not hold its level", "bnb-flag"),) if r["warning"] else (),
+                ),
                 Cell("n/a" if missing(r["mcnemar_p"]) else f"{r['mcnemar_p']:.3g}", "num"),
                 Cell(
                     _verdict_text(r["overlap_verdict"], a, b),
@@ -416,15 +420,23 @@ def table_tell_apart(data: Any, *, alpha: float = 0.05) -> Table:
             "pairs or types. The types on which both rules cannot tell are one line per pair.",
             *left_out,
         ],
-        warnings=[
-            f"{labels.get(r['run_a'], r['run_a'])} vs {labels.get(r['run_b'], r['run_b'])}"
-            f"{'' if r['question_type'] == _ALL else ' (' + r['question_type'] + ')'}: "
-            f"{labelled(r['warning'], labels)}"
-            for r in frame.iter_rows(named=True)
-            if r["warning"]
-        ],
+        warnings=_tell_apart_warnings(frame, labels),
     )
     return Table(frame, html)
+
+
+def _tell_apart_warnings(frame: pl.DataFrame, labels: Mapping[str, str]) -> list[str]:
+    """One warning per pair and reason, naming the question types it holds for (a run steady on every type
+    would otherwise repeat the same warning once a type)."""
+    types: dict[tuple[str, str, str], list[str]] = {}
+    for r in frame.iter_rows(named=True):
+        if r["warning"]:
+            kind = "overall" if r["question_type"] == _ALL else r["question_type"]
+            types.setdefault((r["run_a"], r["run_b"], r["warning"]), []).append(kind)
+    return [
+        f"{labels.get(a, a)} vs {labels.get(b, b)} ({', '.join(kinds)}): {labelled(warning, labels)}"
+        for (a, b, warning), kinds in types.items()
+    ]
 
 
 def table_pareto(data: Any) -> Table:
