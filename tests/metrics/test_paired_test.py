@@ -305,11 +305,15 @@ def test_a_run_steady_on_every_type_warns_once_per_pair_naming_the_types() -> No
     )
     warnings = clustered_paired_comparisons(q, by="question_type", backend="polars")["warning"].to_list()
     assert len(warnings) == 3 and all(
-        w.startswith("not exchangeable within haystacks: v's accuracy varies across haystacks while the other's")
+        w.startswith(
+            "not exchangeable within haystacks: v's accuracy varies across haystacks while the other's"
+        )
         for w in warnings
     )
     table = tables.table_tell_apart(q)
-    assert table.html.count("not exchangeable within haystacks") == 1 + table.html.count('title="not exchangeable')
+    assert table.html.count("not exchangeable within haystacks") == 1 + table.html.count(
+        'title="not exchangeable'
+    )
     assert "v vs z (overall, t1, t2, t3): not exchangeable" in table.html
     assert "as much (variance)" not in table.html
     assert table.html.count("may not hold its level") >= 1
