@@ -138,3 +138,27 @@ def test_verify_sees_a_changed_top_level_judge_in_a_checkpoint(make_run: Any) ->
     assert (
         check.difference == f'against {path}: run.judge: the receipt says "contains", the run gives "gpt-4o"'
     )
+
+
+def test_a_receipt_written_into_its_run_waits_for_the_runs_lock(
+    receipt: Receipt, run: Path, tmp_path: Path
+) -> None:
+    """``bench-nb receipt RUN -o RUN/receipt.json`` (where ``read_receipt`` looks) wrote into the run without
+    its lock: beside a rejudge of the run, and a killed receipt's temporary file was deleted by no writer. It is
+    now refused while another writer holds the run, and the next writer deletes a killed one's left-over."""
+    from bench_nb.errors import RunLockedError
+    from bench_nb.runformat.lock import lock_run
+
+    mine = tmp_path / "run"
+    shutil.copytree(run, mine)
+    (mine / ".receipt.json.4242.140.tmp").write_text("{partial")  # a killed receipt's
+    with lock_run(mine, "bench-nb rejudge"):
+        with pytest.raises(RunLockedError, match=r"bench-nb rejudge"):
+            receipt.write(mine / "receipt.json")
+        assert not (mine / "receipt.json").exists()
+    receipt.write(mine / "receipt.json")
+    assert read_receipt(mine / "receipt.json").sha256 == receipt.sha256
+    assert not list(mine.glob(".receipt.json.*.tmp"))
+    # beside the run (the default RUN.receipt.json) or anywhere else: no lock needed, none taken
+    with lock_run(mine, "bench-nb rejudge"):
+        assert receipt.write(tmp_path / "run.receipt.json").is_file()

@@ -22,6 +22,7 @@ directory or a run store, naming the first difference. docs/run-format.md ("Rece
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -43,6 +44,7 @@ from bench_nb.receipts.canonical import canonical_json, canonical_value, sha256_
 from bench_nb.receipts.signing import check_signature, load_private_key, load_public_key, sign
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import RECEIPT_SUFFIX, Run, RunSet, load_runs
+from bench_nb.runformat.lock import RUN_FILES, lock_run
 from bench_nb.runformat.spec import RunSpec, read_spec
 
 FORMAT = "bench_nb.receipt"
@@ -268,9 +270,16 @@ class Receipt:
         return canonical_json(self.envelope())
 
     def write(self, path: str | os.PathLike[str]) -> Path:
-        """Write the receipt file to ``path`` atomically (``runformat.journal.write_atomic``); returns its path."""
+        """Write the receipt file to ``path`` atomically (``runformat.journal.write_atomic``); returns its path.
+
+        Into a run's own folder (``RUN/receipt.json``, where ``read_receipt`` looks), it is written under the
+        run's lock (``runformat.lock.lock_run``; ``RunLockedError`` while bench-nb runs, rejudges or reanswers
+        it): no other writer deletes its temporary file, and the next writer deletes one a killed receipt
+        left (``RUN_TEMP_FILES``)."""
         out = Path(path)
-        write_atomic(out, self.to_bytes())
+        in_run = any((out.parent / name).is_file() for name in RUN_FILES)
+        with lock_run(out.parent, "bench-nb receipt") if in_run else contextlib.nullcontext():
+            write_atomic(out, self.to_bytes())
         return out
 
     @property

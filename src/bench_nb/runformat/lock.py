@@ -175,6 +175,7 @@ RUN_TEMP_FILES = (
     REPORT_TEMP,  # bench-nb memorybench-report: the new report (-o anywhere in the run)
     REPORT_PART_TEMP,  # ... and the part its forked child encodes (runformat/forked.py)
     "checkpoint.json.tmp",  # an audit set's checkpoint, written so before 5002f9a (runs of earlier releases)
+    ".receipt.json.*.tmp",  # journal.write_atomic: RUN/receipt.json (receipts.Receipt.write, bench-nb receipt)
 )
 
 
