@@ -326,3 +326,19 @@ def test_a_forked_child_of_the_holder_does_not_keep_the_lock_after_the_holder_di
         if child:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)  # the child this test made
+
+
+def test_a_left_over_that_cannot_be_deleted_does_not_leave_the_run_locked(tmp_path: Path) -> None:
+    """``lock_run`` deletes a killed writer's temporary files once it holds the lock; when one cannot be
+    deleted (here a folder by a temporary file's name), the error is raised and the lock given up: it stayed
+    held by the process (a notebook kernel kept the run locked until it exited)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.json").write_text("{}")
+    stuck = run / ".checkpoint.json.4242.140.tmp"
+    stuck.mkdir()
+    with pytest.raises(OSError):
+        lock_run(run, "bench-nb rejudge")
+    stuck.rmdir()
+    with lock_run(run, "bench-nb rejudge"):  # free again: not RunLockedError
+        pass

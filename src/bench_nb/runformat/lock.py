@@ -215,7 +215,11 @@ def lock_run(
             lock.stale.get("pid"),
             lock.stale.get("startedAt"),
         )
-    for pattern in RUN_TEMP_FILES:
-        for path in run_dir.glob(pattern):
-            path.unlink(missing_ok=True)
+    try:
+        for pattern in RUN_TEMP_FILES:
+            for path in run_dir.glob(pattern):
+                path.unlink(missing_ok=True)
+    except BaseException:  # a left-over that cannot be deleted: the run is not left locked by this process
+        lock.release()
+        raise
     return lock
