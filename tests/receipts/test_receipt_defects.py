@@ -162,3 +162,63 @@ def test_a_receipt_written_into_its_run_waits_for_the_runs_lock(
     # beside the run (the default RUN.receipt.json) or anywhere else: no lock needed, none taken
     with lock_run(mine, "bench-nb rejudge"):
         assert receipt.write(tmp_path / "run.receipt.json").is_file()
+
+
+def test_a_receipt_written_anywhere_in_the_run_it_is_of_waits_for_the_runs_lock(
+    run: Path, tmp_path: Path
+) -> None:
+    """``bench-nb receipt RUN -o RUN/results/receipt.json`` took no lock: only a receipt written straight into a
+    run's folder did (``lock.run_containing``: anywhere inside the run the receipt is of, as a report)."""
+    from bench_nb.errors import RunLockedError
+    from bench_nb.runformat.lock import lock_run
+
+    mine = tmp_path / "run"
+    shutil.copytree(run, mine)
+    (mine / "results").mkdir(exist_ok=True)
+    made = bn.make_receipt(mine)
+    with lock_run(mine, "bench-nb rejudge"), pytest.raises(RunLockedError, match=r"bench-nb rejudge"):
+        made.write(mine / "results" / "receipt.json")
+    assert read_receipt(made.write(mine / "results" / "receipt.json")).sha256 == made.sha256
+
+
+_KILLED_RECEIPT = """
+import os, sys, time
+import bench_nb as bn
+def stalled(src, dst):  # the temporary file written, the command killed before it replaces the receipt
+    print("writing", flush=True)
+    time.sleep(120)
+os.replace = stalled
+bn.make_receipt(sys.argv[1]).write(sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("where", [("receipt.json",), ("other.json",), ("results", "receipt.json")])
+def test_a_killed_receipt_in_its_run_leaves_no_temporary_file_behind_the_next_writer(
+    run: Path, tmp_path: Path, where: tuple[str, ...]
+) -> None:
+    """A receipt killed while it writes into its run left ``.other.json.<pid>.<thread>.tmp`` with
+    ``-o RUN/other.json``, a name ``lock.RUN_TEMP_FILES`` does not list: it stayed in the run for good. In a run
+    the temporary file is now ``receipt.json.tmp`` in the run's folder, which the next writer deletes."""
+    import subprocess
+    import sys
+
+    from bench_nb.runformat.lock import lock_run
+
+    mine = tmp_path / "run"
+    shutil.copytree(run, mine)
+    (mine / "results").mkdir(exist_ok=True)
+    out = mine.joinpath(*where)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_RECEIPT, str(mine), str(out)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "writing\n"
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        if proc.stdout:
+            proc.stdout.close()
+    assert len(list(mine.rglob("*.tmp"))) == 1
+    lock_run(mine, "bench-nb rejudge").release()  # the next writer
+    assert list(mine.rglob("*.tmp")) == []
+    assert not out.exists()

@@ -194,6 +194,23 @@ def test_a_report_written_inside_the_run_but_not_at_its_top_held_no_lock(
     assert json.loads(out.read_text())["timestamp"] == "t"
 
 
+def test_a_report_written_into_another_runs_folder_waits_for_that_runs_lock(
+    mb_example: Path, tmp_path: Path
+) -> None:
+    """``bench-nb memorybench-report A -o B/report.json`` replaced B's report beside a rejudge of B, without
+    B's lock, its temporary files in B under names no writer deletes: only an output inside A took a lock
+    (``lock.run_containing``: inside the run reported, or in another run's folder)."""
+    run, other = tmp_path / "run", tmp_path / "other"
+    shutil.copytree(mb_example.joinpath(*RUN), run)
+    shutil.copytree(mb_example.joinpath(*RUN), other)
+    held = pytest.raises(RunLockedError, match=r"being written by process .* \(bench-nb rejudge\)")
+    with lock_run(other, "bench-nb rejudge"), held:
+        write_memorybench_report(run, mb_example.joinpath(*DATASET), other / "mb.json", timestamp="t")
+    assert not (other / "mb.json").exists()
+    write_memorybench_report(run, mb_example.joinpath(*DATASET), other / "mb.json", timestamp="t")
+    assert json.loads((other / "mb.json").read_text())["timestamp"] == "t"
+
+
 def test_a_report_written_into_a_run_keeps_a_users_tmp_files(mb_example: Path, tmp_path: Path) -> None:
     """The report takes the run's lock (``lock_run``), which deleted every *.tmp in the run folder and its
     results/: now only the names bench-nb's writers make (what a killed one left), a user's own stay."""

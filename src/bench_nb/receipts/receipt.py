@@ -22,12 +22,11 @@ directory or a run store, naming the first difference. docs/run-format.md ("Rece
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, cast
@@ -44,7 +43,7 @@ from bench_nb.receipts.canonical import canonical_json, canonical_value, sha256_
 from bench_nb.receipts.signing import check_signature, load_private_key, load_public_key, sign
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.load import RECEIPT_SUFFIX, Run, RunSet, load_runs
-from bench_nb.runformat.lock import RUN_FILES, lock_run
+from bench_nb.runformat.lock import RECEIPT_TEMP, is_run_dir, lock_run, run_containing
 from bench_nb.runformat.spec import RunSpec, read_spec
 
 FORMAT = "bench_nb.receipt"
@@ -257,6 +256,9 @@ class Receipt:
     body: dict[str, Any]
     sha256: str
     signature: dict[str, str] | None = None
+    #: the run directory the receipt was made of (``make_receipt``), None when read from a file or made of a
+    #: store's run or another harness's file: where ``write`` takes the run's lock
+    run_dir: Path | None = field(default=None, compare=False, repr=False)
 
     def envelope(self) -> dict[str, Any]:
         """The receipt file's JSON object: the body, its sha256 and the signature when there is one."""
@@ -272,14 +274,18 @@ class Receipt:
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the receipt file to ``path`` atomically (``runformat.journal.write_atomic``); returns its path.
 
-        Into a run's own folder (``RUN/receipt.json``, where ``read_receipt`` looks), it is written under the
-        run's lock (``runformat.lock.lock_run``; ``RunLockedError`` while bench-nb runs, rejudges or reanswers
-        it): no other writer deletes its temporary file, and the next writer deletes one a killed receipt
-        left (``RUN_TEMP_FILES``)."""
+        Into a run (``runformat.lock.run_containing``: a run's own folder, as ``RUN/receipt.json`` where
+        ``read_receipt`` looks, or anywhere inside the run the receipt was made of, its ``results/`` too), it is
+        written under the run's lock (``lock_run``; ``RunLockedError`` while bench-nb runs, rejudges or
+        reanswers it), through a temporary file in the run's folder named ``lock.RECEIPT_TEMP``: no other
+        writer deletes it, and the next writer deletes one a killed receipt left (``RUN_TEMP_FILES``)."""
         out = Path(path)
-        in_run = any((out.parent / name).is_file() for name in RUN_FILES)
-        with lock_run(out.parent, "bench-nb receipt") if in_run else contextlib.nullcontext():
+        run = run_containing(out, self.run_dir)
+        if run is None:
             write_atomic(out, self.to_bytes())
+        else:
+            with lock_run(run, "bench-nb receipt"):
+                write_atomic(out, self.to_bytes(), tmp=run / RECEIPT_TEMP)
         return out
 
     @property
@@ -302,10 +308,12 @@ def make_receipt(
     canonical body and the public key. ``dataset``: the benchmark file, for other harnesses' files
     (``read_run_data``). Write it with ``Receipt.write(path)``.
     """
-    body = receipt_body(read_run_data(run, store=store, dataset=dataset))
+    run_data = read_run_data(run, store=store, dataset=dataset)
+    body = receipt_body(run_data)
     data = canonical_json(body)
     signature = sign(data, load_private_key(os.fspath(sign_with))) if sign_with is not None else None
-    return Receipt(body, sha256_hex(data), signature)
+    run_dir = Path(run_data.label) if is_run_dir(run_data.label) else None  # not a store's run, nor a file
+    return Receipt(body, sha256_hex(data), signature, run_dir)
 
 
 def default_path(run: str | os.PathLike[str]) -> Path:

@@ -178,16 +178,18 @@ def apply_journal(
     return checkpoint
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True, tmp: Path | None = None) -> None:
     """Write ``data`` to ``path`` atomically: temporary file beside it, fsync, ``os.replace``, fsync the dir.
 
     With ``durable=False`` the fsyncs are skipped: readers still never see a partial file, but a power cut may
-    lose it (for files that can be rebuilt, like the per-question results files).
+    lose it (for files that can be rebuilt, like the per-question results files). ``tmp``: the temporary file's
+    name, on the same filesystem (a writer holding a run's lock names it so the next one deletes it if this one
+    is killed: ``lock.RUN_TEMP_FILES``); by default ``.<name>.<pid>.<thread>.tmp`` beside ``path``.
 
     A write that fails (disk full, permission) removes its temporary file and raises the ``OSError`` with
     ``path`` as its filename (a failed write's own error names no file), so the message names the file.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = tmp or path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(tmp, "wb") as fh:
             fh.write(data)

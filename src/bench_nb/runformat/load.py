@@ -53,6 +53,7 @@ from bench_nb.runformat.harnesses import (
     needs_locomo,
 )
 from bench_nb.runformat.journal import CHECKPOINT, apply_journal
+from bench_nb.runformat.lock import RUN_FILES, is_run_dir
 from bench_nb.runformat.spec import RunSpec, differences, read_spec
 from bench_nb.runformat.view import CheckpointView, QuestionView
 
@@ -624,8 +625,10 @@ def _read(
     return checkpoint, report, problems, stamp
 
 
-def _is_run_dir(p: Path) -> bool:
-    return (p / "checkpoint.json").is_file() or (p / "report.json").is_file() or _is_harness_dir(p)
+def _loads_as_run(p: Path) -> bool:
+    """A folder ``load_runs`` reads as one run: a run directory (``lock.is_run_dir``), or a folder of another
+    harness's files (``_is_harness_dir``), which is read but never written nor locked as a run."""
+    return is_run_dir(p) or _is_harness_dir(p)
 
 
 def _is_harness_dir(p: Path) -> bool:
@@ -674,11 +677,11 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
         dirs: list[Path] = []
         skipped: list[Problem] = []
         for m in matches:
-            if m.is_file() and m.name in ("checkpoint.json", "report.json"):
+            if m.is_file() and m.name in RUN_FILES:
                 m = m.parent
             if (gzipped := _gzipped_own_file(m)) is not None:
                 skipped.append(gzipped)
-            elif ((m.is_dir() and _is_run_dir(m)) or _is_harness_file(m)) and m not in dirs:
+            elif ((m.is_dir() and _loads_as_run(m)) or _is_harness_file(m)) and m not in dirs:
                 dirs.append(m)
             elif m.is_file() and m.name == "manifest.json":
                 found, probs = _from_manifest(m)
@@ -693,16 +696,16 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
         return [], [gzipped]
     if p.is_file() and p.name == "manifest.json":
         return _from_manifest(p)
-    if p.is_file() and p.name in ("checkpoint.json", "report.json"):
+    if p.is_file() and p.name in RUN_FILES:
         return [p.parent], []
     if _is_harness_file(p):
         return [p], []
     if p.is_dir():
-        if _is_run_dir(p):
+        if _loads_as_run(p):
             return [p], []
         if (p / "manifest.json").is_file():
             return _from_manifest(p / "manifest.json")
-        children = sorted(c for c in p.iterdir() if c.is_dir() and _is_run_dir(c))
+        children = sorted(c for c in p.iterdir() if c.is_dir() and _loads_as_run(c))
         if children:
             return children, []
         return [], [
@@ -733,7 +736,7 @@ def _from_manifest(manifest: Path) -> tuple[list[Path], list[Problem]]:
     problems: list[Problem] = []
     for entry in m.runs:
         for base in candidates:
-            if _is_run_dir(base / entry.runId):
+            if _loads_as_run(base / entry.runId):
                 dirs.append(base / entry.runId)
                 break
         else:

@@ -160,10 +160,36 @@ LOCK = ".lock"
 #: report.json alone, which ``rejudge`` grades into judgments.jsonl beside it).
 RUN_FILES = (CHECKPOINT, "report.json")
 
+
+def is_run_dir(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` is a run directory: it holds one of ``RUN_FILES`` (the one rule, which ``lock_run``
+    enforces and ``load`` and the writers into a run read)."""
+    return any((Path(folder) / name).is_file() for name in RUN_FILES)
+
+
+def run_containing(
+    path: str | os.PathLike[str], run_dir: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """The run a file written to ``path`` lands in, whose lock the write holds: ``run_dir`` (the run the file
+    is made of) when ``path`` is anywhere inside it, else the folder ``path`` is in when that is a run; None
+    when neither is a run (``is_run_dir``).
+
+    Only these two: every folder above ``path`` is not searched, since a stray report.json (``/tmp/report.json``)
+    would make its folder a run holding all below it, locked and its temporary files deleted under another
+    writer's feet.
+    """
+    out = Path(path)
+    if run_dir is not None and is_run_dir(run_dir) and out.resolve().is_relative_to(Path(run_dir).resolve()):
+        return Path(run_dir)
+    return out.parent if is_run_dir(out.parent) else None
+
+
 #: ``report.write_memorybench_report``'s (``bench-nb memorybench-report``) temporary files in a run, whatever its
 #: output is called and wherever in the run it goes: the new report, and the part its forked child encodes.
 REPORT_TEMP = "report.json.tmp"
 REPORT_PART_TEMP = "report.json.part.tmp"
+#: ``receipts.Receipt.write``'s temporary file in a run (``bench-nb receipt -o`` anywhere in the run).
+RECEIPT_TEMP = "receipt.json.tmp"
 
 #: The temporary files bench-nb's own writers make in a run directory (glob patterns relative to it): what a writer
 #: killed mid-write leaves, and all that ``lock_run`` deletes (a user's own ``notes.tmp`` stays). A writer that
@@ -175,7 +201,8 @@ RUN_TEMP_FILES = (
     REPORT_TEMP,  # bench-nb memorybench-report: the new report (-o anywhere in the run)
     REPORT_PART_TEMP,  # ... and the part its forked child encodes (runformat/forked.py)
     "checkpoint.json.tmp",  # an audit set's checkpoint, written so before 5002f9a (runs of earlier releases)
-    ".receipt.json.*.tmp",  # journal.write_atomic: RUN/receipt.json (receipts.Receipt.write, bench-nb receipt)
+    RECEIPT_TEMP,  # bench-nb receipt: a receipt written anywhere in the run (receipts.Receipt.write)
+    ".receipt.json.*.tmp",  # ... written by earlier versions as write_atomic names it (RUN/receipt.json only)
 )
 
 
@@ -197,7 +224,7 @@ def lock_run(
         RunLockedError: another process holds the lock.
     """
     run_dir = Path(run_dir)
-    if not new and not any((run_dir / name).is_file() for name in RUN_FILES):
+    if not new and not is_run_dir(run_dir):
         what = "not a run directory" if run_dir.is_dir() else "no such run directory"
         raise RunFormatError(run_dir, f"{what}: no {' and no '.join(RUN_FILES)}")
 

@@ -47,7 +47,7 @@ from bench_nb.runformat.jsjson import (
     to_js,
 )
 from bench_nb.runformat.latency import memorybench_stats
-from bench_nb.runformat.lock import REPORT_PART_TEMP, REPORT_TEMP, lock_run
+from bench_nb.runformat.lock import REPORT_PART_TEMP, REPORT_TEMP, lock_run, run_containing
 from bench_nb.runformat.rounding import js_round, js_sum
 
 _MAX_SAFE = 2**53
@@ -435,7 +435,8 @@ def write_memorybench_report(
 ) -> dict[str, Any]:
     """Write MemoryBench's report.json for ``run_dir`` to ``output`` (atomically); returns its summary parts.
 
-    Written into the run directory (the default) or anywhere inside it, it is written under the run's lock (``lock.lock_run``,
+    Written into the run directory (the default), anywhere inside it, or into another run's folder
+    (``lock.run_containing``), it is written under that run's lock (``lock.lock_run``,
     ``RunLockedError`` while bench-nb runs, rejudges or reanswers it): a writer taking the lock deletes the
     temporary files bench-nb's writers make there (``lock.RUN_TEMP_FILES``, this one's among them).
 
@@ -445,17 +446,19 @@ def write_memorybench_report(
     ``_PARALLEL_BATCHES`` batches of evaluations to encode. True forces it wherever ``os.fork`` exists; False never forks.
     """
     out = Path(output)
-    # anywhere inside the run's folder (its results/ too): under its lock (lock_run refuses a folder that is no
-    # run, leaving it as it was), where another writer taking it cannot delete this one's temporary files
-    in_run = Path(run_dir).is_dir() and out.parent.resolve().is_relative_to(Path(run_dir).resolve())
-    with lock_run(run_dir, "bench-nb memorybench-report") if in_run else contextlib.nullcontext():
+    # anywhere inside the run (its results/ too), or in another run's folder: under that run's lock, where
+    # another writer taking it cannot delete this one's temporary files
+    run = run_containing(out, run_dir)
+    with lock_run(run, "bench-nb memorybench-report") if run else contextlib.nullcontext():
+        checkpoint = read_report_checkpoint(
+            run_dir
+        )  # a folder that is no run refused before a folder is made
         out.parent.mkdir(parents=True, exist_ok=True)
-        checkpoint = read_report_checkpoint(run_dir)
-        # Inside the run, the temporary files take the names the next writer deletes if this one is killed
+        # Inside a run, the temporary files take the names the next writer deletes if this one is killed
         # (lock.RUN_TEMP_FILES), in the run's folder, whatever the output is called and wherever in the run it
         # goes; elsewhere they sit beside the output.
-        tmp = Path(run_dir) / REPORT_TEMP if in_run else out.with_name(out.name + ".tmp")
-        part = Path(run_dir) / REPORT_PART_TEMP if in_run else out.with_name(out.name + ".part.tmp")
+        tmp = run / REPORT_TEMP if run else out.with_name(out.name + ".tmp")
+        part = run / REPORT_PART_TEMP if run else out.with_name(out.name + ".part.tmp")
         try:
             with gc_paused():
                 report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
