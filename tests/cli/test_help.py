@@ -39,3 +39,34 @@ def test_every_listed_command_resolves_to_a_click_command() -> None:
 def test_compares_summary_says_it_writes_a_manifest_not_a_report() -> None:
     summary = COMMANDS["compare"][1]
     assert "write a compare manifest" in summary and "build a compare report" not in summary
+
+
+def _commands(group: click.Group, ctx: click.Context, prefix: str = "") -> list[tuple[str, click.Command]]:
+    out: list[tuple[str, click.Command]] = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
+        out.append((f"{prefix}{name}", command))
+        if isinstance(command, click.Group):
+            out += _commands(command, ctx, f"{prefix}{name} ")
+    return out
+
+
+def test_an_example_command_line_in_a_help_stays_one_line() -> None:
+    # click rewraps a help's paragraphs unless \b marks one: examples ran together into one paragraph
+    # (`bench-nb plan --help` showed three command lines as one, broken mid-option)
+    ctx = click.Context(cli, info_name="bench-nb")
+    checked = 0
+    for name, command in _commands(cli, ctx):
+        examples = [
+            line.strip() for line in (command.help or "").splitlines() if line.strip().startswith("bench-nb ")
+        ]
+        if not examples:
+            continue
+        shown = [
+            line.strip() for line in command.get_help(click.Context(command, info_name=name)).splitlines()
+        ]
+        for example in examples:
+            assert example in shown, f"bench-nb {name} --help rewraps its example {example!r}"
+            checked += 1
+    assert checked >= 5  # report's and plan's examples at least

@@ -76,9 +76,10 @@ def plan(
     type, for two runs on the same questions (paired) and on independent samples, with the haystacks as
     clusters; with --delta, the questions and haystacks needed to detect that difference.
 
-      bench-nb plan -b locomo --delta 0.03
-      bench-nb plan --questions 500 --haystacks 20 --accuracy 0.6 --icc 0.1
-      bench-nb plan -b locomo --runs 'data/runs/*'    # ICC and correlation measured on your runs
+    \b
+    bench-nb plan -b locomo --delta 0.03
+    bench-nb plan --questions 500 --haystacks 20 --accuracy 0.6 --icc 0.1
+    bench-nb plan -b locomo --runs 'data/runs/*'    # ICC and correlation measured on your runs
     """
     if benchmark:
         sizes = _sizes(benchmark, dataset)
