@@ -70,3 +70,13 @@ def test_an_example_command_line_in_a_help_stays_one_line() -> None:
             assert example in shown, f"bench-nb {name} --help rewraps its example {example!r}"
             checked += 1
     assert checked >= 5  # report's and plan's examples at least
+
+
+def test_the_datasets_summary_names_its_subcommands() -> None:
+    # it said "list, download (verified), check": there is no `check`, the command is `verify`
+    ctx = click.Context(cli)
+    datasets = cli.get_command(ctx, "datasets")
+    assert isinstance(datasets, click.Group)
+    summary = COMMANDS["datasets"][1]
+    for name in datasets.list_commands(ctx):
+        assert name in summary, name

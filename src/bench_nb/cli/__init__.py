@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "bench_nb.cli.run:compare",
         "Run providers like for like and write a compare manifest (the page: bench-nb report compare).",
     ),
-    "datasets": ("bench_nb.cli.datasets:datasets", "Benchmark datasets: list, download (verified), check."),
+    "datasets": ("bench_nb.cli.datasets:datasets", "Benchmark datasets: list, download (verified), verify."),
     "rejudge": ("bench_nb.cli.judging:rejudge", "Grade the answers of existing runs with more judges."),
     "reanswer": (
         "bench_nb.cli.judging:reanswer",
