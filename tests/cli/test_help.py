@@ -80,3 +80,20 @@ def test_the_datasets_summary_names_its_subcommands() -> None:
     summary = COMMANDS["datasets"][1]
     for name in datasets.list_commands(ctx):
         assert name in summary, name
+
+
+# An option's long name and its short one, alike in every command that has the option.
+SAME_NAME = {"--output": "-o", "--answerer": "-m", "--judges": "-j", "--benchmark": "-b"}
+
+
+def test_an_option_has_the_same_names_in_every_command() -> None:
+    # judge-audit and roi tile wrote to `--out` (every other command: -o/--output); reanswer's --answerer had no -m
+    ctx = click.Context(cli, info_name="bench-nb")
+    for name, command in _commands(cli, ctx):
+        for param in command.params:
+            if not isinstance(param, click.Option):
+                continue
+            assert "--out" not in param.opts or "--output" in param.opts, f"{name}: --out without --output"
+            for long, short in SAME_NAME.items():
+                if long in param.opts:
+                    assert short in param.opts, f"bench-nb {name} {long} has no {short}"

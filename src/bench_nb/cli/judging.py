@@ -138,6 +138,8 @@ def _print_sweep(run_dirs: list[Path]) -> None:
     "--known-wrong", is_flag=True, help="RUN_DIR's own answers are known to be wrong (an imported set)."
 )
 @click.option(
+    "-o",
+    "--output",
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -246,7 +248,9 @@ def _print_agreement(run_dir: Path) -> None:
     "evidence ids name).",
 )
 @click.option(
-    "--answerer", help="Answer with this answerer instead of the run's own (extractive or a model alias)."
+    "-m",
+    "--answerer",
+    help="Answer with this answerer instead of the run's own (extractive or a model alias).",
 )
 @click.option(
     "--dataset", type=click.Path(exists=True, dir_okay=False), help="The benchmark file (default: the run's)."

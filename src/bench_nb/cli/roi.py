@@ -250,7 +250,13 @@ def status_cmd(owner: str, db: str, as_json: bool) -> None:
 @OWNER_OPTION
 @STORE_OPTION
 @click.option(
-    "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
+    "-o",
+    "--output",
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="HTML file to write.",
 )
 def tile_cmd(owner: str, db: str, out: Path) -> None:
     """Write OWNER's "Only memory knows" tile as a standalone HTML file."""
