@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import pytest
 
 import bench_nb
 from bench_nb.benchmarks import (
+    DatasetWarning,
     detect_benchmark,
     get_benchmark_spec,
     list_benchmarks,
@@ -97,3 +99,44 @@ def test_lenient_loading_through_the_registry(tmp_path: Path) -> None:
     bench = load_benchmark("custom", bad, problems=problems)
     assert len(bench.questions) == len(doc["questions"]) - 1
     assert [p.question_id for p in problems] == ["conv-1-q4"]
+
+
+def test_a_file_of_another_benchmark_is_named_as_such(tmp_path: Path) -> None:
+    # A LongMemEval file read as LoCoMo said only "sample 0 has no sample_id": which benchmark the file is,
+    # and how to read it as that, is what a newcomer who picked the wrong -b needs.
+    custom = write_custom(load_benchmark("sample"), tmp_path / "mine.json")
+    longmemeval = tmp_path / "lme.json"
+    longmemeval.write_text(json.dumps([{"question_id": "q1", "question": "?", "answer": "a"}]), "utf-8")
+    locomo = tmp_path / "locomo.json"
+    locomo.write_text(json.dumps([{"qa": [], "conversation": {}}]), "utf-8")
+    for name, path, found in (
+        ("locomo", longmemeval, "longmemeval"),
+        ("locomo", custom, "custom"),
+        ("longmemeval-s", locomo, "locomo"),
+        ("custom", locomo, "locomo"),
+        ("beam", custom, "custom"),  # a file where a folder benchmark wants a folder
+        ("locomo", tmp_path, None),  # a folder where a file benchmark wants a file
+    ):
+        # only locomo has a pin here: a file with another hash is warned about first
+        pinned = name == "locomo" and path.is_file()
+        warned = pytest.warns(DatasetWarning) if pinned else contextlib.nullcontext()
+        with warned, pytest.raises(DatasetError) as raised:
+            load_benchmark(name, path)
+        message = str(raised.value)
+        assert str(path) in message
+        if found is None:
+            assert "a folder, not a dataset file" in message
+        else:
+            assert f"it looks like a {found} dataset, not" in message and f"-b {found}" in message
+    # a file of the right benchmark with a bad record names the record, and no other benchmark
+    bad = tmp_path / "bad_lme.json"
+    bad.write_text(json.dumps([{"question_id": "q1"}]), "utf-8")
+    with pytest.raises(DatasetError) as raised:
+        load_benchmark("longmemeval", bad)
+    assert "looks like" not in str(raised.value)
+    # leniently (bench-nb datasets verify -b NAME FILE), said first, before each record's problem
+    problems: list = []
+    with pytest.warns(DatasetWarning):
+        assert not load_benchmark("locomo", longmemeval, problems=problems).questions
+    assert "looks like a longmemeval dataset" in problems[0].message
+    assert "no sample_id" in problems[1].message

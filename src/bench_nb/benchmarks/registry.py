@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bench_nb.errors import DatasetError, Problem
+from bench_nb.errors import BenchNbError, DatasetError, Problem
 from bench_nb.records import Benchmark
 from bench_nb.registry import Registry, did_you_mean
 
@@ -349,6 +349,11 @@ def load_benchmark(
     pin = sha256.lower() if sha256 else spec.sha256
     if path is not None:
         file = Path(path)
+        if file.is_dir():
+            raise DatasetError(
+                f"{file}: a folder, not a dataset file (benchmark {spec.name} reads one file)"
+                f"{_looks_like_another(file, spec)}"
+            )
         if not file.is_file():
             raise DatasetError(f"{file}: no such dataset file (benchmark {spec.name})")
     elif spec.bundled is not None:
@@ -370,7 +375,32 @@ def load_benchmark(
         )
     else:
         check_sha256(actual, pin, source=str(file))
-    return dataclasses.replace(spec.reader(file, problems), sha256=actual)
+    first_problem = len(problems) if problems is not None else 0
+    try:
+        benchmark = spec.reader(file, problems)
+    except DatasetError as err:
+        raise DatasetError(f"{err}{_looks_like_another(file, spec)}") from None
+    if problems is not None and len(problems) > first_problem and not benchmark.questions:
+        hint = _looks_like_another(file, spec)
+        if hint:  # said first: the problems below are every record read against the wrong shape
+            problems.insert(first_problem, Problem(str(file), f"no question read{hint}"))
+    return dataclasses.replace(benchmark, sha256=actual)
+
+
+def _looks_like_another(path: Path, spec: BenchmarkSpec) -> str:
+    """What to say when ``spec`` could not read ``path`` and the file or folder is another benchmark's (the
+    reader ``detect_benchmark`` picks is not ``spec``'s): which one, and how to read it as that; else ""."""
+    try:
+        found = detect_benchmark(path)
+        other = get_benchmark_spec(found)
+    except (BenchNbError, OSError):
+        return ""
+    if getattr(other.reader, "func", other.reader) is getattr(spec.reader, "func", spec.reader):
+        return ""
+    return (
+        f"; it looks like a {found} dataset, not {spec.name}: read it as one (-b {found} on the command line, "
+        f"load_benchmark({found!r}, path) in Python)"
+    )
 
 
 def _cached(
@@ -436,7 +466,8 @@ def _load_folder(
                 if spec.folder_files is beam_folder_files
                 else "a folder holding " + ", ".join(rel for rel, _, _ in spec.files)
             )
-            raise DatasetError(f"{root}: not a folder (benchmark {spec.name} is {layout})")
+            hint = _looks_like_another(root, spec) if root.is_file() else ""
+            raise DatasetError(f"{root}: not a folder (benchmark {spec.name} is {layout}){hint}")
         rels = (
             spec.folder_files(root)
             if spec.folder_files is not None
