@@ -110,3 +110,23 @@ def test_every_question_stored_or_listed_twice_is_named(tmp_path: Path) -> None:
 def test_an_undamaged_run_has_no_problem(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [question("q1"), question("q2", "pending"), question("q3", "failed")])
     assert load_runs(run).all_problems == []  # and no warning
+
+
+def test_a_checkpoint_that_is_not_a_run_says_what_to_do(tmp_path: Path) -> None:
+    # said only msgspec's "Input data was truncated" / "Expected `object`, got `array`" after the file's name
+    run = write_run(tmp_path / "r", [question("q1")])
+    data = (run / "checkpoint.json").read_bytes()
+    for content, says in (
+        (
+            data[: len(data) // 2],
+            r"not valid JSON \(Input data was truncated\): the file is cut short or damaged",
+        ),
+        (b"not json", r"not valid JSON \(JSON is malformed.*\): .*copy the run again"),
+        (b"[]", r"not a run's checkpoint \(Expected `object`, got `array`\): give a run directory"),
+        (b"{}", r"not a run's checkpoint \(Object missing required field `runId`\): give a run directory"),
+    ):
+        (run / "checkpoint.json").write_bytes(content)
+        with pytest.raises(RunFormatError, match=re.escape(str(run / "checkpoint.json")) + ".*" + says):
+            load_runs(run, strict=True)
+        (problem,) = _problems(run)
+        assert re.search(says, problem.message), problem.message

@@ -280,6 +280,24 @@ def _decode_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
     return (message, where.rstrip("`")) if sep else (str(err), None)
 
 
+def _checkpoint_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
+    """(message, field) of a checkpoint.json that does not decode at the run level, saying what to do: a file
+    that is not JSON was cut short or damaged; JSON of another shape is not a run's checkpoint."""
+    message, field = _decode_error(err)
+    if not isinstance(err, msgspec.ValidationError):
+        return (
+            f"not valid JSON ({message}): the file is cut short or damaged (an interrupted copy?); copy the run "
+            "again from where it came from, or run it again",
+            field,
+        )
+    repair = " (or repair that field)" if field else ""
+    return (
+        f"not a run's checkpoint ({message}): give a run directory, one holding the checkpoint.json bench-nb "
+        f"run or MemoryBench wrote (docs/run-format.md){repair}",
+        field,
+    )
+
+
 def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, list[Problem]]:
     """Decode one checkpoint.json. Lenient mode drops the questions that do not decode."""
     return _decode_checkpoint(path, path.read_bytes(), Checkpoint, Question, strict=strict)
@@ -329,7 +347,7 @@ def _decode_questions(
         with gc_paused():
             shell = msgspec.json.decode(data, type=CheckpointShell)
     except msgspec.DecodeError:
-        raise RunFormatError(path, *_decode_error(first_error)) from None
+        raise RunFormatError(path, *_checkpoint_error(first_error)) from None
     problems: list[Problem] = []
     questions: dict[str, Any] = {}
     decoder = msgspec.json.Decoder(q_type)
@@ -343,7 +361,7 @@ def _decode_questions(
                 raise RunFormatError(path, f"question {qid}: {message}", where, qid) from None
             problems.append(Problem(str(path), f"{message}{SKIPPED}", where, question_id=qid))
     if not problems:  # the error is at the run level, where the shell is laxer (e.g. an unknown status)
-        raise RunFormatError(path, *_decode_error(first_error))
+        raise RunFormatError(path, *_checkpoint_error(first_error))
     fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
     return ck_type(**fields, questions=questions), problems
 
