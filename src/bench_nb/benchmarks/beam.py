@@ -31,7 +31,7 @@ from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.records import Benchmark, Haystack, Message, Question, Session
@@ -40,6 +40,10 @@ from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 from .jsonfile import read_json, report
 
 TIERS: tuple[str, ...] = ("100K", "500K", "1M", "10M")
+#: How a rubric item graded 0.5 counts: as 0.5 (``"float"``), or truncated to 0 as BEAM's own code does
+#: (``"as-published"``); the judges' ``rubric_score`` and the metrics' ``beam_scores`` read it.
+PartialCredit = Literal["float", "as-published"]
+PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
 CHAT_FILE = "chat.json"
 QUESTIONS_FILE = "probing_questions/probing_questions.json"
 # Where each ability keeps its ideal answer, first key present wins.

@@ -11,7 +11,7 @@ from bench_nb.charts.spec import Chart, chart, field, mark, values
 from bench_nb.metrics import as_questions
 
 if TYPE_CHECKING:
-    from bench_nb.metrics.beam import PartialCredit
+    from bench_nb.benchmarks.beam import PartialCredit
 
 
 def chart_beam(

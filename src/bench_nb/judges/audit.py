@@ -101,6 +101,7 @@ _NOT_NAMES = STOP_WORDS | frozenset(_MONTH_INDEX) | _WEEKDAYS | frozenset([
 # fmt: on
 
 
+# The shared STOP_WORDS, contractions kept whole: the words a generated answer must share with, or avoid from, the gold.
 def content_words(text: str) -> set[str]:
     """Lower-cased words of ``text`` that are not English stop words."""
     return {w.casefold() for w in _WORD.findall(text) if w.casefold() not in STOP_WORDS}

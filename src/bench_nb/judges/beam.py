@@ -31,8 +31,9 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from bench_nb.benchmarks.beam import PartialCredit
 from bench_nb.errors import JudgeError
 from bench_nb.judges.base import build_judge
 from bench_nb.judges.deterministic import is_abstaining, normalize_answer
@@ -41,7 +42,6 @@ from bench_nb.judges.prompts import prompt_sha
 from bench_nb.models.client import Completion
 from bench_nb.records import Question, Verdict, VerdictLabel
 
-PartialCredit = Literal["float", "as-published"]
 ORDERING_ABILITY = "event_ordering"
 FULL, HALF, ALIGN = 0.8, 0.5, 0.5
 ITEM_SCORES = (0.0, 0.5, 1.0)
@@ -112,6 +112,7 @@ def answer_items(answer: str) -> list[str]:
     return parts or ([answer.strip()] if answer.strip() else [])
 
 
+# BEAM's own: the overlap judge's tokens (normalize_answer, _STOP); another list would change recorded verdicts.
 def _content_words(text: str) -> list[str]:
     """The words an overlap is counted on: normalised (``normalize_answer``), stopwords removed."""
     return [w for w in normalize_answer(_LEAD_IN.sub("", text)).split() if w not in _STOP]

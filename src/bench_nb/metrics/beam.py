@@ -25,11 +25,12 @@ abilities, or over a subset of the questions, is not BEAM's overall score).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import polars as pl
 
+from bench_nb.benchmarks.beam import PartialCredit
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
@@ -38,9 +39,7 @@ from bench_nb.metrics.intervals import student_t_quantile
 from bench_nb.metrics.ordered import means_by
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 
-PartialCredit = Literal["float", "as-published"]
 READINGS: dict[str, str] = {"float": "0.5 as 0.5", "as-published": "as published (0.5 counted as 0)"}
-PARTIAL_CREDITS: tuple[PartialCredit, ...] = ("float", "as-published")
 OVERALL = "overall"
 SCHEMA: dict[str, Any] = {
     "run_id": pl.Utf8,

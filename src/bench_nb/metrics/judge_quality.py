@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -30,8 +30,8 @@ from bench_nb.metrics.ordered import means_by, sums_by
 from bench_nb.runformat.load import Run, RunSet, load_runs
 from bench_nb.text import HtmlFields
 
-AuditKind = Literal["wrong", "correct"]
-
+if TYPE_CHECKING:
+    from bench_nb.judges.audit import Kind  # an annotation only: the audit's generators import the providers
 
 # --- Rogan-Gladen -----------------------------------------------------------------------------------------
 
@@ -228,7 +228,7 @@ def audit_info(run: Run) -> dict[str, Any]:
     return dict(info) if isinstance(info, dict) else {}
 
 
-def _audit_kind(run: Run) -> AuditKind:
+def _audit_kind(run: Run) -> Kind:
     """``correct`` for a known-correct audit set, else ``wrong`` (imported wrong-answer sets carry no mark)."""
     return "correct" if audit_info(run).get("kind") == "correct" else "wrong"
 

@@ -54,6 +54,7 @@ def _day(iso: str) -> str:
     return f"{d.day} {d:%B %Y}"
 
 
+# The answerer's own list (_STOP): its answers, and so every extractive run's numbers, depend on it.
 def _content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 

@@ -214,6 +214,7 @@ def phrase(memory: Memory, terms: Sequence[str]) -> str:
     return template.format(terms="this")
 
 
+# Ordered, 3+ letters, _STOPWORDS (no reflexive pronoun): a probe's key terms; another rule changes the probe sets.
 def content_words(text: str) -> list[str]:
     """The distinct content words of ``text`` (3 letters or more, no stop word), lower-cased, in order."""
     return [w for w in dict.fromkeys(_words(text)) if len(w) >= 3 and w not in _STOPWORDS]

@@ -52,13 +52,9 @@ def table_beam(data: Any) -> Table:
             notes=["No BEAM runs here: BEAM's per-ability scores appear when runs of -b beam are compared."],
         )
         return Table(q.head(0), html)
+    from bench_nb.benchmarks.beam import PARTIAL_CREDITS
     from bench_nb.charts.labels import run_labels
-    from bench_nb.metrics.beam import (  # numpy: only for BEAM runs
-        OVERALL,
-        PARTIAL_CREDITS,
-        READINGS,
-        beam_scores_frame,
-    )
+    from bench_nb.metrics.beam import OVERALL, READINGS, beam_scores_frame  # numpy: only for BEAM runs
 
     labels = run_labels(q)
     both = pl.concat([beam_scores_frame(q, reading) for reading in PARTIAL_CREDITS])

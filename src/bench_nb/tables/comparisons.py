@@ -274,6 +274,7 @@ def table_disputed(
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+# Not the answerer's or the audit's content words: only which retrieved items a row shows, no stop list to import.
 def _content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
