@@ -130,3 +130,24 @@ def test_a_checkpoint_that_is_not_a_run_says_what_to_do(tmp_path: Path) -> None:
             load_runs(run, strict=True)
         (problem,) = _problems(run)
         assert re.search(says, problem.message), problem.message
+
+
+def test_a_checkpoint_holding_half_a_surrogate_pair_is_not_called_damaged(tmp_path: Path) -> None:
+    # JSON.stringify writes a string cut inside an emoji as "\ud83d": valid JSON (Python's json and node read
+    # it) that msgspec refuses ("unexpected end of escaped utf-16 surrogate pair"), which was reported as "not
+    # valid JSON: the file is cut short or damaged; copy the run again", advice that cannot help
+    run = write_run(tmp_path / "r", [question("q1"), question("q2")])
+    _edit(run, lambda ck: ck["questions"]["q2"]["phases"]["answer"].update(hypothesis="a cut emoji \ud83d"))
+    assert "\\ud83d" in (run / "checkpoint.json").read_text()
+    with pytest.raises(RunFormatError) as raised:
+        load_runs(run, strict=True)
+    err = raised.value
+    assert err.field == "questions.q2.phases.answer.hypothesis"
+    assert "half of a UTF-16 surrogate pair" in err.message and "\\ud83d" in err.message
+    assert "cut short or damaged" not in err.message
+    (problem,) = _problems(run)
+    assert (problem.field, problem.message) == (err.field, err.message)
+    # a file that is cut short is still called so
+    (run / "checkpoint.json").write_text((run / "checkpoint.json").read_text()[:-40])
+    with pytest.raises(RunFormatError, match="cut short or damaged"):
+        load_runs(run, strict=True)

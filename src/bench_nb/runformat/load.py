@@ -280,11 +280,20 @@ def _decode_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
     return (message, where.rstrip("`")) if sep else (str(err), None)
 
 
-def _checkpoint_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
+def _checkpoint_error(err: msgspec.DecodeError, data: bytes) -> tuple[str, str | None]:
     """(message, field) of a checkpoint.json that does not decode at the run level, saying what to do: a file
-    that is not JSON was cut short or damaged; JSON of another shape is not a run's checkpoint."""
+    that is not JSON was cut short or damaged; JSON of another shape is not a run's checkpoint; valid JSON with
+    half a surrogate pair in a string is neither (``_lone_surrogate``)."""
     message, field = _decode_error(err)
     if not isinstance(err, msgspec.ValidationError):
+        if (lone := _lone_surrogate(data)) is not None:
+            at, escape = lone
+            return (
+                f"a string holding half of a UTF-16 surrogate pair ({escape}), which bench-nb cannot read "
+                f"({message}): valid JSON, as JavaScript writes a string cut inside an emoji; replace that "
+                "escape in the file (by \\ufffd, say) to read the run",
+                at,
+            )
         return (
             f"not valid JSON ({message}): the file is cut short or damaged (an interrupted copy?); copy the run "
             "again from where it came from, or run it again",
@@ -296,6 +305,39 @@ def _checkpoint_error(err: msgspec.DecodeError) -> tuple[str, str | None]:
         f"run or MemoryBench wrote (docs/run-format.md){repair}",
         field,
     )
+
+
+def _lone_surrogate(data: bytes) -> tuple[str, str] | None:
+    r"""The field (``questions.q1.phases.answer.hypothesis``) and escape (``\ud83d``) of the first string in
+    ``data`` holding half of a surrogate pair, when ``data`` is valid JSON; else None. msgspec refuses such a
+    string (it says the input was truncated, or malformed), which ``JSON.stringify`` writes and ``JSON.parse``
+    reads; only a file that failed to decode is searched (Python's json reads them)."""
+
+    def refuse(constant: str) -> None:  # NaN and Infinity: not JSON
+        raise ValueError(constant)
+
+    try:
+        value = json.loads(data, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return None
+    stack: list[tuple[str, Any]] = [("", value)]  # (field, value): a key's own field is its value's
+    while stack:
+        at, v = stack.pop()
+        if isinstance(v, str):
+            if half := _HALF_PAIR.search(v):
+                return at, f"\\u{ord(half[0]):04x}"
+        elif isinstance(v, dict):
+            for key, x in reversed(v.items()):  # popped in the file's order, each key before its value
+                name = key.encode("utf-8", "backslashreplace").decode("utf-8")  # printable: \udc00
+                here = f"{at}.{name}" if at else name
+                stack += [(here, x), (here, key)]
+        elif isinstance(v, list):
+            stack += [(f"{at}[{i}]", x) for i, x in reversed(list(enumerate(v)))]
+    return None
+
+
+# Half of a surrogate pair: Python joins a pair's escapes into one character, so any surrogate left is alone.
+_HALF_PAIR = re.compile(r"[\ud800-\udfff]")
 
 
 def read_checkpoint(path: Path, *, strict: bool = False) -> tuple[Checkpoint, list[Problem]]:
@@ -347,7 +389,7 @@ def _decode_questions(
         with gc_paused():
             shell = msgspec.json.decode(data, type=CheckpointShell)
     except msgspec.DecodeError:
-        raise RunFormatError(path, *_checkpoint_error(first_error)) from None
+        raise RunFormatError(path, *_checkpoint_error(first_error, data)) from None
     problems: list[Problem] = []
     questions: dict[str, Any] = {}
     decoder = msgspec.json.Decoder(q_type)
@@ -361,7 +403,7 @@ def _decode_questions(
                 raise RunFormatError(path, f"question {qid}: {message}", where, qid) from None
             problems.append(Problem(str(path), f"{message}{SKIPPED}", where, question_id=qid))
     if not problems:  # the error is at the run level, where the shell is laxer (e.g. an unknown status)
-        raise RunFormatError(path, *_checkpoint_error(first_error))
+        raise RunFormatError(path, *_checkpoint_error(first_error, data))
     fields = {f: getattr(shell, f) for f in ck_type.__struct_fields__ if f != "questions"}
     return ck_type(**fields, questions=questions), problems
 
