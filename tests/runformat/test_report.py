@@ -1,4 +1,5 @@
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -7,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from bench_nb.errors import RunFormatError, RunLockedError
+from bench_nb.errors import DatasetError, RunFormatError, RunLockedError
 from bench_nb.runformat.dataset import read_memorybench_dataset
 from bench_nb.runformat.format import Checkpoint
 from bench_nb.runformat.jsjson import dumps_js
@@ -284,3 +285,36 @@ def test_a_report_asked_of_a_folder_that_is_no_run_deleted_its_tmp_files(
     folder = not_a_run  # left as it was: the fixture checks it after the test
     with pytest.raises(RunFormatError, match=r"downloads: not a run directory"):
         write_memorybench_report(folder, mb_example.joinpath(*DATASET), folder / "report.json")
+
+
+def test_a_dataset_of_another_benchmark_is_refused_naming_it(mb_example: Path, tmp_path: Path) -> None:
+    # a LongMemEval file given for a LoCoMo run wrote a report with LongMemEval's type registry and the
+    # run's numbers, without a word
+    other = tmp_path / "longmemeval.json"
+    other.write_text(json.dumps([{"question_id": "q1", "question_type": "multi-session", "answer": "a"}]))
+    run, out = mb_example.joinpath(*RUN), tmp_path / "report.json"
+    says = rf"{re.escape(str(other))}: none of the run's 19 evaluated questions is in this longmemeval file"
+    with pytest.raises(
+        DatasetError, match=says + r" \(e\.g\. conv-[\w-]+\); the run is on locomo: give --dataset"
+    ):
+        write_memorybench_report(run, other, out)
+    assert not out.exists() and list(tmp_path.iterdir()) == [other]
+    with pytest.raises(DatasetError, match=says):
+        memorybench_report(run, other)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench_nb",
+            "memorybench-report",
+            str(run),
+            "--dataset",
+            str(other),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.match(f"error: {says}", proc.stderr), proc.stderr

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from bench_nb.errors import RunFormatError
+from bench_nb.errors import DatasetError, RunFormatError
 from bench_nb.gc_pause import gc_paused
 from bench_nb.runformat.dataset import DatasetQuestion, MemoryBenchDataset, read_memorybench_dataset
 from bench_nb.runformat.forked import ForkedWrite, cpu_to_spare, fork_is_safe
@@ -422,7 +422,28 @@ def memorybench_report(
 ) -> dict[str, Any]:
     """Read a run directory and a dataset file, and build MemoryBench's report.json for them."""
     checkpoint = read_report_checkpoint(run_dir)
-    return build_memorybench_report(checkpoint, read_memorybench_dataset(dataset), timestamp=timestamp)
+    with gc_paused():
+        report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
+        _check_run_on(report, dataset)
+        return {**report.head, "evaluations": list(report.evaluations(js=False))}
+
+
+def _check_run_on(report: _Report, dataset: str | Path) -> None:
+    """Refuse another benchmark's dataset file: one that holds none of the run's evaluated questions, for a run
+    whose recorded benchmark is not the file's (its labels and type registry would go into the report with the
+    run's numbers). A run on the file's benchmark is reported whatever its ids (each question not in the file
+    as its checkpoint has it)."""
+    by_id = report.by_id
+    if not report.evaluated or any(q.questionId in by_id for q in report.evaluated):
+        return  # in a run made on this file the first question is found: no pass over them all
+    benchmark = report.checkpoint.benchmark
+    if benchmark.lower().replace("_", "-").split("-")[0] == report.dataset.benchmark:
+        return
+    raise DatasetError(
+        f"{dataset}: none of the run's {len(report.evaluated)} evaluated questions is in this "
+        f"{report.dataset.benchmark} file (e.g. {report.evaluated[0].questionId}); the run is on "
+        f"{benchmark or 'another benchmark'}: give --dataset the file the run was made on"
+    )
 
 
 def write_memorybench_report(
@@ -462,6 +483,7 @@ def write_memorybench_report(
         try:
             with gc_paused():
                 report = _Report(checkpoint, read_memorybench_dataset(dataset), timestamp)
+                _check_run_on(report, dataset)
                 with open(tmp, "wb") as f:
                     _write_report(report, f, part, parallel)
         except BaseException:
