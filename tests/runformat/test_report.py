@@ -318,3 +318,13 @@ def test_a_dataset_of_another_benchmark_is_refused_naming_it(mb_example: Path, t
     )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert re.match(f"error: {says}", proc.stderr), proc.stderr
+
+
+def test_a_dataset_memorybench_does_not_run_says_which_it_does(mb_example: Path, tmp_path: Path) -> None:
+    # the custom format (a sample run's own file) said only "expected a non-empty JSON list of samples or questions"
+    custom = tmp_path / "mine.json"
+    custom.write_text(json.dumps({"conversations": [], "questions": []}))
+    with pytest.raises(
+        DatasetError, match=r"mine\.json: not a LoCoMo or LongMemEval file .*MemoryBench runs"
+    ):
+        memorybench_report(mb_example.joinpath(*RUN), custom)

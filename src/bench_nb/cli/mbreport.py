@@ -15,7 +15,10 @@ from bench_nb.runformat.report import write_memorybench_report
 @click.command("memorybench-report")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
-    "--dataset", required=True, type=click.Path(exists=True, dir_okay=False), help="Benchmark file."
+    "--dataset",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="The LoCoMo or LongMemEval file the run was made on.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Default: RUN_DIR/report.json"

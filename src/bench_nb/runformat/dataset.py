@@ -94,7 +94,10 @@ def read_memorybench_dataset(path: str | Path) -> MemoryBenchDataset:
     except (OSError, ValueError) as err:  # msgspec.DecodeError is a ValueError
         raise DatasetError(f"{p}: cannot read the dataset: {err}") from None
     if not isinstance(data, list) or not data:
-        raise DatasetError(f"{p}: expected a non-empty JSON list of samples or questions")
+        raise DatasetError(
+            f"{p}: not a LoCoMo or LongMemEval file (a non-empty JSON list of samples or questions), the "
+            "benchmarks MemoryBench runs"
+        )
     first = data[0]
     if isinstance(first, dict) and "qa" in first:
         return MemoryBenchDataset("locomo", list(_locomo(p, data)), MEMORYBENCH_LOCOMO_TYPE_REGISTRY)
