@@ -97,3 +97,24 @@ def test_an_option_has_the_same_names_in_every_command() -> None:
             for long, short in SAME_NAME.items():
                 if long in param.opts:
                     assert short in param.opts, f"bench-nb {name} {long} has no {short}"
+
+
+def test_every_option_says_what_it_does() -> None:
+    # demo's --runs-dir (which it empties first), serve's --port and --dir, plan's --alpha and --power, gate's
+    # --metric and report's --config showed only their type and default
+    ctx = click.Context(cli, info_name="bench-nb")
+    bare = [
+        f"bench-nb {name} {param.opts[-1]}"
+        for name, command in _commands(cli, ctx)
+        for param in command.params
+        if isinstance(param, click.Option) and not param.help and "--help" not in param.opts
+    ]
+    assert bare == []
+
+
+def test_demos_runs_dir_says_it_is_emptied_first() -> None:
+    ctx = click.Context(cli, info_name="bench-nb")
+    demo = cli.get_command(ctx, "demo")
+    assert demo is not None
+    (runs_dir,) = (p for p in demo.params if "--runs-dir" in p.opts)
+    assert isinstance(runs_dir, click.Option) and "Emptied first" in (runs_dir.help or "")

@@ -57,8 +57,14 @@ def _pts(x: float) -> str:
     "--correlation", type=float, default=0.5, show_default=True, help="Two runs' correlation on a question."
 )
 @click.option("--delta", type=float, help="Also: questions needed to detect this difference (a proportion).")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--power", type=float, default=0.8, show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="The test's two-sided level.")
+@click.option(
+    "--power",
+    type=float,
+    default=0.8,
+    show_default=True,
+    help="The chance of detecting a difference that is there.",
+)
 def plan(
     benchmark: str | None,
     dataset: Path | None,

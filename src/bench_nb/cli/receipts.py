@@ -44,6 +44,8 @@ def public_key_option(what: str) -> Callable[[FC], FC]:
     type=click.Choice(["accuracy", "quality", "latency_ms", "context_tokens"]),
     default="accuracy",
     show_default=True,
+    help="What is gated: accuracy (share of scored questions scored 1), quality (mean score, BEAM's graded "
+    "runs), latency_ms (search duration) or context_tokens (lower is better for these two).",
 )
 @click.option(
     "--alpha",

@@ -66,7 +66,13 @@ def parse_params(pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     help="Also keep the executed notebook here (opens in JupyterLab with its charts drawn).",
 )
 @click.option("--all", "all_", is_flag=True, help="Build every report listed in --config.")
-@click.option("--config", type=click.Path(path_type=Path), default=Path("reports.toml"), show_default=True)
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path),
+    default=Path("reports.toml"),
+    show_default=True,
+    help="The TOML file listing the reports --all builds (docs/reports.md).",
+)
 @click.option("--timeout", type=int, default=600, show_default=True, help="Seconds one cell may run.")
 def report(
     name: str | None,
@@ -106,9 +112,14 @@ def report(
 
 
 @click.command()
-@click.option("--port", type=int, default=3000, show_default=True)
+@click.option("--port", type=int, default=3000, show_default=True, help="The port on 127.0.0.1.")
 @click.option(
-    "--dir", "directory", type=click.Path(path_type=Path), default=Path("reports"), show_default=True
+    "--dir",
+    "directory",
+    type=click.Path(path_type=Path),
+    default=Path("reports"),
+    show_default=True,
+    help="The folder served (where bench-nb report and demo write).",
 )
 def serve(port: int, directory: Path) -> None:
     """Serve the reports folder on http://127.0.0.1:PORT (Ctrl-C to stop)."""
@@ -125,9 +136,19 @@ def serve(port: int, directory: Path) -> None:
 
 
 @click.command()
-@click.option("--reports-dir", type=click.Path(path_type=Path), default=Path("reports"), show_default=True)
 @click.option(
-    "--runs-dir", type=click.Path(path_type=Path), default=Path("data/demo/runs"), show_default=True
+    "--reports-dir",
+    type=click.Path(path_type=Path),
+    default=Path("reports"),
+    show_default=True,
+    help="Where the HTML reports and their index.html go.",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path),
+    default=Path("data/demo/runs"),
+    show_default=True,
+    help="Where the three runs go. Emptied first, so not a folder of your own runs (data/runs).",
 )
 @click.option("--runs-only", is_flag=True, help="Make the three runs (what the notebooks show), no reports.")
 def demo(reports_dir: Path, runs_dir: Path, runs_only: bool) -> None:
