@@ -115,3 +115,21 @@ def test_an_unknown_question_type_says_did_you_mean(
         capsys,
     )
     assert "has no question type 'tempral' (did you mean 'temporal'?)" in error
+
+
+@pytest.mark.parametrize(
+    ("args", "nearest", "known"),
+    [
+        (["runs"], "run", "clean, compare, datasets"),
+        (["rejudges", "x"], "rejudge", "clean, compare, datasets"),
+        (["datasets", "verfy", "x"], "verify", "download, list, verify"),
+        (["roi", "imports", "x"], "import", "import, mcp, run"),
+    ],
+)
+def test_an_unknown_command_gets_the_nearest_one_and_the_list(
+    args: list[str], nearest: str, known: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # click said only "No such command 'runs'."
+    error = _error(args, capsys)
+    assert error.startswith(f"error: No such command '{args[-2] if len(args) > 2 else args[0]}'")
+    assert f"(did you mean '{nearest}'?)" in error and f"commands: {known}" in error

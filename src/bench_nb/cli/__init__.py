@@ -61,7 +61,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _LazyGroup(click.Group):
+class Group(click.Group):
+    """A command group whose unknown command gets the nearest name and the list (click says only "No such
+    command"), as every other unknown name does (``registry.did_you_mean``)."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's, with the hint."""
+        name = args[0] if args else ""
+        if (
+            name
+            and not ctx.resilient_parsing
+            and not name.startswith("-")
+            and self.get_command(ctx, name) is None
+        ):
+            from bench_nb.registry import did_you_mean
+
+            known = self.list_commands(ctx)
+            ctx.fail(f"No such command {name!r}{did_you_mean(name, known)}; commands: {', '.join(known)}")
+        return super().resolve_command(ctx, args)
+
+
+class _LazyGroup(Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 

@@ -20,6 +20,7 @@ from bench_nb.benchmarks import (
 from bench_nb.benchmarks.download import sha256_file
 from bench_nb.benchmarks.errata import load_errata
 from bench_nb.benchmarks.registry import folder_sha256, get_errata_spec, list_errata
+from bench_nb.cli import Group
 from bench_nb.errors import DatasetError, Problem
 from bench_nb.registry import did_you_mean
 
@@ -32,7 +33,7 @@ _CACHE = click.option(
 )
 
 
-@click.group()
+@click.group(cls=Group)
 def datasets() -> None:
     """Benchmark datasets: list, download (verified by sha256), verify."""
 

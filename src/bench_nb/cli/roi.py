@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from bench_nb.cli import Group
 from bench_nb.roi.errors import RunInProgressError, StoreError
 from bench_nb.roi.probers import DETERMINISTIC_MODES
 
@@ -101,7 +102,7 @@ def _summary_text(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.group()
+@click.group(cls=Group)
 def roi() -> None:
     """The ROI benchmark: what would an agent lose without memory?"""
 
