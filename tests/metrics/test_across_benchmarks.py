@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -102,3 +103,27 @@ def test_the_compare_report_has_the_section_only_when_runs_span_benchmarks(tmp_p
         out = tmp_path / f"compare{len(paths)}.html"
         build_report("compare", {"runs": [str(p) for p in paths]}, out, index=False)
         assert out.read_text().count("<h2>Accuracy across benchmarks</h2>") == shown
+
+
+def test_the_intervals_take_the_one_normal_quantile_without_importing_scipy_stats() -> None:
+    """``accuracy_across_benchmarks`` (the compare report's section over several benchmarks) imported
+    scipy.stats, about a second, for ``norm.ppf``: it now takes ``normal_z`` as every normal interval does."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, polars as pl\n"
+        "sys.path.insert(0, 'tests/metrics')\n"
+        "from test_across_benchmarks import _frame\n"
+        "from bench_nb.metrics.accuracy import accuracy_across_benchmarks\n"
+        "from bench_nb.metrics.intervals import normal_z\n"
+        "rows = _frame({'a': [1, 1, 1, 0], 'b': [1, 0, 0, 0, 0, 0, 1, 0, 1, 0]})\n"
+        "(r,) = accuracy_across_benchmarks(pl.DataFrame(rows), confidence=0.9).to_dicts()\n"
+        "half = (r['task_ci_high'] - r['task_ci_low']) / 2\n"
+        "print('scipy.stats' in sys.modules, half / (((0.25 / 4 + 2.1 / 9 / 10) ** 0.5) / 2) / normal_z(0.9))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    imported, ratio = out.stdout.split()
+    assert imported == "False"
+    assert float(ratio) == pytest.approx(1, abs=1e-12)

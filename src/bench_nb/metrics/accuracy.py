@@ -18,7 +18,7 @@ import polars as pl
 from bench_nb.frames.backend import once_per_frame, with_backend
 from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.frames.verdicts import with_verdicts
-from bench_nb.metrics.intervals import mean_interval, wilson_interval
+from bench_nb.metrics.intervals import mean_interval, normal_z, wilson_interval
 
 
 def _with_ci(df: pl.DataFrame, cis: list[tuple[float, float]]) -> pl.DataFrame:
@@ -165,13 +165,12 @@ def accuracy_across_benchmarks(
     and ``*_ci_high``.
     """
     import numpy as np
-    from scipy.stats import norm
 
     from bench_nb.metrics.clustered import cr2_variance
 
     keys = as_columns(by)
     q = with_verdicts(as_questions(data)).filter(pl.col("score").is_not_null())
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = normal_z(confidence)
     rows = []
     for group, frame in q.group_by(keys, maintain_order=True):
         means, variances, sizes = [], [], []
