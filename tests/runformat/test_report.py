@@ -285,6 +285,8 @@ def test_a_report_asked_of_a_folder_that_is_no_run_deleted_its_tmp_files(
     folder = not_a_run  # left as it was: the fixture checks it after the test
     with pytest.raises(RunFormatError, match=r"downloads: not a run directory"):
         write_memorybench_report(folder, mb_example.joinpath(*DATASET), folder / "report.json")
+    with pytest.raises(RunFormatError, match=r"downloads: not a run directory"):  # no sub/ made either
+        write_memorybench_report(folder, mb_example.joinpath(*DATASET), folder / "sub" / "report.json")
 
 
 def test_a_dataset_of_another_benchmark_is_refused_naming_it(mb_example: Path, tmp_path: Path) -> None:

@@ -471,9 +471,8 @@ def write_memorybench_report(
     # another writer taking it cannot delete this one's temporary files
     run = run_containing(out, run_dir)
     with lock_run(run, "bench-nb memorybench-report") if run else contextlib.nullcontext():
-        checkpoint = read_report_checkpoint(
-            run_dir
-        )  # a folder that is no run refused before a folder is made
+        # read first: a folder that is no run is refused before an output folder is made in it
+        checkpoint = read_report_checkpoint(run_dir)
         out.parent.mkdir(parents=True, exist_ok=True)
         # Inside a run, the temporary files take the names the next writer deletes if this one is killed
         # (lock.RUN_TEMP_FILES), in the run's folder, whatever the output is called and wherever in the run it
