@@ -440,3 +440,21 @@ def test_an_eval_results_without_token_totals_does_not_record_tokens(tmp_path: P
     assert run.imported is not None and run.imported.run_tokens == {}
     assert "tokens" in run.imported.not_recorded
     assert [p.field for p in runs.all_problems] == ["metadata.total_prompt_tokens"]
+
+
+def test_a_benchmarks_dataset_given_as_a_run_is_named_as_one(tmp_path: Path) -> None:
+    # `bench-nb summary locomo10.json` said only "not a run format bench_nb reads ... (pass format= to force one)"
+    from bench_nb.benchmarks import load_benchmark, write_custom
+
+    locomo = tmp_path / "locomo.json"
+    locomo.write_text(json.dumps([{"sample_id": "conv-1", "qa": [], "conversation": {}}]))
+    custom = write_custom(load_benchmark("sample"), tmp_path / "mine.json")
+    for path, name in ((locomo, "locomo"), (custom, "custom")):
+        with pytest.raises(RunFormatError) as raised:
+            load_runs(path, strict=True)
+        message = str(raised.value)
+        assert message.startswith(f"{path}: a {name} dataset (the benchmark's questions), not a run"), message
+        assert f"bench-nb run -b {name} --dataset FILE" in message
+        assert ("dataset beside runs made on it" in message) == (name == "locomo")  # dataset= reads LoCoMo's
+        with pytest.warns(RunFormatWarning, match=f"a {name} dataset"):
+            assert len(load_runs(path)) == 0

@@ -153,11 +153,7 @@ def import_runs(
         if imp is None:
             found = find_importer(file, data)
             if found is None:
-                raise RunFormatError(
-                    file,
-                    "not a run format bench_nb reads: not a checkpoint/report.json, nor a file of "
-                    f"{', '.join(list_importers())} (pass format= to force one)",
-                )
+                raise RunFormatError(file, _dataset_not_run(file) or _not_a_run_format())
             imp = found[0]
         elif imp.looks_like is not None and not imp.looks_like(data):
             raise RunFormatError(
@@ -168,6 +164,34 @@ def import_runs(
     if not runs:
         raise RunFormatError(file, f"no run in this {imp.name} file")
     return file, [(ck, info, problems if i == 0 else []) for i, (ck, info) in enumerate(runs)]
+
+
+def _not_a_run_format() -> str:
+    return (
+        "not a run format bench_nb reads: not a checkpoint/report.json, nor a file of "
+        f"{', '.join(list_importers())} (pass format= to force one)"
+    )
+
+
+def _dataset_not_run(file: Path) -> str:
+    """What to say of a benchmark's dataset file given where a run goes (a newcomer's ``bench-nb summary
+    locomo10.json``), or "" for any other file."""
+    from bench_nb.benchmarks.registry import detect_benchmark
+    from bench_nb.errors import DatasetError
+
+    try:
+        name = detect_benchmark(file)
+    except (DatasetError, OSError):
+        return ""
+    beside = (  # the dataset= of load_runs and questions_df, --dataset of summary, export, gate ...
+        ", or give it as the dataset beside runs made on it (--dataset FILE, dataset= in Python)"
+        if name in ("locomo", "longmemeval")
+        else ""
+    )
+    return (
+        f"a {name} dataset (the benchmark's questions), not a run: make a run on it (bench-nb run -b {name} "
+        f"--dataset FILE){beside}"
+    )
 
 
 def _lmev2_file(path: Path) -> Path | None:
