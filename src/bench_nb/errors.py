@@ -152,6 +152,9 @@ class RunFormatWarning(BenchNbWarning):
 
 
 _SHOWN = 10  # problems listed in a warning's message (all are in its .problems)
+#: The parts of a ``warn_problems`` message that speak to Python code (``bench-nb`` shows it without them).
+STRICT_HINT = " (strict=True raises instead)"
+ALL_HINT = " (all of them are in this warning's .problems)"
 
 
 def warn_problems(problems: Sequence[Problem], headline: str | None = None) -> None:
@@ -166,11 +169,11 @@ def warn_problems(problems: Sequence[Problem], headline: str | None = None) -> N
     n = len(problems)
     lines = [f"  - {p}" for p in problems[:_SHOWN]]
     if n > _SHOWN:
-        lines.append(f"  ... and {n - _SHOWN} more (all of them are in this warning's .problems)")
+        lines.append(f"  ... and {n - _SHOWN} more{ALL_HINT}")
     if headline is None:
         headline = (
             f"{n} problem{'s' if n != 1 else ''} loading runs; what {'they name' if n != 1 else 'it names'} "
-            "was skipped or read as noted (strict=True raises instead):"
+            f"was skipped or read as noted{STRICT_HINT}:"
         )
     elif n == 1:
         lines = []

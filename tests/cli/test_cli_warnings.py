@@ -64,3 +64,20 @@ def test_a_user_warning_from_bench_nb_is_a_clean_line_too(tmp_path: Path, locomo
     line = next(x for x in result.stderr.splitlines() if "differs from the pinned locomo dataset" in x)
     assert line.startswith(f"warning: {copy}: sha256 ")
     assert "DatasetWarning" not in result.stderr and "registry.py" not in result.stderr
+
+
+def test_a_warning_on_the_command_line_does_not_speak_python(tmp_path: Path) -> None:
+    # "(strict=True raises instead)" and "(all of them are in this warning's .problems)" are for Python code:
+    # no command takes strict=True, and a terminal has no warning object to look into
+    for i in range(12):  # more problems than a warning lists
+        run = write_run(tmp_path / f"r{i}", [question("q1"), question("q2")], run_id=f"r{i}")
+        ck = json.loads((run / "checkpoint.json").read_text())
+        ck["questions"]["q2"]["phases"]["evaluate"]["score"] = "high"
+        (run / "checkpoint.json").write_text(json.dumps(ck))
+    result = _bench_nb("plan", "--runs", str(tmp_path / "r*"), "--questions", "300", "--haystacks", "3")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith(
+        "warning: 24 problems loading runs; what they name was skipped or read as noted:"
+    )
+    assert "  ... and 14 more\n" in result.stderr
+    assert "strict=True" not in result.stderr and ".problems" not in result.stderr

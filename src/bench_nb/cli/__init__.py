@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from bench_nb.errors import BenchNbError, BenchNbWarning
+from bench_nb.errors import ALL_HINT, STRICT_HINT, BenchNbError, BenchNbWarning, RunFormatWarning
 
 # command name -> ("module:attribute", the line ``bench-nb --help`` shows for it without importing the module)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -134,7 +134,10 @@ def _show_warning(
     at means nothing on a command line), whatever their class (a ``DatasetWarning`` is a ``UserWarning``);
     any other warning as Python shows it."""
     if issubclass(category, BenchNbWarning) or _ours(filename):
-        click.echo(f"warning: {message}", err=True)
+        text = str(message)
+        if isinstance(message, RunFormatWarning):  # strict=True and .problems are Python's, not a command's
+            text = text.replace(STRICT_HINT, "").replace(ALL_HINT, "")
+        click.echo(f"warning: {text}", err=True)
     else:
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
