@@ -118,3 +118,12 @@ def test_demos_runs_dir_says_it_is_emptied_first() -> None:
     assert demo is not None
     (runs_dir,) = (p for p in demo.params if "--runs-dir" in p.opts)
     assert isinstance(runs_dir, click.Option) and "Emptied first" in (runs_dir.help or "")
+
+
+def test_compares_help_says_where_its_runs_and_manifest_go() -> None:
+    ctx = click.Context(cli, info_name="bench-nb")
+    compare = cli.get_command(ctx, "compare")
+    assert compare is not None
+    text = " ".join(compare.get_help(click.Context(compare, info_name="compare")).split())
+    assert "<compare id>-<provider> in --runs-dir" in text and "compare/<compare id>/manifest.json" in text
+    assert "bench-nb report compare -p runs data/compare/ID/manifest.json" in text

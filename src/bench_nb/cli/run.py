@@ -424,7 +424,14 @@ def compare(
     allow_mismatch: bool,
     **opts: Any,
 ) -> None:
-    """Run several providers like for like and write a MemoryBench compare manifest."""
+    """Run several providers like for like and write a MemoryBench compare manifest.
+
+    The runs are <compare id>-<provider> in --runs-dir, the manifest <runs dir>/../compare/<compare
+    id>/manifest.json (data/compare/ID/manifest.json by default); the page:
+
+    \b
+    bench-nb report compare -p runs data/compare/ID/manifest.json -o reports/ID.html
+    """
     import warnings
 
     from bench_nb.runformat.format import now_stamp
