@@ -171,3 +171,15 @@ def test_show_failures_by_question_id_or_type(example_run: Path) -> None:
     assert bad.exit_code == 2 and "no question type 'nope'" in bad.output and "abstention" in bad.output
     bad = invoke("show-failures", example_run, "-q", "conv-zz", ok=False)
     assert bad.exit_code == 2 and "no question 'conv-zz'" in bad.output
+
+
+def test_show_failures_takes_a_run_id_as_status_does(example_run: Path) -> None:
+    # status took a run id (under --runs-dir) or a directory; show-failures only a directory, so the id
+    # `bench-nb run` prints was "Directory 'fx-compare-supermemory' does not exist."
+    by_dir = invoke("show-failures", example_run, "-n", "2").stdout
+    assert invoke("show-failures", RUN, "--runs-dir", example_run.parent, "-n", "2").stdout == by_dir
+    assert (
+        invoke("status", RUN, "--runs-dir", example_run.parent).stdout == invoke("status", example_run).stdout
+    )
+    bad = invoke("show-failures", "no-such-run", "--runs-dir", example_run.parent, ok=False)
+    assert bad.exit_code == 2 and "no run directory 'no-such-run', and no run 'no-such-run' in" in bad.output

@@ -35,15 +35,18 @@ def run_location(run: str, runs_dir: Path) -> Path:
     raise click.BadParameter(f"no run directory {run!r}, and no run {run!r} in {runs_dir}", param_hint="RUN")
 
 
-@click.command()
-@click.argument("which", metavar="RUN")
-@click.option(
+RUNS_DIR_OPTION = click.option(
     "--runs-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default="data/runs",
     show_default=True,
     help="Where a RUN given by its id is looked for.",
 )
+
+
+@click.command()
+@click.argument("which", metavar="RUN")
+@RUNS_DIR_OPTION
 def status(which: str, runs_dir: Path) -> None:
     """How far a run got: questions per phase, failures and problems. RUN is a run directory or a run id
     (looked for under --runs-dir), as with bench-nb run -r."""
@@ -77,7 +80,8 @@ def status(which: str, runs_dir: Path) -> None:
 
 
 @click.command("show-failures")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("which", metavar="RUN")
+@RUNS_DIR_OPTION
 @click.option("--limit", "-n", type=int, default=20, show_default=True, help="Show at most this many.")
 @click.option("--results", "n_results", type=int, default=5, show_default=True, help="Top results shown.")
 @click.option(
@@ -92,9 +96,16 @@ def status(which: str, runs_dir: Path) -> None:
     help="Only this type, raw or normalised (repeatable).",
 )
 def show_failures(
-    run_dir: Path, limit: int, n_results: int, question_ids: tuple[str, ...], types: tuple[str, ...]
+    which: str,
+    runs_dir: Path,
+    limit: int,
+    n_results: int,
+    question_ids: tuple[str, ...],
+    types: tuple[str, ...],
 ) -> None:
-    """Incorrect, unscored and errored questions: question, ground truth, answer, verdict, top results."""
+    """Incorrect, unscored and errored questions: question, ground truth, answer, verdict, top results. RUN is
+    a run directory or a run id (looked for under --runs-dir), as with bench-nb status."""
+    run_dir = run_location(which, runs_dir)
     run = read_run(run_dir)
     df = questions_frame(run)
     bad = df.filter(
