@@ -81,3 +81,13 @@ def test_a_warning_on_the_command_line_does_not_speak_python(tmp_path: Path) -> 
     )
     assert "  ... and 14 more\n" in result.stderr
     assert "strict=True" not in result.stderr and ".problems" not in result.stderr
+
+
+def test_export_prints_each_problem_once(tmp_path: Path) -> None:
+    # export prints every problem itself ("problem: ..."): the lenient load's warning listed them all again
+    run = _damaged_run(tmp_path)
+    result = _bench_nb("export", str(run), "--to", str(tmp_path / "store"))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("[question q2] (field questions.q2.phases.evaluate.score)") == 1, result.stderr
+    assert "problem: " in result.stderr and "warning: " not in result.stderr
+    assert "written: r" in result.stdout

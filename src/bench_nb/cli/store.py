@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import click
 
+from bench_nb.errors import RunFormatWarning
 from bench_nb.frames.store import export_runs
 
 
@@ -25,13 +27,15 @@ def export(runs: tuple[str, ...], store: str, dataset: Path | None, strict: bool
     a local store at a time (another waits for it); loading the store meanwhile is safe. Open the store
     with bench_nb.load_runs(STORE) (runs=[...] to select runs by id).
     """
-    result = export_runs(
-        list(runs),
-        store,
-        dataset=dataset,
-        strict=strict,
-        on_wait=lambda message: click.echo(message, err=True),
-    )
+    with warnings.catch_warnings():  # each problem is printed below
+        warnings.simplefilter("ignore", RunFormatWarning)
+        result = export_runs(
+            list(runs),
+            store,
+            dataset=dataset,
+            strict=strict,
+            on_wait=lambda message: click.echo(message, err=True),
+        )
     for run_id in result.written:
         click.echo(f"written: {run_id}")
     for problem in result.problems:
