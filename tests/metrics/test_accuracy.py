@@ -116,18 +116,18 @@ def test_example_accuracy_and_success_rate(mb_example: Path) -> None:
 FIXTURE_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "accuracy.accuracy_frame",
-        "accuracy.accuracy_by_type_frame",
-        "accuracy.success_rate_frame",
-        "accuracy.accuracy_across_benchmarks",
-        "latency.latency_stats_frame",
-        "retrieval.retrieval_summary_frame",
-        "tokens.token_summary_frame",
-    ],
-)
+BY_TABLES = [
+    "accuracy.accuracy_frame",
+    "accuracy.accuracy_by_type_frame",
+    "accuracy.success_rate_frame",
+    "accuracy.accuracy_across_benchmarks",
+    "latency.latency_stats_frame",
+    "retrieval.retrieval_summary_frame",
+    "tokens.token_summary_frame",
+]
+
+
+@pytest.mark.parametrize("name", BY_TABLES)
 def test_by_a_column_name_is_one_column_not_its_letters(name: str) -> None:
     """``by="provider"`` groups by the provider column, as ``by=["provider"]`` does (it was read letter by
     letter: polars' ColumnNotFoundError for a column "p")."""
@@ -138,3 +138,16 @@ def test_by_a_column_name_is_one_column_not_its_letters(name: str) -> None:
     assert "provider" in by_name.columns and "run_id" not in by_name.columns
     assert_frame_equal(by_name, by_list)
     assert by_name["provider"].n_unique() == q["provider"].n_unique()
+
+
+@pytest.mark.parametrize("name", [*BY_TABLES, "budget.lafs_frame"])
+def test_a_by_column_the_frame_lacks_is_named_with_the_nearest_and_the_columns(name: str) -> None:
+    """A typo in ``by`` names the value, the nearest column and the frame's columns (it was polars'
+    ``"provder" not found`` from inside the table's code, or lafs' "the frame has no such column")."""
+    module, function = name.split(".")
+    fn = getattr(importlib.import_module(f"bench_nb.metrics.{module}"), function)
+    q = questions_frame(sorted(FIXTURE_RUNS.iterdir()))
+    with pytest.raises(ValueError, match="by='provder'") as raised:
+        fn(q, by="provder")
+    assert "(did you mean 'provider'?)" in str(raised.value)
+    assert "its columns: run_id, harness, provider" in str(raised.value)

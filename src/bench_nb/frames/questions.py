@@ -89,9 +89,22 @@ RunsLike: TypeAlias = Sources | RunSet | Run | StoredFrames
 QuestionsLike: TypeAlias = Union[RunsLike, pl.DataFrame, "pd.DataFrame"]
 
 
-def as_columns(by: str | Sequence[str]) -> list[str]:
-    """``by`` as a list of column names: a string is one column (``by="provider"``), never its letters."""
-    return [by] if isinstance(by, str) else list(by)
+def as_columns(by: str | Sequence[str], frame: pl.DataFrame | None = None) -> list[str]:
+    """``by`` as a list of column names: a string is one column (``by="provider"``), never its letters.
+
+    Given the ``frame`` they group, a name that is none of its columns raises ``ValueError`` naming it, the
+    nearest column and the frame's columns (not polars' error from deep inside the table's code)."""
+    keys = [by] if isinstance(by, str) else list(by)
+    if frame is not None:
+        for key in keys:
+            if key not in frame.columns:
+                from bench_nb.registry import did_you_mean
+
+                raise ValueError(
+                    f"by={by!r}: the questions frame has no column {key!r}{did_you_mean(key, frame.columns)}; "
+                    f"its columns: {', '.join(frame.columns)}"
+                )
+    return keys
 
 
 def questions_frame(

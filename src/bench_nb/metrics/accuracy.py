@@ -31,9 +31,10 @@ def _with_ci(df: pl.DataFrame, cis: list[tuple[float, float]]) -> pl.DataFrame:
 
 def accuracy_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Accuracy per group with Wilson 95% intervals (unscored answers excluded and counted)."""
-    keys = as_columns(by)
+    questions = as_questions(data)
+    keys = as_columns(by, questions)
     # once per frame: a report's tables and charts ask for the same accuracy per run and per type
-    return once_per_frame(f"accuracy by {keys}", as_questions(data), lambda frame: _accuracy(frame, keys))
+    return once_per_frame(f"accuracy by {keys}", questions, lambda frame: _accuracy(frame, keys))
 
 
 def _accuracy(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -77,7 +78,9 @@ def accuracy_by_type_frame(
     data: QuestionsLike, *, raw: bool = False, by: str | Sequence[str] = ("run_id",)
 ) -> pl.DataFrame:
     """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
-    return accuracy_frame(data, by=[*as_columns(by), "question_type" if raw else "question_type_norm"])
+    questions = as_questions(data)
+    keys = as_columns(by, questions)
+    return accuracy_frame(questions, by=[*keys, "question_type" if raw else "question_type_norm"])
 
 
 accuracy_by_type = with_backend(accuracy_by_type_frame, "accuracy_by_type")
@@ -87,7 +90,7 @@ def success_rate_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_i
     """Evaluated / target per run, with failed, in-progress, pending and unscored counts: per group
     ``target, evaluated, failed, in_progress, pending, unscored, success_rate`` (+ interval)."""
     questions = with_verdicts(as_questions(data))
-    keys = as_columns(by)
+    keys = as_columns(by, questions)
     out = questions.group_by(keys, maintain_order=True).agg(
         target=pl.len().cast(pl.Int64),
         evaluated=(pl.col("status") == "evaluated").sum().cast(pl.Int64),
@@ -168,8 +171,8 @@ def accuracy_across_benchmarks(
 
     from bench_nb.metrics.clustered import cr2_variance
 
-    keys = as_columns(by)
     q = with_verdicts(as_questions(data)).filter(pl.col("score").is_not_null())
+    keys = as_columns(by, q)
     z = normal_z(confidence)
     rows = []
     for group, frame in q.group_by(keys, maintain_order=True):

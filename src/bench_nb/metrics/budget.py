@@ -27,7 +27,7 @@ import polars as pl
 
 from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import once_per_frame, with_backend
-from bench_nb.frames.questions import QuestionsLike, as_questions
+from bench_nb.frames.questions import QuestionsLike, as_columns, as_questions
 from bench_nb.frames.verdicts import with_verdicts
 
 T_MIN = 1.0  # seconds: LongMemEval-V2's leaderboard budgets, compute_lafs.py's T_MIN and T_MAX
@@ -225,8 +225,7 @@ def lafs_frame(
     _check_reference(reference, q)
     pts = run_points(q, full_set)
     if by is not None:
-        if by not in q.columns:
-            raise ValueError(f"by={by!r}: the frame has no such column")
+        as_columns(by, q)  # a column of the frame, or ValueError naming it and the columns
         keys = q.group_by("run_id", maintain_order=True).agg(pl.col(by).first().cast(pl.Utf8).alias("system"))
         pts = pts.join(keys, on="run_id", how="left")
     else:

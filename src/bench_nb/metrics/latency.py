@@ -35,7 +35,7 @@ def latency_stats_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_
     questions = as_questions(data)
     evaluated = questions.filter(pl.col("status") == "evaluated")
     rows: list[dict[str, Any]] = []
-    keys = as_columns(by)
+    keys = as_columns(by, questions)
     groups = evaluated.partition_by(keys, as_dict=True, maintain_order=True) if len(evaluated) else {}
     for key, group in groups.items():
         for phase in LATENCY_PHASES:

@@ -39,7 +39,7 @@ def retrieval_summary_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("
     questions that have them, with the level they were computed at (see ``bench_nb.metrics.retrieval``): one
     row per group, ``evaluated``, ``with_metrics``, ``level``, the six means, ``k_min``/``k_max``."""
     questions = as_questions(data)
-    keys = as_columns(by)
+    keys = as_columns(by, questions)
     ev = questions.filter(pl.col("status") == "evaluated")
     rows: list[dict[str, Any]] = []
     for key, group in ev.partition_by(keys, as_dict=True, maintain_order=True).items():

@@ -18,12 +18,13 @@ def token_summary_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_
     tokens carry none, nor do other harnesses' files); means are over those questions only, and a total is
     null when no question records it.
     """
-    ev = as_questions(data).filter(pl.col("status") == "evaluated")
+    questions = as_questions(data)
+    ev = questions.filter(pl.col("status") == "evaluated")
 
     def total(col: str) -> pl.Expr:  # null, not 0, when no question records it
         return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum())
 
-    return ev.group_by(as_columns(by), maintain_order=True).agg(
+    return ev.group_by(as_columns(by, questions), maintain_order=True).agg(
         evaluated=pl.len().cast(pl.Int64),
         with_tokens=pl.col("prompt_tokens").is_not_null().sum().cast(pl.Int64),
         total_prompt_tokens=total("prompt_tokens"),
