@@ -133,3 +133,14 @@ def test_an_unknown_command_gets_the_nearest_one_and_the_list(
     error = _error(args, capsys)
     assert error.startswith(f"error: No such command '{args[-2] if len(args) > 2 else args[0]}'")
     assert f"(did you mean '{nearest}'?)" in error and f"commands: {known}" in error
+
+
+def test_an_unknown_phase_of_phase_concurrency_says_did_you_mean(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["run", "-p", "sqlite", "-b", "sample", "--phase-concurrency", "answr=2", "--runs-dir", tmp_path]
+    error = _error([*args, "--dry-run"], capsys)
+    assert error == (
+        "error: unknown phase 'answr' (did you mean 'answer'?) in phase_concurrency (phases: ingest, indexing, "
+        "search, answer, evaluate)"
+    )

@@ -12,6 +12,7 @@ from typing import Any
 from bench_nb.benchmarks.registry import BenchmarkTraits
 from bench_nb.errors import BenchNbError, ProviderError
 from bench_nb.redaction import redact
+from bench_nb.registry import did_you_mean
 from bench_nb.runformat.format import PHASES
 from bench_nb.runner.retry import RetryPolicy
 
@@ -64,7 +65,8 @@ class ExecutionOptions:
         for phase, n in self.phase_concurrency.items():
             if phase not in PHASES:
                 raise BenchNbError(
-                    f"unknown phase {phase!r} in phase_concurrency (phases: {', '.join(PHASES)})"
+                    f"unknown phase {phase!r}{did_you_mean(phase, PHASES)} in phase_concurrency (phases: "
+                    f"{', '.join(PHASES)})"
                 )
             if n < 1:
                 raise BenchNbError(f"concurrency of {phase} must be at least 1, not {n}")
