@@ -146,3 +146,13 @@ def test_the_settings_table_of_docs_runner_md_lists_every_run_option() -> None:
         if isinstance(param, click.Option) and "--help" not in param.opts and not set(param.opts) & listed
     ]
     assert missing == []
+
+
+def test_sweeps_help_shows_a_sweep_file() -> None:
+    # it said "Run every configuration of SWEEP_FILE" without what the file is or where to read of it
+    ctx = click.Context(cli, info_name="bench-nb")
+    sweep = cli.get_command(ctx, "sweep")
+    assert sweep is not None
+    lines = [line.strip() for line in sweep.get_help(click.Context(sweep, info_name="sweep")).splitlines()]
+    assert 'providers = ["sqlite", "no-memory"]' in lines and "k = [5, 10]" in lines
+    assert '"Sweeps"' in " ".join(lines)

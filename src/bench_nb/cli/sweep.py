@@ -31,7 +31,18 @@ import click
 def sweep(
     sweep_file: Path, workers: int | None, ray_address: str | None, runs_dir: Path | None, dry_run: bool
 ) -> None:
-    """Run every configuration of SWEEP_FILE as a resumable run; rerunning it resumes."""
+    """Run every configuration of SWEEP_FILE as a resumable run; rerunning it resumes.
+
+    SWEEP_FILE is TOML, the grid (providers x benchmarks x k x answerers x judges x repeats) and the settings
+    every run shares (docs/runner.md, "Sweeps"); the runs go to --runs-dir, their compare manifests to
+    <runs dir>/../compare/<sweep id>/ (data/compare/ID/ by default). For example:
+
+    \b
+    id = "retrieval-k"
+    providers = ["sqlite", "no-memory"]
+    benchmarks = ["sample"]
+    k = [5, 10]
+    """
     from dataclasses import replace
 
     from bench_nb.cli.run import _nothing_evaluated, _summary_line
