@@ -132,8 +132,15 @@ def test_switch_primary_on_memorybench_run_keeps_its_verdicts(make_run) -> None:
 
 
 def test_switch_primary_refused_without_verdicts_or_with_a_journal(bench_run: Path) -> None:
-    with pytest.raises(JudgeError, match=r"no verdict for 5 evaluated question\(s\)"):
+    with pytest.raises(
+        JudgeError, match=r"judge 'nobody' has no verdict in the run; judges with verdicts: contains\."
+    ):
         rejudge(bench_run, [], primary="nobody")
+    # a misspelt judge said "grade them first (rejudge -j contans)": a judge that does not exist
+    with pytest.raises(
+        JudgeError, match=r"judge 'contans' has no verdict in the run \(did you mean 'contains'\?\)"
+    ):
+        rejudge(bench_run, [], primary="contans")
     rejudge(bench_run, [ContainsJudge()])
     (bench_run / "journal.jsonl").write_text('{"q": ["q1"]}\n')
     before = (bench_run / "checkpoint.json").read_bytes()

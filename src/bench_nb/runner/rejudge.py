@@ -26,6 +26,7 @@ from bench_nb.models.aliases import check_credentials
 from bench_nb.models.client import LLMClient
 from bench_nb.records import Question, Verdict, VerdictLabel
 from bench_nb.redaction import redact
+from bench_nb.registry import did_you_mean
 from bench_nb.runformat.format import judge_fields, now_iso
 from bench_nb.runformat.journal import write_atomic
 from bench_nb.runformat.jsjson import dumps_js
@@ -300,6 +301,13 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
         qid for qid, q in run.checkpoint.questions.items() if q.phases.evaluate.status == "completed"
     ]
     missing = [q for q in evaluated if (q, new) not in verdicts]
+    graded = sorted({j for _, j in verdicts})
+    if evaluated and new not in graded:  # no verdict at all: often a misspelt name
+        raise JudgeError(
+            f"judge {new!r} has no verdict in the run{did_you_mean(new, graded)}; judges with verdicts: "
+            f"{', '.join(graded) or 'none'}. Make one of them the primary judge, or grade the answers with "
+            f"{new!r} first (rejudge -j {new})"
+        )
     if missing:
         raise JudgeError(
             f"judge {new!r} has no verdict for {len(missing)} evaluated question(s) (e.g. {missing[0]}): "
