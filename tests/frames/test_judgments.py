@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import bench_nb
 from bench_nb import disputed_questions, judge_agreement, judgments_df, load_runs
 from bench_nb.errors import RunFormatError, RunFormatWarning
 
@@ -221,3 +222,27 @@ def test_disputed_context_from_results_file(make_run) -> None:
     (run / "checkpoint.json").write_text(json.dumps(ck))
     d = disputed_questions(run, backend="polars")
     assert d["context"][0].startswith("1. memory about Biscuit for q1")
+
+
+FIXTURE_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda runs: judge_agreement(runs, judges=["contains", "f1x"]),
+        lambda runs: disputed_questions(runs, judges=["contains", "f1x"]),
+        lambda runs: bench_nb.failure_reasons(runs, judges=["contains", "f1x"]),
+        lambda runs: bench_nb.judge_audit(runs, judge="f1x"),
+    ],
+    ids=["judge_agreement", "disputed_questions", "failure_reasons", "judge_audit"],
+)
+def test_a_judge_with_no_verdict_is_named_with_the_nearest_and_the_judges_present(call) -> None:
+    """A judge name with no verdict in the runs (a typo) raises naming it, the nearest judge and the judges
+    there: disputed_questions, failure_reasons and judge_audit filtered every verdict out and returned a
+    table as if no judge disagreed; judge_agreement said "judges present: []" (it listed them after the
+    filter)."""
+    runs = load_runs(sorted(FIXTURE_RUNS.iterdir()))
+    with pytest.raises(ValueError, match="judge 'f1x' has no verdict in these runs") as raised:
+        call(runs)
+    assert "(did you mean 'f1'?); judges present: f1, contains" in str(raised.value)

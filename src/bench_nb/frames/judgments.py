@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +290,25 @@ def _add_problems(run: Run, problems: list[Problem], strict: bool) -> None:
     run.problems.extend(p for p in problems if (p.path, p.message) not in known)
 
 
+def known_judges(frame: pl.DataFrame, judges: str | Sequence[str] | None) -> list[str] | None:
+    """``judges`` as a list (a string is one judge), each checked against ``frame`` (a judgments frame): a
+    name none of its verdicts has raises ``ValueError`` naming it, the nearest judge and the judges present
+    (a typo would otherwise filter every verdict out, and the table come back empty). None stays None."""
+    if judges is None:
+        return None
+    chosen = [judges] if isinstance(judges, str) else list(judges)
+    present = [str(j) for j in frame["judge"].unique(maintain_order=True).to_list() if j is not None]
+    unknown = [j for j in chosen if j not in present]
+    if unknown:
+        from bench_nb.registry import did_you_mean
+
+        raise ValueError(
+            f"judge {unknown[0]!r} has no verdict in these runs{did_you_mean(unknown[0], present)}; "
+            f"judges present: {', '.join(present) or 'none'}"
+        )
+    return chosen
+
+
 def disputed_questions_frame(
     data: Any,
     *,
@@ -327,6 +347,7 @@ def disputed_questions_frame(
     else:
         runset = data if isinstance(data, StoredFrames) else load_runs(data)
         frame = judgments_frame(runset)
+    judges = known_judges(frame, judges)
     if judges is not None:
         frame = frame.filter(pl.col("judge").is_in(judges))
     frame = with_verdicts(replicates_as_raters(frame))

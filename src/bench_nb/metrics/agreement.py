@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 import polars as pl
 
 from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
-from bench_nb.frames.judgments import collapse_replicates, judgments_frame
+from bench_nb.frames.judgments import collapse_replicates, judgments_frame, known_judges
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.text import Cell, fmt_number, render
@@ -338,9 +338,6 @@ def judge_agreement(
     long = _long_form(data, judges)
     judge_names = tuple(long["judge"].unique(maintain_order=True).to_list())
     if judges is not None:
-        missing = [j for j in judges if j not in judge_names]
-        if missing:
-            raise ValueError(f"judge(s) {missing} have no verdict here; judges present: {list(judge_names)}")
         judge_names = tuple(judges)
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
@@ -386,8 +383,9 @@ def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
     )
     # judgments: score is the verdict; an unscored one is null, one outside [0, 1] raises (frames.verdicts)
     df = with_verdicts(df.drop("status", "correct", strict=False))
+    judges = known_judges(df, judges)  # before the filter, which would leave none of them to name
     if judges is not None:
-        df = df.filter(pl.col("judge").is_in(list(judges)))
+        df = df.filter(pl.col("judge").is_in(judges))
     df = collapse_replicates(df)  # a judge's replicates: their majority (frames.judgments)
     dup = df.filter(pl.struct("run_id", "question_id", "judge").is_duplicated())
     if len(dup):

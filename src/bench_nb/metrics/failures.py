@@ -32,7 +32,13 @@ import polars as pl
 from bench_nb.frames.backend import as_polars, with_backend
 from bench_nb.frames.columns import FAILURES
 from bench_nb.frames.errata import ErrataSource, apply_errata, as_errata
-from bench_nb.frames.judgments import judgments_frame, replicates_as_raters, search_hits, split_verdicts
+from bench_nb.frames.judgments import (
+    judgments_frame,
+    known_judges,
+    replicates_as_raters,
+    search_hits,
+    split_verdicts,
+)
 from bench_nb.frames.questions import QUESTION_SCHEMA, StoredFrames, questions_frame
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.records import CONTEXT_CUT
@@ -144,6 +150,7 @@ def failure_reasons_frame(
     if wrong.is_empty():
         return FAILURES.empty()
     verdicts = judgments_frame(runset)
+    judges = known_judges(verdicts, judges)
     if judges is not None:
         verdicts = verdicts.filter(pl.col("judge").is_in(judges))
     disputed = split_verdicts(replicates_as_raters(verdicts)).select(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from bench_nb.frames.backend import as_polars, with_backend
-from bench_nb.frames.judgments import judgments_frame
+from bench_nb.frames.judgments import judgments_frame, known_judges
 from bench_nb.frames.questions import QuestionsLike, StoredFrames, as_questions, questions_frame
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.judges.labels import HUMAN, read_labels
@@ -274,10 +274,10 @@ def judge_audit_frame(
     if by not in (None, "question_type"):
         raise ValueError(f"by must be None or 'question_type', not {by!r}")
     frame, runset = _judgments_and_runs(runs)
+    chosen = known_judges(frame, judge)
     wrong = [r.run_id for r in runset if _audit_kind(r) == "wrong"]
     frame = frame.filter(pl.col("run_id").is_in(wrong))
-    if judge is not None:
-        chosen = [judge] if isinstance(judge, str) else list(judge)
+    if chosen is not None:
         frame = frame.filter(pl.col("judge").is_in(chosen))
     frame = frame.with_columns(question_type=pl.col("question_type_norm").fill_null("other"))
     keys = ["run_id", "judge"] + (["question_type"] if by else [])
