@@ -301,11 +301,11 @@ def _switch_primary(run: Run, old: str, new: str, prompt_hash: Any = None) -> No
         qid for qid, q in run.checkpoint.questions.items() if q.phases.evaluate.status == "completed"
     ]
     missing = [q for q in evaluated if (q, new) not in verdicts]
-    graded = sorted({j for _, j in verdicts})
-    if evaluated and new not in graded:  # no verdict at all: often a misspelt name
+    judged = sorted({j for _, j in verdicts})
+    if evaluated and new not in judged:  # no verdict at all: often a misspelt name
         raise JudgeError(
-            f"judge {new!r} has no verdict in the run{did_you_mean(new, graded)}; judges with verdicts: "
-            f"{', '.join(graded) or 'none'}. Make one of them the primary judge, or grade the answers with "
+            f"judge {new!r} has no verdict in the run{did_you_mean(new, judged)}; judges with verdicts: "
+            f"{', '.join(judged) or 'none'}. Make one of them the primary judge, or grade the answers with "
             f"{new!r} first (rejudge -j {new})"
         )
     if missing:
