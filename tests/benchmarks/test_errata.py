@@ -155,3 +155,12 @@ def test_datasets_cli_lists_downloads_and_verifies_the_errata(served_errata: byt
     changed.write_text(json.dumps(json.loads(body)[:10]))
     bad = CliRunner().invoke(cli, ["datasets", "verify", str(changed), "-b", "locomo-errata"])
     assert bad.exit_code == 1 and f"pin: MISMATCH, expected {PIN}" in bad.stdout
+
+
+def test_an_errata_name_with_a_typo_is_named_with_the_nearest_and_the_registered_names() -> None:
+    """``load_errata("locmo")`` said only "no such errata file (and not a registered errata name)"."""
+    with pytest.raises(DatasetError) as raised:
+        load_errata("locmo", download=False)
+    assert str(raised.value) == (
+        "locmo: no such errata file; unknown errata 'locmo' (did you mean 'locomo'?); known: locomo-errata"
+    )

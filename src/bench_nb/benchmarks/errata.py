@@ -122,8 +122,8 @@ def load_errata(
     if not file.exists():
         try:
             spec = get_errata_spec(str(path))
-        except DatasetError:
-            raise DatasetError(f"{path}: no such errata file (and not a registered errata name)") from None
+        except DatasetError as unknown:  # its message has the nearest name and the registered ones
+            raise DatasetError(f"{path}: no such errata file; {unknown}") from None
         file = _cached(spec, cache_dir, download=download, pin=spec.sha256, progress=False)
     actual = sha256_file(file)
     expected = sha256 if sha256 is not None else spec.sha256 if spec is not None else None

@@ -231,7 +231,8 @@ def get_errata_spec(name: str) -> ErrataSpec:
     spec = _BENCHMARKS.find(name.strip().lower().removesuffix("-errata"))
     if spec is None or spec.errata is None:
         known = list_errata()
-        raise DatasetError(f"unknown errata {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}")
+        hint = did_you_mean(name, [*known, *(k.removesuffix("-errata") for k in known)])  # locmo -> locomo
+        raise DatasetError(f"unknown errata {name!r}{hint}; known: {', '.join(known)}")
     return spec.errata
 
 
