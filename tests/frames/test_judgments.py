@@ -246,3 +246,12 @@ def test_a_judge_with_no_verdict_is_named_with_the_nearest_and_the_judges_presen
     with pytest.raises(ValueError, match="judge 'f1x' has no verdict in these runs") as raised:
         call(runs)
     assert "(did you mean 'f1'?); judges present: f1, contains" in str(raised.value)
+
+
+def test_judge_agreement_reads_a_judge_given_as_a_string_as_one_judge() -> None:
+    """``judges="f1"`` is one judge, as ``known_judges`` reads it: judge_agreement went on to compare the judges
+    'f' and '1', an agreement of nothing (n_items 0) returned without a word."""
+    runs = load_runs(sorted(FIXTURE_RUNS.iterdir()))
+    one = judge_agreement(runs, judges="f1")
+    assert one.judges == ("f1",)
+    assert repr(one) == repr(judge_agreement(runs, judges=["f1"]))

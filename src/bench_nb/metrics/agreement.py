@@ -331,10 +331,13 @@ def judge_agreement(
             unscored) and optionally ``run`` or ``run_id`` (part of the item), ``unscored``, ``provider`` and
             a question type column; ``judgments_df`` output works as is. Anything ``load_runs`` accepts
             is read with ``judgments_df`` first.
-        judges: compare only these judges (default: every judge in ``data``, in order of appearance).
+        judges: compare only these judges (a string is one judge; default: every judge in ``data``, in order
+            of appearance).
         type_column: the column for ``by_type`` (default ``question_type_norm``, else ``question_type``).
         backend: ``"pandas"`` (default) or ``"polars"`` for the tables.
     """
+    if isinstance(judges, str):  # one judge (known_judges reads it so), not its letters
+        judges = [judges]
     long = _long_form(data, judges)
     judge_names = tuple(long["judge"].unique(maintain_order=True).to_list())
     if judges is not None:
