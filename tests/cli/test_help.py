@@ -85,11 +85,18 @@ def test_the_datasets_summary_names_its_subcommands() -> None:
 
 
 # An option's long name and its short one, alike in every command that has the option.
-SAME_NAME = {"--output": "-o", "--answerer": "-m", "--judges": "-j", "--benchmark": "-b"}
+SAME_NAME = {
+    "--output": "-o",
+    "--answerer": "-m",
+    "--judges": "-j",
+    "--benchmark": "-b",
+    "--concurrency": "-c",
+}
 
 
 def test_an_option_has_the_same_names_in_every_command() -> None:
-    # judge-audit and roi tile wrote to `--out` (every other command: -o/--output); reanswer's --answerer had no -m
+    # judge-audit and roi tile wrote to `--out` (every other command: -o/--output); reanswer's --answerer had no -m;
+    # run's and compare's --concurrency no -c (rejudge's and judge-audit's have it)
     ctx = click.Context(cli, info_name="bench-nb")
     for name, command in _commands(cli, ctx):
         for param in command.params:

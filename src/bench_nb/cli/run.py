@@ -85,6 +85,7 @@ def _run_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "-k", type=click.IntRange(min=1), help=f"Retrieval limit, the same for all (default {DEFAULT_K})."
         ),
         click.option(
+            "-c",
             "--concurrency",
             type=click.IntRange(min=1),
             help=f"Tasks at once in each phase, sliding window (default {DEFAULT_CONCURRENCY}).",
