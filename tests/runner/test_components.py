@@ -78,3 +78,14 @@ def test_sha256_pins_the_benchmark_file(tmp_path: Path) -> None:
         json.loads((tmp_path / "good" / "checkpoint.json").read_text())["benchNb"]["benchmarkSha256"]
         == actual
     )
+
+
+def test_an_unknown_provider_is_named_before_the_benchmark_is_loaded(tmp_path: Path) -> None:
+    """``run_benchmark("sqlit", "locomo")`` downloaded LoCoMo (or, offline, failed on the download) before it
+    looked the provider up: the typo came last, after a download, or never."""
+    from bench_nb import run_benchmark
+    from bench_nb.errors import ProviderError
+
+    with pytest.raises(ProviderError, match=r"unknown provider 'sqlit' \(did you mean 'sqlite'\?\); known: "):
+        run_benchmark("sqlit", "locomo", dataset=tmp_path / "absent.json", runs_dir=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

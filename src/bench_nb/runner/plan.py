@@ -33,6 +33,7 @@ from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume, new_check
 from bench_nb.runner.components import (
     close_provider,
     component_options,
+    is_plugin,
     judges_for,
     make_answerer,
     make_judges,
@@ -204,6 +205,11 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
                 f"{order.runs_dir} to resume"
             )
+        if isinstance(provider, str) and not is_plugin(provider):
+            # an unknown name raises (the nearest and the known names) before the benchmark is downloaded
+            from bench_nb.providers.registry import _PROVIDERS
+
+            _PROVIDERS.get(provider)
         bench = load_benchmark(benchmark, asked.dataset, sha256=asked.sha256)
         provider_name = provider if isinstance(provider, str) else provider.name
         if run_id is None:
