@@ -81,3 +81,16 @@ def test_longmemeval_v2_names_its_own_folder(capsys: pytest.CaptureFixture[str],
     assert "chat folders" not in err
     assert _exit(["run", "--help"]) == 0
     assert "LongMemEval-V2 the folder holding questions.jsonl" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("args", [[], ["datasets"], ["roi"]])
+def test_a_command_group_alone_shows_its_help_not_an_error(
+    args: list[str | Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `bench-nb` alone, the first thing a newcomer types, printed its usage, then "error: Usage: ..." and the
+    # whole help as the error's text
+    assert _exit(args) == 2  # click's exit for a missing command
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "error:" not in text and text.count("Usage: bench-nb") == 1, text
+    assert text.startswith("Usage: bench-nb") and "\nCommands:\n" in text

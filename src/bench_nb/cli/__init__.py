@@ -151,6 +151,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
+    except click.exceptions.NoArgsIsHelpError as err:  # a group alone (`bench-nb`): its help, not an error
+        err.show()
+        sys.exit(err.exit_code)
     except click.ClickException as err:
         _show_click_error(err)
         sys.exit(err.exit_code)
