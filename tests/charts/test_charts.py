@@ -344,3 +344,17 @@ def test_charts_list_runs_in_the_leaderboards_order(questions: pl.DataFrame) -> 
     )
     assert chart_spec(charts.chart_latency(questions))["spec"]["layer"][0]["encoding"]["y"]["sort"] == board
     assert chart_spec(charts.chart_outcome_matrix(questions))["encoding"]["x"]["sort"] == board
+
+
+def test_a_kappa_statistic_with_a_typo_is_named_with_the_nearest_and_the_statistics() -> None:
+    """``chart_judge_kappa(agreement, statistic="cohen")`` said "expected a JudgeAgreement or a pairwise table
+    with a 'cohen' column", as if the agreement were at fault."""
+    agreement = bench_nb.judge_agreement(sorted(FIXTURE_RUNS.iterdir()))
+    with pytest.raises(ValueError) as raised:
+        charts.chart_judge_kappa(agreement, statistic="cohen")
+    assert str(raised.value) == (
+        "statistic='cohen': not a column of the pairwise table (did you mean 'cohen_kappa'?); "
+        "one of: percent_agreement, cohen_kappa, gwet_ac1"
+    )
+    with pytest.raises(ValueError, match=r"expected a JudgeAgreement .* not str"):
+        charts.chart_judge_kappa("agreement.json")

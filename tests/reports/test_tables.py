@@ -173,3 +173,9 @@ def test_a_tables_text_form_is_its_numbers_not_its_html_again(fixture_glob: str)
     table = tables.table_memscore(bench_nb.questions_df(fixture_glob, backend="polars"))
     assert repr(table) == repr(table.frame)
     assert "<table" not in repr(table) and "<table" in table._repr_html_()
+
+
+def test_table_paired_names_a_pairs_value_it_does_not_know() -> None:
+    """``pairs="neighbors"`` (or any other word) showed every pair, as ``"all"`` does, without a word."""
+    with pytest.raises(ValueError, match="pairs must be 'all' or 'neighbours', not 'neighbors'"):
+        tables.table_paired(FIXTURE_GLOB, pairs="neighbors")  # type: ignore[arg-type]

@@ -23,8 +23,19 @@ def chart_judge_kappa(
     """
     frames = getattr(agreement, "frames", None)  # a JudgeAgreement keeps its tables in polars
     pairwise = frames["pairwise"] if frames is not None else as_polars(agreement)
-    if pairwise is None or statistic not in pairwise.columns:
-        raise ValueError(f"expected a JudgeAgreement or a pairwise table with a {statistic!r} column")
+    if pairwise is None or not {"judge_a", "judge_b", "n"} <= set(pairwise.columns):
+        raise ValueError(
+            "expected a JudgeAgreement (bench_nb.judge_agreement) or its pairwise table (judge_a, judge_b, n and "
+            f"{statistic!r}), not {type(agreement).__name__}"
+        )
+    if statistic not in pairwise.columns:
+        from bench_nb.registry import did_you_mean
+
+        known = [c for c in pairwise.columns if c not in ("judge_a", "judge_b", "n", "n_dropped")]
+        raise ValueError(
+            f"statistic={statistic!r}: not a column of the pairwise table{did_you_mean(statistic, known)}; "
+            f"one of: {', '.join(known)}"
+        )
     judges: list[str] = []
     for a, b in pairwise.select("judge_a", "judge_b").iter_rows():
         judges.extend(j for j in (a, b) if j not in judges)

@@ -48,6 +48,8 @@ def table_paired(
     from bench_nb.frames.questions import as_questions
     from bench_nb.metrics.paired import HEADERS, METHOD_NOTES, paired_comparisons_frame
 
+    if pairs not in ("all", "neighbours"):
+        raise ValueError(f"pairs must be 'all' or 'neighbours', not {pairs!r}")
     frame = paired_comparisons_frame(runs, judge=judge, method=method)
     labels = _pair_labels(frame)
     rows = []
