@@ -94,3 +94,15 @@ def test_a_command_group_alone_shows_its_help_not_an_error(
     text = out.out + out.err
     assert "error:" not in text and text.count("Usage: bench-nb") == 1, text
     assert text.startswith("Usage: bench-nb") and "\nCommands:\n" in text
+
+
+def test_an_error_is_one_line_with_a_click_that_has_no_no_args_is_help_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyproject takes click>=8.1, whose click.exceptions has no NoArgsIsHelpError (8.2 added it): naming it in
+    # main's except clauses raised AttributeError, a traceback for every error click reports ("Missing argument")
+    import click
+
+    monkeypatch.delattr(click.exceptions, "NoArgsIsHelpError")
+    assert _exit(["status"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "error: Missing argument 'RUN'."

@@ -151,11 +151,13 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
-    except click.exceptions.NoArgsIsHelpError as err:  # a group alone (`bench-nb`): its help, not an error
-        err.show()
-        sys.exit(err.exit_code)
     except click.ClickException as err:
-        _show_click_error(err)
+        # a group alone (`bench-nb`): its help, not an error. click 8.2 raises NoArgsIsHelpError for it; 8.1,
+        # which pyproject allows, has no such class (and shows the help itself)
+        if isinstance(err, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+            err.show()
+        else:
+            _show_click_error(err)
         sys.exit(err.exit_code)
     except (BenchNbError, OSError) as err:  # an OSError (permission, disk full...): the file and the cause
         from bench_nb.redaction import redact
