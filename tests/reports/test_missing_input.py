@@ -138,3 +138,21 @@ def test_a_notebook_copied_out_of_the_project_says_to_set_runs_in_its_first_cell
     (line,) = error.traceback
     assert "no runs at 'data/demo/runs/*'" in line and "Set `runs` in this notebook's first cell" in line
     assert "-p runs" not in line
+
+
+@pytest.mark.notebook
+def test_a_folder_that_holds_no_run_fails_the_report_with_the_reason_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The folder exists, so the check before the kernel passes it and the notebook's open_runs refuses it: the
+    # error read "failed in cell 2 (`from IPython.display import display`): ReportError: no run loaded ...",
+    # a cell that has nothing to do with it
+    (tmp_path / "empty").mkdir()
+    out = tmp_path / "compare.html"
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "compare", "-p", "runs", str(tmp_path / "empty"), "-o", str(out)])
+    assert exit_.value.code == 1
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error: ")]
+    assert line.startswith(f"error: notebook compare.ipynb: no run loaded from '{tmp_path / 'empty'}'"), line
+    assert "failed in cell" not in line and "ReportError" not in line
+    assert not out.exists()

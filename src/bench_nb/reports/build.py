@@ -109,6 +109,8 @@ def _failure(notebook: Path, err: Exception, kept: Path | None) -> ReportError:
     tail = f"; the executed notebook is kept at {kept}" if kept else ""
     if isinstance(err, _ChartsFailed):
         return ReportError(f"notebook {notebook.name} failed rendering its charts: {err}{tail}")
+    if ename == ReportError.__name__:  # bench_nb's own refusal in the kernel (open_runs: no run loaded): the
+        return ReportError(f"notebook {notebook.name}: {evalue}{tail}")  # reason, not the cell it was in
     where = f"cell {index}" if index is not None else "a cell"
     snippet = f" (`{source[0][:80]}`)" if source else ""
     return ReportError(f"notebook {notebook.name} failed in {where}{snippet}: {ename}: {evalue}{tail}")
