@@ -103,6 +103,6 @@ def test_an_error_is_one_line_with_a_click_that_has_no_no_args_is_help_error(
     # main's except clauses raised AttributeError, a traceback for every error click reports ("Missing argument")
     import click
 
-    monkeypatch.delattr(click.exceptions, "NoArgsIsHelpError")
+    monkeypatch.delattr(click.exceptions, "NoArgsIsHelpError", raising=False)
     assert _exit(["status"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == "error: Missing argument 'RUN'."
