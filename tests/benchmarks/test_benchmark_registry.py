@@ -140,3 +140,17 @@ def test_a_file_of_another_benchmark_is_named_as_such(tmp_path: Path) -> None:
         assert not load_benchmark("locomo", longmemeval, problems=problems).questions
     assert "looks like a longmemeval dataset" in problems[0].message
     assert "no sample_id" in problems[1].message
+
+
+def test_a_file_too_large_to_read_twice_is_not_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # naming another benchmark reads the file again: not a file of several GB (LongMemEval M) only for that
+    from bench_nb.benchmarks import registry
+
+    custom = write_custom(load_benchmark("sample"), tmp_path / "mine.json")
+    monkeypatch.setattr(registry, "SNIFF_LIMIT", custom.stat().st_size - 1)
+    with pytest.raises(DatasetError) as raised:
+        load_benchmark("longmemeval", custom)
+    assert "looks like" not in str(raised.value)
+    monkeypatch.setattr(registry, "SNIFF_LIMIT", custom.stat().st_size)
+    with pytest.raises(DatasetError, match="it looks like a custom dataset"):
+        load_benchmark("longmemeval", custom)

@@ -388,10 +388,17 @@ def load_benchmark(
     return dataclasses.replace(benchmark, sha256=actual)
 
 
+#: The largest file ``_looks_like_another`` reads again to name its benchmark: LongMemEval S (~277 MB) is
+#: below it; LongMemEval M (several GB) is not read twice only to word an error.
+SNIFF_LIMIT = 512 * 1024 * 1024
+
+
 def _looks_like_another(path: Path, spec: BenchmarkSpec) -> str:
     """What to say when ``spec`` could not read ``path`` and the file or folder is another benchmark's (the
     reader ``detect_benchmark`` picks is not ``spec``'s): which one, and how to read it as that; else ""."""
     try:
+        if path.is_file() and path.stat().st_size > SNIFF_LIMIT:
+            return ""
         found = detect_benchmark(path)
         other = get_benchmark_spec(found)
     except (BenchNbError, OSError):
