@@ -458,3 +458,15 @@ def test_a_benchmarks_dataset_given_as_a_run_is_named_as_one(tmp_path: Path) -> 
         assert ("dataset beside runs made on it" in message) == (name == "locomo")  # dataset= reads LoCoMo's
         with pytest.warns(RunFormatWarning, match=f"a {name} dataset"):
             assert len(load_runs(path)) == 0
+
+
+def test_a_file_too_large_to_read_twice_is_not_named_a_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench_nb.benchmarks import registry
+
+    locomo = tmp_path / "locomo.json"
+    locomo.write_text(json.dumps([{"sample_id": "conv-1", "qa": [], "conversation": {}}]))
+    monkeypatch.setattr(registry, "SNIFF_LIMIT", locomo.stat().st_size - 1)
+    with pytest.raises(RunFormatError, match="not a run format bench_nb reads"):
+        load_runs(locomo, strict=True)

@@ -176,10 +176,12 @@ def _not_a_run_format() -> str:
 def _dataset_not_run(file: Path) -> str:
     """What to say of a benchmark's dataset file given where a run goes (a newcomer's ``bench-nb summary
     locomo10.json``), or "" for any other file."""
-    from bench_nb.benchmarks.registry import detect_benchmark
+    from bench_nb.benchmarks.registry import SNIFF_LIMIT, detect_benchmark
     from bench_nb.errors import DatasetError
 
     try:
+        if file.stat().st_size > SNIFF_LIMIT:  # not read again only to word an error
+            return ""
         name = detect_benchmark(file)
     except (DatasetError, OSError):
         return ""
