@@ -152,3 +152,37 @@ def test_write_replaces_only_the_generated_part(tmp_path: Path) -> None:
     page.write_text("no markers")
     with pytest.raises(ValueError, match=r"frames\.md lacks the generated columns' markers"):
         columns.main(["--write", str(page)])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "accuracy_by_type",
+        "success_rate",
+        "memscore",
+        "latency_stats",
+        "retrieval_summary",
+        "pareto_frontier",
+        "accuracy_intervals",
+        "rank_intervals",
+        "budget_curve",
+        "lafs",
+        "beam_scores",
+    ],
+)
+def test_a_table_function_s_docstring_names_every_column_it_returns(name: str) -> None:
+    """``help(bench_nb.NAME)`` lists the columns the table has (the *_df frames, failure_reasons and
+    disputed_questions point to the generated lists above instead): accuracy_by_type named none,
+    memscore ended its list in "...", retrieval_summary said "the six means"."""
+    import inspect
+    import re
+
+    import bench_nb
+
+    function = getattr(bench_nb, name)
+    questions = questions_frame(sorted(FIXTURES.iterdir()))
+    doc = inspect.getdoc(function) or ""
+    missing = [
+        c for c in function(questions).columns if not re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", doc)
+    ]
+    assert missing == [], f"{name}'s docstring does not name {missing}"

@@ -62,6 +62,9 @@ def judgments_frame(
     Given a loaded ``RunSet``, the frame is remembered on it as the questions frame is (keyed by its runs,
     ``dataset``, ``strict`` and the size and modification time of each run's verdict and label files, so a
     verdict written since is read): a report's failures and judges sections read the files once.
+
+    Columns, each with its dtype, source and meaning: docs/frames.md (``judgments_df``), or in a notebook
+    ``{c.name: c.description for c in bench_nb.frames.columns.JUDGMENTS.columns}``.
     """
     if isinstance(runs, StoredFrames):
         return stored(runs, "judgments", problems, dataset=dataset)

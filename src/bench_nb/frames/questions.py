@@ -130,6 +130,10 @@ def questions_frame(
     Given a loaded ``RunSet``, the frame is remembered on it (keyed by its runs, ``dataset`` and ``strict``),
     so the tables, judgments, disputes and paired tests of one report build it once. polars frames are
     immutable, so sharing one is safe.
+
+    Columns (about 70, in groups: identity, types, phases, outcome, tokens, usage, retrieval, provenance,
+    answer key), each with its dtype, source and meaning: docs/frames.md (``questions_df``), or in a notebook
+    ``{c.name: c.description for c in bench_nb.frames.columns.QUESTIONS.columns}``.
     """
     if isinstance(runs, StoredFrames):
         frame = stored(runs, "questions", problems, dataset=dataset)
@@ -414,7 +418,16 @@ def _report_frame(run: Run, index: dict[str, DatasetQuestion] | None) -> pl.Data
 
 
 def runs_frame(runs: RunsLike, *, strict: bool = False) -> pl.DataFrame:
-    """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates."""
+    """One row per run: provider, benchmark, judge, answering model, status, counts per phase status, dates.
+
+    Args:
+        runs: run directories, globs, a runs folder, a compare manifest, a ``RunSet``, or a run store's runs.
+        strict: raise ``RunFormatError`` on the first problem instead of skipping what cannot be read (with a
+            ``RunFormatWarning``); ``problems`` counts each run's.
+
+    Columns, each with its dtype, source and meaning: docs/frames.md (``runs_df``), or in a notebook
+    ``{c.name: c.description for c in bench_nb.frames.columns.RUNS.columns}``.
+    """
     if isinstance(runs, StoredFrames):
         return stored(runs, "runs")
     runset, _ = load_run_views(runs, strict=strict)

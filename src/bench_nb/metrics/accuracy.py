@@ -77,7 +77,20 @@ accuracy = with_backend(accuracy_frame, "accuracy")
 def accuracy_by_type_frame(
     data: QuestionsLike, *, raw: bool = False, by: str | Sequence[str] = ("run_id",)
 ) -> pl.DataFrame:
-    """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``)."""
+    """Accuracy per run and question type (normalised, or the run's raw labels with ``raw=True``).
+
+    Args:
+        data: runs (anything ``questions_df`` takes) or a questions frame.
+        raw: group by the run's own ``question_type`` labels instead of ``question_type_norm``.
+        by: the columns the rows are per before the type (one name or several; default ``run_id``), e.g.
+            ``by="provider"``; a name the questions frame lacks raises ``ValueError`` naming its columns.
+
+    Columns: the ``by`` columns, ``question_type_norm`` (``question_type`` with ``raw=True``), ``scored``
+    (evaluated questions with a verdict), ``correct`` (those scored 1), ``accuracy`` (correct / scored, a
+    fraction; a graded run's mean score), ``ci_low``, ``ci_high`` (Wilson 95%; a graded run's normal
+    interval of the mean), ``unscored`` (evaluated, no verdict: left out of ``accuracy``) and ``measure``
+    (``"accuracy"`` or ``"mean score"``).
+    """
     questions = as_questions(data)
     keys = as_columns(by, questions)
     return accuracy_frame(questions, by=[*keys, "question_type" if raw else "question_type_norm"])
@@ -87,8 +100,14 @@ accuracy_by_type = with_backend(accuracy_by_type_frame, "accuracy_by_type")
 
 
 def success_rate_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
-    """Evaluated / target per run, with failed, in-progress, pending and unscored counts: per group
-    ``target, evaluated, failed, in_progress, pending, unscored, success_rate`` (+ interval)."""
+    """Evaluated / target per run, with failed, in-progress, pending and unscored counts.
+
+    ``by``: the columns the rows are per (one name or several; default ``run_id``), e.g. ``by="provider"``;
+    a name the questions frame lacks raises ``ValueError`` naming its columns.
+
+    Columns: the ``by`` columns, ``target`` (the questions), ``evaluated``, ``failed``, ``in_progress``,
+    ``pending`` (questions by ``status``), ``unscored`` (evaluated, no verdict), ``success_rate``
+    (evaluated / target) and its Wilson 95% interval ``ci_low``, ``ci_high``."""
     questions = with_verdicts(as_questions(data))
     keys = as_columns(by, questions)
     out = questions.group_by(keys, maintain_order=True).agg(

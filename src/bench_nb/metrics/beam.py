@@ -63,8 +63,10 @@ SCHEMA: dict[str, Any] = {
 def beam_scores_frame(
     data: QuestionsLike, partial_credit: PartialCredit = "float", *, confidence: float = 0.95
 ) -> pl.DataFrame:
-    """BEAM's scores by its own rules: one row per run and ability (``run_id, ability, score, ci_low, ci_high,
-    chats, questions``, and ``partial``, ``comparable``, ``reading``) plus an ``overall`` row per run: per
+    """BEAM's scores by its own rules: one row per run and ability (``run_id, provider, benchmark, ability,
+    norm_type`` (the ability's normalised question type), ``score, ci_low, ci_high, chats`` (chats with a
+    scored question), ``questions`` (scored), ``target`` (asked), ``partial``, ``comparable``,
+    ``partial_credit`` and its ``reading`` in words) plus an ``overall`` row per run: per
     ability the mean over chats of each chat's mean question score, overall the ten abilities weighted
     equally, intervals by Student's t over the chats (deterministic: ``bench_nb.metrics.beam``).
 

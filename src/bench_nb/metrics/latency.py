@@ -31,6 +31,9 @@ def latency_stats_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_
     Columns: ``phase, count, min, max, mean (JS-rounded, as MemoryBench reports it), median_memorybench,
     p95_memorybench, p99_memorybench, std_dev, p50_linear, p95_linear, mean_exact`` (the mean unrounded:
     beside min and max of a fast phase, 0.039 and 0.170, the rounded mean reads 0) plus the ``by`` columns.
+
+    ``by``: the columns the rows are per (one name or several; default ``run_id``), e.g. ``by="provider"``;
+    a name the questions frame lacks raises ``ValueError`` naming its columns.
     """
     questions = as_questions(data)
     evaluated = questions.filter(pl.col("status") == "evaluated")

@@ -107,8 +107,17 @@ def _components(run: dict[str, Any]) -> dict[str, Any]:
 
 def memscore_frame(data: QuestionsLike) -> pl.DataFrame:
     """MemScore per run (``quality``, ``latency_ms``, ``context_tokens``, ``memscore``) with the accuracy's
-    Wilson 95% interval and the counts behind it: one row per run, ``run_id, provider, benchmark, quality,
-    latency_ms, context_tokens, memscore, ...``."""
+    interval and the counts behind it, computed as MemoryBench does (``bench_nb.metrics.memscore``).
+
+    Columns, one row per run: ``run_id, provider, benchmark``; ``quality`` (accuracy in whole percent,
+    rounded as JavaScript does; a graded run's mean score), ``latency_ms`` (the mean search duration, whole
+    ms), ``context_tokens`` (mean retrieved-context tokens; null when not every question records them),
+    ``memscore`` (the three as MemoryBench prints them, ``"78% / 4ms / 5217tok"``, ``n/a`` for a null);
+    ``accuracy`` (the fraction behind ``quality``) with ``accuracy_ci_low``, ``accuracy_ci_high`` (Wilson
+    95%; a graded run's normal interval of the mean); the counts ``evaluated`` (evaluated questions with a
+    verdict), ``correct``, ``target``, ``unscored``, ``failed``; ``custom_prompt`` (a question was graded
+    with a provider's own prompt: not like the others) and ``quality_measure`` (``"accuracy"`` or
+    ``"mean score"``)."""
     return once_per_frame("memscore", as_questions(data), _memscore)  # a report's table, summary, chart...
 
 

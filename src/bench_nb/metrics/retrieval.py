@@ -37,7 +37,11 @@ def _level(levels: list[str | None]) -> str:
 def retrieval_summary_frame(data: QuestionsLike, *, by: str | Sequence[str] = ("run_id",)) -> pl.DataFrame:
     """Retrieval metrics per run (hit, precision, recall, F1 at k, MRR, nDCG): means over the evaluated
     questions that have them, with the level they were computed at (see ``bench_nb.metrics.retrieval``): one
-    row per group, ``evaluated``, ``with_metrics``, ``level``, the six means, ``k_min``/``k_max``."""
+    row per group, ``evaluated``, ``with_metrics``, ``level``, the six means (``hit_at_k``,
+    ``precision_at_k``, ``recall_at_k``, ``f1_at_k``, ``mrr``, ``ndcg``), ``k_min``/``k_max``.
+
+    ``by``: the columns the rows are per (one name or several; default ``run_id``), e.g. ``by="provider"``;
+    a name the questions frame lacks raises ``ValueError`` naming its columns."""
     questions = as_questions(data)
     keys = as_columns(by, questions)
     ev = questions.filter(pl.col("status") == "evaluated")
