@@ -1,4 +1,6 @@
-"""The one error tree of bench_nb: every error we raise on purpose is a BenchNbError."""
+"""The one error tree of bench_nb: every error about runs, data, providers, models, judges, comparisons,
+receipts and reports is a BenchNbError; an argument with a value no function takes (a ``backend``, a ``by``
+column, a ``method``) is a ``ValueError``, as in Python itself."""
 
 from __future__ import annotations
 
@@ -12,7 +14,14 @@ from typing import Any
 
 
 class BenchNbError(Exception):
-    """Base of every error bench_nb raises on purpose."""
+    """Base of bench_nb's errors about runs, data, providers, models and judges: catch it to catch them all.
+
+    The kinds, in ``bench_nb.errors``: ``RunFormatError`` (a run that cannot be read), ``DatasetError`` (a
+    benchmark or errata file, or name, that cannot be had), ``ProviderError``, ``ModelError``, ``JudgeError``,
+    ``ComparisonError`` (runs that are not like for like), ``ReceiptError``, ``ReportError``, ... An argument
+    with a value no function takes (a ``backend``, a ``by`` column, a ``method``) raises ``ValueError``
+    instead, naming the value and the ones accepted.
+    """
 
 
 class RunFormatError(BenchNbError):

@@ -130,8 +130,13 @@ def regrade_with_errata_frame(
 ) -> pl.DataFrame:
     """Deterministic judges grade every answer to a wrong-gold question against the gold and the corrected answer.
 
-    Only deterministic judges (``contains``, ``f1``, or any judge spec that needs no model): the result must not
-    depend on a model's mood. A question whose erratum has no corrected answer is left out.
+    Only deterministic judges (``contains``, ``f1`` or ``f1@<threshold>``; any other raises ``ValueError``):
+    the result must not depend on a model's mood. A question whose erratum has no corrected answer is left out.
+
+    Args:
+        errata: ``load_errata`` output, an errata file, or ``"locomo"``.
+        runs: anything ``load_runs`` accepts, or a questions frame.
+        judges: the deterministic judges that grade (default both).
 
     Returns:
         One row per (run, question, judge): ``run_id, question_id, question_type_norm, gold_error_type, judge,

@@ -98,7 +98,8 @@ def rank_intervals_frame(
     ``rank_high`` and ``group`` (1 = the best group); rows in rank order. Takes what ``accuracy_intervals``
     takes (fractional scores too). Runs that hold different questions are refused (``ComparisonError``,
     naming them and counting the questions only each holds): they are not ranked on one test.
-    ``resamples``: the bootstrap's (default ``rank_resamples(haystacks)``: 20,000 up to 200 haystacks).
+    ``resamples``: the bootstrap's (default ``rank_resamples(haystacks)``: 20,000 up to 200 haystacks);
+    ``seed``: its random seed (the same seed, the same intervals).
     """
     data = outcomes(same_questions(questions), by)
     return ranks_of(data, by, paired_cluster_sums(data, by), seed, alpha, resamples)

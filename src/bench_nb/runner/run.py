@@ -132,6 +132,9 @@ def run_benchmark(
         indexing_timeout_s: how long a container's indexing may take before its questions fail.
         question_timeout_s: the longest a question's search, answer or evaluation may take, every retry
             included (model calls get at most what is left); then the phase fails. None: no deadline.
+        checkpoint_every_s: the least time between two compactions of the run's journal into
+            checkpoint.json (default 5 s); progress between two is in journal.jsonl, which reading a run
+            replays (docs/runner.md).
         provider_settings: the provider's keyword options; ``PROVIDER.KEY`` keys are accepted for this
             run's provider (as ``compare`` passes them). Recorded in ``benchNb.invocation.providerSettings``
             so a resume can reuse them; a setting that would carry a key or token is refused

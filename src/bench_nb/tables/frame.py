@@ -113,6 +113,7 @@ def show(frame: Any, *, runs: Any = None, caption: str = "", digits: int = 3) ->
         runs: where the run labels come from (a questions frame, runs, or their paths); None: the frame's own
             ``run_id`` and ``provider`` columns when it has both, else runs are shown by their ids.
         digits: decimals of floats that are neither proportions nor p-values.
+        caption: a heading shown above the table ("": none).
     """
     from bench_nb.metrics import as_questions
     from bench_nb.tables.html import labels_of, run_cell
