@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import re
 from pathlib import Path
 
 import polars as pl
@@ -14,6 +15,7 @@ from polars.testing import assert_frame_equal
 from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
+import bench_nb as bn
 from bench_nb.frames.questions import questions_frame
 from bench_nb.metrics import accuracy, accuracy_by_type, success_rate, wilson_interval
 
@@ -151,3 +153,42 @@ def test_a_by_column_the_frame_lacks_is_named_with_the_nearest_and_the_columns(n
         fn(q, by="provder")
     assert "(did you mean 'provider'?)" in str(raised.value)
     assert "its columns: run_id, harness, provider" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda q: bn.accuracy_intervals(q, confidence=95),
+            "confidence must be a fraction in (0, 1), such as 0.95, not 95",
+        ),
+        (
+            lambda q: bn.budget_curve(q, confidence=95),
+            "confidence must be a fraction in (0, 1), such as 0.95, not 95",
+        ),
+        (
+            lambda q: bn.beam_scores(q, confidence=95),
+            "confidence must be a fraction in (0, 1), such as 0.95, not 95",
+        ),
+        (
+            lambda q: bn.corrected_accuracy(0.7, 0.9, 0.9, confidence=95),
+            "confidence must be a fraction in (0, 1)",
+        ),
+        (lambda q: bn.compare_runs(q, alpha=5), "alpha must be a fraction in (0, 1), such as 0.05, not 5"),
+        (lambda q: bn.rank_intervals(q, alpha=5), "alpha must be a fraction in (0, 1), such as 0.05, not 5"),
+    ],
+    ids=[
+        "accuracy_intervals",
+        "budget_curve",
+        "beam_scores",
+        "corrected_accuracy",
+        "compare_runs",
+        "rank_intervals",
+    ],
+)
+def test_a_confidence_or_alpha_given_in_percent_is_named(call, message: str) -> None:
+    """``confidence=95`` (for 0.95) failed as the normal quantile's own "p must be in the range 0.0 < p < 1.0"
+    (statistics.StatisticsError), ``alpha=5`` as "q must be in (0, 1), got -1.5"; beam_scores went on."""
+    q = questions_frame(sorted(FIXTURE_RUNS.iterdir()))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call(q)

@@ -35,7 +35,7 @@ from bench_nb.benchmarks.registry import benchmark_traits
 from bench_nb.frames.backend import with_backend
 from bench_nb.frames.questions import QuestionsLike, as_questions
 from bench_nb.frames.verdicts import with_verdicts
-from bench_nb.metrics.intervals import student_t_quantile
+from bench_nb.metrics.intervals import check_level, student_t_quantile
 from bench_nb.metrics.ordered import means_by
 from bench_nb.taxonomy import BEAM_ABILITIES, BEAM_TO_NORM
 
@@ -78,6 +78,7 @@ def beam_scores_frame(
     """
     if partial_credit not in READINGS:
         raise ValueError(f"partial_credit must be 'float' or 'as-published', not {partial_credit!r}")
+    check_level("confidence", confidence, "0.95")
     rows: list[dict[str, Any]] = []
     questions = as_questions(data)
     graded = [b for b in questions["benchmark"].drop_nulls().unique().to_list() if benchmark_traits(b).graded]

@@ -21,6 +21,7 @@ import polars as pl
 from bench_nb.frames.backend import Backend, Frame, to_backend
 from bench_nb.frames.questions import QuestionsLike
 from bench_nb.metrics.clustered_paired import clustered_paired_comparisons_frame, tell_apart_frame
+from bench_nb.metrics.intervals import check_level
 from bench_nb.metrics.paired import (
     METHOD_NOTES,
     PairedComparison,
@@ -98,6 +99,7 @@ def compare_runs(
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}: use one of {', '.join(map(repr, METHODS))}")
+    check_level("alpha", alpha, "0.05")
     if (a is None) != (b is None):
         raise ValueError("compare one pair with both a and b, or every pair with neither")
     if a is not None and b is not None:

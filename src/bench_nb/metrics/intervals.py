@@ -14,9 +14,19 @@ EXACT_BELOW = 25  # discordant pairs under which McNemar's test is exact
 Z95 = NormalDist().inv_cdf(0.975)
 
 
+def check_level(name: str, value: float, example: str) -> None:
+    """A ``confidence`` or ``alpha`` argument must be a fraction in (0, 1): else ``ValueError`` naming the
+    argument (``confidence=95`` for 0.95 is the usual slip; it failed as a quantile's own "p"/"q")."""
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be a fraction in (0, 1), such as {example}, not {value!r}")
+
+
 def normal_z(confidence: float) -> float:
     """z_{1−α/2}: the standard normal quantile of a two-sided interval at ``confidence``."""
-    return Z95 if confidence == 0.95 else NormalDist().inv_cdf(0.5 + confidence / 2)
+    if confidence == 0.95:
+        return Z95
+    check_level("confidence", confidence, "0.95")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:

@@ -35,6 +35,7 @@ from bench_nb.metrics.clustered_paired import (
     paired_difference_test,
     same_questions,
 )
+from bench_nb.metrics.intervals import check_level
 
 RANK_RESAMPLES = 20_000  # resamples of the rank bootstrap (fewer with many haystacks: ``rank_resamples``)
 RANK_WEIGHTS = 4_000_000  # at most this many entries in the resampling's weights matrix (draws)
@@ -101,6 +102,7 @@ def rank_intervals_frame(
     ``resamples``: the bootstrap's (default ``rank_resamples(haystacks)``: 20,000 up to 200 haystacks);
     ``seed``: its random seed (the same seed, the same intervals).
     """
+    check_level("alpha", alpha, "0.05")
     data = outcomes(same_questions(questions), by)
     return ranks_of(data, by, paired_cluster_sums(data, by), seed, alpha, resamples)
 
