@@ -255,3 +255,20 @@ def test_judge_agreement_reads_a_judge_given_as_a_string_as_one_judge() -> None:
     one = judge_agreement(runs, judges="f1")
     assert one.judges == ("f1",)
     assert repr(one) == repr(judge_agreement(runs, judges=["f1"]))
+
+
+def test_compare_runs_names_a_judge_with_no_verdict_and_the_judges_present() -> None:
+    """``compare_runs(runs, judge="f1x")`` said only "no verdict of judge 'f1x' in the data"."""
+    from bench_nb.errors import ComparisonError
+
+    with pytest.raises(ComparisonError) as raised:
+        bench_nb.compare_runs(sorted(FIXTURE_RUNS.iterdir()), judge="f1x")
+    assert str(raised.value) == (
+        "judge 'f1x' has no verdict in these runs (did you mean 'f1'?); judges present: f1, contains"
+    )
+
+
+def test_judge_agreement_names_a_type_column_the_judgments_lack() -> None:
+    """``type_column="question_typ"`` gave an empty ``by_type`` table without a word."""
+    with pytest.raises(ValueError, match=r"type_column='question_typ': .*\(did you mean 'question_type'\?\)"):
+        judge_agreement(sorted(FIXTURE_RUNS.iterdir()), type_column="question_typ")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -293,10 +293,13 @@ def _add_problems(run: Run, problems: list[Problem], strict: bool) -> None:
     run.problems.extend(p for p in problems if (p.path, p.message) not in known)
 
 
-def known_judges(frame: pl.DataFrame, judges: str | Sequence[str] | None) -> list[str] | None:
+def known_judges(
+    frame: pl.DataFrame, judges: str | Sequence[str] | None, *, error: Callable[[str], Exception] = ValueError
+) -> list[str] | None:
     """``judges`` as a list (a string is one judge), each checked against ``frame`` (a judgments frame): a
-    name none of its verdicts has raises ``ValueError`` naming it, the nearest judge and the judges present
-    (a typo would otherwise filter every verdict out, and the table come back empty). None stays None."""
+    name none of its verdicts has raises ``error`` (``ValueError``) naming it, the nearest judge and the
+    judges present (a typo would otherwise filter every verdict out, and the table come back empty). None
+    stays None."""
     if judges is None:
         return None
     chosen = [judges] if isinstance(judges, str) else list(judges)
@@ -305,7 +308,7 @@ def known_judges(frame: pl.DataFrame, judges: str | Sequence[str] | None) -> lis
     if unknown:
         from bench_nb.registry import did_you_mean
 
-        raise ValueError(
+        raise error(
             f"judge {unknown[0]!r} has no verdict in these runs{did_you_mean(unknown[0], present)}; "
             f"judges present: {', '.join(present) or 'none'}"
         )

@@ -344,6 +344,13 @@ def judge_agreement(
         judge_names = tuple(judges)
     if type_column is None:
         type_column = next((c for c in ("question_type_norm", "question_type") if c in long.columns), None)
+    elif type_column not in long.columns:
+        from bench_nb.registry import did_you_mean
+
+        raise ValueError(
+            f"type_column={type_column!r}: the judgments have no such column"
+            f"{did_you_mean(type_column, long.columns)}; their columns: {', '.join(long.columns)}"
+        )
     graded = bool(long.filter(pl.col("score").is_not_null() & ~pl.col("score").is_in([0.0, 1.0])).height)
     if graded:
         stats, by_type, pairwise, confusion = _graded(long, judge_names, type_column)

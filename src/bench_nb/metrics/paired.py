@@ -43,7 +43,7 @@ import polars as pl
 
 from bench_nb.errors import ComparisonError
 from bench_nb.frames.backend import Backend, Frame, as_polars, once_per_frame, to_backend, with_backend
-from bench_nb.frames.judgments import collapse_replicates, judgments_frame
+from bench_nb.frames.judgments import collapse_replicates, judgments_frame, known_judges
 from bench_nb.frames.questions import questions_frame
 from bench_nb.frames.store import StoredRuns
 from bench_nb.frames.verdicts import with_verdicts
@@ -552,6 +552,7 @@ def _from_questions(q: pl.DataFrame) -> pl.DataFrame:
 
 def _from_judgments(j: pl.DataFrame, judge: str | None) -> pl.DataFrame:
     j = with_verdicts(j.drop("correct", strict=False))  # the one rule for null, NaN and unscored
+    known_judges(j, judge, error=ComparisonError)  # a typo: the nearest judge and those present
     rows = j.filter(pl.col("primary")) if judge is None else j.filter(pl.col("judge") == judge)
     rows = collapse_replicates(rows)  # a judge's replicates: their majority
     if rows.is_empty():
