@@ -178,3 +178,16 @@ def test_latency_ratio_fails_only_beyond_the_relative_margin() -> None:
     assert p_at(high) >= 0.2 > p_at(high + 1e-6)
     with pytest.raises(ValueError, match="metric must be one of"):
         gate_values(pl.DataFrame(), "speed")
+
+
+def test_a_gate_by_it_does_not_take_names_question_type() -> None:
+    """``gate(by=...)`` takes ``"question_type"`` (every other ``by`` of a row per type) and ``"type"`` (the
+    command's ``--by type``); its error named only ``'type'``, and its docstring too."""
+    from pathlib import Path
+
+    import bench_nb
+
+    runs = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+    with pytest.raises(ValueError, match=r"by must be None or 'question_type' \(or 'type'\), not 'question_typ'"):
+        bench_nb.gate(runs / "synthetic-sqlite", runs / "synthetic-no-memory", by="question_typ")
+    assert '``"question_type"``' in (bench_nb.gate.__doc__ or "")

@@ -286,7 +286,7 @@ def non_inferiority(
         raise ValueError(f"alpha must be in (0, 0.5), not {alpha}")
     margin = check_margin(metric, margin)
     if by not in (None, "question_type", "type"):
-        raise ValueError(f"by must be None or 'type', not {by!r}")
+        raise ValueError(f"by must be None or 'question_type' (or 'type'), not {by!r}")
     base = values.filter(pl.col("run_id") == base_run).select(
         "question_id", "haystack_id", "question_type", b="value"
     )

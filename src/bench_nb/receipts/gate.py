@@ -291,7 +291,8 @@ def gate(
             or ``context_tokens``.
         alpha: the one-sided level: the largest chance of failing when NEW is in truth no worse than the
             margin allows (with ``by``, shared by the rows: Bonferroni).
-        by: ``"type"`` to gate each normalised question type as well as all questions.
+        by: ``"question_type"`` (or ``"type"``, as ``bench-nb gate --by type``) to gate each normalised
+            question type as well as all questions.
         store: the run store that run ids in ``base`` and ``new`` name.
         dataset: the benchmark file the runs were made on, for other harnesses' result files (Zep's and
             Mem0's LoCoMo files need LoCoMo's locomo10.json: ``load_runs(dataset=)``).
