@@ -188,6 +188,8 @@ def test_a_gate_by_it_does_not_take_names_question_type() -> None:
     import bench_nb
 
     runs = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
-    with pytest.raises(ValueError, match=r"by must be None or 'question_type' \(or 'type'\), not 'question_typ'"):
+    with pytest.raises(
+        ValueError, match=r"by must be None or 'question_type' \(or 'type'\), not 'question_typ'"
+    ):
         bench_nb.gate(runs / "synthetic-sqlite", runs / "synthetic-no-memory", by="question_typ")
     assert '``"question_type"``' in (bench_nb.gate.__doc__ or "")
