@@ -222,3 +222,10 @@ def test_a_killed_receipt_in_its_run_leaves_no_temporary_file_behind_the_next_wr
     lock_run(mine, "bench-nb rejudge").release()  # the next writer
     assert list(mine.rglob("*.tmp")) == []
     assert not out.exists()
+
+
+def test_a_receipt_of_a_path_that_does_not_exist_says_why_no_run_loaded(tmp_path: Path) -> None:
+    """``make_receipt("data/runs/typo")`` said only "expected one run, found 0"."""
+    with pytest.raises(ReceiptError) as raised, pytest.warns(RunFormatWarning):
+        bn.make_receipt(tmp_path / "no-such-run")
+    assert str(raised.value).endswith("no-such-run: expected one run, found 0 (no such file or directory)")

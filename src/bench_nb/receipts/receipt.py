@@ -105,6 +105,8 @@ def read_run_data(
                 " (another harness's result file, such as Zep's or Mem0's LoCoMo results, needs the benchmark "
                 "file it was made on: dataset= here, --dataset on the command line)"
             )
+        elif not loaded and runs.all_problems:  # why none loaded: "no such file or directory", ...
+            hint = f" ({runs.all_problems[0].message})"
         raise ReceiptError(f"{_name(source)}: expected one run, found {len(loaded)}{hint}")
     run = loaded[0]
     questions = questions_frame(runs, dataset=None if dataset is None else Path(dataset))
