@@ -192,3 +192,15 @@ def test_a_confidence_or_alpha_given_in_percent_is_named(call, message: str) -> 
     q = questions_frame(sorted(FIXTURE_RUNS.iterdir()))
     with pytest.raises(ValueError, match=re.escape(message)):
         call(q)
+
+
+def test_a_runs_frame_given_for_questions_is_named() -> None:
+    """``success_rate(runs_df(...))`` (runs_df: one row per run) gave each run a target of 1 question, 0
+    evaluated and a success rate of 0, without a word; memscore failed on a missing column."""
+    runs = sorted(FIXTURE_RUNS.iterdir())
+    per_run = bn.runs_df(runs)
+    for function in (bn.success_rate, bn.memscore, bn.accuracy_intervals):
+        with pytest.raises(
+            ValueError, match=r"a runs frame \(runs_df: one row per run\) where a questions frame"
+        ):
+            function(per_run)

@@ -177,9 +177,18 @@ questions_df = with_backend(questions_frame, "questions_df")
 
 
 def as_questions(data: QuestionsLike) -> pl.DataFrame:
-    """A polars questions frame from a frame (pandas or polars) or from run sources: what the metrics take."""
+    """A polars questions frame from a frame (pandas or polars) or from run sources: what the metrics take.
+    A ``runs_df`` frame (one row per run) raises ``ValueError`` saying so: its ``status`` column is the run's,
+    and the tables read it as a question's (``success_rate`` gave each run 1 question, none evaluated)."""
     frame = as_polars(data)
-    return frame if frame is not None else questions_frame(cast(RunsLike, data))  # not a frame: runs
+    if frame is None:
+        return questions_frame(cast(RunsLike, data))  # not a frame: runs
+    if "question_id" not in frame.columns and "target_questions" in frame.columns:
+        raise ValueError(
+            "a runs frame (runs_df: one row per run) where a questions frame (one row per question) is wanted: "
+            "pass the runs themselves (their paths, a RunSet) or questions_df(runs)"
+        )
+    return frame
 
 
 _NO_ERROR = "(no error message recorded)"
