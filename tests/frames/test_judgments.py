@@ -272,3 +272,15 @@ def test_judge_agreement_names_a_type_column_the_judgments_lack() -> None:
     """``type_column="question_typ"`` gave an empty ``by_type`` table without a word."""
     with pytest.raises(ValueError, match=r"type_column='question_typ': .*\(did you mean 'question_type'\?\)"):
         judge_agreement(sorted(FIXTURE_RUNS.iterdir()), type_column="question_typ")
+
+
+def test_a_questions_frame_given_for_judgments_is_named() -> None:
+    """``judge_agreement(questions_df(...))`` and ``disputed_questions(questions_df(...))`` read the primary
+    judge's verdicts as the judgments: one judge per question, so NaN agreement and no dispute, silently."""
+    questions = bench_nb.questions_df(sorted(FIXTURE_RUNS.iterdir()))
+    for function in (judge_agreement, disputed_questions):
+        with pytest.raises(
+            ValueError, match=r"a questions frame \(questions_df: the primary judge's verdict only\)"
+        ):
+            function(questions)
+    assert judge_agreement(judgments_df(sorted(FIXTURE_RUNS.iterdir()))).pairwise.shape[0] == 1

@@ -293,6 +293,18 @@ def _add_problems(run: Run, problems: list[Problem], strict: bool) -> None:
     run.problems.extend(p for p in problems if (p.path, p.message) not in known)
 
 
+def judgments_given(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame``, given where judgments are wanted; a questions frame (``questions_df``: the primary judge's
+    verdict only, one row per question) raises ``ValueError`` saying so: read as judgments it gave every
+    question one judge, so no agreement and no dispute, without a word."""
+    if "ingest_status" in frame.columns and "primary" not in frame.columns:
+        raise ValueError(
+            "a questions frame (questions_df: the primary judge's verdict only) where judgments are wanted: "
+            "pass the runs themselves (their paths, a RunSet) or judgments_df(runs)"
+        )
+    return frame
+
+
 def known_judges(
     frame: pl.DataFrame, judges: str | Sequence[str] | None, *, error: Callable[[str], Exception] = ValueError
 ) -> list[str] | None:
@@ -346,7 +358,7 @@ def disputed_questions_frame(
     given = as_polars(data)
     runset: Any
     if given is not None:
-        frame = given
+        frame = judgments_given(given)
         runset = (
             runs if runs is not None else load_runs(frame["run_path"].unique(maintain_order=True).to_list())
         )

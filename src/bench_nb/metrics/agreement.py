@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 import polars as pl
 
 from bench_nb.frames.backend import Backend, Frame, as_polars, to_backend
-from bench_nb.frames.judgments import collapse_replicates, judgments_frame, known_judges
+from bench_nb.frames.judgments import collapse_replicates, judgments_frame, judgments_given, known_judges
 from bench_nb.frames.verdicts import with_verdicts
 from bench_nb.metrics.accuracy import accuracy_frame
 from bench_nb.text import Cell, fmt_number, render
@@ -379,8 +379,7 @@ def judge_agreement(
 
 def _long_form(data: Any, judges: Sequence[str] | None) -> pl.DataFrame:
     df = as_polars(data)
-    if df is None:
-        df = judgments_frame(data)
+    df = judgments_frame(data) if df is None else judgments_given(df)
     missing = [c for c in ("question_id", "judge", "score") if c not in df.columns]
     if missing:
         raise ValueError(f"judge_agreement needs columns question_id, judge, score; missing {missing}")
