@@ -420,3 +420,15 @@ def test_runs_table_is_rewritten_as_one_chunk_not_one_a_run(tmp_path: Path, monk
     export_runs(FIXTURES, tmp_path / "store")
     assert len(chunks) == len(RUN_IDS) and set(chunks) == {1}
     assert bn.load_runs(tmp_path / "store").run_ids == RUN_IDS
+
+
+def test_a_run_id_with_a_typo_names_the_nearest_and_the_store_s_runs(tmp_path: Path) -> None:
+    """``load_runs(store, runs=["synthetic-sqlit"])`` said only "no run 'synthetic-sqlit' in the store"."""
+    store = tmp_path / "store"
+    export_runs(sorted(FIXTURES.iterdir()), store)
+    with pytest.raises(RunFormatError) as raised:
+        bn.load_runs(store, runs=["synthetic-sqlit"])
+    assert str(raised.value).endswith(
+        "no run 'synthetic-sqlit' in the store (did you mean 'synthetic-sqlite'?); its runs: "
+        "synthetic-full-context, synthetic-no-memory, synthetic-sqlite"
+    )

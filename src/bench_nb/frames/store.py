@@ -972,11 +972,16 @@ def open_store(
         table = pl.DataFrame(schema={**_SCHEMAS["runs"], **STORE_COLUMNS})
     if runs is not None:
         wanted = [runs] if isinstance(runs, str) else list(runs)
-        missing = sorted(set(wanted) - set(table["run_id"].to_list()))
+        held = table["run_id"].to_list()
+        missing = sorted(set(wanted) - set(held))
         if missing:
+            from bench_nb.registry import did_you_mean
+
+            listed = ", ".join(held[:20]) + (f", ... ({len(held)} in all)" if len(held) > 20 else "")
             raise RunFormatError(
                 f"{os.fspath(store)}/{RUNS_FILE}",
-                f"no run {', '.join(map(repr, missing))} in the store",
+                f"no run {', '.join(map(repr, missing))} in the store{did_you_mean(missing[0], held)}; "
+                f"its runs: {listed or 'none'}",
                 "run_id",
             )
         table = table.filter(pl.col("run_id").is_in(wanted))
