@@ -60,3 +60,15 @@ def test_bad_arguments_say_what_to_do(runs: list[Path]) -> None:
         bn.compare_runs(runs, "a")
     with pytest.raises(ValueError, match="compares every pair: leave out a and b"):
         bn.compare_runs(runs, "a", "b", method="pooled")
+
+
+@pytest.mark.parametrize("method", ["clustered", "independent"])
+def test_a_run_id_with_a_typo_names_the_nearest_run(method: str) -> None:
+    """``compare_runs(q, "synthetic-sqlit", ...)`` listed the runs but not the one meant."""
+    from bench_nb.errors import ComparisonError
+
+    runs = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "runs").iterdir())
+    with pytest.raises(
+        ComparisonError, match=r"'synthetic-sqlit' is not in the data \(did you mean 'synthetic-sqlite'\?\)"
+    ):
+        bn.compare_runs(runs, "synthetic-sqlit", "synthetic-no-memory", method=method)

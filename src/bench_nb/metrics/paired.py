@@ -413,7 +413,9 @@ def _compare(
     known = outcomes["run_id"].unique(maintain_order=True).to_list()
     for rid in (run_a, run_b):
         if rid not in known:
-            raise ComparisonError(f"run {rid!r} is not in the data; runs: {known}")
+            from bench_nb.registry import did_you_mean
+
+            raise ComparisonError(f"run {rid!r} is not in the data{did_you_mean(rid, known)}; runs: {known}")
     if run_a == run_b:
         raise ComparisonError(f"cannot compare run {run_a!r} with itself")
     a = outcomes.filter(pl.col("run_id") == run_a)
