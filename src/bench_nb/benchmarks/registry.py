@@ -307,9 +307,13 @@ def load_benchmark(
 
     Args:
         name: a registered name (see ``list_benchmarks``): "locomo", "longmemeval" (or "longmemeval-oracle"),
-            "longmemeval-s", "longmemeval-m", "custom" (needs ``path``), "sample" (bundled); or a Benchmark.
-        path: read this file directly instead of the cache. If it differs from the pinned hash a
-            DatasetWarning names both hashes (a modified copy is allowed, never hidden).
+            "longmemeval-s", "longmemeval-m", "beam-100k" ... "beam-10m" (BEAM's tiers; "beam" is
+            "beam-100k"), "longmemeval-v2-small" ("longmemeval-v2", "lme-v2") and "longmemeval-v2-medium",
+            "custom" (needs ``path``), "sample" (bundled); or a Benchmark. A name with a typo raises, naming
+            the nearest and the known names.
+        path: read this file directly instead of the cache (None: the cached download, fetched when absent
+            and ``download``). If it differs from the pinned hash a DatasetWarning names both hashes (a
+            modified copy is allowed, never hidden).
         cache_dir: where downloads are kept, one folder per benchmark.
         download: fetch the official file when it is not cached.
         sha256: a hash the file must have (raises on mismatch); overrides the registry's pin.
