@@ -89,3 +89,24 @@ def test_an_unknown_provider_is_named_before_the_benchmark_is_loaded(tmp_path: P
     with pytest.raises(ProviderError, match=r"unknown provider 'sqlit' \(did you mean 'sqlite'\?\); known: "):
         run_benchmark("sqlit", "locomo", dataset=tmp_path / "absent.json", runs_dir=tmp_path / "runs")
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_a_run_id_to_resume_with_a_typo_names_the_nearest_run(tmp_path: Path) -> None:
+    """``run_benchmark(run_id="synthetic-sqlit", runs_dir=...)`` said there is no such run to resume, not
+    which run was meant."""
+    import shutil
+
+    from bench_nb import run_benchmark
+    from bench_nb.errors import BenchNbError
+
+    runs = tmp_path / "runs"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "runs", runs)
+    with pytest.raises(
+        BenchNbError, match=r"no run 'synthetic-sqlit' in .* to resume \(did you mean 'synthetic-sqlite'\?\)"
+    ):
+        run_benchmark(run_id="synthetic-sqlit", runs_dir=runs)
+    assert sorted(p.name for p in runs.iterdir()) == [
+        "synthetic-full-context",
+        "synthetic-no-memory",
+        "synthetic-sqlite",
+    ]
