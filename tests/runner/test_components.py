@@ -110,3 +110,19 @@ def test_a_run_id_to_resume_with_a_typo_names_the_nearest_run(tmp_path: Path) ->
         "synthetic-no-memory",
         "synthetic-sqlite",
     ]
+
+
+def test_a_run_directory_with_a_typo_names_the_nearest_run_beside_it(tmp_path: Path) -> None:
+    """``rejudge("runs/synthetic-sqlit", ...)`` (and every command that locks a run) said "no such run
+    directory", not which run was meant."""
+    import shutil
+
+    from bench_nb import rejudge
+    from bench_nb.errors import RunFormatError
+
+    runs = tmp_path / "runs"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "runs", runs)
+    with pytest.raises(
+        RunFormatError, match=r"no such run directory \(did you mean 'synthetic-sqlite'\?\): no checkpoint"
+    ):
+        rejudge(runs / "synthetic-sqlit", ["f1"])

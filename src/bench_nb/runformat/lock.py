@@ -206,6 +206,18 @@ RUN_TEMP_FILES = (
 )
 
 
+def nearest_run(name: str, folder: Path) -> str:
+    """`` (did you mean 'x'?)`` for the run directory in ``folder`` nearest ``name`` (a typo in a run's path
+    or id), or ``""``."""
+    from bench_nb.registry import did_you_mean
+
+    try:
+        runs = [p.name for p in folder.iterdir() if is_run_dir(p)]
+    except OSError:  # no such folder either
+        return ""
+    return did_you_mean(name, runs)
+
+
 def lock_run(
     run_dir: str | os.PathLike[str], command: str = "bench-nb run", *, new: bool = False
 ) -> FileLock:
@@ -225,7 +237,11 @@ def lock_run(
     """
     run_dir = Path(run_dir)
     if not new and not is_run_dir(run_dir):
-        what = "not a run directory" if run_dir.is_dir() else "no such run directory"
+        what = (
+            "not a run directory"
+            if run_dir.is_dir()
+            else f"no such run directory{nearest_run(run_dir.name, run_dir.parent)}"
+        )
         raise RunFormatError(run_dir, f"{what}: no {' and no '.join(RUN_FILES)}")
 
     def refuse(holder: dict[str, Any]) -> NoReturn:

@@ -29,6 +29,7 @@ from bench_nb.providers.base import EvidenceLevel, Provider
 from bench_nb.providers.usage import reports_usage
 from bench_nb.records import Benchmark, Haystack, Question
 from bench_nb.runformat.format import Checkpoint, now_stamp
+from bench_nb.runformat.lock import nearest_run
 from bench_nb.runformat.spec import RunRequest, RunSpec, check_resume, new_checkpoint
 from bench_nb.runner.components import (
     close_provider,
@@ -170,18 +171,6 @@ class RunPlan:
     resumed: bool
 
 
-def _nearest_run(run_id: str, runs_dir: Path) -> str:
-    """`` (did you mean 'x'?)`` for the run directory in ``runs_dir`` nearest ``run_id`` (a typo in -r)."""
-    from bench_nb.registry import did_you_mean
-    from bench_nb.runformat.lock import is_run_dir
-
-    try:
-        runs = [p.name for p in runs_dir.iterdir() if is_run_dir(p)]
-    except OSError:  # no runs folder: no run to suggest
-        return ""
-    return did_you_mean(run_id, runs)
-
-
 @contextlib.contextmanager
 def resolve(order: RunOrder) -> Iterator[RunPlan]:
     """The run ``order`` asks for, resolved once, with the run directory locked (one writer per run: a
@@ -215,7 +204,7 @@ def resolve(order: RunOrder) -> Iterator[RunPlan]:
                 "give a provider and a benchmark (-p and -b), or the run id of a run to resume (-r)"
                 if run_id is None
                 else f"give a provider and a benchmark (-p and -b): there is no run {run_id!r} in "
-                f"{order.runs_dir} to resume{_nearest_run(run_id, order.runs_dir)}"
+                f"{order.runs_dir} to resume{nearest_run(run_id, order.runs_dir)}"
             )
         if isinstance(provider, str) and not is_plugin(provider):
             # an unknown name raises (the nearest and the known names) before the benchmark is downloaded
