@@ -202,3 +202,13 @@ def test_report_json_only_run(tmp_path: Path, mb_example: Path) -> None:
 def test_not_a_run_directory(tmp_path: Path) -> None:
     with pytest.raises(RunFormatError, match="not a run directory"):
         read_run(tmp_path)
+
+
+def test_a_run_path_with_a_typo_names_the_nearest_run_beside_it() -> None:
+    """``questions_df("runs/synthetic-sqlit")`` warned "no such file or directory", not which run was meant."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+    with pytest.warns(RunFormatWarning) as caught:
+        runs = load_runs(fixtures / "synthetic-sqlit")
+    assert len(runs) == 0
+    assert runs.problems[0].message == "no such file or directory (did you mean 'synthetic-sqlite'?)"
+    assert "(did you mean 'synthetic-sqlite'?)" in str(caught[0].message)

@@ -53,7 +53,7 @@ from bench_nb.runformat.harnesses import (
     needs_locomo,
 )
 from bench_nb.runformat.journal import CHECKPOINT, apply_journal
-from bench_nb.runformat.lock import RUN_FILES, is_run_dir
+from bench_nb.runformat.lock import RUN_FILES, is_run_dir, nearest_run
 from bench_nb.runformat.spec import RunSpec, differences, read_spec
 from bench_nb.runformat.view import CheckpointView, QuestionView
 
@@ -782,7 +782,7 @@ def _expand(source: RunSource) -> tuple[list[Path], list[Problem]]:
                 "docs/loading.md)",
             )
         ]
-    return [], [Problem(text, "no such file or directory")]
+    return [], [Problem(text, f"no such file or directory{nearest_run(p.name, p.parent)}")]
 
 
 def _from_manifest(manifest: Path) -> tuple[list[Path], list[Problem]]:
