@@ -455,7 +455,7 @@ def test_a_benchmarks_dataset_given_as_a_run_is_named_as_one(tmp_path: Path) -> 
         message = str(raised.value)
         assert message.startswith(f"{path}: a {name} dataset (the benchmark's questions), not a run"), message
         assert f"bench-nb run -b {name} --dataset FILE" in message
-        assert ("dataset beside runs made on it" in message) == (name == "locomo")  # dataset= reads LoCoMo's
+        assert "a LoCoMo or LongMemEval file is also given beside runs made on it (--dataset FILE" in message
         with pytest.warns(RunFormatWarning, match=f"a {name} dataset"):
             assert len(load_runs(path)) == 0
 

@@ -185,14 +185,11 @@ def _dataset_not_run(file: Path) -> str:
         name = detect_benchmark(file)
     except (DatasetError, OSError):
         return ""
-    beside = (  # the dataset= of load_runs and questions_df, --dataset of summary, export, gate ...
-        ", or give it as the dataset beside runs made on it (--dataset FILE, dataset= in Python)"
-        if name in ("locomo", "longmemeval")
-        else ""
-    )
+    # the dataset= of load_runs and questions_df, --dataset of summary, export, gate ... (read_memorybench_dataset)
     return (
         f"a {name} dataset (the benchmark's questions), not a run: make a run on it (bench-nb run -b {name} "
-        f"--dataset FILE){beside}"
+        "--dataset FILE); a LoCoMo or LongMemEval file is also given beside runs made on it (--dataset FILE, "
+        "dataset= in Python)"
     )
 
 
